@@ -1,0 +1,1 @@
+"""Cooperative environments in JAX, wrapped for agents that read symbolic state."""
