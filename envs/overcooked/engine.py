@@ -1,0 +1,57 @@
+"""The one place that imports JaxMARL's OvercookedV2 engine.
+
+JaxMARL prints to stdout when its environment package is imported; an agent loop that renders a
+live terminal view (or pipes JSON) must not get stray lines, so the import is silenced here.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from functools import cache
+
+
+def _import_quietly() -> None:
+    sys.stdout.flush()
+    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    try:
+        import jaxmarl.environments.overcooked_v2  # noqa: F401
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+
+
+_import_quietly()
+
+from jaxmarl.environments.overcooked_v2.common import (  # noqa: E402
+    Direction,
+    DynamicObject,
+    OvercookedActionsEnum,
+    StaticObject,
+)
+from jaxmarl.environments.overcooked_v2.layouts import Layout, overcooked_v2_layouts  # noqa: E402
+from jaxmarl.environments.overcooked_v2.overcooked import OvercookedV2, State  # noqa: E402
+from jaxmarl.environments.overcooked_v2.settings import DELIVERY_REWARD, POT_COOK_TIME  # noqa: E402
+
+
+@cache
+def jaxmarl_layouts() -> dict[str, Layout]:
+    return dict(overcooked_v2_layouts)
+
+
+__all__ = [
+    "DELIVERY_REWARD",
+    "POT_COOK_TIME",
+    "Direction",
+    "DynamicObject",
+    "Layout",
+    "OvercookedActionsEnum",
+    "OvercookedV2",
+    "State",
+    "StaticObject",
+    "jaxmarl_layouts",
+]

@@ -1,0 +1,110 @@
+"""Pictures of a kitchen: ASCII for terminals and logs, RGB frames and GIFs for people.
+
+RGB frames come from JaxMARL's jitted visualizer, so a whole recorded episode renders in one
+vmapped call.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import jax
+import numpy as np
+
+from envs.overcooked.actions import Direction
+from envs.overcooked.engine import StaticObject
+from envs.overcooked.layouts import ingredient_name
+from envs.overcooked.symbolic import Item, KitchenState
+
+_TERRAIN = {
+    StaticObject.EMPTY: " ",
+    StaticObject.WALL: "X",
+    StaticObject.POT: "P",
+    StaticObject.GOAL: "S",
+    StaticObject.PLATE_PILE: "D",
+    StaticObject.RECIPE_INDICATOR: "R",
+    StaticObject.BUTTON_RECIPE_INDICATOR: "L",
+}
+_ARROWS = {Direction.UP: "^", Direction.DOWN: "v", Direction.RIGHT: ">", Direction.LEFT: "<"}
+
+
+def _item_char(item: Item | None) -> str:
+    if item is None:
+        return " "
+    if item.kind == "ingredient":
+        return ingredient_name(item.ingredients[0])[0]
+    return "d" if item.kind == "dish" else "s"
+
+
+def _pile_char(tile: int) -> str:
+    return ingredient_name(tile - StaticObject.INGREDIENT_PILE_BASE)[0].upper()
+
+
+def render_ascii(kitchen: KitchenState) -> str:
+    """Two characters a cell: terrain + content; players are an arrow (facing) + what they hold.
+
+    Pots show their onion count, '~' while cooking, '!' when ready.
+    """
+    tiles = kitchen.layout.tiles
+    players = {p.position: p for p in kitchen.players}
+    lines = []
+    for y in range(tiles.shape[0]):
+        cells = []
+        for x in range(tiles.shape[1]):
+            pos, tile = (x, y), int(tiles[y, x])
+            if pos in players:
+                p = players[pos]
+                cells.append(_ARROWS[p.orientation] + _item_char(p.held))
+            elif pos in kitchen.pot_at:
+                pot = kitchen.pot_at[pos]
+                mark = "!" if pot.ready else "~" if pot.cooking else (str(len(pot.ingredients)) if pot.ingredients else " ")
+                cells.append("P" + mark)
+            elif tile >= StaticObject.INGREDIENT_PILE_BASE:
+                cells.append(_pile_char(tile) + " ")
+            else:
+                cells.append(_TERRAIN[tile] + _item_char(kitchen.counter_items.get(pos)))
+        lines.append("".join(cells).rstrip())
+    legend = [
+        f"t={kitchen.step}/{kitchen.horizon}  recipe: {', '.join(kitchen.recipe_names)}",
+        *(
+            f"player {p.index}: at {p.position} facing {p.orientation.name.lower()}, holding "
+            f"{p.held.describe() if p.held else 'nothing'}"
+            for p in kitchen.players
+        ),
+    ]
+    return "\n".join(lines + legend)
+
+
+@cache
+def _visualizer():
+    from jaxmarl.viz.overcooked_v2_visualizer import OvercookedV2Visualizer
+
+    return OvercookedV2Visualizer()
+
+
+def render_rgb(state: object, agent_view_size: int | None = None) -> np.ndarray:
+    """One (unbatched) engine state to an (H, W, 3) uint8 frame."""
+    return np.asarray(_visualizer()._render_state(state, agent_view_size), dtype=np.uint8)
+
+
+def render_rgb_batch(states: object, agent_view_size: int | None = None) -> np.ndarray:
+    """A stacked sequence of states (leading axis = time) to (T, H, W, 3) frames in one call."""
+    frames = jax.vmap(_visualizer()._render_state, in_axes=(0, None))(states, agent_view_size)
+    return np.asarray(frames, dtype=np.uint8)
+
+
+def save_gif(frames: np.ndarray, path: Path, fps: float = 5.0) -> Path:
+    """Write frames as a looping GIF."""
+    from PIL import Image
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    images = [Image.fromarray(f) for f in frames]
+    images[0].save(path, save_all=True, append_images=images[1:], duration=int(1000 / fps), loop=0)
+    return path
+
+
+def stack_states(states: list[object]) -> object:
+    """A list of single states to one batched pytree (for render_rgb_batch)."""
+    return jax.tree.map(lambda *xs: np.stack(xs), *states)

@@ -1,0 +1,151 @@
+"""`CachedModel`: an on-disk response cache that makes episodes replayable.
+
+The key is the sha256 of the canonical JSON of everything that determines the
+answer (model name, messages, schema, max_tokens, temperature, seed), so the
+same request always maps to the same file and a re-run replays the recorded
+answers exactly, for free.  One JSON file per key, in 256 shard directories,
+written to a temporary file and ``os.replace``d into place: readers never see
+a half-written entry and concurrent writers of one key just race to identical
+or equally valid content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from proagent.llm.types import Completion, Message, Model, StructuredOutput
+
+__all__ = ["CACHE_FORMAT_VERSION", "CacheEntry", "CachedModel", "cache_key", "canonical_request"]
+
+CACHE_FORMAT_VERSION = 1
+_LOG = logging.getLogger(__name__)
+
+
+def canonical_request(
+    model: str,
+    messages: list[Message],
+    structured: StructuredOutput | None,
+    max_tokens: int,
+    temperature: float,
+    seed: int | None,
+) -> dict[str, Any]:
+    """The request as a plain dict: the exact content that is hashed and stored."""
+    return {
+        "v": CACHE_FORMAT_VERSION,
+        "model": model,
+        "messages": [m.model_dump() for m in messages],
+        "structured": structured.model_dump() if structured is not None else None,
+        "max_tokens": max_tokens,
+        "temperature": float(temperature),
+        "seed": seed,
+    }
+
+
+def cache_key(request: dict[str, Any]) -> str:
+    """sha256 hex of canonical JSON (sorted keys, no whitespace, UTF-8)."""
+    blob = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class CacheEntry(BaseModel):
+    """What one cache file holds: the request (for humans and audits) and the answer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    request: dict[str, Any]
+    completion: Completion
+
+
+def write_atomic(path: Path, data: str) -> None:
+    """Write ``data`` to ``path`` so that readers see either nothing or all of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class CachedModel:
+    """Wraps a `Model`; answers repeated requests from ``cache_dir`` instead of the model.
+
+    A hit returns the stored `Completion` with ``cached=True``, the original
+    token counts and cost, ``latency_s=0`` and the original latency in
+    ``original_latency_s``.  Unreadable entries are treated as misses and
+    overwritten.  Errors are never cached.
+    """
+
+    def __init__(self, inner: Model, cache_dir: Path) -> None:
+        self._inner = inner
+        self._dir = Path(cache_dir)
+        self.hits = 0
+        self.misses = 0
+
+    @property
+    def name(self) -> str:
+        return self._inner.name
+
+    @property
+    def inner(self) -> Model:
+        return self._inner
+
+    @property
+    def cache_dir(self) -> Path:
+        return self._dir
+
+    def path_for(self, key: str) -> Path:
+        return self._dir / key[:2] / f"{key}.json"
+
+    async def generate(
+        self,
+        messages: list[Message],
+        *,
+        structured: StructuredOutput | None = None,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+    ) -> Completion:
+        request = canonical_request(self.name, messages, structured, max_tokens, temperature, seed)
+        key = cache_key(request)
+        path = self.path_for(key)
+        hit = self._load(path, key)
+        if hit is not None:
+            self.hits += 1
+            return hit.model_copy(update={"cached": True, "latency_s": 0.0, "original_latency_s": hit.latency_s})
+        self.misses += 1
+        completion = await self._inner.generate(
+            messages, structured=structured, max_tokens=max_tokens, temperature=temperature, seed=seed
+        )
+        self._store(path, CacheEntry(key=key, request=request, completion=completion))
+        return completion
+
+    def _load(self, path: Path, key: str) -> Completion | None:
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        try:
+            entry = CacheEntry.model_validate_json(raw)
+        except ValidationError:
+            _LOG.warning("ignoring unreadable cache entry %s", path)
+            return None
+        return entry.completion if entry.key == key else None
+
+    def _store(self, path: Path, entry: CacheEntry) -> None:
+        # The stored record is the fresh answer, so a hit can report the original latency.
+        stored = entry.model_copy(update={"completion": entry.completion.model_copy(update={"cached": False})})
+        write_atomic(path, stored.model_dump_json(indent=1))
