@@ -16,7 +16,14 @@ import time
 from types import ModuleType
 from typing import Any
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential,
+    wait_random,
+)
 
 from proagent.llm.redaction import redact
 from proagent.llm.types import Completion, LLMConfigError, LLMError, LLMUnavailableError, Message, StructuredOutput
@@ -155,7 +162,7 @@ class LiteLLMModel:
             kwargs["api_base"] = self._api_base
         key = self._api_key
         if key is None and self._api_base is not None and credential_env_vars(litellm, self._model):
-            key = _DUMMY_LOCAL_KEY
+            key = _DUMMY_LOCAL_KEY  # read per call: the env may gain a real key later
         if key is not None:
             kwargs["api_key"] = key
         if structured is not None and self._wants_schema(litellm):
@@ -177,7 +184,8 @@ class LiteLLMModel:
         initial, maximum = self._backoff
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self._max_retries + 1),
-            wait=wait_exponential_jitter(initial=initial, max=maximum, jitter=initial),
+            # Exponential backoff (initial, 2x, 4x ... capped) plus up to `initial` of jitter.
+            wait=wait_exponential(multiplier=initial, max=maximum) + wait_random(0, initial),
             retry=retry_if_exception(is_transient),
             before_sleep=self._log_retry,
             reraise=True,

@@ -1,0 +1,142 @@
+"""The Planner adapter: format a prompt and parse the answer, two halves of one object.
+
+The parser is tolerant of what real models do: JSON with or without a code fence, labelled lines
+in any case, markdown bold, list markers, extra prose. What cannot be parsed raises
+``PlanParseError`` carrying the raw answer, which the Verificator treats as a failed attempt.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from proagent.agent.prompts import Knowledge, PromptSet
+from proagent.llm.types import Message, StructuredOutput
+from proagent.skills import Skill, SkillBook, SkillParseError
+
+ANALYSIS_MAX_CHARS = 240
+
+
+class PlanParseError(ValueError):
+    def __init__(self, message: str, raw: str) -> None:
+        super().__init__(message)
+        self.raw = raw
+
+
+@dataclass(frozen=True)
+class PlannerOutput:
+    plan: Skill
+    analysis: str | None
+    intention: Skill | None
+    intention_text: str | None
+    raw: str
+
+
+_LABEL = re.compile(r"^\W*(analysis|intention|teammate intention|plan)\W*[:：]\s*(.*)$", re.IGNORECASE)
+
+
+class Planner:
+    def __init__(self, prompts: PromptSet, knowledge: Knowledge, book: SkillBook, seat: int, output_format: str) -> None:
+        self.prompts = prompts
+        self.knowledge = knowledge
+        self.book = book
+        self.seat = seat
+        self.output_format = output_format
+        self.system_prompt = prompts.render("planner_system.j2", self._static_variables())
+
+    def _static_variables(self) -> dict:
+        return {
+            "task": self.knowledge.task,
+            "rules": self.knowledge.rules,
+            "skills": [{"signature": s.signature, "description": s.description} for s in self.book.specs.values()],
+            "layout": self.knowledge.layout,
+            "demos": self.knowledge.demos,
+            "fields": list(self.prompts.fields),
+            "output_format": self.output_format,
+            "seat": self.seat,
+        }
+
+    def messages(self, facts: dict, memory: list[dict], feedback: list[dict]) -> list[Message]:
+        user = self.prompts.render(
+            "planner_user.j2",
+            {
+                "facts": facts,
+                "memory": memory,
+                "feedback": feedback,
+                "fields": list(self.prompts.fields),
+                "output_format": self.output_format,
+            },
+        )
+        return [Message(role="system", content=self.system_prompt), Message(role="user", content=user)]
+
+    def explainer_messages(self, facts: dict, skill: Skill, reasons: list[str]) -> list[Message]:
+        user = self.prompts.render("explainer.j2", {"facts": facts, "skill": str(skill), "reasons": reasons})
+        return [Message(role="system", content=self.system_prompt), Message(role="user", content=user)]
+
+    def structured_output(self, allowed: list[Skill]) -> StructuredOutput:
+        """JSON schema of the answer: bounded free text, skills restricted to ``allowed``."""
+        skill_names = [str(s) for s in allowed]
+        all_names = [str(s) for s in self.book.all_skills()]
+        props: dict[str, dict] = {}
+        if "analysis" in self.prompts.fields:
+            props["analysis"] = {"type": "string", "maxLength": ANALYSIS_MAX_CHARS}
+        if "intention" in self.prompts.fields:
+            props["intention"] = {"type": "string", "enum": all_names}
+        props["plan"] = {"type": "string", "enum": skill_names}
+        schema = {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
+        return StructuredOutput(name="proagent_plan", json_schema=schema)
+
+    def parse(self, raw: str) -> PlannerOutput:
+        fields = _json_fields(raw) or _labelled_fields(raw)
+        plan_text = fields.get("plan")
+        if not plan_text:
+            raise PlanParseError("the answer has no plan (expected a 'plan' field or a 'Plan:' line)", raw)
+        try:
+            plan = self.book.parse(plan_text)
+        except SkillParseError as exc:
+            raise PlanParseError(f"the plan is not a valid skill: {exc}", raw) from exc
+        intention_text = fields.get("intention")
+        intention = None
+        if intention_text:
+            try:
+                intention = self.book.parse(intention_text)
+            except SkillParseError:
+                intention = None
+        analysis = fields.get("analysis")
+        return PlannerOutput(plan=plan, analysis=analysis, intention=intention, intention_text=intention_text, raw=raw)
+
+
+def _json_fields(raw: str) -> dict[str, str] | None:
+    start, end = raw.find("{"), raw.rfind("}")
+    if start < 0 or end <= start:
+        return None
+    try:
+        data = json.loads(raw[start : end + 1])
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    out = {}
+    for key, value in data.items():
+        norm = str(key).lower().replace("teammate_", "").replace("teammate ", "").strip()
+        if norm in ("analysis", "intention", "plan") and value is not None:
+            out[norm] = value if isinstance(value, str) else json.dumps(value)
+    return out
+
+
+def _labelled_fields(raw: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    current = None
+    for line in raw.splitlines():
+        match = _LABEL.match(line.strip())
+        if match:
+            current = match.group(1).lower().split()[-1]
+            out[current] = match.group(2).strip().strip("*").strip()
+        elif current and line.strip() and not out[current]:
+            out[current] = line.strip().strip("*").strip()
+    if "plan" not in out:
+        calls = re.findall(r"[a-z_]+\([a-z0-9_'\"]*\)", raw.lower())
+        if calls:
+            out["plan"] = calls[-1]
+    return out

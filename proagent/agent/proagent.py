@@ -1,0 +1,236 @@
+"""The ProAgent loop: plan a skill with the LLM only when the last one ended, verify it, execute it.
+
+Per step: read what the teammate did (events) for belief correction; judge the running skill
+(done, failed, timed out); if none is running, ask the Planner, check its choice with the
+Verificator and re-plan with an explanation on failure; then let the BFS controller pick the
+primitive action. The LLM is awaited here; everything else is plain, fast Python.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, Field
+
+from envs import Action, Event, KitchenState
+from proagent.agent.belief import BeliefMode, BeliefTracker, skill_from_event
+from proagent.agent.memory import Memory, MemoryRecord
+from proagent.agent.planner import Planner, PlannerOutput, PlanParseError
+from proagent.agent.prompts import load_knowledge, load_prompt_set
+from proagent.controller import Controller
+from proagent.grounding import TeammateView, ground
+from proagent.llm.types import Completion, Model
+from proagent.skills import Skill, SkillBook
+
+
+class AgentConfig(BaseModel):
+    """Everything that changes the agent's behaviour; recorded with every run."""
+
+    prompt: str = "proagent"
+    belief: BeliefMode = "replace"
+    memory_k: int = Field(5, ge=0)
+    memory_capacity: int = Field(64, ge=1)
+    verificator: bool = True
+    max_replans: int = Field(4, ge=0, description="re-plans after a failed check before waiting one step")
+    legal_only: bool = Field(False, description="offer the model only skills whose preconditions hold now")
+    answer_format: str = Field("json", pattern="^(json|text)$")
+    max_tokens: int = Field(160, ge=16)
+    explain_max_tokens: int = Field(60, ge=8)
+    temperature: float = 0.0
+    skill_timeout: int = Field(60, ge=1, description="steps before a running skill is abandoned")
+
+
+class Attempt(BaseModel):
+    messages: list[dict]
+    response: str
+    plan: str | None = None
+    failures: list[str] = []
+    explanation: str | None = None
+    parse_error: str | None = None
+
+
+class Decision(BaseModel):
+    step: int
+    attempts: list[Attempt]
+    skill: str
+    analysis: str | None
+    intention: str | None
+    fallback: bool  # no acceptable plan within max_replans: waited one step
+    llm_calls: int
+    llm_latency_s: float
+    overhead_s: float  # time in the decision not spent waiting for the model
+
+
+@dataclass
+class AgentStats:
+    llm_calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    llm_latency_s: float = 0.0
+    cost_usd: float = 0.0
+    decisions: int = 0
+    rejections: int = 0  # Verificator failures
+    parse_failures: int = 0
+    fallbacks: int = 0
+    skills_done: int = 0
+    skills_failed: int = 0
+    overhead_s: list[float] = field(default_factory=list)
+    skill_durations: list[int] = field(default_factory=list)
+
+    def add(self, completion: Completion) -> None:
+        self.llm_calls += 1
+        self.cached_calls += int(completion.cached)
+        self.prompt_tokens += completion.prompt_tokens
+        self.completion_tokens += completion.completion_tokens
+        self.llm_latency_s += completion.latency_s
+        self.cost_usd += completion.cost_usd or 0.0
+
+
+class ProAgent:
+    name = "proagent"
+
+    def __init__(self, config: AgentConfig, model: Model, seat: int, layout_name: str, first: KitchenState, seed: int) -> None:
+        self.config = config
+        self.model = model
+        self.seat = seat
+        self.seed = seed
+        self.book = SkillBook.for_kitchen(first)
+        prompts = load_prompt_set(config.prompt)
+        self.planner = Planner(prompts, load_knowledge(layout_name, seat), self.book, seat, config.answer_format)
+        self.controller = Controller(self.book, seat, seed)
+        self.memory = Memory(config.memory_capacity)
+        self.belief = BeliefTracker(config.belief, prompts)
+        self.stats = AgentStats()
+        self.skill: Skill | None = None
+        self.skill_steps = 0
+        self.teammate_last_skill: str | None = None
+        self.teammate_last_action: str | None = None
+        self.last_decision: Decision | None = None
+        self.last_belief: dict | None = None
+
+    async def act(self, kitchen: KitchenState, events: list[Event], teammate_action: int | None, score: float) -> Action:
+        self.last_decision, self.last_belief = None, None
+        self._observe_teammate(kitchen, events, teammate_action)
+        self._judge_running_skill(kitchen)
+        if self.skill is None:
+            self.skill = await self._decide(kitchen, score)
+            self.skill_steps = 0
+        self.skill_steps += 1
+        return self.controller.act(kitchen, self.skill)
+
+    def _observe_teammate(self, kitchen: KitchenState, events: list[Event], teammate_action: int | None) -> None:
+        if teammate_action is not None:
+            self.teammate_last_action = Action(teammate_action).name.lower()
+        for event in events:
+            if event.agent == self.seat:
+                continue
+            done = skill_from_event(event)
+            if done is not None:
+                self.teammate_last_skill = str(done)
+                self.last_belief = self.belief.observe(done, kitchen.step, self.memory) or self.last_belief
+
+    def _judge_running_skill(self, kitchen: KitchenState) -> None:
+        if self.skill is None:
+            return
+        outcome = None
+        if self.book.is_done(kitchen, self.seat, self.skill, self.skill_steps):
+            outcome = "done"
+            self.stats.skills_done += 1
+        else:
+            failures = self.book.failures(kitchen, self.seat, self.skill)
+            if failures or self.skill_steps >= self.config.skill_timeout:
+                outcome = "failed: " + ("; ".join(failures) if failures else "took too long")
+                self.stats.skills_failed += 1
+        if outcome is not None:
+            self.stats.skill_durations.append(self.skill_steps)
+            record = self.memory.last()
+            if record is not None and record.outcome == "running":
+                record.outcome = outcome
+            self.skill = None
+
+    async def _decide(self, kitchen: KitchenState, score: float) -> Skill:
+        started = time.perf_counter()
+        llm_before, calls_before = self.stats.llm_latency_s, self.stats.llm_calls
+        facts = ground(kitchen, self.seat, self.book, TeammateView(self.teammate_last_skill, self.teammate_last_action), score)
+        memory = [r.model_dump() for r in self.memory.recent(self.config.memory_k)]
+        attempts: list[Attempt] = []
+        accepted: PlannerOutput | None = None
+        for _ in range(self.config.max_replans + 1):
+            accepted = await self._attempt(kitchen, facts, memory, attempts)
+            if accepted is not None:
+                break
+        skill = accepted.plan if accepted else Skill("wait", 1)
+        self._remember(kitchen, facts, accepted, skill)
+        self.stats.decisions += 1
+        self.stats.fallbacks += int(accepted is None)
+        llm_time = self.stats.llm_latency_s - llm_before
+        overhead = time.perf_counter() - started - llm_time
+        self.stats.overhead_s.append(overhead)
+        self.last_decision = Decision(
+            step=kitchen.step,
+            attempts=attempts,
+            skill=str(skill),
+            analysis=accepted.analysis if accepted else None,
+            intention=accepted.intention_text if accepted else None,
+            fallback=accepted is None,
+            llm_calls=self.stats.llm_calls - calls_before,
+            llm_latency_s=llm_time,
+            overhead_s=overhead,
+        )
+        return skill
+
+    async def _attempt(self, kitchen: KitchenState, facts: dict, memory: list[dict], attempts: list[Attempt]) -> PlannerOutput | None:
+        feedback = [{"skill": a.plan or "(unreadable answer)", "reasons": a.failures or [a.parse_error], "explanation": a.explanation} for a in attempts]
+        messages = self.planner.messages(facts, memory, feedback)
+        allowed = self._allowed_skills(kitchen)
+        structured = self.planner.structured_output(allowed) if self.config.answer_format == "json" else None
+        completion = await self._generate(messages, structured, self.config.max_tokens)
+        attempt = Attempt(messages=[m.model_dump() for m in messages], response=completion.text)
+        attempts.append(attempt)
+        try:
+            output = self.planner.parse(completion.text)
+        except PlanParseError as exc:
+            attempt.parse_error = str(exc)
+            self.stats.parse_failures += 1
+            return None
+        attempt.plan = str(output.plan)
+        failures = self.book.failures(kitchen, self.seat, output.plan) if self.config.verificator else []
+        if not failures:
+            return output
+        attempt.failures = failures
+        self.stats.rejections += 1
+        explain = self.planner.explainer_messages(facts, output.plan, failures)
+        attempt.explanation = (await self._generate(explain, None, self.config.explain_max_tokens)).text.strip()
+        return None
+
+    def _allowed_skills(self, kitchen: KitchenState) -> list[Skill]:
+        skills = self.book.all_skills()
+        if not self.config.legal_only:
+            return skills
+        return [s for s in skills if not self.book.failures(kitchen, self.seat, s)]
+
+    async def _generate(self, messages, structured, max_tokens: int) -> Completion:
+        completion = await self.model.generate(
+            messages, structured=structured, max_tokens=max_tokens, temperature=self.config.temperature, seed=self.seed
+        )
+        self.stats.add(completion)
+        return completion
+
+    def _remember(self, kitchen: KitchenState, facts: dict, output: PlannerOutput | None, skill: Skill) -> None:
+        me, mate = facts["me"], facts["teammate"]
+        summary = f"you at {me['position']} holding {me['held']}; teammate at {mate['position']} holding {mate['held']}"
+        self.memory.add(
+            MemoryRecord(
+                step=kitchen.step,
+                state=summary,
+                analysis=output.analysis if output else None,
+                intention=output.intention_text if output else None,
+                belief=None,
+                skill=str(skill),
+                outcome="running",
+            )
+        )
+        if output is not None and "intention" in self.planner.prompts.fields:
+            self.belief.predict(kitchen.step, output.intention, output.intention_text)

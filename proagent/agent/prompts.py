@@ -1,0 +1,100 @@
+"""Prompt sets (prompts/<name>/) and the knowledge library (knowledge/overcooked/), loaded as data.
+
+Templates render with ``StrictUndefined`` so a typo in a user's variant fails loudly at the first
+render instead of silently sending an empty field to the model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import jinja2
+
+from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
+
+Level = Literal["plan", "analysis", "intention"]
+LEVEL_FIELDS: dict[str, tuple[str, ...]] = {
+    "plan": ("plan",),
+    "analysis": ("analysis", "plan"),
+    "intention": ("analysis", "intention", "plan"),
+}
+REQUIRED_TEMPLATES = ("planner_system.j2", "planner_user.j2", "explainer.j2", "belief.j2")
+
+
+class PromptSetError(ValueError):
+    """A prompt set that is missing or broken; the message lists what exists."""
+
+
+def available_prompt_sets(root: Path = PROMPTS_DIR) -> list[str]:
+    return sorted(p.name for p in root.iterdir() if (p / "prompt.toml").is_file())
+
+
+@dataclass(frozen=True)
+class PromptSet:
+    name: str
+    level: Level
+    env: jinja2.Environment
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return LEVEL_FIELDS[self.level]
+
+    def render(self, template: str, variables: dict) -> str:
+        try:
+            return self.env.get_template(f"{self.name}/{template}").render(variables).strip()
+        except jinja2.TemplateError as exc:
+            raise PromptSetError(f"prompt set {self.name!r}, template {template}: {exc}") from exc
+
+    def source_hashes(self) -> dict[str, str]:
+        """Hashes of all template files (a set may extend another), recorded with every run."""
+        root = Path(self.env.loader.searchpath[0])  # type: ignore[union-attr]
+        return {
+            str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()[:16]
+            for p in sorted(root.rglob("*"))
+            if p.is_file() and p.suffix in (".j2", ".toml")
+        }
+
+
+def load_prompt_set(name: str, root: Path = PROMPTS_DIR) -> PromptSet:
+    folder = root / name
+    if not (folder / "prompt.toml").is_file():
+        raise PromptSetError(f"unknown prompt set {name!r}; available: {', '.join(available_prompt_sets(root))} (folders in {root})")
+    missing = [t for t in REQUIRED_TEMPLATES if not (folder / t).is_file()]
+    if missing:
+        raise PromptSetError(f"prompt set {name!r} lacks {', '.join(missing)}")
+    level = tomllib.loads((folder / "prompt.toml").read_text()).get("level", "intention")
+    if level not in LEVEL_FIELDS:
+        raise PromptSetError(f"prompt set {name!r}: level must be one of {list(LEVEL_FIELDS)}, got {level!r}")
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(root)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=False,
+        autoescape=False,
+    )
+    return PromptSet(name=name, level=level, env=env)
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """Task, rules and the layout's notes, role and demos for one seat."""
+
+    task: str
+    rules: str
+    layout: dict
+    demos: list[dict]
+
+
+def load_knowledge(layout_name: str, seat: int, root: Path = KNOWLEDGE_DIR / "overcooked") -> Knowledge:
+    path = root / "layouts" / f"{layout_name}.toml"
+    data = tomllib.loads(path.read_text()) if path.is_file() else {}
+    seat_data = data.get("seats", {}).get(str(seat), {})
+    return Knowledge(
+        task=(root / "task.md").read_text().strip(),
+        rules=(root / "rules.md").read_text().strip(),
+        layout={"name": layout_name, "notes": data.get("notes", ""), "role": seat_data.get("role", "")},
+        demos=list(data.get("demos", [])) + list(seat_data.get("demos", [])),
+    )

@@ -1,0 +1,26 @@
+"""The `proagent` command. Subcommands import their heavy dependencies (JAX, litellm) lazily so
+that `proagent --help` answers at once."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from proagent.cli import layouts_cmd, play_cmd
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="proagent", description="LLM agents that cooperate with unfamiliar teammates.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for module in (play_cmd, layouts_cmd):
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted; finished episodes are saved in the run folder", file=sys.stderr)
+        return 130

@@ -1,0 +1,53 @@
+"""The live terminal view of `proagent play`: kitchen, current skill, analysis, intention, score,
+LLM calls and latency. Off when output is not a terminal (CI logs stay readable)."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.live import Live
+from rich.panel import Panel
+from rich.text import Text
+
+from envs import render_ascii
+from proagent.runner.episode import StepView
+
+
+class LiveView:
+    def __init__(self, enabled: bool, title: str) -> None:
+        self.enabled = enabled
+        self.title = title
+        self._live: Live | None = None
+        self._analysis = ""
+        self._intention = ""
+
+    def __enter__(self) -> LiveView:
+        if self.enabled:
+            self._live = Live(refresh_per_second=8, transient=False)
+            self._live.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._live is not None:
+            self._live.__exit__(*exc)
+
+    def update(self, view: StepView) -> None:
+        if self._live is None:
+            return
+        agent = view.agent
+        lines = [Text(render_ascii(view.kitchen))]
+        if agent is not None:
+            if agent.last_decision is not None:
+                self._analysis = agent.last_decision.analysis or ""
+                self._intention = agent.last_decision.intention or ""
+            s = agent.stats
+            mean_latency = s.llm_latency_s / s.llm_calls if s.llm_calls else 0.0
+            lines.append(Text(f"skill: {agent.skill}   score: {view.score:.0f}", style="bold"))
+            lines.append(Text(f"analysis: {self._analysis}"))
+            lines.append(Text(f"teammate intention: {self._intention}"))
+            lines.append(
+                Text(
+                    f"LLM calls {s.llm_calls} ({s.cached_calls} cached), mean latency {mean_latency:.2f} s, "
+                    f"rejections {s.rejections}, intention accuracy {agent.belief.hits}/{agent.belief.total}"
+                )
+            )
+        self._live.update(Panel(Group(*lines), title=self.title))

@@ -1,0 +1,130 @@
+"""`proagent play`: ProAgent with a partner on one layout; writes a run folder."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from proagent.paths import PROJECT_ROOT
+
+EMBEDDED_NOTICE = (
+    "Using the embedded SmolLM2-135M model (no API key needed). It runs the real pipeline but "
+    "plays weakly; pass --llm openai/<model> (or --llm openai/<name> --api-base URL for a local "
+    "server) for a capable model."
+)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("play", help="play episodes of ProAgent with a partner")
+    p.add_argument("--layout", default="counter_circuit", help="layout name or path to a kitchen file")
+    p.add_argument("--partner", default="greedy", help="partner name (see `proagent partners`)")
+    p.add_argument("--seat", type=int, choices=(0, 1), default=0, help="ProAgent's player index")
+    p.add_argument("--llm", default="embedded", help="'embedded' (default) or a litellm model id, e.g. openai/gpt-4o-mini")
+    p.add_argument("--api-base", default=None, help="URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp)")
+    p.add_argument("--prompt", default="proagent", help="prompt set: a folder in prompts/")
+    p.add_argument("--episodes", type=int, default=1)
+    p.add_argument("--horizon", type=int, default=400)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--belief", choices=("replace", "annotate", "off"), default="replace")
+    p.add_argument("--memory-k", type=int, default=5, help="recent trajectory records shown to the planner")
+    p.add_argument("--max-replans", type=int, default=4)
+    p.add_argument("--no-verificator", action="store_true", help="accept any parsed plan without checking it")
+    p.add_argument(
+        "--legal-only",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="offer the model only skills whose preconditions hold (auto: on for the embedded model)",
+    )
+    p.add_argument("--cache-dir", type=Path, default=PROJECT_ROOT / ".cache" / "llm", help="LLM response cache")
+    p.add_argument("--no-cache", action="store_true")
+    p.add_argument("--name", default=None, help="run folder suffix (default play-<layout>-<partner>)")
+    p.add_argument("--runs-dir", type=Path, default=None)
+    p.add_argument("--no-gif", action="store_true")
+    p.add_argument("--live", choices=("auto", "on", "off"), default="auto", help="live terminal view (auto: if a TTY)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from proagent.cli.setup import SetupError, build_session
+
+    try:
+        session = build_session(args)
+    except SetupError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if session.embedded:
+        print(EMBEDDED_NOTICE, file=sys.stderr)
+    print(f"run folder: {session.folder.path}", file=sys.stderr)
+    records = asyncio.run(_play_all(args, session))
+    _print_summary(records, session.folder.path)
+    return 0
+
+
+async def _play_all(args: argparse.Namespace, session) -> list:
+    from proagent.cli.live import LiveView
+    from proagent.runner.episode import run_episode
+
+    records = []
+    live = args.live == "on" or (args.live == "auto" and sys.stdout.isatty())
+    for episode in range(args.episodes):
+        seed = args.seed + episode
+        agent, partner = session.new_agent(seed), session.new_partner()
+        states: list | None = None if args.no_gif else []
+        with LiveView(enabled=live, title=f"episode {episode + 1}/{args.episodes}") as view:
+            record = await run_episode(
+                session.env,
+                agent,
+                partner,
+                args.seat,
+                seed,
+                episode,
+                trace=lambda r: session.folder.append_jsonl("trace.jsonl", r),
+                on_step=view.update,
+                states=states,
+            )
+        session.folder.append_jsonl("episodes.jsonl", record, durable=True)
+        if states:
+            _save_gif(session, states, episode)
+        records.append(record)
+        print(
+            f"episode {episode}: score {record.score:.0f} ({record.soups} soups), {record.llm_calls} LLM calls, "
+            f"{record.wall_time_s:.1f} s",
+            file=sys.stderr,
+        )
+    return records
+
+
+def _save_gif(session, states: list, episode: int) -> None:
+    from envs import render_rgb_batch, save_gif, stack_states
+
+    frames = render_rgb_batch(stack_states(states), session.env.dynamics.agent_view_size)
+    name = "episode.gif" if episode == 0 else f"episode-{episode}.gif"
+    save_gif(frames, session.folder.path / name, fps=8)
+
+
+def _print_summary(records: list, folder: Path) -> None:
+    scores = [r.score for r in records]
+    mean = statistics.fmean(scores)
+    se = statistics.stdev(scores) / len(scores) ** 0.5 if len(scores) > 1 else 0.0
+    summary = {
+        "episodes": len(records),
+        "score_mean": mean,
+        "score_se": se,
+        "soups_mean": statistics.fmean(r.soups for r in records),
+        "llm_calls_mean": statistics.fmean(r.llm_calls for r in records),
+        "intention_accuracy": _pooled_accuracy(records),
+        "finished": datetime.now(timezone.utc).isoformat(),
+    }
+    from proagent.runner.run_folder import RunFolder
+
+    RunFolder(folder).write_json("summary.json", summary)
+    print(f"score {mean:.1f} ± {se:.1f} over {len(records)} episode(s); summary in {folder / 'summary.json'}")
+
+
+def _pooled_accuracy(records: list) -> float | None:
+    total = sum(r.intention_total for r in records)
+    return sum(r.intention_hits for r in records) / total if total else None

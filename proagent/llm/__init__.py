@@ -1,0 +1,51 @@
+"""The LLM layer of proagent: one tiny async `Model` interface and its backends.
+
+* `make_model` builds a model from a spec (default: the bundled embedded model).
+* `LiteLLMModel` talks to hosted APIs and OpenAI-compatible servers.
+* `EmbeddedModel` runs SmolLM2-135M in-process with llama.cpp (no key, no network).
+* `CachedModel` replays answers from disk; `MeteredModel`/`UsageMeter` count usage.
+* `ScriptedModel` is the test double for agent code.
+
+Heavy dependencies (litellm, llama_cpp) are imported only when first used.
+"""
+
+from proagent.llm.accounting import MeteredModel, UsageMeter, UsageSummary
+from proagent.llm.cache import CachedModel, cache_key, canonical_request
+from proagent.llm.embedded import EmbeddedModel, find_bundled_gguf
+from proagent.llm.factory import EMBEDDED_SPEC, make_model
+from proagent.llm.litellm_backend import LiteLLMModel
+from proagent.llm.redaction import redact
+from proagent.llm.scripted import ScriptedCall, ScriptedModel
+from proagent.llm.types import (
+    Completion,
+    LLMConfigError,
+    LLMError,
+    LLMUnavailableError,
+    Message,
+    Model,
+    StructuredOutput,
+)
+
+__all__ = [
+    "EMBEDDED_SPEC",
+    "CachedModel",
+    "Completion",
+    "EmbeddedModel",
+    "LLMConfigError",
+    "LLMError",
+    "LLMUnavailableError",
+    "LiteLLMModel",
+    "Message",
+    "MeteredModel",
+    "Model",
+    "ScriptedCall",
+    "ScriptedModel",
+    "StructuredOutput",
+    "UsageMeter",
+    "UsageSummary",
+    "cache_key",
+    "canonical_request",
+    "find_bundled_gguf",
+    "make_model",
+    "redact",
+]

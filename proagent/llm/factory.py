@@ -1,0 +1,67 @@
+"""`make_model`: turn a model spec from the command line or a config into a `Model`.
+
+``None`` or ``"embedded"`` gives the bundled local model (no key, no
+internet), which is what a fresh checkout runs.  ``"embedded:/path/x.gguf"``
+runs another GGUF file.  Anything else is a litellm model id
+(``openai/gpt-4o-mini``, ``anthropic/claude-...``, ``ollama/llama3``, or
+``openai/<name>`` with ``api_base`` for a local OpenAI-compatible server).
+Configuration problems are reported here, before an episode starts, with the
+exact variable to set or package to install.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from proagent.llm.cache import CachedModel
+from proagent.llm.embedded import EmbeddedModel
+from proagent.llm.litellm_backend import LiteLLMModel, credential_env_vars, import_litellm
+from proagent.llm.types import LLMConfigError, Model
+
+__all__ = ["EMBEDDED_SPEC", "make_model"]
+
+EMBEDDED_SPEC = "embedded"
+
+
+def _make_embedded(spec: str) -> EmbeddedModel:
+    _, _, path = spec.partition(":")
+    if path and not Path(path).is_file():
+        raise LLMConfigError(f"embedded model file not found: {path}")
+    model = EmbeddedModel(Path(path) if path else None)
+    model.check_available()
+    return model
+
+
+def _make_litellm(spec: str, api_base: str | None) -> LiteLLMModel:
+    litellm = import_litellm()
+    try:
+        litellm.get_llm_provider(spec, api_base=api_base)
+    except Exception as exc:  # noqa: BLE001 - litellm raises several types here
+        raise LLMConfigError(
+            f"unknown model {spec!r}: use a litellm id '<provider>/<model>' such as "
+            f"'openai/gpt-4o-mini', or 'embedded' for the bundled local model"
+        ) from exc
+    if api_base is None:
+        missing = credential_env_vars(litellm, spec)
+        if missing:
+            raise LLMConfigError(
+                f"model {spec!r} needs an API key from the environment; litellm reports unset: "
+                f"{', '.join(missing)}. Set it (export {missing[0]}=...), "
+                f"pass api_base for a local server, or use model 'embedded' which needs no key"
+            )
+    return LiteLLMModel(spec, api_base=api_base)
+
+
+def make_model(spec: str | None, *, api_base: str | None = None, cache_dir: Path | None = None) -> Model:
+    """Build the `Model` named by ``spec``; wrap it in an on-disk `CachedModel` if ``cache_dir`` is given."""
+    spec = (spec or EMBEDDED_SPEC).strip()
+    model: Model
+    if spec == EMBEDDED_SPEC or spec.startswith(EMBEDDED_SPEC + ":"):
+        if api_base is not None:
+            raise LLMConfigError("api_base applies to API models, not to the embedded model")
+        model = _make_embedded(spec)
+    else:
+        model = _make_litellm(spec, api_base)
+    if cache_dir is not None:
+        model = CachedModel(model, Path(cache_dir))
+    return model

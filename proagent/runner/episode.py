@@ -1,0 +1,148 @@
+"""One episode: the agent in one seat, a partner in the other, stepped in a plain Python loop.
+
+The environment step is jitted JAX; the agent's LLM calls are awaited; every step is written to
+the trace (state text, decisions with prompts and responses, actions, events, rewards, beliefs).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import jax
+import jax.numpy as jnp
+
+from envs import Action, EnvState, KitchenState, OvercookedEnv, extract_events, render_ascii
+from envs.overcooked.events import Event, EventKind
+from proagent.agent.proagent import ProAgent
+from proagent.partners.base import Partner
+from proagent.runner.records import EpisodeRecord
+
+
+@dataclass
+class StepView:
+    """What a live view needs after each step."""
+
+    kitchen: KitchenState
+    score: float
+    agent: ProAgent | None
+    actions: tuple[int, int]
+    events: list[Event]
+
+
+async def run_episode(
+    env: OvercookedEnv,
+    agent: ProAgent | Partner,
+    partner: Partner,
+    seat: int,
+    seed: int,
+    episode: int,
+    trace: Callable[[dict], None] | None = None,
+    on_step: Callable[[StepView], None] | None = None,
+    states: list[EnvState] | None = None,
+) -> EpisodeRecord:
+    """Play to the horizon; ``states`` (if given) collects every engine state for a GIF."""
+    started = time.perf_counter()
+    key = jax.random.PRNGKey(seed)
+    state = env.jit_reset(key)
+    kitchen = env.symbolic(state)
+    partner.reset(1 - seat, seed + 1)
+    if not isinstance(agent, ProAgent):
+        agent.reset(seat, seed)
+    score, shaped = 0.0, [0.0, 0.0]
+    events: list[Event] = []
+    all_events: list[Event] = []
+    partner_action: int | None = None
+    if states is not None:
+        states.append(state)
+    while True:
+        if isinstance(agent, ProAgent):
+            mine = await agent.act(kitchen, events, partner_action, score)
+        else:
+            mine = agent.act(kitchen, state)
+        theirs = partner.act(kitchen, state)
+        actions = (int(mine), int(theirs)) if seat == 0 else (int(theirs), int(mine))
+        tr = env.jit_step(jax.random.fold_in(key, kitchen.step), state, jnp.asarray(actions, dtype=jnp.int32))
+        next_kitchen = env.symbolic(tr.state)
+        events = extract_events(kitchen, actions, next_kitchen)
+        all_events.extend(events)
+        reward = float(tr.reward)
+        score += reward
+        shaped = [s + float(r) for s, r in zip(shaped, tr.shaped_reward)]
+        if trace is not None:
+            trace(_step_record(episode, kitchen, actions, events, reward, score, agent))
+        partner_action = int(theirs)
+        state, kitchen = tr.state, next_kitchen
+        if states is not None:
+            states.append(state)
+        if on_step is not None:
+            on_step(StepView(kitchen, score, agent if isinstance(agent, ProAgent) else None, actions, events))
+        if bool(tr.done):
+            break
+    return _episode_record(env, agent, partner, seat, seed, episode, score, shaped, kitchen.step, all_events, started)
+
+
+def _step_record(episode: int, kitchen: KitchenState, actions, events, reward: float, score: float, agent) -> dict:
+    record = {
+        "episode": episode,
+        "step": kitchen.step,
+        "state": render_ascii(kitchen),
+        "actions": [Action(a).name.lower() for a in actions],
+        "events": [e.to_record() for e in events],
+        "reward": reward,
+        "score": score,
+    }
+    if isinstance(agent, ProAgent):
+        record["skill"] = str(agent.skill) if agent.skill else None
+        record["decision"] = agent.last_decision.model_dump() if agent.last_decision else None
+        record["belief"] = agent.last_belief
+    return record
+
+
+def _episode_record(env, agent, partner, seat, seed, episode, score, shaped, steps, events, started) -> EpisodeRecord:
+    counts: dict[str, list[int]] = {}
+    per_agent = Counter((e.kind.value, e.agent) for e in events)
+    for kind in EventKind:
+        counts[kind.value] = [per_agent[(kind.value, 0)], per_agent[(kind.value, 1)]]
+    deliveries = [e for e in events if e.kind == EventKind.DELIVER]
+    record = EpisodeRecord(
+        episode=episode,
+        seed=seed,
+        layout=env.layout.name,
+        partner=partner.name,
+        seat=seat,
+        score=score,
+        soups=sum(1 for e in deliveries if e.correct),
+        wrong_soups=sum(1 for e in deliveries if not e.correct),
+        steps=steps,
+        wall_time_s=time.perf_counter() - started,
+        shaped_return=shaped,
+        events=counts,
+    )
+    if isinstance(agent, ProAgent):
+        s = agent.stats
+        record = record.model_copy(
+            update={
+                "llm_calls": s.llm_calls,
+                "cached_calls": s.cached_calls,
+                "prompt_tokens": s.prompt_tokens,
+                "completion_tokens": s.completion_tokens,
+                "llm_latency_s": s.llm_latency_s,
+                "cost_usd": s.cost_usd,
+                "decisions": s.decisions,
+                "rejections": s.rejections,
+                "parse_failures": s.parse_failures,
+                "fallbacks": s.fallbacks,
+                "skills_done": s.skills_done,
+                "skills_failed": s.skills_failed,
+                "intention_hits": agent.belief.hits,
+                "intention_total": agent.belief.total,
+                "intention_accuracy": agent.belief.accuracy,
+                "overhead_ms_median": 1000 * statistics.median(s.overhead_s) if s.overhead_s else None,
+                "skill_duration_mean": statistics.fmean(s.skill_durations) if s.skill_durations else None,
+            }
+        )
+    return record

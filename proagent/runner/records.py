@@ -1,0 +1,57 @@
+"""Records written to a run folder: the run's config, one line per step, one line per episode."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class RunConfig(BaseModel):
+    """Everything needed to reproduce a run."""
+
+    command: str
+    layout: str
+    partner: str
+    seat: int
+    episodes: int
+    seed: int
+    horizon: int
+    llm: str
+    api_base: str | None = None
+    agent: dict
+    prompt_hashes: dict[str, str]
+    git_commit: str
+    git_dirty: bool
+    versions: dict[str, str]
+    created: str
+
+
+class EpisodeRecord(BaseModel):
+    episode: int
+    seed: int
+    layout: str
+    partner: str
+    seat: int
+    score: float
+    soups: int
+    wrong_soups: int = 0
+    steps: int
+    wall_time_s: float
+    shaped_return: list[float]
+    llm_calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    llm_latency_s: float = 0.0
+    cost_usd: float = 0.0
+    decisions: int = 0
+    rejections: int = 0
+    parse_failures: int = 0
+    fallbacks: int = 0
+    skills_done: int = 0
+    skills_failed: int = 0
+    intention_hits: int = 0
+    intention_total: int = 0
+    intention_accuracy: float | None = None
+    overhead_ms_median: float | None = None
+    skill_duration_mean: float | None = None
+    events: dict[str, list[int]] = Field(default_factory=dict, description="event counts per kind, per player")

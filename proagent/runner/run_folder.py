@@ -1,0 +1,88 @@
+"""Run folders: runs/<timestamp>-<name>/ with config, per-step trace and per-episode records.
+
+Episode records are appended one line at a time and fsynced, so a killed process loses no
+finished episode and a reader never sees half a line counted as an episode.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from proagent.llm.redaction import redact
+from proagent.paths import PROJECT_ROOT, RUNS_DIR
+
+
+def git_state() -> tuple[str, bool]:
+    """(commit, dirty) of the checkout, or ('unknown', False) outside git."""
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True).stdout.strip()
+        dirty = bool(subprocess.run(["git", "status", "--porcelain"], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True).stdout.strip())
+        return commit, dirty
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown", False
+
+
+def package_versions() -> dict[str, str]:
+    out = {}
+    for name in ("proagent", "jax", "jaxmarl", "litellm", "llama_cpp_python", "numpy"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def now_stamp() -> str:
+    return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+
+
+class RunFolder:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.path.mkdir(parents=True, exist_ok=True)
+
+    @classmethod
+    def create(cls, name: str, root: Path = RUNS_DIR) -> RunFolder:
+        path = root / f"{now_stamp()}-{name}"
+        suffix = 1
+        while path.exists():
+            suffix += 1
+            path = root / f"{now_stamp()}-{name}-{suffix}"
+        return cls(path)
+
+    def write_json(self, filename: str, data: BaseModel | dict) -> Path:
+        payload = data.model_dump(mode="json") if isinstance(data, BaseModel) else data
+        target = self.path / filename
+        tmp = target.with_suffix(target.suffix + ".tmp")
+        tmp.write_text(redact(json.dumps(payload, indent=2, default=str)))
+        os.replace(tmp, target)
+        return target
+
+    def append_jsonl(self, filename: str, record: BaseModel | dict, durable: bool = False) -> None:
+        payload = record.model_dump(mode="json") if isinstance(record, BaseModel) else record
+        line = redact(json.dumps(payload, default=str)) + "\n"
+        with open(self.path / filename, "a", encoding="utf-8") as fh:
+            fh.write(line)
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
+
+    def read_jsonl(self, filename: str) -> list[dict]:
+        path = self.path / filename
+        if not path.exists():
+            return []
+        out = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                try:
+                    out.append(json.loads(line))
+                except json.JSONDecodeError:
+                    continue  # a torn last line from a killed writer is not an episode
+        return out

@@ -1,0 +1,233 @@
+"""Overcooked skills: one definition (``knowledge/overcooked/skills.toml``) read three ways.
+
+The planner's knowledge text, the Verificator's precondition checks, the controller's targets and
+the done-test all come from the same record, so they cannot drift apart. This module implements
+the named checks, targets and done-tests the data file refers to.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from envs import KitchenState, Pos
+from envs.overcooked.layouts import ingredient_name
+from proagent.navigation import reachable_targets
+from proagent.paths import KNOWLEDGE_DIR
+
+MAX_WAIT = 20
+
+
+class SkillParseError(ValueError):
+    """The text does not name a known skill; ``raw`` keeps what the model said."""
+
+    def __init__(self, message: str, raw: str) -> None:
+        super().__init__(message)
+        self.raw = raw
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    name: str
+    arg: str | int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.name}({'' if self.arg is None else self.arg})"
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    check: str
+    fail: str
+
+
+@dataclass(frozen=True, slots=True)
+class SkillSpec:
+    name: str
+    signature: str
+    description: str
+    args: str | None
+    targets: str
+    done: str
+    requires: tuple[Requirement, ...]
+
+
+def _held_name(kitchen: KitchenState, agent: int) -> str:
+    held = kitchen.players[agent].held
+    return held.describe() if held else "nothing"
+
+
+# ---- sources and targets -------------------------------------------------------------------
+
+
+def _item_sources(kitchen: KitchenState, skill: Skill) -> tuple[Pos, ...]:
+    name = str(skill.arg)
+    kmap = kitchen.map
+    dispensers: tuple[Pos, ...] = ()
+    if name == "dish":
+        dispensers = kmap.dish_dispensers
+    else:
+        for index, cells in kmap.ingredient_dispensers.items():
+            if ingredient_name(index) == name:
+                dispensers = cells
+    counters = tuple(pos for pos, item in kitchen.counter_items.items() if item.name == name)
+    return dispensers + counters
+
+
+def _pots_accepting(kitchen: KitchenState, skill: Skill) -> tuple[Pos, ...]:
+    return tuple(p.position for p in kitchen.pots if p.idle and not p.is_full)
+
+
+def _pots_with_soup(kitchen: KitchenState, skill: Skill) -> tuple[Pos, ...]:
+    ready = tuple(p.position for p in kitchen.pots if p.ready)
+    cooking = tuple(p.position for p in sorted(kitchen.pots, key=lambda p: p.ticks_left) if p.cooking)
+    return ready + cooking
+
+
+TARGETS: dict[str, Callable[[KitchenState, Skill], tuple[Pos, ...]]] = {
+    "item_sources": _item_sources,
+    "pots_accepting": _pots_accepting,
+    "pots_with_soup": _pots_with_soup,
+    "serving": lambda kitchen, skill: kitchen.map.serving,
+    "empty_counters": lambda kitchen, skill: kitchen.empty_counters,
+    "none": lambda kitchen, skill: (),
+}
+
+
+# ---- preconditions -------------------------------------------------------------------------
+
+
+def _holding(kind: str, name: str | None = None) -> Callable[[KitchenState, int, Skill], bool]:
+    def check(kitchen: KitchenState, agent: int, skill: Skill) -> bool:
+        held = kitchen.players[agent].held
+        return held is not None and held.kind == kind and (name is None or held.name == name)
+
+    return check
+
+
+def _reachable(target_name: str) -> Callable[[KitchenState, int, Skill], bool]:
+    def check(kitchen: KitchenState, agent: int, skill: Skill) -> bool:
+        targets = TARGETS[target_name](kitchen, skill)
+        return bool(reachable_targets(kitchen.map, kitchen.players[agent].position, targets))
+
+    return check
+
+
+CHECKS: dict[str, Callable[[KitchenState, int, Skill], bool]] = {
+    "hands_empty": lambda kitchen, agent, skill: kitchen.players[agent].held is None,
+    "holding_something": lambda kitchen, agent, skill: kitchen.players[agent].held is not None,
+    "holding_onion": _holding("ingredient", "onion"),
+    "holding_dish": _holding("dish"),
+    "holding_soup": _holding("soup"),
+    "source_reachable": _reachable("item_sources"),
+    "pot_accepting": _reachable("pots_accepting"),
+    "soup_available": _reachable("pots_with_soup"),
+    "serving_reachable": _reachable("serving"),
+    "counter_available": _reachable("empty_counters"),
+}
+
+
+# ---- done-tests ----------------------------------------------------------------------------
+
+
+def _holding_arg(kitchen: KitchenState, agent: int, skill: Skill, steps: int) -> bool:
+    held = kitchen.players[agent].held
+    return held is not None and held.name == skill.arg
+
+
+DONE: dict[str, Callable[[KitchenState, int, Skill, int], bool]] = {
+    "holding_arg": _holding_arg,
+    "hands_empty": lambda kitchen, agent, skill, steps: kitchen.players[agent].held is None,
+    "holding_soup": lambda kitchen, agent, skill, steps: _holding("soup")(kitchen, agent, skill),
+    "waited": lambda kitchen, agent, skill, steps: steps >= int(skill.arg or 1),
+}
+
+
+_SKILL_RE = re.compile(r"([a-z_]+)\s*\(\s*['\"]?([a-z0-9_]*)['\"]?\s*\)")
+
+
+class SkillBook:
+    """The Overcooked skills for one kitchen (its ingredients decide the pickup arguments)."""
+
+    def __init__(self, kitchen_items: tuple[str, ...], path: Path | None = None) -> None:
+        data = tomllib.loads((path or KNOWLEDGE_DIR / "overcooked" / "skills.toml").read_text())
+        self.specs = {
+            s["name"]: SkillSpec(
+                name=s["name"],
+                signature=s["signature"],
+                description=s["description"],
+                args=s.get("args"),
+                targets=s["targets"],
+                done=s["done"],
+                requires=tuple(Requirement(**r) for r in s["requires"]),
+            )
+            for s in data["skill"]
+        }
+        for spec in self.specs.values():
+            unknown = {r.check for r in spec.requires} - CHECKS.keys() | ({spec.targets} - TARGETS.keys()) | ({spec.done} - DONE.keys())
+            if unknown:
+                raise ValueError(f"skill {spec.name!r} names unknown checks/targets/done-tests: {sorted(unknown)}")
+        self.items = kitchen_items
+
+    @classmethod
+    def for_kitchen(cls, kitchen: KitchenState) -> SkillBook:
+        ingredients = tuple(ingredient_name(i) for i in sorted(kitchen.map.ingredient_dispensers))
+        return cls(ingredients + ("dish", "soup"))
+
+    def all_skills(self) -> list[Skill]:
+        """Every concrete skill the planner may name (waits as wait(1)..wait(20))."""
+        out: list[Skill] = []
+        for spec in self.specs.values():
+            if spec.args == "items":
+                out.extend(Skill(spec.name, item) for item in self.items)
+            elif spec.args == "steps":
+                out.extend(Skill(spec.name, n) for n in range(1, MAX_WAIT + 1))
+            else:
+                out.append(Skill(spec.name))
+        return out
+
+    def failures(self, kitchen: KitchenState, agent: int, skill: Skill) -> list[str]:
+        """Unmet preconditions, worded for the failure explainer (empty list: the skill may run)."""
+        spec = self.specs[skill.name]
+        fmt = {"held": _held_name(kitchen, agent), "obj": skill.arg}
+        return [r.fail.format(**fmt) for r in spec.requires if not CHECKS[r.check](kitchen, agent, skill)]
+
+    def targets(self, kitchen: KitchenState, skill: Skill) -> tuple[Pos, ...]:
+        return TARGETS[self.specs[skill.name].targets](kitchen, skill)
+
+    def is_done(self, kitchen: KitchenState, agent: int, skill: Skill, steps: int) -> bool:
+        return DONE[self.specs[skill.name].done](kitchen, agent, skill, steps)
+
+    def parse(self, text: str) -> Skill:
+        """A skill from free text, tolerant of case, quotes, spaces, a missing '()' and list markers."""
+        cleaned = text.strip().lower().replace("-", "_")
+        match = _SKILL_RE.search(cleaned)
+        if match is None:
+            bare = re.search(r"[a-z_]+", cleaned)
+            if bare is None or bare.group(0) not in self.specs:
+                raise SkillParseError(f"no skill call found in {text!r}; expected one of {self.signatures()}", text)
+            name, arg = bare.group(0), ""
+        else:
+            name, arg = match.group(1), match.group(2)
+        return self._validated(name, arg, text)
+
+    def _validated(self, name: str, arg: str, raw: str) -> Skill:
+        spec = self.specs.get(name)
+        if spec is None:
+            raise SkillParseError(f"unknown skill {name!r}; expected one of {self.signatures()}", raw)
+        if spec.args == "items":
+            if arg not in self.items:
+                raise SkillParseError(f"{name}({arg}): argument must be one of {list(self.items)}", raw)
+            return Skill(name, arg)
+        if spec.args == "steps":
+            n = int(arg) if arg.isdigit() else 1
+            if not 1 <= n <= MAX_WAIT:
+                raise SkillParseError(f"wait({arg}): n must be between 1 and {MAX_WAIT}", raw)
+            return Skill(name, n)
+        return Skill(name)
+
+    def signatures(self) -> list[str]:
+        return [spec.signature for spec in self.specs.values()]
