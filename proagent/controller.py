@@ -25,32 +25,54 @@ class Controller:
         self.rng = np.random.default_rng(seed)
         self.stuck_patience = stuck_patience
         self._last: tuple[tuple[int, int], Action] | None = None
-        self._stuck_steps = 0
+        self._stuck_steps = 0  # consecutive moves that did not move us
+        self._skill: Skill | None = None
+        self._route_length: int | None = None
+        self._no_progress = 0  # consecutive steps the route did not get shorter
 
     def act(self, kitchen: KitchenState, skill: Skill) -> Action:
         me = kitchen.players[self.agent]
+        if skill != self._skill:
+            self._skill, self._route_length, self._no_progress = skill, None, 0
         self._update_stuck(kitchen)
         if self._stuck_steps >= self.stuck_patience:
             self._stuck_steps = 0
             return self._remember(me.position, self._random_move(kitchen))
-        return self._remember(me.position, self._plan(kitchen, skill))
+        action, route = self._plan(kitchen, skill)
+        if self._stalled(route):
+            action = self._random_move(kitchen)
+        return self._remember(me.position, action)
 
-    def _plan(self, kitchen: KitchenState, skill: Skill) -> Action:
+    def _plan(self, kitchen: KitchenState, skill: Skill) -> tuple[Action, Route | None]:
         if skill.name == "wait":
-            return Action.STAY
+            return Action.STAY, None
         targets = self.book.targets(kitchen, skill)
         if not targets:
-            return Action.STAY
+            return Action.STAY, None
         me = kitchen.players[self.agent]
         others = frozenset(p.position for p in kitchen.players if p.index != self.agent)
         route = best_route(kitchen.map, me.position, me.orientation, targets, blocked=others)
         if route is None:
             if best_route(kitchen.map, me.position, me.orientation, targets) is not None:
-                return self._random_move(kitchen)  # only way is through the teammate
-            return Action.STAY
+                return self._random_move(kitchen), None  # only way is through the teammate
+            return Action.STAY, None
         if route.first_action == Action.INTERACT and self._must_wait_at(kitchen, route):
-            return Action.STAY
-        return route.first_action
+            return Action.STAY, route
+        return route.first_action, route
+
+    def _stalled(self, route: Route | None) -> bool:
+        """Walking without getting closer: two chefs re-routing around each other as mirror images
+        (counter_circuit's island) move successfully forever, so failed moves never show it."""
+        if route is None or route.length == 0:
+            self._route_length, self._no_progress = None, 0
+            return False
+        progressed = self._route_length is not None and route.length < self._route_length
+        self._route_length = route.length
+        self._no_progress = 0 if progressed else self._no_progress + 1
+        if self._no_progress <= self.stuck_patience:
+            return False
+        self._route_length, self._no_progress = None, 0
+        return True
 
     @staticmethod
     def _must_wait_at(kitchen: KitchenState, route: Route) -> bool:

@@ -71,7 +71,7 @@ def best_route(
             length, first = dist[stand]
             if first is None:  # already there: interact, or turn to face the target
                 first = Action.INTERACT if facing == need else Action(int(need))
-            cost = length + (first != Action.INTERACT and length == 0)
+            cost = length + (first != Action.INTERACT)  # the final turn-or-interact counts everywhere
             if best is None or cost < best_cost:
                 best, best_cost = Route(target, stand, need, first, length), cost
     return best

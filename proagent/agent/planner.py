@@ -33,7 +33,8 @@ class PlannerOutput:
     raw: str
 
 
-_LABEL = re.compile(r"^\W*(analysis|intention|teammate intention|plan)\W*[:：]\s*(.*)$", re.IGNORECASE)
+# Leading non-word characters and digits: markdown bold, "-"/"*" bullets and "1." numbered lists.
+_LABEL = re.compile(r"^[\W\d]*(analysis|intention|teammate intention|plan)\W*[:：]\s*(.*)$", re.IGNORECASE)
 
 
 class Planner:
@@ -128,15 +129,20 @@ def _json_fields(raw: str) -> dict[str, str] | None:
 def _labelled_fields(raw: str) -> dict[str, str]:
     out: dict[str, str] = {}
     current = None
+    own_text = []  # every line but the teammate intention's: the fallback must not take it as our plan
     for line in raw.splitlines():
         match = _LABEL.match(line.strip())
+        owner = None
         if match:
-            current = match.group(1).lower().split()[-1]
+            current = owner = match.group(1).lower().split()[-1]
             out[current] = match.group(2).strip().strip("*").strip()
         elif current and line.strip() and not out[current]:
+            owner = current
             out[current] = line.strip().strip("*").strip()
+        if owner != "intention":
+            own_text.append(line)
     if "plan" not in out:
-        calls = re.findall(r"[a-z_]+\([a-z0-9_'\"]*\)", raw.lower())
+        calls = re.findall(r"[a-z_]+\([a-z0-9_'\"]*\)", "\n".join(own_text).lower())
         if calls:
             out["plan"] = calls[-1]
     return out

@@ -105,6 +105,7 @@ class ProAgent:
         self.stats = AgentStats()
         self.skill: Skill | None = None
         self.skill_steps = 0
+        self.skill_vacuous = False  # its done-test held when it was chosen: "done" would mean nothing happened
         self.teammate_last_skill: str | None = None
         self.teammate_last_action: str | None = None
         self.last_decision: Decision | None = None
@@ -117,6 +118,9 @@ class ProAgent:
         if self.skill is None:
             self.skill = await self._decide(kitchen, score)
             self.skill_steps = 0
+            # Only possible without the Verificator (preconditions exclude it), e.g. put_onion_in_pot()
+            # with empty hands: its done-test (hands empty) holds already, yet it achieves nothing.
+            self.skill_vacuous = self.book.is_done(kitchen, self.seat, self.skill, 0)
         self.skill_steps += 1
         return self.controller.act(kitchen, self.skill)
 
@@ -135,11 +139,13 @@ class ProAgent:
         if self.skill is None:
             return
         outcome = None
-        if self.book.is_done(kitchen, self.seat, self.skill, self.skill_steps):
+        if not self.skill_vacuous and self.book.is_done(kitchen, self.seat, self.skill, self.skill_steps):
             outcome = "done"
             self.stats.skills_done += 1
         else:
             failures = self.book.failures(kitchen, self.seat, self.skill)
+            if self.skill_vacuous and not failures:
+                failures = ["it was already done when chosen"]
             if failures or self.skill_steps >= self.config.skill_timeout:
                 outcome = "failed: " + ("; ".join(failures) if failures else "took too long")
                 self.stats.skills_failed += 1
@@ -220,7 +226,7 @@ class ProAgent:
 
     def _remember(self, kitchen: KitchenState, facts: dict, output: PlannerOutput | None, skill: Skill) -> None:
         me, mate = facts["me"], facts["teammate"]
-        summary = f"you at {me['position']} holding {me['held']}; teammate at {mate['position']} holding {mate['held']}"
+        summary = f"you at {me['position']} holding {me['held'] or 'nothing'}; teammate at {mate['position']} holding {mate['held'] or 'nothing'}"
         self.memory.add(
             MemoryRecord(
                 step=kitchen.step,

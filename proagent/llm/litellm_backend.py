@@ -246,7 +246,10 @@ class LiteLLMModel:
         return f"set a valid API key for provider '{provider}' (usually {provider.upper()}_API_KEY)"
 
     def _to_completion(self, litellm: ModuleType, response: Any, latency: float) -> Completion:
-        choice = response.choices[0]
+        choices = getattr(response, "choices", None) or []
+        if not choices:
+            raise LLMError(f"{self._model} returned no choices")
+        choice = choices[0]
         usage = getattr(response, "usage", None)
         return Completion(
             text=choice.message.content or "",

@@ -12,9 +12,10 @@ agent differ only in *which* skill they choose, never in how well they walk:
 - ``supplier`` is forced_coordination's left-side role: onions and dishes onto the shared counters,
   as the pots need them.
 
-A heuristic is a generator of candidate :class:`Choice` objects in priority order; the first whose
-preconditions hold is played. Choices may narrow a skill's targets (``scope``): a passer must put
-onions on counters its teammate can reach and must not re-collect the onions it already passed.
+The heuristics assume the classic single recipe (three onions). A heuristic is a generator of
+candidate :class:`Choice` objects in priority order; the first whose preconditions hold is played.
+Choices may narrow a skill's targets (``scope``): a passer must put onions on counters its teammate
+can reach and must not re-collect the onions it already passed.
 """
 
 from __future__ import annotations
@@ -109,8 +110,7 @@ class ScopedSkillBook(SkillBook):
     scope: frozenset[Pos] | None = None
 
     def targets(self, kitchen: KitchenState, skill: Skill) -> tuple[Pos, ...]:
-        base = super().targets(kitchen, skill)
-        return base if self.scope is None else tuple(t for t in base if t in self.scope)
+        return self.targets_within(kitchen, skill, self.scope)
 
     def targets_within(self, kitchen: KitchenState, skill: Skill, scope: frozenset[Pos] | None) -> tuple[Pos, ...]:
         """Targets under an explicit scope, whatever the current one is."""
@@ -150,10 +150,6 @@ class TeamView:
         return any(self.reaches(self.mine, p) for p in self.kitchen.map.pots)
 
     @cached_property
-    def mate_reaches_a_pot(self) -> bool:
-        return any(self.reaches(self.mates, p) for p in self.kitchen.map.pots)
-
-    @cached_property
     def soup_pots(self) -> tuple[Pot, ...]:
         """Pots that are cooking or ready: each needs one dish."""
         return tuple(p for p in self.kitchen.pots if not p.idle)
@@ -185,7 +181,8 @@ class TeamView:
         """Dispensers and counters the teammates cannot reach: never take back what was passed."""
         kmap = self.kitchen.map
         dispensers = kmap.dish_dispensers if name == "dish" else kmap.ingredient_dispensers.get(0, ())
-        mine = (pos for pos, item in self.kitchen.counter_items.items() if item.name == name and not self.reaches(self.mates, pos))
+        counters = self.kitchen.counter_items.items()
+        mine = (pos for pos, item in counters if item.name == name and not self.reaches(self.mates, pos))
         return frozenset(dispensers) | frozenset(mine)
 
     def feasible(self, choice: Choice) -> bool:
@@ -312,15 +309,26 @@ def supplier(view: TeamView) -> Iterator[Choice]:
     yield _pass(view)
 
 
+def passer_stock(view: TeamView) -> int:
+    """Onions the passer keeps waiting for its teammate: every middle counter (the coordination
+    policy), but no more than a pot's worth on kitchens without one, where counters are also the
+    teammate's parking space."""
+    if view.pass_counters & middle_counters(view.kitchen.map):
+        return len(view.pass_counters)
+    return min(len(view.pass_counters), SOUP_SIZE)
+
+
 def onion_passer(view: TeamView) -> Iterator[Choice]:
     """counter_circuit's green-hat role: onions from the dispenser onto the middle counters, only.
 
-    Pickups are scoped to the dispensers so it never takes back an onion it passed; with the pass
-    counters full it waits, holding the next onion."""
+    Pickups are scoped to the dispensers so it never takes back an onion it passed. With its stock
+    out (``passer_stock``) it rests; with the pass counters full it waits holding the next onion.
+    On a kitchen where no counter is shared (asymmetric_advantages) it can only wait."""
     held = view.me.held
     kmap = view.kitchen.map
     if held is None:
-        yield Choice(PICKUP_ONION, frozenset(kmap.ingredient_dispensers.get(0, ())))
+        if view.passed(ONION) < passer_stock(view):
+            yield Choice(PICKUP_ONION, frozenset(kmap.ingredient_dispensers.get(0, ())))
     elif held.kind == "ingredient" and held.name == ONION:
         yield _pass(view)
     else:  # something it does not deal in (a random interaction picked it up): out of the way
@@ -383,8 +391,8 @@ class SkillPartner:
         choice = self._update_choice(view)
         book.scope = choice.scope
         self._steps += 1
-        if choice.skill.name == WAIT.name and self.make_room:
-            step_aside = make_room(view)
+        if choice.skill.name == WAIT.name:
+            step_aside = make_room(view) if self.make_room else None
             if step_aside is not None:
                 return step_aside
         return controller.act(kitchen, choice.skill)

@@ -87,12 +87,21 @@ def _pots_with_soup(kitchen: KitchenState, skill: Skill) -> tuple[Pos, ...]:
     return ready + cooking
 
 
+def _empty_counters(kitchen: KitchenState, skill: Skill) -> tuple[Pos, ...]:
+    """Counters both chefs can reach come first: on split kitchens only they pass objects."""
+    empty = kitchen.empty_counters
+    shared = set(empty)
+    for player in kitchen.players:
+        shared &= set(reachable_targets(kitchen.map, player.position, empty))
+    return tuple(c for c in empty if c in shared) or empty
+
+
 TARGETS: dict[str, Callable[[KitchenState, Skill], tuple[Pos, ...]]] = {
     "item_sources": _item_sources,
     "pots_accepting": _pots_accepting,
     "pots_with_soup": _pots_with_soup,
     "serving": lambda kitchen, skill: kitchen.map.serving,
-    "empty_counters": lambda kitchen, skill: kitchen.empty_counters,
+    "empty_counters": _empty_counters,
     "none": lambda kitchen, skill: (),
 }
 
@@ -223,7 +232,9 @@ class SkillBook:
                 raise SkillParseError(f"{name}({arg}): argument must be one of {list(self.items)}", raw)
             return Skill(name, arg)
         if spec.args == "steps":
-            n = int(arg) if arg.isdigit() else 1
+            if arg and not arg.isdigit():
+                raise SkillParseError(f"wait({arg}): n must be a whole number of steps", raw)
+            n = int(arg) if arg else 1
             if not 1 <= n <= MAX_WAIT:
                 raise SkillParseError(f"wait({arg}): n must be between 1 and {MAX_WAIT}", raw)
             return Skill(name, n)

@@ -16,12 +16,43 @@ import envs
 from envs import Action
 from envs.overcooked.layouts import ingredient_name
 
-LETTERS = {"U": Action.UP, "D": Action.DOWN, "R": Action.RIGHT, "L": Action.LEFT, "S": Action.STAY, "I": Action.INTERACT}
+LETTERS = {
+    "U": Action.UP,
+    "D": Action.DOWN,
+    "R": Action.RIGHT,
+    "L": Action.LEFT,
+    "S": Action.STAY,
+    "I": Action.INTERACT,
+}
 
 
 def wait(n: int) -> list[str]:
     """n steps where both players stay."""
     return ["SS"] * n
+
+
+# ---- scripts shared by several test files (cramped_room: player 0 at (1,2), player 1 at (3,1)) ----
+
+# Player 0 puts three onions into the pot (2,0), the third at step 15; player 1 stays.
+THREE_ONIONS = [
+    "US", "LS", "IS", "RS", "US", "IS",  # t0-5   up, face the onions (0,1), take, right, face the pot, put in
+    "LS", "IS", "RS", "US", "IS",  # t6-10  second onion
+    "LS", "IS", "RS", "US", "IS",  # t11-15 third onion
+]
+
+# A short-episode kitchen: cramped_room with cook_time 5, soup_reward 7, horizon 40, and a script
+# that cooks, serves (+7 at step 27), starts another soup and reaches the horizon with an onion in hand.
+CUSTOM = dict(cook_time=5, soup_reward=7.0, horizon=40)
+CUSTOM_SCRIPT = [
+    *THREE_ONIONS,  # cooking starts at step 15, ready at step 15 + 5 = 20
+    "LS", "DS", "DS", "IS",  # t16-19 take a dish
+    "RS", "US", "US",  # t20-22 under the pot
+    "IS",  # t23 fill (ready since step 20)
+    "DS", "RS", "DS", "IS",  # t24-27 deliver: +7
+    "LS", "US", "LS", "IS", "RS", "US", "IS",  # t28-34 another onion into the pot
+    "LS", "IS", "RS", "US",  # t35-38 fetch one more and face the pot with it
+    "SS",  # t39 the last step: step 40 == horizon
+]
 
 
 def parse_script(script: list[str]) -> list[tuple[int, ...]]:
@@ -112,12 +143,14 @@ def assert_trees_equal(a, b, context: str = "") -> None:
     assert tree_a == tree_b, f"{context}: different structure"
     for i, (x, y) in enumerate(zip(leaves_a, leaves_b)):
         x, y = np.asarray(x), np.asarray(y)
-        assert x.dtype == y.dtype and x.shape == y.shape, f"{context}: leaf {i} {x.dtype}{x.shape} vs {y.dtype}{y.shape}"
+        same_type = x.dtype == y.dtype and x.shape == y.shape
+        assert same_type, f"{context}: leaf {i} {x.dtype}{x.shape} vs {y.dtype}{y.shape}"
         assert np.array_equal(x, y), f"{context}: leaf {i} differs"
 
 
 def index_tree(tree, i: int):
-    return jax.tree.map(lambda x: x[i], tree)
+    """Env i of a batched pytree, as host numpy arrays (one transfer, no per-leaf device ops)."""
+    return jax.tree.map(lambda x: np.asarray(x)[i], jax.device_get(tree))
 
 
 def stack_trees(trees: list):

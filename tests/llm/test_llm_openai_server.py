@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import traceback
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -24,10 +25,15 @@ if TYPE_CHECKING:  # the fixture's type; never imported at run time (conftest na
 MSGS = [Message(role="system", content="You are a chef."), Message(role="user", content="Plan?")]
 
 
-def _model(server: FakeOpenAIServer, **kwargs: object) -> LiteLLMModel:
+def _model(server: FakeOpenAIServer, max_retries: int = 5) -> LiteLLMModel:
     return LiteLLMModel(
-        "openai/fake-local", api_base=server.url, timeout_s=10, backoff_initial_s=0.01, backoff_max_s=0.02, **kwargs
-    )  # type: ignore[arg-type]
+        "openai/fake-local",
+        api_base=server.url,
+        timeout_s=10,
+        max_retries=max_retries,
+        backoff_initial_s=0.01,
+        backoff_max_s=0.02,
+    )
 
 
 def test_round_trip_tokens_and_latency(fake_openai_server: FakeOpenAIServer) -> None:
@@ -74,7 +80,7 @@ def test_401_fails_at_once_without_leaking_key(fake_openai_server: FakeOpenAISer
     assert secret not in rendered and "OPENAI_API_KEY" in str(info.value)
 
 
-def test_cached_replay_over_http(fake_openai_server: FakeOpenAIServer, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_cached_replay_over_http(fake_openai_server: FakeOpenAIServer, tmp_path: Path) -> None:
     schema = StructuredOutput(name="plan", json_schema={"type": "object", "properties": {"plan": {"type": "string"}}})
     model = CachedModel(_model(fake_openai_server), tmp_path)
     first = asyncio.run(model.generate(MSGS, structured=schema))

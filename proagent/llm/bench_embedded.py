@@ -1,0 +1,128 @@
+"""Measure the embedded model's latency per constrained decision, with and without prefix reuse.
+
+Run: ``python -m proagent.llm.bench_embedded [--decisions N] [--threads T]``.
+
+A decision here is what the agent does each planning step: a ~600-token
+prompt (static rules + a changing state) and a short JSON answer (an analysis
+of at most 80 characters and a plan from an enum).  Pairs are interleaved so
+that background load hits both variants alike: first a *cold* call after
+``Llama.reset()`` (the whole prompt is evaluated), then a *warm* call with a
+different state, where llama.cpp reuses the KV cache of the shared prefix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import time
+
+from pydantic import BaseModel
+
+from proagent.llm.embedded import EmbeddedModel
+from proagent.llm.types import Completion, Message, StructuredOutput
+
+PLANS = ["fetch_onion", "put_onion_in_pot", "fetch_dish", "pick_up_soup", "deliver_soup", "wait"]
+SCHEMA = StructuredOutput(
+    name="decision",
+    json_schema={
+        "type": "object",
+        "properties": {"analysis": {"type": "string", "maxLength": 80}, "plan": {"type": "string", "enum": PLANS}},
+        "required": ["analysis", "plan"],
+        "additionalProperties": False,
+    },
+)
+_RULE = (
+    "Rule {i}: the kitchen is a grid; counters, onion dispensers, dish dispensers, pots and a serving window "
+    "are fixed. A soup needs three onions in a pot, cooks for twenty steps, is plated with a dish and served."
+)
+
+
+def system_prompt(n_rules: int = 10) -> str:
+    """A static, rules-heavy system prompt (~540 tokens with the default)."""
+    rules = "\n".join(_RULE.format(i=i) for i in range(1, n_rules + 1))
+    return f"You are chef 0 in Overcooked, cooperating with chef 1.\n{rules}\nAnswer with JSON only."
+
+
+def state_prompt(step: int) -> str:
+    onions = step % 4
+    return f"Step {step}. Pot has {onions} onions. You hold nothing. Partner holds an onion. Choose a plan."
+
+
+class Stats(BaseModel):
+    n: int
+    median_s: float
+    mean_s: float
+    min_s: float
+    max_s: float
+    prompt_tokens: float
+    completion_tokens: float
+    valid_json: int
+    median_cpu_s: float
+
+
+def _stats(runs: list[Completion], cpu: list[float]) -> Stats:
+    lat = [c.latency_s for c in runs]
+    return Stats(
+        n=len(runs),
+        median_s=statistics.median(lat),
+        mean_s=statistics.fmean(lat),
+        min_s=min(lat),
+        max_s=max(lat),
+        prompt_tokens=statistics.fmean(c.prompt_tokens for c in runs),
+        completion_tokens=statistics.fmean(c.completion_tokens for c in runs),
+        valid_json=sum(_is_valid(c.text) for c in runs),
+        median_cpu_s=statistics.median(cpu),
+    )
+
+
+def _is_valid(text: str) -> bool:
+    try:
+        answer = json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(answer, dict) and answer.get("plan") in PLANS and len(answer.get("analysis", "")) <= 80
+
+
+async def run(decisions: int, threads: int | None) -> dict[str, Stats]:
+    model = EmbeddedModel(n_threads=threads)
+    started = time.perf_counter()
+    await model.preload()
+    print(f"load: {time.perf_counter() - started:.2f}s  model: {model.name}")
+    system = Message(role="system", content=system_prompt())
+
+    async def decide(step: int, into: list[Completion], cpu: list[float]) -> None:
+        # Process CPU time is robust to other load on the machine; with --threads 1 (no
+        # spinning worker threads) it approximates the latency on an idle machine.
+        messages = [system, Message(role="user", content=state_prompt(step))]
+        cpu_start = time.process_time()
+        into.append(await model.generate(messages, structured=SCHEMA, max_tokens=160))
+        cpu.append(time.process_time() - cpu_start)
+
+    await decide(999, [], [])  # warm-up: grammar compile, first-touch of weights
+    cold: tuple[list[Completion], list[float]] = ([], [])
+    warm: tuple[list[Completion], list[float]] = ([], [])
+    for i in range(decisions):
+        model.llama.reset()  # forget the KV cache: the next call evaluates the whole prompt
+        await decide(2 * i, *cold)
+        await decide(2 * i + 1, *warm)
+    print("example answer:", warm[0][-1].text)
+    return {"no_prefix_reuse": _stats(*cold), "prefix_reused": _stats(*warm)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--decisions", type=int, default=8)
+    parser.add_argument("--threads", type=int, default=None, help="default: os.cpu_count()")
+    args = parser.parse_args()
+    print(f"cpu_count={os.cpu_count()} loadavg_before={os.getloadavg()[0]:.2f}")
+    results = asyncio.run(run(args.decisions, args.threads))
+    for name, stats in results.items():
+        print(f"{name:16s} {stats.model_dump_json()}")
+    print(f"loadavg_after={os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""Checkpoints: ``params.msgpack`` (flax msgpack, a few hundred KB) + ``manifest.json``.
+
+They ship in the repo under ``partners/<layout>/<algo>/`` so a fresh, offline machine can play
+against them. Loading needs flax/jax/numpy only (no optax, no training code): the manifest says how
+to rebuild the network, and msgpack restores the parameter tree without a template.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import jax
+import numpy as np
+from flax import serialization
+from pydantic import BaseModel, ConfigDict, Field
+
+from proagent.paths import PARTNERS_DIR, PROJECT_ROOT
+from proagent.training.networks import NetworkConfig
+
+PARAMS_FILE = "params.msgpack"
+MANIFEST_FILE = "manifest.json"
+FORMAT_VERSION = 1
+
+
+class SelfPlayScore(BaseModel):
+    """Sparse score of the policy paired with itself, episodes of ``horizon`` steps."""
+
+    mean: float
+    se: float = Field(description="standard error of the mean")
+    std: float
+    episodes: int
+    horizon: int
+    stochastic: bool = True
+
+
+class Manifest(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    format_version: int = FORMAT_VERSION
+    algorithm: str
+    layout: str
+    seed: int
+    env_steps: int
+    train_wall_time_s: float
+    device: str
+    encoder: str
+    network: NetworkConfig
+    obs_shape: tuple[int, ...]
+    self_play: SelfPlayScore | None = None
+    git_commit: str = ""
+    created: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    jax_version: str = jax.__version__
+    params_sha256: str = ""
+    train_config: dict[str, Any] = Field(default_factory=dict)
+
+
+def partner_dir(layout: str, algo: str, root: Path = PARTNERS_DIR) -> Path:
+    return root / layout / algo
+
+
+def git_commit() -> str:
+    """HEAD of the checkout (with '-dirty' when the tree has changes), '' outside git."""
+    try:
+        run = lambda *a: subprocess.run(["git", *a], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=10)
+        head = run("rev-parse", "HEAD").stdout.strip()
+        dirty = run("status", "--porcelain", "--untracked-files=no").stdout.strip()
+        return f"{head}-dirty" if head and dirty else head
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def device_description() -> str:
+    dev = jax.devices()[0]
+    return f"{dev.platform}:{getattr(dev, 'device_kind', dev.platform)}"
+
+
+def save(directory: Path, params: Any, manifest: Manifest) -> Path:
+    """Write params then manifest (the manifest last, so a present manifest means a whole checkpoint)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    blob = serialization.msgpack_serialize(jax.tree.map(np.asarray, serialization.to_state_dict(params)))
+    (directory / PARAMS_FILE).write_bytes(blob)
+    manifest = manifest.model_copy(update={"params_sha256": hashlib.sha256(blob).hexdigest()})
+    (directory / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2) + "\n")
+    return directory
+
+
+def load_manifest(directory: Path) -> Manifest:
+    return Manifest.model_validate(json.loads((directory / MANIFEST_FILE).read_text()))
+
+
+def load(directory: Path) -> tuple[Any, Manifest]:
+    """-> (params tree usable by ``ActorCritic(manifest.network).apply``, manifest)."""
+    manifest = load_manifest(directory)
+    blob = (directory / PARAMS_FILE).read_bytes()
+    if manifest.params_sha256 and hashlib.sha256(blob).hexdigest() != manifest.params_sha256:
+        raise ValueError(f"{directory / PARAMS_FILE} does not match its manifest (sha256); re-train or re-copy it")
+    return serialization.msgpack_restore(blob), manifest

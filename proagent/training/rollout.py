@@ -1,0 +1,97 @@
+"""Vmapped rollouts with both seats played by one policy, resetting finished episodes.
+
+OvercookedEnv never auto-resets (a done env stays frozen), so the rollout swaps a finished env for
+a fresh one itself. Every episode lasts exactly the horizon and all envs start together, so they
+finish on the same step: the (comparatively costly) batched reset runs under ``lax.cond`` only on
+those steps, and the per-env select keeps the code right if that ever changes.
+
+The sparse score and the shaped reward stay apart up to the learner: the training reward is
+``score + shaping_coef * shaped`` but the logged episode return is the score alone.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from envs import EnvState, OvercookedEnv
+
+Policy = Callable[[jax.Array], tuple[jax.Array, jax.Array]]  # obs (B, H, W, C) -> logits, value
+
+
+class EnvBatch(NamedTuple):
+    """The part of the runner that rolls: states, their observations, running episode sums."""
+
+    states: EnvState  # (N, ...)
+    obs: jax.Array  # (N, A, H, W, C)
+    score: jax.Array  # (N,) sparse return of the episode in progress
+    shaped: jax.Array  # (N,) shaped return (both agents) of the episode in progress
+
+
+class Trajectory(NamedTuple):
+    """One rollout, time-major; per-agent arrays are flattened to B = N * A actors."""
+
+    obs: jax.Array  # (T, B, H, W, C)
+    action: jax.Array  # (T, B)
+    log_prob: jax.Array  # (T, B)
+    value: jax.Array  # (T, B)
+    reward: jax.Array  # (T, B) score + shaping_coef * own shaped reward
+    done: jax.Array  # (T, B)
+    ep_score: jax.Array  # (T, N) finished episodes' score, 0 elsewhere
+    ep_shaped: jax.Array  # (T, N)
+    ep_done: jax.Array  # (T, N)
+
+
+def reset_envs(env: OvercookedEnv, key: jax.Array, num_envs: int) -> EnvBatch:
+    states = jax.vmap(env.reset)(jax.random.split(key, num_envs))
+    zeros = jnp.zeros((num_envs,), jnp.float32)
+    return EnvBatch(states, jax.vmap(env.observe)(states), zeros, zeros)
+
+
+def _replace_done(env: OvercookedEnv, key: jax.Array, states: EnvState, done: jax.Array) -> EnvState:
+    def swap(states: EnvState) -> EnvState:
+        fresh = jax.vmap(env.reset)(jax.random.split(key, done.shape[0]))
+        pick = lambda new, old: jnp.where(done.reshape(done.shape + (1,) * (old.ndim - 1)), new, old)
+        return jax.tree.map(pick, fresh, states)
+
+    return jax.lax.cond(done.any(), swap, lambda s: s, states)
+
+
+def env_step(env: OvercookedEnv, policy: Policy, batch: EnvBatch, key: jax.Array, shaping_coef: jax.Array):
+    """One step of every env; returns the next batch and this step's row of the Trajectory."""
+    k_act, k_step, k_reset = jax.random.split(key, 3)
+    n, a = batch.obs.shape[:2]
+    obs = batch.obs.reshape(n * a, *batch.obs.shape[2:])
+    logits, value = policy(obs)
+    action = jax.random.categorical(k_act, logits)
+    log_prob = jnp.take_along_axis(jax.nn.log_softmax(logits), action[:, None], -1)[:, 0]
+    tr = jax.vmap(env.step)(jax.random.split(k_step, n), batch.states, action.reshape(n, a))
+    reward = tr.reward[:, None] + shaping_coef * tr.shaped_reward  # (N, A)
+    score = batch.score + tr.reward
+    shaped = batch.shaped + tr.shaped_reward.sum(-1)
+    states = _replace_done(env, k_reset, tr.state, tr.done)
+    keep = 1.0 - tr.done.astype(jnp.float32)
+    nxt = EnvBatch(states, jax.vmap(env.observe)(states), score * keep, shaped * keep)
+    row = Trajectory(
+        obs=obs,
+        action=action,
+        log_prob=log_prob,
+        value=value,
+        reward=reward.reshape(-1),
+        done=jnp.repeat(tr.done, a),
+        ep_score=jnp.where(tr.done, score, 0.0),
+        ep_shaped=jnp.where(tr.done, shaped, 0.0),
+        ep_done=tr.done,
+    )
+    return nxt, row
+
+
+def rollout(env: OvercookedEnv, policy: Policy, batch: EnvBatch, key: jax.Array, num_steps: int, shaping_coef):
+    """``num_steps`` steps of every env under ``policy``: (next batch, Trajectory)."""
+
+    def body(batch: EnvBatch, key: jax.Array):
+        return env_step(env, policy, batch, key, shaping_coef)
+
+    return jax.lax.scan(body, batch, jax.random.split(key, num_steps))

@@ -1,0 +1,130 @@
+"""The Python outer loop around the jitted PPO update: progress, checkpoints, final evaluation.
+
+Each jitted call runs ``updates_per_call`` updates, long enough to hide dispatch overhead (it
+matters on a GPU) and short enough to report progress every few seconds. ``total_steps`` is rounded
+up to whole calls, and the learning-rate schedule is built for the rounded number, so the schedule
+ends exactly where training does.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+from typing import Callable
+
+import jax
+import numpy as np
+from pydantic import BaseModel
+
+import envs
+from proagent.training import checkpoint
+from proagent.training.config import PPOConfig
+from proagent.training.evaluate import pair_scores, summarize
+from proagent.training.ppo import Metrics, Runner, check_config, make_train
+
+Log = Callable[[str], None]
+
+
+class TrainResult(BaseModel):
+    out_dir: str | None
+    manifest: checkpoint.Manifest
+    history: list[dict]
+
+
+def rounded_config(config: PPOConfig, updates_per_call: int) -> PPOConfig:
+    calls = math.ceil(config.num_updates / updates_per_call)
+    return config.model_copy(update={"total_steps": calls * updates_per_call * config.steps_per_update})
+
+
+def summarize_call(metrics: Metrics, elapsed: float, steps: int) -> dict:
+    """One log record from the stacked metrics of one call (episode means weighted by count)."""
+    m = jax.tree.map(np.asarray, metrics)
+    eps = m.episodes.sum()
+    weighted = lambda x: float(np.nansum(x * m.episodes) / eps) if eps else float("nan")
+    return {
+        "env_steps": int(m.env_steps[-1]),
+        "wall_s": round(elapsed, 2),
+        "sps": round(steps / max(elapsed, 1e-9), 1),
+        "episodes": int(eps),
+        "score": weighted(m.score),
+        "shaped": weighted(m.shaped),
+        "shaping_coef": float(m.shaping_coef[-1]),
+        "value_loss": float(m.value_loss.mean()),
+        "actor_loss": float(m.actor_loss.mean()),
+        "entropy": float(m.entropy.mean()),
+        "approx_kl": float(m.approx_kl.mean()),
+    }
+
+
+def _format(rec: dict, total: int) -> str:
+    return (
+        f"{rec['env_steps']:>10,}/{total:,} steps  {rec['sps']:>9,.0f} sps  score {rec['score']:6.1f}  "
+        f"shaped {rec['shaped']:6.1f} (x{rec['shaping_coef']:.2f})  ent {rec['entropy']:.3f}  "
+        f"vloss {rec['value_loss']:.3f}  kl {rec['approx_kl']:.4f}"
+    )
+
+
+def _manifest(config: PPOConfig, algo: str, runner: Runner, env: envs.OvercookedEnv, wall: float) -> checkpoint.Manifest:
+    return checkpoint.Manifest(
+        algorithm=algo,
+        layout=config.layout,
+        seed=config.seed,
+        env_steps=int(runner.update) * config.steps_per_update,
+        train_wall_time_s=round(wall, 1),
+        device=checkpoint.device_description(),
+        encoder=config.network.encoder,
+        network=config.network,
+        obs_shape=tuple(int(d) for d in runner.envs.obs.shape[2:]),
+        git_commit=checkpoint.git_commit(),
+        train_config=config.model_dump(mode="json"),
+    )
+
+
+def evaluate_self_play(env: envs.OvercookedEnv, config: PPOConfig, params, seed: int, episodes: int):
+    from proagent.training.networks import ActorCritic
+
+    logits = lambda obs: ActorCritic(config.network).apply(params, obs)[0]
+    scores = pair_scores(env, logits, logits, jax.random.PRNGKey(seed), episodes)
+    return summarize(scores, env.dynamics.horizon)
+
+
+def train(
+    config: PPOConfig,
+    out_dir: Path | None,
+    algo: str = "sp",
+    updates_per_call: int = 10,
+    eval_episodes: int = 100,
+    checkpoint_every_s: float = 120.0,
+    log: Log = print,
+) -> TrainResult:
+    """Train, checkpointing to ``out_dir`` every ``checkpoint_every_s`` and at the end (with the score)."""
+    config = rounded_config(config, updates_per_call)
+    env = envs.make(config.layout)
+    check_config(config, env.num_agents)
+    init, update = make_train(config, env, updates_per_call)
+    start = time.perf_counter()
+    runner = init(jax.random.PRNGKey(config.seed))
+    history: list[dict] = []
+    last_ckpt = start
+    for _ in range(config.num_updates // updates_per_call):
+        t0 = time.perf_counter()
+        runner, metrics = update(runner)
+        jax.block_until_ready(metrics)
+        rec = summarize_call(metrics, time.perf_counter() - t0, updates_per_call * config.steps_per_update)
+        history.append(rec)
+        log(_format(rec, config.total_steps))
+        if out_dir is not None and time.perf_counter() - last_ckpt > checkpoint_every_s:
+            wall = time.perf_counter() - start
+            checkpoint.save(out_dir, runner.train_state.params, _manifest(config, algo, runner, env, wall))
+            last_ckpt = time.perf_counter()
+    wall = time.perf_counter() - start
+    params = runner.train_state.params
+    manifest = _manifest(config, algo, runner, env, wall)
+    manifest.self_play = evaluate_self_play(env, config, params, config.seed + 10_000, eval_episodes)
+    log(f"self-play score over {eval_episodes} episodes: {manifest.self_play.mean:.1f} ± {manifest.self_play.se:.1f}")
+    if out_dir is not None:
+        checkpoint.save(out_dir, params, manifest)
+        (out_dir / "history.jsonl").write_text("".join(json.dumps(r) + "\n" for r in history))
+    return TrainResult(out_dir=str(out_dir) if out_dir else None, manifest=manifest, history=history)

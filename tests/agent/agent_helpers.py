@@ -1,0 +1,167 @@
+"""Helpers for the agent tests: scripted kitchens, a stay partner, scripted "LLM" policies.
+
+A kitchen script is a list of two-letter strings, one per step: player 0's action then player 1's,
+U/D/R/L = up/down/right/left, S = stay, I = interact (``"IS"``: player 0 interacts, player 1 stays).
+The LLM is always a ``ScriptedModel``; nothing here touches a network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from dataclasses import dataclass, field
+
+import jax
+import jax.numpy as jnp
+
+import envs
+from envs import Action
+from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.llm.types import Message, StructuredOutput
+
+LETTERS = {"U": Action.UP, "D": Action.DOWN, "R": Action.RIGHT, "L": Action.LEFT, "S": Action.STAY, "I": Action.INTERACT}
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+class StayPartner:
+    """A teammate that never moves (the ``stay`` baseline, without the partner registry)."""
+
+    name = "stay"
+
+    def reset(self, seat: int, seed: int) -> None:
+        pass
+
+    def act(self, kitchen, state) -> Action:
+        return Action.STAY
+
+
+@dataclass
+class Frames:
+    """A scripted rollout: kitchens[t] is the state at step t; events[t] / actions[t] lead to t+1."""
+
+    kitchens: list = field(default_factory=list)
+    actions: list = field(default_factory=list)
+    events: list = field(default_factory=list)
+    rewards: list = field(default_factory=list)
+
+    @property
+    def final(self) -> envs.KitchenState:
+        return self.kitchens[-1]
+
+
+def play_script(env: envs.OvercookedEnv, script: list[str], seed: int = 0) -> Frames:
+    key = jax.random.PRNGKey(seed)
+    state = env.jit_reset(key)
+    kitchen = env.symbolic(state)
+    out = Frames(kitchens=[kitchen])
+    for t, entry in enumerate(script):
+        actions = tuple(int(LETTERS[c]) for c in entry.replace(" ", ""))
+        tr = env.jit_step(jax.random.fold_in(key, t), state, jnp.asarray(actions, dtype=jnp.int32))
+        after = env.symbolic(tr.state)
+        out.actions.append(actions)
+        out.events.append(envs.extract_events(kitchen, actions, after))
+        out.rewards.append(float(tr.reward))
+        out.kitchens.append(after)
+        state, kitchen = tr.state, after
+    return out
+
+
+def make_agent(env: envs.OvercookedEnv, model, seat: int = 0, seed: int = 0, **config) -> ProAgent:
+    first = env.symbolic(env.jit_reset(jax.random.PRNGKey(seed)))
+    return ProAgent(AgentConfig(**config), model, seat, env.layout.name, first, seed)
+
+
+def feed(agent: ProAgent, frames: Frames, upto: int | None = None, seat: int = 0) -> list[Action]:
+    """Call ``agent.act`` on the recorded kitchens 0..upto (its own actions are ignored: the
+    kitchens are fixed). Returns the actions it chose."""
+    out = []
+    last = len(frames.kitchens) - 1 if upto is None else upto
+    for t in range(last + 1):
+        events = frames.events[t - 1] if t > 0 else []
+        mate = frames.actions[t - 1][1 - seat] if t > 0 else None
+        score = sum(frames.rewards[:t])
+        out.append(run(agent.act(frames.kitchens[t], events, mate, score)))
+    return out
+
+
+@dataclass
+class LiveStep:
+    kitchen: envs.KitchenState  # state the agent acted on
+    action: Action
+    calls_before: int  # model calls made before this step's act
+    calls_after: int
+
+
+def drive_live(env: envs.OvercookedEnv, agent: ProAgent, model, steps: int, seed: int = 0) -> list[LiveStep]:
+    """Play ``steps`` steps: the agent in seat 0, a partner that stays in seat 1."""
+    key = jax.random.PRNGKey(seed)
+    state = env.jit_reset(key)
+    kitchen = env.symbolic(state)
+    events: list = []
+    mate: int | None = None
+    score = 0.0
+    log = []
+    for _ in range(steps):
+        before = len(model.calls)
+        action = run(agent.act(kitchen, events, mate, score))
+        log.append(LiveStep(kitchen, action, before, len(model.calls)))
+        actions = (int(action), int(Action.STAY))
+        tr = env.jit_step(jax.random.fold_in(key, kitchen.step), state, jnp.asarray(actions, dtype=jnp.int32))
+        after = env.symbolic(tr.state)
+        events = envs.extract_events(kitchen, actions, after)
+        mate = int(Action.STAY)
+        score += float(tr.reward)
+        state, kitchen = tr.state, after
+    return log
+
+
+# ---- scripted answers ----------------------------------------------------------------------
+
+
+def answer(plan: str, intention: str | None = "wait(1)", analysis: str | None = "ok") -> str:
+    data = {}
+    if analysis is not None:
+        data["analysis"] = analysis
+    if intention is not None:
+        data["intention"] = intention
+    data["plan"] = plan
+    return json.dumps(data)
+
+
+_POT = re.compile(r"^Pot at \[\d+, \d+\]: (.*)$", re.MULTILINE)
+_HELD = re.compile(r"^You \(player \d\) are at \[[^\]]*\] facing \w+, holding ([^.\n]*)\.$", re.MULTILINE)
+
+
+def sensible_policy(messages: list[Message], structured: StructuredOutput | None) -> str:
+    """A competent scripted 'LLM': picks from the schema's plan enum by priority.
+
+    deliver > fill (a pot cooks or is ready) > put onion > pickup dish (a pot cooks or is ready)
+    > pickup onion > place a useless dish on a counter > wait(1). The explainer (no schema) gets
+    a short sentence.
+    """
+    if structured is None:
+        return "That skill cannot be done now."
+    allowed = structured.json_schema["properties"]["plan"]["enum"]
+    user = messages[-1].content
+    pots = _POT.findall(user)
+    soup_coming = any(p.startswith(("cooking", "soup ready")) for p in pots)
+    held_match = _HELD.search(user)
+    held = held_match.group(1) if held_match else "nothing"
+    wants = ["deliver_soup()"]
+    if soup_coming:
+        wants += ["fill_dish_with_soup()"]
+    wants += ["put_onion_in_pot()"]
+    if soup_coming:
+        wants += ["pickup(dish)"]
+    else:
+        wants += ["pickup(onion)"]
+        if held == "dish":
+            wants += ["place_obj_on_counter()"]
+    for plan in wants:
+        if plan in allowed:
+            return answer(plan, intention="wait(1)", analysis=f"pots: {'; '.join(pots)}")
+    return answer("wait(1)", intention="wait(1)", analysis="nothing useful to do")

@@ -1,0 +1,228 @@
+"""Prompt sets: every set renders everywhere; broken or unknown sets fail loudly; variants work."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import envs
+from proagent.agent.planner import ANALYSIS_MAX_CHARS, Planner
+from proagent.agent.prompts import (
+    LEVEL_FIELDS,
+    PromptSetError,
+    available_prompt_sets,
+    load_knowledge,
+    load_prompt_set,
+)
+from proagent.grounding import TeammateView, ground
+from proagent.paths import PROMPTS_DIR
+from proagent.skills import Skill, SkillBook
+
+SETS = available_prompt_sets()
+LAYOUTS = list(envs.CLASSIC_LAYOUTS)
+
+
+def _planner(kitchen, layout: str, seat: int, name: str = "proagent", root: Path = PROMPTS_DIR, fmt: str = "json"):
+    book = SkillBook.for_kitchen(kitchen)
+    return Planner(load_prompt_set(name, root=root), load_knowledge(layout, seat), book, seat, fmt), book
+
+
+def _facts(kitchen, seat: int, book: SkillBook) -> dict:
+    return ground(kitchen, seat, book, TeammateView("pickup(onion)", "up"), 0.0)
+
+
+MEMORY = [
+    {"step": 3, "state": "s", "analysis": "a", "intention": "pickup(dish)", "belief": None, "skill": "pickup(onion)", "outcome": "done"},
+    {"step": 7, "state": "s", "analysis": None, "intention": None, "belief": "your teammate actually did deliver_soup()", "skill": "wait(2)", "outcome": "failed: took too long"},
+]
+FEEDBACK = [{"skill": "deliver_soup()", "reasons": ["you are not holding a soup (you hold nothing)"], "explanation": "Get a soup first."}]
+
+
+def test_the_shipped_sets_are_found():
+    assert {"proagent", "analysis", "plan_only"} <= set(SETS)
+    assert "_shared" not in SETS
+
+
+@pytest.mark.parametrize("name", SETS)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("seat", [0, 1])
+def test_every_set_renders_for_every_layout_and_seat(first_kitchens, name, layout, seat):
+    kitchen = first_kitchens[layout]
+    prompts = load_prompt_set(name)
+    planner, book = _planner(kitchen, layout, seat, name)
+    knowledge = load_knowledge(layout, seat)
+    assert knowledge.layout["role"], f"{layout} seat {seat} has no role text"
+
+    system = planner.system_prompt
+    assert f"Layout: {layout}." in system
+    assert knowledge.layout["role"] in system
+    assert f"Your seat (player {seat})" in system
+    for spec in book.specs.values():
+        assert f"- {spec.signature}: {spec.description}" in system
+
+    facts = _facts(kitchen, seat, book)
+    system_msg, user_msg = planner.messages(facts, MEMORY, FEEDBACK)
+    assert (system_msg.role, user_msg.role) == ("system", "user")
+    assert system_msg.content == system  # static part: identical on every call
+    user = user_msg.content
+    me = kitchen.players[seat]
+    assert f"You (player {seat}) are at [{me.position[0]}, {me.position[1]}] facing up, holding nothing." in user
+    assert "its last completed skill was pickup(onion)" in user
+    assert "- step 3: you chose pickup(onion) (done); you expected your teammate to pickup(dish)" in user
+    assert "- step 7: you chose wait(2) (failed: took too long); your teammate actually did deliver_soup()" in user
+    assert "Your plan deliver_soup() cannot be done now: you are not holding a soup (you hold nothing). Get a soup first." in user
+    assert f"Answer with one JSON object with the keys {', '.join(prompts.fields)}" in user
+    for pot in kitchen.map.pots:
+        assert f"Pot at [{pot[0]}, {pot[1]}]: empty." in user
+
+    explain = planner.explainer_messages(facts, Skill("deliver_soup"), ["you are not holding a soup (you hold nothing)"])
+    assert "You chose deliver_soup(), but it cannot be done now because: you are not holding a soup (you hold nothing)." in explain[1].content
+
+    assert prompts.render("belief.j2", {"mode": "replace", "predicted": "pickup(dish)", "actual": "pickup(onion)"}) == (
+        "your teammate actually did pickup(onion)"
+    )
+    assert prompts.render("belief.j2", {"mode": "annotate", "predicted": "pickup(dish)", "actual": "pickup(onion)"}) == (
+        "you predicted pickup(dish) but your teammate actually did pickup(onion)"
+    )
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_every_set_renders_the_text_answer_format(first_kitchens, name):
+    kitchen = first_kitchens["cramped_room"]
+    planner, book = _planner(kitchen, "cramped_room", 0, name, fmt="text")
+    user = planner.messages(_facts(kitchen, 0, book), [], [])[1].content
+    fields = load_prompt_set(name).fields
+    assert "Answer in exactly this format:" in user
+    assert user.rstrip().endswith("Plan: <exactly one skill for yourself, e.g. pickup(onion)>")
+    assert ("Analysis: <" in user) == ("analysis" in fields)
+    assert ("Intention: <" in user) == ("intention" in fields)
+
+
+@pytest.mark.parametrize(
+    ("name", "level", "fields"),
+    [
+        ("proagent", "intention", ("analysis", "intention", "plan")),
+        ("analysis", "analysis", ("analysis", "plan")),
+        ("plan_only", "plan", ("plan",)),
+    ],
+)
+def test_levels_map_to_fields(first_kitchens, name, level, fields):
+    prompts = load_prompt_set(name)
+    assert prompts.level == level
+    assert prompts.fields == fields == LEVEL_FIELDS[level]
+    kitchen = first_kitchens["cramped_room"]
+    planner, book = _planner(kitchen, "cramped_room", 0, name)
+    schema = planner.structured_output(book.all_skills()).json_schema
+    assert tuple(schema["properties"]) == fields
+    assert schema["required"] == list(fields)
+    user = planner.messages(_facts(kitchen, 0, book), [], [])[1].content
+    assert f"Answer with one JSON object with the keys {', '.join(fields)} " in user
+    # demos show exactly the fields of the level (counter_circuit ships demos for both seats)
+    kitchen = first_kitchens["counter_circuit"]
+    assert load_knowledge("counter_circuit", 0).demos
+    system = _planner(kitchen, "counter_circuit", 0, name)[0].system_prompt
+    assert "Examples of good decisions:" in system
+    assert "\nPlan: " in system
+    assert ("\nAnalysis: " in system) == ("analysis" in fields)
+    assert ("\nIntention: " in system) == ("intention" in fields)
+
+
+def test_structured_output_schema(first_kitchens):
+    kitchen = first_kitchens["cramped_room"]
+    planner, book = _planner(kitchen, "cramped_room", 0)
+    allowed = [Skill("pickup", "onion"), Skill("wait", 3)]
+    structured = planner.structured_output(allowed)
+    schema = structured.json_schema
+    assert schema["type"] == "object"
+    assert schema["additionalProperties"] is False
+    assert schema["properties"]["plan"] == {"type": "string", "enum": ["pickup(onion)", "wait(3)"]}
+    assert schema["properties"]["analysis"] == {"type": "string", "maxLength": ANALYSIS_MAX_CHARS}
+    # the teammate may do anything: the intention enum is every skill, not the allowed ones
+    assert schema["properties"]["intention"]["enum"] == [str(s) for s in book.all_skills()]
+    assert "wait(20)" in schema["properties"]["intention"]["enum"]
+    assert "wait(21)" not in schema["properties"]["intention"]["enum"]
+
+
+def test_an_unknown_set_lists_the_available_ones():
+    with pytest.raises(PromptSetError) as info:
+        load_prompt_set("no_such_set")
+    message = str(info.value)
+    assert "no_such_set" in message
+    for name in SETS:
+        assert name in message
+
+
+# ---- user prompt roots -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def prompt_root(tmp_path: Path) -> Path:
+    """A private prompts root holding copies of the shipped sets (variants extend them)."""
+    root = tmp_path / "prompts"
+    shutil.copytree(PROMPTS_DIR, root)
+    return root
+
+
+def _make_set(root: Path, name: str, files: dict[str, str], level: str = "intention") -> None:
+    folder = root / name
+    folder.mkdir()
+    (folder / "prompt.toml").write_text(f'level = "{level}"\n')
+    defaults = {
+        "planner_system.j2": '{% extends "proagent/planner_system.j2" %}',
+        "planner_user.j2": '{% extends "proagent/planner_user.j2" %}',
+        "explainer.j2": '{% include "proagent/explainer.j2" %}',
+        "belief.j2": '{% include "proagent/belief.j2" %}',
+    }
+    for filename, text in {**defaults, **files}.items():
+        (folder / filename).write_text(text)
+
+
+def test_a_user_variant_overrides_one_block(first_kitchens, prompt_root):
+    _make_set(
+        prompt_root,
+        "my_variant",
+        {"planner_user.j2": '{% extends "proagent/planner_user.j2" %}\n{% block memory %}MY MEMORY: {{ memory | length }} records\n{% endblock %}'},
+    )
+    assert "my_variant" in available_prompt_sets(prompt_root)
+    kitchen = first_kitchens["cramped_room"]
+    planner, book = _planner(kitchen, "cramped_room", 0, "my_variant", root=prompt_root)
+    user = planner.messages(_facts(kitchen, 0, book), MEMORY, FEEDBACK)[1].content
+    assert user.startswith("MY MEMORY: 2 records")
+    assert "Recent history" not in user  # the overridden block
+    assert "You (player 0) are at [1, 2] facing up" in user  # the inherited blocks
+    assert "Your plan deliver_soup() cannot be done now" in user
+    assert user.rstrip().endswith('("plan": exactly one skill for yourself).')
+    hashes = load_prompt_set("my_variant", root=prompt_root).source_hashes()
+    assert "my_variant/planner_user.j2" in hashes and "proagent/planner_user.j2" in hashes
+
+
+def test_a_misspelt_variable_fails_loudly(first_kitchens, prompt_root):
+    _make_set(
+        prompt_root,
+        "typo",
+        {"planner_user.j2": '{% extends "proagent/planner_user.j2" %}\n{% block state %}Step {{ facts.stpe }}{% endblock %}'},
+    )
+    kitchen = first_kitchens["cramped_room"]
+    planner, book = _planner(kitchen, "cramped_room", 0, "typo", root=prompt_root)
+    with pytest.raises(PromptSetError) as info:
+        planner.messages(_facts(kitchen, 0, book), [], [])
+    message = str(info.value)
+    assert "typo" in message and "planner_user.j2" in message and "stpe" in message
+
+
+def test_a_misspelt_top_level_variable_fails_at_construction(first_kitchens, prompt_root):
+    _make_set(prompt_root, "typo_system", {"planner_system.j2": "{{ taks }}\n{{ rules }}"})
+    with pytest.raises(PromptSetError, match="taks"):
+        _planner(first_kitchens["cramped_room"], "cramped_room", 0, "typo_system", root=prompt_root)
+
+
+def test_a_set_missing_a_template_or_with_a_bad_level_is_rejected(prompt_root):
+    _make_set(prompt_root, "bad_level", {}, level="everything")
+    with pytest.raises(PromptSetError, match="level"):
+        load_prompt_set("bad_level", root=prompt_root)
+    _make_set(prompt_root, "incomplete", {})
+    (prompt_root / "incomplete" / "explainer.j2").unlink()
+    with pytest.raises(PromptSetError, match="explainer.j2"):
+        load_prompt_set("incomplete", root=prompt_root)

@@ -1,0 +1,67 @@
+"""The partner registry: names, factories, the unknown-name error, the Partner protocol."""
+
+from __future__ import annotations
+
+import pytest
+
+from proagent.partners import (
+    Partner,
+    PartnerRegistry,
+    SkillPartner,
+    UnknownPartnerError,
+    available_partners,
+    default_registry,
+    greedy,
+    make_partner,
+)
+from proagent.partners.scripted import StayPartner
+
+SCRIPTED = ["greedy", "onion_passer", "random", "stay", "supplier"]
+
+
+def test_available_partners_lists_the_scripted_ones():
+    assert available_partners() == SCRIPTED
+
+
+@pytest.mark.parametrize("name", SCRIPTED)
+def test_make_partner_builds_a_fresh_partner_of_that_name(name):
+    first, second = make_partner(name, "cramped_room"), make_partner(name, "cramped_room")
+    assert isinstance(first, Partner)
+    assert first.name == name
+    assert first is not second
+
+
+def test_unknown_partner_error_lists_the_available_names():
+    with pytest.raises(UnknownPartnerError) as info:
+        make_partner("grandmaster", "cramped_room")
+    message = str(info.value)
+    assert "grandmaster" in message
+    assert all(name in message for name in SCRIPTED)
+    assert isinstance(info.value, ValueError)
+
+
+def test_registry_extends_without_touching_the_default():
+    extended = default_registry().with_factories({"statue": lambda layout: StayPartner("statue")})
+    assert "statue" in extended.names()
+    assert extended.make("statue", "cramped_room").name == "statue"
+    assert "statue" not in available_partners()
+    assert make_partner("statue", "cramped_room", registry=extended).name == "statue"
+
+
+def test_registry_refuses_to_shadow_a_name():
+    with pytest.raises(ValueError, match="greedy"):
+        PartnerRegistry().with_factories({"greedy": lambda layout: StayPartner()})
+
+
+def test_skill_partner_must_be_reset_before_acting(make_env):
+    env = make_env("cramped_room")
+    import jax
+
+    state = env.jit_reset(jax.random.PRNGKey(0))
+    with pytest.raises(RuntimeError, match="reset"):
+        SkillPartner("greedy", greedy).act(env.symbolic(state), state)
+
+
+def test_epsilon_must_be_a_probability():
+    with pytest.raises(ValueError, match="epsilon"):
+        SkillPartner("greedy", greedy, epsilon=1.5)
