@@ -35,7 +35,11 @@ from jaxmarl.environments.overcooked_v2.common import (  # noqa: E402
 )
 from jaxmarl.environments.overcooked_v2.layouts import Layout, overcooked_v2_layouts  # noqa: E402
 from jaxmarl.environments.overcooked_v2.overcooked import OvercookedV2, State  # noqa: E402
-from jaxmarl.environments.overcooked_v2.settings import DELIVERY_REWARD, POT_COOK_TIME  # noqa: E402
+from jaxmarl.environments.overcooked_v2.settings import (  # noqa: E402
+    DELIVERY_REWARD,
+    INDICATOR_ACTIVATION_TIME,
+    POT_COOK_TIME,
+)
 
 
 @cache
@@ -45,6 +49,7 @@ def jaxmarl_layouts() -> dict[str, Layout]:
 
 __all__ = [
     "DELIVERY_REWARD",
+    "INDICATOR_ACTIVATION_TIME",
     "POT_COOK_TIME",
     "Direction",
     "DynamicObject",

@@ -8,6 +8,7 @@ environments with per-env done handling trivial), and the score kept apart from 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property
 from typing import NamedTuple
 
@@ -18,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from envs.overcooked import engine
 from envs.overcooked.actions import TO_ENGINE
 from envs.overcooked.engine import DynamicObject, StaticObject
+from envs.overcooked.events import Event, extract_events
 from envs.overcooked.layouts import KitchenLayout, get_layout
 from envs.overcooked.symbolic import KitchenMap, KitchenState, decode
 
@@ -39,7 +41,8 @@ class Dynamics(BaseModel):
 
 
 class Transition(NamedTuple):
-    """One step's outcome. ``reward`` is the score delta (deliveries only); shaped rewards are apart."""
+    """One step's outcome. ``reward`` is the score delta: soup deliveries, plus the engine's cost of
+    pressing a V2 button indicator. Shaped rewards are apart and never in the score."""
 
     state: EnvState
     reward: jax.Array  # () float, sparse team score delta
@@ -92,8 +95,12 @@ class OvercookedEnv:
         )
 
     def observe(self, state: EnvState) -> jax.Array:
-        """Per-agent grid observations (the engine's default encoding), shape (agents, H, W, C)."""
-        return self.engine.get_obs_default(state)
+        """Per-agent grid observations (the engine's default encoding), shape (agents, H, W, C);
+        with ``agent_view_size`` each agent sees a (2v+1)-square window around itself."""
+        if self.dynamics.agent_view_size is None:
+            return self.engine.get_obs_default(state)
+        obs = self.engine.get_obs(state)
+        return jnp.stack([obs[f"agent_{i}"] for i in range(self.num_agents)])
 
     def _apply_cook_time(self, before: EnvState, after: EnvState) -> EnvState:
         if self.dynamics.cook_time == engine.POT_COOK_TIME:
@@ -133,6 +140,10 @@ class OvercookedEnv:
     def symbolic(self, state: EnvState) -> KitchenState:
         """The typed view of one (unbatched) state."""
         return decode(state, self.kitchen_map, self.dynamics.horizon)
+
+    def events(self, before: KitchenState, actions: Sequence[int], after: KitchenState) -> list[Event]:
+        """What each agent's interaction did in this step (knows whether pots cook by themselves)."""
+        return extract_events(before, actions, after, auto_cook=self.dynamics.auto_cook)
 
     # ---- jitted and batched entry points ----
 

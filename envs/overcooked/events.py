@@ -6,11 +6,12 @@ on these records, so the derivation is deterministic and reads only the symbolic
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 
 from envs.overcooked.actions import Action
-from envs.overcooked.engine import StaticObject
+from envs.overcooked.engine import INDICATOR_ACTIVATION_TIME, StaticObject
 from envs.overcooked.symbolic import Item, KitchenState, Pos
 
 
@@ -47,12 +48,17 @@ class Event:
         return record
 
 
-def extract_events(before: KitchenState, actions: tuple[int, ...] | list[int], after: KitchenState) -> list[Event]:
-    """All events of one step, ordered by agent (the engine resolves interactions in that order)."""
+def extract_events(
+    before: KitchenState, actions: Sequence[int], after: KitchenState, auto_cook: bool = True
+) -> list[Event]:
+    """All events of one step, ordered by agent (the engine resolves interactions in that order).
+
+    ``auto_cook`` says who can start a pot: the agent whose ingredient fills it (classic rules),
+    or an empty-handed agent interacting with it (explicit cook start)."""
     events: list[Event] = []
     for player, action in zip(before.players, actions):
         if int(action) == Action.INTERACT:
-            events.extend(_interaction(before, player.index, after))
+            events.extend(_interaction(before, player.index, after, auto_cook))
     return _one_start_per_pot(events)
 
 
@@ -67,7 +73,7 @@ def _one_start_per_pot(events: list[Event]) -> list[Event]:
     return [e for e in events if e.kind != EventKind.START_COOKING or starts[e.position] is e]
 
 
-def _interaction(before: KitchenState, agent: int, after: KitchenState) -> list[Event]:
+def _interaction(before: KitchenState, agent: int, after: KitchenState, auto_cook: bool) -> list[Event]:
     player = before.players[agent]
     held, now = player.held, after.players[agent].held
     target = player.facing
@@ -87,17 +93,19 @@ def _interaction(before: KitchenState, agent: int, after: KitchenState) -> list[
         if held is not None and now is None:
             return [event(EventKind.PLACE_ON_COUNTER, held)]
     if tile == StaticObject.POT:
-        return _pot_events(before, agent, after, event)
+        return _pot_events(before, agent, after, event, auto_cook)
     if tile == StaticObject.GOAL and held is not None and held.kind == "soup" and now is None:
         return [event(EventKind.DELIVER, held, correct=tuple(sorted(held.ingredients)) == tuple(sorted(before.recipe)))]
-    if tile == StaticObject.BUTTON_RECIPE_INDICATOR:
-        was = {i.position: i.active_ticks for i in before.indicators}
-        if any(i.position == target and i.active_ticks > was[target] for i in after.indicators):
+    if tile == StaticObject.BUTTON_RECIPE_INDICATOR and held is None:
+        # A press sets the timer to its full length and the step ticks it once: a press on the very
+        # next step reads the same value before and after, so compare with the fresh value.
+        fresh = INDICATOR_ACTIVATION_TIME - 1
+        if any(i.position == target and i.active_ticks == fresh for i in after.indicators):
             return [event(EventKind.ACTIVATE_INDICATOR, None)]
     return []
 
 
-def _pot_events(before: KitchenState, agent: int, after: KitchenState, event) -> list[Event]:
+def _pot_events(before: KitchenState, agent: int, after: KitchenState, event, auto_cook: bool) -> list[Event]:
     player = before.players[agent]
     held, now = player.held, after.players[agent].held
     pot_before, pot_after = before.pot_at[player.facing], after.pot_at[player.facing]
@@ -106,7 +114,7 @@ def _pot_events(before: KitchenState, agent: int, after: KitchenState, event) ->
         out.append(event(EventKind.PUT_IN_POT, held))
     elif held is not None and held.kind == "dish" and now is not None and now.kind == "soup":
         out.append(event(EventKind.FILL_DISH, now))
-    could_start = held is None or (held.kind == "ingredient" and now is None)
+    could_start = (held is not None and held.kind == "ingredient" and now is None) if auto_cook else held is None
     if could_start and pot_before.idle and not pot_after.idle:
         out.append(event(EventKind.START_COOKING, Item("soup", pot_after.ingredients)))
     return out

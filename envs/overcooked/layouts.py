@@ -65,6 +65,19 @@ class KitchenLayout:
     num_ingredients: int
     source: str = field(default="", compare=False)
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, KitchenLayout):
+            return NotImplemented
+        return (self.name, self.starts, self.recipes, self.num_ingredients) == (
+            other.name,
+            other.starts,
+            other.recipes,
+            other.num_ingredients,
+        ) and np.array_equal(self.tiles, other.tiles)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.starts, self.recipes, self.tiles.shape, self.tiles.tobytes()))
+
     @property
     def height(self) -> int:
         return int(self.tiles.shape[0])

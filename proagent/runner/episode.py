@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import jax
 import jax.numpy as jnp
 
-from envs import Action, EnvState, KitchenState, OvercookedEnv, extract_events, render_ascii
+from envs import Action, EnvState, KitchenState, OvercookedEnv, render_ascii
 from envs.overcooked.events import Event, EventKind
 from proagent.agent.proagent import ProAgent
 from proagent.partners.base import Partner
@@ -67,7 +67,7 @@ async def run_episode(
         actions = (int(mine), int(theirs)) if seat == 0 else (int(theirs), int(mine))
         tr = env.jit_step(jax.random.fold_in(key, kitchen.step), state, jnp.asarray(actions, dtype=jnp.int32))
         next_kitchen = env.symbolic(tr.state)
-        events = extract_events(kitchen, actions, next_kitchen)
+        events = env.events(kitchen, actions, next_kitchen)
         all_events.extend(events)
         reward = float(tr.reward)
         score += reward

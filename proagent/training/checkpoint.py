@@ -79,14 +79,15 @@ def device_description() -> str:
     return f"{dev.platform}:{getattr(dev, 'device_kind', dev.platform)}"
 
 
-def save(directory: Path, params: Any, manifest: Manifest) -> Path:
-    """Write params then manifest (the manifest last, so a present manifest means a whole checkpoint)."""
+def save(directory: Path, params: Any, manifest: Manifest) -> Manifest:
+    """Write params then manifest (the manifest last, so a present manifest means a whole checkpoint);
+    returns the manifest as written (with the params' sha256)."""
     directory.mkdir(parents=True, exist_ok=True)
     blob = serialization.msgpack_serialize(jax.tree.map(np.asarray, serialization.to_state_dict(params)))
     (directory / PARAMS_FILE).write_bytes(blob)
     manifest = manifest.model_copy(update={"params_sha256": hashlib.sha256(blob).hexdigest()})
     (directory / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2) + "\n")
-    return directory
+    return manifest
 
 
 def load_manifest(directory: Path) -> Manifest:

@@ -125,6 +125,6 @@ def train(
     manifest.self_play = evaluate_self_play(env, config, params, config.seed + 10_000, eval_episodes)
     log(f"self-play score over {eval_episodes} episodes: {manifest.self_play.mean:.1f} ± {manifest.self_play.se:.1f}")
     if out_dir is not None:
-        checkpoint.save(out_dir, params, manifest)
+        manifest = checkpoint.save(out_dir, params, manifest)
         (out_dir / "history.jsonl").write_text("".join(json.dumps(r) + "\n" for r in history))
     return TrainResult(out_dir=str(out_dir) if out_dir else None, manifest=manifest, history=history)

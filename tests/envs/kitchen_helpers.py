@@ -126,7 +126,7 @@ def play(env: envs.OvercookedEnv, script: list[str], state=None, seed: int = 0) 
     for t, actions in enumerate(parse_script(script)):
         tr = env.jit_step(jax.random.fold_in(key, t), state, jnp.array(actions, dtype=jnp.int32))
         after = env.symbolic(tr.state)
-        out.events.extend(envs.extract_events(kitchen, actions, after))
+        out.events.extend(env.events(kitchen, actions, after))
         out.rewards.append(float(tr.reward))
         out.shaped.append(tuple(float(x) for x in np.asarray(tr.shaped_reward)))
         out.dones.append(bool(tr.done))

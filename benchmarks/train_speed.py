@@ -1,0 +1,158 @@
+"""PPO training speed (env-steps/s) of our trainer vs a straightforward JaxMARL baseline, same run.
+
+    python benchmarks/train_speed.py [--layout cramped_room] [--num-envs 64] [--num-steps 256]
+                                     [--updates 2] [--only fast,cnn,baseline]
+
+- ``fast``: our trainer (proagent.training.ppo) with the 1x1 encoder;
+- ``cnn``: our trainer with the paper's CNN (5x5, 3x3, 3x3);
+- ``baseline``: the same PPO update (GAE, 4 epochs x 16 minibatches) over raw JaxMARL OvercookedV2
+  ``step`` (its auto-reset computes a reset every step) with JaxMARL IPPO's MLP (separate actor and
+  critic, 64-64 tanh, over the flattened observation).
+
+Each variant is timed over ``--updates`` whole PPO updates after one warm-up (compile excluded), and
+its rollout alone (acting + env stepping) too. Ratios are printed against the baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax.linen.initializers import constant, orthogonal
+from flax.training.train_state import TrainState
+
+import envs
+from proagent.training.config import PPOConfig
+from proagent.training.networks import NetworkConfig
+from proagent.training.ppo import _epochs, gae, make_train
+from proagent.training.rollout import Trajectory
+
+
+class JaxMARLMLP(nn.Module):
+    """JaxMARL IPPO-FF's actor-critic: two separate 64-64 tanh MLPs."""
+
+    @nn.compact
+    def __call__(self, obs):
+        x = obs.reshape(obs.shape[0], -1).astype(jnp.float32)
+        a = x
+        for _ in range(2):
+            a = nn.tanh(nn.Dense(64, kernel_init=orthogonal(np.sqrt(2)), bias_init=constant(0.0))(a))
+        logits = nn.Dense(6, kernel_init=orthogonal(0.01), bias_init=constant(0.0))(a)
+        c = x
+        for _ in range(2):
+            c = nn.tanh(nn.Dense(64, kernel_init=orthogonal(np.sqrt(2)), bias_init=constant(0.0))(c))
+        return logits, nn.Dense(1, kernel_init=orthogonal(1.0), bias_init=constant(0.0))(c)[:, 0]
+
+
+def make_baseline(config: PPOConfig, env: envs.OvercookedEnv):
+    """init(key) -> carry, jitted update(carry) -> carry: PPO over jaxmarl's auto-resetting step."""
+    raw, net = env.engine, JaxMARLMLP()
+    agents = [f"agent_{i}" for i in range(env.num_agents)]
+    tx = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(config.lr, eps=1e-5))
+
+    def init(key):
+        obs, states = jax.vmap(raw.reset)(jax.random.split(key, config.num_envs))
+        obs = jnp.stack([obs[a] for a in agents], 1)
+        ts = TrainState.create(apply_fn=net.apply, params=net.init(key, obs[:, 0]), tx=tx)
+        return ts, states, obs, key
+
+    def step(carry, key):
+        ts, states, obs = carry
+        k_act, k_env = jax.random.split(key)
+        flat = obs.reshape(-1, *obs.shape[2:])
+        logits, value = ts.apply_fn(ts.params, flat)
+        action = jax.random.categorical(k_act, logits)
+        act = action.reshape(config.num_envs, -1)
+        actions = {a: act[:, i] for i, a in enumerate(agents)}
+        nobs, states, rew, dones, info = jax.vmap(raw.step)(jax.random.split(k_env, config.num_envs), states, actions)
+        reward = jnp.stack([rew[a] + info["shaped_reward"][a] for a in agents], 1).reshape(-1)
+        done = jnp.repeat(dones["__all__"], len(agents))
+        logp = jnp.take_along_axis(jax.nn.log_softmax(logits), action[:, None], -1)[:, 0]
+        zero = jnp.zeros(config.num_envs)
+        row = Trajectory(flat, action, logp, value, reward, done, zero, zero, dones["__all__"])
+        return (ts, states, jnp.stack([nobs[a] for a in agents], 1)), row
+
+    def rollout(carry):
+        ts, states, obs, key = carry
+        key, k_roll = jax.random.split(key)
+        (_, states, obs), traj = jax.lax.scan(step, (ts, states, obs), jax.random.split(k_roll, config.num_steps))
+        return (ts, states, obs, key), traj
+
+    def update(carry):
+        (ts, states, obs, key), traj = rollout(carry)
+        _, last_value = ts.apply_fn(ts.params, obs.reshape(-1, *obs.shape[2:]))
+        adv, target = gae(traj, last_value, config.gamma, config.gae_lambda)
+        flat = lambda x: x.reshape(-1, *x.shape[2:])
+        data = tuple(map(flat, (traj.obs, traj.action, traj.log_prob, traj.value, adv, target)))
+        key, k_ep = jax.random.split(key)
+        ts, _ = _epochs(ts, config, data, k_ep)
+        return ts, states, obs, key
+
+    return jax.jit(init), jax.jit(update), jax.jit(lambda c: rollout(c)[0])
+
+
+def time_calls(fn, carry, calls: int) -> tuple[float, object]:
+    carry = fn(carry)  # warm-up (compiles)
+    jax.block_until_ready(carry)
+    start = time.perf_counter()
+    for _ in range(calls):
+        carry = fn(carry)
+    jax.block_until_ready(carry)
+    return time.perf_counter() - start, carry
+
+
+def bench_ours(config: PPOConfig, env: envs.OvercookedEnv, updates: int) -> tuple[float, float]:
+    from proagent.training.rollout import rollout
+
+    init, update = make_train(config, env, 1)
+    runner = init(jax.random.PRNGKey(0))
+    roll = jax.jit(
+        lambda r: r._replace(envs=rollout(env, lambda o: r.train_state.apply_fn(r.train_state.params, o), r.envs, r.key, config.num_steps, 1.0)[0])
+    )
+    t_roll, runner = time_calls(roll, runner, updates)
+    t_upd, _ = time_calls(lambda r: update(r)[0], runner, updates)
+    return t_upd, t_roll
+
+
+def bench_baseline(config: PPOConfig, env: envs.OvercookedEnv, updates: int) -> tuple[float, float]:
+    init, update, roll = make_baseline(config, env)
+    carry = init(jax.random.PRNGKey(0))
+    t_roll, carry = time_calls(roll, carry, updates)
+    t_upd, _ = time_calls(update, carry, updates)
+    return t_upd, t_roll
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--layout", default="cramped_room")
+    p.add_argument("--num-envs", type=int, default=64)
+    p.add_argument("--num-steps", type=int, default=256)
+    p.add_argument("--updates", type=int, default=2, help="timed PPO updates per variant")
+    p.add_argument("--only", default="fast,cnn,baseline", help="comma-separated variants")
+    args = p.parse_args(argv)
+    env = envs.make(args.layout)
+    dev = jax.devices()[0]
+    print(f"device {dev.platform}:{getattr(dev, 'device_kind', '')}  layout {args.layout}  "
+          f"{args.num_envs} envs x {args.num_steps} steps, {args.updates} timed updates each", flush=True)
+    results: dict[str, tuple[float, float]] = {}
+    for name in args.only.split(","):
+        enc = "fast" if name == "baseline" else name
+        cfg = PPOConfig(layout=args.layout, num_envs=args.num_envs, num_steps=args.num_steps, network=NetworkConfig(encoder=enc))
+        bench = bench_baseline if name == "baseline" else bench_ours
+        t_upd, t_roll = bench(cfg, env, args.updates)
+        steps = args.updates * cfg.steps_per_update
+        results[name] = (steps / t_upd, steps / t_roll)
+        print(f"{name:>9}: train {results[name][0]:>10,.0f} env-steps/s   rollout only {results[name][1]:>10,.0f}", flush=True)
+    if "baseline" in results:
+        base = results["baseline"][0]
+        for name, (sps, _) in results.items():
+            print(f"{name:>9}: {sps / base:5.2f}x baseline training speed")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""`proagent train`: train a partner policy and write it to partners/<layout>/<algo>/.
+
+    proagent train --algo sp --layout cramped_room --seed 0 --steps 10000000 [--encoder cnn|fast]
+
+The encoder defaults to ``auto``: the paper's CNN when JAX sees a GPU, the fast 1x1 encoder on
+CPU (the CNN trains ~10x slower there; see benchmarks/train_speed.py). Also runnable on its own as
+``python -m proagent.training.cli ...`` (the same arguments).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ALGOS = ("sp",)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--algo", choices=ALGOS, default="sp", help="training algorithm (sp = self-play PPO)")
+    p.add_argument("--layout", required=True, help="layout name or file (e.g. cramped_room)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--steps", type=float, default=10_000_000, help="environment steps (e.g. 1e7)")
+    p.add_argument("--encoder", choices=("auto", "cnn", "fast"), default="auto", help="auto: cnn on GPU, fast on CPU")
+    p.add_argument("--out", type=Path, default=None, help="checkpoint folder (default partners/<layout>/<algo>/)")
+    p.add_argument("--num-envs", type=int, default=64, help="parallel environments")
+    p.add_argument("--shaping-horizon", type=float, default=None, help="env steps to anneal shaping to 0 (default steps/2)")
+    p.add_argument("--updates-per-call", type=int, default=10, help="PPO updates per jitted call (progress granularity)")
+    p.add_argument("--eval-episodes", type=int, default=100, help="self-play episodes scored at the end")
+    p.add_argument("--checkpoint-every", type=float, default=120.0, help="seconds between intermediate checkpoints")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("train", help="train an RL partner (self-play PPO) and save it under partners/")
+    add_arguments(p)
+    p.set_defaults(run=run)
+
+
+def resolve_encoder(choice: str) -> str:
+    import jax
+
+    if choice != "auto":
+        return choice
+    return "cnn" if jax.default_backend() == "gpu" else "fast"
+
+
+def build_config(args: argparse.Namespace):
+    from envs import get_layout
+    from proagent.training.config import PPOConfig
+    from proagent.training.networks import NetworkConfig
+
+    steps = int(args.steps)
+    horizon = int(args.shaping_horizon) if args.shaping_horizon is not None else steps // 2
+    return PPOConfig(
+        layout=get_layout(args.layout).name,
+        seed=args.seed,
+        total_steps=steps,
+        num_envs=args.num_envs,
+        shaping_horizon=horizon,
+        network=NetworkConfig(encoder=resolve_encoder(args.encoder)),
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from envs import LayoutError
+    from proagent.training import checkpoint
+    from proagent.training.trainer import train
+
+    try:
+        config = build_config(args)
+    except LayoutError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out = args.out or checkpoint.partner_dir(config.layout, args.algo)
+    print(f"training {args.algo} on {config.layout}: {config.total_steps:,} steps, encoder {config.network.encoder}, "
+          f"device {checkpoint.device_description()} -> {out}", flush=True)
+    log = lambda line: print(line, flush=True)
+    result = train(config, out, args.algo, args.updates_per_call, args.eval_episodes, args.checkpoint_every, log)
+    sp = result.manifest.self_play
+    print(f"saved {out}  ({result.manifest.train_wall_time_s:.0f}s; self-play {sp.mean:.1f} ± {sp.se:.1f})")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="proagent train", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
