@@ -1,7 +1,9 @@
 """The one place that imports JaxMARL's OvercookedV2 engine.
 
-JaxMARL prints to stdout when its environment package is imported; an agent loop that renders a
-live terminal view (or pipes JSON) must not get stray lines, so the import is silenced here.
+JaxMARL prints to stdout when its environment package is imported, and its mabrax module resets
+``sys.stdout``/``sys.stderr`` to the process's original streams (breaking any redirection or test
+capture in force). An agent loop that renders a live view or pipes JSON must not get stray lines,
+so the import is silenced here and the caller's streams are put back.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from functools import cache
 
 
 def _import_quietly() -> None:
+    streams = (sys.stdout, sys.stderr)
     sys.stdout.flush()
     saved = os.dup(1)
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -23,6 +26,7 @@ def _import_quietly() -> None:
         os.dup2(saved, 1)
         os.close(saved)
         os.close(devnull)
+        sys.stdout, sys.stderr = streams
 
 
 _import_quietly()

@@ -1,0 +1,119 @@
+"""An OpenAI-compatible chat server on 127.0.0.1 for tests and benchmarks.
+
+It answers ``POST /v1/chat/completions`` after a fixed delay, with scripted error replies first
+(to exercise retries) and then content from a responder. The default responder plays a sensible
+Overcooked policy read off the planner's prompt, so a whole episode runs through the real HTTP
+path (litellm, retries, cache, accounting) without any model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Responder = Callable[[dict[str, Any]], str]
+
+_HELD = re.compile(r"You \(player \d\) are at \[[^\]]*\] facing \w+, holding ([^.]+)\.")
+_POT = re.compile(r"Pot at \[[^\]]*\]: ([^.]+)\.")
+
+
+def heuristic_answer(body: dict[str, Any]) -> str:
+    """A competent cook's plan from the state in the last user message (free-text format)."""
+    user = body["messages"][-1]["content"]
+    if "Answer" not in user:  # the failure explainer, not the planner
+        return "The skill's preconditions do not hold in this state."
+    held_match = _HELD.search(user)
+    held = held_match.group(1) if held_match else "nothing"
+    pots = _POT.findall(user)
+    soup_coming = any(p.startswith(("cooking", "soup ready")) for p in pots)
+    pot_accepts = any(p.startswith(("empty", "1 of", "2 of")) for p in pots)
+    if held.startswith("soup"):
+        plan = "deliver_soup()"
+    elif held == "dish":
+        plan = "fill_dish_with_soup()" if soup_coming else "place_obj_on_counter()"
+    elif held == "onion":
+        plan = "put_onion_in_pot()" if pot_accepts else "place_obj_on_counter()"
+    elif soup_coming:
+        plan = "pickup(dish)"
+    else:
+        plan = "pickup(onion)" if pot_accepts else "wait(3)"
+    return f"Analysis: I hold {held}.\nIntention: pickup(onion)\nPlan: {plan}"
+
+
+@dataclass
+class FakeChatServer:
+    """Start with ``start()`` (or use as a context manager); ``url`` is the OpenAI base URL."""
+
+    delay_s: float = 0.0
+    responder: Responder = heuristic_answer
+    usage: tuple[int, int] = (42, 7)
+    replies: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    url: str = ""
+    _server: ThreadingHTTPServer | None = None
+    _thread: threading.Thread | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def next_reply(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        with self._lock:
+            if self.replies:
+                return self.replies.pop(0)
+        prompt, completion = self.usage
+        content = self.responder(body)
+        return 200, {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": 1700000000,
+            "model": body.get("model", "fake"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+        }
+
+    def start(self) -> FakeChatServer:
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeChatServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _handler_for(server: FakeChatServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server API
+            length = int(self.headers.get("Content-Length", "0"))
+            body = json.loads(self.rfile.read(length) or b"{}")
+            with server._lock:
+                server.requests.append({"path": self.path, "body": body, "authorization": self.headers.get("Authorization")})
+            time.sleep(server.delay_s)
+            status, payload = server.next_reply(body)
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output clean
+            return
+
+    return Handler

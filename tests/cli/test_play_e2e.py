@@ -1,0 +1,46 @@
+"""`proagent play` end to end through the real HTTP path: litellm → an OpenAI-compatible server on
+127.0.0.1 → planner → verificator → controller → run folder."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from proagent.cli import main
+from proagent.llm.fake_server import FakeChatServer
+
+
+@pytest.fixture
+def server():
+    with FakeChatServer(delay_s=0.0) as srv:
+        yield srv
+
+
+def test_play_with_an_openai_compatible_server_writes_a_complete_run(server, tmp_path, monkeypatch, capsys):
+    secret = "sk-test-SECRET-never-in-runs-0123456789"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    args = ["play", "--layout", "cramped_room", "--partner", "greedy", "--llm", "openai/fake-chef", "--api-base", server.url]
+    args += ["--horizon", "80", "--runs-dir", str(tmp_path), "--cache-dir", str(tmp_path / "cache"), "--live", "off"]
+    assert main(args) == 0
+    (run,) = list(tmp_path.glob("*-play-cramped_room-greedy"))
+    config = json.loads((run / "config.json").read_text())
+    assert config["llm"] == "openai/fake-chef" and config["agent"]["legal_only"] is False
+    assert config["prompt_hashes"] and config["git_commit"]
+    (episode,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
+    assert episode["steps"] == 80 and episode["llm_calls"] - episode["cached_calls"] == len(server.requests) > 0
+    assert episode["score"] >= 20, "the heuristic server plus greedy should serve a soup in 80 steps"
+    trace = [json.loads(line) for line in (run / "trace.jsonl").read_text().splitlines()]
+    assert len(trace) == 80 and trace[0]["decision"]["attempts"][0]["messages"][0]["role"] == "system"
+    assert (run / "episode.gif").stat().st_size > 0 and (run / "summary.json").exists()
+    for path in run.iterdir():
+        assert secret not in path.read_text(errors="ignore"), path
+    assert server.requests[0]["authorization"] == f"Bearer {secret}"
+
+    # Same seed, same cache: the episode replays without one request to the server.
+    before = len(server.requests)
+    assert main(args) == 0
+    assert len(server.requests) == before
+    runs = sorted(tmp_path.glob("*-play-cramped_room-greedy*"))
+    replay = [json.loads(line) for line in (runs[-1] / "trace.jsonl").read_text().splitlines()]
+    assert [r["actions"] for r in replay] == [r["actions"] for r in trace]
