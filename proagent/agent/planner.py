@@ -15,7 +15,7 @@ from proagent.agent.prompts import Knowledge, PromptSet
 from proagent.llm.types import Message, StructuredOutput
 from proagent.skills import Skill, SkillBook, SkillParseError
 
-ANALYSIS_MAX_CHARS = 240
+ANALYSIS_MAX_CHARS = 240  # default bound on the free-text analysis in structured output
 
 
 class PlanParseError(ValueError):
@@ -38,8 +38,17 @@ _LABEL = re.compile(r"^[\W\d]*(analysis|intention|teammate intention|plan)\W*[:ï
 
 
 class Planner:
-    def __init__(self, prompts: PromptSet, knowledge: Knowledge, book: SkillBook, seat: int, output_format: str) -> None:
+    def __init__(
+        self,
+        prompts: PromptSet,
+        knowledge: Knowledge,
+        book: SkillBook,
+        seat: int,
+        output_format: str,
+        analysis_max_chars: int = ANALYSIS_MAX_CHARS,
+    ) -> None:
         self.prompts = prompts
+        self.analysis_max_chars = analysis_max_chars
         self.knowledge = knowledge
         self.book = book
         self.seat = seat
@@ -81,7 +90,7 @@ class Planner:
         all_names = [str(s) for s in self.book.all_skills()]
         props: dict[str, dict] = {}
         if "analysis" in self.prompts.fields:
-            props["analysis"] = {"type": "string", "maxLength": ANALYSIS_MAX_CHARS}
+            props["analysis"] = {"type": "string", "maxLength": self.analysis_max_chars}
         if "intention" in self.prompts.fields:
             props["intention"] = {"type": "string", "enum": all_names}
         props["plan"] = {"type": "string", "enum": skill_names}

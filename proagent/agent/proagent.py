@@ -35,6 +35,7 @@ class AgentConfig(BaseModel):
     max_replans: int = Field(4, ge=0, description="re-plans after a failed check before waiting one step")
     legal_only: bool = Field(False, description="offer the model only skills whose preconditions hold now")
     answer_format: str = Field("json", pattern="^(json|text)$")
+    analysis_max_chars: int = Field(240, ge=0, description="bound on the analysis in structured output")
     max_tokens: int = Field(160, ge=16)
     explain_max_tokens: int = Field(60, ge=8)
     temperature: float = 0.0
@@ -98,7 +99,8 @@ class ProAgent:
         self.seed = seed
         self.book = SkillBook.for_kitchen(first)
         prompts = load_prompt_set(config.prompt)
-        self.planner = Planner(prompts, load_knowledge(layout_name, seat), self.book, seat, config.answer_format)
+        knowledge = load_knowledge(layout_name, seat)
+        self.planner = Planner(prompts, knowledge, self.book, seat, config.answer_format, config.analysis_max_chars)
         self.controller = Controller(self.book, seat, seed)
         self.memory = Memory(config.memory_capacity)
         self.belief = BeliefTracker(config.belief, prompts)

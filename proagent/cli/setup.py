@@ -43,9 +43,15 @@ class Session:
         return make_partner(self.args.partner, self.env.layout)
 
 
+EMBEDDED_ANALYSIS_CHARS = 80  # a 135M model's analysis is filler; fewer tokens = ~3x faster decisions
+
+
 def agent_config(args: argparse.Namespace, embedded: bool) -> AgentConfig:
+    """The agent's config; the embedded model gets its output constrained to legal skills and a
+    short analysis unless the user says otherwise (see --legal-only)."""
     legal_only = args.legal_only == "on" or (args.legal_only == "auto" and embedded)
     return AgentConfig(
+        analysis_max_chars=EMBEDDED_ANALYSIS_CHARS if embedded else AgentConfig().analysis_max_chars,
         prompt=args.prompt,
         belief=args.belief,
         memory_k=args.memory_k,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import os
 import statistics
@@ -78,6 +79,20 @@ def _stats(runs: list[Completion], cpu: list[float]) -> Stats:
     )
 
 
+def _read_perf(model: EmbeddedModel) -> dict[str, float]:
+    """llama.cpp's own counters for the last call: tokens evaluated and decode speed (then reset)."""
+    lib = importlib.import_module("llama_cpp.llama_cpp")
+    ctx = model.llama._ctx.ctx  # noqa: SLF001 - benchmark-only peek at the native context
+    data = lib.llama_perf_context(ctx)
+    lib.llama_perf_context_reset(ctx)
+    return {
+        "prompt_tokens_evaluated": data.n_p_eval,
+        "prompt_tok_per_s": 1000.0 * data.n_p_eval / max(data.t_p_eval_ms, 1e-9),
+        "gen_tokens": data.n_eval,
+        "gen_tok_per_s": 1000.0 * data.n_eval / max(data.t_eval_ms, 1e-9),
+    }
+
+
 def _is_valid(text: str) -> bool:
     try:
         answer = json.loads(text)
@@ -100,7 +115,9 @@ async def run(decisions: int, threads: int | None) -> dict[str, Stats]:
         cpu_start = time.process_time()
         into.append(await model.generate(messages, structured=SCHEMA, max_tokens=160))
         cpu.append(time.process_time() - cpu_start)
+        perf.append(_read_perf(model))
 
+    perf: list[dict[str, float]] = []
     await decide(999, [], [])  # warm-up: grammar compile, first-touch of weights
     cold: tuple[list[Completion], list[float]] = ([], [])
     warm: tuple[list[Completion], list[float]] = ([], [])
@@ -109,6 +126,8 @@ async def run(decisions: int, threads: int | None) -> dict[str, Stats]:
         await decide(2 * i, *cold)
         await decide(2 * i + 1, *warm)
     print("example answer:", warm[0][-1].text)
+    for label, rows in (("no_prefix_reuse", perf[1::2]), ("prefix_reused", perf[2::2])):
+        print(f"llama.cpp perf {label:16s}", {k: round(statistics.median(r[k] for r in rows), 1) for k in rows[0]})
     return {"no_prefix_reuse": _stats(*cold), "prefix_reused": _stats(*warm)}
 
 

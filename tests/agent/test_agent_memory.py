@@ -104,4 +104,4 @@ def test_capacity_bounds_what_the_prompt_can_show(cramped, start):
 
 def test_memory_summarises_the_state_at_decision_time(cramped, start):
     agent, _ = _decisions(cramped, start, 1)
-    assert agent.memory.last().state == "you at [1, 2] holding None; teammate at [3, 1] holding None"
+    assert agent.memory.last().state == "you at [1, 2] holding nothing; teammate at [3, 1] holding nothing"

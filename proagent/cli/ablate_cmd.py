@@ -1,0 +1,41 @@
+"""`proagent ablate runs/ablations/<file>`: run an ablation (variants of one agent) and compare them.
+
+The file is an evaluation config with ``base`` and ``variants`` instead of ``agents`` (see
+runs/ablations/README.md). Flags override it as in `proagent eval`, e.g. ``--llm``/``--api-base``
+to pick the model, ``--episodes 1 --horizon 60`` for a quick try, ``--resume`` to continue.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from proagent.cli.eval_cmd import add_agent_flags, add_grid_flags, add_run_flags
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("ablate", help="run an ablation config from runs/ablations/ and compare its variants")
+    p.add_argument("config", nargs="?", type=Path, help="an ablation .toml/.yaml file")
+    add_grid_flags(p)
+    add_agent_flags(p)
+    add_run_flags(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from proagent.cli.eval_cmd import execute
+    from proagent.eval.ablation import expand_ablation
+    from proagent.eval.config import ConfigError, read_config_file
+
+    if args.resume is not None:
+        return execute(args, {}, ablation=None)
+    if args.config is None:
+        print("error: give an ablation file (see runs/ablations/) or --resume RUN", file=sys.stderr)
+        return 2
+    try:
+        data, ablation = expand_ablation(read_config_file(args.config), str(args.config))
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return execute(args, data, ablation=ablation)

@@ -1,0 +1,42 @@
+"""The real embedded model (SmolLM2-135M via llama-cpp-python) drives the agent for a few decisions.
+
+Slow-ish (model load + a few constrained generations, ~20-40 s on 2 cores) but it is the only test
+that exercises the whole pipeline with a real model, so it stays in the default run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+
+import jax
+import pytest
+
+import envs
+from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.llm.factory import make_model
+from proagent.partners import make_partner
+from proagent.runner.episode import run_episode
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed (see README install)"
+)
+
+
+def test_embedded_model_plays_a_few_legal_decisions(tmp_path):
+    env = envs.make("counter_circuit", envs.Dynamics(horizon=6))
+    model = make_model("embedded", cache_dir=tmp_path / "cache")
+    first = env.symbolic(env.jit_reset(jax.random.PRNGKey(0)))
+    agent = ProAgent(AgentConfig(legal_only=True), model, 0, "counter_circuit", first, seed=0)
+    trace: list[dict] = []
+    record = asyncio.run(run_episode(env, agent, make_partner("greedy", env.layout), 0, 0, 0, trace=trace.append))
+    decisions = [r["decision"] for r in trace if r["decision"]]
+    assert record.steps == 6 and record.decisions == len(decisions) >= 1
+    assert record.llm_calls >= record.decisions and record.prompt_tokens > 0 and record.completion_tokens > 0
+    book = agent.book
+    for decision in decisions:
+        first_try = decision["attempts"][0]
+        assert first_try["parse_error"] is None, first_try["response"]
+        # legal_only + grammar: the model can only name a skill whose preconditions held
+        assert first_try["failures"] == [] and book.parse(first_try["plan"]) is not None
+    assert record.fallbacks == 0
