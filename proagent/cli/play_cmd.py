@@ -59,7 +59,14 @@ def run(args: argparse.Namespace) -> int:
     if session.embedded:
         print(EMBEDDED_NOTICE, file=sys.stderr)
     print(f"run folder: {session.folder.path}", file=sys.stderr)
-    records = asyncio.run(_play_all(args, session))
+    from proagent.llm.types import LLMError
+
+    try:
+        records = asyncio.run(_play_all(args, session))
+    except LLMError as exc:
+        print(f"error: the LLM failed: {exc}", file=sys.stderr)
+        print(f"finished episodes are kept in {session.folder.path / 'episodes.jsonl'}", file=sys.stderr)
+        return 1
     _print_summary(records, session.folder.path)
     return 0
 

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
 from types import MappingProxyType
 
-from envs import KitchenLayout
+from envs import KitchenLayout, get_layout
+from proagent.paths import PARTNERS_DIR
 from proagent.partners.base import Partner, UnknownPartnerError
 from proagent.partners.scripted import RandomPartner, SkillPartner, StayPartner, greedy, onion_passer, supplier
 
@@ -54,9 +57,23 @@ class PartnerRegistry:
         return PartnerRegistry(MappingProxyType({**self.factories, **extra}))
 
 
+def _load_trained(algorithm: str, layout: LayoutSpec) -> Partner:
+    from proagent.partners.rl import load_rl_partner  # flax only when a trained partner is used
+
+    if layout is None:
+        raise UnknownPartnerError(f"partner {algorithm!r} is trained per layout: give the layout")
+    return load_rl_partner(algorithm, get_layout(layout) if isinstance(layout, str) else layout)
+
+
+def trained_factories(root: Path = PARTNERS_DIR) -> dict[str, PartnerFactory]:
+    """One factory per algorithm with a checkpoint for some layout (partners/<layout>/<algo>/)."""
+    algorithms = sorted({manifest.parent.name for manifest in root.glob("*/*/manifest.json")})
+    return {name: partial(_load_trained, name) for name in algorithms}
+
+
 def default_registry() -> PartnerRegistry:
-    """The built-in partners (scripted for now; the checkpoint zoo will extend this)."""
-    return PartnerRegistry()
+    """The scripted partners plus every trained partner shipped in partners/."""
+    return PartnerRegistry().with_factories(trained_factories())
 
 
 def make_partner(name: str, layout: LayoutSpec = None, registry: PartnerRegistry | None = None) -> Partner:

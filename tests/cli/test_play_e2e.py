@@ -44,3 +44,21 @@ def test_play_with_an_openai_compatible_server_writes_a_complete_run(server, tmp
     runs = sorted(tmp_path.glob("*-play-cramped_room-greedy*"))
     replay = [json.loads(line) for line in (runs[-1] / "trace.jsonl").read_text().splitlines()]
     assert [r["actions"] for r in replay] == [r["actions"] for r in trace]
+
+
+def test_api_failure_is_a_clear_error_not_a_traceback(tmp_path, capsys, monkeypatch):
+    from proagent.llm.litellm_backend import LiteLLMModel
+
+    real_init = LiteLLMModel.__init__
+
+    def quick_retries(self, model, api_base=None):  # noqa: ANN001 - as make_model calls it
+        real_init(self, model, api_base=api_base, max_retries=1, backoff_initial_s=0.01, backoff_max_s=0.01)
+
+    monkeypatch.setattr(LiteLLMModel, "__init__", quick_retries)
+    with FakeChatServer() as srv:
+        srv.replies = [(500, {"error": {"message": "boom"}})] * 50
+        args = ["play", "--partner", "stay", "--llm", "openai/fake", "--api-base", srv.url, "--horizon", "5"]
+        args += ["--runs-dir", str(tmp_path), "--no-cache", "--live", "off", "--no-gif", "--max-replans", "0"]
+        assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "error: the LLM failed" in err and "Traceback" not in err and "episodes.jsonl" in err
