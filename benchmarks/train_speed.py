@@ -30,7 +30,7 @@ import envs
 from proagent.training.config import PPOConfig
 from proagent.training.networks import NetworkConfig
 from proagent.training.ppo import _epochs, gae, make_train
-from proagent.training.rollout import Trajectory
+from proagent.training.rollout import Trajectory, rollout
 
 
 class JaxMARLMLP(nn.Module):
@@ -77,14 +77,14 @@ def make_baseline(config: PPOConfig, env: envs.OvercookedEnv):
         row = Trajectory(flat, action, logp, value, reward, done, zero, zero, dones["__all__"])
         return (ts, states, jnp.stack([nobs[a] for a in agents], 1)), row
 
-    def rollout(carry):
+    def collect(carry):
         ts, states, obs, key = carry
         key, k_roll = jax.random.split(key)
         (_, states, obs), traj = jax.lax.scan(step, (ts, states, obs), jax.random.split(k_roll, config.num_steps))
         return (ts, states, obs, key), traj
 
     def update(carry):
-        (ts, states, obs, key), traj = rollout(carry)
+        (ts, states, obs, key), traj = collect(carry)
         _, last_value = ts.apply_fn(ts.params, obs.reshape(-1, *obs.shape[2:]))
         adv, target = gae(traj, last_value, config.gamma, config.gae_lambda)
         flat = lambda x: x.reshape(-1, *x.shape[2:])
@@ -93,7 +93,7 @@ def make_baseline(config: PPOConfig, env: envs.OvercookedEnv):
         ts, _ = _epochs(ts, config, data, k_ep)
         return ts, states, obs, key
 
-    return jax.jit(init), jax.jit(update), jax.jit(lambda c: rollout(c)[0])
+    return jax.jit(init), jax.jit(update), jax.jit(lambda c: collect(c)[0])
 
 
 def time_calls(fn, carry, calls: int) -> tuple[float, object]:
@@ -107,13 +107,14 @@ def time_calls(fn, carry, calls: int) -> tuple[float, object]:
 
 
 def bench_ours(config: PPOConfig, env: envs.OvercookedEnv, updates: int) -> tuple[float, float]:
-    from proagent.training.rollout import rollout
-
     init, update = make_train(config, env, 1)
     runner = init(jax.random.PRNGKey(0))
-    roll = jax.jit(
-        lambda r: r._replace(envs=rollout(env, lambda o: r.train_state.apply_fn(r.train_state.params, o), r.envs, r.key, config.num_steps, 1.0)[0])
-    )
+
+    @jax.jit
+    def roll(r):
+        policy = lambda obs: r.train_state.apply_fn(r.train_state.params, obs)
+        return r._replace(envs=rollout(env, policy, r.envs, r.key, config.num_steps, 1.0)[0])
+
     t_roll, runner = time_calls(roll, runner, updates)
     t_upd, _ = time_calls(lambda r: update(r)[0], runner, updates)
     return t_upd, t_roll
@@ -132,22 +133,35 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--layout", default="cramped_room")
     p.add_argument("--num-envs", type=int, default=64)
     p.add_argument("--num-steps", type=int, default=256)
+    p.add_argument("--minibatches", type=int, default=16, help="minibatches per epoch (16: paper / JaxMARL IPPO)")
     p.add_argument("--updates", type=int, default=2, help="timed PPO updates per variant")
     p.add_argument("--only", default="fast,cnn,baseline", help="comma-separated variants")
     args = p.parse_args(argv)
     env = envs.make(args.layout)
     dev = jax.devices()[0]
-    print(f"device {dev.platform}:{getattr(dev, 'device_kind', '')}  layout {args.layout}  "
-          f"{args.num_envs} envs x {args.num_steps} steps, {args.updates} timed updates each", flush=True)
+    print(
+        f"device {dev.platform}:{getattr(dev, 'device_kind', '')}  layout {args.layout}  {args.num_envs} envs x "
+        f"{args.num_steps} steps, 4 epochs x {args.minibatches} minibatches, {args.updates} timed updates each",
+        flush=True,
+    )
     results: dict[str, tuple[float, float]] = {}
     for name in args.only.split(","):
         enc = "fast" if name == "baseline" else name
-        cfg = PPOConfig(layout=args.layout, num_envs=args.num_envs, num_steps=args.num_steps, network=NetworkConfig(encoder=enc))
+        cfg = PPOConfig(
+            layout=args.layout,
+            num_envs=args.num_envs,
+            num_steps=args.num_steps,
+            num_minibatches=args.minibatches,
+            network=NetworkConfig(encoder=enc),
+        )
         bench = bench_baseline if name == "baseline" else bench_ours
         t_upd, t_roll = bench(cfg, env, args.updates)
         steps = args.updates * cfg.steps_per_update
         results[name] = (steps / t_upd, steps / t_roll)
-        print(f"{name:>9}: train {results[name][0]:>10,.0f} env-steps/s   rollout only {results[name][1]:>10,.0f}", flush=True)
+        print(
+            f"{name:>9}: train {results[name][0]:>10,.0f} env-steps/s   rollout only {results[name][1]:>10,.0f}",
+            flush=True,
+        )
     if "baseline" in results:
         base = results["baseline"][0]
         for name, (sps, _) in results.items():

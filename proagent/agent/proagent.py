@@ -86,7 +86,7 @@ class AgentStats:
         self.prompt_tokens += completion.prompt_tokens
         self.completion_tokens += completion.completion_tokens
         self.llm_latency_s += completion.latency_s
-        self.cost_usd += completion.cost_usd or 0.0
+        self.cost_usd += 0.0 if completion.cached else (completion.cost_usd or 0.0)  # replays are free
 
 
 class ProAgent:

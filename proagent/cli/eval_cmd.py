@@ -12,14 +12,15 @@ import asyncio
 import shlex
 import sys
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 # flag dest -> EvalConfig field, for flags that set top-level fields
-GRID_FLAGS = {"name": "name", "partners": "partners", "layouts": "layouts", "seats": "seats", "episodes": "episodes", "seed": "seed", "horizon": "horizon"}
-RUN_FLAGS = {
+GRID_FLAGS = MappingProxyType({f: f for f in ("name", "partners", "layouts", "seats", "episodes", "seed", "horizon")})
+RUN_FLAGS = MappingProxyType({
     "concurrency": "concurrency", "llm_concurrency": "llm_concurrency", "max_cost": "max_cost_usd",
     "max_failures": "max_failures", "trace": "trace", "stepping": "stepping", "cache": "cache", "cache_dir": "cache_dir",
-}  # fmt: skip
+})  # fmt: skip
 AGENT_FLAGS = ("llm", "api_base", "prompt", "belief", "memory_k", "max_replans", "verificator", "legal_only")
 LIST_FIELDS = ("partners", "layouts", "seats")
 

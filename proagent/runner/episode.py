@@ -2,6 +2,8 @@
 
 The environment step is jitted JAX; the agent's LLM calls are awaited; every step is written to
 the trace (state text, decisions with prompts and responses, actions, events, rewards, beliefs).
+Where the states come from is pluggable (`EpisodeEnv`): by default one env stepped per call; the
+evaluator plugs in one that steps many concurrent episodes of a layout in one vmapped call.
 """
 
 from __future__ import annotations
@@ -11,11 +13,12 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import jax
 import jax.numpy as jnp
 
-from envs import Action, EnvState, KitchenState, OvercookedEnv, render_ascii
+from envs import Action, EnvState, KitchenState, OvercookedEnv, Transition, render_ascii
 from envs.overcooked.events import Event, EventKind
 from proagent.agent.proagent import ProAgent
 from proagent.partners.base import Partner
@@ -33,6 +36,28 @@ class StepView:
     events: list[Event]
 
 
+class EpisodeEnv(Protocol):
+    """The states of one episode: its reset state, then one transition per joint action."""
+
+    async def reset(self) -> EnvState: ...
+
+    async def step(self, t: int, state: EnvState, actions: tuple[int, int]) -> Transition: ...
+
+
+class SingleEnv:
+    """One env, one jitted call per step; step ``t`` uses ``fold_in(PRNGKey(seed), t)``."""
+
+    def __init__(self, env: OvercookedEnv, seed: int) -> None:
+        self.env = env
+        self.key = jax.random.PRNGKey(seed)
+
+    async def reset(self) -> EnvState:
+        return self.env.jit_reset(self.key)
+
+    async def step(self, t: int, state: EnvState, actions: tuple[int, int]) -> Transition:
+        return self.env.jit_step(jax.random.fold_in(self.key, t), state, jnp.asarray(actions, dtype=jnp.int32))
+
+
 async def run_episode(
     env: OvercookedEnv,
     agent: ProAgent | Partner,
@@ -43,11 +68,13 @@ async def run_episode(
     trace: Callable[[dict], None] | None = None,
     on_step: Callable[[StepView], None] | None = None,
     states: list[EnvState] | None = None,
+    episode_env: EpisodeEnv | None = None,
 ) -> EpisodeRecord:
-    """Play to the horizon; ``states`` (if given) collects every engine state for a GIF."""
+    """Play to the horizon; ``states`` (if given) collects every engine state for a GIF.
+    ``episode_env`` (default ``SingleEnv(env, seed)``) supplies the states; ``env`` decodes them."""
     started = time.perf_counter()
-    key = jax.random.PRNGKey(seed)
-    state = env.jit_reset(key)
+    episode_env = episode_env or SingleEnv(env, seed)
+    state = await episode_env.reset()
     kitchen = env.symbolic(state)
     partner.reset(1 - seat, seed + 1)
     if not isinstance(agent, ProAgent):
@@ -65,7 +92,7 @@ async def run_episode(
             mine = agent.act(kitchen, state)
         theirs = partner.act(kitchen, state)
         actions = (int(mine), int(theirs)) if seat == 0 else (int(theirs), int(mine))
-        tr = env.jit_step(jax.random.fold_in(key, kitchen.step), state, jnp.asarray(actions, dtype=jnp.int32))
+        tr = await episode_env.step(kitchen.step, state, actions)
         next_kitchen = env.symbolic(tr.state)
         events = env.events(kitchen, actions, next_kitchen)
         all_events.extend(events)

@@ -66,7 +66,9 @@ def partner_dir(layout: str, algo: str, root: Path = PARTNERS_DIR) -> Path:
 def git_commit() -> str:
     """HEAD of the checkout (with '-dirty' when the tree has changes), '' outside git."""
     try:
-        run = lambda *a: subprocess.run(["git", *a], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=10)
+        run = lambda *a: subprocess.run(
+            ["git", *a], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=10, check=False
+        )
         head = run("rev-parse", "HEAD").stdout.strip()
         dirty = run("status", "--porcelain", "--untracked-files=no").stdout.strip()
         return f"{head}-dirty" if head and dirty else head

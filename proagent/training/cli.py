@@ -23,11 +23,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--steps", type=float, default=10_000_000, help="environment steps (e.g. 1e7)")
     p.add_argument("--encoder", choices=("auto", "cnn", "fast"), default="auto", help="auto: cnn on GPU, fast on CPU")
     p.add_argument("--out", type=Path, default=None, help="checkpoint folder (default partners/<layout>/<algo>/)")
-    p.add_argument("--num-envs", type=int, default=64, help="parallel environments")
-    p.add_argument("--shaping-horizon", type=float, default=None, help="env steps to anneal shaping to 0 (default steps/2)")
-    p.add_argument("--updates-per-call", type=int, default=10, help="PPO updates per jitted call (progress granularity)")
+    p.add_argument("--num-envs", type=int, default=32, help="parallel environments")
+    p.add_argument(
+        "--shaping-horizon", type=float, default=None, help="env steps to anneal shaping to 0 (default steps/2)"
+    )
+    p.add_argument(
+        "--updates-per-call", type=int, default=10, help="PPO updates per jitted call (progress granularity)"
+    )
     p.add_argument("--eval-episodes", type=int, default=100, help="self-play episodes scored at the end")
     p.add_argument("--checkpoint-every", type=float, default=120.0, help="seconds between intermediate checkpoints")
+    p.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="override a PPOConfig field, e.g. ent_coef=0.01"
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,6 +58,7 @@ def build_config(args: argparse.Namespace):
 
     steps = int(args.steps)
     horizon = int(args.shaping_horizon) if args.shaping_horizon is not None else steps // 2
+    overrides = dict(item.split("=", 1) for item in args.set)
     return PPOConfig(
         layout=get_layout(args.layout).name,
         seed=args.seed,
@@ -58,6 +66,7 @@ def build_config(args: argparse.Namespace):
         num_envs=args.num_envs,
         shaping_horizon=horizon,
         network=NetworkConfig(encoder=resolve_encoder(args.encoder)),
+        **overrides,
     )
 
 
@@ -68,12 +77,15 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         config = build_config(args)
-    except LayoutError as exc:
+    except (LayoutError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     out = args.out or checkpoint.partner_dir(config.layout, args.algo)
-    print(f"training {args.algo} on {config.layout}: {config.total_steps:,} steps, encoder {config.network.encoder}, "
-          f"device {checkpoint.device_description()} -> {out}", flush=True)
+    print(
+        f"training {args.algo} on {config.layout}: {config.total_steps:,} steps, encoder {config.network.encoder}, "
+        f"device {checkpoint.device_description()} -> {out}",
+        flush=True,
+    )
     log = lambda line: print(line, flush=True)
     result = train(config, out, args.algo, args.updates_per_call, args.eval_episodes, args.checkpoint_every, log)
     sp = result.manifest.self_play

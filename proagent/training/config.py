@@ -1,8 +1,17 @@
 """Configs of a training run, as pydantic models so a manifest can store and re-validate them.
 
-Defaults are the OvercookedV2 paper's self-play recipe for the classic layouts (App. D.1, Table 3):
-64 envs x 256 steps, 4 epochs x 16 minibatches, lr 4e-4 with 5% warmup then cosine decay,
-entropy 0.04, shaped reward annealed to 0 over 5M env steps, 10M env steps in all.
+The OvercookedV2 paper's self-play recipe for the classic layouts (App. D.1, Table 3) is 64 envs x
+256 steps, 4 epochs x 16 minibatches, lr 4e-4 with 5% warmup then cosine decay, entropy 0.04,
+shaped reward annealed to 0 over 5M env steps, 10M env steps in all (``PAPER_RECIPE``).
+
+Our defaults trade it for sample efficiency, because partners must also be trainable on a 2-core
+CPU in minutes: 4x more, smaller updates (32 envs x 128 steps, 4 minibatches) and lr 5e-4. On
+cramped_room at 2M steps this (with entropy 0.01) reached a self-play score of 206 against 144 for
+the paper recipe (same seed, same encoder). The entropy bonus stays at the paper's 0.04: with 0.01
+the policy's entropy collapsed on counter_circuit before any soup was delivered (score 0 after 4.5M
+steps, farming shaped reward), while 0.04 scored 179 in 5M steps, and it also trained
+forced_coordination faster (200 at 2.5M steps against 158 at 3M steps). Each shipped partner's
+manifest records the exact config it was trained with.
 """
 
 from __future__ import annotations
@@ -24,17 +33,17 @@ class PPOConfig(BaseModel):
     layout: str = "cramped_room"
     seed: int = 0
     total_steps: int = Field(10_000_000, ge=1, description="environment steps (both agents act in each)")
-    num_envs: int = Field(64, ge=1)
-    num_steps: int = Field(256, ge=1, description="rollout length per update")
+    num_envs: int = Field(32, ge=1)
+    num_steps: int = Field(128, ge=1, description="rollout length per update")
     update_epochs: int = Field(4, ge=1)
-    num_minibatches: int = Field(16, ge=1)
+    num_minibatches: int = Field(4, ge=1)
     gamma: float = 0.99
     gae_lambda: float = 0.95
     clip_eps: float = 0.2
     ent_coef: float = 0.04
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
-    lr: float = 4e-4
+    lr: float = 5e-4
     lr_warmup: float = Field(0.05, ge=0.0, le=1.0, description="fraction of updates spent warming up")
     anneal_lr: bool = Field(True, description="cosine decay after the warmup; else constant lr")
     shaping_horizon: int = Field(5_000_000, ge=0, description="env steps over which shaping goes 1 -> 0")
@@ -48,3 +57,6 @@ class PPOConfig(BaseModel):
     def num_updates(self) -> int:
         """Whole updates only; ``total_steps`` is rounded up to a multiple of ``steps_per_update``."""
         return max(1, -(-self.total_steps // self.steps_per_update))
+
+
+PAPER_RECIPE: dict = {"num_envs": 64, "num_steps": 256, "num_minibatches": 16, "ent_coef": 0.04, "lr": 4e-4}

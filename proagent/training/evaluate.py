@@ -7,7 +7,7 @@ Needs flax/jax/numpy only, like the partner that loads a checkpoint.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
@@ -54,5 +54,10 @@ def summarize(scores: np.ndarray, horizon: int, stochastic: bool = True) -> Self
     n = len(scores)
     std = float(np.std(scores, ddof=1)) if n > 1 else 0.0
     return SelfPlayScore(
-        mean=float(np.mean(scores)), se=std / np.sqrt(max(n, 1)), std=std, episodes=n, horizon=horizon, stochastic=stochastic
+        mean=float(np.mean(scores)),
+        se=std / np.sqrt(max(n, 1)),
+        std=std,
+        episodes=n,
+        horizon=horizon,
+        stochastic=stochastic,
     )

@@ -163,5 +163,6 @@ def check_config(config: PPOConfig, num_agents: int) -> None:
     """Fail early, with the fix, on shapes the minibatching cannot split."""
     actors = config.num_envs * num_agents * config.num_steps
     if actors % config.num_minibatches:
-        raise ValueError(f"num_envs*agents*num_steps={actors} is not divisible by num_minibatches={config.num_minibatches}")
-
+        raise ValueError(
+            f"num_envs*agents*num_steps={actors} is not divisible by num_minibatches={config.num_minibatches}"
+        )

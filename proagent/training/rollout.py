@@ -11,7 +11,8 @@ The sparse score and the shaped reward stay apart up to the learner: the trainin
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import jax
 import numpy as np
@@ -66,7 +66,9 @@ def _format(rec: dict, total: int) -> str:
     )
 
 
-def _manifest(config: PPOConfig, algo: str, runner: Runner, env: envs.OvercookedEnv, wall: float) -> checkpoint.Manifest:
+def _manifest(
+    config: PPOConfig, algo: str, runner: Runner, env: envs.OvercookedEnv, wall: float
+) -> checkpoint.Manifest:
     return checkpoint.Manifest(
         algorithm=algo,
         layout=config.layout,

@@ -1,0 +1,66 @@
+"""Ablation files: an evaluation whose agents are variants of one base agent.
+
+A file in runs/ablations/ holds the usual evaluation fields (layouts, partners, seats, episodes,
+...) plus ``title``, ``metrics`` (the comparison columns), ``base`` (AgentSpec fields shared by
+all variants) and ``variants`` (name -> the fields that differ). It expands to an EvalConfig with
+one agent per variant, labelled by the variant's name, so it runs, resumes and reports exactly
+like any evaluation; the report adds the comparison table and chart.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from proagent.eval.config import (
+    AgentSpec,
+    ConfigError,
+    describe_validation_error,
+    validate_config,
+)
+from proagent.eval.manifest import AblationInfo
+from proagent.eval.stats import METRICS, unknown_metrics
+
+ABLATION_FIELDS = ("title", "metrics", "base", "variants")
+
+
+class AblationSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    title: str
+    metrics: list[str] = Field(default_factory=lambda: ["score", "skill_success_rate"], min_length=1)
+    base: dict[str, Any] = Field(default_factory=dict)
+    variants: dict[str, dict[str, Any]] = Field(min_length=1)
+
+    @field_validator("metrics")
+    @classmethod
+    def _known_metrics(cls, metrics: list[str]) -> list[str]:
+        unknown = unknown_metrics(metrics)
+        if unknown:
+            raise ValueError(f"unknown metrics {unknown}; known: {', '.join(METRICS)} or any numeric record field")
+        return metrics
+
+
+def expand_ablation(data: dict[str, Any], source: str) -> tuple[dict[str, Any], AblationInfo]:
+    """(evaluation config data with one agent per variant, ablation info); errors name the field
+    (``variants.no_verificator.verificator: ...``)."""
+    if "agents" in data:
+        raise ConfigError(f"invalid config ({source}):\n  agents: an ablation lists 'variants' of a 'base' agent, not 'agents'")
+    spec = validate_config({k: data[k] for k in ABLATION_FIELDS if k in data}, source, AblationSpec)
+    assert isinstance(spec, AblationSpec)
+    agents = []
+    problems = []
+    for name, overrides in spec.variants.items():
+        fields = {**spec.base, **overrides, "label": name}
+        try:
+            AgentSpec.model_validate(fields)
+        except ValidationError as exc:
+            text = describe_validation_error(exc, source).splitlines()[1:]
+            problems += [f"  variants.{name}.{line.strip()}" for line in text]
+        agents.append(fields)
+    if problems:
+        raise ConfigError(f"invalid config ({source}):\n" + "\n".join(problems))
+    rest = {k: v for k, v in data.items() if k not in ABLATION_FIELDS}
+    info = AblationInfo(title=spec.title, variants=list(spec.variants), metrics=spec.metrics)
+    return {**rest, "agents": agents}, info

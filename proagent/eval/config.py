@@ -1,0 +1,177 @@
+"""What an evaluation plays: agents x partners x layouts x seats x episodes, validated up front.
+
+A config comes from a TOML or YAML file, from command-line flags, or both (flags win). Every
+problem is reported with the path of the bad field (``agents[1].memory_k: ...``) before any
+episode starts, because a typo found after an hour of paid LLM calls is the expensive kind.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import tomllib
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from proagent.agent.proagent import AgentConfig
+from proagent.cli.setup import EMBEDDED_ANALYSIS_CHARS
+from proagent.paths import PROJECT_ROOT
+
+PROAGENT = "proagent"
+EMBEDDED = "embedded"
+DEFAULT_CACHE_DIR = PROJECT_ROOT / ".cache" / "llm"
+# Settings that change how a run executes, not what it measures: a resumed run may change them.
+EXECUTION_FIELDS = frozenset({"concurrency", "llm_concurrency", "max_cost_usd", "max_failures", "trace", "stepping", "cache", "cache_dir"})
+# AgentSpec fields that only mean something for an LLM agent.
+_SPEC_ONLY = frozenset({"kind", "label"})
+
+
+class ConfigError(ValueError):
+    """A bad config, with a message naming the field and what would be accepted."""
+
+
+class AgentSpec(AgentConfig):
+    """One evaluated agent: ``kind`` is 'proagent' (an LLM agent with these AgentConfig fields) or
+    the name of a registered partner playing the agent's seat (for partner cross-play tables)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str = PROAGENT
+    label: str | None = Field(None, pattern=r"^[A-Za-z0-9_.+=-]+$", description="column name; default: kind")
+    llm: str = EMBEDDED
+    api_base: str | None = None
+    legal_only: bool | Literal["auto"] = Field("auto", description="auto: on for the embedded model only")
+    analysis_max_chars: int | None = Field(None, ge=0, description="None: short for the embedded model, as in `play`")
+
+    @model_validator(mode="after")
+    def _llm_fields_only_for_proagent(self) -> AgentSpec:
+        if self.kind == PROAGENT:
+            return self
+        defaults = AgentSpec()
+        changed = [f for f in type(self).model_fields if f not in _SPEC_ONLY and getattr(self, f) != getattr(defaults, f)]
+        if changed:
+            raise ValueError(f"{', '.join(changed)} only apply to kind 'proagent', not to partner {self.kind!r}")
+        return self
+
+    @property
+    def name(self) -> str:
+        return self.label or self.kind
+
+    @property
+    def embedded(self) -> bool:
+        return self.llm.split(":")[0] == EMBEDDED
+
+    def agent_config(self) -> AgentConfig:
+        """The AgentConfig this spec describes, with 'auto' settled the way `proagent play` does."""
+        values = {f: getattr(self, f) for f in AgentConfig.model_fields}
+        values["legal_only"] = self.embedded if self.legal_only == "auto" else self.legal_only
+        if self.analysis_max_chars is None:
+            values["analysis_max_chars"] = EMBEDDED_ANALYSIS_CHARS if self.embedded else AgentConfig().analysis_max_chars
+        return AgentConfig(**values)
+
+
+class EvalConfig(BaseModel):
+    """An evaluation grid and how to run it; saved in config.json with the run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field("eval", pattern=r"^[A-Za-z0-9_.+=-]+$")
+    agents: list[AgentSpec] = Field(min_length=1)
+    partners: list[str] = Field(min_length=1)
+    layouts: list[str] = Field(min_length=1)
+    seats: list[Literal[0, 1]] = Field(default_factory=lambda: [0, 1], min_length=1)
+    episodes: int = Field(5, ge=1, description="episodes per agent x partner x layout x seat")
+    seed: int = Field(0, description="episode i plays seed + i, the same for every agent and partner")
+    horizon: int = Field(400, ge=1)
+    concurrency: int = Field(8, ge=1, description="episodes in flight")
+    llm_concurrency: int = Field(32, ge=1, description="LLM requests in flight, over all episodes")
+    max_cost_usd: float | None = Field(None, ge=0, description="start no new episode once this much was spent")
+    max_failures: int = Field(5, ge=1, description="stop starting episodes after this many failed")
+    trace: bool = Field(False, description="write every step to trace.jsonl (large)")
+    cache: bool = True
+    cache_dir: Path = DEFAULT_CACHE_DIR
+    stepping: Literal["lockstep", "single"] = Field("lockstep", description="batch the envs of a layout, or step each alone")
+
+    @field_validator("partners", "layouts", "seats")
+    @classmethod
+    def _no_duplicates(cls, values: list) -> list:
+        dupes = sorted({str(v) for v in values if values.count(v) > 1})
+        if dupes:
+            raise ValueError(f"listed twice: {', '.join(dupes)}")
+        return values
+
+    @model_validator(mode="after")
+    def _unique_agent_names(self) -> EvalConfig:
+        names = [a.name for a in self.agents]
+        for i, name in enumerate(names):
+            if name in names[:i]:
+                raise ValueError(f"agents[{i}]: two agents are named {name!r}; give each a distinct 'label'")
+        return self
+
+
+def describe_validation_error(exc: ValidationError, source: str) -> str:
+    """One line per problem, each starting with the field's path (``agents[1].memory_k``)."""
+    lines = [f"invalid config ({source}):"]
+    for err in exc.errors():
+        where = field_path(err["loc"]) or "(top level)"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown field"
+        lines.append(f"  {where}: {msg}")
+    return "\n".join(lines)
+
+
+def field_path(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in ("bool", "literal['auto']", "function-after[_llm_fields_only_for_proagent(), AgentSpec]"):
+            continue  # pydantic's union-branch and validator labels: noise for a user
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def validate_config(data: dict[str, Any], source: str, model: type[BaseModel] = EvalConfig) -> BaseModel:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(describe_validation_error(exc, source)) from None
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The mapping in a .toml, .yaml or .yml file."""
+    if not path.is_file():
+        raise ConfigError(f"config file not found: {path}")
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".toml":
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    elif path.suffix in (".yaml", ".yml"):
+        data = _load_yaml(path, text)
+    else:
+        raise ConfigError(f"{path}: config files end in .toml, .yaml or .yml")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping of field names to values")
+    return data
+
+
+def _load_yaml(path: Path, text: str) -> Any:
+    try:
+        import yaml
+    except ImportError:
+        raise ConfigError(f"{path}: reading YAML needs PyYAML (pip install pyyaml), or use TOML") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None

@@ -1,0 +1,84 @@
+"""config.json of an evaluation run: the validated config plus everything else needed to
+reproduce it (prompt and knowledge hashes, each agent's effective AgentConfig, git commit,
+package versions) and a log of the sessions that resumed it."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from pydantic import BaseModel, Field, ValidationError
+
+from proagent.eval.config import PROAGENT, ConfigError, EvalConfig
+from proagent.eval.world import Resolved
+from proagent.runner.run_folder import RunFolder, git_state, package_versions
+
+CONFIG_FILE = "config.json"
+
+
+class AblationInfo(BaseModel):
+    """Which agents are the variants of an ablation, and the metrics to compare them on."""
+
+    title: str
+    variants: list[str]
+    metrics: list[str]
+
+
+class Session(BaseModel):
+    command: str
+    started: str
+    git_commit: str
+    git_dirty: bool
+
+
+class EvalManifest(BaseModel):
+    config: EvalConfig
+    layout_names: list[str] = Field(description="canonical names of config.layouts, in order")
+    agent_configs: dict[str, dict] = Field(description="agent name -> effective AgentConfig")
+    prompt_hashes: dict[str, dict[str, str]]
+    knowledge_hash: str
+    ablation: AblationInfo | None = None
+    git_commit: str
+    git_dirty: bool
+    versions: dict[str, str]
+    created: str
+    sessions: list[Session] = Field(default_factory=list, description="every process that ran episodes")
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
+def new_manifest(config: EvalConfig, resolved: Resolved, command: str, ablation: AblationInfo | None) -> EvalManifest:
+    commit, dirty = git_state()
+    return EvalManifest(
+        config=config,
+        layout_names=list(resolved.envs),
+        agent_configs={a.name: a.agent_config().model_dump() for a in config.agents if a.kind == PROAGENT},
+        prompt_hashes=resolved.prompt_hashes,
+        knowledge_hash=resolved.knowledge_hash,
+        ablation=ablation,
+        git_commit=commit,
+        git_dirty=dirty,
+        versions=package_versions(),
+        created=now(),
+    )
+
+
+def add_session(manifest: EvalManifest, command: str) -> EvalManifest:
+    commit, dirty = git_state()
+    session = Session(command=command, started=now(), git_commit=commit, git_dirty=dirty)
+    return manifest.model_copy(update={"sessions": [*manifest.sessions, session]})
+
+
+def load_manifest(folder: RunFolder) -> EvalManifest:
+    path = folder.path / CONFIG_FILE
+    if not path.is_file():
+        raise ConfigError(f"{folder.path} is not an evaluation run: it has no {CONFIG_FILE}")
+    try:
+        return EvalManifest.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValidationError as exc:
+        raise ConfigError(f"{path} is not an evaluation config ({exc.error_count()} problems, e.g. {exc.errors()[0]['msg']})") from None
+
+
+def save_manifest(folder: RunFolder, manifest: EvalManifest) -> None:
+    folder.write_json(CONFIG_FILE, manifest)

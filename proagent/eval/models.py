@@ -1,0 +1,98 @@
+"""The LLM side of an evaluation: one shared model per (llm, api_base), a global cap on requests
+in flight, metering of tokens and money, and the budget guard.
+
+Layers, outermost first: MeteredModel (run totals) -> CachedModel (replays) -> LimitedModel (cap)
+-> the backend. The cap sits inside the cache so that a cache hit never queues behind slow fresh
+requests; a rate-limited provider is still retried (with backoff) by the backend itself. Each
+episode wraps the shared model in its own MeteredModel, which gives the money that episode spent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from proagent.eval.config import AgentSpec
+from proagent.llm.accounting import MeteredModel, UsageMeter
+from proagent.llm.cache import CachedModel
+from proagent.llm.factory import make_model
+from proagent.llm.types import Completion, Message, Model, StructuredOutput
+
+ModelFactory = Callable[[AgentSpec], Model]
+
+
+def default_model_factory(spec: AgentSpec) -> Model:
+    """The uncached backend for ``spec`` (the pool adds the cache)."""
+    return make_model(spec.llm, api_base=spec.api_base, cache_dir=None)
+
+
+class LimitedModel:
+    """At most ``limit``'s worth of concurrent requests. The reported latency is the whole wait,
+    queueing included, so the agent's overhead figure never counts time spent in the queue."""
+
+    def __init__(self, inner: Model, limit: asyncio.Semaphore) -> None:
+        self._inner = inner
+        self._limit = limit
+
+    @property
+    def name(self) -> str:
+        return self._inner.name
+
+    async def generate(
+        self,
+        messages: list[Message],
+        *,
+        structured: StructuredOutput | None = None,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+    ) -> Completion:
+        started = time.perf_counter()
+        async with self._limit:
+            completion = await self._inner.generate(
+                messages, structured=structured, max_tokens=max_tokens, temperature=temperature, seed=seed
+            )
+        return completion.model_copy(update={"latency_s": time.perf_counter() - started})
+
+
+class ModelPool:
+    """Shared models by (llm, api_base); all share one request cap and one usage meter."""
+
+    def __init__(self, factory: ModelFactory, cache_dir: Path | None, llm_concurrency: int) -> None:
+        self._factory = factory
+        self._cache_dir = cache_dir
+        self._limit = asyncio.Semaphore(llm_concurrency)
+        self._models: dict[tuple[str, str | None], Model] = {}
+        self.meter = UsageMeter()
+
+    def get(self, spec: AgentSpec) -> Model:
+        key = (spec.llm, spec.api_base)
+        if key not in self._models:
+            model: Model = LimitedModel(self._factory(spec), self._limit)
+            if self._cache_dir is not None:
+                model = CachedModel(model, self._cache_dir)
+            self._models[key] = MeteredModel(model, self.meter)
+        return self._models[key]
+
+    def for_episode(self, spec: AgentSpec) -> MeteredModel:
+        """The shared model behind a fresh meter: what one episode used and spent."""
+        return MeteredModel(self.get(spec), UsageMeter())
+
+
+class Budget:
+    """Money spent so far (earlier sessions of the run plus this one) against ``limit``."""
+
+    def __init__(self, limit: float | None, spent_before: float, meter: UsageMeter) -> None:
+        self.limit = limit
+        self.spent_before = spent_before
+        self._meter = meter
+
+    @property
+    def spent(self) -> float:
+        return self.spent_before + (self._meter.summary().cost_usd or 0.0)
+
+    @property
+    def exhausted(self) -> bool:
+        return self.limit is not None and self.spent > self.limit

@@ -1,0 +1,53 @@
+"""The episodes of an evaluation, each with a key that identifies it across restarts.
+
+A key is (agent, partner, layout, seat, episode index); the seed follows from the index, so a
+resumed run replays exactly the episodes a full run would have played. Jobs are ordered episode
+index first: a run stopped early by its budget has covered every cell a little rather than a
+few cells fully.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict
+
+from proagent.eval.config import AgentSpec, EvalConfig
+
+
+class EpisodeKey(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    agent: str
+    partner: str
+    layout: str
+    seat: int
+    episode: int
+
+    @property
+    def id(self) -> str:
+        return f"{self.agent}|{self.partner}|{self.layout}|p{self.seat}|{self.episode}"
+
+
+@dataclass(frozen=True)
+class EpisodeJob:
+    key: EpisodeKey
+    spec: AgentSpec
+    seed: int
+
+
+def plan_jobs(config: EvalConfig, layouts: list[str]) -> list[EpisodeJob]:
+    """Every episode of the grid; ``layouts``: the canonical names of ``config.layouts``."""
+    return [
+        EpisodeJob(EpisodeKey(agent=spec.name, partner=partner, layout=layout, seat=seat, episode=i), spec, config.seed + i)
+        for i in range(config.episodes)
+        for layout in layouts
+        for spec in config.agents
+        for partner in config.partners
+        for seat in config.seats
+    ]
+
+
+def pending_jobs(jobs: list[EpisodeJob], finished: set[str]) -> list[EpisodeJob]:
+    """The jobs whose key id is not among ``finished``."""
+    return [job for job in jobs if job.key.id not in finished]

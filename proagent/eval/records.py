@@ -1,0 +1,84 @@
+"""episodes.jsonl of an evaluation: one durable line per finished episode, read back deduplicated.
+
+The log is the run's only source of truth: tables, plots and resumption are all computed from it.
+Appends are single fsynced writes, so a kill loses at most the episode in flight. A kill during
+the write can leave a torn last line; ``seal`` terminates it before the next append so that the
+next record does not fuse with it, and ``read`` skips any line that is not a whole record and
+keeps only the first record of each key, so no episode is ever counted twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from proagent.eval.plan import EpisodeKey
+from proagent.runner.records import EpisodeRecord
+from proagent.runner.run_folder import RunFolder
+
+EPISODES_FILE = "episodes.jsonl"
+FAILURES_FILE = "failures.jsonl"
+TRACE_FILE = "trace.jsonl"
+
+
+class EvalRecord(EpisodeRecord):
+    """An EpisodeRecord plus who played it and what it actually cost."""
+
+    agent: str
+    agent_kind: str
+    spent_usd: float = 0.0  # money spent on fresh LLM calls (cache hits are free)
+    attempt: str = ""  # the process that played it; its trace.jsonl lines carry the same id
+
+    @property
+    def key(self) -> EpisodeKey:
+        return EpisodeKey(agent=self.agent, partner=self.partner, layout=self.layout, seat=self.seat, episode=self.episode)
+
+
+class EpisodeLog:
+    def __init__(self, folder: RunFolder) -> None:
+        self.folder = folder
+        self.path = folder.path / EPISODES_FILE
+
+    def seal(self) -> None:
+        """End a torn last line (a writer killed mid-write) with a newline, durably."""
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return
+        with open(self.path, "rb+") as fh:
+            fh.seek(-1, os.SEEK_END)
+            if fh.read(1) != b"\n":
+                fh.write(b"\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+
+    def append(self, record: EvalRecord) -> None:
+        self.folder.append_jsonl(EPISODES_FILE, record, durable=True)
+
+    def read(self) -> list[EvalRecord]:
+        return read_records(self.path)
+
+
+def read_records(path: Path) -> list[EvalRecord]:
+    """Whole, valid records in file order, the first one of each key only."""
+    if not path.exists():
+        return []
+    seen: set[str] = set()
+    out: list[EvalRecord] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = _parse(line)
+        if record is None or record.key.id in seen:
+            continue
+        seen.add(record.key.id)
+        out.append(record)
+    return out
+
+
+def _parse(line: str) -> EvalRecord | None:
+    if not line.strip():
+        return None
+    try:
+        return EvalRecord.model_validate(json.loads(line))
+    except (json.JSONDecodeError, ValidationError):
+        return None  # a torn line from a killed writer is not an episode

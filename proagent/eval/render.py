@@ -1,0 +1,94 @@
+"""Render `Pivot` and `Summary` tables as markdown, CSV and rich tables (the data stays in tables)."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from rich.table import Table
+
+from proagent.eval.stats import MeanSE
+from proagent.eval.tables import Labels, Pivot, Summary
+
+
+def label_text(labels: Labels) -> str:
+    return " / ".join(f"P{v}" if k == "seat" else str(v) for k, v in labels.items())
+
+
+def keys_text(keys: list[str]) -> str:
+    return " / ".join(keys)
+
+
+def _best(cells: list[MeanSE]) -> float | None:
+    means = [c.mean for c in cells if c.mean is not None]
+    return max(means) if len(means) > 1 else None
+
+
+def pivot_markdown(table: Pivot, digits: int = 1) -> str:
+    """Markdown with the best mean of each row in bold, as in ProAgent's Table 1."""
+    header = [keys_text(table.row_keys) + " \\ " + keys_text(table.col_keys), *map(label_text, table.columns)]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in table.rows:
+        best = _best(row.cells)
+        cells = [f"**{c.text(digits)}**" if best is not None and c.mean == best else c.text(digits) for c in row.cells]
+        lines.append("| " + " | ".join([label_text(row.labels), *cells]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def summary_markdown(table: Summary, digits: int = 2) -> str:
+    header = [keys_text(table.group_keys), "n", *table.metrics]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in table.rows:
+        n = max((s.n for s in row.stats.values()), default=0)
+        lines.append("| " + " | ".join([label_text(row.labels), str(n), *(row.stats[m].text(digits) for m in table.metrics)]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def pivot_csv(table: Pivot) -> str:
+    """Long format: one line per cell, the row and column labels, n, mean, se."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*table.row_keys, *table.col_keys, "metric", "n", "mean", "se"])
+    for row in table.rows:
+        for column, cell in zip(table.columns, row.cells):
+            writer.writerow([*row.labels.values(), *column.values(), table.metric, cell.n, _num(cell.mean), _num(cell.se)])
+    return out.getvalue()
+
+
+def summary_csv(table: Summary) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*table.group_keys, *(f"{m}_{part}" for m in table.metrics for part in ("mean", "se", "n"))])
+    for row in table.rows:
+        stats = [x for m in table.metrics for x in (_num(row.stats[m].mean), _num(row.stats[m].se), row.stats[m].n)]
+        writer.writerow([*row.labels.values(), *stats])
+    return out.getvalue()
+
+
+def _num(value: float | None) -> str:
+    return "" if value is None else f"{value:.6g}"
+
+
+def pivot_rich(table: Pivot, title: str, digits: int = 1) -> Table:
+    out = Table(title=title, title_justify="left")
+    out.add_column(keys_text(table.row_keys), no_wrap=True)
+    for column in table.columns:
+        out.add_column(label_text(column), justify="right")
+    for row in table.rows:
+        best = _best(row.cells)
+        cells = [f"[bold]{c.text(digits)}[/bold]" if best is not None and c.mean == best else c.text(digits) for c in row.cells]
+        out.add_row(label_text(row.labels), *cells)
+    return out
+
+
+def summary_rich(table: Summary, title: str, digits: int = 2, headers: dict[str, str] | None = None) -> Table:
+    """``headers``: shorter column names for a terminal (metric -> header)."""
+    out = Table(title=title, title_justify="left")
+    out.add_column(keys_text(table.group_keys), no_wrap=True)
+    out.add_column("n", justify="right")
+    for metric in table.metrics:
+        out.add_column((headers or {}).get(metric, metric), justify="right")
+    for row in table.rows:
+        n = max((s.n for s in row.stats.values()), default=0)
+        out.add_row(label_text(row.labels), str(n), *(row.stats[m].text(digits) for m in table.metrics))
+    return out

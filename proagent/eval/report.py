@@ -1,0 +1,118 @@
+"""The report of an evaluation run, computed from episodes.jsonl (and config.json for order and
+ablation info) only, so `proagent report` reproduces it at any time without playing anything.
+
+Files: table.{md,csv,json} (score: rows layout x seat, columns agent x partner, plus the
+columns pooled over partners as in ProAgent's Table 1), metrics.{md,csv,json} (every metric per
+agent x partner x layout x seat), scores.png (Fig. 2 style), and for ablations
+ablation.{md,csv,json,png}.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+
+from rich.console import Console
+
+from proagent.eval.manifest import EvalManifest
+from proagent.eval.plots import comparison_chart, score_chart
+from proagent.eval.records import EvalRecord
+from proagent.eval.render import (
+    pivot_csv,
+    pivot_markdown,
+    pivot_rich,
+    summary_csv,
+    summary_markdown,
+    summary_rich,
+)
+from proagent.eval.stats import METRICS
+from proagent.eval.tables import Pivot, Summary, pivot, summarize
+
+# metric -> short header, for the per-pair table printed at the end of a run
+CONSOLE_METRICS = MappingProxyType({
+    "score": "score", "soups": "soups", "llm_calls": "LLM calls", "tokens": "tokens", "spent_usd": "$ spent",
+    "skill_success_rate": "skill ok", "intention_accuracy": "intention", "overhead_ms_median": "ovh ms",
+})  # fmt: skip
+
+
+@dataclass
+class Report:
+    title: str
+    by_partner: Pivot
+    pooled: Pivot
+    metrics: Summary  # all metrics, per agent x partner x layout x seat
+    pairs: Summary  # key metrics per agent x partner, pooled over layouts and seats
+    ablation: Summary | None = None
+    ablation_title: str = ""
+
+
+def run_order(manifest: EvalManifest | None) -> dict[str, list]:
+    if manifest is None:
+        return {}
+    config = manifest.config
+    return {"agent": [a.name for a in config.agents], "partner": config.partners, "layout": manifest.layout_names, "seat": config.seats}
+
+
+def build_report(records: list[EvalRecord], manifest: EvalManifest | None, title: str) -> Report:
+    order = run_order(manifest)
+    report = Report(
+        title=title,
+        by_partner=pivot(records, "score", ["layout", "seat"], ["agent", "partner"], order),
+        pooled=pivot(records, "score", ["layout", "seat"], ["agent"], order),
+        metrics=summarize(records, ["agent", "partner", "layout", "seat"], list(METRICS), order),
+        pairs=summarize(records, ["agent", "partner"], list(CONSOLE_METRICS), order),
+    )
+    if manifest is not None and manifest.ablation is not None:
+        info = manifest.ablation
+        variants = [r for r in records if r.agent in info.variants]
+        keys = ["agent"] + [k for k, values in (("partner", manifest.config.partners), ("layout", manifest.layout_names)) if len(values) > 1]
+        report.ablation = summarize(variants, keys, info.metrics, {**order, "agent": info.variants})
+        report.ablation_title = info.title
+    return report
+
+
+def write_report(report: Report, folder: Path) -> list[Path]:
+    written = [
+        _write(folder / "table.md", _table_markdown(report)),
+        _write(folder / "table.csv", pivot_csv(report.by_partner)),
+        _write(folder / "table.json", json.dumps({"by_partner": report.by_partner.model_dump(), "pooled": report.pooled.model_dump()}, indent=1)),
+        _write(folder / "metrics.md", f"# {report.title}: metrics (mean ± se over episodes)\n\n" + summary_markdown(report.metrics)),
+        _write(folder / "metrics.csv", summary_csv(report.metrics)),
+        _write(folder / "metrics.json", report.metrics.model_dump_json(indent=1)),
+    ]
+    if report.by_partner.rows:
+        written.append(score_chart(report.by_partner, folder / "scores.png", f"{report.title}: score (mean ± se)"))
+    if report.ablation is not None and report.ablation.rows:
+        written += [
+            _write(folder / "ablation.md", f"# {report.ablation_title}\n\n" + summary_markdown(report.ablation)),
+            _write(folder / "ablation.csv", summary_csv(report.ablation)),
+            _write(folder / "ablation.json", report.ablation.model_dump_json(indent=1)),
+            comparison_chart(report.ablation, folder / "ablation.png", report.ablation_title),
+        ]
+    return written
+
+
+def _table_markdown(report: Report) -> str:
+    return (
+        f"# {report.title}: score (mean ± se over episodes; best of each row in bold)\n\n"
+        "Rows: layout and the evaluated agent's seat (P0 = player 0). Columns: agent / partner.\n\n"
+        + pivot_markdown(report.by_partner)
+        + "\n## Pooled over partners (each agent with all partners, as in ProAgent's Table 1)\n\n"
+        + pivot_markdown(report.pooled)
+    )
+
+
+def _write(path: Path, text: str) -> Path:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return path
+
+
+def print_report(report: Report, console: Console) -> None:
+    console.print(pivot_rich(report.by_partner, f"{report.title}: score (mean ± se); columns agent / partner"))
+    console.print(summary_rich(report.pairs, "per agent / partner, pooled over layouts and seats", 1, dict(CONSOLE_METRICS)))
+    if report.ablation is not None:
+        console.print(summary_rich(report.ablation, report.ablation_title))

@@ -1,0 +1,112 @@
+"""Start or resume an evaluation run folder, play it, and report: the steps shared by
+`proagent eval`, `proagent ablate`, the benchmark and the tests.
+
+A new run checks the whole config (names, prompts, models) before it creates its folder. A
+resumed run takes its config from the folder's config.json; only execution settings
+(concurrency, budget, trace, stepping) and a larger episode count may change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from proagent.eval.config import (
+    EXECUTION_FIELDS,
+    ConfigError,
+    EvalConfig,
+    validate_config,
+)
+from proagent.eval.manifest import (
+    AblationInfo,
+    EvalManifest,
+    add_session,
+    load_manifest,
+    new_manifest,
+    save_manifest,
+)
+from proagent.eval.plan import plan_jobs
+from proagent.eval.progress import ProgressView
+from proagent.eval.records import EPISODES_FILE, read_records
+from proagent.eval.report import Report, build_report, print_report, write_report
+from proagent.eval.runner import EvalOutcome, Evaluator
+from proagent.eval.world import Resolved, World, resolve
+from proagent.paths import RUNS_DIR
+from proagent.runner.run_folder import RunFolder
+
+RESUMABLE_FIELDS = EXECUTION_FIELDS | {"episodes"}
+
+
+@dataclass
+class RunHandle:
+    folder: RunFolder
+    manifest: EvalManifest
+    resolved: Resolved
+
+    @property
+    def config(self) -> EvalConfig:
+        return self.manifest.config
+
+
+def start_run(config: EvalConfig, world: World, command: str, runs_dir: Path | None = None, ablation: AblationInfo | None = None) -> RunHandle:
+    resolved = resolve(config, world)
+    folder = RunFolder.create(config.name, root=runs_dir or RUNS_DIR)
+    manifest = add_session(new_manifest(config, resolved, command, ablation), command)
+    save_manifest(folder, manifest)
+    return RunHandle(folder, manifest, resolved)
+
+
+def resume_run(path: Path, changes: dict[str, Any], world: World, command: str) -> RunHandle:
+    """Reopen ``path`` with ``changes`` to its execution settings (or a larger ``episodes``)."""
+    folder = RunFolder(path) if path.is_dir() else None
+    if folder is None:
+        raise ConfigError(f"--resume: no run folder at {path}")
+    manifest = load_manifest(folder)
+    bad = sorted(set(changes) - RESUMABLE_FIELDS)
+    if bad:
+        raise ConfigError(f"--resume keeps the run's config; these cannot change: {', '.join(bad)} (start a new run instead)")
+    if changes.get("episodes", manifest.config.episodes) < manifest.config.episodes:
+        raise ConfigError(f"--resume: episodes can grow, not shrink below {manifest.config.episodes}")
+    data = {**manifest.config.model_dump(mode="json"), **changes}
+    config = validate_config(data, f"{path} with the new flags", EvalConfig)
+    assert isinstance(config, EvalConfig)
+    resolved = resolve(config, world)
+    if list(resolved.envs) != manifest.layout_names:
+        raise ConfigError(f"--resume: layouts now resolve to {list(resolved.envs)}, not {manifest.layout_names}")
+    manifest = add_session(manifest.model_copy(update={"config": config}), command)
+    save_manifest(folder, manifest)
+    return RunHandle(folder, manifest, resolved)
+
+
+async def play_run(handle: RunHandle, world: World, progress: str = "auto", console: Console | None = None) -> EvalOutcome:
+    """Play the run's pending episodes with a progress display."""
+    config = handle.config
+    evaluator = Evaluator(config, handle.resolved.envs, world, handle.folder)
+    jobs = plan_jobs(config, list(handle.resolved.envs))
+    async with ProgressView(progress, evaluator.snapshot, console) as view:
+        return await evaluator.run(jobs, on_record=view.episode_done)
+
+
+def report_run(path: Path) -> tuple[Report, list[Path]]:
+    """Rebuild and rewrite the run's tables and charts from its saved records."""
+    folder = RunFolder(path)
+    manifest = load_manifest(folder) if (path / "config.json").exists() else None
+    records = read_records(path / EPISODES_FILE)
+    title = manifest.config.name if manifest is not None else path.name
+    report = build_report(records, manifest, title)
+    return report, write_report(report, path)
+
+
+def finish_run(handle: RunHandle, outcome: EvalOutcome, console: Console) -> list[Path]:
+    """Write and print the report, then say what happened and how to continue."""
+    report, written = report_run(handle.folder.path)
+    print_report(report, console)
+    console.print(f"{outcome.played} episode(s) played now, {len(outcome.records)} in the run; files in {handle.folder.path}")
+    for failure in outcome.failures:
+        console.print(f"[red]failed[/red] {failure}")
+    if outcome.stopped:
+        console.print(f"[yellow]{outcome.stopped}[/yellow]; {outcome.remaining} episode(s) left: proagent eval --resume {handle.folder.path}")
+    return written

@@ -1,0 +1,109 @@
+"""Per-episode metrics and their mean ± standard error.
+
+The standard error is the sample standard deviation (n - 1) over sqrt(n), as in ProAgent's
+Table 1; with one episode it is undefined (None), not zero, so a single lucky episode does not
+look certain. Metrics a record lacks (intention accuracy of a partner-agent) are skipped, and
+``n`` says how many episodes a figure rests on.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterable, Sequence
+from types import MappingProxyType
+
+from pydantic import BaseModel
+
+from proagent.eval.records import EvalRecord
+
+# name -> description; the order is the order of report columns.
+METRICS: MappingProxyType[str, str] = MappingProxyType({
+    "score": "team score (20 per correct soup)",
+    "soups": "correct soups delivered",
+    "wrong_soups": "wrong soups delivered",
+    "llm_calls": "LLM calls (planner, explainer)",
+    "fresh_calls": "LLM calls not answered by the cache",
+    "tokens": "prompt + completion tokens",
+    "llm_latency_s": "seconds waiting for the LLM",
+    "spent_usd": "money spent (fresh calls only)",
+    "decisions": "skills chosen",
+    "rejections": "plans rejected by the Verificator",
+    "replans_per_decision": "rejections + parse failures per decision",
+    "parse_failures": "unreadable answers",
+    "fallbacks": "decisions with no acceptable plan (waited)",
+    "skills_done": "skills completed",
+    "skills_failed": "skills failed or timed out",
+    "skill_success_rate": "skills completed / skills ended",
+    "intention_accuracy": "teammate intentions predicted correctly",
+    "skill_duration_mean": "steps per skill",
+    "overhead_ms_median": "agent time per decision outside the LLM (ms, median)",
+    "wall_time_s": "episode wall time (s)",
+})
+
+
+# What only an LLM agent has: undefined (skipped), not zero, for a partner playing the agent's seat.
+LLM_METRICS = frozenset(
+    {
+        "llm_calls", "fresh_calls", "cached_calls", "tokens", "prompt_tokens", "completion_tokens", "llm_latency_s",
+        "spent_usd", "cost_usd", "decisions", "rejections", "replans_per_decision", "parse_failures", "fallbacks",
+        "skills_done", "skills_failed", "skill_success_rate", "intention_accuracy", "intention_hits",
+        "intention_total", "skill_duration_mean", "overhead_ms_median",
+    }
+)  # fmt: skip
+
+
+class MeanSE(BaseModel):
+    n: int
+    mean: float | None = None
+    se: float | None = None
+
+    def text(self, digits: int = 1) -> str:
+        if self.mean is None:
+            return "–"
+        if self.se is None:
+            return f"{self.mean:.{digits}f}"
+        return f"{self.mean:.{digits}f} ± {self.se:.{digits}f}"
+
+
+def mean_se(values: Sequence[float]) -> MeanSE:
+    n = len(values)
+    if n == 0:
+        return MeanSE(n=0)
+    mean = statistics.fmean(values)
+    se = statistics.stdev(values) / math.sqrt(n) if n > 1 else None
+    return MeanSE(n=n, mean=mean, se=se)
+
+
+def metric_value(record: EvalRecord, metric: str) -> float | None:
+    """One episode's value of ``metric`` (a record field or a derived one); None if undefined."""
+    if metric in LLM_METRICS and record.agent_kind != "proagent":
+        return None
+    if metric == "tokens":
+        return float(record.prompt_tokens + record.completion_tokens)
+    if metric == "fresh_calls":
+        return float(record.llm_calls - record.cached_calls)
+    if metric == "skill_success_rate":
+        ended = record.skills_done + record.skills_failed
+        return record.skills_done / ended if ended else None
+    if metric == "replans_per_decision":
+        return (record.rejections + record.parse_failures) / record.decisions if record.decisions else None
+    value = getattr(record, metric)
+    return None if value is None else float(value)
+
+
+def metric_stat(records: Iterable[EvalRecord], metric: str) -> MeanSE:
+    values = [v for v in (metric_value(r, metric) for r in records) if v is not None]
+    return mean_se(values)
+
+
+def numeric_fields() -> set[str]:
+    """Numeric record fields: usable as metrics besides the derived ones in METRICS."""
+    numeric = (int, float, int | None, float | None)
+    return {name for name, info in EvalRecord.model_fields.items() if info.annotation in numeric}
+
+
+def unknown_metrics(metrics: Iterable[str]) -> list[str]:
+    """The names in ``metrics`` that are neither a record field nor a derived metric."""
+    known = set(METRICS) | numeric_fields()
+    return [m for m in metrics if m not in known]

@@ -1,0 +1,96 @@
+"""Helpers for the evaluation tests: a scripted LLM that cooks sensibly, a priced one, small configs.
+
+Nothing here touches a network: the "LLM" is a ScriptedModel answering with the fake server's
+heuristic policy (read off the prompt), so episodes score and make a realistic number of calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from proagent.eval.config import AgentSpec, EvalConfig
+from proagent.eval.records import EvalRecord
+from proagent.eval.runner import EvalOutcome
+from proagent.eval.session import RunHandle, play_run, report_run, start_run
+from proagent.eval.world import World
+from proagent.llm.fake_server import heuristic_answer
+from proagent.llm.scripted import ScriptedModel
+from proagent.llm.types import Completion, Message, StructuredOutput
+
+HORIZON = 40  # one horizon for every test: the envs (and their compiled steps) are shared
+TIMING_FIELDS = {"wall_time_s", "llm_latency_s", "overhead_ms_median", "attempt", "cached_calls", "spent_usd", "cost_usd"}
+
+
+def respond(messages: list[Message], structured: StructuredOutput | None) -> str:
+    return heuristic_answer({"messages": [m.model_dump() for m in messages]})
+
+
+class PricedModel:
+    """A ScriptedModel whose every answer costs ``price`` dollars, like a hosted API."""
+
+    def __init__(self, price: float, name: str = "priced") -> None:
+        self._inner = ScriptedModel(respond=respond, name=name)
+        self.price = price
+
+    @property
+    def name(self) -> str:
+        return self._inner.name
+
+    @property
+    def calls(self) -> int:
+        return len(self._inner.calls)
+
+    async def generate(
+        self,
+        messages: list[Message],
+        *,
+        structured: StructuredOutput | None = None,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+    ) -> Completion:
+        done = await self._inner.generate(messages, structured=structured, max_tokens=max_tokens, temperature=temperature, seed=seed)
+        return done.model_copy(update={"cost_usd": self.price})
+
+
+def config(**overrides: Any) -> EvalConfig:
+    base: dict[str, Any] = {
+        "name": "t",
+        "agents": [{"kind": "proagent", "llm": "scripted"}, {"kind": "greedy"}],
+        "partners": ["greedy", "stay"],
+        "layouts": ["cramped_room"],
+        "seats": [0, 1],
+        "episodes": 2,
+        "horizon": HORIZON,
+        "concurrency": 4,
+        "cache": False,
+    }
+    return EvalConfig.model_validate({**base, **overrides})
+
+
+def play(handle: RunHandle, world: World) -> EvalOutcome:
+    return asyncio.run(play_run(handle, world, progress="off"))
+
+
+def run_eval(cfg: EvalConfig, world: World, runs: Path) -> tuple[RunHandle, EvalOutcome]:
+    """Start, play and report a run, as `proagent eval` does (without printing)."""
+    handle = start_run(cfg, world, "pytest", runs)
+    outcome = play(handle, world)
+    report_run(handle.folder.path)
+    return handle, outcome
+
+
+def comparable(records: list[EvalRecord]) -> dict[str, dict]:
+    """Records by key without the fields that depend on timing or on the cache."""
+    return {r.key.id: r.model_dump(exclude=TIMING_FIELDS) for r in records}
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def spec(**fields: Any) -> AgentSpec:
+    return AgentSpec.model_validate(fields)

@@ -1,0 +1,13 @@
+"""Tiny configs for the training tests (imported by name: tests/ is not a package)."""
+
+from __future__ import annotations
+
+from proagent.training.config import PPOConfig
+from proagent.training.networks import NetworkConfig
+
+TINY = {"num_envs": 4, "num_steps": 32, "update_epochs": 1, "num_minibatches": 2, "shaping_horizon": 256}
+
+
+def tiny_config(seed: int = 0, layout: str = "cramped_room") -> PPOConfig:
+    """2 updates of 4 envs x 32 steps = 256 env steps, fast encoder."""
+    return PPOConfig(layout=layout, seed=seed, total_steps=256, network=NetworkConfig(encoder="fast"), **TINY)
