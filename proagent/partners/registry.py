@@ -57,18 +57,18 @@ class PartnerRegistry:
         return PartnerRegistry(MappingProxyType({**self.factories, **extra}))
 
 
-def _load_trained(algorithm: str, layout: LayoutSpec) -> Partner:
+def _load_trained(root: Path, algorithm: str, layout: LayoutSpec) -> Partner:
     from proagent.partners.rl import load_rl_partner  # flax only when a trained partner is used
 
     if layout is None:
         raise UnknownPartnerError(f"partner {algorithm!r} is trained per layout: give the layout")
-    return load_rl_partner(algorithm, get_layout(layout) if isinstance(layout, str) else layout)
+    return load_rl_partner(algorithm, get_layout(layout) if isinstance(layout, str) else layout, root=root)
 
 
 def trained_factories(root: Path = PARTNERS_DIR) -> dict[str, PartnerFactory]:
     """One factory per algorithm with a checkpoint for some layout (partners/<layout>/<algo>/)."""
     algorithms = sorted({manifest.parent.name for manifest in root.glob("*/*/manifest.json")})
-    return {name: partial(_load_trained, name) for name in algorithms}
+    return {name: partial(_load_trained, root, name) for name in algorithms}
 
 
 def default_registry() -> PartnerRegistry:

@@ -37,14 +37,40 @@ class NetworkConfig(BaseModel):
     fast_features: int = Field(16, ge=1, description="channels of the fast encoder's 1x1 conv")
 
 
+class SameConv(nn.Module):
+    """A stride-1 convolution with zero "SAME" padding (nn.Conv's ``padding="SAME"``).
+
+    On CPU it runs as shifted slices + one dot (im2col by hand): XLA:CPU executes a convolution
+    op inside a loop (the PPO minibatch scan) orders of magnitude slower than the same dot. On
+    GPU it is the plain convolution (cuDNN). Same parameters either way, so a checkpoint trained
+    on one backend plays on the other.
+    """
+
+    features: int
+    kernel: int
+
+    @nn.compact
+    def __call__(self, x: jax.Array) -> jax.Array:
+        k, c = self.kernel, x.shape[-1]
+        w = self.param("kernel", orthogonal(np.sqrt(2)), (k, k, c, self.features))
+        b = self.param("bias", constant(0.0), (self.features,))
+        if jax.default_backend() != "cpu":
+            flat = x.reshape(-1, *x.shape[-3:])
+            y = jax.lax.conv_general_dilated(flat, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+            return y.reshape(*x.shape[:-1], self.features) + b
+        h, wd, p = x.shape[-3], x.shape[-2], k // 2
+        padded = jnp.pad(x, [(0, 0)] * (x.ndim - 3) + [(p, p), (p, p), (0, 0)])
+        patches = jnp.stack([padded[..., i : i + h, j : j + wd, :] for i in range(k) for j in range(k)], axis=-2)
+        return jnp.einsum("...pc,pcf->...f", patches, w.reshape(k * k, c, self.features)) + b
+
+
 class PaperCNN(nn.Module):
     features: int = 32
 
     @nn.compact
     def __call__(self, x: jax.Array) -> jax.Array:
         for kernel in (5, 3, 3):
-            x = nn.Conv(self.features, (kernel, kernel), padding="SAME", kernel_init=orthogonal(np.sqrt(2)))(x)
-            x = nn.relu(x)
+            x = nn.relu(SameConv(self.features, kernel)(x))
         return x.reshape(*x.shape[:-3], -1)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+
 from proagent.partners import (
     Partner,
     PartnerRegistry,
@@ -19,8 +20,22 @@ from proagent.partners.scripted import StayPartner
 SCRIPTED = ["greedy", "onion_passer", "random", "stay", "supplier"]
 
 
-def test_available_partners_lists_the_scripted_ones():
-    assert available_partners() == SCRIPTED
+def test_available_partners_lists_the_scripted_and_the_trained_ones():
+    from proagent.paths import PARTNERS_DIR
+
+    trained = {m.parent.name for m in PARTNERS_DIR.glob("*/*/manifest.json")}
+    assert available_partners() == sorted(set(SCRIPTED) | trained)
+    assert "sp" in trained, "the self-play checkpoints ship with the repo"
+
+
+def test_trained_partner_without_a_checkpoint_for_the_layout_says_how_to_train(tmp_path):
+    from proagent.partners.registry import PartnerRegistry, trained_factories
+
+    (tmp_path / "cramped_room" / "mep").mkdir(parents=True)
+    (tmp_path / "cramped_room" / "mep" / "manifest.json").write_text("{}")
+    registry = PartnerRegistry().with_factories(trained_factories(tmp_path))
+    with pytest.raises(UnknownPartnerError, match="proagent train --algo mep --layout counter_circuit"):
+        registry.make("mep", "counter_circuit")
 
 
 @pytest.mark.parametrize("name", SCRIPTED)
