@@ -44,7 +44,7 @@ def test_round_trip_gives_identical_actions(tiny_run):
     _, out = tiny_run
     env = envs.make("cramped_room")
     params, manifest = checkpoint.load(out)
-    obs = jax.vmap(env.observe)(jax.vmap(env.reset)(jax.random.split(jax.random.PRNGKey(3), 8))).reshape(16, 4, 5, 30)
+    obs = env.observe_batch(env.reset_batch(jax.random.split(jax.random.PRNGKey(3), 8))).reshape(16, 4, 5, 30)
     key = jax.random.PRNGKey(7)
     net = ActorCritic(manifest.network)
     partner = RLPartner(out, env.layout)
