@@ -84,7 +84,7 @@ def test_cached_replay_over_http(fake_openai_server: FakeOpenAIServer, tmp_path:
     schema = StructuredOutput(name="plan", json_schema={"type": "object", "properties": {"plan": {"type": "string"}}})
     model = CachedModel(_model(fake_openai_server), tmp_path)
     first = asyncio.run(model.generate(MSGS, structured=schema))
-    fake_openai_server.content = "something else"
+    fake_openai_server.responder = lambda body: "something else"
     second = asyncio.run(model.generate(MSGS, structured=schema))
     assert second.text == first.text and second.cached and second.latency_s == 0.0
     assert len(fake_openai_server.requests) == 1
