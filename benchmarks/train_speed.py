@@ -29,7 +29,7 @@ from flax.training.train_state import TrainState
 import envs
 from proagent.training.config import PPOConfig
 from proagent.training.networks import NetworkConfig
-from proagent.training.ppo import _epochs, gae, make_train
+from proagent.training.ppo import ppo_epochs, gae, make_train
 from proagent.training.rollout import Trajectory, rollout
 
 
@@ -90,7 +90,7 @@ def make_baseline(config: PPOConfig, env: envs.OvercookedEnv):
         flat = lambda x: x.reshape(-1, *x.shape[2:])
         data = tuple(map(flat, (traj.obs, traj.action, traj.log_prob, traj.value, adv, target)))
         key, k_ep = jax.random.split(key)
-        ts, _ = _epochs(ts, config, data, k_ep)
+        ts, _ = ppo_epochs(ts, config, data, k_ep)
         return ts, states, obs, key
 
     return jax.jit(init), jax.jit(update), jax.jit(lambda c: collect(c)[0])

@@ -1,6 +1,8 @@
 """`proagent train`: train a partner policy and write it to partners/<layout>/<algo>/.
 
-    proagent train --algo sp --layout cramped_room --seed 0 --steps 10000000 [--encoder cnn|fast]
+    proagent train --algo sp|pbt|fcp|mep|cole --layout cramped_room --seed 0 --steps 1e7 [--encoder cnn|fast]
+
+``--steps`` is the whole env-step budget of the algorithm (all its stages and population members).
 
 The encoder defaults to ``auto``: the paper's CNN when JAX sees a GPU, the fast 1x1 encoder on
 CPU (the CNN trains ~10x slower there; see benchmarks/train_speed.py). Also runnable on its own as
@@ -13,11 +15,11 @@ import argparse
 import sys
 from pathlib import Path
 
-ALGOS = ("sp",)
+ALGOS = ("sp", "pbt", "fcp", "mep", "cole")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--algo", choices=ALGOS, default="sp", help="training algorithm (sp = self-play PPO)")
+    p.add_argument("--algo", choices=ALGOS, default="sp", help="sp: self-play PPO; pbt, fcp, mep, cole: population methods (see proagent.training.algorithms)")
     p.add_argument("--layout", required=True, help="layout name or file (e.g. cramped_room)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--steps", type=float, default=10_000_000, help="environment steps (e.g. 1e7)")
@@ -38,7 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("train", help="train an RL partner (self-play PPO) and save it under partners/")
+    p = sub.add_parser("train", help="train an RL partner (SP, PBT, FCP, MEP, COLE) and save it under partners/")
     add_arguments(p)
     p.set_defaults(run=run)
 
@@ -70,11 +72,51 @@ def build_config(args: argparse.Namespace):
     )
 
 
+def build_algo_config(args: argparse.Namespace):
+    """The population algorithms' config: the same flags, PPO overrides passed through."""
+    from proagent.training.algorithms import AlgoConfig
+
+    ppo = build_config(args)  # validates layout and overrides the same way as sp
+    overrides = {"num_envs": args.num_envs, **dict(item.split("=", 1) for item in args.set)}
+    if args.shaping_horizon is not None:
+        overrides["shaping_horizon"] = int(args.shaping_horizon)
+    return AlgoConfig(
+        layout=ppo.layout,
+        seed=args.seed,
+        total_steps=int(args.steps),
+        network=ppo.network,
+        ppo=overrides,
+        updates_per_call=args.updates_per_call,
+        eval_episodes=args.eval_episodes,
+    )
+
+
+def run_population(args: argparse.Namespace, log) -> int:
+    from envs import LayoutError
+    from proagent.training import checkpoint
+    from proagent.training.algorithms import TRAINERS
+
+    try:
+        algo = build_algo_config(args)
+    except (LayoutError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out = args.out or checkpoint.partner_dir(algo.layout, args.algo)
+    print(f"training {args.algo} on {algo.layout}: {algo.total_steps:,} steps, encoder {algo.network.encoder}, "
+          f"device {checkpoint.device_description()} -> {out}", flush=True)  # fmt: skip
+    manifest = TRAINERS[args.algo](algo, out, log)
+    sp = manifest.self_play
+    print(f"saved {out}  ({manifest.train_wall_time_s:.0f}s; self-play {sp.mean:.1f} ± {sp.se:.1f})")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from envs import LayoutError
     from proagent.training import checkpoint
     from proagent.training.trainer import train
 
+    if args.algo != "sp":
+        return run_population(args, lambda line: print(line, flush=True))
     try:
         config = build_config(args)
     except (LayoutError, ValueError) as exc:

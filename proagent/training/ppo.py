@@ -18,7 +18,7 @@ from flax.training.train_state import TrainState
 from envs import OvercookedEnv
 from proagent.training.config import PPOConfig
 from proagent.training.networks import ActorCritic
-from proagent.training.rollout import EnvBatch, Trajectory, reset_envs, rollout
+from proagent.training.rollout import EnvBatch, Trajectory, check_observation_range, reset_envs, rollout
 
 
 class Runner(NamedTuple):
@@ -75,8 +75,9 @@ def gae(traj: Trajectory, last_value: jax.Array, gamma: float, lam: float) -> tu
     return adv, adv + traj.value
 
 
-def ppo_loss(params, apply_fn, config: PPOConfig, batch: tuple):
-    """Clipped surrogate + clipped value loss - entropy bonus, on one minibatch."""
+def ppo_loss(params, apply_fn, config: PPOConfig, batch: tuple, ent_coef: jax.Array | float):
+    """Clipped surrogate + clipped value loss - entropy bonus, on one minibatch. ``ent_coef`` is an
+    argument (not ``config.ent_coef``) so population training can give each learner its own."""
     obs, action, old_logp, old_value, adv, target = batch
     logits, value = apply_fn(params, obs)
     logp_all = jax.nn.log_softmax(logits)
@@ -88,19 +89,34 @@ def ppo_loss(params, apply_fn, config: PPOConfig, batch: tuple):
     surrogate = jnp.minimum(ratio * adv, jnp.clip(ratio, 1 - config.clip_eps, 1 + config.clip_eps) * adv)
     actor_loss = -surrogate.mean()
     entropy = -(jnp.exp(logp_all) * logp_all).sum(-1).mean()
-    total = actor_loss + config.vf_coef * value_loss - config.ent_coef * entropy
+    total = actor_loss + config.vf_coef * value_loss - ent_coef * entropy
     approx_kl = ((ratio - 1) - (logp - old_logp)).mean()
     return total, (value_loss, actor_loss, entropy, approx_kl)
 
 
-def _epochs(train_state: TrainState, config: PPOConfig, data: tuple, key: jax.Array):
-    """``update_epochs`` passes of shuffled minibatches over the flattened rollout."""
+def ppo_epochs(
+    train_state: TrainState,
+    config: PPOConfig,
+    data: tuple,
+    key: jax.Array,
+    ent_coef: jax.Array | float | None = None,
+    lr_mult: jax.Array | float = 1.0,
+):
+    """``update_epochs`` passes of shuffled minibatches over the flattened rollout.
+
+    ``ent_coef`` (default ``config.ent_coef``) and ``lr_mult`` (scales every optimiser step) may be
+    traced values: population-based training mutates them per learner without recompiling.
+    """
     size = data[0].shape[0]
     grad_fn = jax.value_and_grad(ppo_loss, has_aux=True)
+    ent_coef = config.ent_coef if ent_coef is None else ent_coef
 
     def minibatch(state: TrainState, mb):
-        (_, aux), grads = grad_fn(state.params, state.apply_fn, config, mb)
-        return state.apply_gradients(grads=grads), aux
+        (_, aux), grads = grad_fn(state.params, state.apply_fn, config, mb, ent_coef)
+        updates, opt_state = state.tx.update(grads, state.opt_state, state.params)
+        updates = jax.tree.map(lambda u: u * lr_mult, updates)
+        params = optax.apply_updates(state.params, updates)
+        return state.replace(step=state.step + 1, params=params, opt_state=opt_state), aux
 
     def epoch(state: TrainState, key: jax.Array):
         perm = jax.random.permutation(key, size)
@@ -122,7 +138,7 @@ def _one_update(env: OvercookedEnv, config: PPOConfig, runner: Runner, _) -> tup
     adv, target = gae(traj, last_value, config.gamma, config.gae_lambda)
     flat = lambda x: x.reshape(-1, *x.shape[2:])
     data = tuple(map(flat, (traj.obs, traj.action, traj.log_prob, traj.value, adv, target)))
-    ts, (value_loss, actor_loss, entropy, approx_kl) = _epochs(ts, config, data, k_epochs)
+    ts, (value_loss, actor_loss, entropy, approx_kl) = ppo_epochs(ts, config, data, k_epochs)
     episodes = traj.ep_done.sum()
     mean_over_eps = lambda x: jnp.where(episodes > 0, x.sum() / jnp.maximum(episodes, 1), jnp.nan)
     update = runner.update + 1
@@ -142,6 +158,7 @@ def _one_update(env: OvercookedEnv, config: PPOConfig, runner: Runner, _) -> tup
 
 def make_train(config: PPOConfig, env: OvercookedEnv, updates_per_call: int = 1):
     """-> (init(key) -> Runner, jitted update(Runner) -> (Runner, Metrics stacked over updates))."""
+    check_observation_range(env)
     network = ActorCritic(config.network)
     tx = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(lr_schedule(config), eps=1e-5))
 

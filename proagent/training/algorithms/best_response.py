@@ -1,0 +1,78 @@
+"""Stage two of FCP and MEP: one learner trained against a frozen pool, a random seat per env.
+
+``priority`` (MEP) maps the learner's running mean score with each pool member to sampling logits
+after every call; without it the pool is sampled uniformly (FCP).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import numpy as np
+
+import envs
+from proagent.training.algorithms.common import AlgoConfig, Log, Stage, pair_totals
+from proagent.training.algorithms.pairings import best_response
+from proagent.training.population import Pairing, learner_params, stack_pool
+
+Priority = Callable[[np.ndarray], np.ndarray]  # mean score with each member -> logits
+
+
+def pool_scores(score: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Learner 0's summed score and episode count with each pool member, both seats together."""
+    s = score[0, 1:] + score[1:, 0]
+    n = count[0, 1:] + count[1:, 0]
+    return s, n
+
+
+def rank_priority(beta: float) -> Priority:
+    """MEP's rank-based prioritised sampling: the member the learner does worst with has the highest
+    rank n, the best rank 1; p_i is proportional to rank_i ** beta."""
+
+    def logits(mean_scores: np.ndarray) -> np.ndarray:
+        order = np.argsort(-mean_scores, kind="stable")  # best first
+        rank = np.empty(len(order))
+        rank[order] = np.arange(1, len(order) + 1)
+        return beta * np.log(rank)
+
+    return logits
+
+
+def train_best_response(
+    algo: AlgoConfig,
+    env: envs.OvercookedEnv,
+    members: list[Any],
+    steps: int,
+    log: Log,
+    name: str,
+    priority: Priority | None = None,
+    ema: float = 0.7,
+) -> tuple[Any, list[dict], dict]:
+    """-> (learner params, history, details) after ``steps`` env steps against ``members``."""
+    config = algo.stage_config(steps)
+    pairing = Pairing(num_learners=1, slots=best_response(config.num_envs), pool_size=len(members))
+    stage = Stage(name, config, pairing, env, algo.updates_per_call)
+    pool, logits = stack_pool(members, len(members))
+    runner = stage.init(jax.random.PRNGKey(algo.seed + 1), pool, logits)
+    running = np.full(len(members), np.nan)
+    total_s, total_n = np.zeros(len(members)), np.zeros(len(members))
+    history = []
+    for runner, metrics, rec in stage.run(runner, log):
+        s, n = pool_scores(*pair_totals(metrics))
+        total_s, total_n = total_s + s, total_n + n
+        mean = np.where(n > 0, s / np.maximum(n, 1), np.nan)
+        running = np.where(np.isnan(running), mean, np.where(np.isnan(mean), running, ema * running + (1 - ema) * mean))
+        rec["pool_scores"] = [None if np.isnan(x) else round(float(x), 1) for x in running]
+        if priority is not None and not np.isnan(running).any():
+            new = priority(running)
+            rec["pool_logits"] = [round(float(x), 3) for x in new]
+            runner = runner._replace(pool_logits=jax.numpy.asarray(new, jax.numpy.float32))
+        history.append(rec)
+    details = {
+        "br_steps": int(runner.update) * config.steps_per_update,
+        "br_mean_score_with_each_member": [round(float(x), 1) for x in total_s / np.maximum(total_n, 1)],
+        "br_episodes_with_each_member": [int(x) for x in total_n],
+    }
+    return learner_params(runner, 0), history, details

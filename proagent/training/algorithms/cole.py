@@ -1,0 +1,99 @@
+"""COLE (Li et al., 2023): an open-ended population grown by a learner that trains against the
+members it is least compatible with.
+
+The population starts with the learner's random initial policy. Each generation:
+1. the cross-play payoff matrix of the current members is measured (``make_payoff_matrix``);
+2. each member's cooperative compatibility is its in-degree centrality in the preference graph
+   (every member points at the partner(s) it scores best with, seat order averaged);
+3. the learner trains for a generation against pool partners sampled by rank of incompatibility
+   (least compatible first, p proportional to 1 / rank) in most envs, plus a self-play share;
+4. a copy of the learner is frozen into the population.
+The final learner is the COLE agent.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+import envs
+from proagent.training import checkpoint
+from proagent.training.algorithms.common import AlgoConfig, Log, Stage, save_agent
+from proagent.training.algorithms.pairings import best_response
+from proagent.training.evaluate import make_payoff_matrix
+from proagent.training.networks import ActorCritic
+from proagent.training.population import Pairing, learner_params, resample_partners, set_pool_entry
+
+
+class COLESettings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    generations: int = Field(6, ge=1)
+    self_play_envs: int = Field(8, ge=0, description="envs (of num_envs) where the learner plays itself")
+    payoff_episodes: int = Field(4, ge=1, description="episodes per ordered pair for the payoff matrix")
+
+
+def in_degree_centrality(payoff: np.ndarray) -> np.ndarray:
+    """Share of the other members whose preferred partner (best mean score, seats averaged) is each member."""
+    m = payoff.shape[0]
+    if m == 1:
+        return np.ones(1)
+    sym = (payoff + payoff.T) / 2
+    np.fill_diagonal(sym, -np.inf)
+    indegree = np.zeros(m)
+    for i in range(m):
+        indegree += sym[i] == sym[i].max()
+    return indegree / (m - 1)
+
+
+def incompatibility_logits(payoff: np.ndarray) -> np.ndarray:
+    """Sampling logits: rank 1 = least compatible (lowest centrality, then lowest mean payoff)."""
+    centrality = in_degree_centrality(payoff)
+    mean = (payoff.sum(0) + payoff.sum(1)) / (2 * payoff.shape[0])
+    order = np.lexsort((mean, centrality))  # primary key last: centrality ascending
+    rank = np.empty(len(order))
+    rank[order] = np.arange(1, len(order) + 1)
+    return -np.log(rank)
+
+
+def train_cole(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings: COLESettings = COLESettings()) -> checkpoint.Manifest:
+    env = envs.make(algo.layout)
+    config = algo.stage_config(algo.total_steps)
+    size = settings.generations + 1
+    pairing = Pairing(num_learners=1, slots=best_response(config.num_envs, settings.self_play_envs), pool_size=size)
+    stage = Stage("cole", config, pairing, env, algo.updates_per_call)
+    payoff_of = make_payoff_matrix(env, ActorCritic(algo.network).apply, size, settings.payoff_episodes)
+    start = time.perf_counter()
+    runner = stage.init(jax.random.PRNGKey(algo.seed))
+    runner = set_pool_entry(runner, 0, learner_params(runner, 0))  # generation 0: the random initial policy
+    history: list[dict] = []
+    generations: list[dict] = []
+    per_generation = max(1, stage.calls // settings.generations)
+    for g in range(settings.generations):
+        members = g + 1
+        key = jax.random.PRNGKey(algo.seed * 1000 + g)
+        payoff = np.asarray(payoff_of(runner.pool_params, key))[:members, :members]
+        logits = incompatibility_logits(payoff)
+        padded = jnp.full((size,), -jnp.inf, jnp.float32).at[:members].set(jnp.asarray(logits, jnp.float32))
+        runner = resample_partners(runner._replace(pool_logits=padded), key)
+        generations.append(
+            {
+                "generation": g,
+                "payoff": np.round(payoff, 1).tolist(),
+                "centrality": np.round(in_degree_centrality(payoff), 3).tolist(),
+                "sampling": np.round(np.exp(logits) / np.exp(logits).sum(), 3).tolist(),
+            }
+        )
+        calls = per_generation if g < settings.generations - 1 else stage.calls - per_generation * g
+        for runner, _, rec in stage.run(runner, log, calls):
+            history.append({**rec, "generation": g})
+        runner = set_pool_entry(runner, members, learner_params(runner, 0), logit=-jnp.inf)
+    details = {"generations": generations, "settings": settings.model_dump(mode="json")}
+    steps = int(runner.update) * config.steps_per_update
+    wall = time.perf_counter() - start
+    return save_agent(out_dir, algo, "cole", learner_params(runner, 0), env, steps, wall, details, history, log)

@@ -1,0 +1,163 @@
+"""What every population algorithm's outer loop shares: a stage of jitted calls, its log records,
+pair statistics, and saving the shipped agent with its manifest.
+
+A *stage* is one ``make_population_train`` program (one pairing, one PPO config) run for a number
+of jitted calls; FCP and MEP have two stages (population, then best response), PBT and COLE one.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jax
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+import envs
+from proagent.training import checkpoint
+from proagent.training.config import PPOConfig
+from proagent.training.evaluate import pair_scores, summarize
+from proagent.training.networks import ActorCritic, NetworkConfig
+from proagent.training.population import Pairing, PopMetrics, PopRunner, make_population_train
+
+Log = Callable[[str], None]
+
+
+class AlgoConfig(BaseModel):
+    """A population algorithm's run: the shared PPO settings and the whole env-step budget."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    layout: str = "cramped_room"
+    seed: int = 0
+    total_steps: int = Field(6_000_000, ge=1, description="env steps of all stages together")
+    network: NetworkConfig = NetworkConfig()
+    ppo: dict[str, Any] = Field(default_factory=dict, description="PPOConfig overrides (e.g. num_envs)")
+    updates_per_call: int = Field(10, ge=1)
+    eval_episodes: int = Field(100, ge=1)
+
+    def stage_config(self, steps: int) -> PPOConfig:
+        """PPO config of one stage: shaping annealed over the first half of the stage's steps."""
+        fields = {"shaping_horizon": steps // 2, **self.ppo}
+        return PPOConfig(layout=self.layout, seed=self.seed, total_steps=steps, network=self.network, **fields)
+
+
+@dataclass
+class Stage:
+    """One population program and its bookkeeping; ``calls`` is the number of jitted calls."""
+
+    name: str
+    config: PPOConfig
+    pairing: Pairing
+    env: envs.OvercookedEnv
+    updates_per_call: int
+    init: Callable = field(init=False)
+    update: Callable = field(init=False)
+
+    def __post_init__(self) -> None:
+        calls = math.ceil(self.config.num_updates / self.updates_per_call)
+        steps = calls * self.updates_per_call * self.config.steps_per_update
+        self.config = self.config.model_copy(update={"total_steps": steps})
+        self.init, self.update = make_population_train(self.config, self.pairing, self.env, self.updates_per_call)
+
+    @property
+    def calls(self) -> int:
+        return self.config.num_updates // self.updates_per_call
+
+    def run(self, runner: PopRunner, log: Log, calls: int | None = None) -> Iterator[tuple[PopRunner, PopMetrics, dict]]:
+        """Yield (runner, metrics of the call, log record) after every jitted call."""
+        for _ in range(self.calls if calls is None else calls):
+            t0 = time.perf_counter()
+            runner, metrics = self.update(runner)
+            jax.block_until_ready(metrics)
+            rec = call_record(self.name, metrics, time.perf_counter() - t0, self.updates_per_call * self.config.steps_per_update)
+            log(format_record(rec, self.config.total_steps))
+            yield runner, metrics, rec
+
+
+def pair_totals(metrics: PopMetrics) -> tuple[np.ndarray, np.ndarray]:
+    """(score sums, episode counts) per (seat-0 policy, seat-1 policy), summed over a call's updates."""
+    return np.asarray(metrics.pair_score).sum(0), np.asarray(metrics.pair_count).sum(0)
+
+
+def policy_means(score: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """Mean score of every episode a policy took part in (either seat); nan if none."""
+    total = score.sum(0) + score.sum(1) - np.diag(score)
+    n = count.sum(0) + count.sum(1) - np.diag(count)
+    return np.where(n > 0, total / np.maximum(n, 1), np.nan)
+
+
+def call_record(stage: str, metrics: PopMetrics, elapsed: float, steps: int) -> dict:
+    score, count = pair_totals(metrics)
+    k = np.asarray(metrics.value_loss).shape[-1]
+    means = policy_means(score, count)[:k]
+    return {
+        "stage": stage,
+        "env_steps": int(np.asarray(metrics.env_steps)[-1]),
+        "wall_s": round(elapsed, 2),
+        "sps": round(steps / max(elapsed, 1e-9), 1),
+        "episodes": int(count.sum()),
+        "score": float(score.sum() / count.sum()) if count.sum() else float("nan"),
+        "learner_scores": [None if math.isnan(x) else round(float(x), 2) for x in means],
+        "shaping_coef": float(np.asarray(metrics.shaping_coef)[-1]),
+        "value_loss": float(np.asarray(metrics.value_loss).mean()),
+        "entropy": float(np.asarray(metrics.entropy).mean()),
+        "approx_kl": float(np.asarray(metrics.approx_kl).mean()),
+    }
+
+
+def format_record(rec: dict, total: int) -> str:
+    learners = " ".join("-" if s is None else f"{s:.0f}" for s in rec["learner_scores"])
+    return (
+        f"[{rec['stage']}] {rec['env_steps']:>10,}/{total:,} steps  {rec['sps']:>8,.0f} sps  "
+        f"score {rec['score']:6.1f}  learners [{learners}]  shaping x{rec['shaping_coef']:.2f}  "
+        f"ent {rec['entropy']:.3f}  kl {rec['approx_kl']:.4f}"
+    )
+
+
+def self_play_score(env: envs.OvercookedEnv, network: NetworkConfig, params: Any, seed: int, episodes: int):
+    logits = lambda obs: ActorCritic(network).apply(params, obs)[0]
+    return summarize(pair_scores(env, logits, logits, jax.random.PRNGKey(seed), episodes), env.dynamics.horizon)
+
+
+def save_agent(
+    out_dir: Path | None,
+    algo: AlgoConfig,
+    algorithm: str,
+    params: Any,
+    env: envs.OvercookedEnv,
+    env_steps: int,
+    wall: float,
+    details: dict,
+    history: list[dict],
+    log: Log,
+) -> checkpoint.Manifest:
+    """Score the shipped agent in self-play and write params + manifest (+ history) to ``out_dir``."""
+    import json
+
+    obs_shape = tuple(int(d) for d in env.observe(env.reset(jax.random.PRNGKey(0))).shape[1:])
+    manifest = checkpoint.Manifest(
+        algorithm=algorithm,
+        layout=algo.layout,
+        seed=algo.seed,
+        env_steps=env_steps,
+        train_wall_time_s=round(wall, 1),
+        device=checkpoint.device_description(),
+        encoder=algo.network.encoder,
+        network=algo.network,
+        obs_shape=obs_shape,
+        git_commit=checkpoint.git_commit(),
+        train_config=algo.model_dump(mode="json"),
+        details=details,
+    )
+    manifest.self_play = self_play_score(env, algo.network, params, algo.seed + 10_000, algo.eval_episodes)
+    log(f"{algorithm} self-play over {algo.eval_episodes} episodes: {manifest.self_play.mean:.1f} ± {manifest.self_play.se:.1f}")
+    if out_dir is not None:
+        manifest = checkpoint.save(out_dir, params, manifest)
+        (out_dir / "history.jsonl").write_text("".join(json.dumps(r) + "\n" for r in history))
+    return manifest

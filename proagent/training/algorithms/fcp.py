@@ -1,0 +1,75 @@
+"""FCP (Strouse et al., 2021): a best response to a frozen pool of self-play agents of different
+seeds and skill levels.
+
+Stage 1 trains ``pool_members`` self-play agents of different seeds side by side (one population
+program, each member in its own envs) and keeps each one's parameters at the start, the middle and
+the end of training: 3 checkpoints a seed, from random to skilled. The layout's shipped ``sp``
+checkpoint joins the pool when it exists (same network). Stage 2 trains the FCP agent against the
+pool, uniform over members, half the envs in each seat.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import jax
+from pydantic import BaseModel, ConfigDict, Field
+
+import envs
+from proagent.paths import PARTNERS_DIR
+from proagent.training import checkpoint
+from proagent.training.algorithms.best_response import train_best_response
+from proagent.training.algorithms.common import AlgoConfig, Log, Stage, save_agent
+from proagent.training.algorithms.pairings import self_play
+from proagent.training.population import Pairing, learner_params
+
+
+class FCPSettings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    pool_members: int = Field(2, ge=1, description="self-play seeds trained for the pool")
+    pool_share: float = Field(0.5, gt=0.0, lt=1.0, description="share of total_steps spent on the pool")
+    include_shipped_sp: bool = True
+
+
+def shipped_sp(algo: AlgoConfig, root: Path = PARTNERS_DIR):
+    """The layout's shipped self-play checkpoint, if it has the same network (else None)."""
+    directory = checkpoint.partner_dir(algo.layout, "sp", root)
+    if not (directory / checkpoint.MANIFEST_FILE).is_file():
+        return None
+    params, manifest = checkpoint.load(directory)
+    return params if manifest.network == algo.network else None
+
+
+def train_self_play_pool(algo: AlgoConfig, env: envs.OvercookedEnv, members: int, steps: int, log: Log):
+    """-> (checkpoints [start, middle, end] of each seed, history) of ``members`` self-play seeds."""
+    config = algo.stage_config(steps)
+    stage = Stage("pool", config, Pairing(num_learners=members, slots=self_play(members, config.num_envs)), env, algo.updates_per_call)
+    runner = stage.init(jax.random.PRNGKey(algo.seed))
+    snapshots = {"start": [learner_params(runner, k) for k in range(members)]}
+    history = []
+    for i, (runner, _, rec) in enumerate(stage.run(runner, log), start=1):
+        history.append(rec)
+        if i == stage.calls // 2:
+            snapshots["middle"] = [learner_params(runner, k) for k in range(members)]
+    snapshots["end"] = [learner_params(runner, k) for k in range(members)]
+    pool = [snapshots[when][k] for k in range(members) for when in ("start", "middle", "end")]
+    return pool, history
+
+
+def train_fcp(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings: FCPSettings = FCPSettings()) -> checkpoint.Manifest:
+    env = envs.make(algo.layout)
+    start = time.perf_counter()
+    pool_steps = int(algo.total_steps * settings.pool_share)
+    pool, history = train_self_play_pool(algo, env, settings.pool_members, pool_steps, log)
+    labels = [f"seed{algo.seed}+{k}:{when}" for k in range(settings.pool_members) for when in ("start", "middle", "end")]
+    sp = shipped_sp(algo) if settings.include_shipped_sp else None
+    if sp is not None:
+        pool.append(sp)
+        labels.append("shipped sp")
+    params, br_history, details = train_best_response(algo, env, pool, algo.total_steps - pool_steps, log, "fcp")
+    details = {"pool": labels, "settings": settings.model_dump(mode="json"), **details}
+    steps = sum(r["env_steps"] for r in (history[-1], br_history[-1]))
+    wall = time.perf_counter() - start
+    return save_agent(out_dir, algo, "fcp", params, env, steps, wall, details, history + br_history, log)

@@ -1,0 +1,61 @@
+"""MEP (Zhao et al., 2023): a maximum-entropy population, then a prioritised best response.
+
+Stage 1 trains ``population`` self-play agents side by side with a population-entropy bonus: each
+learner's reward gets ``entropy_coef * -log(pi_bar(a|s))``, where pi_bar is the mean of all
+members' policies at the visited state (a one-sample estimate of the entropy of the population's
+mean policy), so members are pushed apart while each still learns the task. Stage 2 trains the MEP
+agent against the frozen members with rank-based prioritised sampling: the member it currently
+does worst with (running mean score) is sampled most, p_i proportional to rank_i ** beta.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import jax
+from pydantic import BaseModel, ConfigDict, Field
+
+import envs
+from proagent.training import checkpoint
+from proagent.training.algorithms.best_response import rank_priority, train_best_response
+from proagent.training.algorithms.common import AlgoConfig, Log, Stage, save_agent
+from proagent.training.algorithms.pairings import self_play
+from proagent.training.population import Pairing, learner_params
+
+
+class MEPSettings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    population: int = Field(4, ge=2)
+    entropy_coef: float = Field(0.01, ge=0.0)
+    population_share: float = Field(0.5, gt=0.0, lt=1.0, description="share of total_steps spent on stage 1")
+    priority_beta: float = Field(1.0, ge=0.0)
+
+
+def train_mep(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings: MEPSettings = MEPSettings()) -> checkpoint.Manifest:
+    env = envs.make(algo.layout)
+    start = time.perf_counter()
+    pop_steps = int(algo.total_steps * settings.population_share)
+    config = algo.stage_config(pop_steps)
+    pairing = Pairing(
+        num_learners=settings.population,
+        slots=self_play(settings.population, config.num_envs),
+        pop_entropy_coef=settings.entropy_coef,
+    )
+    stage = Stage("mep-pop", config, pairing, env, algo.updates_per_call)
+    runner = stage.init(jax.random.PRNGKey(algo.seed))
+    history = []
+    for runner, _, rec in stage.run(runner, log):
+        history.append(rec)
+    members = [learner_params(runner, k) for k in range(settings.population)]
+    priority = rank_priority(settings.priority_beta)
+    params, br_history, details = train_best_response(algo, env, members, algo.total_steps - pop_steps, log, "mep", priority)
+    details = {
+        "population_final_scores": history[-1]["learner_scores"],
+        "settings": settings.model_dump(mode="json"),
+        **details,
+    }
+    steps = history[-1]["env_steps"] + br_history[-1]["env_steps"]
+    wall = time.perf_counter() - start
+    return save_agent(out_dir, algo, "mep", params, env, steps, wall, details, history + br_history, log)

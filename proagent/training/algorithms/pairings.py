@@ -1,0 +1,28 @@
+"""Static seat assignments (``Pairing.slots``) of the population algorithms."""
+
+from __future__ import annotations
+
+from proagent.training.population import POOL
+
+
+def self_play(num_learners: int, num_envs: int) -> tuple[tuple[int, int], ...]:
+    """Each learner plays itself in ``num_envs / num_learners`` envs."""
+    if num_envs % num_learners:
+        raise ValueError(f"num_envs={num_envs} must be a multiple of the population size {num_learners}")
+    return tuple((n % num_learners, n % num_learners) for n in range(num_envs))
+
+
+def round_robin(num_learners: int, num_envs: int) -> tuple[tuple[int, int], ...]:
+    """Every ordered pair (i, j), self-pairs included, in the same number of envs."""
+    pairs = [(i, j) for i in range(num_learners) for j in range(num_learners)]
+    if num_envs % len(pairs):
+        raise ValueError(f"num_envs={num_envs} must be a multiple of population size squared ({len(pairs)})")
+    return tuple(pairs[n % len(pairs)] for n in range(num_envs))
+
+
+def best_response(num_envs: int, self_play_envs: int = 0) -> tuple[tuple[int, int], ...]:
+    """Learner 0 against pool partners, half the envs in each seat, plus ``self_play_envs`` of (0, 0)."""
+    rest = num_envs - self_play_envs
+    if rest <= 0 or rest % 2:
+        raise ValueError(f"num_envs - self_play_envs = {rest} must be a positive even number")
+    return ((0, 0),) * self_play_envs + ((0, POOL),) * (rest // 2) + ((POOL, 0),) * (rest // 2)

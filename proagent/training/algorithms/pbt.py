@@ -1,0 +1,84 @@
+"""PBT: a population trained by pairing its members, with periodic exploit and explore.
+
+Every ordered pair of members (self-pairs included) plays in the same number of envs, and every
+member learns from its own seats. Every ``exploit_every`` calls the member with the lowest mean
+score (over all its pairings in that window) takes a copy of the best member's parameters,
+optimiser state and hyperparameters (exploit), then multiplies its entropy coefficient and its
+learning rate by 0.8 or 1.25 at random (explore). The member with the best mean score over the
+last window ships.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import jax
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+import envs
+from proagent.training import checkpoint
+from proagent.training.algorithms.common import AlgoConfig, Log, Stage, pair_totals, policy_means, save_agent
+from proagent.training.algorithms.pairings import round_robin
+from proagent.training.population import HParams, Pairing, PopRunner, learner_params
+
+
+class PBTSettings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    population: int = Field(4, ge=2)
+    exploit_every: int = Field(8, ge=1, description="jitted calls between exploit/explore steps")
+    perturb: tuple[float, float] = (0.8, 1.25)
+
+
+def exploit_explore(runner: PopRunner, fitness: np.ndarray, rng: np.random.Generator, perturb) -> tuple[PopRunner, dict]:
+    """Worst member <- copy of the best, then its entropy coefficient and learning rate perturbed."""
+    best, worst = int(np.nanargmax(fitness)), int(np.nanargmin(fitness))
+    if best == worst:
+        return runner, {}
+    copy = lambda x: x.at[worst].set(x[best])
+    learners = jax.tree.map(copy, runner.learners)
+    ent, lr = (float(rng.choice(perturb)) for _ in range(2))
+    hp = runner.hparams
+    hparams = HParams(copy(hp.ent_coef).at[worst].multiply(ent), copy(hp.lr_mult).at[worst].multiply(lr))
+    event = {"exploit": {"from": best, "to": worst, "ent_coef_x": ent, "lr_x": lr}}
+    return runner._replace(learners=learners, hparams=hparams), event
+
+
+def train_pbt(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings: PBTSettings = PBTSettings()) -> checkpoint.Manifest:
+    env = envs.make(algo.layout)
+    config = algo.stage_config(algo.total_steps)
+    pairing = Pairing(num_learners=settings.population, slots=round_robin(settings.population, config.num_envs))
+    stage = Stage("pbt", config, pairing, env, algo.updates_per_call)
+    start = time.perf_counter()
+    runner = stage.init(jax.random.PRNGKey(algo.seed))
+    rng = np.random.default_rng(algo.seed)
+    history: list[dict] = []
+    window = [np.zeros((settings.population,) * 2), np.zeros((settings.population,) * 2)]
+    fitness = np.full(settings.population, np.nan)
+    for i, (runner, metrics, rec) in enumerate(stage.run(runner, log), start=1):
+        score, count = pair_totals(metrics)
+        window = [window[0] + score, window[1] + count]
+        if i % settings.exploit_every == 0:
+            fitness = policy_means(*window)
+            rec["fitness"] = [round(float(x), 2) for x in fitness]
+            if i < stage.calls and not np.isnan(fitness).all():
+                runner, event = exploit_explore(runner, np.nan_to_num(fitness, nan=-1.0), rng, settings.perturb)
+                rec.update(event)
+            window = [np.zeros_like(window[0]), np.zeros_like(window[1])]
+        history.append(rec)
+    if window[1].sum():
+        fitness = policy_means(*window)
+    best = int(np.nanargmax(np.nan_to_num(fitness, nan=-1.0)))
+    details = {
+        "population": settings.population,
+        "shipped_member": best,
+        "final_fitness": [round(float(x), 2) for x in fitness],
+        "final_ent_coef": [round(float(x), 5) for x in np.asarray(runner.hparams.ent_coef)],
+        "final_lr_mult": [round(float(x), 4) for x in np.asarray(runner.hparams.lr_mult)],
+        "settings": settings.model_dump(mode="json"),
+    }
+    steps = int(runner.update) * config.steps_per_update
+    wall = time.perf_counter() - start
+    return save_agent(out_dir, algo, "pbt", learner_params(runner, best), env, steps, wall, details, history, log)

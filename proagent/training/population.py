@@ -1,0 +1,304 @@
+"""Population PPO: K learners and a frozen pool of partners, one jitted update for all of them.
+
+Every population algorithm of the zoo (PBT, FCP, MEP, COLE) is this one update driven by a
+different Python outer loop. What differs between them is data, not code:
+
+- ``Pairing.slots`` (static): for each env and seat, the learner that plays it, or ``POOL`` (-1)
+  for "a frozen partner, sampled afresh for every episode". Self-play is ``(k, k)``; a population
+  round robin is every ``(i, j)``; a best response is ``(0, POOL)`` and ``(POOL, 0)``.
+- ``PopRunner.pool_logits`` (dynamic): the sampling distribution over the pool. The outer loop
+  re-weights it between calls (MEP's prioritised sampling, COLE's incompatibility weighting) and
+  unused pool entries get ``-inf``, so a growing pool never changes a shape nor recompiles.
+- ``PopRunner.hparams`` (dynamic): per-learner entropy coefficient and learning-rate multiplier
+  (PBT's explore step).
+
+Learners' transitions are cut out of the rollout by static index arrays, so each learner's PPO
+update has a fixed batch and the K updates run as one ``vmap``. Pool partners act with per-actor
+gathered parameters. The episode score of every (seat-0 policy, seat-1 policy) pair is summed in
+``pair_score``/``pair_count`` (policy ids: learners 0..K-1, then pool entries), which is all the
+outer loops need to rank partners.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax.training.train_state import TrainState
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from envs import OvercookedEnv
+from proagent.training.config import PPOConfig
+from proagent.training.networks import ActorCritic
+from proagent.training.ppo import gae, lr_schedule, ppo_epochs, shaping_coef
+from proagent.training.rollout import EnvBatch, _replace_done, check_observation_range, observe, reset_envs
+
+POOL = -1
+
+
+class Pairing(BaseModel):
+    """Who plays which seat of which env (static for a whole training run)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    num_learners: int = Field(ge=1)
+    slots: tuple[tuple[int, ...], ...] = Field(description="per env, per seat: learner index or POOL (-1)")
+    pool_size: int = Field(0, ge=0, description="capacity of the frozen pool (entries may stay unused)")
+    pop_entropy_coef: float = Field(0.0, ge=0.0, description="MEP bonus: coef * -log(mean population policy)")
+
+    @model_validator(mode="after")
+    def _check(self) -> Pairing:
+        arr = np.asarray(self.slots)
+        if arr.ndim != 2 or arr.shape[1] != 2:
+            raise ValueError("slots must be (num_envs, 2)")
+        if arr.min() < POOL or arr.max() >= self.num_learners:
+            raise ValueError(f"slot values must be learner indices 0..{self.num_learners - 1} or {POOL}")
+        counts = [int((arr == k).sum()) for k in range(self.num_learners)]
+        if len(set(counts)) != 1 or counts[0] == 0:
+            raise ValueError(f"every learner needs the same (non-zero) number of slots, got {counts}")
+        if (arr == POOL).any() and self.pool_size == 0:
+            raise ValueError("POOL slots need pool_size > 0")
+        return self
+
+    @property
+    def num_envs(self) -> int:
+        return len(self.slots)
+
+    def learner_actors(self) -> np.ndarray:
+        """(K, S) flat actor indices (env * 2 + seat) of each learner, in order."""
+        flat = np.asarray(self.slots).reshape(-1)
+        return np.stack([np.flatnonzero(flat == k) for k in range(self.num_learners)])
+
+    def pool_actors(self) -> np.ndarray:
+        return np.flatnonzero(np.asarray(self.slots).reshape(-1) == POOL)
+
+
+class HParams(NamedTuple):
+    ent_coef: jax.Array  # (K,)
+    lr_mult: jax.Array  # (K,)
+
+
+class PopRunner(NamedTuple):
+    learners: TrainState  # every leaf stacked over K
+    hparams: HParams
+    pool_params: Any  # every leaf stacked over pool_size (zeros where unused); None without a pool
+    pool_logits: jax.Array  # (pool_size,) -inf = never sampled
+    envs: EnvBatch
+    partner: jax.Array  # (N,) pool entry of each env's current episode
+    key: jax.Array
+    update: jax.Array
+
+
+class PopMetrics(NamedTuple):
+    """Per update (stacked over the updates of one call)."""
+
+    env_steps: jax.Array
+    shaping_coef: jax.Array
+    pair_score: jax.Array  # (P, P) summed score of finished episodes, P = K + pool_size
+    pair_count: jax.Array  # (P, P) number of those episodes
+    value_loss: jax.Array  # (K,)
+    actor_loss: jax.Array
+    entropy: jax.Array
+    approx_kl: jax.Array
+
+
+class _Step(NamedTuple):
+    obs: jax.Array
+    action: jax.Array
+    log_prob: jax.Array
+    value: jax.Array
+    reward: jax.Array
+    done: jax.Array
+    ep_score: jax.Array  # (N,)
+    ep_done: jax.Array  # (N,)
+    ep_pair: jax.Array  # (N, 2) policy ids of the finished episode
+
+
+def policy_ids(pairing: Pairing, partner: jax.Array) -> jax.Array:
+    """(N, 2) policy id of each seat: learner index, or K + pool entry."""
+    slots = jnp.asarray(pairing.slots)
+    return jnp.where(slots == POOL, pairing.num_learners + partner[:, None], slots)
+
+
+def _sample_partners(key: jax.Array, logits: jax.Array, n: int) -> jax.Array:
+    return jax.random.categorical(key, logits, shape=(n,)).astype(jnp.int32)
+
+
+class _Acting(NamedTuple):
+    """The static pieces of one rollout step, closed over by the jitted update."""
+
+    apply: Any
+    pairing: Pairing
+    learner_actors: np.ndarray
+    pool_actors: np.ndarray
+
+
+def _act(acting: _Acting, runner: PopRunner, obs: jax.Array, partner: jax.Array):
+    """Logits and values of every actor: learners batched per learner, pool partners per actor."""
+    total = obs.shape[0]
+    la = acting.learner_actors
+    l_logits, l_value = jax.vmap(acting.apply)(runner.learners.params, obs[la])
+    logits = jnp.zeros((total, l_logits.shape[-1]), jnp.float32).at[la.reshape(-1)].set(l_logits.reshape(-1, 6))
+    value = jnp.zeros((total,), jnp.float32).at[la.reshape(-1)].set(l_value.reshape(-1))
+    pa = acting.pool_actors
+    if pa.size:
+        who = partner[pa // 2]
+        params = jax.tree.map(lambda t: t[who], runner.pool_params)
+        p_logits, p_value = jax.vmap(acting.apply)(params, obs[pa])
+        logits, value = logits.at[pa].set(p_logits), value.at[pa].set(p_value)
+    return logits, value
+
+
+def _population_bonus(acting: _Acting, runner: PopRunner, obs: jax.Array, action: jax.Array) -> jax.Array:
+    """MEP: -log of the learners' mean policy at the action taken, for learner actors (0 elsewhere)."""
+    la = acting.learner_actors.reshape(-1)
+    logits, _ = jax.vmap(acting.apply, in_axes=(0, None))(runner.learners.params, obs[la])  # (K, L, 6)
+    mean_probs = jax.nn.softmax(logits, -1).mean(0)
+    taken = jnp.take_along_axis(mean_probs, action[la][:, None], -1)[:, 0]
+    return jnp.zeros(obs.shape[0], jnp.float32).at[la].set(-jnp.log(taken + 1e-8))
+
+
+def _env_step(env: OvercookedEnv, acting: _Acting, runner: PopRunner, carry, key: jax.Array, coef: jax.Array):
+    batch, partner = carry
+    k_act, k_step, k_reset, k_partner = jax.random.split(key, 4)
+    n, a = batch.obs.shape[:2]
+    obs = batch.obs.reshape(n * a, *batch.obs.shape[2:])
+    logits, value = _act(acting, runner, obs, partner)
+    action = jax.random.categorical(k_act, logits)
+    log_prob = jnp.take_along_axis(jax.nn.log_softmax(logits), action[:, None], -1)[:, 0]
+    tr = jax.vmap(env.step)(jax.random.split(k_step, n), batch.states, action.reshape(n, a))
+    reward = (tr.reward[:, None] + coef * tr.shaped_reward).reshape(-1)
+    if acting.pairing.pop_entropy_coef > 0:
+        reward = reward + acting.pairing.pop_entropy_coef * _population_bonus(acting, runner, obs, action)
+    score = batch.score + tr.reward
+    states = _replace_done(env, k_reset, tr.state, tr.done)
+    keep = 1.0 - tr.done.astype(jnp.float32)
+    nxt = EnvBatch(states, observe(env, states), score * keep, (batch.shaped + tr.shaped_reward.sum(-1)) * keep)
+    fresh = _sample_partners(k_partner, runner.pool_logits, n) if acting.pool_actors.size else partner
+    row = _Step(
+        obs=obs,
+        action=action,
+        log_prob=log_prob,
+        value=value,
+        reward=reward,
+        done=jnp.repeat(tr.done, a),
+        ep_score=jnp.where(tr.done, score, 0.0),
+        ep_done=tr.done,
+        ep_pair=policy_ids(acting.pairing, partner),
+    )
+    return (nxt, jnp.where(tr.done, fresh, partner)), row
+
+
+def _pair_sums(traj: _Step, num_policies: int) -> tuple[jax.Array, jax.Array]:
+    one_hot = lambda seat: jax.nn.one_hot(traj.ep_pair[..., seat], num_policies)  # (T, N, P)
+    weight = traj.ep_done.astype(jnp.float32)[..., None]
+    count = jnp.einsum("tni,tnj->ij", one_hot(0) * weight, one_hot(1))
+    score = jnp.einsum("tni,tnj->ij", one_hot(0) * (weight * traj.ep_score[..., None]), one_hot(1))
+    return score, count
+
+
+def _learner_data(acting: _Acting, traj: _Step, adv: jax.Array, target: jax.Array) -> tuple:
+    """(K, T*S, ...) per-learner batches cut out of the (T, N*A, ...) rollout."""
+    la = acting.learner_actors
+
+    def cut(x: jax.Array) -> jax.Array:
+        y = x[:, la]  # (T, K, S, ...)
+        y = jnp.moveaxis(y, 1, 0)
+        return y.reshape(y.shape[0], -1, *y.shape[3:])
+
+    return tuple(map(cut, (traj.obs, traj.action, traj.log_prob, traj.value, adv, target)))
+
+
+def _one_update(env, config: PPOConfig, acting: _Acting, runner: PopRunner, _) -> tuple[PopRunner, PopMetrics]:
+    key, k_roll, k_epochs = jax.random.split(runner.key, 3)
+    coef = shaping_coef(config, runner.update)
+
+    def body(carry, key):
+        return _env_step(env, acting, runner, carry, key, coef)
+
+    keys = jax.random.split(k_roll, config.num_steps)
+    (envs_next, partner), traj = jax.lax.scan(body, (runner.envs, runner.partner), keys)
+    n, a = envs_next.obs.shape[:2]
+    _, last_value = _act(acting, runner, envs_next.obs.reshape(n * a, *envs_next.obs.shape[2:]), partner)
+    adv, target = gae(traj, last_value, config.gamma, config.gae_lambda)
+    data = _learner_data(acting, traj, adv, target)
+    k = acting.pairing.num_learners
+    epochs = lambda ts, d, key, ent, lr: ppo_epochs(ts, config, d, key, ent, lr)
+    learners, aux = jax.vmap(epochs)(
+        runner.learners, data, jax.random.split(k_epochs, k), runner.hparams.ent_coef, runner.hparams.lr_mult
+    )
+    pair_score, pair_count = _pair_sums(traj, k + acting.pairing.pool_size)
+    update = runner.update + 1
+    metrics = PopMetrics(update * config.steps_per_update, coef, pair_score, pair_count, *aux)
+    return runner._replace(learners=learners, envs=envs_next, partner=partner, key=key, update=update), metrics
+
+
+def check_population(config: PPOConfig, pairing: Pairing) -> None:
+    """Fail early, with the fix, on shapes the population update cannot run."""
+    if pairing.num_envs != config.num_envs:
+        raise ValueError(f"pairing has {pairing.num_envs} envs but config.num_envs={config.num_envs}")
+    per_learner = config.num_steps * pairing.learner_actors().shape[1]
+    if per_learner % config.num_minibatches:
+        raise ValueError(f"per-learner batch {per_learner} is not divisible by num_minibatches={config.num_minibatches}")
+
+
+def make_population_train(config: PPOConfig, pairing: Pairing, env: OvercookedEnv, updates_per_call: int = 1):
+    """-> (init(key) -> PopRunner, jitted update(PopRunner) -> (PopRunner, PopMetrics stacked over updates))."""
+    check_population(config, pairing)
+    check_observation_range(env)
+    network = ActorCritic(config.network)
+    tx = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(lr_schedule(config), eps=1e-5))
+    acting = _Acting(network.apply, pairing, pairing.learner_actors(), pairing.pool_actors())
+    k, f = pairing.num_learners, pairing.pool_size
+
+    def init(key: jax.Array, pool: Any = None, pool_logits: jax.Array | None = None) -> PopRunner:
+        """Fresh learners; ``pool`` (leaves stacked over pool_size, see ``stack_pool``) may be
+        given now or filled later with ``set_pool_entry``, which is why unused entries need -inf."""
+        k_net, k_env, k_partner, key = jax.random.split(key, 4)
+        batch = reset_envs(env, k_env, config.num_envs)
+        obs = batch.obs[0, 0].astype(jnp.float32)
+        create = lambda kk: TrainState.create(apply_fn=network.apply, params=network.init(kk, obs), tx=tx)
+        learners = jax.vmap(create)(jax.random.split(k_net, k))
+        if f and pool is None:
+            pool = jax.tree.map(lambda x: jnp.zeros((f, *x.shape[1:]), x.dtype), learners.params)
+            pool_logits = jnp.full((f,), -jnp.inf, jnp.float32)
+        logits = jnp.zeros((0,), jnp.float32) if pool_logits is None else pool_logits
+        hparams = HParams(jnp.full((k,), config.ent_coef, jnp.float32), jnp.ones((k,), jnp.float32))
+        partner = jnp.zeros(config.num_envs, jnp.int32)
+        runner = PopRunner(learners, hparams, pool if f else None, logits, batch, partner, key, jnp.int32(0))
+        return resample_partners(runner, k_partner) if f else runner
+
+    def update(runner: PopRunner) -> tuple[PopRunner, PopMetrics]:
+        step = lambda r, x: _one_update(env, config, acting, r, x)
+        return jax.lax.scan(step, runner, None, length=updates_per_call)
+
+    return jax.jit(init), jax.jit(update)
+
+
+def resample_partners(runner: PopRunner, key: jax.Array) -> PopRunner:
+    """Draw every env's pool partner afresh (after the pool or its weights changed at a reset)."""
+    logits = jnp.where(jnp.isfinite(runner.pool_logits).any(), runner.pool_logits, 0.0)
+    return runner._replace(partner=_sample_partners(key, logits, runner.partner.shape[0]))
+
+
+def stack_pool(members: list[Any], size: int) -> tuple[Any, jax.Array]:
+    """(pool params stacked and zero-padded to ``size``, logits: 0 for members, -inf for padding)."""
+    if not members or len(members) > size:
+        raise ValueError(f"need 1..{size} pool members, got {len(members)}")
+    pad = lambda *xs: jnp.concatenate([jnp.stack(xs), jnp.zeros((size - len(xs), *np.shape(xs[0])), xs[0].dtype)])
+    logits = jnp.where(jnp.arange(size) < len(members), 0.0, -jnp.inf).astype(jnp.float32)
+    return jax.tree.map(pad, *members), logits
+
+
+def learner_params(runner: PopRunner, index: int) -> Any:
+    """One learner's parameters (host copy), e.g. to freeze into a pool or save."""
+    return jax.tree.map(lambda x: np.asarray(x[index]), runner.learners.params)
+
+
+def set_pool_entry(runner: PopRunner, index: int, params: Any, logit: float = 0.0) -> PopRunner:
+    """Put ``params`` into pool entry ``index`` and make it sampleable (logit 0 unless given)."""
+    pool = jax.tree.map(lambda t, p: t.at[index].set(jnp.asarray(p, t.dtype)), runner.pool_params, params)
+    return runner._replace(pool_params=pool, pool_logits=runner.pool_logits.at[index].set(logit))
