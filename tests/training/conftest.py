@@ -16,3 +16,19 @@ def tiny_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("ckpt") / "cramped_room" / "sp"
     result = train(tiny_config(), out, updates_per_call=1, eval_episodes=10, log=lambda _: None)
     return result, Path(out)
+
+
+@pytest.fixture(scope="session")
+def round_robin_program():
+    """(env, init, update) of a 2-learner round robin on 8 envs, horizon 10: compiled once."""
+    import envs
+    from proagent.training.algorithms.pairings import round_robin
+    from proagent.training.config import PPOConfig
+    from proagent.training.networks import NetworkConfig
+    from proagent.training.population import Pairing, make_population_train
+
+    env = envs.make("cramped_room", envs.Dynamics(horizon=10))
+    config = PPOConfig(layout="cramped_room", num_envs=8, num_steps=20, update_epochs=1, num_minibatches=2,
+                       total_steps=10_000, network=NetworkConfig(encoder="fast"))  # fmt: skip
+    init, update = make_population_train(config, Pairing(num_learners=2, slots=round_robin(2, 8)), env)
+    return env, init, update

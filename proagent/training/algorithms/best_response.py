@@ -59,12 +59,14 @@ def train_best_response(
     running = np.full(len(members), np.nan)
     total_s, total_n = np.zeros(len(members)), np.zeros(len(members))
     history = []
-    for runner, metrics, rec in stage.run(runner, log):
+    for _ in range(stage.calls):
+        runner, metrics, rec = stage.call(runner, log)
         s, n = pool_scores(*pair_totals(metrics))
         total_s, total_n = total_s + s, total_n + n
         mean = np.where(n > 0, s / np.maximum(n, 1), np.nan)
         running = np.where(np.isnan(running), mean, np.where(np.isnan(mean), running, ema * running + (1 - ema) * mean))
         rec["pool_scores"] = [None if np.isnan(x) else round(float(x), 1) for x in running]
+        rec["pool_episodes"] = [int(x) for x in n]
         if priority is not None and not np.isnan(running).any():
             new = priority(running)
             rec["pool_logits"] = [round(float(x), 3) for x in new]

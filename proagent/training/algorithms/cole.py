@@ -21,7 +21,6 @@ import jax.numpy as jnp
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-import envs
 from proagent.training import checkpoint
 from proagent.training.algorithms.common import AlgoConfig, Log, Stage, save_agent
 from proagent.training.algorithms.pairings import best_response
@@ -34,7 +33,7 @@ class COLESettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     generations: int = Field(6, ge=1)
-    self_play_envs: int = Field(8, ge=0, description="envs (of num_envs) where the learner plays itself")
+    self_play_share: float = Field(0.25, ge=0.0, lt=1.0, description="share of envs where the learner plays itself")
     payoff_episodes: int = Field(4, ge=1, description="episodes per ordered pair for the payoff matrix")
 
 
@@ -61,11 +60,14 @@ def incompatibility_logits(payoff: np.ndarray) -> np.ndarray:
     return -np.log(rank)
 
 
-def train_cole(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings: COLESettings = COLESettings()) -> checkpoint.Manifest:
-    env = envs.make(algo.layout)
+def train_cole(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings: COLESettings | None = None) -> checkpoint.Manifest:
+    settings = settings or COLESettings()
+    env = algo.make_env()
     config = algo.stage_config(algo.total_steps)
     size = settings.generations + 1
-    pairing = Pairing(num_learners=1, slots=best_response(config.num_envs, settings.self_play_envs), pool_size=size)
+    self_play_envs = int(config.num_envs * settings.self_play_share)
+    self_play_envs += (config.num_envs - self_play_envs) % 2  # the rest splits evenly over both seats
+    pairing = Pairing(num_learners=1, slots=best_response(config.num_envs, self_play_envs), pool_size=size)
     stage = Stage("cole", config, pairing, env, algo.updates_per_call)
     payoff_of = make_payoff_matrix(env, ActorCritic(algo.network).apply, size, settings.payoff_episodes)
     start = time.perf_counter()
@@ -90,7 +92,8 @@ def train_cole(algo: AlgoConfig, out_dir: Path | None, log: Log = print, setting
             }
         )
         calls = per_generation if g < settings.generations - 1 else stage.calls - per_generation * g
-        for runner, _, rec in stage.run(runner, log, calls):
+        for _ in range(calls):
+            runner, _, rec = stage.call(runner, log)
             history.append({**rec, "generation": g})
         runner = set_pool_entry(runner, members, learner_params(runner, 0), logit=-jnp.inf)
     details = {"generations": generations, "settings": settings.model_dump(mode="json")}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,10 @@ class AlgoConfig(BaseModel):
     ppo: dict[str, Any] = Field(default_factory=dict, description="PPOConfig overrides (e.g. num_envs)")
     updates_per_call: int = Field(10, ge=1)
     eval_episodes: int = Field(100, ge=1)
+    horizon: int = Field(400, ge=1, description="episode length in training and evaluation")
+
+    def make_env(self) -> envs.OvercookedEnv:
+        return envs.make(self.layout, envs.Dynamics(horizon=self.horizon))
 
     def stage_config(self, steps: int) -> PPOConfig:
         """PPO config of one stage: shaping annealed over the first half of the stage's steps."""
@@ -69,15 +73,15 @@ class Stage:
     def calls(self) -> int:
         return self.config.num_updates // self.updates_per_call
 
-    def run(self, runner: PopRunner, log: Log, calls: int | None = None) -> Iterator[tuple[PopRunner, PopMetrics, dict]]:
-        """Yield (runner, metrics of the call, log record) after every jitted call."""
-        for _ in range(self.calls if calls is None else calls):
-            t0 = time.perf_counter()
-            runner, metrics = self.update(runner)
-            jax.block_until_ready(metrics)
-            rec = call_record(self.name, metrics, time.perf_counter() - t0, self.updates_per_call * self.config.steps_per_update)
-            log(format_record(rec, self.config.total_steps))
-            yield runner, metrics, rec
+    def call(self, runner: PopRunner, log: Log) -> tuple[PopRunner, PopMetrics, dict]:
+        """One jitted call (``updates_per_call`` updates); the outer loop may edit the returned
+        runner (pool weights, exploit) before passing it to the next call."""
+        t0 = time.perf_counter()
+        runner, metrics = self.update(runner)
+        jax.block_until_ready(metrics)
+        rec = call_record(self.name, metrics, time.perf_counter() - t0, self.updates_per_call * self.config.steps_per_update)
+        log(format_record(rec, self.config.total_steps))
+        return runner, metrics, rec
 
 
 def pair_totals(metrics: PopMetrics) -> tuple[np.ndarray, np.ndarray]:

@@ -49,7 +49,8 @@ def train_self_play_pool(algo: AlgoConfig, env: envs.OvercookedEnv, members: int
     runner = stage.init(jax.random.PRNGKey(algo.seed))
     snapshots = {"start": [learner_params(runner, k) for k in range(members)]}
     history = []
-    for i, (runner, _, rec) in enumerate(stage.run(runner, log), start=1):
+    for i in range(1, stage.calls + 1):
+        runner, _, rec = stage.call(runner, log)
         history.append(rec)
         if i == stage.calls // 2:
             snapshots["middle"] = [learner_params(runner, k) for k in range(members)]
@@ -58,8 +59,9 @@ def train_self_play_pool(algo: AlgoConfig, env: envs.OvercookedEnv, members: int
     return pool, history
 
 
-def train_fcp(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings: FCPSettings = FCPSettings()) -> checkpoint.Manifest:
-    env = envs.make(algo.layout)
+def train_fcp(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings: FCPSettings | None = None) -> checkpoint.Manifest:
+    settings = settings or FCPSettings()
+    env = algo.make_env()
     start = time.perf_counter()
     pool_steps = int(algo.total_steps * settings.pool_share)
     pool, history = train_self_play_pool(algo, env, settings.pool_members, pool_steps, log)

@@ -16,7 +16,6 @@ from pathlib import Path
 import jax
 from pydantic import BaseModel, ConfigDict, Field
 
-import envs
 from proagent.training import checkpoint
 from proagent.training.algorithms.best_response import rank_priority, train_best_response
 from proagent.training.algorithms.common import AlgoConfig, Log, Stage, save_agent
@@ -33,8 +32,9 @@ class MEPSettings(BaseModel):
     priority_beta: float = Field(1.0, ge=0.0)
 
 
-def train_mep(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings: MEPSettings = MEPSettings()) -> checkpoint.Manifest:
-    env = envs.make(algo.layout)
+def train_mep(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings: MEPSettings | None = None) -> checkpoint.Manifest:
+    settings = settings or MEPSettings()
+    env = algo.make_env()
     start = time.perf_counter()
     pop_steps = int(algo.total_steps * settings.population_share)
     config = algo.stage_config(pop_steps)
@@ -46,7 +46,8 @@ def train_mep(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings
     stage = Stage("mep-pop", config, pairing, env, algo.updates_per_call)
     runner = stage.init(jax.random.PRNGKey(algo.seed))
     history = []
-    for runner, _, rec in stage.run(runner, log):
+    for _ in range(stage.calls):
+        runner, _, rec = stage.call(runner, log)
         history.append(rec)
     members = [learner_params(runner, k) for k in range(settings.population)]
     priority = rank_priority(settings.priority_beta)

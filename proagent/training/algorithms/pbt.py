@@ -17,7 +17,6 @@ import jax
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-import envs
 from proagent.training import checkpoint
 from proagent.training.algorithms.common import AlgoConfig, Log, Stage, pair_totals, policy_means, save_agent
 from proagent.training.algorithms.pairings import round_robin
@@ -46,8 +45,9 @@ def exploit_explore(runner: PopRunner, fitness: np.ndarray, rng: np.random.Gener
     return runner._replace(learners=learners, hparams=hparams), event
 
 
-def train_pbt(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings: PBTSettings = PBTSettings()) -> checkpoint.Manifest:
-    env = envs.make(algo.layout)
+def train_pbt(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings: PBTSettings | None = None) -> checkpoint.Manifest:
+    settings = settings or PBTSettings()
+    env = algo.make_env()
     config = algo.stage_config(algo.total_steps)
     pairing = Pairing(num_learners=settings.population, slots=round_robin(settings.population, config.num_envs))
     stage = Stage("pbt", config, pairing, env, algo.updates_per_call)
@@ -55,9 +55,11 @@ def train_pbt(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings
     runner = stage.init(jax.random.PRNGKey(algo.seed))
     rng = np.random.default_rng(algo.seed)
     history: list[dict] = []
+    exploits: list[dict] = []
     window = [np.zeros((settings.population,) * 2), np.zeros((settings.population,) * 2)]
     fitness = np.full(settings.population, np.nan)
-    for i, (runner, metrics, rec) in enumerate(stage.run(runner, log), start=1):
+    for i in range(1, stage.calls + 1):
+        runner, metrics, rec = stage.call(runner, log)
         score, count = pair_totals(metrics)
         window = [window[0] + score, window[1] + count]
         if i % settings.exploit_every == 0:
@@ -66,6 +68,7 @@ def train_pbt(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings
             if i < stage.calls and not np.isnan(fitness).all():
                 runner, event = exploit_explore(runner, np.nan_to_num(fitness, nan=-1.0), rng, settings.perturb)
                 rec.update(event)
+                exploits += [event["exploit"]] if event else []
             window = [np.zeros_like(window[0]), np.zeros_like(window[1])]
         history.append(rec)
     if window[1].sum():
@@ -74,6 +77,7 @@ def train_pbt(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings
     details = {
         "population": settings.population,
         "shipped_member": best,
+        "exploits": exploits,
         "final_fitness": [round(float(x), 2) for x in fitness],
         "final_ent_coef": [round(float(x), 5) for x in np.asarray(runner.hparams.ent_coef)],
         "final_lr_mult": [round(float(x), 4) for x in np.asarray(runner.hparams.lr_mult)],

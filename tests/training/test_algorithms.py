@@ -1,0 +1,108 @@
+"""The population algorithms' decision rules (pure functions) and one tiny real run per algorithm
+that writes a checkpoint an RLPartner loads and plays from either seat."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+import envs
+from proagent.training.algorithms import TRAINERS, AlgoConfig
+from proagent.training.algorithms.best_response import pool_scores, rank_priority
+from proagent.training.algorithms.cole import in_degree_centrality, incompatibility_logits
+from proagent.training.algorithms.common import policy_means
+from proagent.training.algorithms.pbt import exploit_explore
+from proagent.training.evaluate import make_payoff_matrix
+from proagent.training.networks import ActorCritic, NetworkConfig
+
+TINY = {"num_envs": 8, "num_steps": 16, "update_epochs": 1, "num_minibatches": 1}
+
+
+def test_policy_means_count_both_seats_once():
+    score = np.array([[10.0, 20.0], [0.0, 40.0]])
+    count = np.array([[1, 1], [1, 2]])
+    # policy 0: episodes (0,0) once, (0,1), (1,0) -> (10 + 20 + 0) / 3 ; policy 1: (0,1), (1,0), (1,1) x2
+    assert np.allclose(policy_means(score, count), [10.0, 60.0 / 4])
+
+
+def test_rank_priority_favours_the_worst_partner():
+    logits = rank_priority(1.0)(np.array([50.0, 10.0, 30.0]))
+    p = np.exp(logits) / np.exp(logits).sum()
+    assert np.argmax(p) == 1 and np.argmin(p) == 0 and np.allclose(p, np.array([1, 3, 2]) / 6)
+    assert np.allclose(rank_priority(0.0)(np.array([1.0, 2.0])), 0.0)
+
+
+def test_pool_scores_add_both_seats():
+    score = np.array([[0, 5, 7], [1, 0, 0], [3, 0, 0]], float)
+    count = np.array([[0, 1, 1], [2, 0, 0], [1, 0, 0]])
+    s, n = pool_scores(score, count)
+    assert s.tolist() == [6, 10] and n.tolist() == [3, 2]
+
+
+def test_in_degree_centrality_and_incompatibility_ranking():
+    # member 2 is everyone's favourite partner; member 0 nobody's (ties: lower mean payoff first)
+    payoff = np.array([[0, 10, 50], [10, 0, 60], [50, 60, 0]], float)
+    c = in_degree_centrality(payoff)
+    assert np.allclose(c, [0.0, 0.5, 1.0])
+    p = np.exp(incompatibility_logits(payoff))
+    assert p.argmax() == 0 and p.argmin() == 2
+    assert np.allclose(in_degree_centrality(np.zeros((1, 1))), [1.0])
+
+
+def test_exploit_copies_best_into_worst_and_perturbs(round_robin_program):
+    _, init, _ = round_robin_program
+    runner = init(jax.random.PRNGKey(0))
+    new, event = exploit_explore(runner, np.array([3.0, 9.0]), np.random.default_rng(0), (0.5, 2.0))
+    assert event["exploit"]["from"] == 1 and event["exploit"]["to"] == 0
+    for leaf in jax.tree.leaves(new.learners.params):
+        assert np.array_equal(leaf[0], leaf[1])
+    assert np.isclose(new.hparams.ent_coef, [[0.02, 0.04], [0.08, 0.04]]).all(1).any()
+    assert np.isclose(float(new.hparams.lr_mult[0]), [0.5, 2.0]).any() and float(new.hparams.lr_mult[1]) == 1.0
+
+
+def test_payoff_matrix_is_per_ordered_pair():
+    env = envs.make("cramped_room", envs.Dynamics(horizon=5))
+    net = ActorCritic(NetworkConfig(encoder="fast"))
+    obs = env.observe(env.reset(jax.random.PRNGKey(0)))[0]
+    members = jax.tree.map(lambda *x: np.stack(x), *[net.init(jax.random.PRNGKey(i), obs) for i in range(3)])
+    payoff = np.asarray(make_payoff_matrix(env, net.apply, 3, 2)(members, jax.random.PRNGKey(0)))
+    assert payoff.shape == (3, 3) and (payoff == 0).all()  # 5 steps: no soup can be served
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("algo", ["cole", "fcp", "mep", "pbt"])
+def test_tiny_run_saves_a_partner_that_plays_both_seats(algo, tmp_path):
+    from proagent.partners.rl import RLPartner
+    from proagent.training import checkpoint
+
+    ppo = {**TINY, "num_minibatches": 2}
+    algo_cfg = AlgoConfig(layout="cramped_room", total_steps=3 * 8 * 16, ppo=ppo, updates_per_call=1, eval_episodes=2)
+    out = tmp_path / "cramped_room" / algo
+    manifest = TRAINERS[algo](algo_cfg, out, lambda _: None)
+    assert manifest.algorithm == algo and manifest.self_play.episodes == 2 and manifest.details
+    assert checkpoint.load_manifest(out).params_sha256 == manifest.params_sha256
+    env = envs.make("cramped_room")
+    partner = RLPartner(out, env.layout)
+    for seat in (0, 1):
+        partner.reset(seat, seed=3)
+        state = env.reset(jax.random.PRNGKey(0))
+        first = [partner.act(env.symbolic(state), state) for _ in range(3)]
+        partner.reset(seat, seed=3)
+        assert [partner.act(env.symbolic(state), state) for _ in range(3)] == first
+
+
+def test_pool_weights_set_between_calls_reach_the_next_calls():
+    """The outer loop's edits (here: MEP-style pool weights) must be what later calls sample from."""
+    from proagent.training.algorithms.best_response import train_best_response
+
+    algo = AlgoConfig(layout="cramped_room", total_steps=4 * 8 * 16, ppo=TINY, updates_per_call=1, horizon=16)
+    env = algo.make_env()
+    net = ActorCritic(algo.network)
+    obs = env.observe(env.reset(jax.random.PRNGKey(0)))[0]
+    members = [net.init(jax.random.PRNGKey(i), obs) for i in range(2)]
+    only_second = lambda mean_scores: np.array([-30.0, 0.0])
+    _, history, _ = train_best_response(algo, env, members, algo.total_steps, lambda _: None, "t", only_second)
+    episodes = [rec["pool_episodes"] for rec in history]
+    assert len(episodes) == 4 and all(sum(e) == 8 for e in episodes) and min(episodes[0]) > 0
+    assert episodes[2] == [0, 8] and episodes[3] == [0, 8]  # partners drawn after the first call's edit

@@ -1,0 +1,100 @@
+"""Population PPO: pairing checks, per-pair episode bookkeeping, pool sampling, the MEP bonus,
+and determinism. Short horizons make episodes finish inside one rollout."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import envs
+from proagent.training.algorithms.pairings import best_response, round_robin, self_play
+from proagent.training.config import PPOConfig
+from proagent.training.networks import ActorCritic, NetworkConfig
+from proagent.training.population import (
+    POOL,
+    Pairing,
+    _Acting,
+    _population_bonus,
+    learner_params,
+    make_population_train,
+    stack_pool,
+)
+
+SMALL = {"num_steps": 20, "update_epochs": 1, "num_minibatches": 2, "total_steps": 10_000}
+
+
+def _config(num_envs: int) -> PPOConfig:
+    return PPOConfig(layout="cramped_room", num_envs=num_envs, network=NetworkConfig(encoder="fast"), **SMALL)
+
+
+@pytest.fixture(scope="module")
+def short_env():
+    return envs.make("cramped_room", envs.Dynamics(horizon=10))
+
+
+def test_pairing_rejects_unequal_or_unknown_slots():
+    with pytest.raises(ValueError, match="same"):
+        Pairing(num_learners=2, slots=((0, 0), (0, 1)))
+    with pytest.raises(ValueError, match="learner indices"):
+        Pairing(num_learners=1, slots=((0, 2),))
+    with pytest.raises(ValueError, match="pool_size"):
+        Pairing(num_learners=1, slots=((0, POOL), (POOL, 0)))
+
+
+def test_slot_helpers():
+    assert round_robin(2, 8)[:4] == ((0, 0), (0, 1), (1, 0), (1, 1))
+    assert self_play(2, 4) == ((0, 0), (1, 1), (0, 0), (1, 1))
+    assert best_response(6, 2) == ((0, 0), (0, 0), (0, POOL), (0, POOL), (POOL, 0), (POOL, 0))
+    pairing = Pairing(num_learners=1, slots=best_response(4), pool_size=1)
+    assert pairing.learner_actors().tolist() == [[0, 2, 5, 7]] and pairing.pool_actors().tolist() == [1, 3, 4, 6]
+    with pytest.raises(ValueError):
+        round_robin(2, 6)
+
+
+def test_round_robin_counts_every_pair(round_robin_program):
+    _, init, update = round_robin_program
+    runner, metrics = update(init(jax.random.PRNGKey(0)))
+    # 20 steps of horizon-10 episodes: each env finishes 2; each ordered pair has 2 envs
+    assert np.asarray(metrics.pair_count)[0].tolist() == [[4, 4], [4, 4]]
+    assert int(runner.update) == 1 and np.asarray(metrics.value_loss).shape == (1, 2)
+
+
+@pytest.mark.slow
+def test_pool_partners_follow_the_logits(short_env):
+    cfg = _config(8)
+    pairing = Pairing(num_learners=1, slots=best_response(8), pool_size=3)
+    init, update = make_population_train(cfg, pairing, short_env)
+    params = learner_params(init(jax.random.PRNGKey(1)), 0)
+    pool, _ = stack_pool([params, params, params], 3)
+    only_second = jnp.array([-jnp.inf, 0.0, -jnp.inf])
+    _, metrics = update(init(jax.random.PRNGKey(0), pool, only_second))
+    count = np.asarray(metrics.pair_count)[0]  # policy ids: 0 learner, 1..3 pool entries
+    assert count[0, 2] == 8 and count[2, 0] == 8 and count.sum() == 16
+
+
+def test_same_seed_same_learners(round_robin_program):
+    _, init, update = round_robin_program
+
+    def leaves(seed):
+        runner, _ = update(init(jax.random.PRNGKey(seed)))
+        return jax.tree.leaves(runner.learners.params)
+
+    a, b, c = leaves(0), leaves(0), leaves(1)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert not all(np.array_equal(x, y) for x, y in zip(a, c))
+
+
+def test_population_bonus_is_minus_log_mean_policy(round_robin_program):
+    _, init, _ = round_robin_program
+    runner = init(jax.random.PRNGKey(0))
+    pairing = Pairing(num_learners=2, slots=round_robin(2, 8), pop_entropy_coef=1.0)
+    apply = ActorCritic(NetworkConfig(encoder="fast")).apply
+    acting = _Acting(apply, pairing, pairing.learner_actors(), pairing.pool_actors())
+    obs = runner.envs.obs.reshape(16, *runner.envs.obs.shape[2:])
+    action = jnp.arange(16) % 6
+    bonus = np.asarray(_population_bonus(acting, runner, obs, action))
+    probs = [np.asarray(jax.nn.softmax(apply(learner_params(runner, k), obs)[0])) for k in range(2)]
+    mean = (probs[0] + probs[1]) / 2
+    assert np.allclose(bonus, -np.log(mean[np.arange(16), np.asarray(action)]), atol=1e-5)
