@@ -1,6 +1,7 @@
 """`proagent train`: train a partner policy and write it to partners/<layout>/<algo>/.
 
     proagent train --algo sp --layout cramped_room --seed 0 --steps 10000000 [--encoder cnn|fast]
+    proagent train --algo bc --layout cramped_room [--set epochs=100]   (human data; --steps unused)
 
 The encoder defaults to ``auto``: the paper's CNN when JAX sees a GPU, the fast 1x1 encoder on
 CPU (the CNN trains ~10x slower there; see benchmarks/train_speed.py). Also runnable on its own as
@@ -13,11 +14,11 @@ import argparse
 import sys
 from pathlib import Path
 
-ALGOS = ("sp",)
+ALGOS = ("sp", "bc")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--algo", choices=ALGOS, default="sp", help="training algorithm (sp = self-play PPO)")
+    p.add_argument("--algo", choices=ALGOS, default="sp", help="training algorithm (sp = self-play PPO, bc = behaviour cloning of the human trials)")
     p.add_argument("--layout", required=True, help="layout name or file (e.g. cramped_room)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--steps", type=float, default=10_000_000, help="environment steps (e.g. 1e7)")
@@ -71,6 +72,10 @@ def build_config(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.algo == "bc":  # imitation, not PPO: its own config (--set sets BCConfig fields)
+        from proagent.training.bc import run_cli
+
+        return run_cli(args)
     from envs import LayoutError
     from proagent.training import checkpoint
     from proagent.training.trainer import train
