@@ -201,16 +201,17 @@ def index_state(states: EnvState, i: int) -> EnvState:
     return jax.tree.map(lambda leaf: leaf[i], states)
 
 
-def replay_agreement(env: OvercookedEnv, trial: Trial) -> float:
-    """Fraction of the trial's transitions our engine reproduces: step(state_t, actions_t) decoded
-    equals the recorded state t+1 (players, counters, pots). A check of dynamics and alignment."""
-    states = build_states(env, trial.steps)
-    keys = jax.random.split(jax.random.PRNGKey(0), len(trial.steps) - 1)
-    actions = jnp.asarray(trial.actions[:-1])
+def replay_agreement(env: OvercookedEnv, trial: Trial, start: int = 0, stop: int | None = None) -> float:
+    """Fraction of the trial's transitions t -> t+1 (start <= t < stop) that our engine reproduces:
+    step(state_t, actions_t) decoded equals the recorded state t+1 (players, counters, pots).
+    A check of the dynamics, the action mapping and the alignment of actions with states."""
+    steps = trial.steps[start : (len(trial.steps) if stop is None else stop + 1)]
+    states = build_states(env, steps)
+    keys = jax.random.split(jax.random.PRNGKey(0), len(steps) - 1)
+    actions = jnp.asarray(np.array([s["actions"] for s in steps[:-1]], dtype=np.int32))
     current = jax.tree.map(lambda leaf: leaf[:-1], states)
-    nxt = jax.jit(jax.vmap(env.step))(keys, current, actions).state
-    nxt = jax.device_get(nxt)
-    same = [record_of(env.symbolic(index_state(nxt, i))) == _state_fields(trial.steps[i + 1]) for i in range(len(keys))]
+    nxt = jax.device_get(jax.jit(jax.vmap(env.step))(keys, current, actions).state)
+    same = [record_of(env.symbolic(index_state(nxt, i))) == _state_fields(steps[i + 1]) for i in range(len(keys))]
     return float(np.mean(same))
 
 
