@@ -1,4 +1,4 @@
-"""Where the project's data folders live: prompts/, knowledge/, runs/ at the repository root.
+"""Where the project's data folders live: prompts/, knowledge/, runs/, data/ at the repository root.
 
 They are plain files on purpose (a template change needs no code change), so the package is used
 from a checkout installed in editable mode, as the README says.
@@ -13,6 +13,7 @@ PROMPTS_DIR = PROJECT_ROOT / "prompts"
 KNOWLEDGE_DIR = PROJECT_ROOT / "knowledge"
 RUNS_DIR = PROJECT_ROOT / "runs"
 PARTNERS_DIR = PROJECT_ROOT / "partners"
+DATA_DIR = PROJECT_ROOT / "data"  # shipped data sets (data/human/: the human-human trials behaviour cloning reads)
 
 if not KNOWLEDGE_DIR.is_dir():  # pragma: no cover - only on a broken install
     raise ImportError(

@@ -1,6 +1,7 @@
 """`proagent train`: train a partner policy and write it to partners/<layout>/<algo>/.
 
     proagent train --algo sp|pbt|fcp|mep|cole --layout cramped_room --seed 0 --steps 1e7 [--encoder cnn|fast]
+    proagent train --algo bc --layout cramped_room [--set epochs=100]   (human data; --steps unused)
 
 ``--steps`` is the whole env-step budget of the algorithm (all its stages and population members).
 
@@ -15,11 +16,16 @@ import argparse
 import sys
 from pathlib import Path
 
-ALGOS = ("sp", "pbt", "fcp", "mep", "cole")
+ALGOS = ("sp", "pbt", "fcp", "mep", "cole", "bc")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--algo", choices=ALGOS, default="sp", help="sp: self-play PPO; pbt, fcp, mep, cole: population methods (see proagent.training.algorithms)")
+    p.add_argument(
+        "--algo",
+        choices=ALGOS,
+        default="sp",
+        help="sp: self-play PPO; pbt, fcp, mep, cole: population methods; bc: behaviour cloning of the human trials",
+    )
     p.add_argument("--layout", required=True, help="layout name or file (e.g. cramped_room)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--steps", type=float, default=10_000_000, help="environment steps (e.g. 1e7)")
@@ -111,6 +117,10 @@ def run_population(args: argparse.Namespace, log) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.algo == "bc":  # imitation, not PPO: its own config (--set sets BCConfig fields)
+        from proagent.training.bc import run_cli
+
+        return run_cli(args)
     from envs import LayoutError
     from proagent.training import checkpoint
     from proagent.training.trainer import train
