@@ -16,7 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
-ALGOS = ("sp", "pbt", "fcp", "mep", "cole", "bc")
+ALGOS = ("sp", "pbt", "fcp", "mep", "cole", "bc", "human_proxy")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -24,7 +24,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--algo",
         choices=ALGOS,
         default="sp",
-        help="sp: self-play PPO; pbt, fcp, mep, cole: population methods; bc: behaviour cloning of the human trials",
+        help="sp: self-play PPO; pbt, fcp, mep, cole: population methods; bc: behaviour cloning of the human "
+        "trials; human_proxy: a pool of style-rewarded PPO agents (partners human_proxy_<style>)",
     )
     p.add_argument("--layout", required=True, help="layout name or file (e.g. cramped_room)")
     p.add_argument("--seed", type=int, default=0)
@@ -40,6 +41,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--eval-episodes", type=int, default=100, help="self-play episodes scored at the end")
     p.add_argument("--checkpoint-every", type=float, default=120.0, help="seconds between intermediate checkpoints")
+    p.add_argument(
+        "--warm-start",
+        choices=("none", "sp"),
+        default="none",
+        help="population methods: start the shipped agent(s) from partners/<layout>/sp (CPU-budget shortcut)",
+    )
     p.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE", help="override a PPOConfig field, e.g. ent_coef=0.01"
     )
@@ -94,6 +101,7 @@ def build_algo_config(args: argparse.Namespace):
         ppo=overrides,
         updates_per_call=args.updates_per_call,
         eval_episodes=args.eval_episodes,
+        warm_start=args.warm_start,
     )
 
 
@@ -110,9 +118,10 @@ def run_population(args: argparse.Namespace, log) -> int:
     out = args.out or checkpoint.partner_dir(algo.layout, args.algo)
     print(f"training {args.algo} on {algo.layout}: {algo.total_steps:,} steps, encoder {algo.network.encoder}, "
           f"device {checkpoint.device_description()} -> {out}", flush=True)  # fmt: skip
-    manifest = TRAINERS[args.algo](algo, out, log)
-    sp = manifest.self_play
-    print(f"saved {out}  ({manifest.train_wall_time_s:.0f}s; self-play {sp.mean:.1f} ± {sp.se:.1f})")
+    result = TRAINERS[args.algo](algo, out, log)
+    for manifest in result if isinstance(result, list) else [result]:
+        sp = manifest.self_play
+        print(f"saved {manifest.algorithm} ({manifest.train_wall_time_s:.0f}s; self-play {sp.mean:.1f} ± {sp.se:.1f})")
     return 0
 
 

@@ -35,6 +35,7 @@ from proagent.training.config import PPOConfig
 from proagent.training.networks import ActorCritic
 from proagent.training.ppo import gae, lr_schedule, ppo_epochs, shaping_coef
 from proagent.training.rollout import EnvBatch, _replace_done, check_observation_range, observe, reset_envs
+from proagent.training.style_events import event_indicators
 
 POOL = -1
 
@@ -48,6 +49,9 @@ class Pairing(BaseModel):
     slots: tuple[tuple[int, ...], ...] = Field(description="per env, per seat: learner index or POOL (-1)")
     pool_size: int = Field(0, ge=0, description="capacity of the frozen pool (entries may stay unused)")
     pop_entropy_coef: float = Field(0.0, ge=0.0, description="MEP bonus: coef * -log(mean population policy)")
+    style_weights: tuple[tuple[float, ...], ...] | None = Field(
+        None, description="per learner, a weight per STYLE_EVENTS entry: a never-annealed event reward (human proxies)"
+    )
 
     @model_validator(mode="after")
     def _check(self) -> Pairing:
@@ -61,6 +65,8 @@ class Pairing(BaseModel):
             raise ValueError(f"every learner needs the same (non-zero) number of slots, got {counts}")
         if (arr == POOL).any() and self.pool_size == 0:
             raise ValueError("POOL slots need pool_size > 0")
+        if self.style_weights is not None and len(self.style_weights) != self.num_learners:
+            raise ValueError(f"style_weights needs one row per learner ({self.num_learners})")
         return self
 
     @property
@@ -74,6 +80,14 @@ class Pairing(BaseModel):
 
     def pool_actors(self) -> np.ndarray:
         return np.flatnonzero(np.asarray(self.slots).reshape(-1) == POOL)
+
+    def actor_style_weights(self) -> np.ndarray | None:
+        """(N * 2, events) style weights of each actor's learner (0 for pool partners)."""
+        if self.style_weights is None:
+            return None
+        weights = np.asarray(self.style_weights, np.float32)
+        flat = np.asarray(self.slots).reshape(-1)
+        return np.where((flat >= 0)[:, None], weights[np.maximum(flat, 0)], 0.0).astype(np.float32)
 
 
 class HParams(NamedTuple):
@@ -134,6 +148,7 @@ class _Acting(NamedTuple):
     pairing: Pairing
     learner_actors: np.ndarray
     pool_actors: np.ndarray
+    style_weights: np.ndarray | None = None  # (N * 2, events)
 
 
 def _act(acting: _Acting, runner: PopRunner, obs: jax.Array, partner: jax.Array):
@@ -173,6 +188,10 @@ def _env_step(env: OvercookedEnv, acting: _Acting, runner: PopRunner, carry, key
     reward = (tr.reward[:, None] + coef * tr.shaped_reward).reshape(-1)
     if acting.pairing.pop_entropy_coef > 0:
         reward = reward + acting.pairing.pop_entropy_coef * _population_bonus(acting, runner, obs, action)
+    if acting.style_weights is not None:
+        indicators = lambda before, joint, after: event_indicators(env, before, joint, after)
+        events = jax.vmap(indicators)(batch.states, action.reshape(n, a), tr.state)
+        reward = reward + (events.reshape(n * a, -1) * acting.style_weights).sum(-1)
     score = batch.score + tr.reward
     states = _replace_done(env, k_reset, tr.state, tr.done)
     keep = 1.0 - tr.done.astype(jnp.float32)
@@ -251,7 +270,7 @@ def make_population_train(config: PPOConfig, pairing: Pairing, env: OvercookedEn
     check_observation_range(env)
     network = ActorCritic(config.network)
     tx = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(lr_schedule(config), eps=1e-5))
-    acting = _Acting(network.apply, pairing, pairing.learner_actors(), pairing.pool_actors())
+    acting = _Acting(network.apply, pairing, pairing.learner_actors(), pairing.pool_actors(), pairing.actor_style_weights())
     k, f = pairing.num_learners, pairing.pool_size
 
     def init(key: jax.Array, pool: Any = None, pool_logits: jax.Array | None = None) -> PopRunner:

@@ -106,3 +106,33 @@ def test_pool_weights_set_between_calls_reach_the_next_calls():
     episodes = [rec["pool_episodes"] for rec in history]
     assert len(episodes) == 4 and all(sum(e) == 8 for e in episodes) and min(episodes[0]) > 0
     assert episodes[2] == [0, 8] and episodes[3] == [0, 8]  # partners drawn after the first call's edit
+
+
+def test_warm_start_loads_the_shipped_sp_into_chosen_learners(round_robin_program):
+    from proagent.training import checkpoint
+    from proagent.training.algorithms.common import warm_started
+
+    _, init, _ = round_robin_program  # cramped_room, default fast network: the shipped SP's
+    runner = init(jax.random.PRNGKey(0))
+    sp, _ = checkpoint.load(checkpoint.partner_dir("cramped_room", "sp"))
+    warm = warm_started(runner, AlgoConfig(layout="cramped_room", warm_start="sp"), [1])
+    for stacked, before, want in zip(jax.tree.leaves(warm.learners.params), jax.tree.leaves(runner.learners.params),
+                                     jax.tree.leaves(sp)):  # fmt: skip
+        assert np.array_equal(stacked[1], want) and np.array_equal(stacked[0], before[0])
+    assert warm_started(runner, AlgoConfig(layout="cramped_room"), [1]) is runner
+    with pytest.raises(ValueError, match="partners/"):
+        warm_started(runner, AlgoConfig(layout="cramped_room", warm_start="sp", network=NetworkConfig(fc_dim=8)), [0])
+
+
+@pytest.mark.slow
+def test_human_proxy_ships_one_partner_per_style(tmp_path):
+    from proagent.partners.registry import trained_factories
+    from proagent.training.algorithms.human_proxy import ProxySettings, train_human_proxy
+
+    algo = AlgoConfig(layout="cramped_room", total_steps=2 * 8 * 16, ppo=TINY, updates_per_call=1, eval_episodes=1)
+    out = tmp_path / "cramped_room" / "human_proxy"
+    manifests = train_human_proxy(algo, out, lambda _: None, ProxySettings(styles=("deliverer", "onion_fetcher")))
+    assert [m.algorithm for m in manifests] == ["human_proxy_deliverer", "human_proxy_onion_fetcher"]
+    assert {"human_proxy_deliverer", "human_proxy_onion_fetcher"} <= set(trained_factories(tmp_path))
+    with pytest.raises(ValueError, match="unknown styles"):
+        train_human_proxy(algo, out, lambda _: None, ProxySettings(styles=("no_such_style",)))

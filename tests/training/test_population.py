@@ -98,3 +98,12 @@ def test_population_bonus_is_minus_log_mean_policy(round_robin_program):
     probs = [np.asarray(jax.nn.softmax(apply(learner_params(runner, k), obs)[0])) for k in range(2)]
     mean = (probs[0] + probs[1]) / 2
     assert np.allclose(bonus, -np.log(mean[np.arange(16), np.asarray(action)]), atol=1e-5)
+
+
+def test_style_weights_follow_each_actors_learner():
+    weights = ((1.0, 0.0), (0.0, 2.0))
+    pairing = Pairing(num_learners=2, slots=((0, 1), (1, POOL), (POOL, 0)), pool_size=1, style_weights=weights)
+    assert pairing.actor_style_weights().tolist() == [[1, 0], [0, 2], [0, 2], [0, 0], [0, 0], [1, 0]]
+    assert Pairing(num_learners=1, slots=((0, 0),)).actor_style_weights() is None
+    with pytest.raises(ValueError, match="one row per learner"):
+        Pairing(num_learners=2, slots=((0, 1),), style_weights=((1.0, 0.0),))

@@ -13,7 +13,7 @@ import jax
 import numpy as np
 
 import envs
-from proagent.training.algorithms.common import AlgoConfig, Log, Stage, pair_totals
+from proagent.training.algorithms.common import AlgoConfig, Log, Stage, pair_totals, warm_started
 from proagent.training.algorithms.pairings import best_response
 from proagent.training.population import Pairing, learner_params, stack_pool
 
@@ -55,7 +55,7 @@ def train_best_response(
     pairing = Pairing(num_learners=1, slots=best_response(config.num_envs), pool_size=len(members))
     stage = Stage(name, config, pairing, env, algo.updates_per_call)
     pool, logits = stack_pool(members, len(members))
-    runner = stage.init(jax.random.PRNGKey(algo.seed + 1), pool, logits)
+    runner = warm_started(stage.init(jax.random.PRNGKey(algo.seed + 1), pool, logits), algo, [0])
     running = np.full(len(members), np.nan)
     total_s, total_n = np.zeros(len(members)), np.zeros(len(members))
     history = []

@@ -22,7 +22,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from proagent.training import checkpoint
-from proagent.training.algorithms.common import AlgoConfig, Log, Stage, save_agent
+from proagent.training.algorithms.common import AlgoConfig, Log, Stage, save_agent, warm_started
 from proagent.training.algorithms.pairings import best_response
 from proagent.training.evaluate import make_payoff_matrix
 from proagent.training.networks import ActorCritic
@@ -73,6 +73,7 @@ def train_cole(algo: AlgoConfig, out_dir: Path | None, log: Log = print, setting
     start = time.perf_counter()
     runner = stage.init(jax.random.PRNGKey(algo.seed))
     runner = set_pool_entry(runner, 0, learner_params(runner, 0))  # generation 0: the random initial policy
+    runner = warm_started(runner, algo, [0])
     history: list[dict] = []
     generations: list[dict] = []
     per_generation = max(1, stage.calls // settings.generations)

@@ -12,9 +12,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -41,13 +42,17 @@ class AlgoConfig(BaseModel):
     updates_per_call: int = Field(10, ge=1)
     eval_episodes: int = Field(100, ge=1)
     horizon: int = Field(400, ge=1, description="episode length in training and evaluation")
+    warm_start: Literal["none", "sp"] = Field(
+        "none", description="sp: the agent that ships starts from the layout's shipped self-play checkpoint"
+    )
 
     def make_env(self) -> envs.OvercookedEnv:
         return envs.make(self.layout, envs.Dynamics(horizon=self.horizon))
 
     def stage_config(self, steps: int) -> PPOConfig:
-        """PPO config of one stage: shaping annealed over the first half of the stage's steps."""
-        fields = {"shaping_horizon": steps // 2, **self.ppo}
+        """PPO config of one stage: shaping annealed to 0 over the stage. (Annealing over half of a
+        small stage left counter_circuit members that never delivered a soup.)"""
+        fields = {"shaping_horizon": steps, **self.ppo}
         return PPOConfig(layout=self.layout, seed=self.seed, total_steps=steps, network=self.network, **fields)
 
 
@@ -82,6 +87,21 @@ class Stage:
         rec = call_record(self.name, metrics, time.perf_counter() - t0, self.updates_per_call * self.config.steps_per_update)
         log(format_record(rec, self.config.total_steps))
         return runner, metrics, rec
+
+
+def warm_started(runner: PopRunner, algo: AlgoConfig, learners: list[int]) -> PopRunner:
+    """``learners`` start from the layout's shipped SP parameters when ``algo.warm_start == "sp"``
+    (a CPU-budget shortcut recorded in every manifest); Adam's moments start at zero either way."""
+    if algo.warm_start == "none":
+        return runner
+    directory = checkpoint.partner_dir(algo.layout, "sp")
+    if not (directory / checkpoint.MANIFEST_FILE).is_file():
+        raise ValueError(f"--warm-start sp needs partners/{algo.layout}/sp (train it: proagent train --algo sp)")
+    params, manifest = checkpoint.load(directory)
+    if manifest.network != algo.network:
+        raise ValueError(f"partners/{algo.layout}/sp has network {manifest.network}, not {algo.network}")
+    put = lambda stacked, p: stacked.at[jnp.asarray(learners)].set(jnp.asarray(p, stacked.dtype))
+    return runner._replace(learners=runner.learners.replace(params=jax.tree.map(put, runner.learners.params, params)))
 
 
 def pair_totals(metrics: PopMetrics) -> tuple[np.ndarray, np.ndarray]:

@@ -18,7 +18,15 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from proagent.training import checkpoint
-from proagent.training.algorithms.common import AlgoConfig, Log, Stage, pair_totals, policy_means, save_agent
+from proagent.training.algorithms.common import (
+    AlgoConfig,
+    Log,
+    Stage,
+    pair_totals,
+    policy_means,
+    save_agent,
+    warm_started,
+)
 from proagent.training.algorithms.pairings import round_robin
 from proagent.training.population import HParams, Pairing, PopRunner, learner_params
 
@@ -52,7 +60,7 @@ def train_pbt(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings
     pairing = Pairing(num_learners=settings.population, slots=round_robin(settings.population, config.num_envs))
     stage = Stage("pbt", config, pairing, env, algo.updates_per_call)
     start = time.perf_counter()
-    runner = stage.init(jax.random.PRNGKey(algo.seed))
+    runner = warm_started(stage.init(jax.random.PRNGKey(algo.seed)), algo, list(range(settings.population)))
     rng = np.random.default_rng(algo.seed)
     history: list[dict] = []
     exploits: list[dict] = []

@@ -1,0 +1,69 @@
+"""Human proxies: a pool of PPO agents with different play styles (in the spirit of ZSC-Eval).
+
+Each style of ``knowledge/overcooked/human_proxy_styles.toml`` weighs per-agent events (fetch
+onions, plate soup, put things on counters, ...). The styles train side by side in one population
+program, each member in self-play in its own envs, on the team score + the usual annealed shaped
+reward + its style reward, which is never annealed: the bias must survive to the end of training.
+Each member ships as its own partner, ``partners/<layout>/human_proxy_<style>/``.
+
+Only one human trial per layout exists here (``data/human``), so these proxies are diverse
+plausible styles, not fitted human models.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import jax
+from pydantic import BaseModel, ConfigDict, Field
+
+from proagent.training import checkpoint
+from proagent.training.algorithms.common import AlgoConfig, Log, Stage, save_agent, warm_started
+from proagent.training.algorithms.pairings import self_play
+from proagent.training.population import Pairing, learner_params
+from proagent.training.style_events import load_styles
+
+ALGORITHM = "human_proxy"
+
+
+class ProxySettings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    styles: tuple[str, ...] = Field(("deliverer", "onion_fetcher", "pot_avoider", "counter_passer"), min_length=1)
+
+
+def proxy_dir(out_dir: Path, style: str) -> Path:
+    """``partners/<layout>/human_proxy`` -> ``partners/<layout>/human_proxy_<style>``."""
+    return out_dir.parent / f"{out_dir.name}_{style}"
+
+
+def train_human_proxy(
+    algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings: ProxySettings | None = None
+) -> list[checkpoint.Manifest]:
+    settings = settings or ProxySettings()
+    known = load_styles()
+    missing = [s for s in settings.styles if s not in known]
+    if missing:
+        raise ValueError(f"unknown styles {missing}; defined: {sorted(known)}")
+    env = algo.make_env()
+    config = algo.stage_config(algo.total_steps)
+    k = len(settings.styles)
+    weights = tuple(tuple(float(w) for w in known[s].vector()) for s in settings.styles)
+    pairing = Pairing(num_learners=k, slots=self_play(k, config.num_envs), style_weights=weights)
+    stage = Stage(ALGORITHM, config, pairing, env, algo.updates_per_call)
+    start = time.perf_counter()
+    runner = warm_started(stage.init(jax.random.PRNGKey(algo.seed)), algo, list(range(k)))
+    history = []
+    for _ in range(stage.calls):
+        runner, _, rec = stage.call(runner, log)
+        history.append(rec)
+    steps = int(runner.update) * config.steps_per_update
+    wall = time.perf_counter() - start
+    manifests = []
+    for i, style in enumerate(settings.styles):
+        details = {"style": known[style].model_dump(mode="json"), "population": list(settings.styles)}
+        target = proxy_dir(out_dir, style) if out_dir is not None else None
+        name = f"{ALGORITHM}_{style}"
+        manifests.append(save_agent(target, algo, name, learner_params(runner, i), env, steps, wall, details, history, log))
+    return manifests
