@@ -293,4 +293,5 @@ def analyze(trace: GroundedTrace, domain: Domain, useful_transfers: bool = True)
         goals_reached=sum(1 for p in analyzer.final if p.predicate in domain.goal_predicates),
         operators=sum(1 for op in trace.operators if not op.is_noop),
         identity_repairs=len(trace.notes),
+        interdependencies=pairs,
     )
