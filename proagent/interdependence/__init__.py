@@ -8,5 +8,6 @@ accuracy, after "Constructive interdependence" (the interdependence paper, Secs.
 - ``analysis``: interdependent pairs, triggers, influence trajectories, goal-reaching,
   non-looping (with App. D.4's useful transfers), constructive counts, per-agent initiated/accepted;
 - ``intention``: intention-prediction accuracy against the teammate's next completed skill;
-- ``episode``/``folder``/``report``: per-episode entry point, run-folder analysis, tables.
+- ``records``: the result records; ``episode``/``folder``/``report``: per-episode entry point,
+  run-folder analysis (`proagent analyze`), tables.
 """
