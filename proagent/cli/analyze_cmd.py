@@ -40,5 +40,6 @@ def run(args: argparse.Namespace) -> int:
             console.print(f"note: episode {e.id}: intention {e.intention_reported.hits}/{e.intention_reported.total} reported, {check.hits}/{check.total} recomputed from the trace")
     if not args.no_write:
         (args.folder / "interdependence.md").write_text(f"# {result.run}: cooperation metrics\n\n" + markdown_table(rows) + "\n" + LEGEND + "\n", encoding="utf-8")
-        console.print(f"saved {args.folder / RESULT_FILE}, interdependence.md and the grounded traces (episode_*.pddl.txt)")
+        traces = " and the grounded traces (episode_*.pddl.txt)" if traced else ""
+        console.print(f"saved {args.folder / RESULT_FILE}, interdependence.md{traces}")
     return 0

@@ -1,6 +1,8 @@
 """`proagent analyze`: the cooperation metrics of a finished run folder (play or eval).
 
 Where the folder has a trace (play always; eval with ``trace = true``) every episode is regrounded
+from its recorded actions and events (episodes start with an empty kitchen; a line carrying a
+``scene`` would say otherwise, and objects nobody saw appear are created and noted as repairs)
 and analyzed in full: pairs, influence trajectories, a PDDL-like trace per episode, intention
 accuracy recomputed from decisions and events. Without a trace (eval's default) the counts that
 every episode record carries (computed while it was played) are reported as they are.

@@ -22,7 +22,6 @@ from envs import Action, EnvState, KitchenState, OvercookedEnv, Transition, rend
 from envs.overcooked.events import Event, EventKind
 from proagent.agent.proagent import ProAgent
 from proagent.interdependence.episode import EpisodeCollector, record_fields
-from proagent.interdependence.overcooked_domain import scene_record
 from proagent.partners.base import Partner
 from proagent.runner.records import EpisodeRecord
 
@@ -127,8 +126,6 @@ def _step_record(episode: int, kitchen: KitchenState, actions, events, reward: f
         "reward": reward,
         "score": score,
     }
-    if kitchen.step == 0:
-        record["scene"] = scene_record(kitchen)  # objects present at the start, for `proagent analyze`
     if isinstance(agent, ProAgent):
         record["skill"] = str(agent.skill) if agent.skill else None
         record["decision"] = agent.last_decision.model_dump() if agent.last_decision else None
