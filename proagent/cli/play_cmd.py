@@ -124,12 +124,34 @@ def _print_summary(records: list, folder: Path) -> None:
         "soups_mean": statistics.fmean(r.soups for r in records),
         "llm_calls_mean": statistics.fmean(r.llm_calls for r in records),
         "intention_accuracy": _pooled_accuracy(records),
+        **_interdependence_means(records),
         "finished": datetime.now(timezone.utc).isoformat(),
     }
     from proagent.runner.run_folder import RunFolder
 
     RunFolder(folder).write_json("summary.json", summary)
     print(f"score {mean:.1f} ± {se:.1f} over {len(records)} episode(s); summary in {folder / 'summary.json'}")
+    if "constructive_mean" in summary:
+        print(
+            f"interdependencies {summary['interdependencies_mean']:.1f} per episode, {summary['constructive_mean']:.1f} constructive; "
+            f"details: proagent analyze {folder}"
+        )
+
+
+def _interdependence_means(records: list) -> dict:
+    """Cooperation metrics (proagent.interdependence) over the episodes; `proagent analyze` has the details."""
+    scored = [r for r in records if r.int_total is not None]
+    if not scored:
+        return {}
+    total = sum(r.int_total for r in scored)
+    return {
+        "interdependencies_mean": statistics.fmean(r.int_total for r in scored),
+        "constructive_mean": statistics.fmean(r.int_constructive for r in scored),
+        "non_constructive_mean": statistics.fmean(r.int_non_constructive for r in scored),
+        "constructive_share": sum(r.int_constructive for r in scored) / total if total else None,
+        "initiated_mean": [statistics.fmean(r.int_initiated[i] for r in scored) for i in (0, 1)],
+        "accepted_mean": [statistics.fmean(r.int_accepted[i] for r in scored) for i in (0, 1)],
+    }
 
 
 def _pooled_accuracy(records: list) -> float | None:

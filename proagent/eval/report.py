@@ -34,7 +34,14 @@ from proagent.eval.tables import Pivot, Summary, pivot, summarize
 CONSOLE_METRICS = MappingProxyType({
     "score": "score", "soups": "soups", "llm_calls": "LLM calls", "tokens": "tokens", "spent_usd": "$ spent",
     "skill_success_rate": "skill ok", "intention_accuracy": "intention", "overhead_ms_median": "ovh ms",
+    "int_constructive": "Int cons", "int_non_constructive": "Int non-cons",
 })  # fmt: skip
+
+# The cooperation metrics table (interdependence.md): per agent x partner x layout x seat.
+INTERDEPENDENCE_METRICS = (
+    "score", "int_total", "int_constructive", "int_non_constructive", "int_constructive_share",
+    "int_initiated_agent", "int_accepted_agent", "int_initiated_partner", "int_accepted_partner", "intention_accuracy",
+)  # fmt: skip
 
 
 @dataclass
@@ -44,6 +51,7 @@ class Report:
     pooled: Pivot
     metrics: Summary  # all metrics, per agent x partner x layout x seat
     pairs: Summary  # key metrics per agent x partner, pooled over layouts and seats
+    interdependence: Summary | None = None  # cooperation metrics per agent x partner x layout x seat
     ablation: Summary | None = None
     ablation_title: str = ""
 
@@ -63,6 +71,7 @@ def build_report(records: list[EvalRecord], manifest: EvalManifest | None, title
         pooled=pivot(records, "score", ["layout", "seat"], ["agent"], order),
         metrics=summarize(records, ["agent", "partner", "layout", "seat"], list(METRICS), order),
         pairs=summarize(records, ["agent", "partner"], list(CONSOLE_METRICS), order),
+        interdependence=summarize(records, ["agent", "partner", "layout", "seat"], list(INTERDEPENDENCE_METRICS), order),
     )
     if manifest is not None and manifest.ablation is not None:
         info = manifest.ablation
@@ -82,6 +91,8 @@ def write_report(report: Report, folder: Path) -> list[Path]:
         _write(folder / "metrics.csv", summary_csv(report.metrics)),
         _write(folder / "metrics.json", report.metrics.model_dump_json(indent=1)),
     ]
+    if report.interdependence is not None and report.interdependence.rows:
+        written.append(_write(folder / "interdependence.md", _interdependence_markdown(report)))
     if report.by_partner.rows:
         written.append(score_chart(report.by_partner, folder / "scores.png", f"{report.title}: score (mean ± se)"))
     if report.ablation is not None and report.ablation.rows:
@@ -101,6 +112,17 @@ def _table_markdown(report: Report) -> str:
         + pivot_markdown(report.by_partner)
         + "\n## Pooled over partners (each agent with all partners, as in ProAgent's Table 1)\n\n"
         + pivot_markdown(report.pooled)
+    )
+
+
+def _interdependence_markdown(report: Report) -> str:
+    assert report.interdependence is not None
+    return (
+        f"# {report.title}: cooperation metrics (mean ± se over episodes)\n\n"
+        "Interdependencies: pairs of actions where one player's effect satisfied the other's precondition "
+        "(constructive: the object ends in a delivered soup and is not passed back and forth). "
+        "initiated: trigger actions (offers); accepted: the other player's offers acted upon. "
+        "`proagent analyze <run>` gives the details when the run has a trace.\n\n" + summary_markdown(report.interdependence)
     )
 
 

@@ -39,6 +39,14 @@ METRICS: MappingProxyType[str, str] = MappingProxyType({
     "skill_duration_mean": "steps per skill",
     "overhead_ms_median": "agent time per decision outside the LLM (ms, median)",
     "wall_time_s": "episode wall time (s)",
+    "int_total": "interdependent action pairs (proagent.interdependence)",
+    "int_constructive": "constructive interdependencies (goal-reaching, non-looping)",
+    "int_non_constructive": "non-constructive interdependencies",
+    "int_constructive_share": "constructive / all interdependencies",
+    "int_initiated_agent": "trigger actions of the agent (interdependencies it offered)",
+    "int_accepted_agent": "partner trigger actions the agent acted upon",
+    "int_initiated_partner": "trigger actions of the partner",
+    "int_accepted_partner": "agent trigger actions the partner acted upon",
 })
 
 
@@ -86,10 +94,23 @@ def metric_value(record: EvalRecord, metric: str) -> float | None:
     if metric == "skill_success_rate":
         ended = record.skills_done + record.skills_failed
         return record.skills_done / ended if ended else None
+    if metric.startswith("int_") and metric in METRICS and metric not in ("int_total", "int_constructive", "int_non_constructive"):
+        return _interdependence_value(record, metric)
     if metric == "replans_per_decision":
         return (record.rejections + record.parse_failures) / record.decisions if record.decisions else None
     value = getattr(record, metric)
     return None if value is None else float(value)
+
+
+def _interdependence_value(record: EvalRecord, metric: str) -> float | None:
+    """Derived interdependence metrics; per-player counts are read from the agent's or the partner's seat."""
+    if record.int_total is None:
+        return None
+    if metric == "int_constructive_share":
+        return record.int_constructive / record.int_total if record.int_total else None
+    who = record.seat if metric.endswith("_agent") else 1 - record.seat
+    counts = record.int_initiated if "_initiated_" in metric else record.int_accepted
+    return float(counts[who]) if who < len(counts) else None
 
 
 def metric_stat(records: Iterable[EvalRecord], metric: str) -> MeanSE:

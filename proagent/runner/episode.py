@@ -21,6 +21,7 @@ import jax.numpy as jnp
 from envs import Action, EnvState, KitchenState, OvercookedEnv, Transition, render_ascii
 from envs.overcooked.events import Event, EventKind
 from proagent.agent.proagent import ProAgent
+from proagent.interdependence.episode import EpisodeCollector, record_fields
 from proagent.partners.base import Partner
 from proagent.runner.records import EpisodeRecord
 
@@ -83,6 +84,7 @@ async def run_episode(
     events: list[Event] = []
     all_events: list[Event] = []
     partner_action: int | None = None
+    collector = EpisodeCollector.start(kitchen)
     if states is not None:
         states.append(state)
     while True:
@@ -96,6 +98,7 @@ async def run_episode(
         next_kitchen = env.symbolic(tr.state)
         events = env.events(kitchen, actions, next_kitchen)
         all_events.extend(events)
+        collector.add(kitchen.step, actions, events)
         reward = float(tr.reward)
         score += reward
         shaped = [s + float(r) for s, r in zip(shaped, tr.shaped_reward)]
@@ -109,7 +112,8 @@ async def run_episode(
             on_step(StepView(kitchen, score, agent if isinstance(agent, ProAgent) else None, actions, events))
         if bool(tr.done):
             break
-    return _episode_record(env, agent, partner, seat, seed, episode, score, shaped, kitchen.step, all_events, started)
+    record = _episode_record(env, agent, partner, seat, seed, episode, score, shaped, kitchen.step, all_events, started)
+    return record.model_copy(update=record_fields(collector.result()))
 
 
 def _step_record(episode: int, kitchen: KitchenState, actions, events, reward: float, score: float, agent) -> dict:

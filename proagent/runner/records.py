@@ -55,3 +55,9 @@ class EpisodeRecord(BaseModel):
     overhead_ms_median: float | None = None
     skill_duration_mean: float | None = None
     events: dict[str, list[int]] = Field(default_factory=dict, description="event counts per kind, per player")
+    # Interdependence (proagent.interdependence): None/empty in records written before it existed.
+    int_total: int | None = Field(None, description="interdependent action pairs (either direction)")
+    int_constructive: int | None = Field(None, description="goal-reaching, non-looping interdependencies")
+    int_non_constructive: int | None = None
+    int_initiated: list[int] = Field(default_factory=list, description="trigger actions per player")
+    int_accepted: list[int] = Field(default_factory=list, description="teammate triggers acted upon, per player")

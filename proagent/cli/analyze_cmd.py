@@ -1,0 +1,45 @@
+"""`proagent analyze runs/<run>`: cooperation metrics beyond reward for a finished run folder."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("analyze", help="interdependence and intention metrics of a run folder")
+    p.add_argument("folder", metavar="run", type=Path, help="a run folder (runs/<timestamp>-<name>/) of play or eval")
+    p.add_argument("--no-write", action="store_true", help="print only; write no files into the run folder")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from proagent.interdependence.folder import RESULT_FILE, NotARunFolder, analyze_folder
+    from proagent.interdependence.report import LEGEND, group_rows, markdown_table, rich_table
+
+    try:
+        result = analyze_folder(args.folder, write=not args.no_write)
+    except NotARunFolder as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not result.episodes:
+        print(f"error: {args.folder} has no finished episodes", file=sys.stderr)
+        return 2
+    rows = group_rows(result.episodes)
+    console = Console(width=max(Console().width, 150))
+    console.print(rich_table(rows, f"{result.run}: cooperation metrics (mean per episode)"))
+    console.print(LEGEND, style="dim")
+    traced = sum(e.source == "trace" for e in result.episodes)
+    console.print(f"{traced} of {len(result.episodes)} episodes analyzed from the trace; the others from their records")
+    for e in result.episodes:
+        check = e.intention_recomputed
+        if check is not None and e.intention_reported is not None and (check.hits, check.total) != (e.intention_reported.hits, e.intention_reported.total):
+            console.print(f"note: episode {e.id}: intention {e.intention_reported.hits}/{e.intention_reported.total} reported, {check.hits}/{check.total} recomputed from the trace")
+    if not args.no_write:
+        (args.folder / "interdependence.md").write_text(f"# {result.run}: cooperation metrics\n\n" + markdown_table(rows) + "\n" + LEGEND + "\n", encoding="utf-8")
+        traces = " and the grounded traces (episode_*.pddl.txt)" if traced else ""
+        console.print(f"saved {args.folder / RESULT_FILE}, interdependence.md{traces}")
+    return 0

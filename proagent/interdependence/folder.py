@@ -1,0 +1,165 @@
+"""`proagent analyze`: the cooperation metrics of a finished run folder (play or eval).
+
+Where the folder has a trace (play always; eval with ``trace = true``) every episode is regrounded
+from its recorded actions and events (episodes start with an empty kitchen; a line carrying a
+``scene`` would say otherwise, and objects nobody saw appear are created and noted as repairs)
+and analyzed in full: pairs, influence trajectories, a PDDL-like trace per episode, intention
+accuracy recomputed from decisions and events. Without a trace (eval's default) the counts that
+every episode record carries (computed while it was played) are reported as they are.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from envs import KitchenMap, get_layout
+from proagent.interdependence.episode import analyze_steps
+from proagent.interdependence.intention import IntentionAccuracy, from_beliefs, recompute
+from proagent.interdependence.overcooked_domain import StepInput, event_from_record, scene_from_record
+from proagent.interdependence.records import AgentCounts, EpisodeInterdependence
+from proagent.interdependence.strips import to_pddl_text
+
+RESULT_FILE = "interdependence.json"
+
+
+class NotARunFolder(ValueError):
+    """The path is not a run folder (no config.json with episodes or a trace)."""
+
+
+class EpisodeAnalysis(BaseModel):
+    id: str
+    group: str = Field(description="agent|partner|layout|seat")
+    layout: str
+    seat: int
+    score: float | None = None
+    source: str = Field(description="'trace' (full analysis) or 'record' (counts stored at play time)")
+    interdependence: EpisodeInterdependence
+    intention_reported: IntentionAccuracy | None = None
+    intention_recomputed: IntentionAccuracy | None = None
+    pddl_file: str | None = None
+
+
+class FolderAnalysis(BaseModel):
+    run: str
+    episodes: list[EpisodeAnalysis]
+
+
+def _load_config(path: Path) -> dict:
+    config = path / "config.json"
+    if not path.is_dir() or not config.exists():
+        raise NotARunFolder(f"{path} is not a run folder: no config.json (expected runs/<timestamp>-<name>/)")
+    if not (path / "episodes.jsonl").exists() and not (path / "trace.jsonl").exists():
+        raise NotARunFolder(f"{path} is not a run folder with episodes: no episodes.jsonl or trace.jsonl")
+    try:
+        return json.loads(config.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise NotARunFolder(f"{path}/config.json is not valid JSON: {exc}") from exc
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue  # a torn last line from a killed writer
+    return out
+
+
+def _episode_id(record: dict) -> str:
+    """Play: the episode index; eval: the key (agent|partner|layout|pSeat|episode)."""
+    if "key" in record:
+        return str(record["key"])
+    if "agent" in record and "agent_kind" in record:
+        return f"{record['agent']}|{record['partner']}|{record['layout']}|p{record['seat']}|{record['episode']}"
+    return str(record["episode"])
+
+
+def _layout_specs(config: dict) -> dict[str, str]:
+    """Layout name in the records -> what get_layout accepts (a name or a kitchen file)."""
+    if "config" in config:  # eval manifest
+        return dict(zip(config.get("layout_names", []), config["config"].get("layouts", [])))
+    return {}
+
+
+def _steps(lines: Sequence[dict]) -> list[StepInput]:
+    return [StepInput(int(r["step"]), tuple(r.get("actions", ())), tuple(event_from_record(e) for e in r.get("events", []))) for r in lines]
+
+
+def _from_trace(lines: list[dict], record: dict, layout_spec: str, agent_kind: str) -> tuple[EpisodeInterdependence, str, IntentionAccuracy | None]:
+    lines = sorted(lines, key=lambda r: int(r["step"]))
+    steps = _steps(lines)
+    scene = scene_from_record(lines[0]["scene"]) if lines and "scene" in lines[0] else None
+    trace, result = analyze_steps(steps, KitchenMap(get_layout(layout_spec)), scene)
+    recomputed = None
+    if agent_kind == "proagent" and any("decision" in r for r in lines):
+        recomputed = recompute(lines, [s.events for s in steps], int(record.get("seat", 0)))
+        believed = from_beliefs(lines)
+        if believed.total != recomputed.total or believed.hits != recomputed.hits:
+            trace.notes.append(f"intention: agent scored {believed.hits}/{believed.total}, recomputed {recomputed.hits}/{recomputed.total}")
+    return result, to_pddl_text(trace, title=_episode_id(record)), recomputed
+
+
+def _from_record(record: dict) -> EpisodeInterdependence:
+    total, cons = record.get("int_total"), record.get("int_constructive")
+    if total is None:
+        return EpisodeInterdependence()
+    agents = [AgentCounts(agent=i, initiated=n, accepted=a) for i, (n, a) in enumerate(zip(record.get("int_initiated", []), record.get("int_accepted", [])))]
+    return EpisodeInterdependence(total=total, constructive=cons, non_constructive=total - cons, constructive_share=cons / total if total else None, agents=agents)
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+
+
+def analyze_folder(path: Path, write: bool = True) -> FolderAnalysis:
+    """Analyze every finished episode of a run folder; with ``write``, save interdependence.json
+    and one ``episode_<id>.pddl.txt`` per traced episode into it."""
+    path = Path(path)
+    config = _load_config(path)
+    specs = _layout_specs(config)
+    records = {_episode_id(r): r for r in _read_jsonl(path / "episodes.jsonl")}
+    traces: dict[str, dict[str, list[dict]]] = {}
+    for line in _read_jsonl(path / "trace.jsonl"):
+        traces.setdefault(_episode_id(line), {}).setdefault(str(line.get("attempt", "")), []).append(line)
+    episodes = []
+    for eid, record in records.items():
+        attempts = traces.get(eid, {})
+        lines = attempts.get(str(record.get("attempt", "")), []) or next(reversed(attempts.values()), [])
+        episodes.append(_episode(path, eid, record, lines, specs.get(record.get("layout", ""), config.get("layout") or record.get("layout")), write))
+    result = FolderAnalysis(run=path.name, episodes=episodes)
+    if write:
+        (path / RESULT_FILE).write_text(result.model_dump_json(indent=1), encoding="utf-8")
+    return result
+
+
+def _episode(path: Path, eid: str, record: dict, lines: list[dict], layout_spec: str, write: bool) -> EpisodeAnalysis:
+    agent_kind = record.get("agent_kind", "proagent")
+    agent = record.get("agent", "proagent")
+    reported = IntentionAccuracy(hits=record.get("intention_hits", 0), total=record.get("intention_total", 0)) if agent_kind == "proagent" else None
+    analysis = EpisodeAnalysis(
+        id=eid,
+        group=f"{agent}|{record.get('partner')}|{record.get('layout')}|p{record.get('seat', 0)}",
+        layout=str(record.get("layout")),
+        seat=int(record.get("seat", 0)),
+        score=record.get("score"),
+        source="record",
+        interdependence=_from_record(record),
+        intention_reported=reported,
+    )
+    if not lines:
+        return analysis
+    result, pddl, recomputed = _from_trace(lines, record, layout_spec, agent_kind)
+    update = {"source": "trace", "interdependence": result, "intention_recomputed": recomputed}
+    if write:
+        name = f"episode_{int(eid):03d}.pddl.txt" if eid.isdigit() else f"episode_{_safe(eid)}.pddl.txt"
+        (path / name).write_text(pddl, encoding="utf-8")
+        update["pddl_file"] = name
+    return analysis.model_copy(update=update)
