@@ -98,9 +98,10 @@ def _partner_agent(args: argparse.Namespace, env: OvercookedEnv) -> AgentSpec:
     return AgentSpec(lambda seed: partner, {"name": args.agent}, "none", {})
 
 
-def build_human_session(args: argparse.Namespace) -> HumanSession:
+def build_human_session(args: argparse.Namespace, env: OvercookedEnv | None = None) -> HumanSession:
+    """``env`` (tests) reuses an already compiled env of the same layout and horizon."""
     try:
-        env = make(args.layout, Dynamics(horizon=args.horizon))
+        env = env or make(args.layout, Dynamics(horizon=args.horizon))
     except LayoutError as exc:
         raise SetupError(str(exc)) from exc
     if args.fps <= 0 or args.fps > 60:
