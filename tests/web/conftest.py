@@ -21,9 +21,16 @@ HORIZON = 20  # one horizon for every test: each (layout, horizon) costs a jit c
 
 @pytest.fixture(scope="session")
 def cramped_env():
+    """cramped_room with HORIZON steps, compiled once (timing tests must not pay the compile)."""
+    import jax
+    import jax.numpy as jnp
+
     import envs
 
-    return envs.make("cramped_room", envs.Dynamics(horizon=HORIZON))
+    env = envs.make("cramped_room", envs.Dynamics(horizon=HORIZON))
+    state = env.jit_reset(jax.random.PRNGKey(0))
+    env.jit_step(jax.random.PRNGKey(0), state, jnp.zeros((2,), jnp.int32)).state.step.block_until_ready()
+    return env
 
 
 @pytest.fixture(scope="session")

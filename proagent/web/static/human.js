@@ -16,7 +16,7 @@
 
   function render(s) {
     page.state = s;
-    Kitchen.draw($("kitchen"), page.info.terrain, s.kitchen, { names: labels() });
+    Kitchen.draw($("kitchen"), page.info.terrain, s.kitchen, { names: labels(), cookTime: page.info.cook_time });
     $("score").textContent = s.score;
     $("step").textContent = `step ${s.step} / ${s.horizon}`;
     const left = s.horizon - s.step;
@@ -88,7 +88,7 @@
 
   function onKey(e) {
     if (e.target.tagName === "TEXTAREA" || e.target.tagName === "INPUT") return;
-    if (e.key === "Enter" && page.state && page.state.status === "ready") { e.preventDefault(); post("/api/start"); return; }
+    if (e.key === "Enter" && page.state && page.state.status === "ready") { e.preventDefault(); start(); return; }
     const action = KEYS[e.key];
     if (!action) return;
     e.preventDefault();
@@ -97,12 +97,17 @@
     post("/api/action", { action });
   }
 
+  async function start() {
+    const res = await post("/api/start");
+    if (res.ok && page.state) page.state.status = (await res.json()).status; // keys count at once, not from the next poll
+  }
+
   async function main() {
     page.info = await (await fetch("/api/info")).json();
     $("title").textContent = `${page.info.layout} · you are player ${page.info.human_seat}, the agent (${page.info.agent}) player ${page.info.agent_seat} · ${page.info.mode === "realtime" ? page.info.fps + " steps/s" : "turn-based"}`;
     $("you").innerHTML = `player ${page.info.human_seat} (<span class="chip" style="background:${Kitchen.PLAYER_COLORS[page.info.human_seat]}"></span>"You")`;
     if (page.info.questionnaire) buildSurvey(page.info.questionnaire);
-    $("start").onclick = () => post("/api/start");
+    $("start").onclick = start;
     document.addEventListener("keydown", onKey);
     $("kitchen").focus();
     document.body.dataset.ready = "1";

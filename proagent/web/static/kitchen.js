@@ -80,7 +80,7 @@ const Kitchen = (() => {
     }
   }
 
-  function pot(ctx, p) {
+  function pot(ctx, p, cookTime) {
     const [x, y] = p.position;
     const cx = x * TILE + TILE / 2, cy = y * TILE + TILE / 2;
     const n = p.ingredients.length;
@@ -94,8 +94,8 @@ const Kitchen = (() => {
       label(ctx, "✓", cx, cy + 22, 14, C.ready);
     } else if (p.cooking) {
       ctx.strokeStyle = C.cooking; ctx.lineWidth = 4;
-      ctx.beginPath(); ctx.arc(cx, cy, 27, -Math.PI / 2, -Math.PI / 2 + 2 * Math.PI * Math.min(1, 1 - p.ticks_left / 20)); ctx.stroke();
-      label(ctx, String(p.ticks_left), cx + 22, cy - 22, 12, C.cooking);
+      ctx.beginPath(); ctx.arc(cx, cy, 27, -Math.PI / 2, -Math.PI / 2 + 2 * Math.PI * Math.min(1, 1 - p.ticks_left / cookTime)); ctx.stroke();
+      label(ctx, String(p.ticks_left), cx, cy + 20, 12, "#fff");
     }
   }
 
@@ -117,7 +117,8 @@ const Kitchen = (() => {
     if (pl.held) item(ctx, pl.held, cx + fx * 20 + fy * 14, cy + fy * 20 + fx * 14, 0.7);
   }
 
-  // terrain: list of strings; kitchen: record; opts.names: label per player index
+  // terrain: list of strings; kitchen: record; opts.names: label per player index,
+  // opts.cookTime: steps a pot cooks (for the progress ring; default the classic 20)
   function draw(canvas, terrain, kitchen, opts) {
     opts = opts || {};
     const rows = terrain.length, cols = Math.max(...terrain.map((r) => r.length));
@@ -131,7 +132,7 @@ const Kitchen = (() => {
       for (let x = 0; x < cols; x++) tile(ctx, row[x] || " ", x * TILE, y * TILE);
     });
     if (!kitchen) return;
-    for (const p of kitchen.pots || []) pot(ctx, p);
+    for (const p of kitchen.pots || []) pot(ctx, p, opts.cookTime || 20);
     for (const c of kitchen.counters || []) item(ctx, c.item, c.position[0] * TILE + TILE / 2, c.position[1] * TILE + TILE / 2, 1);
     for (const pl of kitchen.players || []) player(ctx, pl, (opts.names || [])[pl.index]);
   }

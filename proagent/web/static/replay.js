@@ -94,7 +94,7 @@
 
   function setPlaying(on) {
     state.playing = on;
-    $("play").textContent = on ? "⏸" : "▶";
+    $("play").textContent = on ? "❚❚" : "▶";
     clearInterval(state.timer);
     if (on) {
       state.timer = setInterval(() => {
