@@ -105,3 +105,27 @@ def test_unknown_agent_lists_the_registry(tmp_path, capsys):
     assert main(["human", "--agent", "nobody", "--runs-dir", str(tmp_path), "--no-browser"]) == 2
     err = capsys.readouterr().err
     assert "unknown agent 'nobody'" in err and "proagent" in err and "greedy" in err
+
+
+def test_llm_agent_plays_in_real_time_through_an_openai_compatible_server(tmp_path, cramped_env, monkeypatch):
+    """`--agent proagent` end to end (litellm → loopback server with 0.3 s latency): the game keeps
+    its 20 steps/s while the agent thinks, and its decisions are in the trace."""
+    from proagent.llm.fake_server import FakeChatServer
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key-0000000000")
+    with FakeChatServer(delay_s=0.3) as llm:
+        args = human_args(tmp_path, "--agent", "proagent", "--llm", "openai/fake-chef", "--api-base", llm.url, "--fps", "20", "--no-cache", "--no-questionnaire")
+        session = build_human_session(args, cramped_env)
+        with session.serve(0) as server:
+            started = time.monotonic()
+            call(server.url, "/api/start", {})
+            call(server.url, "/api/action", {"action": "right"})
+            assert session.game.finished.wait(60)
+            wall = time.monotonic() - started
+        assert session.game.record is not None, session.game.snapshot()["error"]
+    config = json.loads((session.folder.path / "config.json").read_text())
+    assert config["agent"]["name"] == "proagent" and config["agent"]["background_decisions"] is True and config["llm"] == "openai/fake-chef"
+    trace = _lines(session.folder.path / "trace.jsonl")
+    assert len(trace) == 20 and any(r.get("thinking") for r in trace) and any(r["decision"] for r in trace)
+    assert wall < 20 / 20 + 3.0, f"{wall:.1f} s for 20 steps at 20/s: the game waited for the LLM"
+    assert session.game.record.llm_calls >= 1
