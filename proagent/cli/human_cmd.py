@@ -5,6 +5,7 @@ record, summary, replay.html) plus questionnaire.json after the optional post-ga
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import webbrowser
@@ -12,6 +13,10 @@ from pathlib import Path
 
 from proagent.cli.play_cmd import EMBEDDED_NOTICE, add_agent_options
 
+EMBEDDED_REALTIME_NOTICE = (
+    "In real time the agent waits in place while the model thinks; the embedded model needs seconds "
+    "per decision (much longer on a busy CPU). --mode turns makes the game wait for it instead."
+)
 LINGER_S = 1.5  # after the end, the page's last poll still gets an answer
 
 
@@ -44,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if session.embedded:
         print(EMBEDDED_NOTICE, file=sys.stderr)
+        if args.mode == "realtime":
+            print(EMBEDDED_REALTIME_NOTICE, file=sys.stderr)
     try:
         server = session.serve(args.port)
     except OSError as exc:
@@ -62,7 +69,14 @@ def run(args: argparse.Namespace) -> int:
         game.stop()
     finally:
         server.close()
-    return _report(session)
+    code = _report(session)
+    if session.game.running_in_background(grace_s=2.0):
+        # An LLM call that was in flight when the game ended cannot be interrupted (a local model
+        # may need minutes on a busy CPU); everything is saved, so do not wait for it to exit.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
 
 
 def _report(session) -> int:

@@ -135,6 +135,13 @@ class HumanGame:
                 self._status = "finished"
         self.finished.set()
 
+    def running_in_background(self, grace_s: float = 0.0) -> bool:
+        """The game thread is still alive after ``grace_s`` (waiting for an in-flight LLM call)."""
+        if self._thread is None:
+            return False
+        self._thread.join(timeout=grace_s)
+        return self._thread.is_alive()
+
     @property
     def status(self) -> Status:
         with self._lock:
@@ -160,13 +167,11 @@ class HumanGame:
 
     def _run(self) -> None:
         try:
-            record = asyncio.run(self._play())
+            asyncio.run(self._play())  # may then wait for an LLM call still running in a worker thread
         except GameStopped:
             self._end("error", "stopped before the end of the episode")
         except Exception as exc:  # noqa: BLE001 - shown on the page and by the command, never lost silently
             self._end("error", f"{type(exc).__name__}: {exc}")
-        else:
-            self._end("over" if self.settings.questionnaire else "finished", None, record)
 
     def _end(self, status: Status, error: str | None, record: EpisodeRecord | None = None) -> None:
         with self._lock:
@@ -191,6 +196,7 @@ class HumanGame:
         self.folder.append_jsonl("episodes.jsonl", record, durable=True)
         if self.finish is not None:
             self.finish(record)
+        self._end("over" if self.settings.questionnaire else "finished", None, record)  # now, not after the loop closes
         return record
 
     async def _pace(self) -> None:

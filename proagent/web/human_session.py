@@ -85,7 +85,19 @@ def _llm_agent(args: argparse.Namespace, env: OvercookedEnv, seat: int) -> Agent
         return cls(config, model, seat, env.layout.name, first, seed)
 
     info = {"name": LLM_AGENT, "background_decisions": background, **config.model_dump()}
+    _preload(model)
     return AgentSpec(build, info, args.llm, prompts.source_hashes(), embedded)
+
+
+def _preload(model: object) -> None:
+    """Load local weights before the game starts, not during the person's first seconds."""
+    import asyncio
+
+    while model is not None and not hasattr(model, "preload"):
+        model = getattr(model, "_inner", None)
+    if model is not None:
+        print("loading the model...", file=sys.stderr, flush=True)
+        asyncio.run(model.preload())
 
 
 def _partner_agent(args: argparse.Namespace, env: OvercookedEnv) -> AgentSpec:

@@ -72,7 +72,7 @@ def test_bad_inputs_are_clear_errors(tmp_path, llm_run):
 def test_export_is_self_contained(llm_run, tmp_path):
     out = export_html(load_run(llm_run), tmp_path / "replay.html")
     page = out.read_text()
-    assert "/static/" not in page and "<script src" not in page and "<link" not in page
+    assert "/static/" not in page and "<script src" not in page and "stylesheet" not in page
     assert "window.REPLAY_DATA" in page and "const Kitchen" in page
     data = re.search(r"window\.REPLAY_DATA = (.*?);</script>", page, re.S).group(1)
     assert len(json.loads(data)["frames"]) == 21
