@@ -46,5 +46,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         while True:
             time.sleep(3600)
+    except KeyboardInterrupt:
+        return 0
     finally:
         server.close()
