@@ -86,5 +86,7 @@ def _report(session) -> int:
         print(f"no finished episode: {reason}; steps played so far are in {folder / 'trace.jsonl'}", file=sys.stderr)
         return 1
     print(f"score {game.record.score:.0f} ({game.record.soups} soups) in {game.record.wall_time_s:.0f} s")
-    print(f"saved {folder}: trace.jsonl, episodes.jsonl, summary.json, replay.html" + (", questionnaire.json" if (folder / "questionnaire.json").exists() else ""))
+    print(
+        f"saved {folder}: trace.jsonl, episodes.jsonl, summary.json, replay.html" + (", questionnaire.json" if (folder / "questionnaire.json").exists() else "")
+    )
     return 0

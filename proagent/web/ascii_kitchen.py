@@ -52,10 +52,8 @@ def parse_ascii(text: str) -> dict:
             record["recipe"] = [s.strip() for s in m.group(3).split(",") if s.strip()]
         elif m := _PLAYER.match(line):
             held = m.group(5).strip()
-            record["players"].append(
-                {"index": int(m.group(1)), "position": [int(m.group(2)), int(m.group(3))], "facing": m.group(4),
-                 "held": None if held == "nothing" else _item(held)}  # fmt: skip
-            )
+            player = {"index": int(m.group(1)), "position": [int(m.group(2)), int(m.group(3))], "facing": m.group(4)}
+            record["players"].append({**player, "held": None if held == "nothing" else _item(held)})
     for y, row in enumerate(grid):
         for x in range(len(row) // 2):
             terrain, content = row[2 * x], row[2 * x + 1]

@@ -65,8 +65,8 @@ def agent_names() -> list[str]:
 
 def _llm_agent(args: argparse.Namespace, env: OvercookedEnv, seat: int) -> AgentSpec:
     from proagent.agent.background import BackgroundProAgent
-    from proagent.agent.prompts import PromptSetError, load_prompt_set
     from proagent.agent.proagent import ProAgent
+    from proagent.agent.prompts import PromptSetError, load_prompt_set
     from proagent.llm.factory import EMBEDDED_SPEC, make_model
     from proagent.llm.types import LLMError
 

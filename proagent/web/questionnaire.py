@@ -4,10 +4,10 @@ the run as questionnaire.json next to the episode they rate."""
 
 from __future__ import annotations
 
-import tomllib
 from datetime import datetime, timezone
 from pathlib import Path
 
+import tomllib
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from proagent.paths import KNOWLEDGE_DIR

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from web_helpers import CHROMEDRIVER, CHROMIUM, CHROMIUM_FLAGS, call, heuristic_model, human_args
 
-
 HORIZON = 20  # one horizon for every test: each (layout, horizon) costs a jit compile of seconds
 
 
@@ -80,7 +79,6 @@ def llm_run(tmp_path_factory, cramped_env) -> Path:
 
     import jax
 
-    import envs
     from proagent.agent.proagent import AgentConfig, ProAgent
     from proagent.partners import make_partner
     from proagent.runner.episode import run_episode

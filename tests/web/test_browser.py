@@ -35,7 +35,7 @@ def test_replay_page_plays_steps_and_scrubs(browser, llm_run, tmp_path):
     with WebServer(replay_routes(load_run(llm_run)), PAGE, 0) as server:
         browser.get(server.url)
         wait_for(lambda: browser.execute_script("return document.body.dataset.ready"))
-        index = lambda: browser.execute_script("return window.replay.index")  # noqa: E731
+        index = lambda: browser.execute_script("return window.replay.index")
         assert index() == 0 and browser.execute_script("return window.replay.data.frames.length") == 21
         browser.find_element("id", "fwd").click()
         _keys(browser, Keys.ARROW_RIGHT, Keys.ARROW_RIGHT)
@@ -66,7 +66,7 @@ def test_a_person_plays_a_game_in_the_browser_and_answers_the_questionnaire(brow
     with session.serve(0) as server:
         browser.get(server.url)
         wait_for(lambda: browser.execute_script("return document.body.dataset.ready"))
-        state = lambda: call(server.url, "/api/state")[1]  # noqa: E731
+        state = lambda: call(server.url, "/api/state")[1]
         start = state()["kitchen"]["players"][0]["position"]
         _keys(browser, Keys.ENTER)
         wait_for(lambda: browser.execute_script("return document.body.dataset.status") == "running")

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import json
 import time
-import tomllib
 
 import jax
 import jax.numpy as jnp
+import tomllib
+from web_helpers import call, human_args, wait_for
 
 import envs
 from proagent.paths import KNOWLEDGE_DIR
 from proagent.web.human_session import build_human_session
-
-from web_helpers import call, human_args, wait_for
 
 
 def _lines(path) -> list[dict]:
@@ -114,7 +113,9 @@ def test_llm_agent_plays_in_real_time_through_an_openai_compatible_server(tmp_pa
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key-0000000000")
     with FakeChatServer(delay_s=0.3) as llm:
-        args = human_args(tmp_path, "--agent", "proagent", "--llm", "openai/fake-chef", "--api-base", llm.url, "--fps", "20", "--no-cache", "--no-questionnaire")
+        args = human_args(
+            tmp_path, "--agent", "proagent", "--llm", "openai/fake-chef", "--api-base", llm.url, "--fps", "20", "--no-cache", "--no-questionnaire"
+        )
         session = build_human_session(args, cramped_env)
         with session.serve(0) as server:
             started = time.monotonic()

@@ -50,7 +50,7 @@ def test_interleaved_eval_trace_is_split_by_episode_key(llm_run, tmp_path):
     mixed = []
     for a, b in zip(records, records):
         mixed.append({"key": "proagent|greedy|cramped_room|p0|0", "attempt": "x", **a})
-        mixed.append({"key": "proagent|greedy|cramped_room|p1|0", "attempt": "x", **{**b, "seat": 1}})
+        mixed.append({"key": "proagent|greedy|cramped_room|p1|0", "attempt": "x", **b, "seat": 1})
     run = tmp_path / "eval"
     run.mkdir()
     (run / "trace.jsonl").write_text("\n".join(json.dumps(r) for r in mixed) + "\n{torn")
@@ -74,7 +74,7 @@ def test_export_is_self_contained(llm_run, tmp_path):
     page = out.read_text()
     assert "/static/" not in page and "<script src" not in page and "stylesheet" not in page
     assert "window.REPLAY_DATA" in page and "const Kitchen" in page
-    data = re.search(r"window\.REPLAY_DATA = (.*?);</script>", page, re.S).group(1)
+    data = re.search(r"window\.REPLAY_DATA = (.*?);</script>", page, re.DOTALL).group(1)
     assert len(json.loads(data)["frames"]) == 21
 
 
