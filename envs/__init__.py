@@ -22,7 +22,7 @@ from envs.overcooked.layouts import (
     get_layout,
     parse_layout,
 )
-from envs.overcooked.render import render_ascii, render_rgb, render_rgb_batch, save_gif, stack_states
+from envs.overcooked.render import render_ascii, render_rgb, render_rgb_batch, save_gif, stack_states, terrain_rows
 from envs.overcooked.symbolic import Item, KitchenMap, KitchenState, Player, Pos, Pot
 
 __all__ = [
@@ -53,4 +53,5 @@ __all__ = [
     "render_rgb_batch",
     "save_gif",
     "stack_states",
+    "terrain_rows",
 ]

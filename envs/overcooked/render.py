@@ -41,6 +41,19 @@ def _pile_char(tile: int) -> str:
     return ingredient_name(tile - StaticObject.INGREDIENT_PILE_BASE)[0].upper()
 
 
+def terrain_rows(tiles: np.ndarray) -> list[str]:
+    """The static terrain of a layout's tile grid, one legacy kitchen character a cell
+    (X counter, P pot, O/T/.. dispensers, D dishes, S serving, R/L indicators, space floor)."""
+    rows = []
+    for y in range(tiles.shape[0]):
+        row = ""
+        for x in range(tiles.shape[1]):
+            tile = int(tiles[y, x])
+            row += _pile_char(tile) if tile >= StaticObject.INGREDIENT_PILE_BASE else _TERRAIN[tile]
+        rows.append(row)
+    return rows
+
+
 def render_ascii(kitchen: KitchenState) -> str:
     """Two characters a cell: terrain + content; players are an arrow (facing) + what they hold.
 

@@ -40,6 +40,10 @@ class Item:
             return "soup of " + ", ".join(ingredient_name(i) for i in self.ingredients)
         return self.name
 
+    def to_record(self) -> dict:
+        """JSON-ready: kind, display name and ingredient names (for traces and the replay page)."""
+        return {"kind": self.kind, "name": self.name, "ingredients": [ingredient_name(i) for i in self.ingredients]}
+
 
 @dataclass(frozen=True, slots=True)
 class Player:
@@ -146,6 +150,35 @@ class KitchenState:
     @property
     def recipe_names(self) -> tuple[str, ...]:
         return tuple(ingredient_name(i) for i in self.recipe)
+
+    def to_record(self) -> dict:
+        """The dynamic part of the kitchen as JSON-ready data: enough to draw any frame again
+        (the terrain is static and comes from the layout). Positions are [x, y]."""
+        return {
+            "step": self.step,
+            "horizon": self.horizon,
+            "players": [
+                {
+                    "index": p.index,
+                    "position": list(p.position),
+                    "facing": p.orientation.name.lower(),
+                    "held": p.held.to_record() if p.held else None,
+                }
+                for p in self.players
+            ],
+            "pots": [
+                {
+                    "position": list(pot.position),
+                    "ingredients": [ingredient_name(i) for i in pot.ingredients],
+                    "cooking": pot.cooking,
+                    "ready": pot.ready,
+                    "ticks_left": pot.ticks_left,
+                }
+                for pot in self.pots
+            ],
+            "counters": [{"position": list(pos), "item": item.to_record()} for pos, item in sorted(self.counter_items.items())],
+            "recipe": list(self.recipe_names),
+        }
 
 
 def decode_items(code: int) -> Item | None:

@@ -118,13 +118,17 @@ class ProAgent:
         self._observe_teammate(kitchen, events, teammate_action)
         self._judge_running_skill(kitchen)
         if self.skill is None:
-            self.skill = await self._decide(kitchen, score)
-            self.skill_steps = 0
-            # Only possible without the Verificator (preconditions exclude it), e.g. put_onion_in_pot()
-            # with empty hands: its done-test (hands empty) holds already, yet it achieves nothing.
-            self.skill_vacuous = self.book.is_done(kitchen, self.seat, self.skill, 0)
+            self._adopt(kitchen, await self._decide(kitchen, score))
         self.skill_steps += 1
         return self.controller.act(kitchen, self.skill)
+
+    def _adopt(self, kitchen: KitchenState, skill: Skill) -> None:
+        """Start executing ``skill`` from ``kitchen``."""
+        self.skill = skill
+        self.skill_steps = 0
+        # Only possible without the Verificator (preconditions exclude it), e.g. put_onion_in_pot()
+        # with empty hands: its done-test (hands empty) holds already, yet it achieves nothing.
+        self.skill_vacuous = self.book.is_done(kitchen, self.seat, skill, 0)
 
     def _observe_teammate(self, kitchen: KitchenState, events: list[Event], teammate_action: int | None) -> None:
         if teammate_action is not None:

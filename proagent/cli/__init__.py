@@ -6,14 +6,35 @@ from __future__ import annotations
 import argparse
 import sys
 
-from proagent.cli import ablate_cmd, analyze_cmd, eval_cmd, layouts_cmd, partners_cmd, play_cmd, report_cmd
+from proagent.cli import (
+    ablate_cmd,
+    analyze_cmd,
+    eval_cmd,
+    human_cmd,
+    layouts_cmd,
+    partners_cmd,
+    play_cmd,
+    replay_cmd,
+    report_cmd,
+)
 from proagent.training import cli as train_cmd
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="proagent", description="LLM agents that cooperate with unfamiliar teammates.")
     sub = parser.add_subparsers(dest="command", required=True)
-    for module in (play_cmd, layouts_cmd, partners_cmd, eval_cmd, ablate_cmd, report_cmd, analyze_cmd, train_cmd):
+    for module in (
+        play_cmd,
+        human_cmd,
+        replay_cmd,
+        layouts_cmd,
+        partners_cmd,
+        eval_cmd,
+        ablate_cmd,
+        report_cmd,
+        analyze_cmd,
+        train_cmd,
+    ):
         module.register(sub)
     return parser
 

@@ -23,12 +23,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--layout", default="counter_circuit", help="layout name or path to a kitchen file")
     p.add_argument("--partner", default="greedy", help="partner name (see `proagent partners`)")
     p.add_argument("--seat", type=int, choices=(0, 1), default=0, help="ProAgent's player index")
-    p.add_argument("--llm", default="embedded", help="'embedded' (default) or a litellm model id, e.g. openai/gpt-4o-mini")
-    p.add_argument("--api-base", default=None, help="URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp)")
-    p.add_argument("--prompt", default="proagent", help="prompt set: a folder in prompts/")
     p.add_argument("--episodes", type=int, default=1)
     p.add_argument("--horizon", type=int, default=400)
     p.add_argument("--seed", type=int, default=0)
+    add_agent_options(p)
+    p.add_argument("--name", default=None, help="run folder suffix (default play-<layout>-<partner>)")
+    p.add_argument("--runs-dir", type=Path, default=None)
+    p.add_argument("--no-gif", action="store_true")
+    p.add_argument("--live", choices=("auto", "on", "off"), default="auto", help="live terminal view (auto: if a TTY)")
+    p.set_defaults(run=run)
+
+
+def add_agent_options(p: argparse.ArgumentParser) -> None:
+    """The LLM agent's options, shared by `play` and `human --agent proagent`."""
+    p.add_argument("--llm", default="embedded", help="'embedded' (default) or a litellm model id, e.g. openai/gpt-4o-mini")
+    p.add_argument("--api-base", default=None, help="URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp)")
+    p.add_argument("--prompt", default="proagent", help="prompt set: a folder in prompts/")
     p.add_argument("--belief", choices=("replace", "annotate", "off"), default="replace")
     p.add_argument("--memory-k", type=int, default=5, help="recent trajectory records shown to the planner")
     p.add_argument("--max-replans", type=int, default=4)
@@ -41,11 +51,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--cache-dir", type=Path, default=PROJECT_ROOT / ".cache" / "llm", help="LLM response cache")
     p.add_argument("--no-cache", action="store_true")
-    p.add_argument("--name", default=None, help="run folder suffix (default play-<layout>-<partner>)")
-    p.add_argument("--runs-dir", type=Path, default=None)
-    p.add_argument("--no-gif", action="store_true")
-    p.add_argument("--live", choices=("auto", "on", "off"), default="auto", help="live terminal view (auto: if a TTY)")
-    p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -114,10 +119,24 @@ def _save_gif(session, states: list, episode: int) -> None:
 
 
 def _print_summary(records: list, folder: Path) -> None:
+    from proagent.runner.run_folder import RunFolder
+
+    summary = summary_of(records)
+    RunFolder(folder).write_json("summary.json", summary)
+    print(f"score {summary['score_mean']:.1f} ± {summary['score_se']:.1f} over {len(records)} episode(s); summary in {folder / 'summary.json'}")
+    if "constructive_mean" in summary:
+        print(
+            f"interdependencies {summary['interdependencies_mean']:.1f} per episode, "
+            f"{summary['constructive_mean']:.1f} constructive; details: proagent analyze {folder}"
+        )
+
+
+def summary_of(records: list) -> dict:
+    """summary.json of a run folder (also written by `proagent human`)."""
     scores = [r.score for r in records]
     mean = statistics.fmean(scores)
     se = statistics.stdev(scores) / len(scores) ** 0.5 if len(scores) > 1 else 0.0
-    summary = {
+    return {
         "episodes": len(records),
         "score_mean": mean,
         "score_se": se,
@@ -127,15 +146,6 @@ def _print_summary(records: list, folder: Path) -> None:
         **_interdependence_means(records),
         "finished": datetime.now(timezone.utc).isoformat(),
     }
-    from proagent.runner.run_folder import RunFolder
-
-    RunFolder(folder).write_json("summary.json", summary)
-    print(f"score {mean:.1f} ± {se:.1f} over {len(records)} episode(s); summary in {folder / 'summary.json'}")
-    if "constructive_mean" in summary:
-        print(
-            f"interdependencies {summary['interdependencies_mean']:.1f} per episode, {summary['constructive_mean']:.1f} constructive; "
-            f"details: proagent analyze {folder}"
-        )
 
 
 def _interdependence_means(records: list) -> dict:

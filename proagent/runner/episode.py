@@ -11,14 +11,14 @@ from __future__ import annotations
 import statistics
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 import jax
 import jax.numpy as jnp
 
-from envs import Action, EnvState, KitchenState, OvercookedEnv, Transition, render_ascii
+from envs import Action, EnvState, KitchenState, OvercookedEnv, Transition, render_ascii, terrain_rows
 from envs.overcooked.events import Event, EventKind
 from proagent.agent.proagent import ProAgent
 from proagent.interdependence.episode import EpisodeCollector, record_fields
@@ -70,9 +70,12 @@ async def run_episode(
     on_step: Callable[[StepView], None] | None = None,
     states: list[EnvState] | None = None,
     episode_env: EpisodeEnv | None = None,
+    pace: Callable[[], Awaitable[None]] | None = None,
 ) -> EpisodeRecord:
     """Play to the horizon; ``states`` (if given) collects every engine state for a GIF.
-    ``episode_env`` (default ``SingleEnv(env, seed)``) supplies the states; ``env`` decodes them."""
+    ``episode_env`` (default ``SingleEnv(env, seed)``) supplies the states; ``env`` decodes them.
+    ``pace`` (if given) is awaited before each step's actions are chosen: a real-time clock tick or
+    a person's key press in `proagent human`, so the latest input is read right after it."""
     started = time.perf_counter()
     episode_env = episode_env or SingleEnv(env, seed)
     state = await episode_env.reset()
@@ -88,6 +91,8 @@ async def run_episode(
     if states is not None:
         states.append(state)
     while True:
+        if pace is not None:
+            await pace()
         if isinstance(agent, ProAgent):
             mine = await agent.act(kitchen, events, partner_action, score)
         else:
@@ -103,7 +108,9 @@ async def run_episode(
         score += reward
         shaped = [s + float(r) for s, r in zip(shaped, tr.shaped_reward)]
         if trace is not None:
-            trace(_step_record(episode, kitchen, actions, events, reward, score, agent))
+            record = _step_record(episode, kitchen, actions, events, reward, score, agent)
+            record.update(_frame_extras(env, kitchen, next_kitchen, seat, partner, bool(tr.done)))
+            trace(record)
         partner_action = int(theirs)
         state, kitchen = tr.state, next_kitchen
         if states is not None:
@@ -130,7 +137,31 @@ def _step_record(episode: int, kitchen: KitchenState, actions, events, reward: f
         record["skill"] = str(agent.skill) if agent.skill else None
         record["decision"] = agent.last_decision.model_dump() if agent.last_decision else None
         record["belief"] = agent.last_belief
+        if getattr(agent, "thinking", False):
+            record["thinking"] = True
+    elif (skill := _scripted_skill(agent)) is not None:
+        record["skill"] = skill
     return record
+
+
+def _frame_extras(env: OvercookedEnv, kitchen: KitchenState, after: KitchenState, seat: int, partner, done: bool) -> dict:
+    """What a replay needs to draw the step exactly: the structured kitchen (the ASCII ``state``
+    drops pot timers and soup contents), the agent's seat, the terrain once per episode, the
+    partner's skill when it has one, and after the last step the final kitchen."""
+    extras: dict = {"seat": seat, "kitchen": kitchen.to_record()}
+    if kitchen.step == 0:
+        extras["terrain"] = terrain_rows(env.layout.tiles)
+    if (skill := _scripted_skill(partner)) is not None:
+        extras["partner_skill"] = skill
+    if done:
+        extras["final"] = {"state": render_ascii(after), "kitchen": after.to_record()}
+    return extras
+
+
+def _scripted_skill(player) -> str | None:
+    """The skill a scripted partner is playing (SkillPartner.choice), if it has such a notion."""
+    choice = getattr(player, "choice", None)
+    return str(choice.skill) if choice is not None else None
 
 
 def _episode_record(env, agent, partner, seat, seed, episode, score, shaped, steps, events, started) -> EpisodeRecord:

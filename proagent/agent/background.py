@@ -1,0 +1,64 @@
+"""ProAgent for real-time play: the LLM decides in a background task, the game never waits.
+
+In `proagent play` the episode awaits every decision; with a person at the keyboard the kitchen
+must keep moving at the tick rate whatever the model's latency. This subclass changes only *when*
+a decision is awaited: when the running skill ends it starts the Planner/Verificator on a snapshot
+of the kitchen as a task on the running event loop and keeps answering every step (STAY while it
+has no skill); the next step after the task finishes adopts its skill and judges it against the
+kitchen of *that* step, so a plan made stale by the delay fails at once and a new one is asked for.
+Belief correction still observes every step. Everything else (prompts, verification, memory,
+stats, traces) is the parent's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from envs import Action, Event, KitchenState
+from proagent.agent.proagent import Decision, ProAgent
+from proagent.skills import Skill
+
+
+class BackgroundProAgent(ProAgent):
+    """A ProAgent whose ``act`` never waits for the LLM (see the module docstring)."""
+
+    _pending: asyncio.Task[tuple[Skill, Decision | None]] | None = None
+    _pending_started: int | None = None
+
+    @property
+    def thinking(self) -> bool:
+        """A decision is being made in the background."""
+        return self._pending is not None
+
+    @property
+    def thinking_since(self) -> int | None:
+        """The step whose kitchen the pending decision was asked about."""
+        return self._pending_started if self._pending is not None else None
+
+    async def act(self, kitchen: KitchenState, events: list[Event], teammate_action: int | None, score: float) -> Action:
+        self.last_decision, self.last_belief = None, None
+        self._observe_teammate(kitchen, events, teammate_action)
+        if self._pending is not None and self._pending.done():
+            skill, decision = self._pending.result()  # re-raises an LLM failure here, as play would
+            self._pending = None
+            self.last_decision = decision
+            self._adopt(kitchen, skill)
+        self._judge_running_skill(kitchen)
+        if self.skill is None and self._pending is None:
+            self._pending_started = kitchen.step
+            self._pending = asyncio.get_running_loop().create_task(self._think(kitchen, score))
+        await asyncio.sleep(0)  # let a just-started decision send its request before the step goes on
+        if self.skill is None:
+            return Action.STAY
+        self.skill_steps += 1
+        return self.controller.act(kitchen, self.skill)
+
+    async def _think(self, kitchen: KitchenState, score: float) -> tuple[Skill, Decision | None]:
+        skill = await self._decide(kitchen, score)
+        return skill, self.last_decision  # _decide sets it last, with no await in between
+
+    def close(self) -> None:
+        """Cancel a pending decision (the episode is over)."""
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None

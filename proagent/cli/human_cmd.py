@@ -1,0 +1,92 @@
+"""`proagent human`: a person plays one chef in the browser, an agent (ProAgent or any registered
+partner) plays the other; the session is saved as a normal run folder (config, trace, episode
+record, summary, replay.html) plus questionnaire.json after the optional post-game form."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import webbrowser
+from pathlib import Path
+
+from proagent.cli.play_cmd import EMBEDDED_NOTICE, add_agent_options
+
+EMBEDDED_REALTIME_NOTICE = (
+    "In real time the agent waits in place while the model thinks; the embedded model needs seconds "
+    "per decision (much longer on a busy CPU). --mode turns makes the game wait for it instead."
+)
+LINGER_S = 1.5  # after the end, the page's last poll still gets an answer
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("human", help="play with an agent in the browser (keyboard: arrows + space)")
+    p.add_argument("--layout", default="counter_circuit", help="layout name or path to a kitchen file")
+    p.add_argument("--agent", default="proagent", help="'proagent' (the LLM agent, see --llm) or a partner from `proagent partners`")
+    p.add_argument("--human-seat", type=int, choices=(0, 1), default=0, help="the person's player index (the agent takes the other)")
+    p.add_argument("--mode", choices=("realtime", "turns"), default="realtime", help="realtime: the game ticks at --fps; turns: one step per key press")
+    p.add_argument("--fps", type=float, default=5.0, help="steps a second in realtime mode (overcooked-demo plays at about 4-5)")
+    p.add_argument("--horizon", type=int, default=400, help="steps in the game (400 at 5/s = 80 s)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--port", type=int, default=8765, help="local port (0: any free port)")
+    p.add_argument("--no-browser", action="store_true", help="print the address instead of opening a browser tab")
+    p.add_argument("--no-questionnaire", action="store_true", help="skip the post-game questionnaire")
+    p.add_argument("--name", default=None, help="run folder suffix (default human-<layout>-<agent>)")
+    p.add_argument("--runs-dir", type=Path, default=None)
+    add_agent_options(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from proagent.cli.setup import SetupError
+    from proagent.web.human_session import build_human_session
+
+    try:
+        session = build_human_session(args)
+    except SetupError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if session.embedded:
+        print(EMBEDDED_NOTICE, file=sys.stderr)
+        if args.mode == "realtime":
+            print(EMBEDDED_REALTIME_NOTICE, file=sys.stderr)
+    try:
+        server = session.serve(args.port)
+    except OSError as exc:
+        print(f"error: cannot listen on 127.0.0.1:{args.port}: {exc} (try --port 0)", file=sys.stderr)
+        return 2
+    game = session.game
+    print(f"run folder: {session.folder.path}", file=sys.stderr)
+    print(f"play at {server.url}  (arrows move, space interacts; Ctrl+C to stop)", flush=True)
+    if not args.no_browser:
+        webbrowser.open(server.url)
+    try:
+        while not game.finished.wait(0.5):
+            pass
+        time.sleep(LINGER_S)
+    except KeyboardInterrupt:
+        game.stop()
+    finally:
+        server.close()
+    code = _report(session)
+    if session.game.running_in_background(grace_s=2.0):
+        # An LLM call that was in flight when the game ended cannot be interrupted (a local model
+        # may need minutes on a busy CPU); everything is saved, so do not wait for it to exit.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
+
+
+def _report(session) -> int:
+    game, folder = session.game, session.folder.path
+    if game.record is None:
+        reason = game.snapshot()["error"] or "the game was not played to the end"
+        print(f"no finished episode: {reason}; steps played so far are in {folder / 'trace.jsonl'}", file=sys.stderr)
+        return 1
+    print(f"score {game.record.score:.0f} ({game.record.soups} soups) in {game.record.wall_time_s:.0f} s")
+    print(
+        f"saved {folder}: trace.jsonl, episodes.jsonl, summary.json, replay.html" + (", questionnaire.json" if (folder / "questionnaire.json").exists() else "")
+    )
+    return 0

@@ -1,0 +1,79 @@
+"""The optional post-game questionnaire: questions are data (knowledge/questionnaire.toml, the six
+Likert statements of the interdependence paper's App. E.6), answers are validated and saved with
+the run as questionnaire.json next to the episode they rate."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import tomllib
+from pydantic import BaseModel, Field, ValidationError, model_validator
+
+from proagent.paths import KNOWLEDGE_DIR
+
+QUESTIONNAIRE_FILE = KNOWLEDGE_DIR / "questionnaire.toml"
+
+
+class Question(BaseModel):
+    id: str
+    group: str
+    text: str
+
+
+class Questionnaire(BaseModel):
+    source: str
+    instructions: str = ""
+    scale: list[str] = Field(min_length=2)
+    questions: list[Question] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> Questionnaire:
+        ids = [q.id for q in self.questions]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"question ids must be unique: {ids}")
+        return self
+
+
+class AnswerError(ValueError):
+    """Answers that do not fit the questionnaire, with what is wrong."""
+
+
+class Submission(BaseModel):
+    """What the page sends: a scale point (1 = first label) per question id, or ``skipped``."""
+
+    answers: dict[str, int] = Field(default_factory=dict)
+    comment: str = Field("", max_length=4000)
+    skipped: bool = False
+
+
+def load_questionnaire(path: Path = QUESTIONNAIRE_FILE) -> Questionnaire:
+    return Questionnaire.model_validate(tomllib.loads(Path(path).read_text(encoding="utf-8")))
+
+
+def answers_record(questionnaire: Questionnaire, payload: dict) -> dict:
+    """The questionnaire.json content for a submission; AnswerError if incomplete or out of range."""
+    try:
+        submission = Submission.model_validate(payload)
+    except ValidationError as exc:
+        raise AnswerError(str(exc)) from exc
+    record: dict = {
+        "source": questionnaire.source,
+        "scale": questionnaire.scale,
+        "skipped": submission.skipped,
+        "submitted": datetime.now(timezone.utc).isoformat(),
+        "answers": [],
+        "comment": submission.comment,
+    }
+    if submission.skipped:
+        return record
+    known = {q.id for q in questionnaire.questions}
+    missing = [q.id for q in questionnaire.questions if q.id not in submission.answers]
+    unknown = sorted(set(submission.answers) - known)
+    bad = [k for k, v in submission.answers.items() if not 1 <= v <= len(questionnaire.scale)]
+    if missing or unknown or bad:
+        raise AnswerError(f"answer every question with 1..{len(questionnaire.scale)} (missing {missing}, unknown {unknown}, out of range {bad})")
+    for q in questionnaire.questions:
+        value = submission.answers[q.id]
+        record["answers"].append({"id": q.id, "group": q.group, "text": q.text, "value": value, "label": questionnaire.scale[value - 1]})
+    return record

@@ -1,0 +1,75 @@
+"""BackgroundProAgent: the game keeps its pace while the LLM thinks; decisions still arrive."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import jax
+from web_helpers import heuristic_model
+
+from proagent.agent.background import BackgroundProAgent
+from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.partners import make_partner
+from proagent.runner.episode import run_episode
+
+LATENCY_S = 0.25
+
+
+class SlowModel:
+    """The heuristic cook, answering after LATENCY_S (a slow LLM)."""
+
+    def __init__(self) -> None:
+        self.inner = heuristic_model(reject_first=False)
+        self.name = "slow"
+
+    async def generate(self, messages, **kwargs):
+        await asyncio.sleep(LATENCY_S)
+        return await self.inner.generate(messages, **kwargs)
+
+
+def _play(cls, env, tick_s: float) -> tuple[list[dict], float]:
+    first = env.symbolic(env.jit_reset(jax.random.PRNGKey(0)))
+    agent = cls(AgentConfig(), SlowModel(), 0, "cramped_room", first, 0)
+    trace: list[dict] = []
+    started = time.perf_counter()
+    asyncio.run(run_episode(env, agent, make_partner("stay"), 0, 0, 0, trace=trace.append, pace=lambda: asyncio.sleep(tick_s)))
+    return trace, time.perf_counter() - started
+
+
+def test_the_game_does_not_wait_for_the_llm(cramped_env):
+    trace, wall = _play(BackgroundProAgent, cramped_env, tick_s=0.02)
+    thinking = [r for r in trace if r.get("thinking")]
+    decided = [r for r in trace if r["decision"]]
+    assert len(trace) == 20 and wall < 20 * 0.02 + 2 * LATENCY_S + 1.0, f"{wall:.2f} s: the loop waited for the model"
+    assert thinking and all(r["actions"][0] == "stay" for r in thinking if r["skill"] is None), "it waits in place while thinking"
+    assert decided, "decisions still arrive and are traced"
+    assert all(r["decision"]["step"] < r["step"] for r in decided), "a decision is adopted steps after it was asked"
+    assert any(r["actions"][0] != "stay" for r in trace), "the adopted skill is executed"
+
+
+def test_blocking_proagent_waits_for_every_decision(cramped_env):
+    trace, wall = _play(ProAgent, cramped_env, tick_s=0.0)
+    decisions = sum(1 for r in trace if r["decision"])
+    assert decisions >= 2 and wall >= decisions * LATENCY_S
+    assert all(r["decision"]["step"] == r["step"] for r in trace if r["decision"])
+    assert not any(r.get("thinking") for r in trace)
+
+
+def test_llm_failure_in_the_background_reaches_the_episode(cramped_env):
+    from proagent.llm.scripted import ScriptedModel
+    from proagent.llm.types import LLMError
+
+    first = cramped_env.symbolic(cramped_env.jit_reset(jax.random.PRNGKey(0)))
+    agent = BackgroundProAgent(AgentConfig(), ScriptedModel([LLMError("down")]), 0, "cramped_room", first, 0)
+
+    async def play() -> None:
+        await run_episode(cramped_env, agent, make_partner("stay"), 0, 0, 0, pace=lambda: asyncio.sleep(0.001))
+
+    try:
+        asyncio.run(play())
+    except LLMError as exc:
+        assert "down" in str(exc)
+    else:
+        raise AssertionError("the LLM error was swallowed")
+    assert len(agent.model.calls) == 1

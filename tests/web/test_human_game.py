@@ -1,0 +1,132 @@
+"""`proagent human` without a browser: the game loop, its endpoints and the saved run folder."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import jax
+import jax.numpy as jnp
+import tomllib
+from web_helpers import call, human_args, wait_for
+
+import envs
+from proagent.paths import KNOWLEDGE_DIR
+from proagent.web.human_session import build_human_session
+
+
+def _lines(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_human_run_folder_is_a_normal_run_with_a_human_marker(human_run):
+    config = json.loads((human_run / "config.json").read_text())
+    assert config["partner"] == "human" and config["seat"] == 1 and config["agent"] == {"name": "greedy"}
+    assert config["human"]["human_seat"] == 0 and config["human"]["mode"] == "realtime" and config["human"]["fps"] == 40
+    (episode,) = _lines(human_run / "episodes.jsonl")
+    assert episode["partner"] == "human" and episode["steps"] == 20 and "events" in episode
+    trace = _lines(human_run / "trace.jsonl")
+    assert [r["step"] for r in trace] == list(range(20)) and all(r["seat"] == 1 and r["kitchen"] for r in trace)
+    assert "up" in [r["actions"][0] for r in trace], "the person's key press is the action of their seat"
+    assert json.loads((human_run / "summary.json").read_text())["episodes"] == 1
+    assert "window.REPLAY_DATA" in (human_run / "replay.html").read_text()
+
+
+def test_questionnaire_is_the_six_statements_of_the_paper(human_run):
+    saved = json.loads((human_run / "questionnaire.json").read_text())
+    questions = tomllib.loads((KNOWLEDGE_DIR / "questionnaire.toml").read_text())["questions"]
+    assert [a["text"] for a in saved["answers"]] == [q["text"] for q in questions]
+    assert len(questions) == 6 and questions[0]["text"] == "My partner and I worked together to deliver the soups."
+    assert {a["value"] for a in saved["answers"]} == {4} and saved["answers"][0]["label"] == "Agree"
+
+
+def test_recorded_joint_actions_replay_the_episode_exactly(human_run, cramped_env):
+    """Real-time timing is not reproducible, but seed + recorded joint actions are."""
+    trace = _lines(human_run / "trace.jsonl")
+    env = cramped_env
+    key = jax.random.PRNGKey(0)
+    state = env.jit_reset(key)
+    for t, record in enumerate(trace):
+        assert env.symbolic(state).to_record() == record["kitchen"], f"step {t}"
+        actions = jnp.asarray([envs.Action[a.upper()] for a in record["actions"]], dtype=jnp.int32)
+        state = env.jit_step(jax.random.fold_in(key, t), state, actions).state
+    assert env.symbolic(state).to_record() == trace[-1]["final"]["kitchen"]
+
+
+def test_turn_based_game_steps_once_per_key_and_validates_input(tmp_path, cramped_env):
+    session = build_human_session(human_args(tmp_path, "--mode", "turns", "--no-questionnaire"), cramped_env)
+    with session.serve(0) as server:
+        assert call(server.url, "/api/action", {"action": "jump"})[0] == 400
+        assert call(server.url, "/api/questionnaire", {"skipped": True})[0] == 404
+        assert call(server.url, "/api/start", {})[1]["started"] is True
+        assert call(server.url, "/api/start", {})[1]["started"] is False
+        time.sleep(0.2)
+        assert call(server.url, "/api/state")[1]["step"] == 0, "turn-based: nothing moves without a key"
+        for n, key in enumerate(["up", "left", "interact"], start=1):
+            call(server.url, "/api/action", {"action": key})
+            wait_for(lambda n=n: call(server.url, "/api/state")[1]["step"] == n)
+        state = call(server.url, "/api/state")[1]
+        assert state["status"] == "running" and state["actions"][0] == "interact"
+        for n in range(4, 21):
+            call(server.url, "/api/action", {"action": "stay"})
+            wait_for(lambda n=n: call(server.url, "/api/state")[1]["step"] >= n or session.game.finished.is_set())
+        assert session.game.finished.wait(10) and call(server.url, "/api/state")[1]["status"] == "finished"
+    trace = _lines(session.folder.path / "trace.jsonl")
+    assert [r["actions"][0] for r in trace] == ["up", "left", "interact"] + ["stay"] * 17
+
+
+def test_questionnaire_endpoint_checks_answers_and_saves_once(tmp_path, cramped_env):
+    session = build_human_session(human_args(tmp_path, "--fps", "60"), cramped_env)
+    with session.serve(0) as server:
+        assert call(server.url, "/api/questionnaire", {"skipped": True})[0] == 409, "not before the game is over"
+        call(server.url, "/api/start", {})
+        assert session.game.done.wait(10) and call(server.url, "/api/state")[1]["status"] == "over"
+        status, answer = call(server.url, "/api/questionnaire", {"answers": {"q1": 9}})
+        assert status == 400 and "missing" in answer["error"]
+        assert call(server.url, "/api/questionnaire", {"skipped": True})[0] == 200
+        assert call(server.url, "/api/questionnaire", {"skipped": True})[0] == 409
+        assert session.game.finished.is_set()
+    assert json.loads((session.folder.path / "questionnaire.json").read_text())["skipped"] is True
+
+
+def test_static_files_cannot_escape_their_folder(tmp_path, cramped_env):
+    session = build_human_session(human_args(tmp_path, "--no-questionnaire"), cramped_env)
+    with session.serve(0) as server:
+        assert call(server.url, "/static/..%2F__init__.py")[0] == 404
+        assert call(server.url, "/static/nope.js")[0] == 404
+        assert call(server.url, "/api/nothing")[0] == 404
+        assert call(server.url, "/api/info")[1]["terrain"][0] == "XXPXX"
+
+
+def test_unknown_agent_lists_the_registry(tmp_path, capsys):
+    from proagent.cli import main
+
+    assert main(["human", "--agent", "nobody", "--runs-dir", str(tmp_path), "--no-browser"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown agent 'nobody'" in err and "proagent" in err and "greedy" in err
+
+
+def test_llm_agent_plays_in_real_time_through_an_openai_compatible_server(tmp_path, cramped_env, monkeypatch):
+    """`--agent proagent` end to end (litellm → loopback server with 0.3 s latency): the game keeps
+    its 20 steps/s while the agent thinks, and its decisions are in the trace."""
+    from proagent.llm.fake_server import FakeChatServer
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key-0000000000")
+    with FakeChatServer(delay_s=0.3) as llm:
+        args = human_args(
+            tmp_path, "--agent", "proagent", "--llm", "openai/fake-chef", "--api-base", llm.url, "--fps", "20", "--no-cache", "--no-questionnaire"
+        )
+        session = build_human_session(args, cramped_env)
+        with session.serve(0) as server:
+            started = time.monotonic()
+            call(server.url, "/api/start", {})
+            call(server.url, "/api/action", {"action": "right"})
+            assert session.game.finished.wait(60)
+            wall = time.monotonic() - started
+        assert session.game.record is not None, session.game.snapshot()["error"]
+    config = json.loads((session.folder.path / "config.json").read_text())
+    assert config["agent"]["name"] == "proagent" and config["agent"]["background_decisions"] is True and config["llm"] == "openai/fake-chef"
+    trace = _lines(session.folder.path / "trace.jsonl")
+    assert len(trace) == 20 and any(r.get("thinking") for r in trace) and any(r["decision"] for r in trace)
+    assert wall < 20 / 20 + 3.0, f"{wall:.1f} s for 20 steps at 20/s: the game waited for the LLM"
+    assert session.game.record.llm_calls >= 1
