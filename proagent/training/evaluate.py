@@ -64,8 +64,14 @@ def summarize(scores: np.ndarray, horizon: int, stochastic: bool = True) -> Self
 
 
 def make_payoff_matrix(env: OvercookedEnv, apply_fn: Callable, size: int, episodes: int):
-    """-> jitted ``payoff(members, key) -> (size, size)`` mean score of member i in seat 0 with
-    member j in seat 1, over ``episodes`` each.
+    """-> jitted ``payoff(members, key) -> (size, size)``: ``make_pair_scores`` averaged over episodes."""
+    scores = make_pair_scores(env, apply_fn, size, episodes)
+    return jax.jit(lambda members, key: scores(members, key).mean(-1))
+
+
+def make_pair_scores(env: OvercookedEnv, apply_fn: Callable, size: int, episodes: int):
+    """-> jitted ``scores(members, key) -> (size, size, episodes)``: the score of every episode of
+    member i in seat 0 with member j in seat 1.
 
     ``members`` is a parameter tree with every leaf stacked over ``size``. All size*size*episodes
     episodes run as one vmapped scan compiled once, which keeps COLE's per-generation payoff
@@ -77,7 +83,7 @@ def make_payoff_matrix(env: OvercookedEnv, apply_fn: Callable, size: int, episod
     act = jax.vmap(lambda p, o: apply_fn(p, o)[0])
 
     @jax.jit
-    def payoff(members, key: jax.Array) -> jax.Array:
+    def scores(members, key: jax.Array) -> jax.Array:
         params0 = jax.tree.map(lambda t: t[seat0], members)
         params1 = jax.tree.map(lambda t: t[seat1], members)
         k_reset, k_run = jax.random.split(key)
@@ -93,6 +99,6 @@ def make_payoff_matrix(env: OvercookedEnv, apply_fn: Callable, size: int, episod
             return (tr.state, score + tr.reward), None
 
         (_, score), _ = jax.lax.scan(step, (states, jnp.zeros((n,), jnp.float32)), jax.random.split(k_run, horizon))
-        return score.reshape(size, size, episodes).mean(-1)
+        return score.reshape(size, size, episodes)
 
-    return payoff
+    return scores

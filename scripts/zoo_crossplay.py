@@ -1,0 +1,85 @@
+"""Cross-play table of the trained zoo (every partner with every other, both seats) per layout.
+
+    python scripts/zoo_crossplay.py [--episodes 10] [--seed 0] [--out docs/zoo_crossplay_trained]
+
+Writes <out>.md (per-layout matrices of mean ± standard error over both seats, and each
+algorithm's average with the rest of the zoo) and <out>.json (every episode's score).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from proagent.training.crossplay import CrossPlay, zoo_crossplay
+
+LAYOUTS = ("cramped_room", "asymmetric_advantages", "coordination_ring", "forced_coordination", "counter_circuit")
+FOCUS = ("sp", "pbt", "fcp", "mep", "cole")
+
+
+def mean_se(x: np.ndarray) -> str:
+    se = x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else 0.0
+    return f"{x.mean():.1f} ± {se:.1f}"
+
+
+def layout_table(cp: CrossPlay) -> list[str]:
+    lines = [f"### {cp.layout}", "", "| agent \\ partner | " + " | ".join(cp.names) + " |", "|---" * (len(cp.names) + 1) + "|"]
+    for a in cp.names:
+        lines.append(f"| **{a}** | " + " | ".join(mean_se(cp.both_seats(a, b)) for b in cp.names) + " |")
+    return lines + [""]
+
+
+def with_rest(cp: CrossPlay, agent: str) -> np.ndarray:
+    """The agent's mean score with each other partner (not itself), both seats."""
+    return np.array([cp.both_seats(agent, b).mean() for b in cp.names if b != agent])
+
+
+def summary(tables: list[CrossPlay]) -> list[str]:
+    lines = ["| algorithm | " + " | ".join(t.layout for t in tables) + " | mean |", "|---" * (len(tables) + 2) + "|"]
+    for algo in FOCUS:
+        cells, means = [], []
+        for t in tables:
+            if algo in t.names:
+                x = with_rest(t, algo)
+                cells.append(f"{x.mean():.1f}")
+                means.append(x.mean())
+            else:
+                cells.append("–")
+        overall = f"{np.mean(means):.1f}" if means else "–"
+        lines.append(f"| {algo} | " + " | ".join(cells) + f" | {overall} |")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--episodes", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--layouts", default=",".join(LAYOUTS))
+    parser.add_argument("--out", type=Path, default=Path("docs/zoo_crossplay_trained"))
+    args = parser.parse_args()
+    tables, walls = [], {}
+    for layout in args.layouts.split(","):
+        t0 = time.perf_counter()
+        tables.append(zoo_crossplay(layout, args.episodes, args.seed))
+        walls[layout] = round(time.perf_counter() - t0, 1)
+        print(f"{layout}: {len(tables[-1].names)} partners in {walls[layout]} s", flush=True)
+    md = ["# Cross-play of the trained zoo", "", f"`python scripts/zoo_crossplay.py --episodes {args.episodes} --seed {args.seed}`: "
+          f"every trained partner with every other on each layout, {args.episodes} episodes of 400 steps in each seat "
+          "(cells: mean ± standard error over both seats, 2 x episodes), stochastic actions as trained.", "",
+          "## Average score with the rest of the zoo (partners other than itself, both seats)", "", *summary(tables), ""]  # fmt: skip
+    for t in tables:
+        md += layout_table(t)
+        if t.skipped:
+            md += [f"(skipped, other network: {', '.join(t.skipped)})", ""]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.with_suffix(".md").write_text("\n".join(md) + "\n")
+    args.out.with_suffix(".json").write_text(json.dumps({"wall_s": walls, "tables": [t.model_dump() for t in tables]}))
+    print("\n".join(md))
+
+
+if __name__ == "__main__":
+    main()
