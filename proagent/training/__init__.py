@@ -1,4 +1,5 @@
-"""RL partner training in JAX: self-play PPO today; the population methods build on it.
+"""RL partner training in JAX: self-play PPO, the population methods (PBT, FCP, MEP, COLE, human
+proxies) and behaviour cloning of the human trials.
 
 Modules are split so that *playing* a trained partner needs only flax/jax/numpy:
 
@@ -9,6 +10,10 @@ Modules are split so that *playing* a trained partner needs only flax/jax/numpy:
 - ``ppo``        purejaxrl-style ``make_train(config) -> init, jitted update`` (optax)
 - ``evaluate``   vmapped self-play episodes at the horizon                    (jax)
 - ``trainer``    the Python outer loop: progress, checkpoints, manifest
+- ``population`` K learners + a frozen partner pool, one jitted update           (optax)
+- ``algorithms`` PBT, FCP, MEP, COLE, human-proxy outer loops around ``population``
+- ``crossplay``  every trained partner of a layout with every other, vmapped
+- ``bc``, ``human_data``, ``style_events``  behaviour cloning; per-agent event indicators
 - ``cli``        ``proagent train``
 
 Nothing is imported here on purpose: ``import proagent.training.checkpoint`` must not pull optax.

@@ -105,26 +105,6 @@ def build_algo_config(args: argparse.Namespace):
     )
 
 
-def run_population(args: argparse.Namespace, log) -> int:
-    from envs import LayoutError
-    from proagent.training import checkpoint
-    from proagent.training.algorithms import TRAINERS
-
-    try:
-        algo = build_algo_config(args)
-    except (LayoutError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    out = args.out or checkpoint.partner_dir(algo.layout, args.algo)
-    print(f"training {args.algo} on {algo.layout}: {algo.total_steps:,} steps, encoder {algo.network.encoder}, "
-          f"device {checkpoint.device_description()} -> {out}", flush=True)  # fmt: skip
-    result = TRAINERS[args.algo](algo, out, log)
-    for manifest in result if isinstance(result, list) else [result]:
-        sp = manifest.self_play
-        print(f"saved {manifest.algorithm} ({manifest.train_wall_time_s:.0f}s; self-play {sp.mean:.1f} ± {sp.se:.1f})")
-    return 0
-
-
 def run(args: argparse.Namespace) -> int:
     if args.algo == "bc":  # imitation, not PPO: its own config (--set sets BCConfig fields)
         from proagent.training.bc import run_cli
@@ -132,12 +112,9 @@ def run(args: argparse.Namespace) -> int:
         return run_cli(args)
     from envs import LayoutError
     from proagent.training import checkpoint
-    from proagent.training.trainer import train
 
-    if args.algo != "sp":
-        return run_population(args, lambda line: print(line, flush=True))
     try:
-        config = build_config(args)
+        config = build_config(args) if args.algo == "sp" else build_algo_config(args)
     except (LayoutError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -148,9 +125,19 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     log = lambda line: print(line, flush=True)
-    result = train(config, out, args.algo, args.updates_per_call, args.eval_episodes, args.checkpoint_every, log)
-    sp = result.manifest.self_play
-    print(f"saved {out}  ({result.manifest.train_wall_time_s:.0f}s; self-play {sp.mean:.1f} ± {sp.se:.1f})")
+    if args.algo == "sp":
+        from proagent.training.trainer import train
+
+        result = train(config, out, args.algo, args.updates_per_call, args.eval_episodes, args.checkpoint_every, log)
+        manifests = [result.manifest]
+    else:
+        from proagent.training.algorithms import TRAINERS
+
+        result = TRAINERS[args.algo](config, out, log)
+        manifests = result if isinstance(result, list) else [result]
+    for manifest in manifests:
+        sp = manifest.self_play
+        print(f"saved {manifest.algorithm} ({manifest.train_wall_time_s:.0f}s; self-play {sp.mean:.1f} ± {sp.se:.1f})")
     return 0
 
 

@@ -16,13 +16,9 @@ manifest records the exact config it was trained with.
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from proagent.training.networks import NetworkConfig
-
-Algo = Literal["sp"]
 
 
 class PPOConfig(BaseModel):
