@@ -5,6 +5,9 @@
 
 - ``fast``: our trainer (proagent.training.ppo) with the 1x1 encoder;
 - ``cnn``: our trainer with the paper's CNN (5x5, 3x3, 3x3);
+- ``pop-sp``, ``pop-br``, ``pop-rr4``: the population program (proagent.training.population, fast
+  encoder) as self-play (1 learner), as a best response to an 8-member frozen pool (FCP/MEP stage
+  2, COLE), and as a 4-learner round robin (PBT);
 - ``baseline``: the same PPO update (GAE, 4 epochs x 16 minibatches) over raw JaxMARL OvercookedV2
   ``step`` (its auto-reset computes a reset every step) with JaxMARL IPPO's MLP (separate actor and
   critic, 64-64 tanh, over the flattened observation).
@@ -120,6 +123,25 @@ def bench_ours(config: PPOConfig, env: envs.OvercookedEnv, updates: int) -> tupl
     return t_upd, t_roll
 
 
+POPULATIONS = ("pop-sp", "pop-br", "pop-rr4")
+
+
+def bench_population(config: PPOConfig, env: envs.OvercookedEnv, updates: int, kind: str) -> tuple[float, float]:
+    """Training speed of the population program in one of its three shapes (no rollout-only timing)."""
+    from proagent.training.algorithms.pairings import best_response, round_robin, self_play
+    from proagent.training.population import Pairing, learner_params, make_population_train, stack_pool
+
+    slots = {"pop-sp": self_play(1, config.num_envs), "pop-br": best_response(config.num_envs),
+             "pop-rr4": round_robin(4, config.num_envs)}[kind]  # fmt: skip
+    pairing = Pairing(num_learners=4 if kind == "pop-rr4" else 1, slots=slots, pool_size=8 if kind == "pop-br" else 0)
+    init, update = make_population_train(config, pairing, env, 1)
+    runner = init(jax.random.PRNGKey(0))
+    if kind == "pop-br":
+        runner = init(jax.random.PRNGKey(0), *stack_pool([learner_params(runner, 0)] * 8, 8))
+    t_upd, _ = time_calls(lambda r: update(r)[0], runner, updates)
+    return t_upd, float("nan")
+
+
 def bench_baseline(config: PPOConfig, env: envs.OvercookedEnv, updates: int) -> tuple[float, float]:
     init, update, roll = make_baseline(config, env)
     carry = init(jax.random.PRNGKey(0))
@@ -135,7 +157,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--num-steps", type=int, default=256)
     p.add_argument("--minibatches", type=int, default=16, help="minibatches per epoch (16: paper / JaxMARL IPPO)")
     p.add_argument("--updates", type=int, default=2, help="timed PPO updates per variant")
-    p.add_argument("--only", default="fast,cnn,baseline", help="comma-separated variants")
+    p.add_argument("--only", default="fast,cnn,pop-sp,pop-br,pop-rr4,baseline", help="comma-separated variants")
     args = p.parse_args(argv)
     env = envs.make(args.layout)
     dev = jax.devices()[0]
@@ -146,7 +168,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     results: dict[str, tuple[float, float]] = {}
     for name in args.only.split(","):
-        enc = "fast" if name == "baseline" else name
+        enc = "cnn" if name == "cnn" else "fast"
         cfg = PPOConfig(
             layout=args.layout,
             num_envs=args.num_envs,
@@ -154,8 +176,10 @@ def main(argv: list[str] | None = None) -> None:
             num_minibatches=args.minibatches,
             network=NetworkConfig(encoder=enc),
         )
-        bench = bench_baseline if name == "baseline" else bench_ours
-        t_upd, t_roll = bench(cfg, env, args.updates)
+        if name in POPULATIONS:
+            t_upd, t_roll = bench_population(cfg, env, args.updates, name)
+        else:
+            t_upd, t_roll = (bench_baseline if name == "baseline" else bench_ours)(cfg, env, args.updates)
         steps = args.updates * cfg.steps_per_update
         results[name] = (steps / t_upd, steps / t_roll)
         print(
