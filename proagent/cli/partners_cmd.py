@@ -8,7 +8,34 @@ import json
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("partners", help="list scripted partners and trained checkpoints")
+    p.add_argument("--markdown", action="store_true", help="print the checkpoint table as Markdown (for docs)")
     p.set_defaults(run=run)
+
+
+COLUMNS = ("layout", "algorithm", "env steps", "warm start", "train time", "device", "encoder", "self-play return")
+
+
+def checkpoint_rows() -> list[tuple[str, ...]]:
+    """One row per shipped checkpoint, from its manifest."""
+    from proagent.paths import PARTNERS_DIR
+
+    rows = []
+    for path in sorted(PARTNERS_DIR.glob("*/*/manifest.json")):
+        m = json.loads(path.read_text())
+        sp = m.get("self_play", {})
+        rows.append(
+            (
+                m["layout"],
+                m["algorithm"],
+                f"{m['env_steps']:,}",
+                m.get("train_config", {}).get("warm_start", "none"),
+                f"{m['train_wall_time_s']:.0f} s",
+                m["device"],
+                m.get("encoder", "?"),
+                f"{sp.get('mean', float('nan')):.1f} ± {sp.get('se', float('nan')):.1f} (n={sp.get('episodes', 0)})",
+            )
+        )
+    return rows
 
 
 def run(args: argparse.Namespace) -> int:
@@ -16,24 +43,18 @@ def run(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from proagent.partners import available_partners
-    from proagent.paths import PARTNERS_DIR
 
+    rows = checkpoint_rows()
+    if args.markdown:
+        print("| " + " | ".join(COLUMNS) + " |\n" + "|---" * len(COLUMNS) + "|")
+        print("\n".join("| " + " | ".join(row) + " |" for row in rows))
+        return 0
     console = Console()
     console.print("partners: " + ", ".join(available_partners()))
     table = Table(title="trained checkpoints (partners/<layout>/<algorithm>/)")
-    for column in ("layout", "algorithm", "env steps", "train time", "device", "encoder", "self-play return"):
+    for column in COLUMNS:
         table.add_column(column)
-    for path in sorted(PARTNERS_DIR.glob("*/*/manifest.json")):
-        m = json.loads(path.read_text())
-        sp = m.get("self_play", {})
-        table.add_row(
-            m["layout"],
-            m["algorithm"],
-            f"{m['env_steps']:,}",
-            f"{m['train_wall_time_s']:.0f} s",
-            m["device"],
-            m.get("encoder", "?"),
-            f"{sp.get('mean', float('nan')):.1f} ± {sp.get('se', float('nan')):.1f} (n={sp.get('episodes', 0)})",
-        )
+    for row in rows:
+        table.add_row(*row)
     console.print(table)
     return 0

@@ -80,3 +80,15 @@ def test_skill_partner_must_be_reset_before_acting(make_env):
 def test_epsilon_must_be_a_probability():
     with pytest.raises(ValueError, match="epsilon"):
         SkillPartner("greedy", greedy, epsilon=1.5)
+
+
+def test_partners_command_lists_every_shipped_checkpoint(capsys):
+    """`proagent partners --markdown`: one row per partners/<layout>/<algo>/manifest.json."""
+    from proagent.cli import main
+    from proagent.paths import PARTNERS_DIR
+
+    assert main(["partners", "--markdown"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    shipped = sorted(PARTNERS_DIR.glob("*/*/manifest.json"))
+    assert len(lines) == 2 + len(shipped) and lines[0].startswith("| layout | algorithm |")
+    assert any("| counter_circuit | sp |" in line for line in lines)
