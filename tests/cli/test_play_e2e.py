@@ -62,3 +62,17 @@ def test_api_failure_is_a_clear_error_not_a_traceback(tmp_path, capsys, monkeypa
         assert main(args) == 1
     err = capsys.readouterr().err
     assert "error: the LLM failed" in err and "Traceback" not in err and "episodes.jsonl" in err
+
+
+@pytest.mark.parametrize(
+    "partner",
+    ["cole", *(pytest.param(p, marks=pytest.mark.slow) for p in ("fcp", "mep", "pbt", "bc", "human_proxy_deliverer"))],
+)
+def test_play_with_a_shipped_trained_partner(server, tmp_path, partner):
+    """`proagent play --layout counter_circuit --partner cole` (and the rest of the zoo) works offline."""
+    args = ["play", "--layout", "counter_circuit", "--partner", partner, "--llm", "openai/fake-chef"]
+    args += ["--api-base", server.url, "--horizon", "6", "--runs-dir", str(tmp_path), "--live", "off", "--no-cache"]
+    assert main(args) == 0
+    (run,) = list(tmp_path.glob(f"*-play-counter_circuit-{partner}"))
+    (episode,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
+    assert episode["partner"] == partner and episode["steps"] == 6
