@@ -76,8 +76,11 @@ def test_tiny_run_saves_a_partner_that_plays_both_seats(algo, tmp_path):
     from proagent.partners.rl import RLPartner
     from proagent.training import checkpoint
 
-    ppo = {**TINY, "num_minibatches": 2}
-    algo_cfg = AlgoConfig(layout="cramped_room", total_steps=3 * 8 * 16, ppo=ppo, updates_per_call=1, eval_episodes=2)
+    envs_needed = 16 if algo == "pbt" else 8  # PBT's 4 members play every ordered pair: 16 envs at least
+    ppo = {**TINY, "num_envs": envs_needed, "num_minibatches": 2}
+    algo_cfg = AlgoConfig(
+        layout="cramped_room", total_steps=3 * envs_needed * 16, ppo=ppo, updates_per_call=1, eval_episodes=2
+    )
     out = tmp_path / "cramped_room" / algo
     manifest = TRAINERS[algo](algo_cfg, out, lambda _: None)
     assert manifest.algorithm == algo and manifest.self_play.episodes == 2 and manifest.details
