@@ -32,7 +32,7 @@ from flax.training.train_state import TrainState
 import envs
 from proagent.training.config import PPOConfig
 from proagent.training.networks import NetworkConfig
-from proagent.training.ppo import ppo_epochs, gae, make_train
+from proagent.training.ppo import gae, make_train, ppo_epochs
 from proagent.training.rollout import Trajectory, rollout
 
 

@@ -7,7 +7,7 @@ cross-entropy to the human actions of ``proagent.training.human_data`` (both sea
 seat's own observation). The value head is left at its initialisation: a BC checkpoint is a policy,
 not a critic. All epochs run in one jitted ``lax.scan`` (shuffled minibatches, Adam with weight
 decay); the parameters of the epoch with the lowest validation loss are kept (early stopping on the
-held-out tail of each trial). Then the policy is scored in self-play with ``pair_scores`` and
+held-out tail of each trial). Then the policy is scored in self-play with ``self_play_score`` and
 saved, with a data-provenance note, to ``partners/<layout>/bc/`` where ``RLPartner`` and the
 partner registry find it.
 
@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 import envs
 from proagent.training import checkpoint
-from proagent.training.evaluate import pair_scores, summarize
+from proagent.training.evaluate import self_play_score
 from proagent.training.human_data import HUMAN_DATA, PROVENANCE, Samples, bc_dataset, load_trials
 from proagent.training.networks import ActorCritic, NetworkConfig, init_params
 
@@ -127,11 +127,6 @@ def fit(config: BCConfig, train: Samples, val: Samples) -> BCResult:
     return BCResult(jax.device_get(best), history, int(best_epoch), train, val, time.perf_counter() - start)
 
 
-def evaluate_self_play(env: envs.OvercookedEnv, network: NetworkConfig, params, seed: int, episodes: int):
-    logits = lambda obs: ActorCritic(network).apply(params, obs)[0]
-    return summarize(pair_scores(env, logits, logits, jax.random.PRNGKey(seed), episodes), env.dynamics.horizon)
-
-
 def train_bc(
     config: BCConfig, out_dir: Path | None, eval_episodes: int = 100, data: Path = HUMAN_DATA, log: Log = print
 ) -> tuple[checkpoint.Manifest, BCResult]:
@@ -177,7 +172,7 @@ def train_bc(
             "val_majority_baseline": round(float(np.bincount(val.actions, minlength=6).max() / max(len(val), 1)), 4),
         },
     )
-    manifest.self_play = evaluate_self_play(env, config.network, result.params, config.seed + 10_000, eval_episodes)
+    manifest.self_play = self_play_score(env, config.network, result.params, config.seed + 10_000, eval_episodes)
     log(f"self-play score over {eval_episodes} episodes: {manifest.self_play.mean:.1f} ± {manifest.self_play.se:.1f}")
     if out_dir is not None:
         manifest = checkpoint.save(out_dir, result.params, manifest)

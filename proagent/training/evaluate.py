@@ -15,39 +15,48 @@ import numpy as np
 
 from envs import OvercookedEnv
 from proagent.training.checkpoint import SelfPlayScore
+from proagent.training.networks import ActorCritic, NetworkConfig
 
 Logits = Callable[[jax.Array], jax.Array]  # obs (B, H, W, C) -> logits (B, 6)
+Act = Callable[[jax.Array, jax.Array], jax.Array]  # obs (B, H, W, C), key -> actions (B,)
 
 
 def _pick(key: jax.Array, logits: jax.Array, stochastic: bool) -> jax.Array:
     return jax.random.categorical(key, logits) if stochastic else jnp.argmax(logits, -1)
 
 
+def _episode_scores(env: OvercookedEnv, act0: Act, act1: Act, key: jax.Array, episodes: int) -> jax.Array:
+    """Score of each of ``episodes`` episodes of the whole horizon from a fresh reset, one vmapped
+    scan (traceable: the callers jit it)."""
+    k_reset, k_run = jax.random.split(key)
+    states = jax.vmap(env.reset)(jax.random.split(k_reset, episodes))
+
+    def step(carry, key):
+        states, score = carry
+        k0, k1, k_env = jax.random.split(key, 3)
+        obs = jax.vmap(env.observe)(states)  # (E, A, H, W, C)
+        actions = jnp.stack([act0(obs[:, 0], k0), act1(obs[:, 1], k1)], -1)
+        tr = jax.vmap(env.step)(jax.random.split(k_env, episodes), states, actions)
+        return (tr.state, score + tr.reward), None
+
+    init = (states, jnp.zeros((episodes,), jnp.float32))
+    (_, score), _ = jax.lax.scan(step, init, jax.random.split(k_run, env.dynamics.horizon))
+    return score
+
+
 def pair_scores(
     env: OvercookedEnv, seat0: Logits, seat1: Logits, key: jax.Array, episodes: int, stochastic: bool = True
 ) -> np.ndarray:
     """Sparse score of each of ``episodes`` episodes, seat 0 played by ``seat0``, seat 1 by ``seat1``."""
-    horizon = env.dynamics.horizon
+    act0 = lambda obs, k: _pick(k, seat0(obs), stochastic)
+    act1 = lambda obs, k: _pick(k, seat1(obs), stochastic)
+    return np.asarray(jax.jit(lambda key: _episode_scores(env, act0, act1, key, episodes))(key))
 
-    @jax.jit
-    def run(key: jax.Array) -> jax.Array:
-        k_reset, k_run = jax.random.split(key)
-        states = jax.vmap(env.reset)(jax.random.split(k_reset, episodes))
 
-        def step(carry, key):
-            states, score = carry
-            k0, k1, k_env = jax.random.split(key, 3)
-            obs = jax.vmap(env.observe)(states)  # (E, A, H, W, C)
-            a0 = _pick(k0, seat0(obs[:, 0]), stochastic)
-            a1 = _pick(k1, seat1(obs[:, 1]), stochastic)
-            tr = jax.vmap(env.step)(jax.random.split(k_env, episodes), states, jnp.stack([a0, a1], -1))
-            return (tr.state, score + tr.reward), None
-
-        init = (states, jnp.zeros((episodes,), jnp.float32))
-        (_, score), _ = jax.lax.scan(step, init, jax.random.split(k_run, horizon))
-        return score
-
-    return np.asarray(run(key))
+def self_play_score(env: OvercookedEnv, network: NetworkConfig, params, seed: int, episodes: int) -> SelfPlayScore:
+    """The policy paired with itself, stochastic as trained: the ``self_play`` of every manifest."""
+    logits = lambda obs: ActorCritic(network).apply(params, obs)[0]
+    return summarize(pair_scores(env, logits, logits, jax.random.PRNGKey(seed), episodes), env.dynamics.horizon)
 
 
 def summarize(scores: np.ndarray, horizon: int, stochastic: bool = True) -> SelfPlayScore:
@@ -79,26 +88,15 @@ def make_pair_scores(env: OvercookedEnv, apply_fn: Callable, size: int, episodes
     """
     seat0 = jnp.asarray(np.repeat(np.arange(size), size * episodes))
     seat1 = jnp.asarray(np.tile(np.repeat(np.arange(size), episodes), size))
-    horizon, n = env.dynamics.horizon, size * size * episodes
-    act = jax.vmap(lambda p, o: apply_fn(p, o)[0])
+    n = size * size * episodes
+    logits = jax.vmap(lambda p, o: apply_fn(p, o)[0])
 
     @jax.jit
     def scores(members, key: jax.Array) -> jax.Array:
         params0 = jax.tree.map(lambda t: t[seat0], members)
         params1 = jax.tree.map(lambda t: t[seat1], members)
-        k_reset, k_run = jax.random.split(key)
-        states = jax.vmap(env.reset)(jax.random.split(k_reset, n))
-
-        def step(carry, key):
-            states, score = carry
-            k0, k1, k_env = jax.random.split(key, 3)
-            obs = jax.vmap(env.observe)(states)
-            a0 = jax.random.categorical(k0, act(params0, obs[:, 0]))
-            a1 = jax.random.categorical(k1, act(params1, obs[:, 1]))
-            tr = jax.vmap(env.step)(jax.random.split(k_env, n), states, jnp.stack([a0, a1], -1))
-            return (tr.state, score + tr.reward), None
-
-        (_, score), _ = jax.lax.scan(step, (states, jnp.zeros((n,), jnp.float32)), jax.random.split(k_run, horizon))
-        return score.reshape(size, size, episodes)
+        act0 = lambda obs, k: jax.random.categorical(k, logits(params0, obs))
+        act1 = lambda obs, k: jax.random.categorical(k, logits(params1, obs))
+        return _episode_scores(env, act0, act1, key, n).reshape(size, size, episodes)
 
     return scores

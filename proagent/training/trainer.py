@@ -21,7 +21,7 @@ from pydantic import BaseModel
 import envs
 from proagent.training import checkpoint
 from proagent.training.config import PPOConfig
-from proagent.training.evaluate import pair_scores, summarize
+from proagent.training.evaluate import self_play_score
 from proagent.training.ppo import Metrics, Runner, check_config, make_train
 
 Log = Callable[[str], None]
@@ -84,14 +84,6 @@ def _manifest(
     )
 
 
-def evaluate_self_play(env: envs.OvercookedEnv, config: PPOConfig, params, seed: int, episodes: int):
-    from proagent.training.networks import ActorCritic
-
-    logits = lambda obs: ActorCritic(config.network).apply(params, obs)[0]
-    scores = pair_scores(env, logits, logits, jax.random.PRNGKey(seed), episodes)
-    return summarize(scores, env.dynamics.horizon)
-
-
 def train(
     config: PPOConfig,
     out_dir: Path | None,
@@ -124,7 +116,7 @@ def train(
     wall = time.perf_counter() - start
     params = runner.train_state.params
     manifest = _manifest(config, algo, runner, env, wall)
-    manifest.self_play = evaluate_self_play(env, config, params, config.seed + 10_000, eval_episodes)
+    manifest.self_play = self_play_score(env, config.network, params, config.seed + 10_000, eval_episodes)
     log(f"self-play score over {eval_episodes} episodes: {manifest.self_play.mean:.1f} ± {manifest.self_play.se:.1f}")
     if out_dir is not None:
         manifest = checkpoint.save(out_dir, params, manifest)

@@ -22,8 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field
 import envs
 from proagent.training import checkpoint
 from proagent.training.config import PPOConfig
-from proagent.training.evaluate import pair_scores, summarize
-from proagent.training.networks import ActorCritic, NetworkConfig
+from proagent.training.evaluate import self_play_score
+from proagent.training.networks import NetworkConfig
 from proagent.training.population import Pairing, PopMetrics, PopRunner, make_population_train
 
 Log = Callable[[str], None]
@@ -142,11 +142,6 @@ def format_record(rec: dict, total: int) -> str:
         f"score {rec['score']:6.1f}  learners [{learners}]  shaping x{rec['shaping_coef']:.2f}  "
         f"ent {rec['entropy']:.3f}  kl {rec['approx_kl']:.4f}"
     )
-
-
-def self_play_score(env: envs.OvercookedEnv, network: NetworkConfig, params: Any, seed: int, episodes: int):
-    logits = lambda obs: ActorCritic(network).apply(params, obs)[0]
-    return summarize(pair_scores(env, logits, logits, jax.random.PRNGKey(seed), episodes), env.dynamics.horizon)
 
 
 def save_agent(
