@@ -42,6 +42,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eval-episodes", type=int, default=100, help="self-play episodes scored at the end")
     p.add_argument("--checkpoint-every", type=float, default=120.0, help="seconds between intermediate checkpoints")
     p.add_argument(
+        "--resume",
+        action="store_true",
+        help="sp: continue the interrupted run in --out from its last intermediate checkpoint (same arguments)",
+    )
+    p.add_argument(
         "--warm-start",
         choices=("none", "sp"),
         default="none",
@@ -106,6 +111,12 @@ def build_algo_config(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.resume and args.algo != "sp":
+        print(
+            f"error: --resume works for sp only, not {args.algo} (its outer loop keeps state between calls)",
+            file=sys.stderr,
+        )
+        return 2
     if args.algo == "bc":  # imitation, not PPO: its own config (--set sets BCConfig fields)
         from proagent.training.bc import run_cli
 
@@ -128,7 +139,20 @@ def run(args: argparse.Namespace) -> int:
     if args.algo == "sp":
         from proagent.training.trainer import train
 
-        result = train(config, out, args.algo, args.updates_per_call, args.eval_episodes, args.checkpoint_every, log)
+        try:
+            result = train(
+                config,
+                out,
+                args.algo,
+                args.updates_per_call,
+                args.eval_episodes,
+                args.checkpoint_every,
+                log,
+                args.resume,
+            )
+        except ValueError as exc:  # e.g. --resume with other arguments than the interrupted run
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
         manifests = [result.manifest]
     else:
         from proagent.training.algorithms import TRAINERS

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 import envs
 from proagent.training import checkpoint
+from proagent.training import resume as resume_state
 from proagent.training.config import PPOConfig
 from proagent.training.evaluate import self_play_score
 from proagent.training.ppo import Metrics, Runner, check_config, make_train
@@ -92,26 +93,37 @@ def train(
     eval_episodes: int = 100,
     checkpoint_every_s: float = 120.0,
     log: Log = print,
+    resume: bool = False,
 ) -> TrainResult:
-    """Train, checkpointing to ``out_dir`` every ``checkpoint_every_s`` and at the end (with the score)."""
+    """Train, checkpointing to ``out_dir`` every ``checkpoint_every_s`` and at the end (with the score).
+
+    With ``resume``, an interrupted run in ``out_dir`` (see `proagent.training.resume`) continues
+    from its last checkpoint instead of starting over.
+    """
     config = rounded_config(config, updates_per_call)
     env = envs.make(config.layout)
     check_config(config, env.num_agents)
     init, update = make_train(config, env, updates_per_call)
-    start = time.perf_counter()
     runner = init(jax.random.PRNGKey(config.seed))
-    history: list[dict] = []
-    last_ckpt = start
-    for _ in range(config.num_updates // updates_per_call):
+    progress = resume_state.Progress(config=config.model_dump(mode="json"), calls_done=0, wall_s=0.0, history=[])
+    restored = resume_state.load(out_dir, runner, config) if resume and out_dir is not None else None
+    if restored is not None:
+        runner, progress = restored
+        log(f"resuming from {out_dir / resume_state.RESUME_DIR}: {progress.calls_done} calls done")
+    start = time.perf_counter() - progress.wall_s
+    last_ckpt = time.perf_counter()
+    for call in range(progress.calls_done, config.num_updates // updates_per_call):
         t0 = time.perf_counter()
         runner, metrics = update(runner)
         jax.block_until_ready(metrics)
         rec = summarize_call(metrics, time.perf_counter() - t0, updates_per_call * config.steps_per_update)
-        history.append(rec)
+        progress.history.append(rec)
         log(_format(rec, config.total_steps))
         if out_dir is not None and time.perf_counter() - last_ckpt > checkpoint_every_s:
             wall = time.perf_counter() - start
             checkpoint.save(out_dir, runner.train_state.params, _manifest(config, algo, runner, env, wall))
+            progress = progress.model_copy(update={"calls_done": call + 1, "wall_s": wall})
+            resume_state.save(out_dir, runner, progress)
             last_ckpt = time.perf_counter()
     wall = time.perf_counter() - start
     params = runner.train_state.params
@@ -120,5 +132,6 @@ def train(
     log(f"self-play score over {eval_episodes} episodes: {manifest.self_play.mean:.1f} ± {manifest.self_play.se:.1f}")
     if out_dir is not None:
         manifest = checkpoint.save(out_dir, params, manifest)
-        (out_dir / "history.jsonl").write_text("".join(json.dumps(r) + "\n" for r in history))
-    return TrainResult(out_dir=str(out_dir) if out_dir else None, manifest=manifest, history=history)
+        (out_dir / "history.jsonl").write_text("".join(json.dumps(r) + "\n" for r in progress.history))
+        resume_state.clear(out_dir)
+    return TrainResult(out_dir=str(out_dir) if out_dir else None, manifest=manifest, history=progress.history)
