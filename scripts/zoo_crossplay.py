@@ -1,6 +1,9 @@
 """Cross-play table of the trained zoo (every partner with every other, both seats) per layout.
 
-    python scripts/zoo_crossplay.py [--episodes 10] [--seed 0] [--out docs/zoo_crossplay_trained]
+    python scripts/zoo_crossplay.py [--episodes 10] [--seed 0] [--out docs/zoo_crossplay_trained] [--root partners]
+
+``--root`` scores another zoo laid out like partners/ (<root>/<layout>/<name>/), e.g. candidate
+checkpoints next to the shipped ones before they replace them.
 
 Writes <out>.md (per-layout matrices of mean ± standard error over both seats, and each
 algorithm's average with the rest of the zoo) and <out>.json (every episode's score).
@@ -15,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from proagent.paths import PARTNERS_DIR
 from proagent.training.crossplay import CrossPlay, zoo_crossplay
 
 LAYOUTS = ("cramped_room", "asymmetric_advantages", "coordination_ring", "forced_coordination", "counter_circuit")
@@ -60,11 +64,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--layouts", default=",".join(LAYOUTS))
     parser.add_argument("--out", type=Path, default=Path("docs/zoo_crossplay_trained"))
+    parser.add_argument("--root", type=Path, default=PARTNERS_DIR, help="zoo folder laid out like partners/")
     args = parser.parse_args()
     tables, walls = [], {}
     for layout in args.layouts.split(","):
         t0 = time.perf_counter()
-        tables.append(zoo_crossplay(layout, args.episodes, args.seed))
+        tables.append(zoo_crossplay(layout, args.episodes, args.seed, args.root))
         walls[layout] = round(time.perf_counter() - t0, 1)
         print(f"{layout}: {len(tables[-1].names)} partners in {walls[layout]} s", flush=True)
     md = ["# Cross-play of the trained zoo", "", f"`python scripts/zoo_crossplay.py --episodes {args.episodes} --seed {args.seed}`: "
