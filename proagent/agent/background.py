@@ -57,8 +57,10 @@ class BackgroundProAgent(ProAgent):
         skill = await self._decide(kitchen, score)
         return skill, self.last_decision  # _decide sets it last, with no await in between
 
-    def close(self) -> None:
-        """Cancel a pending decision (the episode is over)."""
-        if self._pending is not None:
-            self._pending.cancel()
-            self._pending = None
+    async def aclose(self) -> None:
+        """Cancel a pending decision (the episode is over) and let the cancellation run through the
+        LLM client's coroutines, so none is left unawaited when the event loop closes."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.cancel()
+            await asyncio.gather(pending, return_exceptions=True)

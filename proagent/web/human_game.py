@@ -190,9 +190,9 @@ class HumanGame:
                 trace=self._trace, on_step=self._on_step, pace=self._pace,
             )  # fmt: skip
         finally:
-            close = getattr(agent, "close", None)
-            if close is not None:
-                close()
+            aclose = getattr(agent, "aclose", None)
+            if aclose is not None:
+                await aclose()
         self.folder.append_jsonl("episodes.jsonl", record, durable=True)
         if self.finish is not None:
             self.finish(record)
