@@ -3,7 +3,9 @@
     python scripts/zoo_crossplay.py [--episodes 10] [--seed 0] [--out docs/zoo_crossplay_trained] [--root partners]
 
 ``--root`` scores another zoo laid out like partners/ (<root>/<layout>/<name>/), e.g. candidate
-checkpoints next to the shipped ones before they replace them.
+checkpoints next to the shipped ones before they replace them. ``--heldout a,b`` names partners
+kept out of "the rest of the zoo" and summarised on their own: each algorithm's mean with partners
+it was not trained with or derived from (a zero-shot test).
 
 Writes <out>.md (per-layout matrices of mean ± standard error over both seats, and each
 algorithm's average with the rest of the zoo) and <out>.json (every episode's score).
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -37,22 +40,21 @@ def layout_table(cp: CrossPlay) -> list[str]:
     return lines + [""]
 
 
-def with_rest(cp: CrossPlay, agent: str) -> np.ndarray:
-    """The agent's mean score with each other partner (not itself), both seats."""
-    return np.array([cp.both_seats(agent, b).mean() for b in cp.names if b != agent])
+def with_partners(cp: CrossPlay, agent: str, partners: list[str]) -> np.ndarray:
+    """The agent's mean score with each of ``partners`` (not itself), both seats."""
+    return np.array([cp.both_seats(agent, b).mean() for b in partners if b != agent])
 
 
-def summary(tables: list[CrossPlay]) -> list[str]:
+def summary(tables: list[CrossPlay], heldout: set[str], of_heldout: bool) -> list[str]:
+    """Each algorithm's mean with the rest of the zoo (``of_heldout`` False) or the held-out partners."""
     lines = ["| algorithm | " + " | ".join(t.layout for t in tables) + " | mean |", "|---" * (len(tables) + 2) + "|"]
     for algo in FOCUS:
         cells, means = [], []
         for t in tables:
-            if algo in t.names:
-                x = with_rest(t, algo)
-                cells.append(f"{x.mean():.1f}")
-                means.append(x.mean())
-            else:
-                cells.append("–")
+            partners = [b for b in t.names if (b in heldout) == of_heldout]
+            x = with_partners(t, algo, partners) if algo in t.names else np.array([])
+            cells.append(f"{x.mean():.1f}" if x.size else "–")
+            means += [x.mean()] if x.size else []
         overall = f"{np.mean(means):.1f}" if means else "–"
         lines.append(f"| {algo} | " + " | ".join(cells) + f" | {overall} |")
     return lines
@@ -65,17 +67,26 @@ def main() -> None:
     parser.add_argument("--layouts", default=",".join(LAYOUTS))
     parser.add_argument("--out", type=Path, default=Path("docs/zoo_crossplay_trained"))
     parser.add_argument("--root", type=Path, default=PARTNERS_DIR, help="zoo folder laid out like partners/")
+    parser.add_argument("--heldout", default="", help="comma-separated partner names summarised apart")
     args = parser.parse_args()
+    heldout = {name for name in args.heldout.split(",") if name}
     tables, walls = [], {}
     for layout in args.layouts.split(","):
         t0 = time.perf_counter()
         tables.append(zoo_crossplay(layout, args.episodes, args.seed, args.root))
         walls[layout] = round(time.perf_counter() - t0, 1)
         print(f"{layout}: {len(tables[-1].names)} partners in {walls[layout]} s", flush=True)
-    md = ["# Cross-play of the trained zoo", "", f"`python scripts/zoo_crossplay.py --episodes {args.episodes} --seed {args.seed}`: "
-          f"every trained partner with every other on each layout, {args.episodes} episodes of 400 steps in each seat "
-          "(cells: mean ± standard error over both seats, 2 x episodes), stochastic actions as trained.", "",
-          "## Average score with the rest of the zoo (partners other than itself, both seats)", "", *summary(tables), ""]  # fmt: skip
+    command = " ".join(["python scripts/zoo_crossplay.py", *sys.argv[1:]])
+    intro = (
+        f"`{command}`: every trained partner with every other on each layout, {args.episodes} episodes of 400 "
+        "steps in each seat (cells: mean ± standard error over both seats, 2 x episodes), stochastic actions as trained."
+    )
+    md = ["# Cross-play of the trained zoo", "", intro, "",
+          "## Average score with the rest of the zoo (partners other than itself, both seats)", "",
+          *summary(tables, heldout, of_heldout=False), ""]  # fmt: skip
+    if heldout:
+        md += [f"## Average score with the held-out partners ({', '.join(sorted(heldout))}; both seats)", "",
+               *summary(tables, heldout, of_heldout=True), ""]  # fmt: skip
     for t in tables:
         md += layout_table(t)
         if t.skipped:
