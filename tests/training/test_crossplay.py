@@ -1,0 +1,52 @@
+"""Cross-play of a zoo: every partner with every other in both seats, and the script's summaries
+(the rest of the zoo vs held-out partners)."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+
+import numpy as np
+import pytest
+
+from proagent.paths import PROJECT_ROOT
+from proagent.training.crossplay import CrossPlay, zoo_crossplay
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("zoo_crossplay", PROJECT_ROOT / "scripts" / "zoo_crossplay.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_zoo_of_two_plays_every_ordered_pair(tiny_run, tmp_path):
+    _, ckpt = tiny_run  # cramped_room/sp of the shared tiny run
+    for name in ("sp", "cole"):
+        shutil.copytree(ckpt, tmp_path / "cramped_room" / name)
+    (tmp_path / "cramped_room" / "empty").mkdir()  # no manifest: not a partner
+    cp = zoo_crossplay("cramped_room", episodes=2, seed=0, root=tmp_path)
+    assert cp.names == ["cole", "sp"] and np.asarray(cp.scores).shape == (2, 2, 2)
+    assert np.array_equal(cp.both_seats("sp", "cole"), np.concatenate([cp.scores[1][0], cp.scores[0][1]]))
+    with pytest.raises(ValueError, match="no trained partners"):
+        zoo_crossplay("cramped_room", episodes=1, root=_empty_root(tmp_path))
+
+
+def _empty_root(tmp_path):
+    (tmp_path / "bare" / "cramped_room").mkdir(parents=True)
+    return tmp_path / "bare"
+
+
+def test_held_out_partners_are_summarised_apart_from_the_zoo():
+    script = load_script()
+    names = ["sp", "fcp", "proxy"]
+    # scores[i][j]: names[i] in seat 0 with names[j] in seat 1, one episode each
+    scores = [[[100.0], [80.0], [10.0]], [[60.0], [90.0], [50.0]], [[30.0], [70.0], [0.0]]]
+    cp = CrossPlay(layout="cramped_room", names=names, episodes=1, seed=0, scores=scores)
+    rest = script.summary([cp], {"proxy"}, of_heldout=False)
+    heldout = script.summary([cp], {"proxy"}, of_heldout=True)
+    assert "| sp | 70.0 | 70.0 |" in rest  # with fcp only: (80 + 60) / 2
+    assert "| fcp | 70.0 | 70.0 |" in rest
+    assert "| sp | 20.0 | 20.0 |" in heldout  # with proxy only: (10 + 30) / 2
+    assert "| fcp | 60.0 | 60.0 |" in heldout  # (50 + 70) / 2
+    assert "| mep | – | – |" in rest  # not in the zoo
