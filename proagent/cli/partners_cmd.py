@@ -12,7 +12,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-COLUMNS = ("layout", "algorithm", "env steps", "warm start", "train time", "device", "encoder", "self-play return")
+COLUMNS = ("layout", "partner", "algorithm", "env steps", "warm start", "train time", "device", "encoder", "self-play return")
 
 
 def checkpoint_rows() -> list[tuple[str, ...]]:
@@ -26,6 +26,7 @@ def checkpoint_rows() -> list[tuple[str, ...]]:
         rows.append(
             (
                 m["layout"],
+                path.parent.name,  # the name --partner takes (e.g. cole_scratch for a cole run)
                 m["algorithm"],
                 f"{m['env_steps']:,}",
                 m.get("train_config", {}).get("warm_start", "none"),
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     console = Console()
     console.print("partners: " + ", ".join(available_partners()))
-    table = Table(title="trained checkpoints (partners/<layout>/<algorithm>/)")
+    table = Table(title="trained checkpoints (partners/<layout>/<partner>/)")
     for column in COLUMNS:
         table.add_column(column)
     for row in rows:

@@ -90,5 +90,6 @@ def test_partners_command_lists_every_shipped_checkpoint(capsys):
     assert main(["partners", "--markdown"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     shipped = sorted(PARTNERS_DIR.glob("*/*/manifest.json"))
-    assert len(lines) == 2 + len(shipped) and lines[0].startswith("| layout | algorithm |")
-    assert any("| counter_circuit | sp |" in line for line in lines)
+    assert len(lines) == 2 + len(shipped) and lines[0].startswith("| layout | partner | algorithm |")
+    assert any("| counter_circuit | sp | sp |" in line for line in lines)
+    assert any("| counter_circuit | cole_scratch | cole |" in line for line in lines)  # the folder names the partner
