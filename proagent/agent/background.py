@@ -58,8 +58,9 @@ class BackgroundProAgent(ProAgent):
         return skill, self.last_decision  # _decide sets it last, with no await in between
 
     async def aclose(self) -> None:
-        """Cancel a pending decision (the episode is over) and let the cancellation run through the
-        LLM client's coroutines, so none is left unawaited when the event loop closes."""
+        """Cancel a pending decision (the episode is over) and wait until the cancellation has run
+        through our coroutines. A coroutine the LLM client made inside a worker thread can still be
+        dropped unawaited (litellm warns about it); the game's files are complete either way."""
         pending, self._pending = self._pending, None
         if pending is not None:
             pending.cancel()

@@ -14,13 +14,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from proagent.files import write_atomic
 from proagent.llm.types import Completion, Message, Model, StructuredOutput
 
 __all__ = ["CACHE_FORMAT_VERSION", "CacheEntry", "CachedModel", "cache_key", "canonical_request"]
@@ -63,21 +62,6 @@ class CacheEntry(BaseModel):
     key: str
     request: dict[str, Any]
     completion: Completion
-
-
-def write_atomic(path: Path, data: str) -> None:
-    """Write ``data`` to ``path`` so that readers see either nothing or all of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class CachedModel:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from proagent.files import write_atomic
 from proagent.llm.redaction import redact
 from proagent.paths import PROJECT_ROOT, RUNS_DIR
 
@@ -60,9 +61,7 @@ class RunFolder:
     def write_json(self, filename: str, data: BaseModel | dict) -> Path:
         payload = data.model_dump(mode="json") if isinstance(data, BaseModel) else data
         target = self.path / filename
-        tmp = target.with_suffix(target.suffix + ".tmp")
-        tmp.write_text(redact(json.dumps(payload, indent=2, default=str)))
-        os.replace(tmp, target)
+        write_atomic(target, redact(json.dumps(payload, indent=2, default=str)))
         return target
 
     def append_jsonl(self, filename: str, record: BaseModel | dict, durable: bool = False) -> None:

@@ -14,7 +14,6 @@ FCP's snapshots, COLE's generations); they are not resumable.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ import numpy as np
 from flax import serialization
 from pydantic import BaseModel
 
+from proagent.files import write_atomic
 from proagent.training.config import PPOConfig
 
 RESUME_DIR = "resume"
@@ -39,12 +39,6 @@ class Progress(BaseModel):
     calls_done: int
     wall_s: float
     history: list[dict]
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
 
 
 def _to_bytes(tree: Any) -> bytes:
@@ -71,8 +65,8 @@ def save(out_dir: Path, runner: Any, progress: Progress) -> None:
     """Runner first, progress last: a present progress file means its runner is whole."""
     directory = out_dir / RESUME_DIR
     directory.mkdir(parents=True, exist_ok=True)
-    _write_atomic(directory / STATE_FILE, _to_bytes(runner))
-    _write_atomic(directory / PROGRESS_FILE, progress.model_dump_json().encode())
+    write_atomic(directory / STATE_FILE, _to_bytes(runner))
+    write_atomic(directory / PROGRESS_FILE, progress.model_dump_json())
 
 
 def load(out_dir: Path, template: Any, config: PPOConfig) -> tuple[Any, Progress] | None:

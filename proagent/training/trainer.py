@@ -122,7 +122,7 @@ def train(
         if out_dir is not None and time.perf_counter() - last_ckpt > checkpoint_every_s:
             wall = time.perf_counter() - start
             checkpoint.save(out_dir, runner.train_state.params, _manifest(config, algo, runner, env, wall))
-            progress = progress.model_copy(update={"calls_done": call + 1, "wall_s": wall})
+            progress.calls_done, progress.wall_s = call + 1, wall
             resume_state.save(out_dir, runner, progress)
             last_ckpt = time.perf_counter()
     wall = time.perf_counter() - start

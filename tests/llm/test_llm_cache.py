@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from proagent.files import write_atomic
 from proagent.llm import CachedModel, Completion, Message, ScriptedModel, StructuredOutput, cache_key, canonical_request
-from proagent.llm.cache import write_atomic
 
 MSGS = [Message(role="system", content="You cook."), Message(role="user", content="What next?")]
 SCHEMA = StructuredOutput(name="plan", json_schema={"type": "object", "properties": {"plan": {"enum": ["a", "b"]}}})
