@@ -13,6 +13,7 @@ CPU (the CNN trains ~10x slower there; see benchmarks/train_speed.py). Also runn
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -54,6 +55,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE", help="override a PPOConfig field, e.g. ent_coef=0.01"
+    )
+    p.add_argument(
+        "--algo-set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="population methods: set one of the algorithm's own settings, e.g. pool_members=8 (fcp), "
+        "population=8 (mep, pbt), generations=10 (cole), styles='[\"deliverer\"]' (human_proxy; JSON for lists)",
     )
 
 
@@ -110,6 +119,33 @@ def build_algo_config(args: argparse.Namespace):
     )
 
 
+def build_algo_settings(args: argparse.Namespace):
+    """``--algo-set`` as the algorithm's settings model (None: its defaults). Values are strings that
+    pydantic converts, or JSON for lists; an unknown key or a bad value is a ValueError naming it."""
+    from pydantic import ValidationError
+
+    from proagent.training.algorithms import SETTINGS
+
+    if not args.algo_set:
+        return None
+    if args.algo not in SETTINGS:
+        raise ValueError(f"--algo-set: {args.algo} has no algorithm settings (population methods: {sorted(SETTINGS)})")
+    fields = {}
+    for item in args.algo_set:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"--algo-set {item!r}: expected KEY=VALUE")
+        fields[key] = json.loads(value) if value[:1] in "[{" else value
+    model = SETTINGS[args.algo]
+    try:
+        return model(**fields)
+    except ValidationError as exc:
+        known = ", ".join(model.model_fields)
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ValueError(f"--algo-set for {args.algo}: {where}: {first['msg']} (settings: {known})") from None
+
+
 def run(args: argparse.Namespace) -> int:
     if args.resume and args.algo != "sp":
         print(
@@ -126,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         config = build_config(args) if args.algo == "sp" else build_algo_config(args)
+        settings = build_algo_settings(args)
     except (LayoutError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -157,7 +194,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         from proagent.training.algorithms import TRAINERS
 
-        result = TRAINERS[args.algo](config, out, log)
+        result = TRAINERS[args.algo](config, out, log, settings)
         manifests = result if isinstance(result, list) else [result]
     for manifest in manifests:
         sp = manifest.self_play

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import envs
-from proagent.training.algorithms import TRAINERS, AlgoConfig
+from proagent.training.algorithms import SETTINGS, TRAINERS, AlgoConfig
 from proagent.training.algorithms.best_response import pool_scores, rank_priority
 from proagent.training.algorithms.cole import in_degree_centrality, incompatibility_logits
 from proagent.training.algorithms.common import policy_means
@@ -82,7 +82,8 @@ def test_tiny_run_saves_a_partner_that_plays_both_seats(algo, tmp_path):
         layout="cramped_room", total_steps=3 * envs_needed * 16, ppo=ppo, updates_per_call=1, eval_episodes=2
     )
     out = tmp_path / "cramped_room" / algo
-    manifest = TRAINERS[algo](algo_cfg, out, lambda _: None)
+    settings = SETTINGS["cole"](generations=3) if algo == "cole" else None  # one call per generation
+    manifest = TRAINERS[algo](algo_cfg, out, lambda _: None, settings)
     assert manifest.algorithm == algo and manifest.self_play.episodes == 2 and manifest.details
     assert checkpoint.load_manifest(out).params_sha256 == manifest.params_sha256
     env = envs.make("cramped_room")
@@ -139,3 +140,9 @@ def test_human_proxy_ships_one_partner_per_style(tmp_path):
     assert {"human_proxy_deliverer", "human_proxy_onion_fetcher"} <= set(trained_factories(tmp_path))
     with pytest.raises(ValueError, match="unknown styles"):
         train_human_proxy(algo, out, lambda _: None, ProxySettings(styles=("no_such_style",)))
+
+
+def test_cole_refuses_a_budget_smaller_than_one_call_per_generation():
+    algo = AlgoConfig(layout="cramped_room", total_steps=2 * 8 * 16, ppo=TINY, updates_per_call=1)
+    with pytest.raises(ValueError, match="2 jitted calls cannot hold 6 generations"):
+        TRAINERS["cole"](algo, None, lambda _: None)

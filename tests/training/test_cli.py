@@ -48,3 +48,27 @@ def test_population_arguments_build_the_algo_config():
 def test_population_bad_override_exits_2(capsys):
     assert cli.main(["--algo", "mep", "--layout", "cramped_room", "--set", "no_such_field=1"]) == 2
     assert "error" in capsys.readouterr().err
+
+
+def test_algo_set_builds_the_algorithm_settings():
+    from proagent.training.algorithms.fcp import FCPSettings
+    from proagent.training.algorithms.human_proxy import ProxySettings
+
+    args = _parse("--algo", "fcp", "--layout", "cramped_room", "--algo-set", "pool_members=8",
+                  "--algo-set", "include_shipped_sp=false")  # fmt: skip
+    assert cli.build_algo_settings(args) == FCPSettings(pool_members=8, include_shipped_sp=False)
+    proxy = _parse("--algo", "human_proxy", "--layout", "cramped_room", "--algo-set", 'styles=["deliverer"]')
+    assert cli.build_algo_settings(proxy) == ProxySettings(styles=("deliverer",))
+    assert cli.build_algo_settings(_parse("--algo", "mep", "--layout", "cramped_room")) is None
+
+
+def test_bad_algo_set_exits_2_naming_the_setting(capsys):
+    assert cli.main(["--algo", "fcp", "--layout", "cramped_room", "--algo-set", "pool_mmbers=3"]) == 2
+    err = capsys.readouterr().err
+    assert "pool_mmbers" in err and "settings: pool_members" in err
+    assert cli.main(["--algo", "mep", "--layout", "cramped_room", "--algo-set", "population=1"]) == 2
+    assert "population" in capsys.readouterr().err
+    assert cli.main(["--algo", "sp", "--layout", "cramped_room", "--algo-set", "population=4"]) == 2
+    assert "sp has no algorithm settings" in capsys.readouterr().err
+    assert cli.main(["--algo", "cole", "--layout", "cramped_room", "--algo-set", "generations"]) == 2
+    assert "KEY=VALUE" in capsys.readouterr().err

@@ -1,17 +1,18 @@
 """Population algorithms of the partner zoo, each a Python outer loop around ``population.py``.
 
-``TRAINERS`` maps the ``proagent train --algo`` name to ``train(AlgoConfig, out_dir, log)``, which
-returns the shipped agent's Manifest (a list of them for ``human_proxy``, one per style).
+``TRAINERS`` maps the ``proagent train --algo`` name to ``train(AlgoConfig, out_dir, log, settings)``,
+which returns the shipped agent's Manifest (a list of them for ``human_proxy``, one per style);
+``SETTINGS`` maps it to the pydantic model of that algorithm's own knobs (``--algo-set``).
 """
 
 from __future__ import annotations
 
-from proagent.training.algorithms.cole import train_cole
+from proagent.training.algorithms.cole import COLESettings, train_cole
 from proagent.training.algorithms.common import AlgoConfig
-from proagent.training.algorithms.fcp import train_fcp
-from proagent.training.algorithms.human_proxy import train_human_proxy
-from proagent.training.algorithms.mep import train_mep
-from proagent.training.algorithms.pbt import train_pbt
+from proagent.training.algorithms.fcp import FCPSettings, train_fcp
+from proagent.training.algorithms.human_proxy import ProxySettings, train_human_proxy
+from proagent.training.algorithms.mep import MEPSettings, train_mep
+from proagent.training.algorithms.pbt import PBTSettings, train_pbt
 
 TRAINERS = {
     "pbt": train_pbt,
@@ -21,4 +22,12 @@ TRAINERS = {
     "human_proxy": train_human_proxy,
 }
 
-__all__ = ["TRAINERS", "AlgoConfig"]
+SETTINGS = {
+    "pbt": PBTSettings,
+    "fcp": FCPSettings,
+    "mep": MEPSettings,
+    "cole": COLESettings,
+    "human_proxy": ProxySettings,
+}
+
+__all__ = ["SETTINGS", "TRAINERS", "AlgoConfig"]

@@ -69,6 +69,12 @@ def train_cole(algo: AlgoConfig, out_dir: Path | None, log: Log = print, setting
     self_play_envs += (config.num_envs - self_play_envs) % 2  # the rest splits evenly over both seats
     pairing = Pairing(num_learners=1, slots=best_response(config.num_envs, self_play_envs), pool_size=size)
     stage = Stage("cole", config, pairing, env, algo.updates_per_call)
+    if stage.calls < settings.generations:
+        raise ValueError(
+            f"cole: {stage.calls} jitted calls cannot hold {settings.generations} generations (one call each at "
+            f"least): raise --steps to {settings.generations * algo.updates_per_call * config.steps_per_update:,} "
+            "or lower generations"
+        )
     payoff_of = make_payoff_matrix(env, ActorCritic(algo.network).apply, size, settings.payoff_episodes)
     start = time.perf_counter()
     runner = stage.init(jax.random.PRNGKey(algo.seed))
@@ -76,7 +82,7 @@ def train_cole(algo: AlgoConfig, out_dir: Path | None, log: Log = print, setting
     runner = warm_started(runner, algo, [0])
     history: list[dict] = []
     generations: list[dict] = []
-    per_generation = max(1, stage.calls // settings.generations)
+    per_generation = stage.calls // settings.generations
     for g in range(settings.generations):
         members = g + 1
         key = jax.random.PRNGKey(algo.seed * 1000 + g)

@@ -52,7 +52,7 @@ def train_self_play_pool(algo: AlgoConfig, env: envs.OvercookedEnv, members: int
     for i in range(1, stage.calls + 1):
         runner, _, rec = stage.call(runner, log)
         history.append(rec)
-        if i == stage.calls // 2:
+        if i == max(1, stage.calls // 2):  # a one-call stage's middle is its end
             snapshots["middle"] = [learner_params(runner, k) for k in range(members)]
     snapshots["end"] = [learner_params(runner, k) for k in range(members)]
     pool = [snapshots[when][k] for k in range(members) for when in ("start", "middle", "end")]
