@@ -11,7 +11,6 @@ Public API (see README):
     print(envs.render_ascii(kitchen))
 """
 
-from envs import jax_runtime  # noqa: F401  (first: JAX settings needed before the CPU backend starts)
 from envs.overcooked.actions import Action, Direction
 from envs.overcooked.env import Dynamics, EnvState, OvercookedEnv, Transition, make
 from envs.overcooked.events import Event, EventKind, extract_events
