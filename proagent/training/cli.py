@@ -3,7 +3,8 @@
     proagent train --algo sp|pbt|fcp|mep|cole --layout cramped_room --seed 0 --steps 1e7 [--encoder cnn|fast]
     proagent train --algo bc --layout cramped_room [--set epochs=100]   (human data; --steps unused)
 
-``--steps`` is the whole env-step budget of the algorithm (all its stages and population members).
+``--steps`` is the whole env-step budget of the algorithm (all its stages and population members);
+``--set`` overrides PPO fields and ``--algo-set`` the algorithm's own settings (e.g. ``pool_members=8``).
 
 The encoder defaults to ``auto``: the paper's CNN when JAX sees a GPU, the fast 1x1 encoder on
 CPU (the CNN trains ~10x slower there; see benchmarks/train_speed.py). Also runnable on its own as
