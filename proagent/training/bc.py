@@ -183,9 +183,10 @@ def run_cli(args: argparse.Namespace) -> int:
     """``proagent train --algo bc``: --layout, --seed, --encoder (auto = fast), --out, --eval-episodes,
     --set KEY=VALUE for BCConfig fields (epochs, batch_size, lr, weight_decay, max_stay_run, val_fraction)."""
     from envs import LayoutError, get_layout
+    from proagent.training.cli import key_values
 
     try:
-        overrides = dict(item.split("=", 1) for item in args.set)
+        overrides: dict[str, str | None] = dict(key_values(args.set, "--set"))
         if overrides.get("max_stay_run", "").lower() == "none":
             overrides["max_stay_run"] = None
         encoder = "fast" if args.encoder == "auto" else args.encoder

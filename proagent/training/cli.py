@@ -81,6 +81,17 @@ def resolve_encoder(choice: str) -> str:
     return "cnn" if jax.default_backend() == "gpu" else "fast"
 
 
+def key_values(items: list[str], flag: str) -> dict[str, str]:
+    """``--set``/``--algo-set`` items as a dict; an item without ``=`` is a ValueError naming it."""
+    pairs = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"{flag} {item!r}: expected KEY=VALUE")
+        pairs[key] = value
+    return pairs
+
+
 def build_config(args: argparse.Namespace):
     from envs import get_layout
     from proagent.training.config import PPOConfig
@@ -88,7 +99,7 @@ def build_config(args: argparse.Namespace):
 
     steps = int(args.steps)
     horizon = int(args.shaping_horizon) if args.shaping_horizon is not None else steps // 2
-    overrides = dict(item.split("=", 1) for item in args.set)
+    overrides = key_values(args.set, "--set")
     return PPOConfig(
         layout=get_layout(args.layout).name,
         seed=args.seed,
@@ -105,7 +116,7 @@ def build_algo_config(args: argparse.Namespace):
     from proagent.training.algorithms import AlgoConfig
 
     ppo = build_config(args)  # validates layout and overrides the same way as sp
-    overrides = {"num_envs": args.num_envs, **dict(item.split("=", 1) for item in args.set)}
+    overrides = {"num_envs": args.num_envs, **key_values(args.set, "--set")}
     if args.shaping_horizon is not None:
         overrides["shaping_horizon"] = int(args.shaping_horizon)
     return AlgoConfig(
@@ -131,12 +142,8 @@ def build_algo_settings(args: argparse.Namespace):
         return None
     if args.algo not in SETTINGS:
         raise ValueError(f"--algo-set: {args.algo} has no algorithm settings (population methods: {sorted(SETTINGS)})")
-    fields = {}
-    for item in args.algo_set:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise ValueError(f"--algo-set {item!r}: expected KEY=VALUE")
-        fields[key] = json.loads(value) if value[:1] in "[{" else value
+    pairs = key_values(args.algo_set, "--algo-set")
+    fields = {key: json.loads(value) if value[:1] in "[{" else value for key, value in pairs.items()}
     model = SETTINGS[args.algo]
     try:
         return model(**fields)
