@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from proagent.training import checkpoint
 from proagent.training.algorithms.common import AlgoConfig, Log, Stage, save_agent, warm_started
-from proagent.training.algorithms.pairings import best_response
+from proagent.training.algorithms.pairings import best_response, self_play_envs
 from proagent.training.evaluate import make_payoff_matrix
 from proagent.training.networks import ActorCritic
 from proagent.training.population import Pairing, learner_params, resample_partners, set_pool_entry
@@ -65,9 +65,8 @@ def train_cole(algo: AlgoConfig, out_dir: Path | None, log: Log = print, setting
     env = algo.make_env()
     config = algo.stage_config(algo.total_steps)
     size = settings.generations + 1
-    self_play_envs = int(config.num_envs * settings.self_play_share)
-    self_play_envs += (config.num_envs - self_play_envs) % 2  # the rest splits evenly over both seats
-    pairing = Pairing(num_learners=1, slots=best_response(config.num_envs, self_play_envs), pool_size=size)
+    own = self_play_envs(config.num_envs, settings.self_play_share)
+    pairing = Pairing(num_learners=1, slots=best_response(config.num_envs, own), pool_size=size)
     stage = Stage("cole", config, pairing, env, algo.updates_per_call)
     if stage.calls < settings.generations:
         raise ValueError(

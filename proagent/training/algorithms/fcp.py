@@ -31,6 +31,9 @@ class FCPSettings(BaseModel):
     pool_members: int = Field(2, ge=1, description="self-play seeds trained for the pool")
     pool_share: float = Field(0.5, gt=0.0, lt=1.0, description="share of total_steps spent on the pool")
     include_shipped_sp: bool = True
+    br_self_play_share: float = Field(
+        0.25, ge=0.0, lt=1.0, description="share of the best response's envs where it plays itself (against laziness)"
+    )
 
 
 def shipped_sp(algo: AlgoConfig, root: Path = PARTNERS_DIR):
@@ -70,7 +73,9 @@ def train_fcp(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings
     if sp is not None:
         pool.append(sp)
         labels.append("shipped sp")
-    params, br_history, details = train_best_response(algo, env, pool, algo.total_steps - pool_steps, log, "fcp")
+    params, br_history, details = train_best_response(
+        algo, env, pool, algo.total_steps - pool_steps, log, "fcp", self_play_share=settings.br_self_play_share
+    )
     details = {"pool": labels, "settings": settings.model_dump(mode="json"), **details}
     steps = sum(r["env_steps"] for r in (history[-1], br_history[-1]))
     wall = time.perf_counter() - start

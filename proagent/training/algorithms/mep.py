@@ -34,6 +34,9 @@ class MEPSettings(BaseModel):
     entropy_coef: float = Field(0.01, ge=0.0)
     population_share: float = Field(0.5, gt=0.0, lt=1.0, description="share of total_steps spent on stage 1")
     priority_beta: float = Field(1.0, ge=0.0)
+    br_self_play_share: float = Field(
+        0.25, ge=0.0, lt=1.0, description="share of the best response's envs where it plays itself (against laziness)"
+    )
 
 
 def train_mep(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings: MEPSettings | None = None) -> checkpoint.Manifest:
@@ -55,7 +58,9 @@ def train_mep(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings
         history.append(rec)
     members = [learner_params(runner, k) for k in range(settings.population)]
     priority = rank_priority(settings.priority_beta)
-    params, br_history, details = train_best_response(algo, env, members, algo.total_steps - pop_steps, log, "mep", priority)
+    params, br_history, details = train_best_response(
+        algo, env, members, algo.total_steps - pop_steps, log, "mep", priority, settings.br_self_play_share
+    )
     details = {
         "population_final_scores": history[-1]["learner_scores"],
         "settings": settings.model_dump(mode="json"),

@@ -26,3 +26,10 @@ def best_response(num_envs: int, self_play_envs: int = 0) -> tuple[tuple[int, in
     if rest <= 0 or rest % 2:
         raise ValueError(f"num_envs - self_play_envs = {rest} must be a positive even number")
     return ((0, 0),) * self_play_envs + ((0, POOL),) * (rest // 2) + ((POOL, 0),) * (rest // 2)
+
+
+def self_play_envs(num_envs: int, share: float) -> int:
+    """Envs where a best-responding learner plays itself: ``share`` of them, rounded so that the
+    rest splits evenly over both seats."""
+    n = int(num_envs * share)
+    return n + (num_envs - n) % 2
