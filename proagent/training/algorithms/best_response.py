@@ -4,7 +4,9 @@
 pool of skilled self-play agents learns to leave the cooking to its partner (the lazy-agent
 pattern): against the shipped cramped_room SP agent alone a fresh learner reached 178 points with
 it but 0 in self-play, and against the 24-member FCP pool of the first GPU try it stayed near
-uniform (entropy 1.61 of 1.79 after 80M steps).
+uniform (entropy 1.61 of 1.79 after 80M steps). A self-play share alone did not cure it (0.25 of
+the envs: self-play 3 for FCP and 0 for MEP after 60M steps on counter_circuit), so ``init`` lets
+the learner start from a skilled pool member instead of random weights.
 
 ``priority`` (MEP) maps the learner's running mean score with each pool member to sampling logits
 after every call; without it the pool is sampled uniformly (FCP).
@@ -19,7 +21,7 @@ import jax
 import numpy as np
 
 import envs
-from proagent.training.algorithms.common import AlgoConfig, Log, Stage, pair_totals, warm_started
+from proagent.training.algorithms.common import AlgoConfig, Log, Stage, pair_totals, warm_started, with_learner_params
 from proagent.training.algorithms.pairings import best_response, self_play_envs
 from proagent.training.population import Pairing, learner_params, stack_pool
 
@@ -55,15 +57,19 @@ def train_best_response(
     name: str,
     priority: Priority | None = None,
     self_play_share: float = 0.0,
+    init: Any = None,
     ema: float = 0.7,
 ) -> tuple[Any, list[dict], dict]:
-    """-> (learner params, history, details) after ``steps`` env steps against ``members``."""
+    """-> (learner params, history, details) after ``steps`` env steps against ``members``; the
+    learner starts from ``init`` when given (else random, or the shipped SP with ``--warm-start sp``)."""
     config = algo.stage_config(steps)
     own = self_play_envs(config.num_envs, self_play_share)
     pairing = Pairing(num_learners=1, slots=best_response(config.num_envs, own), pool_size=len(members))
     stage = Stage(name, config, pairing, env, algo.updates_per_call)
     pool, logits = stack_pool(members, len(members))
     runner = warm_started(stage.init(jax.random.PRNGKey(algo.seed + 1), pool, logits), algo, [0])
+    if init is not None and algo.warm_start == "none":  # an explicit warm start wins
+        runner = with_learner_params(runner, [0], init)
     running = np.full(len(members), np.nan)
     total_s, total_n = np.zeros(len(members)), np.zeros(len(members))
     history = []

@@ -100,6 +100,11 @@ def warm_started(runner: PopRunner, algo: AlgoConfig, learners: list[int]) -> Po
     params, manifest = checkpoint.load(directory)
     if manifest.network != algo.network:
         raise ValueError(f"partners/{algo.layout}/sp has network {manifest.network}, not {algo.network}")
+    return with_learner_params(runner, learners, params)
+
+
+def with_learner_params(runner: PopRunner, learners: list[int], params: Any) -> PopRunner:
+    """``learners`` start from ``params`` (Adam's moments stay at zero)."""
     put = lambda stacked, p: stacked.at[jnp.asarray(learners)].set(jnp.asarray(p, stacked.dtype))
     return runner._replace(learners=runner.learners.replace(params=jax.tree.map(put, runner.learners.params, params)))
 

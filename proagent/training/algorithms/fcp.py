@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Literal
 
 import jax
 from pydantic import BaseModel, ConfigDict, Field
@@ -33,6 +34,9 @@ class FCPSettings(BaseModel):
     include_shipped_sp: bool = True
     br_self_play_share: float = Field(
         0.25, ge=0.0, lt=1.0, description="share of the best response's envs where it plays itself (against laziness)"
+    )
+    br_init: Literal["random", "best_member"] = Field(
+        "best_member", description="the best response starts from random weights or the best-scoring final member (--warm-start sp wins)"
     )
 
 
@@ -73,10 +77,14 @@ def train_fcp(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings
     if sp is not None:
         pool.append(sp)
         labels.append("shipped sp")
+    final = history[-1]["learner_scores"]
+    best = max(range(settings.pool_members), key=lambda k: final[k] or 0.0)
+    init = pool[3 * best + 2] if settings.br_init == "best_member" else None
     params, br_history, details = train_best_response(
-        algo, env, pool, algo.total_steps - pool_steps, log, "fcp", self_play_share=settings.br_self_play_share
+        algo, env, pool, algo.total_steps - pool_steps, log, "fcp", None, settings.br_self_play_share, init
     )
-    details = {"pool": labels, "settings": settings.model_dump(mode="json"), **details}
+    details = {"pool": labels, "br_init_member": labels[3 * best + 2] if init is not None else None, **details}
+    details["settings"] = settings.model_dump(mode="json")
     steps = sum(r["env_steps"] for r in (history[-1], br_history[-1]))
     wall = time.perf_counter() - start
     return save_agent(out_dir, algo, "fcp", params, env, steps, wall, details, history + br_history, log)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Literal
 
 import jax
 from pydantic import BaseModel, ConfigDict, Field
@@ -36,6 +37,9 @@ class MEPSettings(BaseModel):
     priority_beta: float = Field(1.0, ge=0.0)
     br_self_play_share: float = Field(
         0.25, ge=0.0, lt=1.0, description="share of the best response's envs where it plays itself (against laziness)"
+    )
+    br_init: Literal["random", "best_member"] = Field(
+        "best_member", description="the best response starts from random weights or the best-scoring final member (--warm-start sp wins)"
     )
 
 
@@ -58,11 +62,15 @@ def train_mep(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings
         history.append(rec)
     members = [learner_params(runner, k) for k in range(settings.population)]
     priority = rank_priority(settings.priority_beta)
+    final = history[-1]["learner_scores"]
+    best = max(range(settings.population), key=lambda k: final[k] or 0.0)
+    init = members[best] if settings.br_init == "best_member" else None
     params, br_history, details = train_best_response(
-        algo, env, members, algo.total_steps - pop_steps, log, "mep", priority, settings.br_self_play_share
+        algo, env, members, algo.total_steps - pop_steps, log, "mep", priority, settings.br_self_play_share, init
     )
     details = {
-        "population_final_scores": history[-1]["learner_scores"],
+        "population_final_scores": final,
+        "br_init_member": best if init is not None else None,
         "settings": settings.model_dump(mode="json"),
         **details,
     }
