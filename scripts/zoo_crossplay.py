@@ -18,6 +18,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -26,6 +27,12 @@ from proagent.training.crossplay import CrossPlay, zoo_crossplay
 
 LAYOUTS = ("cramped_room", "asymmetric_advantages", "coordination_ring", "forced_coordination", "counter_circuit")
 FOCUS = ("sp", "pbt", "fcp", "mep", "cole")
+Group = Literal["rest", "heldout", "independent"]
+INDEPENDENT_NOTE = (
+    "The rest of the zoo minus the partners that share the agent's ancestry: warm-started from it, its warm-start "
+    "parent, or warm-started from the same parent (`train_config.warm_start` of the manifests). Each agent's "
+    "partner set differs; `–`: none left."
+)
 
 
 def mean_se(x: np.ndarray) -> str:
@@ -45,14 +52,22 @@ def with_partners(cp: CrossPlay, agent: str, partners: list[str]) -> np.ndarray:
     return np.array([cp.both_seats(agent, b).mean() for b in partners if b != agent])
 
 
-def summary(tables: list[CrossPlay], heldout: set[str], of_heldout: bool) -> list[str]:
-    """Each algorithm's mean with the rest of the zoo (``of_heldout`` False) or the held-out partners."""
+def summary_partners(t: CrossPlay, algo: str, heldout: set[str], group: Group) -> list[str]:
+    """``algo``'s partners in ``group``: the rest of the zoo (all but the held-out ones), the held-out
+    ones, or the independent ones (the rest of the zoo minus partners sharing ``algo``'s ancestry)."""
+    if group == "heldout":
+        return [b for b in t.names if b in heldout]
+    rest = [b for b in t.names if b not in heldout]
+    return [b for b in rest if not t.related(algo, b)] if group == "independent" else rest
+
+
+def summary(tables: list[CrossPlay], heldout: set[str], group: Group) -> list[str]:
+    """Each algorithm's mean score with its partners of ``group`` (see ``summary_partners``)."""
     lines = ["| algorithm | " + " | ".join(t.layout for t in tables) + " | mean |", "|---" * (len(tables) + 2) + "|"]
     for algo in FOCUS:
         cells, means = [], []
         for t in tables:
-            partners = [b for b in t.names if (b in heldout) == of_heldout]
-            x = with_partners(t, algo, partners) if algo in t.names else np.array([])
+            x = with_partners(t, algo, summary_partners(t, algo, heldout, group)) if algo in t.names else np.array([])
             cells.append(f"{x.mean():.1f}" if x.size else "–")
             means += [x.mean()] if x.size else []
         overall = f"{np.mean(means):.1f}" if means else "–"
@@ -83,10 +98,13 @@ def main() -> None:
     )
     md = ["# Cross-play of the trained zoo", "", intro, "",
           "## Average score with the rest of the zoo (partners other than itself, both seats)", "",
-          *summary(tables, heldout, of_heldout=False), ""]  # fmt: skip
+          *summary(tables, heldout, "rest"), "",
+          "## Average score with the independent rest of the zoo (zero-shot)", "",
+          INDEPENDENT_NOTE, "",
+          *summary(tables, heldout, "independent"), ""]  # fmt: skip
     if heldout:
         md += [f"## Average score with the held-out partners ({', '.join(sorted(heldout))}; both seats)", "",
-               *summary(tables, heldout, of_heldout=True), ""]  # fmt: skip
+               *summary(tables, heldout, "heldout"), ""]  # fmt: skip
     for t in tables:
         md += layout_table(t)
         if t.skipped:

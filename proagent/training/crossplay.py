@@ -29,6 +29,13 @@ class CrossPlay(BaseModel):
     seed: int
     scores: list[list[list[float]]]
     skipped: list[str] = []
+    parents: dict[str, str] = {}  # partner -> the partner it was warm-started from (manifest)
+
+    def related(self, a: str, b: str) -> bool:
+        """Whether ``a`` and ``b`` share ancestry: one fine-tuned from the other, or both from one
+        parent. Such a pair is no zero-shot test (a warm-started agent keeps its parent's conventions)."""
+        lineage = lambda x: {x, self.parents.get(x, x)}
+        return bool(lineage(a) & lineage(b))
 
     def both_seats(self, agent: str, partner: str) -> np.ndarray:
         """The agent's episodes in seat 0 and in seat 1 with ``partner``, concatenated."""
@@ -36,9 +43,10 @@ class CrossPlay(BaseModel):
         return np.concatenate([self.scores[i][j], self.scores[j][i]])
 
 
-def load_zoo(layout: str, root: Path = PARTNERS_DIR) -> tuple[list[str], list, list[str]]:
-    """(names, params, skipped) of the trained partners of ``layout`` sharing the first one's network."""
-    names, params, skipped, network = [], [], [], None
+def load_zoo(layout: str, root: Path = PARTNERS_DIR) -> tuple[list[str], list, list[str], dict[str, str]]:
+    """(names, params, skipped, parents) of the trained partners of ``layout`` sharing the first
+    one's network; ``parents`` maps each warm-started partner to the partner it started from."""
+    names, params, skipped, parents, network = [], [], [], {}, None
     for directory in sorted(p for p in (root / layout).iterdir() if (p / checkpoint.MANIFEST_FILE).is_file()):
         p, manifest = checkpoint.load(directory)
         network = network or manifest.network
@@ -47,11 +55,14 @@ def load_zoo(layout: str, root: Path = PARTNERS_DIR) -> tuple[list[str], list, l
             continue
         names.append(directory.name)
         params.append(p)
-    return names, params, skipped
+        warm_start = manifest.train_config.get("warm_start", "none")
+        if warm_start != "none":
+            parents[directory.name] = warm_start
+    return names, params, skipped, parents
 
 
 def zoo_crossplay(layout: str, episodes: int = 10, seed: int = 0, root: Path = PARTNERS_DIR) -> CrossPlay:
-    names, params, skipped = load_zoo(layout, root)
+    names, params, skipped, parents = load_zoo(layout, root)
     if not names:
         raise ValueError(f"no trained partners for {layout!r} under {root}")
     manifest = checkpoint.load_manifest(root / layout / names[0])
@@ -59,4 +70,4 @@ def zoo_crossplay(layout: str, episodes: int = 10, seed: int = 0, root: Path = P
     stacked = jax.tree.map(lambda *x: np.stack(x), *params)
     scores = make_pair_scores(env, ActorCritic(manifest.network).apply, len(names), episodes)
     table = np.asarray(scores(stacked, jax.random.PRNGKey(seed)))
-    return CrossPlay(layout=layout, names=names, episodes=episodes, seed=seed, scores=table.tolist(), skipped=skipped)
+    return CrossPlay(layout=layout, names=names, episodes=episodes, seed=seed, scores=table.tolist(), skipped=skipped, parents=parents)

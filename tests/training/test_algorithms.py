@@ -112,6 +112,27 @@ def test_pool_weights_set_between_calls_reach_the_next_calls():
     assert episodes[2] == [0, 8] and episodes[3] == [0, 8]  # partners drawn after the first call's edit
 
 
+def test_a_best_response_can_start_from_a_member_and_play_itself():
+    """FCP/MEP's best response starts from ``init`` (with lr 0 it must end there) and plays itself
+    in its self-play share of the envs (episodes of the (learner, learner) pair)."""
+    from proagent.training.algorithms.best_response import train_best_response
+    from proagent.training.algorithms.pairings import self_play_envs
+
+    assert [self_play_envs(n, 0.25) for n in (32, 10, 9, 8)] == [8, 2, 3, 2]
+    algo = AlgoConfig(
+        layout="cramped_room", total_steps=8 * 16, ppo={**TINY, "lr": 0.0, "anneal_lr": False}, updates_per_call=1, horizon=16
+    )
+    env = algo.make_env()
+    net = ActorCritic(algo.network)
+    obs = env.observe(env.reset(jax.random.PRNGKey(0)))[0]
+    members = [net.init(jax.random.PRNGKey(i), obs) for i in range(2)]
+    params, history, details = train_best_response(
+        algo, env, members, algo.total_steps, lambda _: None, "t", self_play_share=0.25, init=members[1]
+    )
+    assert jax.tree.all(jax.tree.map(lambda a, b: np.array_equal(np.asarray(a), np.asarray(b)), params, members[1]))
+    assert sum(details["br_episodes_with_each_member"]) == 6 and history[0]["episodes"] == 8  # 2 of 8 envs: itself
+
+
 def test_warm_start_loads_the_shipped_sp_into_chosen_learners(round_robin_program):
     from proagent.training import checkpoint
     from proagent.training.algorithms.common import warm_started

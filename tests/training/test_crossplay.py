@@ -43,10 +43,27 @@ def test_held_out_partners_are_summarised_apart_from_the_zoo():
     # scores[i][j]: names[i] in seat 0 with names[j] in seat 1, one episode each
     scores = [[[100.0], [80.0], [10.0]], [[60.0], [90.0], [50.0]], [[30.0], [70.0], [0.0]]]
     cp = CrossPlay(layout="cramped_room", names=names, episodes=1, seed=0, scores=scores)
-    rest = script.summary([cp], {"proxy"}, of_heldout=False)
-    heldout = script.summary([cp], {"proxy"}, of_heldout=True)
+    rest = script.summary([cp], {"proxy"}, "rest")
+    heldout = script.summary([cp], {"proxy"}, "heldout")
     assert "| sp | 70.0 | 70.0 |" in rest  # with fcp only: (80 + 60) / 2
     assert "| fcp | 70.0 | 70.0 |" in rest
     assert "| sp | 20.0 | 20.0 |" in heldout  # with proxy only: (10 + 30) / 2
     assert "| fcp | 60.0 | 60.0 |" in heldout  # (50 + 70) / 2
     assert "| mep | – | – |" in rest  # not in the zoo
+
+
+def test_the_zero_shot_summary_drops_partners_that_share_ancestry():
+    script = load_script()
+    names = ["sp", "fcp", "proxy", "pbt"]  # proxy and pbt were warm-started from sp
+    scores = [[[100.0], [80.0], [170.0], [160.0]],
+              [[60.0], [90.0], [50.0], [40.0]],
+              [[170.0], [30.0], [150.0], [120.0]],
+              [[160.0], [20.0], [110.0], [150.0]]]  # fmt: skip
+    cp = CrossPlay(layout="cramped_room", names=names, episodes=1, seed=0, scores=scores, parents={"proxy": "sp", "pbt": "sp"})
+    assert cp.related("sp", "proxy") and cp.related("proxy", "pbt") and not cp.related("sp", "fcp")
+    independent = script.summary([cp], set(), "independent")
+    assert "| sp | 70.0 | 70.0 |" in independent  # fcp only: (80 + 60) / 2
+    assert "| fcp | 46.7 | 46.7 |" in independent  # sp 70, proxy 40, pbt 30 (seat means)
+    assert "| pbt | 30.0 | 30.0 |" in independent  # fcp only: (40 + 20) / 2
+    rest = script.summary([cp], set(), "rest")
+    assert "| sp | 133.3 | 133.3 |" in rest  # fcp 70, proxy 170, pbt 160 (seat means)
