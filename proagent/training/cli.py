@@ -116,7 +116,8 @@ def build_algo_config(args: argparse.Namespace):
     from proagent.training.algorithms import AlgoConfig
 
     ppo = build_config(args)  # validates layout and overrides the same way as sp
-    overrides = {"num_envs": args.num_envs, **key_values(args.set, "--set")}
+    # typed values from the validated config, so a manifest stores num_minibatches=8, not "8"
+    overrides = {"num_envs": args.num_envs, **{key: getattr(ppo, key) for key in key_values(args.set, "--set")}}
     if args.shaping_horizon is not None:
         overrides["shaping_horizon"] = int(args.shaping_horizon)
     return AlgoConfig(

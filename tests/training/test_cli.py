@@ -38,10 +38,10 @@ def test_bad_layout_or_field_exits_2(capsys):
 
 def test_population_arguments_build_the_algo_config():
     args = _parse("--algo", "cole", "--layout", "random3", "--steps", "1.2e6", "--warm-start", "sp",
-                  "--num-envs", "16", "--set", "ent_coef=0.02")  # fmt: skip
+                  "--num-envs", "16", "--set", "ent_coef=0.02", "--set", "num_minibatches=8")  # fmt: skip
     algo = cli.build_algo_config(args)
     assert (algo.layout, algo.total_steps, algo.warm_start) == ("counter_circuit", 1_200_000, "sp")
-    assert algo.ppo == {"num_envs": 16, "ent_coef": "0.02"}
+    assert algo.ppo == {"num_envs": 16, "ent_coef": 0.02, "num_minibatches": 8}  # typed, as manifests store them
     assert algo.stage_config(1000).ent_coef == 0.02 and algo.stage_config(1000).num_envs == 16
 
 
