@@ -5,7 +5,9 @@ Stage 1 trains ``pool_members`` self-play agents of different seeds side by side
 program, each member in its own envs) and keeps each one's parameters at the start, the middle and
 the end of training: 3 checkpoints a seed, from random to skilled. The layout's shipped ``sp``
 checkpoint joins the pool when it exists (same network). Stage 2 trains the FCP agent against the
-pool, uniform over members, half the envs in each seat.
+pool, uniform over members, half of the pool envs in each seat. Unlike the paper, that best response
+starts from the best-scoring seed's final checkpoint and plays itself in a quarter of its envs
+(``br_init``, ``br_self_play_share``): from random weights it learned to let its partners cook.
 """
 
 from __future__ import annotations
