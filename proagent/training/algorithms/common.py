@@ -109,6 +109,12 @@ def with_learner_params(runner: PopRunner, learners: list[int], params: Any) -> 
     return runner._replace(learners=runner.learners.replace(params=jax.tree.map(put, runner.learners.params, params)))
 
 
+def best_final_learner(history: list[dict]) -> int:
+    """Index of the learner with the highest score in a stage's last record (no episode counts as 0)."""
+    final = history[-1]["learner_scores"]
+    return max(range(len(final)), key=lambda k: final[k] or 0.0)
+
+
 def pair_totals(metrics: PopMetrics) -> tuple[np.ndarray, np.ndarray]:
     """(score sums, episode counts) per (seat-0 policy, seat-1 policy), summed over a call's updates."""
     return np.asarray(metrics.pair_score).sum(0), np.asarray(metrics.pair_count).sum(0)

@@ -23,7 +23,7 @@ import envs
 from proagent.paths import PARTNERS_DIR
 from proagent.training import checkpoint
 from proagent.training.algorithms.best_response import train_best_response
-from proagent.training.algorithms.common import AlgoConfig, Log, Stage, save_agent
+from proagent.training.algorithms.common import AlgoConfig, Log, Stage, best_final_learner, save_agent
 from proagent.training.algorithms.pairings import self_play
 from proagent.training.population import Pairing, learner_params
 
@@ -79,14 +79,18 @@ def train_fcp(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings
     if sp is not None:
         pool.append(sp)
         labels.append("shipped sp")
-    final = history[-1]["learner_scores"]
-    best = max(range(settings.pool_members), key=lambda k: final[k] or 0.0)
-    init = pool[3 * best + 2] if settings.br_init == "best_member" else None
+    best_end = 3 * best_final_learner(history) + 2  # that seed's "end" checkpoint in the pool
+    init = pool[best_end] if settings.br_init == "best_member" else None
     params, br_history, details = train_best_response(
-        algo, env, pool, algo.total_steps - pool_steps, log, "fcp", None, settings.br_self_play_share, init
-    )
-    details = {"pool": labels, "br_init_member": labels[3 * best + 2] if init is not None else None, **details}
-    details["settings"] = settings.model_dump(mode="json")
+        algo, env, pool, algo.total_steps - pool_steps, log, "fcp",
+        self_play_share=settings.br_self_play_share, init=init,
+    )  # fmt: skip
+    details = {
+        "pool": labels,
+        "br_init_member": labels[best_end] if init is not None else None,
+        "settings": settings.model_dump(mode="json"),
+        **details,
+    }
     steps = sum(r["env_steps"] for r in (history[-1], br_history[-1]))
     wall = time.perf_counter() - start
     return save_agent(out_dir, algo, "fcp", params, env, steps, wall, details, history + br_history, log)

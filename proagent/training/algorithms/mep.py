@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from proagent.training import checkpoint
 from proagent.training.algorithms.best_response import rank_priority, train_best_response
-from proagent.training.algorithms.common import AlgoConfig, Log, Stage, save_agent, warm_started
+from proagent.training.algorithms.common import AlgoConfig, Log, Stage, best_final_learner, save_agent, warm_started
 from proagent.training.algorithms.pairings import self_play
 from proagent.training.population import Pairing, learner_params
 
@@ -62,14 +62,14 @@ def train_mep(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings
         history.append(rec)
     members = [learner_params(runner, k) for k in range(settings.population)]
     priority = rank_priority(settings.priority_beta)
-    final = history[-1]["learner_scores"]
-    best = max(range(settings.population), key=lambda k: final[k] or 0.0)
+    best = best_final_learner(history)
     init = members[best] if settings.br_init == "best_member" else None
     params, br_history, details = train_best_response(
-        algo, env, members, algo.total_steps - pop_steps, log, "mep", priority, settings.br_self_play_share, init
-    )
+        algo, env, members, algo.total_steps - pop_steps, log, "mep", priority,
+        self_play_share=settings.br_self_play_share, init=init,
+    )  # fmt: skip
     details = {
-        "population_final_scores": final,
+        "population_final_scores": history[-1]["learner_scores"],
         "br_init_member": best if init is not None else None,
         "settings": settings.model_dump(mode="json"),
         **details,
