@@ -46,7 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--resume",
         action="store_true",
-        help="sp: continue the interrupted run in --out from its last intermediate checkpoint (same arguments)",
+        help="continue the interrupted run in --out from its last intermediate checkpoint (same arguments)",
     )
     p.add_argument(
         "--warm-start",
@@ -156,11 +156,8 @@ def build_algo_settings(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.resume and args.algo != "sp":
-        print(
-            f"error: --resume works for sp only, not {args.algo} (its outer loop keeps state between calls)",
-            file=sys.stderr,
-        )
+    if args.resume and args.algo == "bc":
+        print("error: --resume: bc trains in seconds and keeps no resume state; run it again", file=sys.stderr)
         return 2
     if args.algo == "bc":  # imitation, not PPO: its own config (--set sets BCConfig fields)
         from proagent.training.bc import run_cli
@@ -202,8 +199,14 @@ def run(args: argparse.Namespace) -> int:
         manifests = [result.manifest]
     else:
         from proagent.training.algorithms import TRAINERS
+        from proagent.training.resume import ResumePolicy
 
-        result = TRAINERS[args.algo](config, out, log, settings)
+        policy = ResumePolicy(resume=args.resume, every_s=args.checkpoint_every)
+        try:
+            result = TRAINERS[args.algo](config, out, log, settings, policy)
+        except ValueError as exc:  # e.g. a run left to resume, or --resume with other arguments
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
         manifests = result if isinstance(result, list) else [result]
     for manifest in manifests:
         sp = manifest.self_play

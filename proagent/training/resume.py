@@ -7,14 +7,19 @@ the jitted program, a resumed run executes the same calls on the same inputs as 
 one and ends with bit-identical parameters on the same device. The folder is removed once the
 final checkpoint is written, so shipped partners never carry it.
 
-The population algorithms' outer loops keep Python state between calls (PBT's perturbation RNG,
-FCP's snapshots, COLE's generations); they are not resumable.
+The population algorithms (`StageSaves`) also keep Python state between calls (PBT's perturbation
+RNG, FCP's snapshots, COLE's generations, a best response's running scores): each stage saves its
+runner together with that state, and a finished stage keeps its last save, so a run killed in FCP's
+best response does not train the pool again.
 """
 
 from __future__ import annotations
 
 import json
+import pickle
 import shutil
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -90,5 +95,88 @@ def load(out_dir: Path, template: Any, config: PPOConfig) -> tuple[Any, Progress
     return runner, progress
 
 
+def refuse_to_overwrite(directory: Path) -> None:
+    """A new run must not silently replace the resume state of an interrupted one."""
+    if directory.is_dir() and any(directory.iterdir()):
+        raise ValueError(
+            f"{directory} holds an interrupted run: add --resume to continue it, or delete {directory} to start over"
+        )
+
+
 def clear(out_dir: Path) -> None:
     shutil.rmtree(out_dir / RESUME_DIR, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class ResumePolicy:
+    """How a population run saves: ``resume`` continues an interrupted run in the same folder."""
+
+    resume: bool = False
+    every_s: float = 120.0
+
+
+class StageSaves:
+    """Per-stage resume state of a population algorithm in ``<out>/resume/<stage>.pkl``.
+
+    One file a stage, written atomically, holds the runner, the outer loop's state (pickled: it
+    mixes parameter trees, numpy arrays and an RNG; only this run reads it back), the calls done
+    and the algorithm's wall time so far, so a save is never half new and half old. ``identity``
+    (algorithm, config, settings) must match for a run to be continued.
+    """
+
+    def __init__(self, out_dir: Path | None, identity: dict[str, Any], policy: ResumePolicy) -> None:
+        self.directory = out_dir / RESUME_DIR if out_dir is not None else None
+        self.identity = json.loads(json.dumps(identity))
+        self.policy = policy
+        self.offset = 0.0
+        if self.directory is not None and not policy.resume:
+            refuse_to_overwrite(self.directory)
+        if policy.resume and self.directory is not None:
+            self.offset = max((self._read(path)["wall_s"] for path in self.directory.glob("*.pkl")), default=0.0)
+        self.opened = time.perf_counter()
+        self.last_save = self.opened
+
+    def elapsed(self) -> float:
+        """Training wall time of the whole run, the interrupted part included."""
+        return self.offset + time.perf_counter() - self.opened
+
+    def _read(self, path: Path) -> dict[str, Any]:
+        saved = pickle.loads(path.read_bytes())
+        if saved["identity"] != self.identity:
+            ours, theirs = self.identity, saved["identity"]
+            changed = sorted(k for k in ours.keys() | theirs.keys() if ours.get(k) != theirs.get(k))
+            raise ValueError(
+                f"{self.directory} holds a run with another config (differs in: {', '.join(changed)}); "
+                f"train with the same arguments to continue it, or delete {self.directory} to start over"
+            )
+        return saved
+
+    def restore(self, stage: str, template: Any) -> tuple[Any, dict, int] | None:
+        """-> (runner, loop state, calls done) of ``stage`` when resuming and it was saved, else None."""
+        if not self.policy.resume or self.directory is None or not (self.directory / f"{stage}.pkl").is_file():
+            return None
+        saved = self._read(self.directory / f"{stage}.pkl")
+        return _from_bytes(template, saved["runner"]), saved["state"], saved["calls_done"]
+
+    def after_call(self, stage: str, runner: Any, state: dict, calls_done: int, final: bool) -> None:
+        """Save after a stage's last call, and otherwise every ``every_s`` seconds."""
+        if self.directory is None or not (final or time.perf_counter() - self.last_save >= self.policy.every_s):
+            return
+        saved = {
+            "identity": self.identity,
+            "calls_done": calls_done,
+            "wall_s": self.elapsed(),
+            "runner": _to_bytes(runner),
+            "state": state,  # as is: a tree map would sort the records' keys
+        }
+        write_atomic(self.directory / f"{stage}.pkl", pickle.dumps(saved))
+        self.last_save = time.perf_counter()
+
+    def clear(self) -> None:
+        """Once the agent is saved: no resume state stays behind (nor an emptied output folder)."""
+        if self.directory is not None:
+            clear(self.directory.parent)
+            try:
+                self.directory.parent.rmdir()
+            except OSError:
+                pass  # it holds the agent

@@ -100,6 +100,8 @@ def train(
     With ``resume``, an interrupted run in ``out_dir`` (see `proagent.training.resume`) continues
     from its last checkpoint instead of starting over.
     """
+    if out_dir is not None and not resume:
+        resume_state.refuse_to_overwrite(out_dir / resume_state.RESUME_DIR)
     config = rounded_config(config, updates_per_call)
     env = envs.make(config.layout)
     check_config(config, env.num_agents)

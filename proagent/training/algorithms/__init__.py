@@ -1,6 +1,7 @@
 """Population algorithms of the partner zoo, each a Python outer loop around ``population.py``.
 
-``TRAINERS`` maps the ``proagent train --algo`` name to ``train(AlgoConfig, out_dir, log, settings)``,
+``TRAINERS`` maps the ``proagent train --algo`` name to ``train(AlgoConfig, out_dir, log, settings, policy)``
+(``policy``: a `ResumePolicy`, how the run saves and whether it continues an interrupted one),
 which returns the shipped agent's Manifest (a list of them for ``human_proxy``, one per style);
 ``SETTINGS`` maps it to the pydantic model of that algorithm's own knobs (``--algo-set``).
 """

@@ -21,9 +21,18 @@ import jax
 import numpy as np
 
 import envs
-from proagent.training.algorithms.common import AlgoConfig, Log, Stage, pair_totals, warm_started, with_learner_params
+from proagent.training.algorithms.common import (
+    AlgoConfig,
+    Log,
+    Stage,
+    pair_totals,
+    run_stage,
+    warm_started,
+    with_learner_params,
+)
 from proagent.training.algorithms.pairings import best_response, self_play_envs
-from proagent.training.population import Pairing, learner_params, stack_pool
+from proagent.training.population import Pairing, PopMetrics, PopRunner, learner_params, stack_pool
+from proagent.training.resume import ResumePolicy, StageSaves
 
 Priority = Callable[[np.ndarray], np.ndarray]  # mean score with each member -> logits
 
@@ -59,6 +68,7 @@ def train_best_response(
     self_play_share: float = 0.0,
     init: Any = None,
     ema: float = 0.7,
+    saves: StageSaves | None = None,
 ) -> tuple[Any, list[dict], dict]:
     """-> (learner params, history, details) after ``steps`` env steps against ``members``; the
     learner starts from ``init`` when given (else random, or the shipped SP with ``--warm-start sp``)."""
@@ -70,25 +80,32 @@ def train_best_response(
     runner = warm_started(stage.init(jax.random.PRNGKey(algo.seed + 1), pool, logits), algo, [0])
     if init is not None and algo.warm_start == "none":  # an explicit warm start wins
         runner = with_learner_params(runner, [0], init)
-    running = np.full(len(members), np.nan)
-    total_s, total_n = np.zeros(len(members)), np.zeros(len(members))
-    history = []
-    for _ in range(stage.calls):
-        runner, metrics, rec = stage.call(runner, log)
+    k = len(members)
+    state = {"history": [], "running": np.full(k, np.nan), "total_s": np.zeros(k), "total_n": np.zeros(k)}
+
+    def on_call(i: int, runner: PopRunner, metrics: PopMetrics, rec: dict, state: dict) -> PopRunner:
         s, n = pool_scores(*pair_totals(metrics))
-        total_s, total_n = total_s + s, total_n + n
+        state["total_s"], state["total_n"] = state["total_s"] + s, state["total_n"] + n
         mean = np.where(n > 0, s / np.maximum(n, 1), np.nan)
+        running = state["running"]
         running = np.where(np.isnan(running), mean, np.where(np.isnan(mean), running, ema * running + (1 - ema) * mean))
+        state["running"] = running
         rec["pool_scores"] = [None if np.isnan(x) else round(float(x), 1) for x in running]
         rec["pool_episodes"] = [int(x) for x in n]
         if priority is not None and not np.isnan(running).any():
             new = priority(running)
             rec["pool_logits"] = [round(float(x), 3) for x in new]
             runner = runner._replace(pool_logits=jax.numpy.asarray(new, jax.numpy.float32))
-        history.append(rec)
+        state["history"].append(rec)
+        return runner
+
+    saves = saves or StageSaves(None, {}, ResumePolicy())
+    runner, state = run_stage(stage, runner, state, on_call, saves, log)
     details = {
         "br_steps": int(runner.update) * config.steps_per_update,
-        "br_mean_score_with_each_member": [round(float(x), 1) for x in total_s / np.maximum(total_n, 1)],
-        "br_episodes_with_each_member": [int(x) for x in total_n],
+        "br_mean_score_with_each_member": [
+            round(float(x), 1) for x in state["total_s"] / np.maximum(state["total_n"], 1)
+        ],
+        "br_episodes_with_each_member": [int(x) for x in state["total_n"]],
     }
-    return learner_params(runner, 0), history, details
+    return learner_params(runner, 0), state["history"], details

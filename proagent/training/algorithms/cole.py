@@ -13,7 +13,6 @@ The final learner is the COLE agent.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import jax
@@ -22,11 +21,19 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from proagent.training import checkpoint
-from proagent.training.algorithms.common import AlgoConfig, Log, Stage, save_agent, warm_started
+from proagent.training.algorithms.common import AlgoConfig, Log, Stage, open_saves, run_stage, save_agent, warm_started
 from proagent.training.algorithms.pairings import best_response, self_play_envs
 from proagent.training.evaluate import make_payoff_matrix
 from proagent.training.networks import ActorCritic
-from proagent.training.population import Pairing, learner_params, resample_partners, set_pool_entry
+from proagent.training.population import (
+    Pairing,
+    PopMetrics,
+    PopRunner,
+    learner_params,
+    resample_partners,
+    set_pool_entry,
+)
+from proagent.training.resume import ResumePolicy
 
 
 class COLESettings(BaseModel):
@@ -60,8 +67,21 @@ def incompatibility_logits(payoff: np.ndarray) -> np.ndarray:
     return -np.log(rank)
 
 
-def train_cole(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings: COLESettings | None = None) -> checkpoint.Manifest:
+def generation_bounds(calls: int, generations: int) -> list[int]:
+    """The last call (1-based) of each generation; the last generation takes the remainder."""
+    per_generation = calls // generations
+    return [per_generation * (g + 1) for g in range(generations - 1)] + [calls]
+
+
+def train_cole(
+    algo: AlgoConfig,
+    out_dir: Path | None,
+    log: Log = print,
+    settings: COLESettings | None = None,
+    policy: ResumePolicy | None = None,
+) -> checkpoint.Manifest:
     settings = settings or COLESettings()
+    saves = open_saves(out_dir, "cole", algo, settings, policy)
     env = algo.make_env()
     config = algo.stage_config(algo.total_steps)
     size = settings.generations + 1
@@ -75,21 +95,15 @@ def train_cole(algo: AlgoConfig, out_dir: Path | None, log: Log = print, setting
             "or lower generations"
         )
     payoff_of = make_payoff_matrix(env, ActorCritic(algo.network).apply, size, settings.payoff_episodes)
-    start = time.perf_counter()
-    runner = stage.init(jax.random.PRNGKey(algo.seed))
-    runner = set_pool_entry(runner, 0, learner_params(runner, 0))  # generation 0: the random initial policy
-    runner = warm_started(runner, algo, [0])
-    history: list[dict] = []
-    generations: list[dict] = []
-    per_generation = stage.calls // settings.generations
-    for g in range(settings.generations):
-        members = g + 1
+    ends = generation_bounds(stage.calls, settings.generations)
+
+    def begin_generation(runner: PopRunner, g: int, state: dict) -> PopRunner:
+        """Measure the g+1 members' payoff matrix and sample the learner's partners from it."""
         key = jax.random.PRNGKey(algo.seed * 1000 + g)
-        payoff = np.asarray(payoff_of(runner.pool_params, key))[:members, :members]
+        payoff = np.asarray(payoff_of(runner.pool_params, key))[: g + 1, : g + 1]
         logits = incompatibility_logits(payoff)
-        padded = jnp.full((size,), -jnp.inf, jnp.float32).at[:members].set(jnp.asarray(logits, jnp.float32))
-        runner = resample_partners(runner._replace(pool_logits=padded), key)
-        generations.append(
+        padded = jnp.full((size,), -jnp.inf, jnp.float32).at[: g + 1].set(jnp.asarray(logits, jnp.float32))
+        state["generations"].append(
             {
                 "generation": g,
                 "payoff": np.round(payoff, 1).tolist(),
@@ -97,12 +111,26 @@ def train_cole(algo: AlgoConfig, out_dir: Path | None, log: Log = print, setting
                 "sampling": np.round(np.exp(logits) / np.exp(logits).sum(), 3).tolist(),
             }
         )
-        calls = per_generation if g < settings.generations - 1 else stage.calls - per_generation * g
-        for _ in range(calls):
-            runner, _, rec = stage.call(runner, log)
-            history.append({**rec, "generation": g})
-        runner = set_pool_entry(runner, members, learner_params(runner, 0), logit=-jnp.inf)
-    details = {"generations": generations, "settings": settings.model_dump(mode="json")}
+        return resample_partners(runner._replace(pool_logits=padded), key)
+
+    def on_call(i: int, runner: PopRunner, metrics: PopMetrics, rec: dict, state: dict) -> PopRunner:
+        g = len(state["generations"]) - 1
+        state["history"].append({**rec, "generation": g})
+        if i == ends[g]:  # the generation ends: freeze a copy of the learner into the population
+            runner = set_pool_entry(runner, g + 1, learner_params(runner, 0), logit=-jnp.inf)
+            if g + 1 < settings.generations:
+                runner = begin_generation(runner, g + 1, state)
+        return runner
+
+    runner = stage.init(jax.random.PRNGKey(algo.seed))
+    runner = set_pool_entry(runner, 0, learner_params(runner, 0))  # generation 0: the random initial policy
+    runner = warm_started(runner, algo, [0])
+    state = {"history": [], "generations": []}
+    runner = begin_generation(runner, 0, state)
+    runner, state = run_stage(stage, runner, state, on_call, saves, log)
+    details = {"generations": state["generations"], "settings": settings.model_dump(mode="json")}
     steps = int(runner.update) * config.steps_per_update
-    wall = time.perf_counter() - start
-    return save_agent(out_dir, algo, "cole", learner_params(runner, 0), env, steps, wall, details, history, log)
+    params = learner_params(runner, 0)
+    manifest = save_agent(out_dir, algo, "cole", params, env, steps, saves.elapsed(), details, state["history"], log)
+    saves.clear()
+    return manifest

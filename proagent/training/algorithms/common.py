@@ -25,8 +25,10 @@ from proagent.training.config import PPOConfig
 from proagent.training.evaluate import self_play_score
 from proagent.training.networks import NetworkConfig
 from proagent.training.population import Pairing, PopMetrics, PopRunner, make_population_train
+from proagent.training.resume import ResumePolicy, StageSaves
 
 Log = Callable[[str], None]
+OnCall = Callable[[int, PopRunner, PopMetrics, dict, dict], PopRunner]  # (call, runner, metrics, record, state)
 
 
 class AlgoConfig(BaseModel):
@@ -84,9 +86,47 @@ class Stage:
         t0 = time.perf_counter()
         runner, metrics = self.update(runner)
         jax.block_until_ready(metrics)
-        rec = call_record(self.name, metrics, time.perf_counter() - t0, self.updates_per_call * self.config.steps_per_update)
+        rec = call_record(
+            self.name, metrics, time.perf_counter() - t0, self.updates_per_call * self.config.steps_per_update
+        )
         log(format_record(rec, self.config.total_steps))
         return runner, metrics, rec
+
+
+def open_saves(
+    out_dir: Path | None, algorithm: str, algo: AlgoConfig, settings: BaseModel, policy: ResumePolicy | None
+) -> StageSaves:
+    """The run's resume state; only a run with the same algorithm, config and settings may continue it."""
+    identity = {
+        "algorithm": algorithm,
+        "config": algo.model_dump(mode="json"),
+        "settings": settings.model_dump(mode="json"),
+    }
+    return StageSaves(out_dir, identity, policy or ResumePolicy())
+
+
+def run_stage(
+    stage: Stage, runner: PopRunner, state: dict, on_call: OnCall, saves: StageSaves, log: Log
+) -> tuple[PopRunner, dict]:
+    """Run ``stage`` to its end; ``on_call`` records each call in ``state`` (the outer loop's own
+    variables) and may edit the runner. A resumed stage continues after its last saved call, with
+    the runner and state it had then; a finished one returns at once."""
+    done = 0
+    restored = saves.restore(stage.name, runner)
+    if restored is not None:
+        runner, state, done = restored
+        log(f"resuming stage {stage.name}: {done}/{stage.calls} calls done")
+    for i in range(done + 1, stage.calls + 1):
+        runner, metrics, rec = stage.call(runner, log)
+        runner = on_call(i, runner, metrics, rec, state)
+        saves.after_call(stage.name, runner, state, i, final=i == stage.calls)
+    return runner, state
+
+
+def record_history(i: int, runner: PopRunner, metrics: PopMetrics, rec: dict, state: dict) -> PopRunner:
+    """The plain ``on_call``: keep the call's record."""
+    state["history"].append(rec)
+    return runner
 
 
 def warm_started(runner: PopRunner, algo: AlgoConfig, learners: list[int]) -> PopRunner:
@@ -186,7 +226,9 @@ def save_agent(
         details=details,
     )
     manifest.self_play = self_play_score(env, algo.network, params, algo.seed + 10_000, algo.eval_episodes)
-    log(f"{algorithm} self-play over {algo.eval_episodes} episodes: {manifest.self_play.mean:.1f} ± {manifest.self_play.se:.1f}")
+    log(
+        f"{algorithm} self-play over {algo.eval_episodes} episodes: {manifest.self_play.mean:.1f} ± {manifest.self_play.se:.1f}"
+    )
     if out_dir is not None:
         manifest = checkpoint.save(out_dir, params, manifest)
         (out_dir / "history.jsonl").write_text("".join(json.dumps(r) + "\n" for r in history))

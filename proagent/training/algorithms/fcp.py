@@ -12,7 +12,6 @@ starts from the best-scoring seed's final checkpoint and plays itself in a quart
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Literal
 
@@ -23,9 +22,18 @@ import envs
 from proagent.paths import PARTNERS_DIR
 from proagent.training import checkpoint
 from proagent.training.algorithms.best_response import train_best_response
-from proagent.training.algorithms.common import AlgoConfig, Log, Stage, best_final_learner, save_agent
+from proagent.training.algorithms.common import (
+    AlgoConfig,
+    Log,
+    Stage,
+    best_final_learner,
+    open_saves,
+    run_stage,
+    save_agent,
+)
 from proagent.training.algorithms.pairings import self_play
-from proagent.training.population import Pairing, learner_params
+from proagent.training.population import Pairing, PopMetrics, PopRunner, learner_params
+from proagent.training.resume import ResumePolicy, StageSaves
 
 
 class FCPSettings(BaseModel):
@@ -38,7 +46,8 @@ class FCPSettings(BaseModel):
         0.25, ge=0.0, lt=1.0, description="share of the best response's envs where it plays itself (against laziness)"
     )
     br_init: Literal["random", "best_member"] = Field(
-        "best_member", description="the best response starts from random weights or the best-scoring final member (--warm-start sp wins)"
+        "best_member",
+        description="the best response starts from random weights or the best-scoring final member (--warm-start sp wins)",
     )
 
 
@@ -51,30 +60,49 @@ def shipped_sp(algo: AlgoConfig, root: Path = PARTNERS_DIR):
     return params if manifest.network == algo.network else None
 
 
-def train_self_play_pool(algo: AlgoConfig, env: envs.OvercookedEnv, members: int, steps: int, log: Log):
+def train_self_play_pool(
+    algo: AlgoConfig, env: envs.OvercookedEnv, members: int, steps: int, saves: StageSaves, log: Log
+):
     """-> (checkpoints [start, middle, end] of each seed, history) of ``members`` self-play seeds."""
     config = algo.stage_config(steps)
-    stage = Stage("pool", config, Pairing(num_learners=members, slots=self_play(members, config.num_envs)), env, algo.updates_per_call)
+    stage = Stage(
+        "pool",
+        config,
+        Pairing(num_learners=members, slots=self_play(members, config.num_envs)),
+        env,
+        algo.updates_per_call,
+    )
     runner = stage.init(jax.random.PRNGKey(algo.seed))
-    snapshots = {"start": [learner_params(runner, k) for k in range(members)]}
-    history = []
-    for i in range(1, stage.calls + 1):
-        runner, _, rec = stage.call(runner, log)
-        history.append(rec)
-        if i == max(1, stage.calls // 2):  # a one-call stage's middle is its end
-            snapshots["middle"] = [learner_params(runner, k) for k in range(members)]
-    snapshots["end"] = [learner_params(runner, k) for k in range(members)]
+    middle = max(1, stage.calls // 2)  # a one-call stage's middle is its end
+    state = {"history": [], "snapshots": {"start": [learner_params(runner, k) for k in range(members)]}}
+
+    def on_call(i: int, runner: PopRunner, metrics: PopMetrics, rec: dict, state: dict) -> PopRunner:
+        state["history"].append(rec)
+        if i == middle:
+            state["snapshots"]["middle"] = [learner_params(runner, k) for k in range(members)]
+        return runner
+
+    runner, state = run_stage(stage, runner, state, on_call, saves, log)
+    snapshots = {**state["snapshots"], "end": [learner_params(runner, k) for k in range(members)]}
     pool = [snapshots[when][k] for k in range(members) for when in ("start", "middle", "end")]
-    return pool, history
+    return pool, state["history"]
 
 
-def train_fcp(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings: FCPSettings | None = None) -> checkpoint.Manifest:
+def train_fcp(
+    algo: AlgoConfig,
+    out_dir: Path | None,
+    log: Log = print,
+    settings: FCPSettings | None = None,
+    policy: ResumePolicy | None = None,
+) -> checkpoint.Manifest:
     settings = settings or FCPSettings()
+    saves = open_saves(out_dir, "fcp", algo, settings, policy)
     env = algo.make_env()
-    start = time.perf_counter()
     pool_steps = int(algo.total_steps * settings.pool_share)
-    pool, history = train_self_play_pool(algo, env, settings.pool_members, pool_steps, log)
-    labels = [f"seed{algo.seed}+{k}:{when}" for k in range(settings.pool_members) for when in ("start", "middle", "end")]
+    pool, history = train_self_play_pool(algo, env, settings.pool_members, pool_steps, saves, log)
+    labels = [
+        f"seed{algo.seed}+{k}:{when}" for k in range(settings.pool_members) for when in ("start", "middle", "end")
+    ]
     sp = shipped_sp(algo) if settings.include_shipped_sp else None
     if sp is not None:
         pool.append(sp)
@@ -83,7 +111,7 @@ def train_fcp(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings
     init = pool[best_end] if settings.br_init == "best_member" else None
     params, br_history, details = train_best_response(
         algo, env, pool, algo.total_steps - pool_steps, log, "fcp",
-        self_play_share=settings.br_self_play_share, init=init,
+        self_play_share=settings.br_self_play_share, init=init, saves=saves,
     )  # fmt: skip
     details = {
         "pool": labels,
@@ -92,5 +120,6 @@ def train_fcp(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings
         **details,
     }
     steps = sum(r["env_steps"] for r in (history[-1], br_history[-1]))
-    wall = time.perf_counter() - start
-    return save_agent(out_dir, algo, "fcp", params, env, steps, wall, details, history + br_history, log)
+    manifest = save_agent(out_dir, algo, "fcp", params, env, steps, saves.elapsed(), details, history + br_history, log)
+    saves.clear()
+    return manifest

@@ -12,16 +12,25 @@ plausible styles, not fitted human models.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import jax
 from pydantic import BaseModel, ConfigDict, Field
 
 from proagent.training import checkpoint
-from proagent.training.algorithms.common import AlgoConfig, Log, Stage, save_agent, warm_started
+from proagent.training.algorithms.common import (
+    AlgoConfig,
+    Log,
+    Stage,
+    open_saves,
+    record_history,
+    run_stage,
+    save_agent,
+    warm_started,
+)
 from proagent.training.algorithms.pairings import self_play
 from proagent.training.population import Pairing, learner_params
+from proagent.training.resume import ResumePolicy
 from proagent.training.style_events import load_styles
 
 ALGORITHM = "human_proxy"
@@ -39,7 +48,11 @@ def proxy_dir(out_dir: Path, style: str) -> Path:
 
 
 def train_human_proxy(
-    algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings: ProxySettings | None = None
+    algo: AlgoConfig,
+    out_dir: Path | None,
+    log: Log = print,
+    settings: ProxySettings | None = None,
+    policy: ResumePolicy | None = None,
 ) -> list[checkpoint.Manifest]:
     settings = settings or ProxySettings()
     known = load_styles()
@@ -52,18 +65,19 @@ def train_human_proxy(
     weights = tuple(tuple(float(w) for w in known[s].vector()) for s in settings.styles)
     pairing = Pairing(num_learners=k, slots=self_play(k, config.num_envs), style_weights=weights)
     stage = Stage(ALGORITHM, config, pairing, env, algo.updates_per_call)
-    start = time.perf_counter()
+    saves = open_saves(out_dir, ALGORITHM, algo, settings, policy)
     runner = warm_started(stage.init(jax.random.PRNGKey(algo.seed)), algo, list(range(k)))
-    history = []
-    for _ in range(stage.calls):
-        runner, _, rec = stage.call(runner, log)
-        history.append(rec)
+    runner, state = run_stage(stage, runner, {"history": []}, record_history, saves, log)
+    history = state["history"]
     steps = int(runner.update) * config.steps_per_update
-    wall = time.perf_counter() - start
+    wall = saves.elapsed()
     manifests = []
     for i, style in enumerate(settings.styles):
         details = {"style": known[style].model_dump(mode="json"), "population": list(settings.styles)}
         target = proxy_dir(out_dir, style) if out_dir is not None else None
         name = f"{ALGORITHM}_{style}"
-        manifests.append(save_agent(target, algo, name, learner_params(runner, i), env, steps, wall, details, history, log))
+        manifests.append(
+            save_agent(target, algo, name, learner_params(runner, i), env, steps, wall, details, history, log)
+        )
+    saves.clear()
     return manifests

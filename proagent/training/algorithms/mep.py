@@ -14,7 +14,6 @@ delivered a soup, and a best response to four random policies forgot how to cook
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Literal
 
@@ -23,9 +22,20 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from proagent.training import checkpoint
 from proagent.training.algorithms.best_response import rank_priority, train_best_response
-from proagent.training.algorithms.common import AlgoConfig, Log, Stage, best_final_learner, save_agent, warm_started
+from proagent.training.algorithms.common import (
+    AlgoConfig,
+    Log,
+    Stage,
+    best_final_learner,
+    open_saves,
+    record_history,
+    run_stage,
+    save_agent,
+    warm_started,
+)
 from proagent.training.algorithms.pairings import self_play
 from proagent.training.population import Pairing, learner_params
+from proagent.training.resume import ResumePolicy
 
 
 class MEPSettings(BaseModel):
@@ -39,14 +49,21 @@ class MEPSettings(BaseModel):
         0.25, ge=0.0, lt=1.0, description="share of the best response's envs where it plays itself (against laziness)"
     )
     br_init: Literal["random", "best_member"] = Field(
-        "best_member", description="the best response starts from random weights or the best-scoring final member (--warm-start sp wins)"
+        "best_member",
+        description="the best response starts from random weights or the best-scoring final member (--warm-start sp wins)",
     )
 
 
-def train_mep(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings: MEPSettings | None = None) -> checkpoint.Manifest:
+def train_mep(
+    algo: AlgoConfig,
+    out_dir: Path | None,
+    log: Log = print,
+    settings: MEPSettings | None = None,
+    policy: ResumePolicy | None = None,
+) -> checkpoint.Manifest:
     settings = settings or MEPSettings()
+    saves = open_saves(out_dir, "mep", algo, settings, policy)
     env = algo.make_env()
-    start = time.perf_counter()
     pop_steps = int(algo.total_steps * settings.population_share)
     config = algo.stage_config(pop_steps)
     pairing = Pairing(
@@ -56,17 +73,15 @@ def train_mep(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings
     )
     stage = Stage("mep-pop", config, pairing, env, algo.updates_per_call)
     runner = warm_started(stage.init(jax.random.PRNGKey(algo.seed)), algo, list(range(settings.population)))
-    history = []
-    for _ in range(stage.calls):
-        runner, _, rec = stage.call(runner, log)
-        history.append(rec)
+    runner, state = run_stage(stage, runner, {"history": []}, record_history, saves, log)
+    history = state["history"]
     members = [learner_params(runner, k) for k in range(settings.population)]
     priority = rank_priority(settings.priority_beta)
     best = best_final_learner(history)
     init = members[best] if settings.br_init == "best_member" else None
     params, br_history, details = train_best_response(
         algo, env, members, algo.total_steps - pop_steps, log, "mep", priority,
-        self_play_share=settings.br_self_play_share, init=init,
+        self_play_share=settings.br_self_play_share, init=init, saves=saves,
     )  # fmt: skip
     details = {
         "population_final_scores": history[-1]["learner_scores"],
@@ -75,5 +90,6 @@ def train_mep(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings
         **details,
     }
     steps = history[-1]["env_steps"] + br_history[-1]["env_steps"]
-    wall = time.perf_counter() - start
-    return save_agent(out_dir, algo, "mep", params, env, steps, wall, details, history + br_history, log)
+    manifest = save_agent(out_dir, algo, "mep", params, env, steps, saves.elapsed(), details, history + br_history, log)
+    saves.clear()
+    return manifest

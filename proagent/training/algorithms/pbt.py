@@ -10,7 +10,6 @@ last window ships.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import jax
@@ -22,13 +21,16 @@ from proagent.training.algorithms.common import (
     AlgoConfig,
     Log,
     Stage,
+    open_saves,
     pair_totals,
     policy_means,
+    run_stage,
     save_agent,
     warm_started,
 )
 from proagent.training.algorithms.pairings import round_robin
 from proagent.training.population import HParams, Pairing, PopRunner, learner_params
+from proagent.training.resume import ResumePolicy
 
 
 class PBTSettings(BaseModel):
@@ -39,7 +41,9 @@ class PBTSettings(BaseModel):
     perturb: tuple[float, float] = (0.8, 1.25)
 
 
-def exploit_explore(runner: PopRunner, fitness: np.ndarray, rng: np.random.Generator, perturb) -> tuple[PopRunner, dict]:
+def exploit_explore(
+    runner: PopRunner, fitness: np.ndarray, rng: np.random.Generator, perturb
+) -> tuple[PopRunner, dict]:
     """Worst member <- copy of the best, then its entropy coefficient and learning rate perturbed."""
     best, worst = int(np.nanargmax(fitness)), int(np.nanargmin(fitness))
     if best == worst:
@@ -53,44 +57,60 @@ def exploit_explore(runner: PopRunner, fitness: np.ndarray, rng: np.random.Gener
     return runner._replace(learners=learners, hparams=hparams), event
 
 
-def train_pbt(algo: AlgoConfig, out_dir: Path | None, log: Log = print, settings: PBTSettings | None = None) -> checkpoint.Manifest:
+def train_pbt(
+    algo: AlgoConfig,
+    out_dir: Path | None,
+    log: Log = print,
+    settings: PBTSettings | None = None,
+    policy: ResumePolicy | None = None,
+) -> checkpoint.Manifest:
     settings = settings or PBTSettings()
+    saves = open_saves(out_dir, "pbt", algo, settings, policy)
     env = algo.make_env()
     config = algo.stage_config(algo.total_steps)
-    pairing = Pairing(num_learners=settings.population, slots=round_robin(settings.population, config.num_envs))
-    stage = Stage("pbt", config, pairing, env, algo.updates_per_call)
-    start = time.perf_counter()
-    runner = warm_started(stage.init(jax.random.PRNGKey(algo.seed)), algo, list(range(settings.population)))
-    rng = np.random.default_rng(algo.seed)
-    history: list[dict] = []
-    exploits: list[dict] = []
-    window = [np.zeros((settings.population,) * 2), np.zeros((settings.population,) * 2)]
-    fitness = np.full(settings.population, np.nan)
-    for i in range(1, stage.calls + 1):
-        runner, metrics, rec = stage.call(runner, log)
+    n = settings.population
+    stage = Stage(
+        "pbt", config, Pairing(num_learners=n, slots=round_robin(n, config.num_envs)), env, algo.updates_per_call
+    )
+    runner = warm_started(stage.init(jax.random.PRNGKey(algo.seed)), algo, list(range(n)))
+    state = {
+        "history": [],
+        "exploits": [],
+        "window": [np.zeros((n, n)), np.zeros((n, n))],
+        "fitness": np.full(n, np.nan),
+        "rng": np.random.default_rng(algo.seed),
+    }
+
+    def on_call(i: int, runner: PopRunner, metrics, rec: dict, state: dict) -> PopRunner:
         score, count = pair_totals(metrics)
-        window = [window[0] + score, window[1] + count]
+        state["window"] = [state["window"][0] + score, state["window"][1] + count]
         if i % settings.exploit_every == 0:
-            fitness = policy_means(*window)
+            fitness = state["fitness"] = policy_means(*state["window"])
             rec["fitness"] = [round(float(x), 2) for x in fitness]
             if i < stage.calls and not np.isnan(fitness).all():
-                runner, event = exploit_explore(runner, np.nan_to_num(fitness, nan=-1.0), rng, settings.perturb)
+                runner, event = exploit_explore(
+                    runner, np.nan_to_num(fitness, nan=-1.0), state["rng"], settings.perturb
+                )
                 rec.update(event)
-                exploits += [event["exploit"]] if event else []
-            window = [np.zeros_like(window[0]), np.zeros_like(window[1])]
-        history.append(rec)
-    if window[1].sum():
-        fitness = policy_means(*window)
+                state["exploits"] += [event["exploit"]] if event else []
+            state["window"] = [np.zeros((n, n)), np.zeros((n, n))]
+        state["history"].append(rec)
+        return runner
+
+    runner, state = run_stage(stage, runner, state, on_call, saves, log)
+    fitness = policy_means(*state["window"]) if state["window"][1].sum() else state["fitness"]
     best = int(np.nanargmax(np.nan_to_num(fitness, nan=-1.0)))
     details = {
-        "population": settings.population,
+        "population": n,
         "shipped_member": best,
-        "exploits": exploits,
+        "exploits": state["exploits"],
         "final_fitness": [round(float(x), 2) for x in fitness],
         "final_ent_coef": [round(float(x), 5) for x in np.asarray(runner.hparams.ent_coef)],
         "final_lr_mult": [round(float(x), 4) for x in np.asarray(runner.hparams.lr_mult)],
         "settings": settings.model_dump(mode="json"),
     }
     steps = int(runner.update) * config.steps_per_update
-    wall = time.perf_counter() - start
-    return save_agent(out_dir, algo, "pbt", learner_params(runner, best), env, steps, wall, details, history, log)
+    params = learner_params(runner, best)
+    manifest = save_agent(out_dir, algo, "pbt", params, env, steps, saves.elapsed(), details, state["history"], log)
+    saves.clear()
+    return manifest
