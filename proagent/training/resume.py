@@ -84,15 +84,19 @@ def load(out_dir: Path, template: Any, config: PPOConfig) -> tuple[Any, Progress
     if not (directory / PROGRESS_FILE).is_file():
         return None
     progress = Progress.model_validate(json.loads((directory / PROGRESS_FILE).read_text()))
-    wanted = config.model_dump(mode="json")
-    if progress.config != wanted:
-        changed = sorted(k for k in wanted.keys() | progress.config.keys() if wanted.get(k) != progress.config.get(k))
+    refuse_another_config(directory, config.model_dump(mode="json"), progress.config)
+    runner = _from_bytes(template, (directory / STATE_FILE).read_bytes())
+    return runner, progress
+
+
+def refuse_another_config(directory: Path, wanted: dict[str, Any], saved: dict[str, Any]) -> None:
+    """A run started with another config cannot be continued: an error naming the keys that differ."""
+    if saved != wanted:
+        changed = sorted(k for k in wanted.keys() | saved.keys() if wanted.get(k) != saved.get(k))
         raise ValueError(
             f"{directory} holds a run with another config (differs in: {', '.join(changed)}); "
             f"train with the same arguments to continue it, or delete {directory} to start over"
         )
-    runner = _from_bytes(template, (directory / STATE_FILE).read_bytes())
-    return runner, progress
 
 
 def refuse_to_overwrite(directory: Path) -> None:
@@ -128,11 +132,12 @@ class StageSaves:
         self.directory = out_dir / RESUME_DIR if out_dir is not None else None
         self.identity = json.loads(json.dumps(identity))
         self.policy = policy
-        self.offset = 0.0
+        self.saved: dict[str, dict[str, Any]] = {}  # stage -> its save, read once when resuming
         if self.directory is not None and not policy.resume:
             refuse_to_overwrite(self.directory)
         if policy.resume and self.directory is not None:
-            self.offset = max((self._read(path)["wall_s"] for path in self.directory.glob("*.pkl")), default=0.0)
+            self.saved = {path.stem: self._read(path) for path in self.directory.glob("*.pkl")}
+        self.offset = max((saved["wall_s"] for saved in self.saved.values()), default=0.0)
         self.opened = time.perf_counter()
         self.last_save = self.opened
 
@@ -142,20 +147,14 @@ class StageSaves:
 
     def _read(self, path: Path) -> dict[str, Any]:
         saved = pickle.loads(path.read_bytes())
-        if saved["identity"] != self.identity:
-            ours, theirs = self.identity, saved["identity"]
-            changed = sorted(k for k in ours.keys() | theirs.keys() if ours.get(k) != theirs.get(k))
-            raise ValueError(
-                f"{self.directory} holds a run with another config (differs in: {', '.join(changed)}); "
-                f"train with the same arguments to continue it, or delete {self.directory} to start over"
-            )
+        refuse_another_config(path.parent, self.identity, saved["identity"])
         return saved
 
     def restore(self, stage: str, template: Any) -> tuple[Any, dict, int] | None:
         """-> (runner, loop state, calls done) of ``stage`` when resuming and it was saved, else None."""
-        if not self.policy.resume or self.directory is None or not (self.directory / f"{stage}.pkl").is_file():
+        saved = self.saved.pop(stage, None)
+        if saved is None:
             return None
-        saved = self._read(self.directory / f"{stage}.pkl")
         return _from_bytes(template, saved["runner"]), saved["state"], saved["calls_done"]
 
     def after_call(self, stage: str, runner: Any, state: dict, calls_done: int, final: bool) -> None:

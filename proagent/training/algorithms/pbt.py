@@ -75,7 +75,6 @@ def train_pbt(
     runner = warm_started(stage.init(jax.random.PRNGKey(algo.seed)), algo, list(range(n)))
     state = {
         "history": [],
-        "exploits": [],
         "window": [np.zeros((n, n)), np.zeros((n, n))],
         "fitness": np.full(n, np.nan),
         "rng": np.random.default_rng(algo.seed),
@@ -92,7 +91,6 @@ def train_pbt(
                     runner, np.nan_to_num(fitness, nan=-1.0), state["rng"], settings.perturb
                 )
                 rec.update(event)
-                state["exploits"] += [event["exploit"]] if event else []
             state["window"] = [np.zeros((n, n)), np.zeros((n, n))]
         state["history"].append(rec)
         return runner
@@ -103,7 +101,7 @@ def train_pbt(
     details = {
         "population": n,
         "shipped_member": best,
-        "exploits": state["exploits"],
+        "exploits": [rec["exploit"] for rec in state["history"] if "exploit" in rec],
         "final_fitness": [round(float(x), 2) for x in fitness],
         "final_ent_coef": [round(float(x), 5) for x in np.asarray(runner.hparams.ent_coef)],
         "final_lr_mult": [round(float(x), 4) for x in np.asarray(runner.hparams.lr_mult)],
