@@ -1,12 +1,14 @@
 """Cross-play of every trained partner of a layout with every other, both seats, all in one
 vmapped JAX program (``make_pair_scores``): 10 policies x 10 policies x 10 episodes of 400 steps
 run in a couple of minutes on 2 cores, where stepping RL partners one action at a time through
-the eval harness would take hours. Partners whose network differs from the first one's are
+the eval harness would take hours. Each ordered pair's key comes from its names, so adding a
+partner to the zoo leaves the existing cells as they were. Partners whose network differs from the first one's are
 skipped (and named), since the program stacks their parameters.
 """
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 import jax
@@ -61,6 +63,15 @@ def load_zoo(layout: str, root: Path = PARTNERS_DIR) -> tuple[list[str], list, l
     return names, params, skipped, parents
 
 
+def pair_key(seed: int, agent: str, partner: str) -> jax.Array:
+    """The random key of the ordered pair (agent in seat 0, partner in seat 1): a function of the
+    names and the seed only, so a pair's cell is the same whatever else the zoo holds."""
+    key = jax.random.PRNGKey(seed)
+    for name in (agent, partner):
+        key = jax.random.fold_in(key, zlib.crc32(name.encode()) & 0x7FFFFFFF)
+    return key
+
+
 def zoo_crossplay(layout: str, episodes: int = 10, seed: int = 0, root: Path = PARTNERS_DIR) -> CrossPlay:
     names, params, skipped, parents = load_zoo(layout, root)
     if not names:
@@ -69,5 +80,6 @@ def zoo_crossplay(layout: str, episodes: int = 10, seed: int = 0, root: Path = P
     env = envs.make(layout)
     stacked = jax.tree.map(lambda *x: np.stack(x), *params)
     scores = make_pair_scores(env, ActorCritic(manifest.network).apply, len(names), episodes)
-    table = np.asarray(scores(stacked, jax.random.PRNGKey(seed)))
+    pair_keys = np.stack([np.stack([pair_key(seed, a, b) for b in names]) for a in names])
+    table = np.asarray(scores(stacked, pair_keys))
     return CrossPlay(layout=layout, names=names, episodes=episodes, seed=seed, scores=table.tolist(), skipped=skipped, parents=parents)

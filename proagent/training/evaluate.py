@@ -75,28 +75,37 @@ def summarize(scores: np.ndarray, horizon: int, stochastic: bool = True) -> Self
 def make_payoff_matrix(env: OvercookedEnv, apply_fn: Callable, size: int, episodes: int):
     """-> jitted ``payoff(members, key) -> (size, size)``: ``make_pair_scores`` averaged over episodes."""
     scores = make_pair_scores(env, apply_fn, size, episodes)
-    return jax.jit(lambda members, key: scores(members, key).mean(-1))
+
+    def payoff(members, key: jax.Array) -> jax.Array:
+        pair_keys = jax.random.split(key, size * size).reshape(size, size, -1)
+        return scores(members, pair_keys).mean(-1)
+
+    return jax.jit(payoff)
 
 
 def make_pair_scores(env: OvercookedEnv, apply_fn: Callable, size: int, episodes: int):
-    """-> jitted ``scores(members, key) -> (size, size, episodes)``: the score of every episode of
-    member i in seat 0 with member j in seat 1.
+    """-> jitted ``scores(members, pair_keys) -> (size, size, episodes)``: the score of every episode
+    of member i in seat 0 with member j in seat 1, played with ``pair_keys[i, j]``.
 
-    ``members`` is a parameter tree with every leaf stacked over ``size``. All size*size*episodes
-    episodes run as one vmapped scan compiled once, which keeps COLE's per-generation payoff
-    matrix cheap (unused pool entries are evaluated too and sliced away by the caller).
+    ``members`` is a parameter tree with every leaf stacked over ``size``. Each pair's episodes
+    depend only on the two members and that pair's key, so a cross-play cell does not move when
+    members are added or removed (the caller derives the key from the pair's names). All pairs run
+    as one vmapped scan compiled once, which keeps COLE's per-generation payoff matrix cheap (unused
+    pool entries are evaluated too and sliced away by the caller).
     """
-    seat0 = jnp.asarray(np.repeat(np.arange(size), size * episodes))
-    seat1 = jnp.asarray(np.tile(np.repeat(np.arange(size), episodes), size))
-    n = size * size * episodes
-    logits = jax.vmap(lambda p, o: apply_fn(p, o)[0])
+    seat0 = jnp.asarray(np.repeat(np.arange(size), size))
+    seat1 = jnp.asarray(np.tile(np.arange(size), size))
+
+    def one_pair(params0, params1, key: jax.Array) -> jax.Array:
+        act0 = lambda obs, k: jax.random.categorical(k, apply_fn(params0, obs)[0])
+        act1 = lambda obs, k: jax.random.categorical(k, apply_fn(params1, obs)[0])
+        return _episode_scores(env, act0, act1, key, episodes)
 
     @jax.jit
-    def scores(members, key: jax.Array) -> jax.Array:
+    def scores(members, pair_keys: jax.Array) -> jax.Array:
         params0 = jax.tree.map(lambda t: t[seat0], members)
         params1 = jax.tree.map(lambda t: t[seat1], members)
-        act0 = lambda obs, k: jax.random.categorical(k, logits(params0, obs))
-        act1 = lambda obs, k: jax.random.categorical(k, logits(params1, obs))
-        return _episode_scores(env, act0, act1, key, n).reshape(size, size, episodes)
+        keys = pair_keys.reshape(size * size, -1)
+        return jax.vmap(one_pair)(params0, params1, keys).reshape(size, size, episodes)
 
     return scores

@@ -32,6 +32,24 @@ def test_a_zoo_of_two_plays_every_ordered_pair(tiny_run, tmp_path):
         zoo_crossplay("cramped_room", episodes=1, root=_empty_root(tmp_path))
 
 
+def test_a_cell_stays_put_when_the_zoo_grows(tmp_path):
+    """Each pair's key comes from its names: adding a partner must not re-draw the others' episodes
+    (counter_circuit's sp with pbt_scratch varies from episode to episode, so a re-draw shows)."""
+    shipped = PROJECT_ROOT / "partners" / "counter_circuit"
+    for name in ("sp", "pbt_scratch"):
+        shutil.copytree(shipped / name, tmp_path / "counter_circuit" / name)
+    small = zoo_crossplay("counter_circuit", episodes=4, seed=3, root=tmp_path)
+    shutil.copytree(shipped / "cole_scratch", tmp_path / "counter_circuit" / "cole_scratch")
+    grown = zoo_crossplay("counter_circuit", episodes=4, seed=3, root=tmp_path)
+    assert grown.names == ["cole_scratch", "pbt_scratch", "sp"]
+    pair = small.both_seats("sp", "pbt_scratch")
+    assert len(set(pair.tolist())) > 1  # the episodes differ: the check below can fail
+    assert np.array_equal(grown.both_seats("sp", "pbt_scratch"), pair)
+    assert np.array_equal(grown.both_seats("sp", "sp"), small.both_seats("sp", "sp"))
+    other_seed = zoo_crossplay("counter_circuit", episodes=4, seed=4, root=tmp_path)
+    assert not np.array_equal(other_seed.both_seats("sp", "pbt_scratch"), pair)
+
+
 def _empty_root(tmp_path):
     (tmp_path / "bare" / "cramped_room").mkdir(parents=True)
     return tmp_path / "bare"

@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+import envs
 from proagent.training import checkpoint
 from proagent.training.algorithms.common import AlgoConfig, Log, Stage, open_saves, run_stage, save_agent, warm_started
 from proagent.training.algorithms.pairings import best_response, self_play_envs
@@ -73,6 +74,31 @@ def generation_bounds(calls: int, generations: int) -> list[int]:
     return [per_generation * (g + 1) for g in range(generations - 1)] + [calls]
 
 
+def cole_stage(algo: AlgoConfig, env: envs.OvercookedEnv, settings: COLESettings) -> Stage:
+    """The learner's one stage: a best response to a pool of generations + 1 slots, part self-play."""
+    config = algo.stage_config(algo.total_steps)
+    own = self_play_envs(config.num_envs, settings.self_play_share)
+    pairing = Pairing(num_learners=1, slots=best_response(config.num_envs, own), pool_size=settings.generations + 1)
+    stage = Stage("cole", config, pairing, env, algo.updates_per_call)
+    if stage.calls < settings.generations:
+        raise ValueError(
+            f"cole: {stage.calls} jitted calls cannot hold {settings.generations} generations (one call each at "
+            f"least): raise --steps to {settings.generations * algo.updates_per_call * config.steps_per_update:,} "
+            "or lower generations"
+        )
+    return stage
+
+
+def generation_record(g: int, payoff: np.ndarray, logits: np.ndarray) -> dict:
+    """What the manifest keeps of a generation's start: its payoff matrix and partner sampling."""
+    return {
+        "generation": g,
+        "payoff": np.round(payoff, 1).tolist(),
+        "centrality": np.round(in_degree_centrality(payoff), 3).tolist(),
+        "sampling": np.round(np.exp(logits) / np.exp(logits).sum(), 3).tolist(),
+    }
+
+
 def train_cole(
     algo: AlgoConfig,
     out_dir: Path | None,
@@ -83,17 +109,8 @@ def train_cole(
     settings = settings or COLESettings()
     saves = open_saves(out_dir, "cole", algo, settings, policy)
     env = algo.make_env()
-    config = algo.stage_config(algo.total_steps)
+    stage = cole_stage(algo, env, settings)
     size = settings.generations + 1
-    own = self_play_envs(config.num_envs, settings.self_play_share)
-    pairing = Pairing(num_learners=1, slots=best_response(config.num_envs, own), pool_size=size)
-    stage = Stage("cole", config, pairing, env, algo.updates_per_call)
-    if stage.calls < settings.generations:
-        raise ValueError(
-            f"cole: {stage.calls} jitted calls cannot hold {settings.generations} generations (one call each at "
-            f"least): raise --steps to {settings.generations * algo.updates_per_call * config.steps_per_update:,} "
-            "or lower generations"
-        )
     payoff_of = make_payoff_matrix(env, ActorCritic(algo.network).apply, size, settings.payoff_episodes)
     ends = generation_bounds(stage.calls, settings.generations)
 
@@ -103,14 +120,7 @@ def train_cole(
         payoff = np.asarray(payoff_of(runner.pool_params, key))[: g + 1, : g + 1]
         logits = incompatibility_logits(payoff)
         padded = jnp.full((size,), -jnp.inf, jnp.float32).at[: g + 1].set(jnp.asarray(logits, jnp.float32))
-        state["generations"].append(
-            {
-                "generation": g,
-                "payoff": np.round(payoff, 1).tolist(),
-                "centrality": np.round(in_degree_centrality(payoff), 3).tolist(),
-                "sampling": np.round(np.exp(logits) / np.exp(logits).sum(), 3).tolist(),
-            }
-        )
+        state["generations"].append(generation_record(g, payoff, logits))
         return resample_partners(runner._replace(pool_logits=padded), key)
 
     def on_call(i: int, runner: PopRunner, metrics: PopMetrics, rec: dict, state: dict) -> PopRunner:
@@ -129,7 +139,7 @@ def train_cole(
     runner = begin_generation(runner, 0, state)
     runner, state = run_stage(stage, runner, state, on_call, saves, log)
     details = {"generations": state["generations"], "settings": settings.model_dump(mode="json")}
-    steps = int(runner.update) * config.steps_per_update
+    steps = int(runner.update) * stage.config.steps_per_update
     params = learner_params(runner, 0)
     manifest = save_agent(out_dir, algo, "cole", params, env, steps, saves.elapsed(), details, state["history"], log)
     saves.clear()
