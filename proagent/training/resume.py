@@ -33,8 +33,7 @@ from proagent.files import write_atomic
 from proagent.training.config import PPOConfig
 
 RESUME_DIR = "resume"
-STATE_FILE = "runner.msgpack"
-PROGRESS_FILE = "progress.json"
+STATE_FILE = "state.msgpack"
 
 
 class Progress(BaseModel):
@@ -67,11 +66,12 @@ def _from_bytes(template: Any, blob: bytes) -> Any:
 
 
 def save(out_dir: Path, runner: Any, progress: Progress) -> None:
-    """Runner first, progress last: a present progress file means its runner is whole."""
+    """Runner and progress in one atomic file: a kill between two writes could otherwise pair a
+    newer runner with an older call count, and the resumed run would repeat calls."""
     directory = out_dir / RESUME_DIR
     directory.mkdir(parents=True, exist_ok=True)
-    write_atomic(directory / STATE_FILE, _to_bytes(runner))
-    write_atomic(directory / PROGRESS_FILE, progress.model_dump_json())
+    blob = serialization.msgpack_serialize({"progress": progress.model_dump_json(), "runner": _to_bytes(runner)})
+    write_atomic(directory / STATE_FILE, blob)
 
 
 def load(out_dir: Path, template: Any, config: PPOConfig) -> tuple[Any, Progress] | None:
@@ -81,12 +81,12 @@ def load(out_dir: Path, template: Any, config: PPOConfig) -> tuple[Any, Progress
     A run started with another config cannot be continued: that is an error, not a silent restart.
     """
     directory = out_dir / RESUME_DIR
-    if not (directory / PROGRESS_FILE).is_file():
+    if not (directory / STATE_FILE).is_file():
         return None
-    progress = Progress.model_validate(json.loads((directory / PROGRESS_FILE).read_text()))
+    saved = serialization.msgpack_restore((directory / STATE_FILE).read_bytes())
+    progress = Progress.model_validate(json.loads(saved["progress"]))
     refuse_another_config(directory, config.model_dump(mode="json"), progress.config)
-    runner = _from_bytes(template, (directory / STATE_FILE).read_bytes())
-    return runner, progress
+    return _from_bytes(template, saved["runner"]), progress
 
 
 def refuse_another_config(directory: Path, wanted: dict[str, Any], saved: dict[str, Any]) -> None:

@@ -38,7 +38,8 @@ def test_resumed_run_ends_with_the_uninterrupted_parameters(tmp_path):
     whole = run(config, tmp_path / "whole")
     with pytest.raises(Killed):
         run(config, tmp_path / "killed", log=kill_after(2))  # dies in the 3rd call, after 2 were checkpointed
-    assert (tmp_path / "killed" / resume.RESUME_DIR / resume.PROGRESS_FILE).is_file()
+    saved = list((tmp_path / "killed" / resume.RESUME_DIR).iterdir())
+    assert [f.name for f in saved] == [resume.STATE_FILE]  # runner and progress in one atomic file
     lines: list[str] = []
     resumed = run(config, tmp_path / "killed", log=lines.append, resume_run=True)
     assert lines[0].startswith("resuming") and "2 calls done" in lines[0]
