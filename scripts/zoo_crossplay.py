@@ -29,9 +29,9 @@ LAYOUTS = ("cramped_room", "asymmetric_advantages", "coordination_ring", "forced
 FOCUS = ("sp", "pbt", "fcp", "mep", "cole")
 Group = Literal["rest", "heldout", "independent"]
 INDEPENDENT_NOTE = (
-    "The rest of the zoo minus the partners that share the agent's ancestry: warm-started from it, its warm-start "
-    "parent, or warm-started from the same parent (`train_config.warm_start` of the manifests). Each agent's "
-    "partner set differs; `–`: none left."
+    "The rest of the zoo minus the partners that share the agent's ancestry: warm-started from it or trained beside "
+    "it, its parent, or sharing its parent (`train_config.warm_start` or `details.trained_with_partner` of the "
+    "manifests). Each agent's partner set differs; `–`: none left."
 )
 
 

@@ -31,7 +31,7 @@ class CrossPlay(BaseModel):
     seed: int
     scores: list[list[list[float]]]
     skipped: list[str] = []
-    parents: dict[str, str] = {}  # partner -> the partner it was warm-started from (manifest)
+    parents: dict[str, str] = {}  # partner -> the partner it was warm-started from or trained with
 
     def related(self, a: str, b: str) -> bool:
         """Whether ``a`` and ``b`` share ancestry: one fine-tuned from the other, or both from one
@@ -47,7 +47,7 @@ class CrossPlay(BaseModel):
 
 def load_zoo(layout: str, root: Path = PARTNERS_DIR) -> tuple[list[str], list, list[str], dict[str, str]]:
     """(names, params, skipped, parents) of the trained partners of ``layout`` sharing the first
-    one's network; ``parents`` maps each warm-started partner to the partner it started from."""
+    one's network; ``parents`` maps a partner to the one it started from or trained with."""
     names, params, skipped, parents, network = [], [], [], {}, None
     for directory in sorted(p for p in (root / layout).iterdir() if (p / checkpoint.MANIFEST_FILE).is_file()):
         p, manifest = checkpoint.load(directory)
@@ -57,10 +57,20 @@ def load_zoo(layout: str, root: Path = PARTNERS_DIR) -> tuple[list[str], list, l
             continue
         names.append(directory.name)
         params.append(p)
-        warm_start = manifest.train_config.get("warm_start", "none")
-        if warm_start != "none":
-            parents[directory.name] = warm_start
+        parent = training_parent(manifest)
+        if parent is not None:
+            parents[directory.name] = parent
     return names, params, skipped, parents
+
+
+def training_parent(manifest: checkpoint.Manifest) -> str | None:
+    """The shipped partner a checkpoint was warm-started from or, failing that, trained beside
+    (a human proxy's ``trained_with_partner``): either one shapes its conventions."""
+    warm_start = manifest.train_config.get("warm_start", "none")
+    if warm_start != "none":
+        return warm_start
+    beside = ((manifest.model_extra or {}).get("details") or {}).get("trained_with_partner")
+    return beside["name"] if beside else None
 
 
 def pair_key(seed: int, agent: str, partner: str) -> jax.Array:

@@ -149,6 +149,23 @@ def test_warm_start_loads_the_shipped_sp_into_chosen_learners(round_robin_progra
         warm_started(runner, AlgoConfig(layout="cramped_room", warm_start="sp", network=NetworkConfig(fc_dim=8)), [0])
 
 
+def test_human_proxies_can_train_beside_a_shipped_partner():
+    from proagent.training.algorithms.human_proxy import ProxySettings, proxy_pairing
+    from proagent.training.population import POOL
+
+    algo = AlgoConfig(layout="cramped_room")
+    weights = ((1.0,), (2.0,))
+    alone, pool, facts = proxy_pairing(algo, ProxySettings(styles=("deliverer", "onion_fetcher")), weights, 8)
+    assert alone.pool_size == 0 and pool == () and facts is None
+    settings = ProxySettings(styles=("deliverer", "onion_fetcher"), partner="sp", partner_share=0.5)
+    beside, (params, logits), facts = proxy_pairing(algo, settings, weights, 8)
+    assert beside.pool_size == 1 and np.asarray(beside.slots).tolist().count([0, POOL]) == 1
+    assert logits.tolist() == [0.0] and facts["name"] == "sp" and len(facts["params_sha256"]) == 64
+    assert jax.tree.leaves(params)[0].shape[0] == 1
+    with pytest.raises(ValueError, match="partner=nobody needs partners/cramped_room/nobody"):
+        proxy_pairing(algo, ProxySettings(partner="nobody"), weights, 8)
+
+
 @pytest.mark.slow
 def test_human_proxy_ships_one_partner_per_style(tmp_path):
     from proagent.partners.registry import trained_factories
@@ -161,6 +178,9 @@ def test_human_proxy_ships_one_partner_per_style(tmp_path):
     assert {"human_proxy_deliverer", "human_proxy_onion_fetcher"} <= set(trained_factories(tmp_path))
     with pytest.raises(ValueError, match="unknown styles"):
         train_human_proxy(algo, out, lambda _: None, ProxySettings(styles=("no_such_style",)))
+    beside = ProxySettings(styles=("deliverer",), partner="sp")
+    (manifest,) = train_human_proxy(algo, tmp_path / "beside" / "human_proxy", lambda _: None, beside)
+    assert manifest.model_extra["details"]["trained_with_partner"]["name"] == "sp"
 
 
 def test_cole_refuses_a_budget_smaller_than_one_call_per_generation():

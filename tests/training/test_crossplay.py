@@ -50,6 +50,18 @@ def test_a_cell_stays_put_when_the_zoo_grows(tmp_path):
     assert not np.array_equal(other_seed.both_seats("sp", "pbt_scratch"), pair)
 
 
+def test_a_proxy_trained_beside_a_partner_counts_as_its_relative():
+    from proagent.training import checkpoint
+    from proagent.training.crossplay import training_parent
+
+    manifest = checkpoint.load_manifest(checkpoint.partner_dir("counter_circuit", "pbt_scratch"))
+    assert training_parent(manifest) is None
+    beside = manifest.model_copy(update={"details": {"trained_with_partner": {"name": "pbt_scratch"}}})
+    assert training_parent(beside) == "pbt_scratch"
+    warm = manifest.model_copy(update={"train_config": {**manifest.train_config, "warm_start": "sp"}})
+    assert training_parent(warm) == "sp"
+
+
 def _empty_root(tmp_path):
     (tmp_path / "bare" / "cramped_room").mkdir(parents=True)
     return tmp_path / "bare"

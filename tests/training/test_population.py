@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import envs
-from proagent.training.algorithms.pairings import best_response, round_robin, self_play
+from proagent.training.algorithms.pairings import best_response, round_robin, self_play, self_play_and_pool
 from proagent.training.config import PPOConfig
 from proagent.training.networks import ActorCritic, NetworkConfig
 from proagent.training.population import (
@@ -51,6 +51,17 @@ def test_slot_helpers():
     assert pairing.learner_actors().tolist() == [[0, 2, 5, 7]] and pairing.pool_actors().tolist() == [1, 3, 4, 6]
     with pytest.raises(ValueError):
         round_robin(2, 6)
+
+
+def test_self_play_and_pool_gives_each_learner_the_same_mix():
+    slots = self_play_and_pool(2, 16, 0.5)  # 8 envs a learner: 4 with itself, 2 + 2 with the pool
+    for k in range(2):
+        mine = [s for n, s in enumerate(slots) if n % 2 == k]
+        assert mine.count((k, k)) == 4 and mine.count((k, POOL)) == 2 and mine.count((POOL, k)) == 2
+    Pairing(num_learners=2, slots=slots, pool_size=1)  # valid: both learners hold 10 slots
+    assert self_play_and_pool(1, 8, 0.3).count((0, 0)) == 6  # 2 pool envs: one in each seat
+    with pytest.raises(ValueError, match="leaves no env for the pool"):
+        self_play_and_pool(2, 8, 0.1)
 
 
 def test_round_robin_counts_every_pair(round_robin_program):

@@ -134,13 +134,23 @@ def warm_started(runner: PopRunner, algo: AlgoConfig, learners: list[int]) -> Po
     (a CPU-budget shortcut recorded in every manifest); Adam's moments start at zero either way."""
     if algo.warm_start == "none":
         return runner
-    directory = checkpoint.partner_dir(algo.layout, "sp")
+    params, _ = shipped_partner(algo, "sp", "--warm-start sp")
+    return with_learner_params(runner, learners, params)
+
+
+def shipped_partner(algo: AlgoConfig, name: str, needed_by: str) -> tuple[Any, checkpoint.Manifest]:
+    """The layout's shipped checkpoint ``name`` for ``algo.network``; a ValueError that names what
+    ``needed_by`` it when the checkpoint is missing or has another network."""
+    directory = checkpoint.partner_dir(algo.layout, name)
     if not (directory / checkpoint.MANIFEST_FILE).is_file():
-        raise ValueError(f"--warm-start sp needs partners/{algo.layout}/sp (train it: proagent train --algo sp)")
+        raise ValueError(
+            f"{needed_by} needs partners/{algo.layout}/{name} (`proagent partners` lists the shipped ones; "
+            f"train it with proagent train --algo ... --out partners/{algo.layout}/{name})"
+        )
     params, manifest = checkpoint.load(directory)
     if manifest.network != algo.network:
-        raise ValueError(f"partners/{algo.layout}/sp has network {manifest.network}, not {algo.network}")
-    return with_learner_params(runner, learners, params)
+        raise ValueError(f"partners/{algo.layout}/{name} has network {manifest.network}, not {algo.network}")
+    return params, manifest
 
 
 def with_learner_params(runner: PopRunner, learners: list[int], params: Any) -> PopRunner:

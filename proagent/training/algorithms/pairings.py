@@ -12,6 +12,19 @@ def self_play(num_learners: int, num_envs: int) -> tuple[tuple[int, int], ...]:
     return tuple((n % num_learners, n % num_learners) for n in range(num_envs))
 
 
+def self_play_and_pool(num_learners: int, num_envs: int, pool_share: float) -> tuple[tuple[int, int], ...]:
+    """Each learner in ``num_envs / num_learners`` envs: ``pool_share`` of them with a pool partner
+    (half in each seat), the rest with itself. Env ``n`` belongs to learner ``n % num_learners``."""
+    per_learner = len(self_play(num_learners, num_envs)) // num_learners
+    own = self_play_envs(per_learner, 1.0 - pool_share)
+    if own == per_learner:
+        raise ValueError(f"pool_share={pool_share} of {per_learner} envs a learner leaves no env for the pool")
+    half = (per_learner - own) // 2
+    kinds = ["self"] * own + ["pool_second"] * half + ["pool_first"] * half
+    seats = {"self": lambda k: (k, k), "pool_second": lambda k: (k, POOL), "pool_first": lambda k: (POOL, k)}
+    return tuple(seats[kinds[n // num_learners]](n % num_learners) for n in range(num_envs))
+
+
 def round_robin(num_learners: int, num_envs: int) -> tuple[tuple[int, int], ...]:
     """Every ordered pair (i, j), self-pairs included, in the same number of envs."""
     pairs = [(i, j) for i in range(num_learners) for j in range(num_learners)]
