@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from pydantic import ValidationError
 
 from proagent.llm import Completion, LLMError, Message, MeteredModel, Model, ScriptedModel, StructuredOutput, UsageMeter
 
@@ -52,10 +53,10 @@ def test_metered_wraps_any_model() -> None:
 
 
 def test_records_are_frozen_and_validated() -> None:
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         Message(role="tool", content="x")  # type: ignore[arg-type]
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         StructuredOutput(name="has space", json_schema={})
     c = _c()
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         c.text = "y"  # type: ignore[misc]
