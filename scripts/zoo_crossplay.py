@@ -75,6 +75,20 @@ def summary(tables: list[CrossPlay], heldout: set[str], group: Group) -> list[st
     return lines
 
 
+def heldout_detail(t: CrossPlay, heldout: set[str]) -> list[str]:
+    """Per layout, each agent's mean with every held-out partner (both seats) and pooled over all
+    their episodes (mean ± standard error): the per-partner spread the one-number summary hides."""
+    partners = [b for b in t.names if b in heldout]
+    if not partners:
+        return []
+    lines = [f"### {t.layout}", "", "| agent | " + " | ".join(partners) + " | pooled |", "|---" * (len(partners) + 2) + "|"]
+    for agent in [a for a in t.names if a not in heldout]:
+        cells = [f"{t.both_seats(agent, b).mean():.1f}" for b in partners]
+        pooled = np.concatenate([t.both_seats(agent, b) for b in partners])
+        lines.append(f"| {agent} | " + " | ".join(cells) + f" | {mean_se(pooled)} |")
+    return lines + [""]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=10)
@@ -104,7 +118,9 @@ def main() -> None:
           *summary(tables, heldout, "independent"), ""]  # fmt: skip
     if heldout:
         md += [f"## Average score with the held-out partners ({', '.join(sorted(heldout))}; both seats)", "",
-               *summary(tables, heldout, "heldout"), ""]  # fmt: skip
+               *summary(tables, heldout, "heldout"), "",
+               "## Each partner with the held-out partners, per layout (both seats; pooled: mean ± se)", ""]  # fmt: skip
+        md += [line for t in tables for line in heldout_detail(t, heldout)]
     for t in tables:
         md += layout_table(t)
         if t.skipped:

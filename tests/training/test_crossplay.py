@@ -97,3 +97,19 @@ def test_the_zero_shot_summary_drops_partners_that_share_ancestry():
     assert "| pbt | 30.0 | 30.0 |" in independent  # fcp only: (40 + 20) / 2
     rest = script.summary([cp], set(), "rest")
     assert "| sp | 133.3 | 133.3 |" in rest  # fcp 70, proxy 170, pbt 160 (seat means)
+
+
+def test_the_held_out_detail_shows_each_partner_and_the_pooled_episodes():
+    script = load_script()
+    names = ["sp", "proxy_a", "proxy_b"]
+    scores = [[[100.0, 100.0], [10.0, 30.0], [0.0, 40.0]],
+              [[30.0, 10.0], [0.0, 0.0], [0.0, 0.0]],
+              [[20.0, 20.0], [0.0, 0.0], [0.0, 0.0]]]  # fmt: skip
+    cp = CrossPlay(layout="cramped_room", names=names, episodes=2, seed=0, scores=scores)
+    lines = script.heldout_detail(cp, {"proxy_a", "proxy_b"})
+    assert lines[2] == "| agent | proxy_a | proxy_b | pooled |"
+    # with proxy_a: 10, 30, 30, 10 -> 20; with proxy_b: 0, 40, 20, 20 -> 20; pooled se = std(ddof=1) / sqrt(8)
+    pooled = np.array([10.0, 30.0, 30.0, 10.0, 0.0, 40.0, 20.0, 20.0])
+    assert lines[4] == f"| sp | 20.0 | 20.0 | 20.0 ± {pooled.std(ddof=1) / np.sqrt(8):.1f} |"
+    assert len(lines) == 6  # the held-out partners get no row of their own
+    assert script.heldout_detail(cp, set()) == []
