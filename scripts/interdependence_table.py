@@ -72,7 +72,7 @@ def row(partner: str, seat: int, records: list[EpisodeRecord]) -> dict:
 
 def markdown(rows: list[dict]) -> str:
     keys = list(rows[0])
-    fmt = lambda v: "–" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))  # noqa: E731
+    fmt = lambda v: "–" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))
     lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
     lines += ["| " + " | ".join(fmt(r[k]) for k in keys) + " |" for r in rows]
     return "\n".join(lines) + "\n"

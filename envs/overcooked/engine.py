@@ -31,15 +31,15 @@ def _import_quietly() -> None:
 
 _import_quietly()
 
-from jaxmarl.environments.overcooked_v2.common import (  # noqa: E402
+from jaxmarl.environments.overcooked_v2.common import (
     Direction,
     DynamicObject,
     OvercookedActionsEnum,
     StaticObject,
 )
-from jaxmarl.environments.overcooked_v2.layouts import Layout, overcooked_v2_layouts  # noqa: E402
-from jaxmarl.environments.overcooked_v2.overcooked import OvercookedV2, State  # noqa: E402
-from jaxmarl.environments.overcooked_v2.settings import (  # noqa: E402
+from jaxmarl.environments.overcooked_v2.layouts import Layout, overcooked_v2_layouts
+from jaxmarl.environments.overcooked_v2.overcooked import OvercookedV2, State
+from jaxmarl.environments.overcooked_v2.settings import (
     DELIVERY_REWARD,
     INDICATOR_ACTIVATION_TIME,
     POT_COOK_TIME,

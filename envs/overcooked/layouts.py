@@ -228,7 +228,6 @@ def _combinations(num_ingredients: int) -> list[tuple[int, int, int]]:
 def validate_layout(layout: KitchenLayout) -> None:
     """Reject kitchens where the task cannot be done, naming the problem."""
     tiles, name = layout.tiles, layout.name
-    h, w = tiles.shape
     floor = tiles == StaticObject.EMPTY
     border = np.zeros_like(floor)
     border[0, :] = border[-1, :] = border[:, 0] = border[:, -1] = True

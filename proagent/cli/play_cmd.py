@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import statistics
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from proagent.paths import PROJECT_ROOT
@@ -144,7 +144,7 @@ def summary_of(records: list) -> dict:
         "llm_calls_mean": statistics.fmean(r.llm_calls for r in records),
         "intention_accuracy": _pooled_accuracy(records),
         **_interdependence_means(records),
-        "finished": datetime.now(timezone.utc).isoformat(),
+        "finished": datetime.now(UTC).isoformat(),
     }
 
 

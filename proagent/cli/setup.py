@@ -6,13 +6,13 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import jax
 
 from envs import Dynamics, LayoutError, OvercookedEnv, make
-from proagent.agent.prompts import PromptSetError, load_prompt_set
 from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.agent.prompts import PromptSetError, load_prompt_set
 from proagent.llm.factory import EMBEDDED_SPEC, make_model
 from proagent.llm.types import LLMError, Model
 from proagent.partners import UnknownPartnerError, make_partner
@@ -99,7 +99,7 @@ def build_session(args: argparse.Namespace) -> Session:
             git_commit=commit,
             git_dirty=dirty,
             versions=package_versions(),
-            created=datetime.now(timezone.utc).isoformat(),
+            created=datetime.now(UTC).isoformat(),
         ),
     )
     return Session(env=env, model=model, config=config, args=args, folder=folder, embedded=embedded)

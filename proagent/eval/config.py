@@ -7,10 +7,10 @@ episode starts, because a typo found after an hour of paid LLM calls is the expe
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-import tomllib
 from pydantic import (
     BaseModel,
     ConfigDict,

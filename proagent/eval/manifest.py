@@ -4,7 +4,7 @@ package versions) and a log of the sessions that resumed it."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -45,7 +45,7 @@ class EvalManifest(BaseModel):
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat()
+    return datetime.now(UTC).isoformat()
 
 
 def new_manifest(config: EvalConfig, resolved: Resolved, command: str, ablation: AblationInfo | None) -> EvalManifest:

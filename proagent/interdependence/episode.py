@@ -11,7 +11,13 @@ from dataclasses import dataclass, field
 
 from envs import Action, Event, KitchenMap, KitchenState
 from proagent.interdependence.analysis import analyze
-from proagent.interdependence.overcooked_domain import Scene, StepInput, ground_episode, overcooked_domain, scene_from_kitchen
+from proagent.interdependence.overcooked_domain import (
+    Scene,
+    StepInput,
+    ground_episode,
+    overcooked_domain,
+    scene_from_kitchen,
+)
 from proagent.interdependence.records import EpisodeInterdependence
 from proagent.interdependence.strips import GroundedTrace
 

@@ -175,7 +175,7 @@ class _Grounder:
             for event in events:
                 self.event(event)
 
-    def event(self, e: Event) -> None:  # noqa: C901 - one branch per event kind, flat on purpose
+    def event(self, e: Event) -> None:  # one branch per event kind, flat on purpose
         t, a, pos, item = self.tracker, e.agent, e.position, e.item
         base, kind = _base(item, "onion")
         match e.kind:

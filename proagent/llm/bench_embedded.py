@@ -82,7 +82,7 @@ def _stats(runs: list[Completion], cpu: list[float]) -> Stats:
 def _read_perf(model: EmbeddedModel) -> dict[str, float]:
     """llama.cpp's own counters for the last call: tokens evaluated and decode speed (then reset)."""
     lib = importlib.import_module("llama_cpp.llama_cpp")
-    ctx = model.llama._ctx.ctx  # noqa: SLF001 - benchmark-only peek at the native context
+    ctx = model.llama._ctx.ctx  # benchmark-only peek at the native context
     data = lib.llama_perf_context(ctx)
     lib.llama_perf_context_reset(ctx)
     return {

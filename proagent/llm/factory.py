@@ -36,7 +36,7 @@ def _make_litellm(spec: str, api_base: str | None) -> LiteLLMModel:
     litellm = import_litellm()
     try:
         litellm.get_llm_provider(spec, api_base=api_base)
-    except Exception as exc:  # noqa: BLE001 - litellm raises several types here
+    except Exception as exc:  # litellm raises several types here
         raise LLMConfigError(
             f"unknown model {spec!r}: use a litellm id '<provider>/<model>' such as "
             f"'openai/gpt-4o-mini', or 'embedded' for the bundled local model"

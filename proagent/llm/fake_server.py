@@ -99,7 +99,7 @@ class FakeChatServer:
 
 def _handler_for(server: FakeChatServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server API
+        def do_POST(self) -> None:  # http.server's name
             length = int(self.headers.get("Content-Length", "0"))
             body = json.loads(self.rfile.read(length) or b"{}")
             with server._lock:
@@ -113,7 +113,7 @@ def _handler_for(server: FakeChatServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output clean
+        def log_message(self, format: str, *args: Any) -> None:  # quiet: keeps test output clean
             return
 
     return Handler

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from proagent.llm.types import Completion, LLMError, Message, StructuredOutput
 
-__all__ = ["ScriptedCall", "ScriptedModel", "Responder"]
+__all__ = ["Responder", "ScriptedCall", "ScriptedModel"]
 
 Responder = Callable[[list[Message], StructuredOutput | None], str]
 

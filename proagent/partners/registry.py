@@ -15,9 +15,9 @@ from pathlib import Path
 from types import MappingProxyType
 
 from envs import KitchenLayout, get_layout
-from proagent.paths import PARTNERS_DIR
 from proagent.partners.base import Partner, UnknownPartnerError
 from proagent.partners.scripted import RandomPartner, SkillPartner, StayPartner, greedy, onion_passer, supplier
+from proagent.paths import PARTNERS_DIR
 
 LayoutSpec = str | KitchenLayout | None
 PartnerFactory = Callable[[LayoutSpec], Partner]

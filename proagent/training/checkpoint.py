@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +53,7 @@ class Manifest(BaseModel):
     obs_shape: tuple[int, ...]
     self_play: SelfPlayScore | None = None
     git_commit: str = ""
-    created: str = Field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    created: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     jax_version: str = jax.__version__
     params_sha256: str = ""
     train_config: dict[str, Any] = Field(default_factory=dict)

@@ -282,7 +282,7 @@ def bc_dataset(
     train, val = [], []
     for trial in load_trials(env.layout.name, path):
         samples = trial_samples(env, trial, max_stay_run)
-        boundary = trial.steps[0]["t"] + int(round((1.0 - val_fraction) * len(trial.steps)))
+        boundary = trial.steps[0]["t"] + round((1.0 - val_fraction) * len(trial.steps))
         a, b = split(samples, boundary)
         train.append(a)
         val.append(b)

@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import jax
 import jax.numpy as jnp
@@ -148,7 +148,7 @@ def _write_config(folder: RunFolder, env: OvercookedEnv, args: argparse.Namespac
         git_commit=commit,
         git_dirty=dirty,
         versions=package_versions(),
-        created=datetime.now(timezone.utc).isoformat(),
+        created=datetime.now(UTC).isoformat(),
         human=settings.model_dump() | {"agent_seat": settings.agent_seat},
     )
     folder.write_json("config.json", config)

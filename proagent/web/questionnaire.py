@@ -4,10 +4,10 @@ the run as questionnaire.json next to the episode they rate."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+import tomllib
+from datetime import UTC, datetime
 from pathlib import Path
 
-import tomllib
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from proagent.paths import KNOWLEDGE_DIR
@@ -61,7 +61,7 @@ def answers_record(questionnaire: Questionnaire, payload: dict) -> dict:
         "source": questionnaire.source,
         "scale": questionnaire.scale,
         "skipped": submission.skipped,
-        "submitted": datetime.now(timezone.utc).isoformat(),
+        "submitted": datetime.now(UTC).isoformat(),
         "answers": [],
         "comment": submission.comment,
     }

@@ -60,7 +60,7 @@ def test_calls_happen_exactly_when_skills_end(played):
 
 
 def test_no_call_while_a_skill_runs_and_one_as_soon_as_it_ends(played):
-    _, model, log = played
+    _, _, log = played
     plans = PLANS + ["wait(20)"] * 2
     starts = [s.kitchen.step for s in log if s.calls_after > s.calls_before]
     for i, (start, plan) in enumerate(zip(starts, plans)):

@@ -51,7 +51,7 @@ def test_api_failure_is_a_clear_error_not_a_traceback(tmp_path, capsys, monkeypa
 
     real_init = LiteLLMModel.__init__
 
-    def quick_retries(self, model, api_base=None):  # noqa: ANN001 - as make_model calls it
+    def quick_retries(self, model, api_base=None):  # as make_model calls it
         real_init(self, model, api_base=api_base, max_retries=1, backoff_initial_s=0.01, backoff_max_s=0.01)
 
     monkeypatch.setattr(LiteLLMModel, "__init__", quick_retries)

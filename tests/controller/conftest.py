@@ -15,6 +15,7 @@ from envs import Action, Direction, EnvState, KitchenState, OvercookedEnv, Pos
 from proagent.controller import Controller
 from proagent.skills import Skill, SkillBook
 
+
 @pytest.fixture(scope="session")
 def make_env() -> Callable[[str], OvercookedEnv]:
     """One env per layout for the whole session: each jit compiles once."""

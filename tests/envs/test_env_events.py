@@ -5,9 +5,9 @@ from __future__ import annotations
 import jax
 import numpy as np
 import pytest
+from kitchen_helpers import counter_view, event_view, normalise_expected_event, play, player_view, pot_view, wait
 
 import envs
-from kitchen_helpers import counter_view, event_view, normalise_expected_event, play, player_view, pot_view, wait
 
 SOUP = "soup(onion,onion,onion)"
 ONION3 = ("onion", "onion", "onion")

@@ -8,9 +8,10 @@ onions (0,1) (0,2) and dishes (0,3).
 
 from __future__ import annotations
 
+from interdependence_helpers import DISH, Script
+
 from proagent.interdependence.analysis import analyze
 from proagent.interdependence.overcooked_domain import overcooked_domain
-from interdependence_helpers import DISH, Script
 
 CC_ONIONS, CC_POT, CC_DISHES, CC_SERVE = (3, 4), (3, 0), (0, 2), (7, 2)
 MIDDLE = [(2, 2), (3, 2), (4, 2)]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from interdependence_helpers import ONION, Script
 from pydantic import ValidationError
 
 from envs import Event, EventKind
-from interdependence_helpers import ONION, Script
 from proagent.interdependence.intention import from_beliefs, normalize, recompute
 from proagent.interdependence.overcooked_domain import overcooked_domain
 from proagent.interdependence.strips import Domain, Proposition, to_pddl_text, unifies

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-
 from proagent.partners import (
     Partner,
     PartnerRegistry,

@@ -134,7 +134,7 @@ def test_trajectories_cover_the_classic_events():
     """Across the trajectories, every classic-layout event actually occurs (so agreement is tested)."""
     seen = set()
     for env, (before, actions, after) in trajectories().values():
-        got = np.asarray(jax.vmap(lambda s, a, n: event_indicators(env, s, a, n))(before, actions, after))
+        got = np.asarray(jax.vmap(lambda s, a, n, env=env: event_indicators(env, s, a, n))(before, actions, after))
         seen |= {STYLE_EVENTS[i] for i in np.flatnonzero(got.sum((0, 1)))}
     assert set(STYLE_EVENTS) - seen == {"pickup_tomato", "put_tomato_in_pot", "activate_indicator"}
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import time
+import tomllib
 
 import jax
 import jax.numpy as jnp
-import tomllib
 from web_helpers import call, human_args, wait_for
 
 import envs
