@@ -83,9 +83,9 @@ def heldout_detail(t: CrossPlay, heldout: set[str]) -> list[str]:
         return []
     lines = [f"### {t.layout}", "", "| agent | " + " | ".join(partners) + " | pooled |", "|---" * (len(partners) + 2) + "|"]
     for agent in [a for a in t.names if a not in heldout]:
-        cells = [f"{t.both_seats(agent, b).mean():.1f}" for b in partners]
-        pooled = np.concatenate([t.both_seats(agent, b) for b in partners])
-        lines.append(f"| {agent} | " + " | ".join(cells) + f" | {mean_se(pooled)} |")
+        episodes = [t.both_seats(agent, b) for b in partners]
+        cells = [f"{x.mean():.1f}" for x in episodes]
+        lines.append(f"| {agent} | " + " | ".join(cells) + f" | {mean_se(np.concatenate(episodes))} |")
     return lines + [""]
 
 
