@@ -6,6 +6,7 @@ vmapped call.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -101,10 +102,32 @@ def render_rgb(state: object, agent_view_size: int | None = None) -> np.ndarray:
     return np.asarray(_visualizer()._render_state(state, agent_view_size), dtype=np.uint8)
 
 
-def render_rgb_batch(states: object, agent_view_size: int | None = None) -> np.ndarray:
-    """A stacked sequence of states (leading axis = time) to (T, H, W, 3) frames in one call."""
-    frames = jax.vmap(_visualizer()._render_state, in_axes=(0, None))(states, agent_view_size)
-    return np.asarray(frames, dtype=np.uint8)
+@cache
+def _jit_render_batch(agent_view_size: int | None) -> Callable[[object], jax.Array]:
+    render = jax.vmap(_visualizer()._render_state, in_axes=(0, None))
+    return jax.jit(lambda states: render(states, agent_view_size))
+
+
+def render_rgb_batch(states: object, agent_view_size: int | None = None, chunk: int = 16) -> np.ndarray:
+    """A stacked sequence of states (leading axis = time) to (T, H, W, 3) frames.
+
+    Rendered by one jitted, vmapped call per ``chunk`` states (the last chunk padded with its final
+    state, so one compiled shape serves every chunk): rendering a whole 400-step episode in one
+    un-jitted vmap held ~4 GB of intermediates; chunks keep the peak at a few hundred MB."""
+    total = int(jax.tree.leaves(states)[0].shape[0])
+    render = _jit_render_batch(agent_view_size)
+    frames = []
+    for start in range(0, total, chunk):
+        stop = min(start + chunk, total)
+        part = jax.tree.map(lambda x, a=start, b=stop: _pad_rows(np.asarray(x[a:b]), chunk), states)
+        frames.append(np.asarray(render(part), dtype=np.uint8)[: stop - start])
+    return np.concatenate(frames) if frames else np.zeros((0, 0, 0, 3), np.uint8)
+
+
+def _pad_rows(x: np.ndarray, rows: int) -> np.ndarray:
+    """``x`` with its last row repeated up to ``rows`` rows."""
+    missing = rows - x.shape[0]
+    return x if missing <= 0 else np.concatenate([x, np.repeat(x[-1:], missing, axis=0)])
 
 
 def save_gif(frames: np.ndarray, path: Path, fps: float = 5.0) -> Path:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from envs import Action, Event, KitchenState
 from proagent.agent.belief import BeliefMode, BeliefTracker, skill_from_event
+from proagent.agent.loops import Loop, UndoLoopGuard
 from proagent.agent.memory import Memory, MemoryRecord
 from proagent.agent.planner import Planner, PlannerOutput, PlanParseError
 from proagent.agent.prompts import load_knowledge, load_prompt_set
@@ -40,6 +41,7 @@ class AgentConfig(BaseModel):
     explain_max_tokens: int = Field(60, ge=8)
     temperature: float = 0.0
     skill_timeout: int = Field(60, ge=1, description="steps before a running skill is abandoned")
+    loop_check: bool = Field(True, description="Verificator refuses a skill that repeats an undo cycle (agent/loops.py)")
 
 
 class Attempt(BaseModel):
@@ -68,6 +70,7 @@ class AgentStats:
     llm_calls: int = 0
     cached_calls: int = 0
     prompt_tokens: int = 0
+    reused_prompt_tokens: int = 0
     completion_tokens: int = 0
     llm_latency_s: float = 0.0
     cost_usd: float = 0.0
@@ -75,6 +78,7 @@ class AgentStats:
     rejections: int = 0  # Verificator failures
     parse_failures: int = 0
     fallbacks: int = 0
+    oscillations: int = 0  # decisions taken where the last skill undid the one before with no progress
     skills_done: int = 0
     skills_failed: int = 0
     overhead_s: list[float] = field(default_factory=list)
@@ -84,6 +88,7 @@ class AgentStats:
         self.llm_calls += 1
         self.cached_calls += int(completion.cached)
         self.prompt_tokens += completion.prompt_tokens
+        self.reused_prompt_tokens += completion.reused_prompt_tokens
         self.completion_tokens += completion.completion_tokens
         self.llm_latency_s += completion.latency_s
         self.cost_usd += 0.0 if completion.cached else (completion.cost_usd or 0.0)  # replays are free
@@ -103,6 +108,7 @@ class ProAgent:
         self.planner = Planner(prompts, knowledge, self.book, seat, config.answer_format, config.analysis_max_chars)
         self.controller = Controller(self.book, seat, seed)
         self.memory = Memory(config.memory_capacity)
+        self.loops = UndoLoopGuard(self.book, seat)
         self.belief = BeliefTracker(config.belief, prompts)
         self.stats = AgentStats()
         self.skill: Skill | None = None
@@ -116,6 +122,7 @@ class ProAgent:
     async def act(self, kitchen: KitchenState, events: list[Event], teammate_action: int | None, score: float) -> Action:
         self.last_decision, self.last_belief = None, None
         self._observe_teammate(kitchen, events, teammate_action)
+        self.loops.observe(events)
         self._judge_running_skill(kitchen)
         if self.skill is None:
             self._adopt(kitchen, await self._decide(kitchen, score))
@@ -167,13 +174,17 @@ class ProAgent:
         llm_before, calls_before = self.stats.llm_latency_s, self.stats.llm_calls
         facts = ground(kitchen, self.seat, self.book, TeammateView(self.teammate_last_skill, self.teammate_last_action), score)
         memory = [r.model_dump() for r in self.memory.recent(self.config.memory_k)]
+        loops = self.loops.blocked(kitchen)
+        self.stats.oscillations += int(bool(loops))
+        blocked = loops if self.config.loop_check else []
         attempts: list[Attempt] = []
         accepted: PlannerOutput | None = None
         for _ in range(self.config.max_replans + 1):
-            accepted = await self._attempt(kitchen, facts, memory, attempts)
+            accepted = await self._attempt(kitchen, facts, memory, attempts, blocked)
             if accepted is not None:
                 break
         skill = accepted.plan if accepted else Skill("wait", 1)
+        self.loops.record(kitchen, skill)
         self._remember(kitchen, facts, accepted, skill)
         self.stats.decisions += 1
         self.stats.fallbacks += int(accepted is None)
@@ -193,10 +204,12 @@ class ProAgent:
         )
         return skill
 
-    async def _attempt(self, kitchen: KitchenState, facts: dict, memory: list[dict], attempts: list[Attempt]) -> PlannerOutput | None:
+    async def _attempt(
+        self, kitchen: KitchenState, facts: dict, memory: list[dict], attempts: list[Attempt], blocked: list[Loop]
+    ) -> PlannerOutput | None:
         feedback = [{"skill": a.plan or "(unreadable answer)", "reasons": a.failures or [a.parse_error], "explanation": a.explanation} for a in attempts]
         messages = self.planner.messages(facts, memory, feedback)
-        allowed = self._allowed_skills(kitchen)
+        allowed = self._allowed_skills(kitchen, blocked)
         structured = self.planner.structured_output(allowed) if self.config.answer_format == "json" else None
         completion = await self._generate(messages, structured, self.config.max_tokens)
         attempt = Attempt(messages=[m.model_dump() for m in messages], response=completion.text)
@@ -208,7 +221,7 @@ class ProAgent:
             self.stats.parse_failures += 1
             return None
         attempt.plan = str(output.plan)
-        failures = self.book.failures(kitchen, self.seat, output.plan) if self.config.verificator else []
+        failures = self._verify(kitchen, output.plan, blocked)
         if not failures:
             return output
         attempt.failures = failures
@@ -217,11 +230,17 @@ class ProAgent:
         attempt.explanation = (await self._generate(explain, None, self.config.explain_max_tokens)).text.strip()
         return None
 
-    def _allowed_skills(self, kitchen: KitchenState) -> list[Skill]:
+    def _verify(self, kitchen: KitchenState, skill: Skill, blocked: list[Loop]) -> list[str]:
+        """The Verificator: the skill's preconditions, then the undo-loop check (both off with --no-verificator)."""
+        if not self.config.verificator:
+            return []
+        return self.book.failures(kitchen, self.seat, skill) + [loop.reason for loop in blocked if loop.skill == skill]
+
+    def _allowed_skills(self, kitchen: KitchenState, blocked: list[Loop]) -> list[Skill]:
         skills = self.book.all_skills()
         if not self.config.legal_only:
             return skills
-        return [s for s in skills if not self.book.failures(kitchen, self.seat, s)]
+        return [s for s in skills if not self._verify(kitchen, s, blocked)]
 
     async def _generate(self, messages, structured, max_tokens: int) -> Completion:
         completion = await self.model.generate(

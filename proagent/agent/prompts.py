@@ -22,6 +22,7 @@ LEVEL_FIELDS: dict[str, tuple[str, ...]] = {
     "analysis": ("analysis", "plan"),
     "intention": ("analysis", "intention", "plan"),
 }
+ANSWER_FIELDS = ("analysis", "intention", "plan")  # the fields an answer may have
 REQUIRED_TEMPLATES = ("planner_system.j2", "planner_user.j2", "explainer.j2", "belief.j2")
 
 
@@ -38,10 +39,12 @@ class PromptSet:
     name: str
     level: Level
     env: jinja2.Environment
+    answer_fields: tuple[str, ...] | None = None  # prompt.toml's `fields`, when it overrides the level's
 
     @property
     def fields(self) -> tuple[str, ...]:
-        return LEVEL_FIELDS[self.level]
+        """What the planner answers: the level's fields, or the set's own choice (e.g. no analysis for a tiny model)."""
+        return self.answer_fields or LEVEL_FIELDS[self.level]
 
     def render(self, template: str, variables: dict) -> str:
         try:
@@ -66,16 +69,28 @@ def load_prompt_set(name: str, root: Path = PROMPTS_DIR) -> PromptSet:
     missing = [t for t in REQUIRED_TEMPLATES if not (folder / t).is_file()]
     if missing:
         raise PromptSetError(f"prompt set {name!r} lacks {', '.join(missing)}")
-    level = tomllib.loads((folder / "prompt.toml").read_text()).get("level", "intention")
+    settings = tomllib.loads((folder / "prompt.toml").read_text())
+    level = settings.get("level", "intention")
     if level not in LEVEL_FIELDS:
         raise PromptSetError(f"prompt set {name!r}: level must be one of {list(LEVEL_FIELDS)}, got {level!r}")
+    fields = _answer_fields(name, settings.get("fields"))
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(root)),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=False,
         autoescape=False,
     )
-    return PromptSet(name=name, level=level, env=env)
+    return PromptSet(name=name, level=level, env=env, answer_fields=fields)
+
+
+def _answer_fields(name: str, fields: object) -> tuple[str, ...] | None:
+    """prompt.toml's optional ``fields``: some of analysis/intention/plan, with plan, in the order the
+    model should write them (the JSON schema and the grammar follow it)."""
+    if fields is None:
+        return None
+    if not isinstance(fields, list) or "plan" not in fields or len(set(fields)) != len(fields) or any(f not in ANSWER_FIELDS for f in fields):
+        raise PromptSetError(f"prompt set {name!r}: fields must list 'plan' and any of {list(ANSWER_FIELDS)}, got {fields!r}")
+    return tuple(fields)
 
 
 @dataclass(frozen=True)

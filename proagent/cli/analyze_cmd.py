@@ -19,6 +19,7 @@ def run(args: argparse.Namespace) -> int:
 
     from proagent.interdependence.folder import RESULT_FILE, NotARunFolder, analyze_folder
     from proagent.interdependence.report import LEGEND, group_rows, markdown_table, rich_table
+    from proagent.tables_out import print_table
 
     try:
         result = analyze_folder(args.folder, write=not args.no_write)
@@ -30,7 +31,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     rows = group_rows(result.episodes)
     console = Console(width=max(Console().width, 150))
-    console.print(rich_table(rows, f"{result.run}: cooperation metrics (mean per episode)"))
+    title = f"{result.run}: cooperation metrics (mean per episode)"
+    print_table(console, rich_table(rows, title), markdown_table(rows))
     console.print(LEGEND, style="dim")
     traced = sum(e.source == "trace" for e in result.episodes)
     console.print(f"{traced} of {len(result.episodes)} episodes analyzed from the trace; the others from their records")

@@ -21,7 +21,7 @@ RUN_FLAGS = MappingProxyType({
     "concurrency": "concurrency", "llm_concurrency": "llm_concurrency", "max_cost": "max_cost_usd",
     "max_failures": "max_failures", "trace": "trace", "stepping": "stepping", "cache": "cache", "cache_dir": "cache_dir",
 })  # fmt: skip
-AGENT_FLAGS = ("llm", "api_base", "prompt", "belief", "memory_k", "max_replans", "verificator", "legal_only")
+AGENT_FLAGS = ("llm", "api_base", "prompt", "belief", "memory_k", "max_replans", "verificator", "loop_check", "legal_only")
 LIST_FIELDS = ("partners", "layouts", "seats")
 
 
@@ -53,6 +53,7 @@ def add_agent_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--memory-k", type=int)
     p.add_argument("--max-replans", type=int)
     p.add_argument("--no-verificator", dest="verificator", action="store_const", const=False)
+    p.add_argument("--no-loop-check", dest="loop_check", action="store_const", const=False)
     p.add_argument("--legal-only", choices=("auto", "on", "off"))
 
 

@@ -47,7 +47,7 @@ class LiveView:
             lines.append(
                 Text(
                     f"LLM calls {s.llm_calls} ({s.cached_calls} cached), mean latency {mean_latency:.2f} s, "
-                    f"rejections {s.rejections}, intention accuracy {agent.belief.hits}/{agent.belief.total}"
+                    f"rejections {s.rejections}, loops {s.oscillations}, intention accuracy {agent.belief.hits}/{agent.belief.total}"
                 )
             )
         self._live.update(Panel(Group(*lines), title=self.title))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -44,18 +45,18 @@ def run(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from proagent.partners import available_partners
+    from proagent.tables_out import markdown_rows, print_table
 
     rows = checkpoint_rows()
     if args.markdown:
-        print("| " + " | ".join(COLUMNS) + " |\n" + "|---" * len(COLUMNS) + "|")
-        print("\n".join("| " + " | ".join(row) + " |" for row in rows))
+        sys.stdout.write(markdown_rows(COLUMNS, rows))
         return 0
     console = Console()
-    console.print("partners: " + ", ".join(available_partners()))
+    console.print("partners: " + ", ".join(available_partners()), markup=False)
     table = Table(title="trained checkpoints (partners/<layout>/<partner>/)")
     for column in COLUMNS:
         table.add_column(column)
     for row in rows:
         table.add_row(*row)
-    console.print(table)
+    print_table(console, table, markdown_rows(COLUMNS, rows))
     return 0

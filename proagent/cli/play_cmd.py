@@ -38,11 +38,16 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     """The LLM agent's options, shared by `play` and `human --agent proagent`."""
     p.add_argument("--llm", default="embedded", help="'embedded' (default) or a litellm model id, e.g. openai/gpt-4o-mini")
     p.add_argument("--api-base", default=None, help="URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp)")
-    p.add_argument("--prompt", default="proagent", help="prompt set: a folder in prompts/")
+    p.add_argument("--prompt", default=None, help="prompt set: a folder in prompts/ (default: compact for the embedded model, else proagent)")
     p.add_argument("--belief", choices=("replace", "annotate", "off"), default="replace")
     p.add_argument("--memory-k", type=int, default=5, help="recent trajectory records shown to the planner")
     p.add_argument("--max-replans", type=int, default=4)
     p.add_argument("--no-verificator", action="store_true", help="accept any parsed plan without checking it")
+    p.add_argument(
+        "--no-loop-check",
+        action="store_true",
+        help="let the agent repeat a skill its last skill just undid (loops are still counted as 'oscillations')",
+    )
     p.add_argument(
         "--legal-only",
         choices=("auto", "on", "off"),
@@ -102,9 +107,11 @@ async def _play_all(args: argparse.Namespace, session) -> list:
         if states:
             _save_gif(session, states, episode)
         records.append(record)
+        own = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in own_events(record).items())
         print(
-            f"episode {episode}: score {record.score:.0f} ({record.soups} soups), {record.llm_calls} LLM calls, "
-            f"{record.wall_time_s:.1f} s",
+            f"episode {episode}: score {record.score:.0f} ({record.soups} soups), {record.decisions} decisions, "
+            f"{record.llm_calls} LLM calls, {record.oscillations} loops stopped, {record.wall_time_s:.1f} s; "
+            f"the agent's own events: {own}",
             file=sys.stderr,
         )
     return records
@@ -142,10 +149,23 @@ def summary_of(records: list) -> dict:
         "score_se": se,
         "soups_mean": statistics.fmean(r.soups for r in records),
         "llm_calls_mean": statistics.fmean(r.llm_calls for r in records),
+        "decisions_mean": statistics.fmean(r.decisions for r in records),
+        "oscillations_mean": statistics.fmean(r.oscillations for r in records),
+        "parse_failures_mean": statistics.fmean(r.parse_failures for r in records),
+        "fallbacks_mean": statistics.fmean(r.fallbacks for r in records),
+        "agent_events_mean": {k: statistics.fmean(own_events(r)[k] for r in records) for k in USEFUL_EVENTS},
         "intention_accuracy": _pooled_accuracy(records),
         **_interdependence_means(records),
         "finished": datetime.now(UTC).isoformat(),
     }
+
+
+USEFUL_EVENTS = ("put_in_pot", "fill_dish", "deliver")  # the agent's own contribution to soups
+
+
+def own_events(record) -> dict[str, int]:
+    """How many useful events the agent in ``record.seat`` caused itself (not its partner)."""
+    return {kind: record.events.get(kind, [0, 0])[record.seat] for kind in USEFUL_EVENTS}
 
 
 def _interdependence_means(records: list) -> dict:

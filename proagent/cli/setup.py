@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import jax
 
 from envs import Dynamics, LayoutError, OvercookedEnv, make
+from proagent.agent.presets import model_defaults
 from proagent.agent.proagent import AgentConfig, ProAgent
 from proagent.agent.prompts import PromptSetError, load_prompt_set
 from proagent.llm.factory import EMBEDDED_SPEC, make_model
@@ -43,21 +44,17 @@ class Session:
         return make_partner(self.args.partner, self.env.layout)
 
 
-EMBEDDED_ANALYSIS_CHARS = 80  # a 135M model's analysis is filler; fewer tokens = ~3x faster decisions
-
-
 def agent_config(args: argparse.Namespace, embedded: bool) -> AgentConfig:
-    """The agent's config; the embedded model gets its output constrained to legal skills and a
-    short analysis unless the user says otherwise (see --legal-only)."""
-    legal_only = args.legal_only == "on" or (args.legal_only == "auto" and embedded)
+    """The agent's config; settings left on auto follow the model (agent/presets.py)."""
+    legal_only = {"auto": "auto", "on": True, "off": False}[args.legal_only]
+    defaults = model_defaults(embedded, args.prompt, legal_only)
     return AgentConfig(
-        analysis_max_chars=EMBEDDED_ANALYSIS_CHARS if embedded else AgentConfig().analysis_max_chars,
-        prompt=args.prompt,
+        **defaults.model_dump(),
         belief=args.belief,
         memory_k=args.memory_k,
         verificator=not args.no_verificator,
+        loop_check=not args.no_loop_check,
         max_replans=args.max_replans,
-        legal_only=legal_only,
     )
 
 
@@ -70,16 +67,16 @@ def build_session(args: argparse.Namespace) -> Session:
         make_partner(args.partner, env.layout)
     except UnknownPartnerError as exc:
         raise SetupError(str(exc)) from exc
+    embedded = args.llm.split(":")[0] == EMBEDDED_SPEC
+    config = agent_config(args, embedded)
     try:
-        prompts = load_prompt_set(args.prompt)
+        prompts = load_prompt_set(config.prompt)
     except PromptSetError as exc:
         raise SetupError(str(exc)) from exc
-    embedded = args.llm.split(":")[0] == EMBEDDED_SPEC
     try:
         model = make_model(args.llm, api_base=args.api_base, cache_dir=None if args.no_cache else args.cache_dir)
     except LLMError as exc:
         raise SetupError(str(exc)) from exc
-    config = agent_config(args, embedded)
     folder = RunFolder.create(args.name or f"play-{env.layout.name}-{args.partner}", **({"root": args.runs_dir} if args.runs_dir else {}))
     commit, dirty = git_state()
     folder.write_json(

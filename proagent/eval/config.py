@@ -20,8 +20,8 @@ from pydantic import (
     model_validator,
 )
 
+from proagent.agent.presets import model_defaults
 from proagent.agent.proagent import AgentConfig
-from proagent.cli.setup import EMBEDDED_ANALYSIS_CHARS
 from proagent.paths import PROJECT_ROOT
 
 PROAGENT = "proagent"
@@ -47,6 +47,7 @@ class AgentSpec(AgentConfig):
     label: str | None = Field(None, pattern=r"^[A-Za-z0-9_.+=-]+$", description="column name; default: kind")
     llm: str = EMBEDDED
     api_base: str | None = None
+    prompt: str | None = Field(None, description="None: compact for the embedded model, as in `play`, else proagent")
     legal_only: bool | Literal["auto"] = Field("auto", description="auto: on for the embedded model only")
     analysis_max_chars: int | None = Field(None, ge=0, description="None: short for the embedded model, as in `play`")
 
@@ -71,9 +72,7 @@ class AgentSpec(AgentConfig):
     def agent_config(self) -> AgentConfig:
         """The AgentConfig this spec describes, with 'auto' settled the way `proagent play` does."""
         values = {f: getattr(self, f) for f in AgentConfig.model_fields}
-        values["legal_only"] = self.embedded if self.legal_only == "auto" else self.legal_only
-        if self.analysis_max_chars is None:
-            values["analysis_max_chars"] = EMBEDDED_ANALYSIS_CHARS if self.embedded else AgentConfig().analysis_max_chars
+        values.update(model_defaults(self.embedded, self.prompt, self.legal_only, self.analysis_max_chars).model_dump())
         return AgentConfig(**values)
 
 

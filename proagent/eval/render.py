@@ -35,8 +35,9 @@ def pivot_markdown(table: Pivot, digits: int = 1) -> str:
     return "\n".join(lines) + "\n"
 
 
-def summary_markdown(table: Summary, digits: int = 2) -> str:
-    header = [keys_text(table.group_keys), "n", *table.metrics]
+def summary_markdown(table: Summary, digits: int = 2, headers: dict[str, str] | None = None) -> str:
+    """``headers``: shorter column names (metric -> header), as in `summary_rich`."""
+    header = [keys_text(table.group_keys), "n", *((headers or {}).get(m, m) for m in table.metrics)]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in table.rows:
         n = max((s.n for s in row.stats.values()), default=0)

@@ -29,11 +29,13 @@ from proagent.eval.render import (
 )
 from proagent.eval.stats import METRICS
 from proagent.eval.tables import Pivot, Summary, pivot, summarize
+from proagent.tables_out import print_table
 
 # metric -> short header, for the per-pair table printed at the end of a run
 CONSOLE_METRICS = MappingProxyType({
     "score": "score", "soups": "soups", "llm_calls": "LLM calls", "tokens": "tokens", "spent_usd": "$ spent",
     "skill_success_rate": "skill ok", "intention_accuracy": "intention", "overhead_ms_median": "ovh ms",
+    "oscillations": "loops",
     "int_constructive": "Int cons", "int_non_constructive": "Int non-cons",
 })  # fmt: skip
 
@@ -134,7 +136,12 @@ def _write(path: Path, text: str) -> Path:
 
 
 def print_report(report: Report, console: Console) -> None:
-    console.print(pivot_rich(report.by_partner, f"{report.title}: score (mean ± se); columns agent / partner"))
-    console.print(summary_rich(report.pairs, "per agent / partner, pooled over layouts and seats", 1, dict(CONSOLE_METRICS)))
+    """The score table, the per-pair metrics and the ablation: rich tables on a terminal, the
+    Markdown of the report files otherwise (rich would cut every cell to 80 columns in a log)."""
+    title = f"{report.title}: score (mean ± se); columns agent / partner"
+    print_table(console, pivot_rich(report.by_partner, title), pivot_markdown(report.by_partner))
+    pairs = "per agent / partner, pooled over layouts and seats"
+    headers = dict(CONSOLE_METRICS)
+    print_table(console, summary_rich(report.pairs, pairs, 1, headers), summary_markdown(report.pairs, 1, headers))
     if report.ablation is not None:
-        console.print(summary_rich(report.ablation, report.ablation_title))
+        print_table(console, summary_rich(report.ablation, report.ablation_title), summary_markdown(report.ablation))

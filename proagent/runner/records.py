@@ -40,6 +40,7 @@ class EpisodeRecord(BaseModel):
     llm_calls: int = 0
     cached_calls: int = 0
     prompt_tokens: int = 0
+    reused_prompt_tokens: int = Field(0, description="prompt tokens served from the model's prefix (KV) cache")
     completion_tokens: int = 0
     llm_latency_s: float = 0.0
     cost_usd: float = 0.0
@@ -47,6 +48,7 @@ class EpisodeRecord(BaseModel):
     rejections: int = 0
     parse_failures: int = 0
     fallbacks: int = 0
+    oscillations: int = Field(0, description="decisions where the last skill had undone the one before, with no progress")
     skills_done: int = 0
     skills_failed: int = 0
     intention_hits: int = 0

@@ -12,8 +12,9 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
-from envs import KitchenState, Pos
+from envs import Event, EventKind, KitchenState, Pos
 from envs.overcooked.layouts import ingredient_name
 from proagent.navigation import reachable_targets
 from proagent.paths import KNOWLEDGE_DIR
@@ -53,6 +54,11 @@ class SkillSpec:
     targets: str
     done: str
     requires: tuple[Requirement, ...]
+
+
+class HandsAndCounters(NamedTuple):
+    held: str
+    counters: tuple[str, ...]
 
 
 def _held_name(kitchen: KitchenState, agent: int) -> str:
@@ -180,6 +186,9 @@ class SkillBook:
             if unknown:
                 raise ValueError(f"skill {spec.name!r} names unknown checks/targets/done-tests: {sorted(unknown)}")
         self.items = kitchen_items
+        progress = data.get("progress", {})
+        self.progress_own = frozenset(EventKind(k) for k in progress.get("own", ()))
+        self.progress_teammate = frozenset(EventKind(k) for k in progress.get("teammate", ()))
 
     @classmethod
     def for_kitchen(cls, kitchen: KitchenState) -> SkillBook:
@@ -239,6 +248,17 @@ class SkillBook:
                 raise SkillParseError(f"wait({arg}): n must be between 1 and {MAX_WAIT}", raw)
             return Skill(name, n)
         return Skill(name)
+
+    def is_progress(self, event: Event, agent: int) -> bool:
+        """Whether ``event`` moved the team forward from ``agent``'s point of view (skills.toml [progress])."""
+        kinds = self.progress_own if event.agent == agent else self.progress_teammate
+        return event.kind in kinds
+
+    def hands_and_counters(self, kitchen: KitchenState, agent: int) -> HandsAndCounters:
+        """What an undo loop leaves unchanged: the agent's hands and the objects on the counters (as a
+        multiset: putting an onion back on another counter is still putting it back)."""
+        counters = tuple(sorted(item.describe() for item in kitchen.counter_items.values()))
+        return HandsAndCounters(_held_name(kitchen, agent), counters)
 
     def signatures(self) -> list[str]:
         return [spec.signature for spec in self.specs.values()]

@@ -70,13 +70,13 @@ def _llm_agent(args: argparse.Namespace, env: OvercookedEnv, seat: int) -> Agent
     from proagent.llm.factory import EMBEDDED_SPEC, make_model
     from proagent.llm.types import LLMError
 
+    embedded = args.llm.split(":")[0] == EMBEDDED_SPEC
+    config = agent_config(args, embedded)
     try:
-        prompts = load_prompt_set(args.prompt)
+        prompts = load_prompt_set(config.prompt)
         model = make_model(args.llm, api_base=args.api_base, cache_dir=None if args.no_cache else args.cache_dir)
     except (PromptSetError, LLMError) as exc:
         raise SetupError(str(exc)) from exc
-    embedded = args.llm.split(":")[0] == EMBEDDED_SPEC
-    config = agent_config(args, embedded)
     background = args.mode == "realtime"  # turn-based: the game waits for the LLM, as in play
     cls = BackgroundProAgent if background else ProAgent
 

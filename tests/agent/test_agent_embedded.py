@@ -40,3 +40,18 @@ def test_embedded_model_plays_a_few_legal_decisions(tmp_path):
         # legal_only + grammar: the model can only name a skill whose preconditions held
         assert first_try["failures"] == [] and book.parse(first_try["plan"]) is not None
     assert record.fallbacks == 0
+
+
+def test_the_compact_set_reuses_the_static_prefix(tmp_path):
+    """The embedded default (compact prompts): after the first decision, llama.cpp evaluates only
+    the short state message; the system prompt comes from the KV cache of the previous call."""
+    env = envs.make("counter_circuit", envs.Dynamics(horizon=12))
+    model = make_model("embedded", cache_dir=None)
+    first = env.symbolic(env.jit_reset(jax.random.PRNGKey(0)))
+    agent = ProAgent(AgentConfig(legal_only=True, prompt="compact"), model, 0, "counter_circuit", first, seed=0)
+    record = asyncio.run(run_episode(env, agent, make_partner("greedy", env.layout), 0, 0, 0))
+    assert record.llm_calls >= 2
+    evaluated = record.prompt_tokens - record.reused_prompt_tokens
+    system_tokens = record.prompt_tokens / record.llm_calls - 200  # the state message is < 200 tokens
+    assert record.reused_prompt_tokens >= (record.llm_calls - 1) * system_tokens
+    assert evaluated < record.prompt_tokens / record.llm_calls + 200 * (record.llm_calls - 1)

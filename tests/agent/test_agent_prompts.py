@@ -21,6 +21,8 @@ from proagent.paths import PROMPTS_DIR
 from proagent.skills import Skill, SkillBook
 
 SETS = available_prompt_sets()
+# Sets worded like the paper's full prompt (the compact set for small models has its own tests below).
+FULL_SETS = [s for s in SETS if s != "compact"]
 LAYOUTS = list(envs.CLASSIC_LAYOUTS)
 
 
@@ -45,7 +47,7 @@ def test_the_shipped_sets_are_found():
     assert "_shared" not in SETS
 
 
-@pytest.mark.parametrize("name", SETS)
+@pytest.mark.parametrize("name", FULL_SETS)
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("seat", [0, 1])
 def test_every_set_renders_for_every_layout_and_seat(first_kitchens, name, layout, seat):
@@ -88,7 +90,7 @@ def test_every_set_renders_for_every_layout_and_seat(first_kitchens, name, layou
     )
 
 
-@pytest.mark.parametrize("name", SETS)
+@pytest.mark.parametrize("name", FULL_SETS)
 def test_every_set_renders_the_text_answer_format(first_kitchens, name):
     kitchen = first_kitchens["cramped_room"]
     planner, book = _planner(kitchen, "cramped_room", 0, name, fmt="text")
@@ -127,6 +129,47 @@ def test_levels_map_to_fields(first_kitchens, name, level, fields):
     assert "\nPlan: " in system
     assert ("\nAnalysis: " in system) == ("analysis" in fields)
     assert ("\nIntention: " in system) == ("intention" in fields)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("seat", [0, 1])
+def test_the_compact_set_renders_a_short_state_and_keeps_the_format_in_the_prefix(first_kitchens, layout, seat):
+    kitchen = first_kitchens[layout]
+    planner, book = _planner(kitchen, layout, seat, "compact")
+    knowledge = load_knowledge(layout, seat)
+    system = planner.system_prompt
+    assert f"Layout {layout}: " in system and knowledge.layout["role"] in system
+    for spec in book.specs.values():
+        assert f"- {spec.signature}: {spec.description}" in system
+    # the static answer format sits in the reused prefix, not in each user message
+    assert "Answer with one JSON object with the keys intention, plan" in system
+    system_msg, user_msg = planner.messages(_facts(kitchen, seat, book), MEMORY, FEEDBACK)
+    assert system_msg.content == system
+    user = user_msg.content
+    me = kitchen.players[seat]
+    assert user.startswith(f"Step 0. State: You are at [{me.position[0]}, {me.position[1]}], holding nothing.")
+    assert "(last did pickup(onion))" in user
+    assert "deliver_soup() cannot be done now: you are not holding a soup (you hold nothing). Choose another skill." in user
+    assert "pickup(dish)" not in user and "wait(2)" not in user  # no memory list: a tiny model copies it
+    full_user = _planner(kitchen, layout, seat, "proagent")[0].messages(_facts(kitchen, seat, book), MEMORY, FEEDBACK)[1].content
+    assert len(user) < 0.4 * len(full_user)
+
+
+def test_the_compact_set_asks_for_intention_and_plan_without_analysis(first_kitchens):
+    prompts = load_prompt_set("compact")
+    assert prompts.fields == ("intention", "plan")
+    kitchen = first_kitchens["counter_circuit"]
+    planner, book = _planner(kitchen, "counter_circuit", 0, "compact")
+    schema = planner.structured_output(book.all_skills()).json_schema
+    assert list(schema["properties"]) == ["intention", "plan"]
+    assert "Teammate next: pickup(onion)" in planner.system_prompt and "Analysis" not in planner.system_prompt
+
+
+def test_prompt_toml_fields_must_name_the_plan(prompt_root):
+    _make_set(prompt_root, "no_plan", {})
+    (prompt_root / "no_plan" / "prompt.toml").write_text('level = "intention"\nfields = ["intention"]\n')
+    with pytest.raises(PromptSetError, match="fields must list 'plan'"):
+        load_prompt_set("no_plan", root=prompt_root)
 
 
 def test_structured_output_schema(first_kitchens):

@@ -81,7 +81,7 @@ def test_analyze_a_run_folder(episode, tmp_path, capsys):
         folder.append_jsonl("trace.jsonl", line)
     assert main(["analyze", str(folder.path)]) == 0
     out = capsys.readouterr().out
-    assert "cooperation metrics" in out and "proagent|greedy|counter_circuit|p0" in out.replace("│", "|").replace(" ", "")
+    assert "cooperation metrics" in out and "| proagent / greedy / counter_circuit / p0 |" in out  # Markdown: no terminal
     result = json.loads((folder.path / "interdependence.json").read_text())
     (ep,) = result["episodes"]
     assert ep["source"] == "trace" and ep["interdependence"]["total"] == record.int_total

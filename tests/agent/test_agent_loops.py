@@ -1,0 +1,146 @@
+"""The undo-loop check: detection on hand-built histories, and the agent's use of it end to end."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+from agent_helpers import answer, drive_live, make_agent
+
+from envs import Event, EventKind, Item
+from proagent.agent.loops import UndoLoopGuard
+from proagent.llm.scripted import ScriptedModel
+from proagent.skills import Skill, SkillBook
+
+ONION = Item("ingredient", (0,))
+DISH = Item("dish")
+COUNTER = (0, 2)
+OTHER_COUNTER = (4, 2)
+PICK, PLACE, WAIT = Skill("pickup", "onion"), Skill("place_obj_on_counter"), Skill("wait", 1)
+
+
+@pytest.fixture(scope="module")
+def first(cramped):
+    import jax
+
+    return cramped.symbolic(cramped.jit_reset(jax.random.PRNGKey(0)))
+
+
+def kitchen(first, step: int, held: Item | None = None, counters: dict | None = None):
+    """``first`` at ``step`` with player 0 holding ``held`` and ``counters`` on the counters."""
+    me = dataclasses.replace(first.players[0], held=held)
+    return dataclasses.replace(first, step=step, players=(me, first.players[1]), counter_items=dict(counters or {}))
+
+
+def guard_for(first) -> UndoLoopGuard:
+    return UndoLoopGuard(SkillBook.for_kitchen(first), seat=0)
+
+
+def test_picking_up_and_putting_back_is_a_loop_the_second_time(first):
+    guard = guard_for(first)
+    guard.record(kitchen(first, 0, counters={COUNTER: ONION}), PICK)  # take the onion off the counter
+    assert guard.blocked(kitchen(first, 2, ONION)) == []
+    guard.record(kitchen(first, 2, ONION), PLACE)  # ...and put it back
+    loops = guard.blocked(kitchen(first, 4, counters={COUNTER: ONION}))
+    assert [loop.skill for loop in loops] == [PICK]
+    assert "repeat pickup(onion), which place_obj_on_counter() undid" in loops[0].reason
+    assert "as they were at step 0" in loops[0].reason
+
+
+def test_a_put_back_on_another_counter_or_with_waits_between_is_still_a_loop(first):
+    guard = guard_for(first)
+    guard.record(kitchen(first, 0, counters={COUNTER: ONION}), PICK)
+    guard.record(kitchen(first, 2, ONION), WAIT)
+    guard.record(kitchen(first, 3, ONION), PLACE)
+    loops = guard.blocked(kitchen(first, 5, counters={OTHER_COUNTER: ONION}))
+    assert [loop.skill for loop in loops] == [PICK]
+
+
+def test_the_loop_state_holding_the_object_blocks_putting_it_back(first):
+    guard = guard_for(first)
+    guard.record(kitchen(first, 0, ONION), PLACE)
+    guard.record(kitchen(first, 2, counters={COUNTER: ONION}), PICK)
+    assert [loop.skill for loop in guard.blocked(kitchen(first, 4, ONION))] == [PLACE]
+
+
+def test_progress_in_between_is_no_loop(first):
+    guard = guard_for(first)
+    guard.record(kitchen(first, 0, counters={COUNTER: ONION}), PICK)
+    guard.record(kitchen(first, 2, ONION), PLACE)
+    guard.observe([Event(3, 0, EventKind.PUT_IN_POT, (2, 0), ONION)])
+    assert guard.blocked(kitchen(first, 4, counters={COUNTER: ONION})) == []
+
+
+def test_a_hand_over_the_teammate_took_is_progress_but_its_other_events_are_not(first):
+    guard = guard_for(first)
+    guard.record(kitchen(first, 0), PICK)
+    guard.record(kitchen(first, 2, ONION), PLACE)
+    guard.observe([Event(4, 1, EventKind.PICKUP_FROM_COUNTER, COUNTER, ONION)])
+    assert guard.blocked(kitchen(first, 5)) == []
+
+    looping = guard_for(first)
+    looping.record(kitchen(first, 0, counters={COUNTER: ONION}), PICK)
+    looping.record(kitchen(first, 2, ONION), PLACE)
+    looping.observe([Event(3, 1, EventKind.PUT_IN_POT, (2, 0), ONION)])
+    assert [loop.skill for loop in looping.blocked(kitchen(first, 4, counters={COUNTER: ONION}))] == [PICK]
+
+
+def test_stocking_a_counter_and_waiting_are_no_loops(first):
+    guard = guard_for(first)
+    guard.record(kitchen(first, 0), PICK)  # from the dispenser
+    guard.record(kitchen(first, 2, ONION), PLACE)
+    assert guard.blocked(kitchen(first, 4, counters={COUNTER: ONION})) == []  # one more onion on the counters
+    waits = guard_for(first)
+    for step in range(5):
+        waits.record(kitchen(first, step, ONION), WAIT)
+    assert waits.blocked(kitchen(first, 5, ONION)) == []
+
+
+def test_the_window_forgets_old_decisions(first):
+    guard = UndoLoopGuard(SkillBook.for_kitchen(first), seat=0, window=2)
+    guard.record(kitchen(first, 0, counters={COUNTER: ONION}), PICK)
+    guard.record(kitchen(first, 2, ONION), WAIT)
+    guard.record(kitchen(first, 3, ONION), PLACE)
+    assert guard.blocked(kitchen(first, 5, counters={COUNTER: ONION})) == []
+
+
+# ---- the agent -----------------------------------------------------------------------------------
+
+_REJECTED = re.compile(r"Your plan (\S+) cannot be done now")
+
+
+def shuffler(messages, structured) -> str:
+    """A degenerate 'model': always moves the onion, never cooks; takes feedback into account."""
+    if structured is None:  # the Verificator's explainer
+        return "Do something else."
+    user = messages[-1].content
+    rejected = set(_REJECTED.findall(user))
+    enum = structured.json_schema["properties"]["plan"]["enum"]
+    for plan in ("place_obj_on_counter()", "pickup(onion)", "wait(3)"):
+        if plan in enum and plan not in rejected and _legal_guess(user, plan):
+            return answer(plan)
+    return answer("wait(3)")
+
+
+def _legal_guess(user: str, plan: str) -> bool:
+    holding = "holding nothing" not in user.split("You (player 0)")[1].split("\n")[0]
+    return holding == plan.startswith("place")
+
+
+@pytest.mark.parametrize("loop_check", [True, False])
+def test_the_agent_counts_loops_and_the_check_breaks_them(cramped, loop_check):
+    model = ScriptedModel(respond=shuffler)
+    agent = make_agent(cramped, model, loop_check=loop_check, max_replans=2, explain_max_tokens=8)
+    log = drive_live(cramped, agent, model, steps=60)
+    assert log
+    stats = agent.stats
+    assert stats.oscillations >= 1
+    loop_feedback = [c for c in model.calls if "nothing was gained since" in c.messages[-1].content]
+    if loop_check:
+        assert loop_feedback, "a rejected repeat is fed back to the planner"
+        assert stats.rejections >= stats.oscillations
+    else:
+        assert not loop_feedback and stats.rejections == 0
+        # unchecked, the shuffler keeps looping: far more detections than with the check
+        assert stats.oscillations >= 5
