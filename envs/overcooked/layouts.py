@@ -22,6 +22,7 @@ import numpy as np
 from envs.overcooked.engine import StaticObject, jaxmarl_layouts
 
 INGREDIENT_NAMES = ("onion", "tomato")
+MAX_PLAYERS = 2  # the engine and the agents are two-player; more starts are refused, not silently dropped
 
 _CHAR_TO_TILE: dict[str, int] = {
     " ": StaticObject.EMPTY,
@@ -167,7 +168,7 @@ def parse_layout(text: str, name: str = "custom", recipes: list[list[int]] | Non
     starts: dict[int, tuple[int, int]] = {}
     for y, row in enumerate(rows):
         for x, char in enumerate(row.ljust(width)):
-            if char.isdigit() and char != "0":
+            if char in "123456789":  # ASCII only: str.isdigit() is also true for '١' or '²'
                 player = int(char) - 1
                 if player in starts:
                     raise LayoutError(f"layout {name!r}: player {char} starts twice (at {starts[player]} and {(x, y)})")
@@ -176,7 +177,7 @@ def parse_layout(text: str, name: str = "custom", recipes: list[list[int]] | Non
             if char not in _CHAR_TO_TILE:
                 raise LayoutError(
                     f"layout {name!r}: unknown character {char!r} at (x={x}, y={y}); "
-                    f"allowed: {sorted(_CHAR_TO_TILE)} and player starts 1-9"
+                    f"allowed: {sorted(_CHAR_TO_TILE)} and player starts 1 and 2"
                 )
             tiles[y, x] = _CHAR_TO_TILE[char]
     ordered_starts = _ordered_starts(starts, name)
@@ -195,6 +196,11 @@ def parse_layout(text: str, name: str = "custom", recipes: list[list[int]] | Non
 
 
 def _ordered_starts(starts: dict[int, tuple[int, int]], name: str) -> tuple[tuple[int, int], ...]:
+    if len(starts) > MAX_PLAYERS:
+        raise LayoutError(
+            f"layout {name!r}: {len(starts)} player starts, but Overcooked kitchens here are for {MAX_PLAYERS} "
+            "players (write only '1' and '2')"
+        )
     if len(starts) < 2:
         missing = [str(i + 1) for i in range(2) if i not in starts]
         raise LayoutError(f"layout {name!r}: missing start for player(s) {', '.join(missing)} (write '1' and '2' on floor cells)")
@@ -288,12 +294,29 @@ def _from_jaxmarl(name: str) -> KitchenLayout:
 
 
 def load_toml_layout(path: Path) -> KitchenLayout:
-    data = tomllib.loads(path.read_text())
-    if "grid" not in data:
-        raise LayoutError(f"{path}: a .toml layout needs a 'grid' string")
+    try:
+        data = tomllib.loads(_read_kitchen_text(path))
+    except tomllib.TOMLDecodeError as exc:
+        raise LayoutError(f"{path}: not valid TOML: {exc}") from exc
+    if not isinstance(data.get("grid"), str):
+        raise LayoutError(f"{path}: a .toml layout needs a 'grid' string (a multi-line string of kitchen characters)")
     recipes = data.get("recipes")
+    if recipes is not None and not (
+        isinstance(recipes, list) and all(isinstance(r, list) and all(isinstance(i, str) for i in r) for r in recipes)
+    ):
+        raise LayoutError(f"{path}: 'recipes' must be a list of ingredient-name lists, e.g. [[\"onion\", \"onion\", \"tomato\"]]")
     indices = [[ingredient_index(i) for i in r] for r in recipes] if recipes is not None else None
     return parse_layout(data["grid"], name=path.stem, recipes=indices)
+
+
+def _read_kitchen_text(path: Path) -> str:
+    """A kitchen file's text; any bytes that are not UTF-8 text are a `LayoutError`, not a traceback."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LayoutError(f"{path}: not a text file (byte {exc.start} is not UTF-8); a kitchen is plain text") from exc
+    except OSError as exc:
+        raise LayoutError(f"{path}: cannot be read: {exc.strerror}") from exc
 
 
 def available_layouts() -> list[str]:
@@ -314,11 +337,13 @@ def get_layout(spec: str) -> KitchenLayout:
         return _from_jaxmarl(name)
     path = Path(spec)
     if path.suffix in (".txt", ".toml", ".layout") or path.exists():
+        if path.is_dir():
+            raise LayoutError(f"layout {spec!r} is a directory; give a kitchen file (.txt or .toml) or a layout name")
         if not path.is_file():
             raise LayoutError(f"layout file {spec!r} does not exist")
         if path.suffix == ".toml":
             return load_toml_layout(path)
-        return parse_layout(path.read_text(), name=path.stem)
+        return parse_layout(_read_kitchen_text(path), name=path.stem)
     raise LayoutError(
         f"unknown layout {spec!r}. Classic: {', '.join(CLASSIC_LAYOUTS)}; all names: "
         f"{', '.join(available_layouts())}; or give a path to a .txt/.toml kitchen file"

@@ -9,7 +9,7 @@ primitive action. The LLM is awaited here; everything else is plain, fast Python
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel, Field
 
@@ -21,7 +21,8 @@ from proagent.agent.planner import Planner, PlannerOutput, PlanParseError
 from proagent.agent.prompts import load_knowledge, load_prompt_set
 from proagent.controller import Controller
 from proagent.grounding import TeammateView, ground
-from proagent.llm.types import Completion, Model
+from proagent.llm.sanitize import clip
+from proagent.llm.types import Completion, LLMResponseError, Model
 from proagent.skills import Skill, SkillBook
 
 
@@ -42,6 +43,13 @@ class AgentConfig(BaseModel):
     temperature: float = 0.0
     skill_timeout: int = Field(60, ge=1, description="steps before a running skill is abandoned")
     loop_check: bool = Field(True, description="Verificator refuses a skill that repeats an undo cycle (agent/loops.py)")
+    # Bounds on model text the agent carries on: a server that ignores max_tokens must not grow
+    # every later prompt. Above what well-behaved answers reach (explain_max_tokens=60 is ~300
+    # characters), so they never cut one and recorded runs replay unchanged.
+    explanation_max_chars: int = Field(400, ge=0, description="bound on a failure explanation fed back to the planner")
+    carried_text_max_chars: int = Field(
+        1000, ge=0, description="bound on the analysis, teammate intention and unreadable-answer error kept or re-sent"
+    )
 
 
 class Attempt(BaseModel):
@@ -79,6 +87,7 @@ class AgentStats:
     parse_failures: int = 0
     fallbacks: int = 0
     oscillations: int = 0  # decisions taken where the last skill undid the one before with no progress
+    retries: int = 0  # failed model requests retried before an answer came (not cache hits)
     skills_done: int = 0
     skills_failed: int = 0
     overhead_s: list[float] = field(default_factory=list)
@@ -91,6 +100,7 @@ class AgentStats:
         self.reused_prompt_tokens += completion.reused_prompt_tokens
         self.completion_tokens += completion.completion_tokens
         self.llm_latency_s += completion.latency_s
+        self.retries += completion.retries
         self.cost_usd += 0.0 if completion.cached else (completion.cost_usd or 0.0)  # replays are free
 
 
@@ -211,13 +221,17 @@ class ProAgent:
         messages = self.planner.messages(facts, memory, feedback)
         allowed = self._allowed_skills(kitchen, blocked)
         structured = self.planner.structured_output(allowed) if self.config.answer_format == "json" else None
-        completion = await self._generate(messages, structured, self.config.max_tokens)
+        try:
+            completion = await self._generate(messages, structured, self.config.max_tokens)
+        except LLMResponseError as exc:  # a broken answer envelope: an unreadable answer, not the end of the run
+            attempts.append(self._malformed(messages, exc))
+            return None
         attempt = Attempt(messages=[m.model_dump() for m in messages], response=completion.text)
         attempts.append(attempt)
         try:
-            output = self.planner.parse(completion.text)
+            output = self._bounded(self.planner.parse(completion.text))
         except PlanParseError as exc:
-            attempt.parse_error = str(exc)
+            attempt.parse_error = clip(str(exc), self.config.carried_text_max_chars)
             self.stats.parse_failures += 1
             return None
         attempt.plan = str(output.plan)
@@ -227,8 +241,25 @@ class ProAgent:
         attempt.failures = failures
         self.stats.rejections += 1
         explain = self.planner.explainer_messages(facts, output.plan, failures)
-        attempt.explanation = (await self._generate(explain, None, self.config.explain_max_tokens)).text.strip()
+        try:
+            explanation = (await self._generate(explain, None, self.config.explain_max_tokens)).text.strip()
+        except LLMResponseError:  # the checks' own reasons are still fed back
+            explanation = ""
+        attempt.explanation = clip(explanation, self.config.explanation_max_chars) or None
         return None
+
+    def _malformed(self, messages: list, exc: LLMResponseError) -> Attempt:
+        """The record of an attempt whose answer could not be read at all (after the backend's retries)."""
+        self.stats.llm_calls += 1
+        self.stats.retries += max(0, exc.attempts - 1)  # every request the server saw is accounted for
+        self.stats.parse_failures += 1
+        error = clip(f"the answer was malformed: {exc}", self.config.carried_text_max_chars)
+        return Attempt(messages=[m.model_dump() for m in messages], response=exc.excerpt or "", parse_error=error)
+
+    def _bounded(self, output: PlannerOutput) -> PlannerOutput:
+        """The planner's free texts cut to ``carried_text_max_chars`` before memory, beliefs and records see them."""
+        limit = self.config.carried_text_max_chars
+        return replace(output, analysis=clip(output.analysis, limit), intention_text=clip(output.intention_text, limit))
 
     def _verify(self, kitchen: KitchenState, skill: Skill, blocked: list[Loop]) -> list[str]:
         """The Verificator: the skill's preconditions, then the undo-loop check (both off with --no-verificator)."""

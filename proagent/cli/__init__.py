@@ -17,11 +17,12 @@ from proagent.cli import (
     replay_cmd,
     report_cmd,
 )
+from proagent.cli.arg_types import OneLineParser
 from proagent.training import cli as train_cmd
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="proagent", description="LLM agents that cooperate with unfamiliar teammates.")
+    parser = OneLineParser(prog="proagent", description="LLM agents that cooperate with unfamiliar teammates.")
     sub = parser.add_subparsers(dest="command", required=True)
     for module in (
         play_cmd,

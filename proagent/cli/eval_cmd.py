@@ -15,13 +15,15 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from proagent.cli.arg_types import non_negative_int, positive_float, positive_int
+
 # flag dest -> EvalConfig field, for flags that set top-level fields
 GRID_FLAGS = MappingProxyType({f: f for f in ("name", "partners", "layouts", "seats", "episodes", "seed", "horizon")})
 RUN_FLAGS = MappingProxyType({
     "concurrency": "concurrency", "llm_concurrency": "llm_concurrency", "max_cost": "max_cost_usd",
     "max_failures": "max_failures", "trace": "trace", "stepping": "stepping", "cache": "cache", "cache_dir": "cache_dir",
 })  # fmt: skip
-AGENT_FLAGS = ("llm", "api_base", "prompt", "belief", "memory_k", "max_replans", "verificator", "loop_check", "legal_only")
+AGENT_FLAGS = ("llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k", "max_replans", "verificator", "loop_check", "legal_only")
 LIST_FIELDS = ("partners", "layouts", "seats")
 
 
@@ -40,18 +42,19 @@ def add_grid_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--partners", help="comma list of partner names (default greedy)")
     p.add_argument("--layouts", help="comma list of layouts (default cramped_room)")
     p.add_argument("--seats", help="the agent's seats: 0, 1 or 0,1 (default 0,1)")
-    p.add_argument("--episodes", type=int, help="episodes per agent x partner x layout x seat")
-    p.add_argument("--seed", type=int, help="episode i plays seed + i")
-    p.add_argument("--horizon", type=int, help="steps per episode (default 400)")
+    p.add_argument("--episodes", type=positive_int, help="episodes per agent x partner x layout x seat")
+    p.add_argument("--seed", type=non_negative_int, help="episode i plays seed + i")
+    p.add_argument("--horizon", type=positive_int, help="steps per episode (default 400)")
 
 
 def add_agent_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--llm", help="model of every proagent agent: 'embedded' or a litellm id")
     p.add_argument("--api-base", help="OpenAI-compatible server URL for --llm")
+    p.add_argument("--llm-timeout", dest="llm_timeout_s", type=positive_float, help="seconds to wait for one LLM answer (default 60)")
     p.add_argument("--prompt", help="prompt set (a folder in prompts/)")
     p.add_argument("--belief", choices=("replace", "annotate", "off"))
-    p.add_argument("--memory-k", type=int)
-    p.add_argument("--max-replans", type=int)
+    p.add_argument("--memory-k", type=non_negative_int)
+    p.add_argument("--max-replans", type=non_negative_int)
     p.add_argument("--no-verificator", dest="verificator", action="store_const", const=False)
     p.add_argument("--no-loop-check", dest="loop_check", action="store_const", const=False)
     p.add_argument("--legal-only", choices=("auto", "on", "off"))
@@ -59,10 +62,10 @@ def add_agent_flags(p: argparse.ArgumentParser) -> None:
 
 def add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resume", type=Path, help="continue runs/<run>: skip its finished episodes")
-    p.add_argument("--concurrency", type=int, help="episodes in flight (default 8)")
-    p.add_argument("--llm-concurrency", type=int, help="LLM requests in flight over all episodes (default 32)")
-    p.add_argument("--max-cost", type=float, help="USD: start no new episode once this much is spent")
-    p.add_argument("--max-failures", type=int)
+    p.add_argument("--concurrency", type=positive_int, help="episodes in flight (default 8)")
+    p.add_argument("--llm-concurrency", type=positive_int, help="LLM requests in flight over all episodes (default 32)")
+    p.add_argument("--max-cost", type=positive_float, help="USD: start no new episode once this much is spent")
+    p.add_argument("--max-failures", type=positive_int)
     p.add_argument("--trace", action="store_const", const=True, help="write every step to trace.jsonl")
     p.add_argument("--stepping", choices=("lockstep", "single"), help="batch envs per layout (default) or not")
     p.add_argument("--no-cache", dest="cache", action="store_const", const=False)

@@ -9,6 +9,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from proagent.cli.arg_types import non_negative_int, positive_float, positive_int
 from proagent.paths import PROJECT_ROOT
 
 EMBEDDED_NOTICE = (
@@ -23,9 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--layout", default="counter_circuit", help="layout name or path to a kitchen file")
     p.add_argument("--partner", default="greedy", help="partner name (see `proagent partners`)")
     p.add_argument("--seat", type=int, choices=(0, 1), default=0, help="ProAgent's player index")
-    p.add_argument("--episodes", type=int, default=1)
-    p.add_argument("--horizon", type=int, default=400)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--episodes", type=positive_int, default=1)
+    p.add_argument("--horizon", type=positive_int, default=400)
+    p.add_argument("--seed", type=non_negative_int, default=0)
     add_agent_options(p)
     p.add_argument("--name", default=None, help="run folder suffix (default play-<layout>-<partner>)")
     p.add_argument("--runs-dir", type=Path, default=None)
@@ -40,8 +41,8 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--api-base", default=None, help="URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp)")
     p.add_argument("--prompt", default=None, help="prompt set: a folder in prompts/ (default: compact for the embedded model, else proagent)")
     p.add_argument("--belief", choices=("replace", "annotate", "off"), default="replace")
-    p.add_argument("--memory-k", type=int, default=5, help="recent trajectory records shown to the planner")
-    p.add_argument("--max-replans", type=int, default=4)
+    p.add_argument("--memory-k", type=non_negative_int, default=5, help="recent trajectory records shown to the planner")
+    p.add_argument("--max-replans", type=non_negative_int, default=4)
     p.add_argument("--no-verificator", action="store_true", help="accept any parsed plan without checking it")
     p.add_argument(
         "--no-loop-check",
@@ -54,6 +55,7 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         default="auto",
         help="offer the model only skills whose preconditions hold (auto: on for the embedded model)",
     )
+    p.add_argument("--llm-timeout", type=positive_float, default=60.0, help="seconds to wait for one LLM answer before retrying")
     p.add_argument("--cache-dir", type=Path, default=PROJECT_ROOT / ".cache" / "llm", help="LLM response cache")
     p.add_argument("--no-cache", action="store_true")
 
@@ -71,21 +73,39 @@ def run(args: argparse.Namespace) -> int:
     print(f"run folder: {session.folder.path}", file=sys.stderr)
     from proagent.llm.types import LLMError
 
+    records: list = []
     try:
-        records = asyncio.run(_play_all(args, session))
+        asyncio.run(_play_all(args, session, records))
     except LLMError as exc:
         print(f"error: the LLM failed: {exc}", file=sys.stderr)
-        print(f"finished episodes are kept in {session.folder.path / 'episodes.jsonl'}", file=sys.stderr)
+        _report_abort(records, session.folder.path, args.episodes, str(exc))
         return 1
     _print_summary(records, session.folder.path)
     return 0
 
 
-async def _play_all(args: argparse.Namespace, session) -> list:
+def _report_abort(records: list, folder: Path, planned: int, reason: str) -> None:
+    """After a failure: the summary of what finished (if anything did), and only true claims about files."""
+    if not records:
+        print(f"no episode finished; the run folder {folder} keeps the config and the trace so far", file=sys.stderr)
+        return
+    from proagent.runner.run_folder import RunFolder
+
+    summary = {**summary_of(records), "aborted": reason, "episodes_planned": planned}
+    RunFolder(folder).write_json("summary.json", summary)
+    print(
+        f"{len(records)} of {planned} episode(s) finished; they are kept in {folder / 'episodes.jsonl'}, "
+        f"their summary in {folder / 'summary.json'}",
+        file=sys.stderr,
+    )
+
+
+async def _play_all(args: argparse.Namespace, session, records: list) -> None:
+    """Play ``args.episodes`` episodes; each finished record is appended to ``records`` at once, so
+    a failure in a later episode leaves the earlier ones for the summary."""
     from proagent.cli.live import LiveView
     from proagent.runner.episode import run_episode
 
-    records = []
     live = args.live == "on" or (args.live == "auto" and sys.stdout.isatty())
     for episode in range(args.episodes):
         seed = args.seed + episode
@@ -110,11 +130,12 @@ async def _play_all(args: argparse.Namespace, session) -> list:
         own = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in own_events(record).items())
         print(
             f"episode {episode}: score {record.score:.0f} ({record.soups} soups), {record.decisions} decisions, "
-            f"{record.llm_calls} LLM calls, {record.oscillations} loops stopped, {record.wall_time_s:.1f} s; "
+            f"{record.llm_calls} LLM calls, {record.rejections} rejected plans, {record.parse_failures} unreadable "
+            f"answers, {record.fallbacks} fallbacks, {record.retries} retries, {record.oscillations} loops detected, "
+            f"{record.wall_time_s:.1f} s; "
             f"the agent's own events: {own}",
             file=sys.stderr,
         )
-    return records
 
 
 def _save_gif(session, states: list, episode: int) -> None:
@@ -150,9 +171,11 @@ def summary_of(records: list) -> dict:
         "soups_mean": statistics.fmean(r.soups for r in records),
         "llm_calls_mean": statistics.fmean(r.llm_calls for r in records),
         "decisions_mean": statistics.fmean(r.decisions for r in records),
+        "rejections_mean": statistics.fmean(r.rejections for r in records),
         "oscillations_mean": statistics.fmean(r.oscillations for r in records),
         "parse_failures_mean": statistics.fmean(r.parse_failures for r in records),
         "fallbacks_mean": statistics.fmean(r.fallbacks for r in records),
+        "retries_mean": statistics.fmean(r.retries for r in records),
         "agent_events_mean": {k: statistics.fmean(own_events(r)[k] for r in records) for k in USEFUL_EVENTS},
         "intention_accuracy": _pooled_accuracy(records),
         **_interdependence_means(records),

@@ -13,6 +13,7 @@ import jax
 from envs import Dynamics, LayoutError, OvercookedEnv, make
 from proagent.agent.presets import model_defaults
 from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.agent.prompt_check import check_prompt_set
 from proagent.agent.prompts import PromptSetError, load_prompt_set
 from proagent.llm.factory import EMBEDDED_SPEC, make_model
 from proagent.llm.types import LLMError, Model
@@ -71,10 +72,12 @@ def build_session(args: argparse.Namespace) -> Session:
     config = agent_config(args, embedded)
     try:
         prompts = load_prompt_set(config.prompt)
+        check_prompt_set(prompts, env.symbolic(env.jit_reset(jax.random.PRNGKey(args.seed))), env.layout.name, args.seat)
     except PromptSetError as exc:
         raise SetupError(str(exc)) from exc
     try:
-        model = make_model(args.llm, api_base=args.api_base, cache_dir=None if args.no_cache else args.cache_dir)
+        cache_dir = None if args.no_cache else args.cache_dir
+        model = make_model(args.llm, api_base=args.api_base, cache_dir=cache_dir, timeout_s=args.llm_timeout)
     except LLMError as exc:
         raise SetupError(str(exc)) from exc
     folder = RunFolder.create(args.name or f"play-{env.layout.name}-{args.partner}", **({"root": args.runs_dir} if args.runs_dir else {}))
@@ -91,6 +94,7 @@ def build_session(args: argparse.Namespace) -> Session:
             horizon=args.horizon,
             llm=args.llm,
             api_base=args.api_base,
+            llm_timeout_s=args.llm_timeout,
             agent=config.model_dump(),
             prompt_hashes=prompts.source_hashes(),
             git_commit=commit,

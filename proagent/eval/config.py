@@ -47,6 +47,7 @@ class AgentSpec(AgentConfig):
     label: str | None = Field(None, pattern=r"^[A-Za-z0-9_.+=-]+$", description="column name; default: kind")
     llm: str = EMBEDDED
     api_base: str | None = None
+    llm_timeout_s: float = Field(60.0, gt=0, description="seconds to wait for one LLM answer before retrying")
     prompt: str | None = Field(None, description="None: compact for the embedded model, as in `play`, else proagent")
     legal_only: bool | Literal["auto"] = Field("auto", description="auto: on for the embedded model only")
     analysis_max_chars: int | None = Field(None, ge=0, description="None: short for the embedded model, as in `play`")
@@ -87,7 +88,7 @@ class EvalConfig(BaseModel):
     layouts: list[str] = Field(min_length=1)
     seats: list[Literal[0, 1]] = Field(default_factory=lambda: [0, 1], min_length=1)
     episodes: int = Field(5, ge=1, description="episodes per agent x partner x layout x seat")
-    seed: int = Field(0, description="episode i plays seed + i, the same for every agent and partner")
+    seed: int = Field(0, ge=0, description="episode i plays seed + i, the same for every agent and partner")
     horizon: int = Field(400, ge=1)
     concurrency: int = Field(8, ge=1, description="episodes in flight")
     llm_concurrency: int = Field(32, ge=1, description="LLM requests in flight, over all episodes")

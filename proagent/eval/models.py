@@ -25,7 +25,7 @@ ModelFactory = Callable[[AgentSpec], Model]
 
 def default_model_factory(spec: AgentSpec) -> Model:
     """The uncached backend for ``spec`` (the pool adds the cache)."""
-    return make_model(spec.llm, api_base=spec.api_base, cache_dir=None)
+    return make_model(spec.llm, api_base=spec.api_base, cache_dir=None, timeout_s=spec.llm_timeout_s)
 
 
 class LimitedModel:

@@ -3,19 +3,17 @@
 The log is the run's only source of truth: tables, plots and resumption are all computed from it.
 Appends are single fsynced writes, so a kill loses at most the episode in flight. A kill during
 the write can leave a torn last line; ``seal`` terminates it before the next append so that the
-next record does not fuse with it, and ``read`` skips any line that is not a whole record and
-keeps only the first record of each key, so no episode is ever counted twice.
+next record does not fuse with it, and ``read`` skips (and reports) any line that is not a whole
+record and keeps only the first record of each key, so no episode is ever counted twice.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from proagent.eval.plan import EpisodeKey
+from proagent.jsonl import read_jsonl
 from proagent.runner.records import EpisodeRecord
 from proagent.runner.run_folder import RunFolder
 
@@ -61,24 +59,12 @@ class EpisodeLog:
 
 
 def read_records(path: Path) -> list[EvalRecord]:
-    """Whole, valid records in file order, the first one of each key only."""
-    if not path.exists():
-        return []
+    """Whole, valid records in file order, the first one of each key only. Lines that are not a
+    record (torn by a killed writer, bytes that are not UTF-8) are skipped with one warning."""
     seen: set[str] = set()
     out: list[EvalRecord] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        record = _parse(line)
-        if record is None or record.key.id in seen:
-            continue
-        seen.add(record.key.id)
-        out.append(record)
+    for record in read_jsonl(path, parse=EvalRecord.model_validate).records:
+        if record.key.id not in seen:
+            seen.add(record.key.id)
+            out.append(record)
     return out
-
-
-def _parse(line: str) -> EvalRecord | None:
-    if not line.strip():
-        return None
-    try:
-        return EvalRecord.model_validate(json.loads(line))
-    except (json.JSONDecodeError, ValidationError):
-        return None  # a torn line from a killed writer is not an episode

@@ -32,6 +32,7 @@ METRICS: MappingProxyType[str, str] = MappingProxyType({
     "replans_per_decision": "rejections + parse failures per decision",
     "parse_failures": "unreadable answers",
     "fallbacks": "decisions with no acceptable plan (waited)",
+    "retries": "LLM requests retried (timeouts, 429, 5xx, malformed answers)",
     "oscillations": "undo loops detected (a skill undid the one before, no progress)",
     "skills_done": "skills completed",
     "skills_failed": "skills failed or timed out",
@@ -56,7 +57,7 @@ LLM_METRICS = frozenset(
     {
         "llm_calls", "fresh_calls", "cached_calls", "tokens", "prompt_tokens", "completion_tokens", "llm_latency_s",
         "spent_usd", "cost_usd", "decisions", "rejections", "replans_per_decision", "parse_failures", "fallbacks",
-        "oscillations", "skills_done", "skills_failed", "skill_success_rate", "intention_accuracy", "intention_hits",
+        "oscillations", "retries", "skills_done", "skills_failed", "skill_success_rate", "intention_accuracy", "intention_hits",
         "intention_total", "skill_duration_mean", "overhead_ms_median",
     }
 )  # fmt: skip

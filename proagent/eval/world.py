@@ -7,7 +7,10 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+import jax
+
 from envs import Dynamics, LayoutError, OvercookedEnv, make
+from proagent.agent.prompt_check import check_prompt_set
 from proagent.agent.prompts import PromptSetError, load_prompt_set
 from proagent.eval.config import PROAGENT, ConfigError, EvalConfig
 from proagent.eval.models import ModelFactory, default_model_factory
@@ -97,7 +100,12 @@ def _check_agents(config: EvalConfig, world: World, envs: dict[str, OvercookedEn
                 problems.append(f"agents[{i}].kind: {problem.replace('partner', 'agent kind', 1)} (or 'proagent')")
             continue
         try:
-            hashes[spec.name] = load_prompt_set(spec.agent_config().prompt).source_hashes()
+            prompts = load_prompt_set(spec.agent_config().prompt)
+            for env in envs.values():
+                first = env.symbolic(env.jit_reset(jax.random.PRNGKey(config.seed)))
+                for seat in config.seats:
+                    check_prompt_set(prompts, first, env.layout.name, seat)
+            hashes[spec.name] = prompts.source_hashes()
         except PromptSetError as exc:
             problems.append(f"agents[{i}].prompt: {exc}")
         if (spec.llm, spec.api_base) in models_checked:

@@ -23,6 +23,7 @@ from proagent.interdependence.intention import IntentionAccuracy, from_beliefs, 
 from proagent.interdependence.overcooked_domain import StepInput, event_from_record, scene_from_record
 from proagent.interdependence.records import AgentCounts, EpisodeInterdependence
 from proagent.interdependence.strips import to_pddl_text
+from proagent.jsonl import episode_id, finished_attempt, read_jsonl
 
 RESULT_FILE = "interdependence.json"
 
@@ -57,29 +58,8 @@ def _load_config(path: Path) -> dict:
         raise NotARunFolder(f"{path} is not a run folder with episodes: no episodes.jsonl or trace.jsonl")
     try:
         return json.loads(config.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise NotARunFolder(f"{path}/config.json is not valid JSON: {exc}") from exc
-
-
-def _read_jsonl(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue  # a torn last line from a killed writer
-    return out
-
-
-def _episode_id(record: dict) -> str:
-    """Play: the episode index; eval: the key (agent|partner|layout|pSeat|episode)."""
-    if "key" in record:
-        return str(record["key"])
-    if "agent" in record and "agent_kind" in record:
-        return f"{record['agent']}|{record['partner']}|{record['layout']}|p{record['seat']}|{record['episode']}"
-    return str(record["episode"])
 
 
 def _layout_specs(config: dict) -> dict[str, str]:
@@ -104,7 +84,7 @@ def _from_trace(lines: list[dict], record: dict, layout_spec: str, agent_kind: s
         believed = from_beliefs(lines)
         if believed.total != recomputed.total or believed.hits != recomputed.hits:
             trace.notes.append(f"intention: agent scored {believed.hits}/{believed.total}, recomputed {recomputed.hits}/{recomputed.total}")
-    return result, to_pddl_text(trace, title=_episode_id(record)), recomputed
+    return result, to_pddl_text(trace, title=episode_id(record)), recomputed
 
 
 def _from_record(record: dict) -> EpisodeInterdependence:
@@ -125,14 +105,15 @@ def analyze_folder(path: Path, write: bool = True) -> FolderAnalysis:
     path = Path(path)
     config = _load_config(path)
     specs = _layout_specs(config)
-    records = {_episode_id(r): r for r in _read_jsonl(path / "episodes.jsonl")}
+    records = {episode_id(r): r for r in read_jsonl(path / "episodes.jsonl").records}
     traces: dict[str, dict[str, list[dict]]] = {}
-    for line in _read_jsonl(path / "trace.jsonl"):
-        traces.setdefault(_episode_id(line), {}).setdefault(str(line.get("attempt", "")), []).append(line)
+    for line in read_jsonl(path / "trace.jsonl").records:
+        traces.setdefault(episode_id(line), {}).setdefault(str(line.get("attempt", "")), []).append(line)
     episodes = []
     for eid, record in records.items():
         attempts = traces.get(eid, {})
-        lines = attempts.get(str(record.get("attempt", "")), []) or next(reversed(attempts.values()), [])
+        chosen = finished_attempt(record, attempts)
+        lines = attempts[chosen] if chosen is not None else []
         episodes.append(_episode(path, eid, record, lines, specs.get(record.get("layout", ""), config.get("layout") or record.get("layout")), write))
     result = FolderAnalysis(run=path.name, episodes=episodes)
     if write:

@@ -5,6 +5,8 @@
 * `EmbeddedModel` runs SmolLM2-135M in-process with llama.cpp (no key, no network).
 * `CachedModel` replays answers from disk; `MeteredModel`/`UsageMeter` count usage.
 * `ScriptedModel` is the test double for agent code.
+* Every answer's text is cleaned where its `Completion` is made (`sanitize_text`);
+  provider failures are classified in `proagent.llm.faults`.
 
 Heavy dependencies (litellm, llama_cpp) are imported only when first used.
 """
@@ -14,12 +16,15 @@ from proagent.llm.cache import CachedModel, cache_key, canonical_request
 from proagent.llm.embedded import EmbeddedModel, find_bundled_gguf
 from proagent.llm.factory import EMBEDDED_SPEC, make_model
 from proagent.llm.litellm_backend import LiteLLMModel
-from proagent.llm.redaction import redact
+from proagent.llm.redaction import redact, redact_url
+from proagent.llm.sanitize import sanitize_text
 from proagent.llm.scripted import ScriptedCall, ScriptedModel
 from proagent.llm.types import (
     Completion,
     LLMConfigError,
     LLMError,
+    LLMRequestError,
+    LLMResponseError,
     LLMUnavailableError,
     Message,
     Model,
@@ -33,6 +38,8 @@ __all__ = [
     "EmbeddedModel",
     "LLMConfigError",
     "LLMError",
+    "LLMRequestError",
+    "LLMResponseError",
     "LLMUnavailableError",
     "LiteLLMModel",
     "Message",
@@ -48,4 +55,6 @@ __all__ = [
     "find_bundled_gguf",
     "make_model",
     "redact",
+    "redact_url",
+    "sanitize_text",
 ]

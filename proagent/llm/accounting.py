@@ -23,6 +23,8 @@ class UsageSummary(BaseModel):
     policy generated).  ``cost_usd`` sums fresh calls with a known price and is
     None when no call had one; ``calls_without_cost`` counts fresh calls whose
     price was unknown, so a non-zero value means ``cost_usd`` is a lower bound.
+    ``retries`` counts failed requests that were retried before an answer came, so
+    the requests a server saw are ``fresh_calls + retries`` (plus any that ended in an error).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -35,6 +37,7 @@ class UsageSummary(BaseModel):
     mean_fresh_latency_s: float | None = None
     cost_usd: float | None = None
     calls_without_cost: int = 0
+    retries: int = 0
 
     @property
     def fresh_calls(self) -> int:
@@ -54,6 +57,7 @@ class UsageMeter:
         self._fresh_latency = 0.0
         self._cost: float | None = None
         self._no_cost = 0
+        self._retries = 0
 
     def record(self, completion: Completion) -> None:
         with self._lock:
@@ -61,6 +65,7 @@ class UsageMeter:
             self._prompt += completion.prompt_tokens
             self._completion += completion.completion_tokens
             self._latency += completion.latency_s
+            self._retries += completion.retries
             if completion.cached:
                 self._cached += 1
                 return
@@ -82,6 +87,7 @@ class UsageMeter:
                 mean_fresh_latency_s=self._fresh_latency / fresh if fresh else None,
                 cost_usd=self._cost,
                 calls_without_cost=self._no_cost,
+                retries=self._retries,
             )
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from proagent.files import write_atomic
-from proagent.llm.types import Completion, Message, Model, StructuredOutput
+from proagent.llm.types import Completion, LLMRequestError, Message, Model, StructuredOutput
 
 __all__ = ["CACHE_FORMAT_VERSION", "CacheEntry", "CachedModel", "cache_key", "canonical_request"]
 
@@ -54,6 +54,15 @@ def cache_key(request: dict[str, Any]) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+def _key_or_error(request: dict[str, Any]) -> str:
+    """`cache_key`, or `LLMRequestError` (permanent) for a prompt that is not valid UTF-8."""
+    try:
+        return cache_key(request)
+    except UnicodeEncodeError as exc:
+        problem = f"{exc.reason} at character {exc.start}"
+    raise LLMRequestError(f"the request cannot be encoded as UTF-8 ({problem}); prompts must be built from sanitised text")
+
+
 class CacheEntry(BaseModel):
     """What one cache file holds: the request (for humans and audits) and the answer."""
 
@@ -69,8 +78,10 @@ class CachedModel:
 
     A hit returns the stored `Completion` with ``cached=True``, the original
     token counts and cost, ``latency_s=0`` and the original latency in
-    ``original_latency_s``.  Unreadable entries are treated as misses and
-    overwritten.  Errors are never cached.
+    ``original_latency_s``; it sent no request, so ``retries`` is 0.  Unreadable
+    entries are treated as misses and overwritten.  Errors are never cached, and an
+    answer that cannot be stored is returned uncached (with a warning) rather than
+    ending the run.
     """
 
     def __init__(self, inner: Model, cache_dir: Path) -> None:
@@ -104,12 +115,20 @@ class CachedModel:
         seed: int | None = None,
     ) -> Completion:
         request = canonical_request(self.name, messages, structured, max_tokens, temperature, seed)
-        key = cache_key(request)
+        key = _key_or_error(request)
         path = self.path_for(key)
         hit = self._load(path, key)
         if hit is not None:
             self.hits += 1
-            return hit.model_copy(update={"cached": True, "latency_s": 0.0, "original_latency_s": hit.latency_s})
+            return hit.model_copy(
+                update={
+                    "cached": True,
+                    "latency_s": 0.0,
+                    "original_latency_s": hit.latency_s,
+                    "retries": 0,
+                    "retry_causes": (),
+                }
+            )
         self.misses += 1
         completion = await self._inner.generate(
             messages, structured=structured, max_tokens=max_tokens, temperature=temperature, seed=seed
@@ -132,4 +151,10 @@ class CachedModel:
     def _store(self, path: Path, entry: CacheEntry) -> None:
         # The stored record is the fresh answer, so a hit can report the original latency.
         stored = entry.model_copy(update={"completion": entry.completion.model_copy(update={"cached": False})})
-        write_atomic(path, stored.model_dump_json(indent=1))
+        try:
+            blob = stored.model_dump_json(indent=1)
+        except ValueError as exc:  # pydantic's serialisation error is a ValueError
+            # Not expected (answers are sanitised, the request was encoded for its key); the answer is still good.
+            _LOG.warning("not caching %s: %s", path.name, str(exc).splitlines()[0][:160])
+            return
+        write_atomic(path, blob)

@@ -6,7 +6,8 @@ runs another GGUF file.  Anything else is a litellm model id
 (``openai/gpt-4o-mini``, ``anthropic/claude-...``, ``ollama/llama3``, or
 ``openai/<name>`` with ``api_base`` for a local OpenAI-compatible server).
 Configuration problems are reported here, before an episode starts, with the
-exact variable to set or package to install.
+exact variable to set or package to install, and an ``api_base`` that is not an
+http(s) URL is refused here rather than retried as a connection error.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from pathlib import Path
 
 from proagent.llm.cache import CachedModel
 from proagent.llm.embedded import EmbeddedModel
-from proagent.llm.litellm_backend import LiteLLMModel, credential_env_vars, import_litellm
+from proagent.llm.litellm_backend import LiteLLMModel, check_api_base, credential_env_vars, import_litellm
 from proagent.llm.types import LLMConfigError, Model
 
-__all__ = ["EMBEDDED_SPEC", "make_model"]
+__all__ = ["DEFAULT_TIMEOUT_S", "EMBEDDED_SPEC", "make_model"]
 
 EMBEDDED_SPEC = "embedded"
+DEFAULT_TIMEOUT_S = 60.0
 
 
 def _make_embedded(spec: str) -> EmbeddedModel:
@@ -32,7 +34,8 @@ def _make_embedded(spec: str) -> EmbeddedModel:
     return model
 
 
-def _make_litellm(spec: str, api_base: str | None) -> LiteLLMModel:
+def _make_litellm(spec: str, api_base: str | None, timeout_s: float) -> LiteLLMModel:
+    check_api_base(api_base)
     litellm = import_litellm()
     try:
         litellm.get_llm_provider(spec, api_base=api_base)
@@ -49,11 +52,23 @@ def _make_litellm(spec: str, api_base: str | None) -> LiteLLMModel:
                 f"{', '.join(missing)}. Set it (export {missing[0]}=...), "
                 f"pass api_base for a local server, or use model 'embedded' which needs no key"
             )
-    return LiteLLMModel(spec, api_base=api_base)
+    return LiteLLMModel(spec, api_base=api_base, timeout_s=timeout_s)
 
 
-def make_model(spec: str | None, *, api_base: str | None = None, cache_dir: Path | None = None) -> Model:
-    """Build the `Model` named by ``spec``; wrap it in an on-disk `CachedModel` if ``cache_dir`` is given."""
+def make_model(
+    spec: str | None,
+    *,
+    api_base: str | None = None,
+    cache_dir: Path | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+) -> Model:
+    """Build the `Model` named by ``spec``; wrap it in an on-disk `CachedModel` if ``cache_dir`` is given.
+
+    ``timeout_s`` bounds each request to an API model (a slow local server may need more than the
+    default); the embedded model runs in-process and has no request to time out.
+    """
+    if not timeout_s > 0:
+        raise LLMConfigError(f"the request timeout must be a positive number of seconds, not {timeout_s!r}")
     spec = (spec or EMBEDDED_SPEC).strip()
     model: Model
     if spec == EMBEDDED_SPEC or spec.startswith(EMBEDDED_SPEC + ":"):
@@ -61,7 +76,7 @@ def make_model(spec: str | None, *, api_base: str | None = None, cache_dir: Path
             raise LLMConfigError("api_base applies to API models, not to the embedded model")
         model = _make_embedded(spec)
     else:
-        model = _make_litellm(spec, api_base)
+        model = _make_litellm(spec, api_base, timeout_s)
     if cache_dir is not None:
         model = CachedModel(model, Path(cache_dir))
     return model

@@ -4,6 +4,10 @@ It answers ``POST /v1/chat/completions`` after a fixed delay, with scripted erro
 (to exercise retries) and then content from a responder. The default responder plays a sensible
 Overcooked policy read off the planner's prompt, so a whole episode runs through the real HTTP
 path (litellm, retries, cache, accounting) without any model.
+
+A scripted reply is ``(status, json_body)`` or a `Reply`, which can also send raw bytes (a body
+that is not JSON), extra headers (``Retry-After``) or answer late (a client timeout); a `Reply`
+with no body sends the responder's normal answer. Each request is kept with its arrival time.
 """
 
 from __future__ import annotations
@@ -18,6 +22,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 Responder = Callable[[dict[str, Any]], str]
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted reply: ``body`` None is the normal answer; str/bytes are sent as they are."""
+
+    status: int = 200
+    body: dict[str, Any] | str | bytes | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
 
 _HELD = re.compile(r"You \(player \d\) are at \[[^\]]*\] facing \w+, holding ([^.]+)\.")
 _POT = re.compile(r"Pot at \[[^\]]*\]: ([^.]+)\.")
@@ -53,20 +67,27 @@ class FakeChatServer:
     delay_s: float = 0.0
     responder: Responder = heuristic_answer
     usage: tuple[int, int] = (42, 7)
-    replies: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    replies: list[tuple[int, dict[str, Any]] | Reply] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
     url: str = ""
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def next_reply(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def next_reply(self, body: dict[str, Any]) -> Reply:
         with self._lock:
-            if self.replies:
-                return self.replies.pop(0)
+            scripted = self.replies.pop(0) if self.replies else Reply()
+        if isinstance(scripted, tuple):
+            return Reply(status=scripted[0], body=scripted[1])
+        if scripted.body is None:
+            return Reply(scripted.status, self.answer(body), scripted.headers, scripted.delay_s)
+        return scripted
+
+    def answer(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The normal chat-completion envelope around the responder's text."""
         prompt, completion = self.usage
         content = self.responder(body)
-        return 200, {
+        return {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
             "created": 1700000000,
@@ -103,13 +124,34 @@ def _handler_for(server: FakeChatServer) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length", "0"))
             body = json.loads(self.rfile.read(length) or b"{}")
             with server._lock:
-                server.requests.append({"path": self.path, "body": body, "authorization": self.headers.get("Authorization")})
+                server.requests.append(
+                    {
+                        "path": self.path,
+                        "body": body,
+                        "authorization": self.headers.get("Authorization"),
+                        "time": time.monotonic(),
+                    }
+                )
             time.sleep(server.delay_s)
-            status, payload = server.next_reply(body)
-            data = json.dumps(payload).encode()
-            self.send_response(status)
+            reply = server.next_reply(body)
+            time.sleep(reply.delay_s)
+            try:
+                self._send(reply)
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
+                return
+
+        def _send(self, reply: Reply) -> None:
+            if isinstance(reply.body, bytes):
+                data = reply.body
+            elif isinstance(reply.body, str):
+                data = reply.body.encode("utf-8", "surrogatepass")
+            else:
+                data = json.dumps(reply.body).encode()  # ensure_ascii: a lone surrogate goes as \udXXX
+            self.send_response(reply.status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
+            for name, value in reply.headers.items():
+                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(data)
 

@@ -2,19 +2,34 @@
 
 litellm is imported lazily (it takes 2-3 s) and always with its bundled cost
 map, so building a model never touches the network.  Retries are ours
-(tenacity, exponential backoff with jitter) and only cover transient failures;
-litellm's and the OpenAI SDK's own retries are switched off so that a request
-is never retried twice over.  Every error text is passed through `redact`.
+(tenacity, exponential backoff with jitter, or the server's ``Retry-After``)
+and only cover transient failures (`proagent.llm.faults`); litellm's and the
+OpenAI SDK's own retries are switched off so that a request is never retried
+twice over.  Every error text is passed through `redact`, every retry is one
+log line and is counted in the `Completion` (``retries``, ``retry_causes``).
+
+The answer's envelope is checked here: no choices or content that is not text
+is an `LLMResponseError` (with a short excerpt of the answer), retried at most
+``malformed_retries`` times (default 1).  Such an answer is usually what this
+server says to this request, and at temperature 0 with a fixed seed it will
+say it again, so retrying it like a 503 only wastes half a minute; but a proxy
+glitch (an HTML error page with status 200) does go away, hence one retry.
+Null content becomes empty text and broken token counts become 0 (noted in
+``anomalies``): the answer itself is still usable.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+import math
 import os
 import time
+import warnings
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit
 
 from tenacity import (
     AsyncRetrying,
@@ -25,25 +40,33 @@ from tenacity import (
     wait_random,
 )
 
-from proagent.llm.redaction import redact
-from proagent.llm.types import Completion, LLMConfigError, LLMError, LLMUnavailableError, Message, StructuredOutput
+from proagent.llm.faults import (
+    answer_view,
+    envelope_excerpt,
+    is_encoding_error,
+    is_transient,
+    malformed_what,
+    retry_after_s,
+)
+from proagent.llm.redaction import redact, redact_url
+from proagent.llm.sanitize import clip, excerpt
+from proagent.llm.types import (
+    Completion,
+    LLMConfigError,
+    LLMError,
+    LLMRequestError,
+    LLMResponseError,
+    LLMUnavailableError,
+    Message,
+    StructuredOutput,
+)
 
-__all__ = ["LiteLLMModel", "import_litellm", "is_transient", "redact"]
+__all__ = ["LiteLLMModel", "check_api_base", "import_litellm", "is_transient", "redact"]
 
 _LOG = logging.getLogger(__name__)
 _DUMMY_LOCAL_KEY = "sk-no-key-required"
-_TRANSIENT_NAMES = frozenset(
-    {
-        "Timeout",
-        "APITimeoutError",
-        "APIConnectionError",
-        "RateLimitError",
-        "InternalServerError",
-        "ServiceUnavailableError",
-        "BadGatewayError",
-    }
-)
-_CONFIG_NAMES = frozenset({"AuthenticationError", "PermissionDeniedError", "NotFoundError"})
+_DETAIL_CHARS = 300  # provider error text kept in an exception message
+_LOG_DETAIL_CHARS = 160  # ... and in a retry log line
 
 
 def import_litellm() -> ModuleType:
@@ -54,22 +77,10 @@ def import_litellm() -> ModuleType:
     except ImportError as exc:  # pragma: no cover - litellm is a hard dependency
         raise LLMConfigError("litellm is not installed: run `pip install litellm`") from exc
     litellm.suppress_debug_info = True
+    # litellm dumps an answer with fields of the wrong type through pydantic, whose serializer
+    # warnings print pieces of it (unredacted) to stderr; we report such answers ourselves.
+    warnings.filterwarnings("ignore", message="Pydantic serializer warnings", category=UserWarning)
     return litellm
-
-
-def _class_names(exc: BaseException) -> set[str]:
-    return {cls.__name__ for cls in type(exc).__mro__}
-
-
-def is_transient(exc: BaseException) -> bool:
-    """True for failures that a later identical request may not hit: timeouts, 429, 5xx, connection drops."""
-    names = _class_names(exc)
-    if names & _CONFIG_NAMES or "BadRequestError" in names:
-        return False
-    if isinstance(exc, (TimeoutError, ConnectionError)) or names & _TRANSIENT_NAMES:
-        return True
-    status = getattr(exc, "status_code", None)
-    return isinstance(status, int) and (status in (408, 429) or status >= 500)
 
 
 def credential_env_vars(litellm: ModuleType, model: str) -> list[str]:
@@ -82,6 +93,75 @@ def credential_env_vars(litellm: ModuleType, model: str) -> list[str]:
     return [name for name in missing if any(m in name.upper() for m in markers)]
 
 
+def check_api_base(api_base: str | None) -> None:
+    """Raise `LLMConfigError` now unless ``api_base`` is an http(s) URL with a host.
+
+    litellm reports a malformed base URL as a connection error, which would be retried for
+    half a minute before the run fails.  The value is named without credentials or query.
+    """
+    if api_base is None:
+        return
+    try:
+        parts = urlsplit(api_base)
+        _ = parts.port  # raises ValueError for a port that is not a number in range
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:  # a bad port or an unbalanced '[' in the host
+        ok = False
+    if not ok:
+        raise LLMConfigError(
+            f"api_base {redact_url(api_base)!r} is not an http(s) URL; expected e.g. http://127.0.0.1:8000/v1"
+        )
+    if parts.username or parts.password or parts.query:
+        raise LLMConfigError(
+            f"api_base {redact_url(api_base)!r} carries credentials or a query string, which would end up in "
+            "run folders and logs; pass the key in the environment instead (e.g. OPENAI_API_KEY=...)"
+        )
+
+
+def _check_encodable(messages: list[Message]) -> None:
+    """Raise `LLMRequestError` if a prompt cannot be sent as UTF-8 (permanent: retrying cannot help)."""
+    for index, message in enumerate(messages):
+        try:
+            message.content.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            problem = f"message {index} ({message.role}) has a lone surrogate at character {exc.start}"
+            break
+    else:
+        return
+    raise LLMRequestError(f"the request cannot be encoded as UTF-8: {problem}; prompts must be built from sanitised text")
+
+
+def _token_count(value: Any) -> tuple[int, str | None]:
+    """A usage count as a non-negative int, and a note when the provider's value had to be repaired."""
+    if value is None:
+        return 0, None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return 0, "usage_invalid"
+    if value < 0:
+        return 0, "usage_clamped"
+    return int(value), (None if value == int(value) else "usage_invalid")
+
+
+def _raw_view(response: Any) -> str:
+    """The answer as JSON-ish text for an excerpt, whatever shape it has."""
+    try:
+        return answer_view(response.model_dump())
+    except Exception:  # noqa: BLE001 - any object: fall back to its repr
+        return repr(response)
+
+
+class _Answer(NamedTuple):
+    """The usable part of one provider response, before latency and retries are known."""
+
+    text: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: str | None
+    cost_usd: float | None
+    anomalies: tuple[str, ...]
+
+
 class LiteLLMModel:
     """A `Model` backed by ``litellm.acompletion``.
 
@@ -90,6 +170,8 @@ class LiteLLMModel:
     local OpenAI-compatible server (a dummy key is sent if none is set).
     ``response_schema`` forces JSON-schema output on or off; None asks litellm
     whether the model supports it.  ``latency_s`` covers retries and backoff.
+    ``timeout_s`` bounds each request; a server's ``Retry-After`` is honoured up
+    to ``retry_after_max_s``.
     """
 
     def __init__(
@@ -103,23 +185,34 @@ class LiteLLMModel:
         response_schema: bool | None = None,
         backoff_initial_s: float = 1.0,
         backoff_max_s: float = 30.0,
+        retry_after_max_s: float = 30.0,
+        malformed_retries: int = 1,
     ) -> None:
-        if max_retries < 0 or timeout_s <= 0:
-            raise ValueError("max_retries must be >= 0 and timeout_s > 0")
+        if max_retries < 0 or malformed_retries < 0 or not timeout_s > 0 or retry_after_max_s < 0:
+            raise ValueError("max_retries and malformed_retries must be >= 0, timeout_s > 0, retry_after_max_s >= 0")
+        check_api_base(api_base)
         self._model = model
         self._api_base = api_base
         self._api_key = api_key
-        self._timeout_s = timeout_s
+        self._timeout_s = float(timeout_s)
         self._max_retries = max_retries
+        self._malformed_retries = malformed_retries
         self._response_schema = response_schema
-        self._backoff = (backoff_initial_s, backoff_max_s)
+        self._backoff = wait_exponential(multiplier=backoff_initial_s, max=backoff_max_s) + wait_random(0, backoff_initial_s)
+        self._retry_after_max_s = retry_after_max_s
 
     @property
     def name(self) -> str:
         return self._model
 
+    @property
+    def timeout_s(self) -> float:
+        """Seconds one request may take before it counts as a (transient) timeout."""
+        return self._timeout_s
+
     def __repr__(self) -> str:  # never shows the key
-        return f"LiteLLMModel(model={self._model!r}, api_base={self._api_base!r})"
+        base = redact_url(self._api_base) if self._api_base is not None else None
+        return f"LiteLLMModel(model={self._model!r}, api_base={base!r})"
 
     async def generate(
         self,
@@ -130,12 +223,19 @@ class LiteLLMModel:
         temperature: float = 0.0,
         seed: int | None = None,
     ) -> Completion:
+        _check_encodable(messages)
         litellm = import_litellm()
         kwargs = self._request(litellm, messages, structured, max_tokens, temperature, seed)
+        causes: list[str] = []
         start = time.perf_counter()
-        response = await self._call_with_retries(litellm, kwargs)
-        latency = time.perf_counter() - start
-        return self._to_completion(litellm, response, latency)
+        answer = await self._call_with_retries(litellm, kwargs, causes)
+        return Completion(
+            **answer._asdict(),
+            latency_s=time.perf_counter() - start,
+            cached=False,
+            retries=len(causes),
+            retry_causes=tuple(causes),
+        )
 
     def _request(
         self,
@@ -180,22 +280,20 @@ class LiteLLMModel:
         except Exception:  # noqa: BLE001 - unknown models: fall back to free text
             return False
 
-    async def _call_with_retries(self, litellm: ModuleType, kwargs: dict[str, Any]) -> Any:
-        initial, maximum = self._backoff
+    async def _call_with_retries(self, litellm: ModuleType, kwargs: dict[str, Any], causes: list[str]) -> _Answer:
+        """One answer, retrying transient failures; ``causes`` gets the class name of each retried one."""
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self._max_retries + 1),
-            # Exponential backoff (initial, 2x, 4x ... capped) plus up to `initial` of jitter.
-            wait=wait_exponential(multiplier=initial, max=maximum) + wait_random(0, initial),
-            retry=retry_if_exception(is_transient),
-            before_sleep=self._log_retry,
+            wait=self._wait,
+            retry=retry_if_exception(functools.partial(self._should_retry, causes)),
+            before_sleep=functools.partial(self._on_retry, causes),
             reraise=True,
         )
         error: LLMError | None = None
         try:
             async for attempt in retrying:
                 with attempt:
-                    guard = self._timeout_s + 5.0
-                    return await asyncio.wait_for(litellm.acompletion(**kwargs), timeout=guard)
+                    return await self._attempt(litellm, kwargs)
         except Exception as exc:  # noqa: BLE001 - translated below, outside the handler
             error = self._translate(exc, retrying.statistics.get("attempt_number", 1))
         # Raised outside the except block so the original (unredacted) exception
@@ -203,27 +301,71 @@ class LiteLLMModel:
         assert error is not None
         raise error
 
-    def _log_retry(self, state: RetryCallState) -> None:
+    async def _attempt(self, litellm: ModuleType, kwargs: dict[str, Any]) -> _Answer:
+        """One request; a malformed answer becomes `LLMResponseError` (raised outside the handler)."""
+        malformed: LLMResponseError | None = None
+        try:
+            response = await asyncio.wait_for(litellm.acompletion(**kwargs), timeout=self._timeout_s + 5.0)
+        except Exception as exc:
+            what = malformed_what(exc)
+            if what is None or is_encoding_error(exc):
+                raise
+            malformed = self._malformed(what, envelope_excerpt(exc))
+        if malformed is not None:
+            raise malformed
+        return self._parse(litellm, response)
+
+    def _should_retry(self, causes: list[str], exc: BaseException) -> bool:
+        """Transient failures always (up to max_retries); malformed answers ``malformed_retries`` times."""
+        if isinstance(exc, LLMResponseError):
+            return causes.count(LLMResponseError.__name__) < self._malformed_retries
+        return is_transient(exc)
+
+    def _wait(self, state: RetryCallState) -> float:
+        """The server's Retry-After (capped) when it sent one, else exponential backoff with jitter."""
         exc = state.outcome.exception() if state.outcome else None
+        after = retry_after_s(exc) if exc is not None else None
+        if after is not None:
+            return min(after, self._retry_after_max_s)
+        return float(self._backoff(state))
+
+    def _on_retry(self, causes: list[str], state: RetryCallState) -> None:
+        """Count the failure and log it as one short line (no traceback: litellm's texts hold some)."""
+        exc = state.outcome.exception() if state.outcome else None
+        cause = type(exc).__name__ if exc is not None else "unknown"
+        causes.append(cause)
         wait = state.next_action.sleep if state.next_action else 0.0
+        told = exc is not None and retry_after_s(exc) is not None
         _LOG.warning(
-            "%s: transient error on attempt %d (%s: %s); retrying in %.1fs",
+            "%s: attempt %d failed (%s: %s); retrying in %.1fs%s",
             self._model,
             state.attempt_number,
-            type(exc).__name__,
-            self._redact(exc),
+            cause,
+            excerpt(self._redact(exc), _LOG_DETAIL_CHARS),
             wait,
+            " as the server asked (Retry-After)" if told else "",
         )
 
     def _redact(self, text: object) -> str:
         return redact(text, extra_secrets=(self._api_key,) if self._api_key else ())
 
+    def _where(self) -> str:
+        return self._model + (f" at {redact_url(self._api_base)}" if self._api_base else "")
+
+    def _malformed(self, what: str, raw_excerpt: str) -> LLMResponseError:
+        raw_excerpt = excerpt(self._redact(raw_excerpt), 240)
+        return LLMResponseError(f"{self._where()} sent a malformed answer ({what}): {raw_excerpt}", excerpt=raw_excerpt)
+
     def _translate(self, exc: BaseException, attempts: int) -> LLMError:
-        """Turn a provider exception into our error types, with secrets removed."""
+        """Turn a provider exception into our error types: one line, secrets removed."""
         kind = type(exc).__name__
-        detail = self._redact(exc)
-        where = f"{self._model}" + (f" at {self._api_base}" if self._api_base else "")
-        names = _class_names(exc)
+        detail = excerpt(self._redact(exc), _DETAIL_CHARS)
+        where = self._where()
+        names = {cls.__name__ for cls in type(exc).__mro__}
+        if isinstance(exc, LLMResponseError):
+            return LLMResponseError(f"{exc} (after {attempts} attempt(s))", excerpt=exc.excerpt, attempts=attempts)
+        if is_encoding_error(exc):
+            return LLMRequestError(f"the request to {where} could not be encoded: {kind}: {detail}")
         if is_transient(exc):
             return LLMUnavailableError(
                 f"{where} still failing after {attempts} attempt(s): {kind}: {detail}",
@@ -245,29 +387,44 @@ class LiteLLMModel:
             provider = self._model.split("/", 1)[0]
         return f"set a valid API key for provider '{provider}' (usually {provider.upper()}_API_KEY)"
 
-    def _to_completion(self, litellm: ModuleType, response: Any, latency: float) -> Completion:
-        choices = getattr(response, "choices", None) or []
-        if not choices:
-            raise LLMError(f"{self._model} returned no choices")
+    def _parse(self, litellm: ModuleType, response: Any) -> _Answer:
+        """The usable answer in ``response``, or `LLMResponseError` with an excerpt of it."""
+        choices = getattr(response, "choices", None)
+        if not isinstance(choices, list) or not choices:
+            raise self._malformed("no choices", _raw_view(response))
         choice = choices[0]
+        content = getattr(getattr(choice, "message", None), "content", None)
+        notes: list[str] = []
+        if content is None:
+            content, notes = "", ["null_content"]
+        elif not isinstance(content, str):
+            raise self._malformed(f"content is {type(content).__name__}, not text", _raw_view(response))
         usage = getattr(response, "usage", None)
-        return Completion(
-            text=choice.message.content or "",
-            model=getattr(response, "model", None) or self._model,
-            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-            latency_s=latency,
+        prompt, prompt_note = _token_count(getattr(usage, "prompt_tokens", None))
+        completion, completion_note = _token_count(getattr(usage, "completion_tokens", None))
+        notes += sorted({n for n in (prompt_note, completion_note) if n})
+        if notes:
+            _LOG.warning("%s: answer repaired (%s)", self._model, ", ".join(notes))
+        model = getattr(response, "model", None)
+        finish = getattr(choice, "finish_reason", None)
+        return _Answer(
+            text=content,
+            model=clip(model, 200) if isinstance(model, str) and model else self._model,
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            finish_reason=clip(finish, 64) if isinstance(finish, str) else None,
             cost_usd=self._cost(litellm, response),
-            cached=False,
-            finish_reason=getattr(choice, "finish_reason", None),
+            anomalies=tuple(notes),
         )
 
     def _cost(self, litellm: ModuleType, response: Any) -> float | None:
-        """Price from litellm's bundled map; None when unknown or for a custom ``api_base``."""
+        """Price from litellm's bundled map; None when unknown, nonsensical or for a custom ``api_base``."""
         if self._api_base is not None:
             return None  # a local/self-hosted server: litellm's public price would be wrong
         try:
             cost = litellm.completion_cost(completion_response=response)
         except Exception:  # noqa: BLE001 - model not in the price map
             return None
-        return float(cost) if cost is not None else None
+        if cost is None or not math.isfinite(float(cost)) or float(cost) < 0:
+            return None
+        return float(cost)

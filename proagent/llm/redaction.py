@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from urllib.parse import urlsplit, urlunsplit
 
 REDACTED = "[REDACTED]"
 
@@ -59,3 +60,21 @@ def redact(text: object, *, extra_secrets: tuple[str, ...] = (), environ: Mappin
         else:
             out = pattern.sub(REDACTED, out)
     return out
+
+
+def redact_url(value: str) -> str:
+    """``value`` with any user:password@ part, query string and fragment removed, then `redact`ed.
+
+    For naming an ``api_base`` in errors and logs: credentials are sometimes passed in the URL.
+    Text that is not a URL at all loses everything from a ``?`` or ``#`` on, and up to an ``@``.
+    """
+    try:
+        parts = urlsplit(value)
+    except ValueError:  # e.g. an unbalanced '[' in the host
+        parts = None
+    if parts is not None and parts.netloc:
+        host = parts.netloc.rpartition("@")[2]
+        shown = urlunsplit((parts.scheme, host, parts.path, "", ""))
+    else:
+        shown = re.split(r"[?#]", value, maxsplit=1)[0].rpartition("@")[2]
+    return redact(shown)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from proagent.llm.sanitize import sanitize_text
 
 Role = Literal["system", "user", "assistant"]
 
@@ -43,6 +45,14 @@ class Completion(BaseModel):
     ``latency_s`` is the wall time the caller waited (0 for a cache hit, whose
     original latency is kept in ``original_latency_s``).  ``cost_usd`` is None
     when the price of the model is not known (local servers, embedded models).
+
+    ``text`` is cleaned on the way in (`sanitize_text`): every backend, the cache
+    and the test doubles make Completions, so this is the one place where a
+    model's text enters proagent.  ``anomalies`` names what was repaired there
+    or by the backend (``lone_surrogates``, ``usage_clamped``, ...).
+    ``retries`` counts the requests that failed and were retried before this
+    answer; ``retry_causes`` has the short class name of each failure (both
+    empty for a cache hit, which sent no request).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -57,6 +67,20 @@ class Completion(BaseModel):
     cached: bool = False
     original_latency_s: float | None = None
     finish_reason: str | None = None
+    retries: int = Field(0, ge=0, description="failed requests retried before this answer")
+    retry_causes: tuple[str, ...] = Field((), description="class name of each retried failure, in order")
+    anomalies: tuple[str, ...] = Field((), description="what was repaired in the answer (sanitising, usage)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sanitize(cls, data: Any) -> Any:
+        """Clean ``text`` (idempotent, so a cache entry read back is unchanged) and note repairs."""
+        if not isinstance(data, dict) or not isinstance(data.get("text"), str):
+            return data
+        text, notes = sanitize_text(data["text"])
+        if not notes and text == data["text"]:
+            return data
+        return {**data, "text": text, "anomalies": (*data.get("anomalies", ()), *notes)}
 
 
 @runtime_checkable
@@ -90,6 +114,26 @@ class LLMConfigError(LLMError):
 
     Retrying cannot help; the message says exactly what to set or install.
     """
+
+
+class LLMRequestError(LLMError):
+    """Our own request cannot be sent (e.g. a prompt that is not valid UTF-8).
+
+    Permanent: the same request would fail the same way, so it is never retried.
+    """
+
+
+class LLMResponseError(LLMError):
+    """The provider answered, but not with a usable chat completion (no choices, content that is
+    not text, token counts that are not numbers, a body that is not JSON).
+
+    ``excerpt`` is a short, redacted piece of the raw answer; ``attempts`` the requests made.
+    """
+
+    def __init__(self, message: str, *, excerpt: str = "", attempts: int = 1) -> None:
+        super().__init__(message)
+        self.excerpt = excerpt
+        self.attempts = attempts
 
 
 class LLMUnavailableError(LLMError):

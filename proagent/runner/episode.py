@@ -200,6 +200,7 @@ def _episode_record(env, agent, partner, seat, seed, episode, score, shaped, ste
                 "parse_failures": s.parse_failures,
                 "fallbacks": s.fallbacks,
                 "oscillations": s.oscillations,
+                "retries": s.retries,
                 "skills_done": s.skills_done,
                 "skills_failed": s.skills_failed,
                 "intention_hits": agent.belief.hits,

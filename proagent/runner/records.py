@@ -17,6 +17,7 @@ class RunConfig(BaseModel):
     horizon: int
     llm: str
     api_base: str | None = None
+    llm_timeout_s: float | None = None
     agent: dict
     prompt_hashes: dict[str, str]
     git_commit: str
@@ -49,6 +50,7 @@ class EpisodeRecord(BaseModel):
     parse_failures: int = 0
     fallbacks: int = 0
     oscillations: int = Field(0, description="decisions where the last skill had undone the one before, with no progress")
+    retries: int = Field(0, description="failed LLM requests that were retried (fresh calls + retries = requests sent)")
     skills_done: int = 0
     skills_failed: int = 0
     intention_hits: int = 0

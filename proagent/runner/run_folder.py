@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from proagent.files import write_atomic
+from proagent.jsonl import read_jsonl
 from proagent.llm.redaction import redact
 from proagent.paths import PROJECT_ROOT, RUNS_DIR
 
@@ -74,14 +75,5 @@ class RunFolder:
                 os.fsync(fh.fileno())
 
     def read_jsonl(self, filename: str) -> list[dict]:
-        path = self.path / filename
-        if not path.exists():
-            return []
-        out = []
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                try:
-                    out.append(json.loads(line))
-                except json.JSONDecodeError:
-                    continue  # a torn last line from a killed writer is not an episode
-        return out
+        """The file's whole JSON objects; torn or undecodable lines are skipped with a warning."""
+        return read_jsonl(self.path / filename).records

@@ -2,23 +2,44 @@
 
 GET  /api/info           static facts: terrain, seats, names, mode, tick rate, questionnaire
 GET  /api/state          the current snapshot (the page polls it)
-POST /api/start          start the episode (the person pressed Start)
+POST /api/start          {} : start the episode (the person pressed Start)
 POST /api/action         {"action": "up"|"down"|"left"|"right"|"interact"|"stay"}
 POST /api/questionnaire  {"answers": {"q1": 1..5, ...}, "comment": ""} or {"skipped": true}
+
+Posted bodies are strict (pydantic strict mode, unknown fields refused): a key is one of the six
+lower-case names, a Likert answer a JSON integer in the scale (``true`` is not 1). The server's
+RequestGuard has already refused other origins and malformed requests (proagent/web/server.py).
 """
 
 from __future__ import annotations
 
 import threading
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from envs import Action
 from proagent.runner.run_folder import RunFolder
 from proagent.web.human_game import HumanGame
 from proagent.web.questionnaire import AnswerError, Questionnaire, answers_record
-from proagent.web.server import Handler, Response, error, json_response
+from proagent.web.server import Handler, Response, error, json_response, parse_body
 
 QUESTIONNAIRE_RESULT = "questionnaire.json"
 ACTIONS = {a.name.lower(): a for a in Action}
+KeyName = Literal["up", "down", "left", "right", "stay", "interact"]  # = ACTIONS (a test checks)
+
+
+class StartBody(BaseModel):
+    """POST /api/start: an empty object."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class ActionBody(BaseModel):
+    """POST /api/action: one key press."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    action: KeyName
 
 
 def human_routes(game: HumanGame, info: dict, questionnaire: Questionnaire | None, folder: RunFolder) -> dict[tuple[str, str], Handler]:
@@ -31,13 +52,11 @@ def human_routes(game: HumanGame, info: dict, questionnaire: Questionnaire | Non
         return json_response({**game.snapshot(), "questionnaire_saved": (folder.path / QUESTIONNAIRE_RESULT).exists()})
 
     def start(query: dict, body: dict | None) -> Response:
+        parse_body(StartBody, body)
         return json_response({"started": game.start(), "status": game.status})
 
     def action(query: dict, body: dict | None) -> Response:
-        chosen = ACTIONS.get(str((body or {}).get("action", "")).lower())
-        if chosen is None:
-            return error(400, f"unknown action; one of {[a.name.lower() for a in Action]}")
-        game.press(chosen)
+        game.press(ACTIONS[parse_body(ActionBody, body).action])
         return json_response({"ok": True})
 
     def answer(query: dict, body: dict | None) -> Response:

@@ -66,6 +66,7 @@ def agent_names() -> list[str]:
 def _llm_agent(args: argparse.Namespace, env: OvercookedEnv, seat: int) -> AgentSpec:
     from proagent.agent.background import BackgroundProAgent
     from proagent.agent.proagent import ProAgent
+    from proagent.agent.prompt_check import check_prompt_set
     from proagent.agent.prompts import PromptSetError, load_prompt_set
     from proagent.llm.factory import EMBEDDED_SPEC, make_model
     from proagent.llm.types import LLMError
@@ -74,7 +75,9 @@ def _llm_agent(args: argparse.Namespace, env: OvercookedEnv, seat: int) -> Agent
     config = agent_config(args, embedded)
     try:
         prompts = load_prompt_set(config.prompt)
-        model = make_model(args.llm, api_base=args.api_base, cache_dir=None if args.no_cache else args.cache_dir)
+        check_prompt_set(prompts, env.symbolic(env.jit_reset(jax.random.PRNGKey(args.seed))), env.layout.name, seat)
+        cache_dir = None if args.no_cache else args.cache_dir
+        model = make_model(args.llm, api_base=args.api_base, cache_dir=cache_dir, timeout_s=args.llm_timeout)
     except (PromptSetError, LLMError) as exc:
         raise SetupError(str(exc)) from exc
     background = args.mode == "realtime"  # turn-based: the game waits for the LLM, as in play

@@ -8,9 +8,10 @@ import tomllib
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from proagent.paths import KNOWLEDGE_DIR
+from proagent.web.server import validation_message
 
 QUESTIONNAIRE_FILE = KNOWLEDGE_DIR / "questionnaire.toml"
 
@@ -40,11 +41,21 @@ class AnswerError(ValueError):
 
 
 class Submission(BaseModel):
-    """What the page sends: a scale point (1 = first label) per question id, or ``skipped``."""
+    """What the page sends: a scale point (1 = first label) per question id, or ``skipped``.
 
-    answers: dict[str, int] = Field(default_factory=dict)
+    Strict: an answer is a JSON integer (``true`` or ``4.0`` or ``"4"`` is refused, not read as a
+    number), unknown fields are refused; the scale's range is checked by `answers_record`."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+    answers: dict[str, int] = Field(default_factory=dict, max_length=100)
     comment: str = Field("", max_length=4000)
     skipped: bool = False
+
+    @model_validator(mode="after")
+    def _answers_or_skipped(self) -> Submission:
+        if self.skipped and self.answers:
+            raise ValueError("send either answers or skipped, not both")
+        return self
 
 
 def load_questionnaire(path: Path = QUESTIONNAIRE_FILE) -> Questionnaire:
@@ -56,7 +67,7 @@ def answers_record(questionnaire: Questionnaire, payload: dict) -> dict:
     try:
         submission = Submission.model_validate(payload)
     except ValidationError as exc:
-        raise AnswerError(str(exc)) from exc
+        raise AnswerError(validation_message(exc)) from exc
     record: dict = {
         "source": questionnaire.source,
         "scale": questionnaire.scale,

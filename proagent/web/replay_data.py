@@ -1,7 +1,8 @@
 """A run folder's trace as frames a browser can draw: one JSON payload per episode.
 
 Reads `trace.jsonl` of any run (play, eval with ``trace``, human) and groups its lines by episode
-(eval traces interleave many: they are told apart by their ``key`` and ``attempt`` tags). Each
+(eval traces interleave many: they are told apart by their ``key`` and ``attempt`` tags); only
+episodes that finished are listed once the folder has an episodes.jsonl. Each
 frame holds the kitchen (structured ``kitchen`` record, or parsed back from the ASCII ``state`` of
 traces written before it existed), both actions, events, score, each agent's skill, the planner's
 analysis and predicted intention (carried forward until the next decision), Verificator rejections
@@ -15,9 +16,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from proagent.jsonl import episode_id, finished_attempt, read_jsonl
 from proagent.web.ascii_kitchen import parse_ascii, parse_terrain
 
 TRACE_FILE = "trace.jsonl"
+EPISODES_FILE = "episodes.jsonl"
 
 
 class ReplayError(ValueError):
@@ -44,34 +47,57 @@ class RunTrace:
     config: dict
     episodes: list[EpisodeTrace]
     extra: dict = field(default_factory=dict)  # summary.json, questionnaire.json when present
+    unfinished: int = 0  # traced episodes left out: no record in episodes.jsonl (a killed or running attempt)
 
 
 def load_run(path: Path) -> RunTrace:
-    """Read a run folder; raise ReplayError when there is no usable trace."""
+    """Read a run folder; raise ReplayError when there is no usable trace.
+
+    Where the folder has an episodes.jsonl, only the traced episodes that finished are listed: the
+    ones with a record there, traced by the attempt that wrote the record (``finished_attempt``),
+    so a killed attempt's partial lines, or an episode still being played, are not an episode.
+    Without episodes.jsonl (a run still in its first episode, a human game left unfinished) every
+    traced episode is listed as far as it got."""
     path = Path(path)
     trace = path / TRACE_FILE
     if not path.is_dir():
         raise ReplayError(f"no run folder at {path}")
     if not trace.exists():
         raise ReplayError(f"{path} has no {TRACE_FILE} (eval runs write one only with trace = true)")
-    groups: dict[str, EpisodeTrace] = {}
-    for line in trace.read_text(encoding="utf-8").splitlines():
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a torn last line from a killed writer
-        key = f"{record.get('key', '')}#{record.get('attempt', '')}#{record.get('episode', 0)}"
-        groups.setdefault(key, EpisodeTrace(key, int(record.get("episode", 0)))).records.append(record)
+    groups: dict[tuple[str, str], EpisodeTrace] = {}
+    for record in read_jsonl(trace).records:
+        attempt = str(record.get("attempt", ""))
+        key = f"{record.get('key', '')}#{attempt}#{record.get('episode', 0)}"
+        groups.setdefault((episode_id(record), attempt), EpisodeTrace(key, int(record.get("episode", 0)))).records.append(record)
     if not groups:
         raise ReplayError(f"{trace} is empty")
+    episodes = list(groups.values())
+    if (path / EPISODES_FILE).exists():
+        episodes = [groups[k] for k in _finished(groups, path / EPISODES_FILE)]
+        if not episodes:
+            raise ReplayError(f"{trace} has no finished episode: none of its episodes has a record in {EPISODES_FILE}")
     extra = {name: _read_json(path / f"{name}.json") for name in ("summary", "questionnaire")}
-    return RunTrace(path, _read_json(path / "config.json") or {}, list(groups.values()), {k: v for k, v in extra.items() if v})
+    config = _read_json(path / "config.json") or {}
+    return RunTrace(path, config, episodes, {k: v for k, v in extra.items() if v}, len(groups) - len(episodes))
+
+
+def _finished(groups: dict[tuple[str, str], EpisodeTrace], episodes_file: Path) -> list[tuple[str, str]]:
+    """The (episode id, attempt) groups that have a record, in trace order (the first record of an
+    episode counts, as in the eval's reading of episodes.jsonl)."""
+    records: dict[str, dict] = {}
+    for record in read_jsonl(episodes_file).records:
+        records.setdefault(episode_id(record), record)
+    attempts: dict[str, dict[str, list[dict]]] = {}
+    for (eid, attempt), group in groups.items():
+        attempts.setdefault(eid, {})[attempt] = group.records
+    chosen = {(eid, finished_attempt(record, attempts[eid])) for eid, record in records.items() if eid in attempts}
+    return [k for k in groups if k in chosen]
 
 
 def _read_json(path: Path) -> dict | None:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+    except (OSError, ValueError):  # missing, not UTF-8, not JSON
         return None
 
 

@@ -51,8 +51,8 @@ def test_api_failure_is_a_clear_error_not_a_traceback(tmp_path, capsys, monkeypa
 
     real_init = LiteLLMModel.__init__
 
-    def quick_retries(self, model, api_base=None):  # as make_model calls it
-        real_init(self, model, api_base=api_base, max_retries=1, backoff_initial_s=0.01, backoff_max_s=0.01)
+    def quick_retries(self, model, api_base=None, **settings):  # as make_model calls it
+        real_init(self, model, api_base=api_base, **settings, max_retries=1, backoff_initial_s=0.01, backoff_max_s=0.01)
 
     monkeypatch.setattr(LiteLLMModel, "__init__", quick_retries)
     with FakeChatServer() as srv:
@@ -61,7 +61,10 @@ def test_api_failure_is_a_clear_error_not_a_traceback(tmp_path, capsys, monkeypa
         args += ["--runs-dir", str(tmp_path), "--no-cache", "--live", "off", "--no-gif", "--max-replans", "0"]
         assert main(args) == 1
     err = capsys.readouterr().err
-    assert "error: the LLM failed" in err and "Traceback" not in err and "episodes.jsonl" in err
+    assert "error: the LLM failed" in err and "Traceback" not in err
+    # no episode finished, so no claim that finished episodes were kept in a file that does not exist
+    assert "no episode finished" in err and "episodes.jsonl" not in err
+    assert not list(tmp_path.glob("*/episodes.jsonl"))
 
 
 @pytest.mark.parametrize(

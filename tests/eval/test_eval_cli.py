@@ -57,5 +57,7 @@ def test_eval_from_flags_and_config_file_errors(server, tmp_path, capsys):
     ]  # fmt: skip
     assert main(["eval", "--resume", str(run), "--layouts", "forced_coordination"]) == 2
     assert "cannot change: layouts" in capsys.readouterr().err
-    assert main(["eval", "--resume", str(run), "--concurrency", "0"]) == 2
-    assert "concurrency: Input should be greater than or equal to 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:  # checked while parsing the flags, before the run is touched
+        main(["eval", "--resume", str(run), "--concurrency", "0"])
+    assert refused.value.code == 2
+    assert "argument --concurrency: must be at least 1, got '0'" in capsys.readouterr().err

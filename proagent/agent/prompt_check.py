@@ -1,0 +1,50 @@
+"""Render every template of a prompt set once, before anything is paid for or written.
+
+Templates are user data: a Jinja syntax error or an undefined variable (StrictUndefined) would
+otherwise surface at the first render of that template, after the run folder exists and possibly
+after paid calls (the explainer renders only when a plan fails its checks). Front ends call
+`check_prompt_set` on the episode's first state with sample memory, feedback and beliefs, so every
+block of every template is exercised, and report a `PromptSetError` as one line.
+"""
+
+from __future__ import annotations
+
+from envs import KitchenState
+from proagent.agent.memory import MemoryRecord
+from proagent.agent.planner import Planner
+from proagent.agent.prompts import PromptSet, load_knowledge
+from proagent.grounding import TeammateView, ground
+from proagent.skills import Skill, SkillBook
+
+_SAMPLE_SKILL = Skill("wait", 1)
+
+
+def check_prompt_set(prompts: PromptSet, kitchen: KitchenState, layout_name: str, seat: int) -> None:
+    """Raise `PromptSetError` (naming the set and template) if any template fails to render."""
+    book = SkillBook.for_kitchen(kitchen)
+    knowledge = load_knowledge(layout_name, seat)
+    for output_format in ("json", "text"):
+        planner = Planner(prompts, knowledge, book, seat, output_format)  # renders planner_system.j2
+        facts = ground(kitchen, seat, book, TeammateView(str(_SAMPLE_SKILL), "stay"), 0.0)
+        planner.messages(facts, _sample_memory(), [_sample_feedback()])
+        planner.messages(facts, [], [])
+    planner.explainer_messages(facts, _SAMPLE_SKILL, ["a sample reason"])
+    for mode in ("replace", "annotate"):
+        prompts.render("belief.j2", {"mode": mode, "predicted": str(_SAMPLE_SKILL), "actual": str(_SAMPLE_SKILL)})
+
+
+def _sample_memory() -> list[dict]:
+    record = MemoryRecord(
+        step=0,
+        state="a sample state",
+        analysis="a sample analysis",
+        intention=str(_SAMPLE_SKILL),
+        belief="a sample belief",
+        skill=str(_SAMPLE_SKILL),
+        outcome="done",
+    )
+    return [record.model_dump()]
+
+
+def _sample_feedback() -> dict:
+    return {"skill": str(_SAMPLE_SKILL), "reasons": ["a sample reason"], "explanation": "a sample explanation"}

@@ -1,0 +1,56 @@
+"""Argument types and the parser class of every `proagent` command.
+
+Every flag is checked when the command line is parsed, before a run folder exists or a model is
+called: a bad value exits with status 2 and one line that names the flag and the value.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import NoReturn
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse's parser, with errors as one line (``proagent play: error: argument --horizon: ...``)
+    instead of a usage block followed by the error; ``--help`` still shows the usage."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _whole(text: str) -> int:
+    try:
+        return int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+
+
+def bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number in ``[low, high]``."""
+
+    def parse(text: str) -> int:
+        value = _whole(text)
+        if value < low or (high is not None and value > high):
+            bounds = f"at least {low}" if high is None else f"between {low} and {high}"
+            raise argparse.ArgumentTypeError(f"must be {bounds}, got {text!r}")
+        return value
+
+    parse.__name__ = "int"  # argparse names the type in some messages
+    return parse
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number above zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number above 0, got {text!r}")
+    return value
+
+
+positive_int = bounded_int(1)
+non_negative_int = bounded_int(0)
+port_number = bounded_int(0, 65535)

@@ -1,0 +1,71 @@
+"""The one cleaning step every model answer goes through, and bounds for text derived from it.
+
+A model's text flows on into caches (JSON files), later prompts (HTTP requests) and run records,
+so text that one of those cannot encode ends a run far from its cause: a lone UTF-16 surrogate
+(a model cut off mid-emoji; a JSON ``"\\ud83d"`` decodes to one) makes the cache's JSON dump and
+the next request's UTF-8 encoding fail. `sanitize_text` is applied where a `Completion` is made
+(`proagent.llm.types`), so no backend, cache entry or test double can hand on such text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from proagent.llm.redaction import redact
+
+__all__ = ["ELLIPSIS", "MAX_TEXT_CHARS", "clip", "excerpt", "sanitize_text"]
+
+# Far above what any max_tokens the agent asks for yields (160 tokens are ~1 kB), far below what
+# hurts when the text is stored in every trace line and cache file.
+MAX_TEXT_CHARS = 32_000
+ELLIPSIS = "…"
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# C0 controls except \t and \n (\r is normalised to \n before), DEL and the C1 block.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_NEWLINES = re.compile("\r\n?")
+_WHITESPACE = re.compile(r"\s+")
+
+
+def _fix_surrogates(text: str) -> str:
+    """Join valid surrogate pairs into their character and replace lone halves with U+FFFD."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def sanitize_text(text: str, max_chars: int = MAX_TEXT_CHARS) -> tuple[str, list[str]]:
+    """Return ``text`` safe to store and re-send, and short notes on what had to change.
+
+    Lone surrogates become U+FFFD, CR/CRLF become LF, other control characters (but tab and
+    newline) are dropped and the result is cut to ``max_chars``. Clean text comes back as is,
+    so applying it twice changes nothing.
+    """
+    notes: list[str] = []
+    if _SURROGATE.search(text):
+        text = _fix_surrogates(text)
+        notes.append("lone_surrogates")
+    if "\r" in text:
+        text = _NEWLINES.sub("\n", text)
+    if _CONTROL.search(text):
+        text = _CONTROL.sub("", text)
+        notes.append("control_chars")
+    if len(text) > max_chars:
+        notes.append(f"truncated:{len(text)}")
+        text = text[:max_chars]
+    return text, notes
+
+
+def clip(text: str | None, max_chars: int) -> str | None:
+    """``text`` cut to at most ``max_chars`` characters, the last one an ellipsis when cut.
+
+    For free text the agent carries into memory and later prompts: a hostile answer must not grow
+    every prompt after it.
+    """
+    if text is None or len(text) <= max_chars:
+        return text
+    return text[: max(max_chars - 1, 0)] + ELLIPSIS if max_chars > 0 else ""
+
+
+def excerpt(raw: object, max_chars: int = 160) -> str:
+    """A short one-line, redacted, printable view of ``raw`` for error messages and logs."""
+    text, _ = sanitize_text(redact(raw), max_chars=4 * max_chars)
+    return clip(_WHITESPACE.sub(" ", text).strip(), max_chars) or ""
