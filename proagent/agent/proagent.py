@@ -9,6 +9,7 @@ primitive action. The LLM is awaited here; everything else is plain, fast Python
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from pydantic import BaseModel, Field
@@ -88,6 +89,7 @@ class AgentStats:
     fallbacks: int = 0
     oscillations: int = 0  # decisions taken where the last skill undid the one before with no progress
     retries: int = 0  # failed model requests retried before an answer came (not cache hits)
+    retry_causes: Counter = field(default_factory=Counter)  # error class name -> retries it caused
     skills_done: int = 0
     skills_failed: int = 0
     overhead_s: list[float] = field(default_factory=list)
@@ -98,6 +100,7 @@ class AgentStats:
         self.cached_calls += int(completion.cached)
         self.prompt_tokens += completion.prompt_tokens
         self.reused_prompt_tokens += completion.reused_prompt_tokens
+        self.retry_causes.update(completion.retry_causes)
         self.completion_tokens += completion.completion_tokens
         self.llm_latency_s += completion.latency_s
         self.retries += completion.retries
@@ -252,6 +255,7 @@ class ProAgent:
         """The record of an attempt whose answer could not be read at all (after the backend's retries)."""
         self.stats.llm_calls += 1
         self.stats.retries += max(0, exc.attempts - 1)  # every request the server saw is accounted for
+        self.stats.retry_causes[type(exc).__name__] += max(0, exc.attempts - 1)
         self.stats.parse_failures += 1
         error = clip(f"the answer was malformed: {exc}", self.config.carried_text_max_chars)
         return Attempt(messages=[m.model_dump() for m in messages], response=exc.excerpt or "", parse_error=error)

@@ -109,4 +109,9 @@ def finish_run(handle: RunHandle, outcome: EvalOutcome, console: Console) -> lis
         console.print(f"[red]failed[/red] {failure}")
     if outcome.stopped:
         console.print(f"[yellow]{outcome.stopped}[/yellow]; {outcome.remaining} episode(s) left: proagent eval --resume {handle.folder.path}")
+    elif outcome.failures:
+        console.print(
+            f"{len(outcome.failures)} episode(s) failed and are not in the tables; once the cause is fixed, "
+            f"play them with: proagent eval --resume {handle.folder.path}"
+        )
     return written

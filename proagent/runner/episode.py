@@ -201,6 +201,7 @@ def _episode_record(env, agent, partner, seat, seed, episode, score, shaped, ste
                 "fallbacks": s.fallbacks,
                 "oscillations": s.oscillations,
                 "retries": s.retries,
+                "retry_causes": dict(s.retry_causes),
                 "skills_done": s.skills_done,
                 "skills_failed": s.skills_failed,
                 "intention_hits": agent.belief.hits,

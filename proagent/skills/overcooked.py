@@ -223,6 +223,9 @@ class SkillBook:
         """A skill from free text, tolerant of case, quotes, spaces, a missing '()' and list markers."""
         cleaned = text.strip().lower().replace("-", "_")
         match = _SKILL_RE.search(cleaned)
+        if match is None and (call := re.search(r"([a-z_]+)\s*\(([^)]*)\)", cleaned)) and call.group(1) in self.specs:
+            # e.g. wait(2.5): a known skill with an argument we cannot read is an error, not wait(1)
+            raise SkillParseError(f"{call.group(0)}: cannot read the argument {call.group(2).strip()!r}", text)
         if match is None:
             bare = re.search(r"[a-z_]+", cleaned)
             if bare is None or bare.group(0) not in self.specs:

@@ -102,3 +102,20 @@ def test_eval_checks_templates_before_its_run_folder(tmp_path, capsys, broken_se
     code, err = _run([*argv, "--runs-dir", str(tmp_path / "runs")], capsys)
     assert code == 2 and "undefined_thing" in err
     assert not (tmp_path / "runs").exists() or not any(Path(tmp_path / "runs").iterdir())
+
+
+@pytest.mark.parametrize("url", ["http://user:secret-pass@127.0.0.1:9/v1", "http://127.0.0.1:9/v1?api_key=sk-secret123"])
+def test_an_api_base_with_credentials_is_refused_without_echoing_them(tmp_path, capsys, url):
+    argv = ["play", "--llm", "openai/x", "--api-base", url, "--runs-dir", str(tmp_path / "runs"), "--no-cache"]
+    code, err = _run(argv, capsys)
+    assert code == 2 and "environment" in err and "secret" not in err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_wait_with_an_unreadable_number_is_a_parse_error_not_wait_1():
+    from proagent.skills import SkillBook, SkillParseError
+
+    book = SkillBook(("onion", "dish", "soup"))
+    with pytest.raises(SkillParseError, match="cannot read the argument '2.5'"):
+        book.parse("wait(2.5)")
+    assert str(book.parse("wait(3)")) == "wait(3)" and str(book.parse("wait")) == "wait(1)"

@@ -79,3 +79,26 @@ def test_play_with_a_shipped_trained_partner(server, tmp_path, partner):
     (run,) = list(tmp_path.glob(f"*-play-counter_circuit-{partner}"))
     (episode,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
     assert episode["partner"] == partner and episode["steps"] == 6
+
+
+def test_an_aborted_run_summarises_the_episodes_that_finished(tmp_path, capsys, monkeypatch):
+    from proagent.llm.fake_server import FakeChatServer, Reply
+    from proagent.llm.litellm_backend import LiteLLMModel
+
+    real_init = LiteLLMModel.__init__
+
+    def quick_retries(self, model, api_base=None, **settings):
+        real_init(self, model, api_base=api_base, **settings, max_retries=0)
+
+    monkeypatch.setattr(LiteLLMModel, "__init__", quick_retries)
+    with FakeChatServer() as srv:
+        # horizon 3: the first episode asks at most 3 times; then the server fails for good (401)
+        srv.replies = [Reply()] * 3 + [Reply(status=401, body={"error": {"message": "key revoked"}})] * 20
+        argv = ["play", "--partner", "stay", "--llm", "openai/fake", "--api-base", srv.url, "--horizon", "3", "--episodes", "2"]
+        argv += ["--runs-dir", str(tmp_path), "--no-cache", "--live", "off", "--no-gif"]
+        assert main(argv) == 1
+    err = capsys.readouterr().err
+    folder = next(tmp_path.iterdir())
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["episodes"] == 1 and summary["episodes_planned"] == 2 and "key revoked" in summary["aborted"]
+    assert "1 of 2 episode(s) finished" in err and "Traceback" not in err

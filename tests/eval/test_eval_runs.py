@@ -132,3 +132,23 @@ def test_report_rerenders_from_records_only(world, tmp_path, capsys):
     assert [c["agent"] + "/" + c["partner"] for c in table["columns"]] == ["proagent/greedy", "proagent/stay", "greedy/greedy", "greedy/stay"]
     assert [(r["labels"]["layout"], r["labels"]["seat"]) for r in table["rows"]] == [("cramped_room", 0), ("cramped_room", 1)]
     assert main(["report", str(tmp_path / "nothing")]) == 2
+
+
+def test_when_every_episode_fails_the_report_says_how_to_resume(env_cache, tmp_path):
+    import io
+
+    from rich.console import Console
+
+    from proagent.eval.session import finish_run
+
+    class Down(ScriptedModel):
+        async def generate(self, messages, **kw):
+            raise LLMUnavailableError("server down")
+
+    world = World(model_factory=lambda spec: Down(name="down"), envs=env_cache)
+    handle, outcome = run_eval(config(agents=[{"kind": "proagent"}], partners=["greedy"], seats=[0], episodes=1), world, tmp_path)
+    assert outcome.played == 0 and len(outcome.failures) == 1 and outcome.stopped is None
+    out = io.StringIO()
+    finish_run(handle, outcome, Console(file=out, width=200))
+    text = out.getvalue()
+    assert "1 episode(s) failed" in text and f"proagent eval --resume {handle.folder.path}" in text

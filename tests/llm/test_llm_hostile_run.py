@@ -73,6 +73,8 @@ def test_a_run_fed_a_thousand_hostile_answers_completes_and_counts_every_failure
     record = json.loads((folder / "episodes.jsonl").read_text(encoding="utf-8"))
     assert record["steps"] == 400
     assert record["llm_calls"] + record["retries"] == seen  # every request accounted for
+    assert sum(record["retry_causes"].values()) == record["retries"]
+    assert {"LLMResponseError", "RateLimitError"} <= set(record["retry_causes"])
     assert record["parse_failures"] >= 250 and record["retries"] >= 200 and record["rejections"] >= 50
     summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
     assert summary["parse_failures_mean"] == record["parse_failures"] and summary["retries_mean"] == record["retries"]
