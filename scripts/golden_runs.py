@@ -7,7 +7,7 @@ parse failures are kept in ``tests/golden/eval_heuristic.json``. ``--record`` wr
 it only before a refactor starts, on the code the refactor must reproduce); the default compares a
 fresh run with it and exits 1, listing every episode that differs.
 
-Run: ``python scripts/golden_runs.py [--record] [--horizon 200]`` (about 2 min on 2 cores).
+Run: ``python scripts/golden_runs.py [--record] [--horizon 100]`` (about 1 min on 2 cores).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def differences(expected: dict, actual: dict) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--record", action="store_true", help="overwrite the golden file with this run")
-    parser.add_argument("--horizon", type=int, default=200)
+    parser.add_argument("--horizon", type=int, default=100)
     args = parser.parse_args()
     actual = {"horizon": args.horizon, "episodes": play(args.horizon)}
     if args.record:
