@@ -24,7 +24,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-USEFUL_EVENTS = ("put_in_pot", "fill_dish", "deliver")
+from proagent.cli.play_cmd import own_events
+from proagent.runner.records import EpisodeRecord
+
 TARGET_WALL_S, TARGET_RSS_MB, TARGET_DECISIONS = 300.0, 2048.0, 200
 
 
@@ -64,7 +66,6 @@ def run_job(label: str, extra: list[str], horizon: int, layout: str, partner: st
 
 def _result(label: str, horizon: int, wall: float, rss_mb: float, record: dict) -> JobResult:
     n = max(record["decisions"], 1)
-    seat = record["seat"]
     return JobResult(
         label=label,
         horizon=horizon,
@@ -79,7 +80,7 @@ def _result(label: str, horizon: int, wall: float, rss_mb: float, record: dict) 
         generated_tokens_per_decision=record["completion_tokens"] / n,
         oscillations=record["oscillations"],
         skill_duration_mean=record["skill_duration_mean"],
-        agent_events={kind: record["events"].get(kind, [0, 0])[seat] for kind in USEFUL_EVENTS},
+        agent_events=own_events(EpisodeRecord.model_validate(record)),
     )
 
 
