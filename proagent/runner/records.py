@@ -49,7 +49,7 @@ class EpisodeRecord(BaseModel):
     rejections: int = 0
     parse_failures: int = 0
     fallbacks: int = 0
-    oscillations: int = Field(0, description="decisions where the last skill had undone the one before, with no progress")
+    oscillations: int = Field(0, description="decisions where later skills had undone an earlier one, with no progress")
     retries: int = Field(0, description="failed LLM requests that were retried (fresh calls + retries = requests sent)")
     retry_causes: dict[str, int] = Field(default_factory=dict, description="retries per cause (error class name)")
     skills_done: int = 0
