@@ -50,9 +50,10 @@ MANY = 32
 
 def serve(delay: float) -> None:
     """Child process: run the fake server, print its URL, serve until killed."""
+    from proagent.domains.overcooked.heuristic import heuristic_answer
     from proagent.llm.fake_server import FakeChatServer
 
-    server = FakeChatServer(delay_s=delay).start()
+    server = FakeChatServer(delay_s=delay, responder=heuristic_answer).start()
     print(server.url, flush=True)
     while True:
         time.sleep(3600)

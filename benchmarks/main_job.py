@@ -24,8 +24,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from proagent.cli.play_cmd import own_events
+from proagent.domains.overcooked.domain import PROGRESS_EVENTS
 from proagent.runner.records import EpisodeRecord
+from proagent.runner.summary import own_events
 
 TARGET_WALL_S, TARGET_RSS_MB, TARGET_DECISIONS = 300.0, 2048.0, 200
 
@@ -80,7 +81,7 @@ def _result(label: str, horizon: int, wall: float, rss_mb: float, record: dict) 
         generated_tokens_per_decision=record["completion_tokens"] / n,
         oscillations=record["oscillations"],
         skill_duration_mean=record["skill_duration_mean"],
-        agent_events=own_events(EpisodeRecord.model_validate(record)),
+        agent_events=own_events(EpisodeRecord.model_validate(record), PROGRESS_EVENTS),
     )
 
 

@@ -3,7 +3,8 @@
     python benchmarks/train_speed.py [--layout cramped_room] [--num-envs 64] [--num-steps 256]
                                      [--updates 2] [--only fast,cnn,baseline]
 
-- ``fast``: our trainer (proagent.training.ppo) with the 1x1 encoder;
+- ``fast``: our self-play trainer (``trainer.make_self_play``: the population program with one
+  learner in both seats) with the 1x1 encoder;
 - ``cnn``: our trainer with the paper's CNN (5x5, 3x3, 3x3);
 - ``pop-sp``, ``pop-br``, ``pop-rr4``: the population program (proagent.training.population, fast
   encoder) as self-play (1 learner), as a best response to an 8-member frozen pool (FCP/MEP stage
@@ -32,8 +33,9 @@ from flax.training.train_state import TrainState
 import envs
 from proagent.training.config import PPOConfig
 from proagent.training.networks import NetworkConfig
-from proagent.training.ppo import gae, make_train, ppo_epochs
+from proagent.training.ppo import gae, ppo_epochs
 from proagent.training.rollout import Trajectory, rollout
+from proagent.training.trainer import make_self_play
 
 
 class JaxMARLMLP(nn.Module):
@@ -110,12 +112,13 @@ def time_calls(fn, carry, calls: int) -> tuple[float, object]:
 
 
 def bench_ours(config: PPOConfig, env: envs.OvercookedEnv, updates: int) -> tuple[float, float]:
-    init, update = make_train(config, env, 1)
+    init, update = make_self_play(config, env, 1)
     runner = init(jax.random.PRNGKey(0))
 
     @jax.jit
     def roll(r):
-        policy = lambda obs: r.train_state.apply_fn(r.train_state.params, obs)
+        params = jax.tree.map(lambda x: x[0], r.learners.params)
+        policy = lambda obs: r.learners.apply_fn(params, obs)
         return r._replace(envs=rollout(env, policy, r.envs, r.key, config.num_steps, 1.0)[0])
 
     t_roll, runner = time_calls(roll, runner, updates)

@@ -20,7 +20,9 @@ import time
 from pathlib import Path
 
 import envs
-from proagent.partners.registry import available_partners, make_partner
+from proagent.contract import seat_team
+from proagent.domains.overcooked import OvercookedDomain
+from proagent.domains.overcooked.partners.registry import available_partners, make_partner
 from proagent.runner.episode import run_episode
 from proagent.runner.records import EpisodeRecord
 
@@ -38,13 +40,16 @@ PAPER_TABLE_1 = (
 )
 
 
+DOMAIN = OvercookedDomain()
+
+
 def play(partner: str, passer_seat: int, episodes: int, horizon: int, seed: int) -> list[EpisodeRecord]:
     """Episodes of ``onion_passer`` in ``passer_seat`` with ``partner`` in the other seat."""
     env = envs.make(LAYOUT, envs.Dynamics(horizon=horizon))
     out = []
     for i in range(episodes):
         passer, other = make_partner(PASSER, LAYOUT), make_partner(partner, LAYOUT)
-        out.append(asyncio.run(run_episode(env, passer, other, passer_seat, seed + i, i)))
+        out.append(asyncio.run(run_episode(env, DOMAIN, seat_team(passer, passer_seat, [other]), passer_seat, seed + i, i)))
     return out
 
 

@@ -133,6 +133,11 @@ class OvercookedEnv:
 
     # ---- host-side views ----
 
+    @property
+    def name(self) -> str:
+        """The layout's canonical name (the domain interface names an env by it)."""
+        return self.layout.name
+
     @cached_property
     def kitchen_map(self) -> KitchenMap:
         return KitchenMap(self.layout)

@@ -13,10 +13,12 @@ stats, traces) is the parent's.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
+from typing import Any
 
-from envs import Action, Event, KitchenState
 from proagent.agent.proagent import Decision, ProAgent
-from proagent.skills import Skill
+from proagent.contract import Observation
+from proagent.domains.base import Event, Skill, State
 
 
 class BackgroundProAgent(ProAgent):
@@ -35,26 +37,29 @@ class BackgroundProAgent(ProAgent):
         """The step whose kitchen the pending decision was asked about."""
         return self._pending_started if self._pending is not None else None
 
-    async def act(self, kitchen: KitchenState, events: list[Event], teammate_action: int | None, score: float) -> Action:
+    async def act(self, obs: Observation, events: Sequence[Event]) -> int:
         self.last_decision, self.last_belief = None, None
-        self._observe_teammate(kitchen, events, teammate_action)
+        self._observe_teammates(obs, events)
         if self._pending is not None and self._pending.done():
             skill, decision = self._pending.result()  # re-raises an LLM failure here, as play would
             self._pending = None
             self.last_decision = decision
-            self._adopt(kitchen, skill)
-        self._judge_running_skill(kitchen)
+            self._adopt(obs.state, skill)
+        self._judge_running_skill(obs.state)
         if self.skill is None and self._pending is None:
-            self._pending_started = kitchen.step
-            self._pending = asyncio.get_running_loop().create_task(self._think(kitchen, score))
+            self._pending_started = obs.step
+            self._pending = asyncio.get_running_loop().create_task(self._think(obs.state, obs.score))
         await asyncio.sleep(0)  # let a just-started decision send its request before the step goes on
         if self.skill is None:
-            return Action.STAY
+            return self.domain.idle_action
         self.skill_steps += 1
-        return self.controller.act(kitchen, self.skill)
+        return int(self.controller.act(obs.state, self.skill))
 
-    async def _think(self, kitchen: KitchenState, score: float) -> tuple[Skill, Decision | None]:
-        skill = await self._decide(kitchen, score)
+    def info(self) -> dict[str, Any]:
+        return {**super().info(), **({"thinking": True} if self.thinking else {})}
+
+    async def _think(self, state: State, score: float) -> tuple[Skill, Decision | None]:
+        skill = await self._decide(state, score)
         return skill, self.last_decision  # _decide sets it last, with no await in between
 
     async def aclose(self) -> None:

@@ -1,12 +1,12 @@
 """The undo-loop check: a named Verificator check against degenerate skill cycles.
 
-A small model can alternate skills that cancel each other (pick an onion up from a counter, put it
+A small model can alternate skills that cancel each other (pick an object up from a counter, put it
 back, again and again, maybe with a wait in between) forever: each is legal, each "succeeds", and
 nothing changes. The precondition checks cannot see this, because it is a property of the recent
 history, not of the state. This guard remembers, at each decision, what an undo leaves unchanged
-(the agent's hands and the counters, from the domain's skill book) and the skill chosen there.
-Any progress event (the skill book's ``[progress]``: an ingredient into a pot, a delivery, a
-hand-over the teammate took) clears the history. A loop is detected when the state is back to
+(the skill book's ``undo_state``: in Overcooked the agent's hands and the counters) and the skill chosen there.
+Any progress event (the skill book's ``is_progress``: in Overcooked an ingredient into a
+cooking vessel, a delivery, a hand-over the teammate took) clears the history. A loop is detected when the state is back to
 what it was at an earlier decision, the agent's hands changed in between (so later skills undid
 that decision's skill) and nothing progressed since; choosing that decision's skill again is then
 rejected with the reason, and the planner re-plans.
@@ -20,9 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from envs import Event, KitchenState
-from proagent.skills import Skill, SkillBook
-from proagent.skills.overcooked import HandsAndCounters
+from proagent.domains.base import Event, Skill, SkillBook, State, UndoState
 
 WINDOW = 8  # decisions remembered since the last progress; a cycle longer than this is not looked for
 
@@ -32,7 +30,7 @@ class _Mark:
     """The agent's state at one decision and the skill chosen there."""
 
     step: int
-    state: HandsAndCounters
+    state: UndoState
     skill: Skill
 
 
@@ -58,9 +56,9 @@ class UndoLoopGuard:
         if any(self.book.is_progress(e, self.seat) for e in events):
             self._marks.clear()
 
-    def blocked(self, kitchen: KitchenState) -> list[Loop]:
+    def blocked(self, state: State) -> list[Loop]:
         """The skills this decision must not choose, and why (empty when there is no loop)."""
-        now = self.book.hands_and_counters(kitchen, self.seat)
+        now = self.book.undo_state(state, self.seat)
         loops: dict[Skill, Loop] = {}
         for i, mark in enumerate(self._marks):
             later = self._marks[i + 1 :]
@@ -74,7 +72,7 @@ class UndoLoopGuard:
                 loops[mark.skill] = Loop(mark.skill, reason)
         return list(loops.values())
 
-    def record(self, kitchen: KitchenState, skill: Skill) -> None:
-        """Remember the decision taken in ``kitchen``."""
-        mark = _Mark(kitchen.step, self.book.hands_and_counters(kitchen, self.seat), skill)
+    def record(self, state: State, skill: Skill) -> None:
+        """Remember the decision taken in ``state``."""
+        mark = _Mark(state.step, self.book.undo_state(state, self.seat), skill)
         self._marks = [*self._marks, mark][-self.window :]

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 
 from proagent.agent.prompts import Knowledge, PromptSet
+from proagent.domains.base import Skill, SkillBook, SkillParseError
 from proagent.llm.types import Message, StructuredOutput
-from proagent.skills import Skill, SkillBook, SkillParseError
 
 ANALYSIS_MAX_CHARS = 240  # default bound on the free-text analysis in structured output
 
@@ -59,7 +59,7 @@ class Planner:
         return {
             "task": self.knowledge.task,
             "rules": self.knowledge.rules,
-            "skills": [{"signature": s.signature, "description": s.description} for s in self.book.specs.values()],
+            "skills": [{"signature": s.signature, "description": self.knowledge.render(s.description)} for s in self.book.specs.values()],
             "layout": self.knowledge.layout,
             "demos": self.knowledge.demos,
             "fields": list(self.prompts.fields),

@@ -8,23 +8,24 @@ primitive action. The LLM is awaited here; everything else is plain, fast Python
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from envs import Action, Event, KitchenState
-from proagent.agent.belief import BeliefMode, BeliefTracker, skill_from_event
+from proagent.agent.belief import BeliefMode, BeliefTracker
 from proagent.agent.loops import Loop, UndoLoopGuard
 from proagent.agent.memory import Memory, MemoryRecord
 from proagent.agent.planner import Planner, PlannerOutput, PlanParseError
 from proagent.agent.prompts import load_knowledge, load_prompt_set
-from proagent.controller import Controller
-from proagent.grounding import TeammateView, ground
+from proagent.contract import Observation, others
+from proagent.domains.base import Domain, DomainEnv, Event, Skill, State, TeammateView, wait_skill
 from proagent.llm.sanitize import clip
 from proagent.llm.types import Completion, LLMResponseError, Model
-from proagent.skills import Skill, SkillBook
 
 
 class AgentConfig(BaseModel):
@@ -108,68 +109,120 @@ class AgentStats:
 
 
 class ProAgent:
+    """The LLM agent, as one `proagent.contract.Agent`: it reads a domain only through ``domain``."""
+
     name = "proagent"
 
-    def __init__(self, config: AgentConfig, model: Model, seat: int, layout_name: str, first: KitchenState, seed: int) -> None:
+    def __init__(self, config: AgentConfig, model: Model, domain: Domain, env: DomainEnv) -> None:
         self.config = config
         self.model = model
-        self.seat = seat
-        self.seed = seed
-        self.book = SkillBook.for_kitchen(first)
-        prompts = load_prompt_set(config.prompt)
-        knowledge = load_knowledge(layout_name, seat)
-        self.planner = Planner(prompts, knowledge, self.book, seat, config.answer_format, config.analysis_max_chars)
-        self.controller = Controller(self.book, seat, seed)
-        self.memory = Memory(config.memory_capacity)
+        self.domain = domain
+        self.env = env
+        self.prompts = load_prompt_set(config.prompt, domain.prompts_root)
+        self.stats = AgentStats()
+        self.seat = -1
+        self.seed = 0
+
+    def reset(self, seat: int, seed: int, first: Observation | None = None) -> None:
+        """A new episode in ``seat``: the skill book, planner and controller are built for its first state."""
+        if first is None:
+            raise ValueError("ProAgent.reset needs the first observation (its skill book reads the state)")
+        self.seat, self.seed = seat, seed
+        self.book = self.domain.skill_book(first.state)
+        facts = self.domain.knowledge_facts(self.env)
+        knowledge = load_knowledge(self.domain.knowledge_root, self.env.name, seat, facts)
+        self.planner = Planner(self.prompts, knowledge, self.book, seat, self.config.answer_format, self.config.analysis_max_chars)
+        self.controller = self.domain.controller(self.book, seat, seed)
+        self.memory = Memory(self.config.memory_capacity)
         self.loops = UndoLoopGuard(self.book, seat)
-        self.belief = BeliefTracker(config.belief, prompts)
+        self.belief = BeliefTracker(self.config.belief, self.prompts)
         self.stats = AgentStats()
         self.skill: Skill | None = None
         self.skill_steps = 0
         self.skill_vacuous = False  # its done-test held when it was chosen: "done" would mean nothing happened
-        self.teammate_last_skill: str | None = None
-        self.teammate_last_action: str | None = None
+        num_agents = len(first.last_actions) if first.last_actions is not None else self.env.num_agents
+        self.teammates = {s: TeammateView(s, None, None) for s in others(seat, num_agents)}
         self.last_decision: Decision | None = None
         self.last_belief: dict | None = None
 
-    async def act(self, kitchen: KitchenState, events: list[Event], teammate_action: int | None, score: float) -> Action:
+    async def act(self, obs: Observation, events: Sequence[Event]) -> int:
         self.last_decision, self.last_belief = None, None
-        self._observe_teammate(kitchen, events, teammate_action)
+        self._observe_teammates(obs, events)
         self.loops.observe(events)
-        self._judge_running_skill(kitchen)
+        self._judge_running_skill(obs.state)
         if self.skill is None:
-            self._adopt(kitchen, await self._decide(kitchen, score))
+            self._adopt(obs.state, await self._decide(obs.state, obs.score))
         self.skill_steps += 1
-        return self.controller.act(kitchen, self.skill)
+        return int(self.controller.act(obs.state, self.skill))
 
-    def _adopt(self, kitchen: KitchenState, skill: Skill) -> None:
-        """Start executing ``skill`` from ``kitchen``."""
+    def info(self) -> dict[str, Any]:
+        """The trace's view of this step: the running skill, the decision made (prompts and
+        answers) and a resolved belief."""
+        return {
+            "skill": str(self.skill) if self.skill else None,
+            "decision": self.last_decision.model_dump() if self.last_decision else None,
+            "belief": self.last_belief,
+        }
+
+    def episode_stats(self) -> dict[str, Any]:
+        """The episode record's LLM and agent fields."""
+        s = self.stats
+        return {
+            "llm_calls": s.llm_calls,
+            "cached_calls": s.cached_calls,
+            "prompt_tokens": s.prompt_tokens,
+            "reused_prompt_tokens": s.reused_prompt_tokens,
+            "completion_tokens": s.completion_tokens,
+            "llm_latency_s": s.llm_latency_s,
+            "cost_usd": s.cost_usd,
+            "decisions": s.decisions,
+            "rejections": s.rejections,
+            "parse_failures": s.parse_failures,
+            "fallbacks": s.fallbacks,
+            "oscillations": s.oscillations,
+            "retries": s.retries,
+            "retry_causes": dict(s.retry_causes),
+            "skills_done": s.skills_done,
+            "skills_failed": s.skills_failed,
+            "intention_hits": self.belief.hits,
+            "intention_total": self.belief.total,
+            "intention_accuracy": self.belief.accuracy,
+            "intention_by_teammate": {str(seat): {"hits": h, "total": t} for seat, (h, t) in sorted(self.belief.by_teammate.items())},
+            "overhead_ms_median": 1000 * statistics.median(s.overhead_s) if s.overhead_s else None,
+            "skill_duration_mean": statistics.fmean(s.skill_durations) if s.skill_durations else None,
+        }
+
+    def _adopt(self, state: State, skill: Skill) -> None:
+        """Start executing ``skill`` from ``state``."""
         self.skill = skill
         self.skill_steps = 0
-        # Only possible without the Verificator (preconditions exclude it), e.g. put_onion_in_pot()
+        # Only possible without the Verificator (preconditions exclude it), e.g. a put-down skill
         # with empty hands: its done-test (hands empty) holds already, yet it achieves nothing.
-        self.skill_vacuous = self.book.is_done(kitchen, self.seat, skill, 0)
+        self.skill_vacuous = self.book.is_done(state, self.seat, skill, 0)
 
-    def _observe_teammate(self, kitchen: KitchenState, events: list[Event], teammate_action: int | None) -> None:
-        if teammate_action is not None:
-            self.teammate_last_action = Action(teammate_action).name.lower()
+    def _observe_teammates(self, obs: Observation, events: Sequence[Event]) -> None:
+        """Each teammate's last primitive action and last completed skill (from its events); a
+        completed skill also resolves the pending intention prediction (Belief Correction)."""
+        for seat, view in self.teammates.items():
+            if obs.last_actions is not None:
+                self.teammates[seat] = replace(view, last_action=self.domain.action_name(obs.last_actions[seat]))
         for event in events:
-            if event.agent == self.seat:
+            if event.agent == self.seat or event.agent not in self.teammates:
                 continue
-            done = skill_from_event(event)
+            done = self.book.skill_of_event(event)
             if done is not None:
-                self.teammate_last_skill = str(done)
-                self.last_belief = self.belief.observe(done, kitchen.step, self.memory) or self.last_belief
+                self.teammates[event.agent] = replace(self.teammates[event.agent], last_skill=str(done))
+                self.last_belief = self.belief.observe(done, obs.step, self.memory, event.agent) or self.last_belief
 
-    def _judge_running_skill(self, kitchen: KitchenState) -> None:
+    def _judge_running_skill(self, state: State) -> None:
         if self.skill is None:
             return
         outcome = None
-        if not self.skill_vacuous and self.book.is_done(kitchen, self.seat, self.skill, self.skill_steps):
+        if not self.skill_vacuous and self.book.is_done(state, self.seat, self.skill, self.skill_steps):
             outcome = "done"
             self.stats.skills_done += 1
         else:
-            failures = self.book.failures(kitchen, self.seat, self.skill)
+            failures = self.book.failures(state, self.seat, self.skill)
             if self.skill_vacuous and not failures:
                 failures = ["it was already done when chosen"]
             if failures or self.skill_steps >= self.config.skill_timeout:
@@ -182,30 +235,30 @@ class ProAgent:
                 record.outcome = outcome
             self.skill = None
 
-    async def _decide(self, kitchen: KitchenState, score: float) -> Skill:
+    async def _decide(self, state: State, score: float) -> Skill:
         started = time.perf_counter()
         llm_before, calls_before = self.stats.llm_latency_s, self.stats.llm_calls
-        facts = ground(kitchen, self.seat, self.book, TeammateView(self.teammate_last_skill, self.teammate_last_action), score)
+        facts = self.domain.ground(state, self.seat, self.book, list(self.teammates.values()), score)
         memory = [r.model_dump() for r in self.memory.recent(self.config.memory_k)]
-        loops = self.loops.blocked(kitchen)
+        loops = self.loops.blocked(state)
         self.stats.oscillations += int(bool(loops))
         blocked = loops if self.config.loop_check else []
         attempts: list[Attempt] = []
         accepted: PlannerOutput | None = None
         for _ in range(self.config.max_replans + 1):
-            accepted = await self._attempt(kitchen, facts, memory, attempts, blocked)
+            accepted = await self._attempt(state, facts, memory, attempts, blocked)
             if accepted is not None:
                 break
-        skill = accepted.plan if accepted else Skill("wait", 1)
-        self.loops.record(kitchen, skill)
-        self._remember(kitchen, facts, accepted, skill)
+        skill = accepted.plan if accepted else wait_skill(1)
+        self.loops.record(state, skill)
+        self._remember(state, facts, accepted, skill)
         self.stats.decisions += 1
         self.stats.fallbacks += int(accepted is None)
         llm_time = self.stats.llm_latency_s - llm_before
         overhead = time.perf_counter() - started - llm_time
         self.stats.overhead_s.append(overhead)
         self.last_decision = Decision(
-            step=kitchen.step,
+            step=state.step,
             attempts=attempts,
             skill=str(skill),
             analysis=accepted.analysis if accepted else None,
@@ -218,11 +271,11 @@ class ProAgent:
         return skill
 
     async def _attempt(
-        self, kitchen: KitchenState, facts: dict, memory: list[dict], attempts: list[Attempt], blocked: list[Loop]
+        self, state: State, facts: dict, memory: list[dict], attempts: list[Attempt], blocked: list[Loop]
     ) -> PlannerOutput | None:
         feedback = [{"skill": a.plan or "(unreadable answer)", "reasons": a.failures or [a.parse_error], "explanation": a.explanation} for a in attempts]
         messages = self.planner.messages(facts, memory, feedback)
-        allowed = self._allowed_skills(kitchen, blocked)
+        allowed = self._allowed_skills(state, blocked)
         structured = self.planner.structured_output(allowed) if self.config.answer_format == "json" else None
         try:
             completion = await self._generate(messages, structured, self.config.max_tokens)
@@ -238,7 +291,7 @@ class ProAgent:
             self.stats.parse_failures += 1
             return None
         attempt.plan = str(output.plan)
-        failures = self._verify(kitchen, output.plan, blocked)
+        failures = self._verify(state, output.plan, blocked)
         if not failures:
             return output
         attempt.failures = failures
@@ -265,17 +318,17 @@ class ProAgent:
         limit = self.config.carried_text_max_chars
         return replace(output, analysis=clip(output.analysis, limit), intention_text=clip(output.intention_text, limit))
 
-    def _verify(self, kitchen: KitchenState, skill: Skill, blocked: list[Loop]) -> list[str]:
+    def _verify(self, state: State, skill: Skill, blocked: list[Loop]) -> list[str]:
         """The Verificator: the skill's preconditions, then the undo-loop check (both off with --no-verificator)."""
         if not self.config.verificator:
             return []
-        return self.book.failures(kitchen, self.seat, skill) + [loop.reason for loop in blocked if loop.skill == skill]
+        return self.book.failures(state, self.seat, skill) + [loop.reason for loop in blocked if loop.skill == skill]
 
-    def _allowed_skills(self, kitchen: KitchenState, blocked: list[Loop]) -> list[Skill]:
+    def _allowed_skills(self, state: State, blocked: list[Loop]) -> list[Skill]:
         skills = self.book.all_skills()
         if not self.config.legal_only:
             return skills
-        return [s for s in skills if not self._verify(kitchen, s, blocked)]
+        return [s for s in skills if not self._verify(state, s, blocked)]
 
     async def _generate(self, messages, structured, max_tokens: int) -> Completion:
         completion = await self.model.generate(
@@ -284,13 +337,11 @@ class ProAgent:
         self.stats.add(completion)
         return completion
 
-    def _remember(self, kitchen: KitchenState, facts: dict, output: PlannerOutput | None, skill: Skill) -> None:
-        me, mate = facts["me"], facts["teammate"]
-        summary = f"you at {me['position']} holding {me['held'] or 'nothing'}; teammate at {mate['position']} holding {mate['held'] or 'nothing'}"
+    def _remember(self, state: State, facts: dict, output: PlannerOutput | None, skill: Skill) -> None:
         self.memory.add(
             MemoryRecord(
-                step=kitchen.step,
-                state=summary,
+                step=state.step,
+                state=self.domain.memory_summary(facts),
                 analysis=output.analysis if output else None,
                 intention=output.intention_text if output else None,
                 belief=None,
@@ -299,4 +350,4 @@ class ProAgent:
             )
         )
         if output is not None and "intention" in self.planner.prompts.fields:
-            self.belief.predict(kitchen.step, output.intention, output.intention_text)
+            self.belief.predict(state.step, output.intention, output.intention_text)

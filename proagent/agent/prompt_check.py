@@ -9,23 +9,24 @@ block of every template is exercised, and report a `PromptSetError` as one line.
 
 from __future__ import annotations
 
-from envs import KitchenState
 from proagent.agent.memory import MemoryRecord
 from proagent.agent.planner import Planner
 from proagent.agent.prompts import PromptSet, load_knowledge
-from proagent.grounding import TeammateView, ground
-from proagent.skills import Skill, SkillBook
+from proagent.contract import others
+from proagent.domains.base import Domain, DomainEnv, State, TeammateView, wait_skill
 
-_SAMPLE_SKILL = Skill("wait", 1)
+_SAMPLE_SKILL = wait_skill(1)
 
 
-def check_prompt_set(prompts: PromptSet, kitchen: KitchenState, layout_name: str, seat: int) -> None:
+def check_prompt_set(prompts: PromptSet, domain: Domain, env: DomainEnv, state: State, seat: int) -> None:
     """Raise `PromptSetError` (naming the set and template) if any template fails to render."""
-    book = SkillBook.for_kitchen(kitchen)
-    knowledge = load_knowledge(layout_name, seat)
+    book = domain.skill_book(state)
+    knowledge = load_knowledge(domain.knowledge_root, env.name, seat, domain.knowledge_facts(env))
+    idle = domain.action_name(domain.idle_action)
+    mates = [TeammateView(s, str(_SAMPLE_SKILL), idle) for s in others(seat, env.num_agents)]
     for output_format in ("json", "text"):
         planner = Planner(prompts, knowledge, book, seat, output_format)  # renders planner_system.j2
-        facts = ground(kitchen, seat, book, TeammateView(str(_SAMPLE_SKILL), "stay"), 0.0)
+        facts = domain.ground(state, seat, book, mates, 0.0)
         planner.messages(facts, _sample_memory(), [_sample_feedback()])
         planner.messages(facts, [], [])
     planner.explainer_messages(facts, _SAMPLE_SKILL, ["a sample reason"])

@@ -1,4 +1,4 @@
-"""Prompt sets (prompts/<name>/) and the knowledge library (knowledge/overcooked/), loaded as data.
+"""Prompt sets (prompts/<name>/) and a domain's knowledge library (knowledge/<domain>/), loaded as data.
 
 Templates render with ``StrictUndefined`` so a typo in a user's variant fails loudly at the first
 render instead of silently sending an empty field to the model.
@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 import jinja2
 
-from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
+from proagent.paths import PROMPTS_DIR
 
 Level = Literal["plan", "analysis", "intention"]
 LEVEL_FIELDS: dict[str, tuple[str, ...]] = {
@@ -95,21 +95,37 @@ def _answer_fields(name: str, fields: object) -> tuple[str, ...] | None:
 
 @dataclass(frozen=True)
 class Knowledge:
-    """Task, rules and the layout's notes, role and demos for one seat."""
+    """Task, rules and the layout's notes, role and demos for one seat; ``facts`` are the env's real
+    settings the texts (and skill descriptions) were rendered with."""
 
     task: str
     rules: str
     layout: dict
     demos: list[dict]
+    facts: dict = field(default_factory=dict)
+
+    def render(self, text: str) -> str:
+        """A knowledge text with the env's settings filled in (``{{ cook_time }}``), never restated by hand."""
+        try:
+            return _KNOWLEDGE_ENV.from_string(text).render(self.facts)
+        except jinja2.TemplateError as exc:
+            raise PromptSetError(f"knowledge text {text[:40]!r}...: {exc}") from exc
 
 
-def load_knowledge(layout_name: str, seat: int, root: Path = KNOWLEDGE_DIR / "overcooked") -> Knowledge:
+_KNOWLEDGE_ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False)
+
+
+def load_knowledge(root: Path, layout_name: str, seat: int, facts: dict | None = None) -> Knowledge:
+    """The knowledge of one domain (``root``: its task.md, rules.md, layouts/<name>.toml) for one
+    seat; task and rules are Jinja texts that read ``facts`` (the domain's knowledge_facts)."""
     path = root / "layouts" / f"{layout_name}.toml"
     data = tomllib.loads(path.read_text()) if path.is_file() else {}
     seat_data = data.get("seats", {}).get(str(seat), {})
+    raw = Knowledge(task="", rules="", layout={}, demos=[], facts=dict(facts or {}))
     return Knowledge(
-        task=(root / "task.md").read_text().strip(),
-        rules=(root / "rules.md").read_text().strip(),
+        task=raw.render((root / "task.md").read_text().strip()),
+        rules=raw.render((root / "rules.md").read_text().strip()),
         layout={"name": layout_name, "notes": data.get("notes", ""), "role": seat_data.get("role", "")},
         demos=list(data.get("demos", [])) + list(seat_data.get("demos", [])),
+        facts=raw.facts,
     )

@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from proagent.cli.eval_cmd import add_agent_flags, add_grid_flags, add_run_flags
+from proagent.cli.eval_run import add_agent_flags, add_grid_flags, add_run_flags
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from proagent.cli.eval_cmd import execute
+    from proagent.cli.eval_run import execute
     from proagent.eval.ablation import expand_ablation
     from proagent.eval.config import ConfigError, read_config_file
 

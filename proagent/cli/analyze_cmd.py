@@ -17,13 +17,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from proagent.domains import DomainInputError
     from proagent.interdependence.folder import RESULT_FILE, NotARunFolder, analyze_folder
     from proagent.interdependence.report import LEGEND, group_rows, markdown_table, rich_table
     from proagent.tables_out import print_table
 
     try:
-        result = analyze_folder(args.folder, write=not args.no_write)
-    except NotARunFolder as exc:
+        domain = _domain_of(args.folder)
+        result = analyze_folder(args.folder, _model_for(domain), domain.skill_of_event, write=not args.no_write)
+    except (NotARunFolder, DomainInputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if not result.episodes:
@@ -45,3 +47,30 @@ def run(args: argparse.Namespace) -> int:
         traces = " and the grounded traces (episode_*.pddl.txt)" if traced else ""
         console.print(f"saved {args.folder / RESULT_FILE}, interdependence.md{traces}")
     return 0
+
+
+def _domain_of(folder: Path):
+    """The run's domain (config.json's ``domain``; runs from before domains: the default one)."""
+    import json
+
+    from proagent.domains import get_domain
+
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        config = {}
+    name = config.get("domain") or (config.get("config") or {}).get("domain") if isinstance(config, dict) else None
+    return get_domain(name)
+
+
+def _model_for(domain):
+    """The domain's interdependence model per layout; a domain without one is one clear error."""
+    from proagent.domains import DomainInputError
+
+    def model_for(layout: str):
+        model = domain.interdependence_model(layout)
+        if model is None:
+            raise DomainInputError(f"domain {domain.name!r} has no interdependence model, so its runs cannot be analyzed")
+        return model
+
+    return model_for

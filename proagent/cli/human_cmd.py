@@ -11,8 +11,8 @@ import time
 import webbrowser
 from pathlib import Path
 
+from proagent.cli.agent_options import EMBEDDED_NOTICE, add_agent_options
 from proagent.cli.arg_types import non_negative_int, port_number, positive_float, positive_int
-from proagent.cli.play_cmd import EMBEDDED_NOTICE, add_agent_options
 
 EMBEDDED_REALTIME_NOTICE = (
     "In real time the agent waits in place while the model thinks; the embedded model needs seconds "
@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from proagent.cli.setup import SetupError
+    from proagent.builder import SetupError
     from proagent.web.human_session import build_human_session
 
     try:
@@ -86,7 +86,8 @@ def _report(session) -> int:
         reason = game.snapshot()["error"] or "the game was not played to the end"
         print(f"no finished episode: {reason}; steps played so far are in {folder / 'trace.jsonl'}", file=sys.stderr)
         return 1
-    print(f"score {game.record.score:.0f} ({game.record.soups} soups) in {game.record.wall_time_s:.0f} s")
+    outcomes = ", ".join(f"{value:g} {name.replace('_', ' ')}" for name, value in game.record.domain_metrics.items())
+    print(f"score {game.record.score:.0f} ({outcomes}) in {game.record.wall_time_s:.0f} s")
     print(
         f"saved {folder}: trace.jsonl, episodes.jsonl, summary.json, replay.html" + (", questionnaire.json" if (folder / "questionnaire.json").exists() else "")
     )

@@ -8,12 +8,14 @@ from rich.live import Live
 from rich.panel import Panel
 from rich.text import Text
 
-from envs import render_ascii
+from proagent.agent.proagent import ProAgent
+from proagent.domains.base import Domain
 from proagent.runner.episode import StepView
 
 
 class LiveView:
-    def __init__(self, enabled: bool, title: str) -> None:
+    def __init__(self, domain: Domain, enabled: bool, title: str) -> None:
+        self.domain = domain
         self.enabled = enabled
         self.title = title
         self._live: Live | None = None
@@ -34,8 +36,8 @@ class LiveView:
         if self._live is None:
             return
         agent = view.agent
-        lines = [Text(render_ascii(view.kitchen))]
-        if agent is not None:
+        lines = [Text(self.domain.render_text(view.state))]
+        if isinstance(agent, ProAgent):  # the LLM agent's thinking; other agents show the state only
             if agent.last_decision is not None:
                 self._analysis = agent.last_decision.analysis or ""
                 self._intention = agent.last_decision.intention or ""

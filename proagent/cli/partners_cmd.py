@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from proagent.partners import available_partners
+    from proagent.domains.overcooked.partners import available_partners
     from proagent.tables_out import markdown_rows, print_table
 
     rows = checkpoint_rows()

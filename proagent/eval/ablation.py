@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from proagent.domains import DomainInputError, get_domain
 from proagent.eval.config import (
     AgentSpec,
     ConfigError,
@@ -33,13 +34,17 @@ class AblationSpec(BaseModel):
     base: dict[str, Any] = Field(default_factory=dict)
     variants: dict[str, dict[str, Any]] = Field(min_length=1)
 
-    @field_validator("metrics")
-    @classmethod
-    def _known_metrics(cls, metrics: list[str]) -> list[str]:
-        unknown = unknown_metrics(metrics)
-        if unknown:
-            raise ValueError(f"unknown metrics {unknown}; known: {', '.join(METRICS)} or any numeric record field")
-        return metrics
+
+def _check_metrics(metrics: list[str], domain_name: object, source: str) -> None:
+    """Every comparison metric must exist: a record field, a derived metric or one of the domain's."""
+    try:
+        domain_metrics = get_domain(str(domain_name) if domain_name else None).metric_names
+    except DomainInputError as exc:
+        raise ConfigError(f"invalid config ({source}):\n  domain: {exc}") from None
+    unknown = unknown_metrics(metrics, domain_metrics)
+    if unknown:
+        known = ", ".join([*METRICS, *domain_metrics])
+        raise ConfigError(f"invalid config ({source}):\n  metrics: unknown metrics {unknown}; known: {known} or any numeric record field")
 
 
 def expand_ablation(data: dict[str, Any], source: str) -> tuple[dict[str, Any], AblationInfo]:
@@ -49,6 +54,7 @@ def expand_ablation(data: dict[str, Any], source: str) -> tuple[dict[str, Any], 
         raise ConfigError(f"invalid config ({source}):\n  agents: an ablation lists 'variants' of a 'base' agent, not 'agents'")
     spec = validate_config({k: data[k] for k in ABLATION_FIELDS if k in data}, source, AblationSpec)
     assert isinstance(spec, AblationSpec)
+    _check_metrics(spec.metrics, data.get("domain"), source)
     agents = []
     problems = []
     for name, overrides in spec.variants.items():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -22,6 +22,7 @@ from pydantic import (
 
 from proagent.agent.presets import model_defaults
 from proagent.agent.proagent import AgentConfig
+from proagent.domains import DEFAULT_DOMAIN
 from proagent.paths import PROJECT_ROOT
 
 PROAGENT = "proagent"
@@ -83,10 +84,11 @@ class EvalConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field("eval", pattern=r"^[A-Za-z0-9_.+=-]+$")
+    domain: str = Field(DEFAULT_DOMAIN, description="the world: a built-in name or module:attribute")
     agents: list[AgentSpec] = Field(min_length=1)
-    partners: list[str] = Field(min_length=1)
+    partners: list[str] = Field(min_length=1, description="names of domain partners, or of LLM agents in `agents` (e.g. proagent)")
     layouts: list[str] = Field(min_length=1)
-    seats: list[Literal[0, 1]] = Field(default_factory=lambda: [0, 1], min_length=1)
+    seats: list[Annotated[int, Field(ge=0)]] = Field(default_factory=lambda: [0, 1], min_length=1, description="the agent's seats (each < the layout's agents)")
     episodes: int = Field(5, ge=1, description="episodes per agent x partner x layout x seat")
     seed: int = Field(0, ge=0, description="episode i plays seed + i, the same for every agent and partner")
     horizon: int = Field(400, ge=1)

@@ -19,11 +19,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from envs import EnvState, OvercookedEnv, Transition
+from proagent.domains.base import DomainEnv, Transition
+from proagent.domains.base import EngineState as EnvState
 
 
 @partial(jax.jit, static_argnums=0)
-def _masked_step(env: OvercookedEnv, states: EnvState, keys: jax.Array, ts: jax.Array, actions: jax.Array, mask: jax.Array) -> Transition:
+def _masked_step(env: DomainEnv, states: EnvState, keys: jax.Array, ts: jax.Array, actions: jax.Array, mask: jax.Array) -> Transition:
     """Step the masked slots (key ``fold_in(keys[i], ts[i])``); the others keep their state."""
     step_keys = jax.vmap(jax.random.fold_in)(keys, ts)
     tr = jax.vmap(env.step)(step_keys, states, actions)
@@ -35,7 +36,7 @@ def _masked_step(env: OvercookedEnv, states: EnvState, keys: jax.Array, ts: jax.
 
 
 @partial(jax.jit, static_argnums=0)
-def _reset_slot(env: OvercookedEnv, states: EnvState, slot: jax.Array, key: jax.Array) -> tuple[EnvState, EnvState]:
+def _reset_slot(env: DomainEnv, states: EnvState, slot: jax.Array, key: jax.Array) -> tuple[EnvState, EnvState]:
     fresh = env.reset(key)
     return jax.tree.map(lambda batch, one: batch.at[slot].set(one), states, fresh), fresh
 
@@ -43,7 +44,7 @@ def _reset_slot(env: OvercookedEnv, states: EnvState, slot: jax.Array, key: jax.
 class LockstepEnv:
     """``capacity`` slots of one env; ``open(seed)`` gives an episode its `SlotEnv`."""
 
-    def __init__(self, env: OvercookedEnv, capacity: int) -> None:
+    def __init__(self, env: DomainEnv, capacity: int) -> None:
         self.env = env
         self.capacity = capacity
         self._states = env.reset_batch(jnp.zeros((capacity, 2), jnp.uint32))
@@ -57,12 +58,12 @@ class LockstepEnv:
         """Compile the batched step and reset now (seconds), e.g. before timing; no state changes."""
         mask = np.zeros(self.capacity, bool)
         ts = np.zeros(self.capacity, np.int32)
-        jax.block_until_ready(_masked_step(self.env, self._states, self._keys, ts, np.zeros((self.capacity, 2), np.int32), mask))
+        jax.block_until_ready(_masked_step(self.env, self._states, self._keys, ts, np.zeros((self.capacity, self.env.num_agents), np.int32), mask))
         jax.block_until_ready(_reset_slot(self.env, self._states, np.int32(0), self._keys[0]))
 
     def open(self, seed: int) -> SlotEnv:
         if not self._free:
-            raise RuntimeError(f"all {self.capacity} slots of {self.env.layout.name} are in use")
+            raise RuntimeError(f"all {self.capacity} slots of {self.env.name} are in use")
         slot = self._free.pop()
         self._keys[slot] = np.asarray(jax.random.PRNGKey(seed))
         return SlotEnv(self, slot)
@@ -75,7 +76,7 @@ class LockstepEnv:
         self._states, fresh = _reset_slot(self.env, self._states, np.int32(slot), self._keys[slot])
         return jax.device_get(fresh)
 
-    def submit(self, slot: int, t: int, actions: tuple[int, int]) -> asyncio.Future[Transition]:
+    def submit(self, slot: int, t: int, actions: tuple[int, ...]) -> asyncio.Future[Transition]:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Transition] = loop.create_future()
         self._pending[slot] = (t, actions, future)
@@ -90,7 +91,7 @@ class LockstepEnv:
         if not pending:
             return
         ts = np.zeros(self.capacity, np.int32)
-        actions = np.zeros((self.capacity, 2), np.int32)
+        actions = np.zeros((self.capacity, self.env.num_agents), np.int32)
         mask = np.zeros(self.capacity, bool)
         for slot, (t, acts, _) in pending.items():
             ts[slot], actions[slot], mask[slot] = t, acts, True
@@ -110,12 +111,8 @@ class LockstepEnv:
 
 
 def _slice(host: Transition, slot: int) -> Transition:
-    return Transition(
-        state=jax.tree.map(lambda leaf: leaf[slot], host.state),
-        reward=host.reward[slot],
-        shaped_reward=host.shaped_reward[slot],
-        done=host.done[slot],
-    )
+    """One slot of a batched transition (a pytree: the domain's Transition type is kept)."""
+    return jax.tree.map(lambda leaf: leaf[slot], host)
 
 
 class SlotEnv:
@@ -130,7 +127,7 @@ class SlotEnv:
     async def reset(self) -> EnvState:
         return self.owner.reset_slot(self.slot)
 
-    async def step(self, t: int, state: EnvState, actions: tuple[int, int]) -> Transition:
+    async def step(self, t: int, state: EnvState, actions: tuple[int, ...]) -> Transition:
         return await self.owner.submit(self.slot, t, actions)
 
     def close(self) -> None:

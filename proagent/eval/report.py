@@ -27,13 +27,13 @@ from proagent.eval.render import (
     summary_markdown,
     summary_rich,
 )
-from proagent.eval.stats import METRICS
+from proagent.eval.stats import METRICS, domain_metric_names
 from proagent.eval.tables import Pivot, Summary, pivot, summarize
 from proagent.tables_out import print_table
 
 # metric -> short header, for the per-pair table printed at the end of a run
 CONSOLE_METRICS = MappingProxyType({
-    "score": "score", "soups": "soups", "llm_calls": "LLM calls", "tokens": "tokens", "spent_usd": "$ spent",
+    "score": "score", "llm_calls": "LLM calls", "tokens": "tokens", "spent_usd": "$ spent",
     "skill_success_rate": "skill ok", "intention_accuracy": "intention", "overhead_ms_median": "ovh ms",
     "oscillations": "loops",
     "int_constructive": "Int cons", "int_non_constructive": "Int non-cons",
@@ -58,6 +58,21 @@ class Report:
     ablation_title: str = ""
 
 
+def _with_domain(metrics: list[str], records: list[EvalRecord], first_only: bool = False) -> list[str]:
+    """``metrics`` with the domain's own metrics right after the score (the console table shows
+    only the first, e.g. the deliveries, to stay narrow)."""
+    extra = domain_metric_names(records)
+    return [metrics[0], *(extra[:1] if first_only else extra), *metrics[1:]]
+
+
+def _console_metrics(records: list[EvalRecord]) -> list[str]:
+    """The per-pair console columns; the interdependence ones only when the records have them."""
+    metrics = _with_domain(list(CONSOLE_METRICS), records, first_only=True)
+    if any(r.int_total is not None for r in records):
+        return metrics
+    return [m for m in metrics if not m.startswith("int_")]
+
+
 def run_order(manifest: EvalManifest | None) -> dict[str, list]:
     if manifest is None:
         return {}
@@ -71,9 +86,11 @@ def build_report(records: list[EvalRecord], manifest: EvalManifest | None, title
         title=title,
         by_partner=pivot(records, "score", ["layout", "seat"], ["agent", "partner"], order),
         pooled=pivot(records, "score", ["layout", "seat"], ["agent"], order),
-        metrics=summarize(records, ["agent", "partner", "layout", "seat"], list(METRICS), order),
-        pairs=summarize(records, ["agent", "partner"], list(CONSOLE_METRICS), order),
-        interdependence=summarize(records, ["agent", "partner", "layout", "seat"], list(INTERDEPENDENCE_METRICS), order),
+        metrics=summarize(records, ["agent", "partner", "layout", "seat"], _with_domain(list(METRICS), records), order),
+        pairs=summarize(records, ["agent", "partner"], _console_metrics(records), order),
+        interdependence=summarize(records, ["agent", "partner", "layout", "seat"], list(INTERDEPENDENCE_METRICS), order)
+        if any(r.int_total is not None for r in records)
+        else None,  # a domain without an interdependence model: no table of dashes
     )
     if manifest is not None and manifest.ablation is not None:
         info = manifest.ablation
@@ -122,7 +139,7 @@ def _interdependence_markdown(report: Report) -> str:
     return (
         f"# {report.title}: cooperation metrics (mean ± se over episodes)\n\n"
         "Interdependencies: pairs of actions where one player's effect satisfied the other's precondition "
-        "(constructive: the object ends in a delivered soup and is not passed back and forth). "
+        "(constructive: the object reaches a goal, e.g. a delivery, and is not passed back and forth). "
         "initiated: trigger actions (offers); accepted: the other player's offers acted upon. "
         "`proagent analyze <run>` gives the details when the run has a trace.\n\n" + summary_markdown(report.interdependence)
     )

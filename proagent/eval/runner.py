@@ -15,11 +15,10 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import jax
-
-from envs import OvercookedEnv
-from proagent.agent.proagent import ProAgent
-from proagent.eval.config import PROAGENT, EvalConfig
+from proagent.builder import AgentBuilder, llm_agent
+from proagent.contract import Agent
+from proagent.domains.base import Domain, DomainEnv
+from proagent.eval.config import PROAGENT, AgentSpec, EvalConfig
 from proagent.eval.lockstep import LockstepEnv, SlotEnv
 from proagent.eval.models import Budget, ModelPool
 from proagent.eval.plan import EpisodeJob
@@ -27,7 +26,6 @@ from proagent.eval.records import FAILURES_FILE, TRACE_FILE, EpisodeLog, EvalRec
 from proagent.eval.world import World
 from proagent.llm.accounting import MeteredModel
 from proagent.llm.types import LLMConfigError
-from proagent.partners.base import Partner
 from proagent.runner.episode import EpisodeEnv, SingleEnv, StepView, run_episode
 from proagent.runner.run_folder import RunFolder
 
@@ -58,7 +56,7 @@ class EvalOutcome:
 class EnvSource:
     """Per-episode environments: a slot of the layout's LockstepEnv, or a SingleEnv."""
 
-    def __init__(self, config: EvalConfig, envs: dict[str, OvercookedEnv], jobs: list[EpisodeJob]) -> None:
+    def __init__(self, config: EvalConfig, envs: dict[str, DomainEnv], jobs: list[EpisodeJob]) -> None:
         self._lockstep = config.stepping == "lockstep"
         self._envs = envs
         counts = {name: sum(1 for j in jobs if j.key.layout == name) for name in envs}
@@ -80,14 +78,17 @@ class EnvSource:
 
 
 class Evaluator:
-    def __init__(self, config: EvalConfig, envs: dict[str, OvercookedEnv], world: World, folder: RunFolder) -> None:
+    def __init__(self, config: EvalConfig, domain: Domain, envs: dict[str, DomainEnv], world: World, folder: RunFolder) -> None:
         self.config = config
+        self.domain = domain
         self.envs = envs
         self.world = world
         self.folder = folder
         self.log = EpisodeLog(folder)
         self.attempt = uuid.uuid4().hex[:12]
-        self.agent_configs = {a.name: a.agent_config() for a in config.agents if a.kind == PROAGENT}
+        self.llm_specs = {a.name: a for a in config.agents if a.kind == PROAGENT}
+        self.llm_specs.setdefault(PROAGENT, AgentSpec())  # `--partners proagent` without a proagent agent: the default one
+        self.agent_configs = {name: spec.agent_config() for name, spec in self.llm_specs.items()}
         self.records: list[EvalRecord] = []
         self.failures: list[str] = []
         self.stopped: str | None = None
@@ -125,16 +126,16 @@ class Evaluator:
                 self.stopped = f"budget reached: ${self.budget.spent:.4f} spent of max ${self.budget.limit:.4f}"
                 return
             job = queue.popleft()
-            model = self.pool.for_episode(job.spec) if self.pool is not None and job.spec.kind == PROAGENT else None
+            models: list[MeteredModel] = []  # every LLM model this episode uses (the agent's, LLM partners')
             try:
-                record = await self._play(job, source, model)
+                record = await self._play(job, source, models)
             except LLMConfigError as exc:
                 queue.appendleft(job)
-                self._fail(job, exc, model)
+                self._fail(job, exc, models)
                 self.stopped = f"LLM configuration error: {exc}"
                 return
             except Exception as exc:  # noqa: BLE001 - one broken episode must not lose the others
-                self._fail(job, exc, model)
+                self._fail(job, exc, models)
                 if len(self.failures) >= self.config.max_failures:
                     self.stopped = f"{len(self.failures)} episodes failed (max_failures); see {FAILURES_FILE}"
                 continue
@@ -143,34 +144,44 @@ class Evaluator:
             if on_record is not None:
                 on_record(record)
 
-    def _fail(self, job: EpisodeJob, exc: BaseException, model: MeteredModel | None) -> None:
+    def _fail(self, job: EpisodeJob, exc: BaseException, models: list[MeteredModel]) -> None:
         message = f"{job.key.id}: {type(exc).__name__}: {exc}"
         self.failures.append(message)
-        line = {"key": job.key.id, "attempt": self.attempt, "error": message, "spent_usd": _spent(model)}
+        line = {"key": job.key.id, "attempt": self.attempt, "error": message, "spent_usd": _spent(models)}
         self.folder.append_jsonl(FAILURES_FILE, line, durable=True)
 
-    async def _play(self, job: EpisodeJob, source: EnvSource, model: MeteredModel | None) -> EvalRecord:
+    async def _play(self, job: EpisodeJob, source: EnvSource, models: list[MeteredModel]) -> EvalRecord:
         env = self.envs[job.key.layout]
+        builder = self._builder(models)
+        agent = builder.make(job.spec.name if job.spec.kind == PROAGENT else job.spec.kind, env)
+        team = builder.team(env, job.key.seat, agent, job.key.partner)
         episode_env = source.open(job)
         try:
-            agent = self._agent(job, env, model)
-            partner = self.world.registry.make(job.key.partner, env.layout)
             record = await run_episode(
-                env, agent, partner, job.key.seat, job.seed, job.key.episode,
+                env, self.domain, team, job.key.seat, job.seed, job.key.episode,
                 trace=self._tracer(job) if self.config.trace else None,
                 on_step=self._count_step,
                 episode_env=episode_env,
             )  # fmt: skip
         finally:
             source.close(episode_env)
-        extra = {"partner": job.key.partner, "agent": job.key.agent, "agent_kind": job.spec.kind, "spent_usd": _spent(model), "attempt": self.attempt}
+        extra = {"partner": job.key.partner, "agent": job.key.agent, "agent_kind": job.spec.kind, "spent_usd": _spent(models), "attempt": self.attempt}
         return EvalRecord(**{**record.model_dump(), **extra})
 
-    def _agent(self, job: EpisodeJob, env: OvercookedEnv, model: MeteredModel | None) -> ProAgent | Partner:
-        if model is None:
-            return self.world.registry.make(job.spec.kind, env.layout)
-        first = env.symbolic(env.jit_reset(jax.random.PRNGKey(job.seed)))
-        return ProAgent(self.agent_configs[job.spec.name], model, job.key.seat, env.layout.name, first, job.seed)
+    def _builder(self, models: list[MeteredModel]) -> AgentBuilder:
+        """This episode's builder: each LLM agent it builds gets the episode's own metered model
+        (``models`` collects them, for the money the episode spent)."""
+
+        def make(name: str) -> Callable[[DomainEnv], Agent]:
+            def build(env: DomainEnv) -> Agent:
+                assert self.pool is not None
+                model = self.pool.for_episode(self.llm_specs[name])
+                models.append(model)
+                return llm_agent(self.domain, env, self.agent_configs[name], model)
+
+            return build
+
+        return AgentBuilder(self.domain, {name: make(name) for name in self.llm_specs})
 
     def _tracer(self, job: EpisodeJob) -> Callable[[dict], None]:
         tag = {"key": job.key.id, "attempt": self.attempt}
@@ -194,6 +205,6 @@ class Evaluator:
         )
 
 
-def _spent(model: MeteredModel | None) -> float:
-    """Money an episode's model spent on fresh calls (its own meter; cache hits are free)."""
-    return (model.meter.summary().cost_usd or 0.0) if model is not None else 0.0
+def _spent(models: list[MeteredModel]) -> float:
+    """Money an episode's models spent on fresh calls (their own meters; cache hits are free)."""
+    return sum(model.meter.summary().cost_usd or 0.0 for model in models)

@@ -84,7 +84,7 @@ def resume_run(path: Path, changes: dict[str, Any], world: World, command: str) 
 async def play_run(handle: RunHandle, world: World, progress: str = "auto", console: Console | None = None) -> EvalOutcome:
     """Play the run's pending episodes with a progress display."""
     config = handle.config
-    evaluator = Evaluator(config, handle.resolved.envs, world, handle.folder)
+    evaluator = Evaluator(config, handle.resolved.domain, handle.resolved.envs, world, handle.folder)
     jobs = plan_jobs(config, list(handle.resolved.envs))
     async with ProgressView(progress, evaluator.snapshot, console) as view:
         return await evaluator.run(jobs, on_record=view.episode_done)

@@ -19,9 +19,7 @@ from proagent.eval.records import EvalRecord
 
 # name -> description; the order is the order of report columns.
 METRICS: MappingProxyType[str, str] = MappingProxyType({
-    "score": "team score (20 per correct soup)",
-    "soups": "correct soups delivered",
-    "wrong_soups": "wrong soups delivered",
+    "score": "team score",
     "llm_calls": "LLM calls (planner, explainer)",
     "fresh_calls": "LLM calls not answered by the cache",
     "tokens": "prompt + completion tokens",
@@ -100,8 +98,18 @@ def metric_value(record: EvalRecord, metric: str) -> float | None:
         return _interdependence_value(record, metric)
     if metric == "replans_per_decision":
         return (record.rejections + record.parse_failures) / record.decisions if record.decisions else None
-    value = getattr(record, metric)
+    if metric in record.domain_metrics:
+        return float(record.domain_metrics[metric])
+    value = getattr(record, metric, None)
     return None if value is None else float(value)
+
+
+def domain_metric_names(records: Iterable[EvalRecord]) -> list[str]:
+    """The domain's own metrics the records carry, in first-seen order (report columns after score)."""
+    names: dict[str, None] = {}
+    for record in records:
+        names.update(dict.fromkeys(record.domain_metrics))
+    return list(names)
 
 
 def _interdependence_value(record: EvalRecord, metric: str) -> float | None:
@@ -110,6 +118,8 @@ def _interdependence_value(record: EvalRecord, metric: str) -> float | None:
         return None
     if metric == "int_constructive_share":
         return record.int_constructive / record.int_total if record.int_total else None
+    if not metric.endswith("_agent") and len(record.int_initiated) != 2:
+        return None  # "the partner" is one seat only in two-player episodes
     who = record.seat if metric.endswith("_agent") else 1 - record.seat
     counts = record.int_initiated if "_initiated_" in metric else record.int_accepted
     return float(counts[who]) if who < len(counts) else None
@@ -126,7 +136,8 @@ def numeric_fields() -> set[str]:
     return {name for name, info in EvalRecord.model_fields.items() if info.annotation in numeric}
 
 
-def unknown_metrics(metrics: Iterable[str]) -> list[str]:
-    """The names in ``metrics`` that are neither a record field nor a derived metric."""
-    known = set(METRICS) | numeric_fields()
+def unknown_metrics(metrics: Iterable[str], domain_metrics: Iterable[str] = ()) -> list[str]:
+    """The names in ``metrics`` that are neither a record field, a derived metric nor one of the
+    domain's metrics (``domain_metrics``)."""
+    known = set(METRICS) | numeric_fields() | set(domain_metrics)
     return [m for m in metrics if m not in known]

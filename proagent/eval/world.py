@@ -1,111 +1,139 @@
-"""What an evaluation draws on (partner registry, model factory, environments), and the check that
-every name in a config exists before the first episode: layouts, partners (per layout: trained
-partners exist for some layouts only), agent kinds, prompt sets and LLM specs."""
+"""What an evaluation draws on (its domain, the model factory, environments), and the check that
+every name in a config exists before the first episode: the domain, layouts, partners (per
+layout: trained partners exist for some layouts only), agent kinds, seats, prompt sets and LLM
+specs."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
-import jax
-
-from envs import Dynamics, LayoutError, OvercookedEnv, make
-from proagent.agent.prompt_check import check_prompt_set
-from proagent.agent.prompts import PromptSetError, load_prompt_set
+from proagent.agent.prompts import PromptSetError
+from proagent.builder import AgentBuilder, check_llm_agent
+from proagent.contract import UnknownAgentError
+from proagent.domains import get_domain
+from proagent.domains.base import Domain, DomainEnv, DomainInputError
 from proagent.eval.config import PROAGENT, ConfigError, EvalConfig
 from proagent.eval.models import ModelFactory, default_model_factory
 from proagent.llm.types import LLMError
-from proagent.partners import PartnerRegistry, UnknownPartnerError, default_registry
-from proagent.paths import KNOWLEDGE_DIR
 
 
 class EnvCache:
-    """Environments by (layout spec, horizon). Reusing one env reuses its compiled functions,
-    which is what makes a second evaluation in the same process (tests, ablations) start fast."""
+    """Environments by (domain, layout spec, horizon). Reusing one env reuses its compiled
+    functions, which is what makes a second evaluation in the same process (tests, ablations) start fast."""
 
     def __init__(self) -> None:
-        self._envs: dict[tuple[str, int], OvercookedEnv] = {}
+        self._envs: dict[tuple[str, str, int], DomainEnv] = {}
 
-    def get(self, spec: str, horizon: int) -> OvercookedEnv:
-        key = (spec, horizon)
+    def get(self, domain: Domain, spec: str, horizon: int) -> DomainEnv:
+        key = (domain.name, spec, horizon)
         if key not in self._envs:
-            self._envs[key] = make(spec, Dynamics(horizon=horizon))
+            self._envs[key] = domain.make_env(spec, horizon)
         return self._envs[key]
 
 
 @dataclass
 class World:
-    registry: PartnerRegistry = field(default_factory=default_registry)
     model_factory: ModelFactory = default_model_factory
     envs: EnvCache = field(default_factory=EnvCache)
+    domains: Callable[[str], Domain] = get_domain  # name -> domain (tests may plug in their own)
+    _cache: dict[str, Domain] = field(default_factory=dict, repr=False)
+
+    def domain(self, name: str) -> Domain:
+        """One domain object per name for the world's life (its partner registry loads once)."""
+        if name not in self._cache:
+            self._cache[name] = self.domains(name)
+        return self._cache[name]
 
 
 @dataclass(frozen=True)
 class Resolved:
-    """A checked config's environments (by canonical layout name) and provenance hashes."""
+    """A checked config's domain, environments (by canonical layout name) and provenance hashes."""
 
-    envs: dict[str, OvercookedEnv]
+    domain: Domain
+    envs: dict[str, DomainEnv]
     prompt_hashes: dict[str, dict[str, str]]  # agent name -> template file -> hash
     knowledge_hash: str
 
 
+def llm_agent_names(config: EvalConfig) -> set[str]:
+    """Names that build an LLM agent in any seat: each proagent spec's name, and ``proagent``."""
+    return {a.name for a in config.agents if a.kind == PROAGENT} | {PROAGENT}
+
+
 def resolve(config: EvalConfig, world: World) -> Resolved:
     """Check every name in ``config``; a ConfigError lists all problems with their field paths."""
+    try:
+        domain = world.domain(config.domain)
+    except DomainInputError as exc:
+        raise ConfigError(f"invalid config:\n  domain: {exc}") from None
     problems: list[str] = []
-    envs = _resolve_layouts(config, world, problems)
-    _check_partners(config, world, envs, problems)
-    hashes = _check_agents(config, world, envs, problems)
+    envs = _resolve_layouts(config, world, domain, problems)
+    _check_seats(config, envs, problems)
+    _check_partners(config, domain, envs, problems)
+    hashes = _check_agents(config, world, domain, envs, problems)
     if problems:
         raise ConfigError("invalid config:\n" + "\n".join(f"  {p}" for p in problems))
-    return Resolved(envs=envs, prompt_hashes=hashes, knowledge_hash=knowledge_hash())
+    return Resolved(domain=domain, envs=envs, prompt_hashes=hashes, knowledge_hash=knowledge_hash(domain.knowledge_root))
 
 
-def _resolve_layouts(config: EvalConfig, world: World, problems: list[str]) -> dict[str, OvercookedEnv]:
-    envs: dict[str, OvercookedEnv] = {}
+def _resolve_layouts(config: EvalConfig, world: World, domain: Domain, problems: list[str]) -> dict[str, DomainEnv]:
+    envs: dict[str, DomainEnv] = {}
     for i, spec in enumerate(config.layouts):
         try:
-            env = world.envs.get(spec, config.horizon)
-        except LayoutError as exc:
+            env = world.envs.get(domain, spec, config.horizon)
+        except DomainInputError as exc:
             problems.append(f"layouts[{i}]: {exc}")
             continue
-        if env.layout.name in envs:
-            problems.append(f"layouts[{i}]: {spec!r} is layout {env.layout.name!r}, which is listed already")
-        envs[env.layout.name] = env
+        if env.name in envs:
+            problems.append(f"layouts[{i}]: {spec!r} is layout {env.name!r}, which is listed already")
+        envs[env.name] = env
     return envs
 
 
-def _check_partner(world: World, name: str, envs: dict[str, OvercookedEnv]) -> str | None:
+def _check_seats(config: EvalConfig, envs: dict[str, DomainEnv], problems: list[str]) -> None:
+    for i, seat in enumerate(config.seats):
+        small = [name for name, env in envs.items() if seat >= env.num_agents]
+        if small:
+            problems.append(f"seats[{i}]: seat {seat} does not exist on {', '.join(small)} (seats start at 0)")
+
+
+def _check_partner(domain: Domain, name: str, envs: dict[str, DomainEnv]) -> str | None:
+    builder = AgentBuilder(domain)
     for layout, env in envs.items():
         try:
-            world.registry.make(name, env.layout)
-        except (UnknownPartnerError, ValueError) as exc:
-            return f"{exc}" if isinstance(exc, UnknownPartnerError) else f"on layout {layout!r}: {exc}"
+            builder.make(name, env)
+        except (UnknownAgentError, ValueError) as exc:
+            return f"{exc} (or an LLM agent: {PROAGENT})" if isinstance(exc, UnknownAgentError) else f"on layout {layout!r}: {exc}"
     return None
 
 
-def _check_partners(config: EvalConfig, world: World, envs: dict[str, OvercookedEnv], problems: list[str]) -> None:
+def _check_partners(config: EvalConfig, domain: Domain, envs: dict[str, DomainEnv], problems: list[str]) -> None:
+    llm_names = llm_agent_names(config)
     for i, name in enumerate(config.partners):
-        problem = _check_partner(world, name, envs)
+        if name in llm_names:
+            continue  # an LLM agent of this config (checked with the agents)
+        problem = _check_partner(domain, name, envs)
         if problem:
             problems.append(f"partners[{i}]: {problem}")
 
 
-def _check_agents(config: EvalConfig, world: World, envs: dict[str, OvercookedEnv], problems: list[str]) -> dict[str, dict[str, str]]:
+def _check_agents(config: EvalConfig, world: World, domain: Domain, envs: dict[str, DomainEnv], problems: list[str]) -> dict[str, dict[str, str]]:
     hashes: dict[str, dict[str, str]] = {}
     models_checked: set[tuple[str, str | None]] = set()
+    all_seats = sorted({s for env in envs.values() for s in range(env.num_agents)})
     for i, spec in enumerate(config.agents):
         if spec.kind != PROAGENT:
-            problem = _check_partner(world, spec.kind, envs)
+            problem = _check_partner(domain, spec.kind, envs)
             if problem:
-                problems.append(f"agents[{i}].kind: {problem.replace('partner', 'agent kind', 1)} (or 'proagent')")
+                problems.append(f"agents[{i}].kind: {problem.replace('partner', 'agent kind', 1)}")
             continue
         try:
-            prompts = load_prompt_set(spec.agent_config().prompt)
             for env in envs.values():
-                first = env.symbolic(env.jit_reset(jax.random.PRNGKey(config.seed)))
-                for seat in config.seats:
-                    check_prompt_set(prompts, first, env.layout.name, seat)
-            hashes[spec.name] = prompts.source_hashes()
+                # every seat: the agent's own, and the partner seats it fills when named as a partner
+                hashes[spec.name] = check_llm_agent(domain, env, spec.agent_config(), [s for s in all_seats if s < env.num_agents], config.seed)
         except PromptSetError as exc:
             problems.append(f"agents[{i}].prompt: {exc}")
         if (spec.llm, spec.api_base) in models_checked:
@@ -118,11 +146,12 @@ def _check_agents(config: EvalConfig, world: World, envs: dict[str, OvercookedEn
     return hashes
 
 
-def knowledge_hash() -> str:
-    """One hash over knowledge/ (task text, layout notes, demos): they shape every prompt."""
+def knowledge_hash(root: Path) -> str:
+    """One hash over the domain's knowledge (task text, rules, skills, layout notes, demos): they
+    shape every prompt. A plugged-in domain's own folder is hashed, not the repository's."""
     digest = hashlib.sha256()
-    for path in sorted(KNOWLEDGE_DIR.rglob("*")):
+    for path in sorted(root.rglob("*")):
         if path.is_file():
-            digest.update(str(path.relative_to(KNOWLEDGE_DIR)).encode())
+            digest.update(str(path.relative_to(root)).encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]

@@ -6,8 +6,8 @@ filtered against the current state). When an operator's precondition about a tra
 such a proposition and its achiever was another agent, the pair is an interdependence (Def. 4.1),
 associated with that object. Each is then tested:
 
-- goal-reaching (Def. 4.4): the object, or what it became part of (an onion -> its soup), ends in
-  a goal fact (delivered);
+- goal-reaching (Def. 4.4): the object, or what it became part of (a part -> the whole it was
+  assembled into), ends in a goal fact;
 - non-looping (Def. 4.5): the giver never gets the object back in the same state, and the
   receiver never had it in that state before; with App. D.4's nuance, a loop is a *useful
   transfer* (not looping) when it is goal-reaching and the agent that got the object back used its
@@ -17,7 +17,11 @@ associated with that object. Each is then tested:
 
 Trigger actions (Def. 4.2) are operators with an effect on a tracked object that unifies with a
 precondition of some operator whose actor the effect does not bind (another agent could use it),
-unless the actor itself consumed that effect in the same step (auto-cook's last onion).
+unless the actor itself consumed that effect in the same step (an object put into a container
+that the same step turns into something else).
+
+Counts are per agent and per ordered pair of agents (who offered, who acted upon it), for any
+number of agents.
 """
 
 from __future__ import annotations
@@ -25,7 +29,14 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from proagent.interdependence.records import AgentCounts, Category, EpisodeInterdependence, Interdependence
+from proagent.interdependence.records import (
+    AgentCounts,
+    Category,
+    EpisodeInterdependence,
+    Interdependence,
+    PairCounts,
+    pair_key,
+)
 from proagent.interdependence.strips import (
     ENV_AGENT,
     Domain,
@@ -257,13 +268,10 @@ def classify(analyzer: Analyzer, link: Link) -> Interdependence:
     )
 
 
-def analyze(trace: GroundedTrace, domain: Domain, useful_transfers: bool = True) -> EpisodeInterdependence:
-    """All interdependence metrics of one grounded episode."""
-    analyzer = Analyzer(trace, domain, useful_transfers)
-    pairs = [classify(analyzer, link) for link in analyzer.links]
-    triggers = [op for op in trace.operators if analyzer.is_trigger(op)]
+def _agent_counts(trace: GroundedTrace, links: list[Link], pairs: list[Interdependence], triggers: list[GroundedOperator]) -> list[AgentCounts]:
+    """Per agent: triggers offered and taken up, triggers of others acted upon, pairs given/received."""
     trigger_ids = {op.index for op in triggers}
-    accepted_triggers = {link.giver.index for link in analyzer.links if link.giver.index in trigger_ids}
+    accepted_triggers = {link.giver.index for link in links if link.giver.index in trigger_ids}
     agents = []
     for i in range(trace.agents):
         mine = [op for op in triggers if op.agent == i]
@@ -272,13 +280,35 @@ def analyze(trace: GroundedTrace, domain: Domain, useful_transfers: bool = True)
                 agent=i,
                 initiated=len(mine),
                 initiated_accepted=sum(1 for op in mine if op.index in accepted_triggers),
-                accepted=len({link.giver.index for link in analyzer.links if link.receiver.agent == i and link.giver.index in trigger_ids}),
+                accepted=len({link.giver.index for link in links if link.receiver.agent == i and link.giver.index in trigger_ids}),
                 given=sum(1 for p in pairs if p.giver == i),
                 received=sum(1 for p in pairs if p.receiver == i),
                 constructive_given=sum(1 for p in pairs if p.giver == i and p.constructive),
                 constructive_received=sum(1 for p in pairs if p.receiver == i and p.constructive),
             )
         )
+    return agents
+
+
+def _pair_counts(trace: GroundedTrace, links: list[Link], pairs: list[Interdependence], triggers: list[GroundedOperator]) -> dict[str, PairCounts]:
+    """Per ordered pair (giver, receiver), every pair of distinct agents, in index order."""
+    trigger_ids = {op.index for op in triggers}
+    out = {}
+    for i in range(trace.agents):
+        for j in range(trace.agents):
+            if i == j:
+                continue
+            mine = [p for p in pairs if (p.giver, p.receiver) == (i, j)]
+            taken = {link.giver.index for link in links if (link.giver.agent, link.receiver.agent) == (i, j) and link.giver.index in trigger_ids}
+            out[pair_key(i, j)] = PairCounts(giver=i, receiver=j, total=len(mine), constructive=sum(p.constructive for p in mine), accepted=len(taken))
+    return out
+
+
+def analyze(trace: GroundedTrace, domain: Domain, useful_transfers: bool = True) -> EpisodeInterdependence:
+    """All interdependence metrics of one grounded episode."""
+    analyzer = Analyzer(trace, domain, useful_transfers)
+    pairs = [classify(analyzer, link) for link in analyzer.links]
+    triggers = [op for op in trace.operators if analyzer.is_trigger(op)]
     constructive = sum(p.constructive for p in pairs)
     return EpisodeInterdependence(
         total=len(pairs),
@@ -288,7 +318,8 @@ def analyze(trace: GroundedTrace, domain: Domain, useful_transfers: bool = True)
         irrelevant=sum(1 for p in pairs if not p.goal_reaching),
         useful_transfers=sum(p.useful_transfer for p in pairs),
         constructive_share=constructive / len(pairs) if pairs else None,
-        agents=agents,
+        agents=_agent_counts(trace, analyzer.links, pairs, triggers),
+        pairs=_pair_counts(trace, analyzer.links, pairs, triggers),
         by_operator=dict(Counter(p.receiver_operator for p in pairs)),
         goals_reached=sum(1 for p in analyzer.final if p.predicate in domain.goal_predicates),
         operators=sum(1 for op in trace.operators if not op.is_noop),

@@ -1,31 +1,36 @@
 """`proagent analyze`: the cooperation metrics of a finished run folder (play or eval).
 
 Where the folder has a trace (play always; eval with ``trace = true``) every episode is regrounded
-from its recorded actions and events (episodes start with an empty kitchen; a line carrying a
-``scene`` would say otherwise, and objects nobody saw appear are created and noted as repairs)
-and analyzed in full: pairs, influence trajectories, a PDDL-like trace per episode, intention
-accuracy recomputed from decisions and events. Without a trace (eval's default) the counts that
-every episode record carries (computed while it was played) are reported as they are.
+from its recorded actions and events (episodes start from the layout's empty scene; a first line
+carrying a ``scene`` would say otherwise, and objects nobody saw appear are created and noted as
+repairs) and analyzed in full: pairs, influence trajectories, a PDDL-like trace per episode,
+intention accuracy recomputed from decisions and events. Without a trace (eval's default) the
+counts that every episode record carries (computed while it was played) are reported as they are.
+
+The world is the caller's: ``model_for`` gives the domain's ``InterdependenceModel`` of a layout,
+``skill_of_event`` its event -> completed-skill inverse.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from envs import KitchenMap, get_layout
 from proagent.interdependence.episode import analyze_steps
 from proagent.interdependence.intention import IntentionAccuracy, from_beliefs, recompute
-from proagent.interdependence.overcooked_domain import StepInput, event_from_record, scene_from_record
+from proagent.interdependence.model import InterdependenceModel, SkillOfEvent, StepInput
 from proagent.interdependence.records import AgentCounts, EpisodeInterdependence
 from proagent.interdependence.strips import to_pddl_text
 from proagent.jsonl import episode_id, finished_attempt, read_jsonl
 
 RESULT_FILE = "interdependence.json"
+LEGACY_AGENTS = 2  # traces whose lines carry no joint action were all two-player
+
+ModelFor = Callable[[str], InterdependenceModel]  # a layout (name or file, as the run names it) -> its model
 
 
 class NotARunFolder(ValueError):
@@ -63,24 +68,34 @@ def _load_config(path: Path) -> dict:
 
 
 def _layout_specs(config: dict) -> dict[str, str]:
-    """Layout name in the records -> what get_layout accepts (a name or a kitchen file)."""
+    """Layout name in the records -> the spec the run was made with (a name or a layout file)."""
     if "config" in config:  # eval manifest
         return dict(zip(config.get("layout_names", []), config["config"].get("layouts", [])))
     return {}
 
 
-def _steps(lines: Sequence[dict]) -> list[StepInput]:
-    return [StepInput(int(r["step"]), tuple(r.get("actions", ())), tuple(event_from_record(e) for e in r.get("events", []))) for r in lines]
+def _steps(lines: Sequence[dict], model: InterdependenceModel) -> list[StepInput]:
+    return [
+        StepInput(int(r["step"]), tuple(r.get("actions", ())), tuple(model.event_from_record(e) for e in r.get("events", [])))
+        for r in lines
+    ]
 
 
-def _from_trace(lines: list[dict], record: dict, layout_spec: str, agent_kind: str) -> tuple[EpisodeInterdependence, str, IntentionAccuracy | None]:
+def _agents(lines: Sequence[dict]) -> int:
+    """The number of agents: the joint action's width on the trace lines."""
+    return max((len(r.get("actions") or ()) for r in lines), default=0) or LEGACY_AGENTS
+
+
+def _from_trace(
+    lines: list[dict], record: dict, model: InterdependenceModel, agent_kind: str, skill_of_event: SkillOfEvent | None
+) -> tuple[EpisodeInterdependence, str, IntentionAccuracy | None]:
     lines = sorted(lines, key=lambda r: int(r["step"]))
-    steps = _steps(lines)
-    scene = scene_from_record(lines[0]["scene"]) if lines and "scene" in lines[0] else None
-    trace, result = analyze_steps(steps, KitchenMap(get_layout(layout_spec)), scene)
+    steps = _steps(lines, model)
+    scene = model.scene_from_trace(lines[0]) if lines else None
+    trace, result = analyze_steps(model, steps, scene, _agents(lines))
     recomputed = None
-    if agent_kind == "proagent" and any("decision" in r for r in lines):
-        recomputed = recompute(lines, [s.events for s in steps], int(record.get("seat", 0)))
+    if skill_of_event is not None and agent_kind == "proagent" and any("decision" in r for r in lines):
+        recomputed = recompute(lines, [s.events for s in steps], int(record.get("seat", 0)), skill_of_event)
         believed = from_beliefs(lines)
         if believed.total != recomputed.total or believed.hits != recomputed.hits:
             trace.notes.append(f"intention: agent scored {believed.hits}/{believed.total}, recomputed {recomputed.hits}/{recomputed.total}")
@@ -99,9 +114,10 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
 
 
-def analyze_folder(path: Path, write: bool = True) -> FolderAnalysis:
+def analyze_folder(path: Path, model_for: ModelFor, skill_of_event: SkillOfEvent | None, write: bool = True) -> FolderAnalysis:
     """Analyze every finished episode of a run folder; with ``write``, save interdependence.json
-    and one ``episode_<id>.pddl.txt`` per traced episode into it."""
+    and one ``episode_<id>.pddl.txt`` per traced episode into it. ``model_for`` maps a layout spec
+    to the domain's model; without ``skill_of_event`` intention accuracy is not recomputed."""
     path = Path(path)
     config = _load_config(path)
     specs = _layout_specs(config)
@@ -114,14 +130,17 @@ def analyze_folder(path: Path, write: bool = True) -> FolderAnalysis:
         attempts = traces.get(eid, {})
         chosen = finished_attempt(record, attempts)
         lines = attempts[chosen] if chosen is not None else []
-        episodes.append(_episode(path, eid, record, lines, specs.get(record.get("layout", ""), config.get("layout") or record.get("layout")), write))
+        spec = specs.get(record.get("layout", ""), config.get("layout") or record.get("layout"))
+        episodes.append(_episode(path, eid, record, lines, model_for, skill_of_event, spec, write))
     result = FolderAnalysis(run=path.name, episodes=episodes)
     if write:
         (path / RESULT_FILE).write_text(result.model_dump_json(indent=1), encoding="utf-8")
     return result
 
 
-def _episode(path: Path, eid: str, record: dict, lines: list[dict], layout_spec: str, write: bool) -> EpisodeAnalysis:
+def _episode(
+    path: Path, eid: str, record: dict, lines: list[dict], model_for: ModelFor, skill_of_event: SkillOfEvent | None, layout_spec: str, write: bool
+) -> EpisodeAnalysis:
     agent_kind = record.get("agent_kind", "proagent")
     agent = record.get("agent", "proagent")
     reported = IntentionAccuracy(hits=record.get("intention_hits", 0), total=record.get("intention_total", 0)) if agent_kind == "proagent" else None
@@ -137,7 +156,7 @@ def _episode(path: Path, eid: str, record: dict, lines: list[dict], layout_spec:
     )
     if not lines:
         return analysis
-    result, pddl, recomputed = _from_trace(lines, record, layout_spec, agent_kind)
+    result, pddl, recomputed = _from_trace(lines, record, model_for(layout_spec), agent_kind, skill_of_event)
     update = {"source": "trace", "interdependence": result, "intention_recomputed": recomputed}
     if write:
         name = f"episode_{int(eid):03d}.pddl.txt" if eid.isdigit() else f"episode_{_safe(eid)}.pddl.txt"

@@ -1,48 +1,47 @@
-"""Object identity: which individual onion, dish or soup an event moved.
+"""Object identity: which individual object an event moved.
 
-The engine only knows "an onion on counter (2,2)"; the interdependence definitions need "this
-onion": who gave it, who took it, whether it came back, whether it ended in a delivered soup.
-``ObjectTracker`` names each object when it appears (onion1, dish2, soup1) and follows it through
-hands, counters and pots as events move it. Where the record of what happened is incomplete
-(an object present before the trace starts, a run folder without the initial state), it creates
-the object on first sight and counts a repair instead of failing.
+An engine's events say "an object of this kind went there"; the interdependence definitions need
+"this object": who gave it, who took it, whether it came back, whether it ended in a goal.
+``ObjectTracker`` names each object when it appears (``<base><n>``) and follows it through hands
+and places as a domain's mapping moves it; a domain with richer containers (things cooked,
+assembled, merged) extends it. Where the record of what happened is incomplete (an object present
+before the trace starts, a run folder without the initial state), it creates the object on first
+sight and counts a repair instead of failing: an analysis of a partial trace beats none.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-
-Pos = tuple[int, int]
 
 
 @dataclass
 class ObjectTracker:
-    """Individual objects and where each one is: held by an agent, on a counter, in a pot."""
+    """Individual objects and where each one is: held by an agent, or lying at a place."""
 
-    types: dict[str, str] = field(default_factory=dict)  # id -> type (ingredient, dish, soup)
+    types: dict[str, str] = field(default_factory=dict)  # id -> type
     held: dict[int, str] = field(default_factory=dict)  # agent -> id
-    on_counter: dict[Pos, str] = field(default_factory=dict)
-    in_pot: dict[Pos, list[str]] = field(default_factory=dict)  # ingredients waiting in a pot
-    soup_in_pot: dict[Pos, str] = field(default_factory=dict)  # a cooking or ready soup
+    placed: dict[Hashable, str] = field(default_factory=dict)  # place -> the id lying there
     repairs: list[str] = field(default_factory=list)
     _counts: Counter = field(default_factory=Counter)
 
     def new(self, base: str, kind: str) -> str:
-        """A fresh id ``<base><n>`` (onion1, onion2, dish1...)."""
+        """A fresh id ``<base><n>`` (the n-th object with that base name)."""
         self._counts[base] += 1
         name = f"{base}{self._counts[base]}"
         self.types[name] = kind
         return name
 
-    def _repair(self, base: str, kind: str, why: str) -> str:
+    def repair(self, base: str, kind: str, why: str) -> str:
+        """An object nobody saw appear: created now, and noted (``why``) as a repair."""
         self.repairs.append(why)
         return self.new(base, kind)
 
     # ---- moves; each returns the id of the object moved ----
 
     def take_new(self, agent: int, base: str, kind: str) -> str:
-        """An object appears in an agent's hand (from a dispenser)."""
+        """An object appears in an agent's hand (from a source such as a dispenser)."""
         obj = self.new(base, kind)
         self.held[agent] = obj
         return obj
@@ -51,48 +50,30 @@ class ObjectTracker:
         """The agent's held object leaves its hand (the id, repaired if the hand was not tracked)."""
         obj = self.held.pop(agent, None)
         if obj is None or self.types.get(obj) != kind:
-            obj = self._repair(base, kind, f"agent {agent} held an untracked {base}")
+            obj = self.repair(base, kind, f"agent {agent} held an untracked {base}")
         return obj
 
-    def place(self, agent: int, pos: Pos, base: str, kind: str) -> str:
+    def put_down(self, agent: int, place: Hashable, base: str, kind: str) -> str:
         obj = self.release(agent, base, kind)
-        self.on_counter[pos] = obj
+        self.placed[place] = obj
         return obj
 
-    def pick(self, agent: int, pos: Pos, base: str, kind: str) -> str:
-        obj = self.on_counter.pop(pos, None)
+    def pick_up(self, agent: int, place: Hashable, base: str, kind: str, where: str) -> str:
+        """The object lying at ``place`` goes to the agent's hand; ``where`` words the place for a repair."""
+        obj = self.placed.pop(place, None)
         if obj is None or self.types.get(obj) != kind:
-            obj = self._repair(base, kind, f"untracked {base} on counter {pos}")
+            obj = self.repair(base, kind, f"untracked {base} {where}")
         self.held[agent] = obj
         return obj
-
-    def put_in_pot(self, agent: int, pos: Pos, base: str) -> str:
-        obj = self.release(agent, base, "ingredient")
-        self.in_pot.setdefault(pos, []).append(obj)
-        return obj
-
-    def cook(self, pos: Pos, ingredient_names: list[str]) -> tuple[str, list[str]]:
-        """The pot's ingredients become a soup: (soup id, ingredient ids)."""
-        ingredients = self.in_pot.pop(pos, [])
-        for name in ingredient_names[len(ingredients) :]:
-            ingredients.append(self._repair(name, "ingredient", f"untracked {name} in pot {pos}"))
-        soup = self.new("soup", "soup")
-        self.soup_in_pot[pos] = soup
-        return soup, ingredients
-
-    def fill(self, agent: int, pos: Pos) -> tuple[str, str]:
-        """The held dish takes the pot's soup: (dish id, soup id); the agent now holds the soup."""
-        dish = self.release(agent, "dish", "dish")
-        soup = self.soup_in_pot.pop(pos, None) or self._repair("soup", "soup", f"untracked soup in pot {pos}")
-        self.held[agent] = soup
-        return dish, soup
 
     def seed_held(self, agent: int, base: str, kind: str) -> str:
+        """An object already in an agent's hand when the trace starts."""
         obj = self.new(base, kind)
         self.held[agent] = obj
         return obj
 
-    def seed_counter(self, pos: Pos, base: str, kind: str) -> str:
+    def seed_placed(self, place: Hashable, base: str, kind: str) -> str:
+        """An object already lying at ``place`` when the trace starts."""
         obj = self.new(base, kind)
-        self.on_counter[pos] = obj
+        self.placed[place] = obj
         return obj

@@ -5,7 +5,8 @@ The agent scores itself while it plays (``BeliefTracker``: a pending prediction 
 first skill the teammate completes after it, a newer prediction replaces an unresolved one); each
 resolution is written to the trace as the step's ``belief``. Here the same figure is recomputed
 independently from the trace: predictions from the recorded decisions, completed skills from the
-recorded events, so that `proagent analyze` can check the number the agent reported.
+recorded events, so that `proagent analyze` can check the number the agent reported. Which skill
+an event completes is the domain's knowledge (the inverse its skill book keeps): it is passed in.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from envs import Event
-from proagent.agent.belief import skill_from_event
+from proagent.domains.base import Event
+from proagent.interdependence.model import SkillOfEvent
 
 
 class IntentionAccuracy(BaseModel):
@@ -29,16 +30,19 @@ class IntentionAccuracy(BaseModel):
 
 def normalize(skill: str | None) -> str | None:
     """Compare skills by their text without spaces, quotes or case, with '()' where it is missing
-    ('pickup(onion)' == 'Pickup( "onion" )', 'deliver_soup' == 'deliver_soup()')."""
+    ('pickup(key)' == 'Pickup( "key" )', 'open_door' == 'open_door()')."""
     if skill is None:
         return None
     text = "".join(str(skill).split()).lower().replace("-", "_").replace('"', "").replace("'", "")
     return text if "(" in text else text + "()"
 
 
-def recompute(records: Sequence[dict], events: Sequence[Sequence[Event]], seat: int) -> IntentionAccuracy:
+def recompute(
+    records: Sequence[dict], events: Sequence[Sequence[Event]], seat: int, skill_of_event: SkillOfEvent
+) -> IntentionAccuracy:
     """From trace records (in step order) and each step's events: the agent in ``seat`` predicts
-    (``decision.intention``) and its teammate's next completed skill decides the prediction."""
+    (``decision.intention``) and its teammate's next completed skill (``skill_of_event``) decides
+    the prediction. With more than two agents, the next skill any other agent completes decides."""
     result = IntentionAccuracy()
     pending: str | None = None
     for record, step_events in zip(records, events):
@@ -49,7 +53,7 @@ def recompute(records: Sequence[dict], events: Sequence[Sequence[Event]], seat: 
         for event in step_events:
             if event.agent == seat or pending is None:
                 continue
-            done = skill_from_event(event)
+            done = skill_of_event(event)
             if done is None:
                 continue
             result.total += 1

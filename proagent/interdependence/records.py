@@ -36,12 +36,30 @@ class AgentCounts(BaseModel):
 
     agent: int
     initiated: int = Field(0, description="trigger actions: effects another agent could use")
-    initiated_accepted: int = Field(0, description="of those, how many the teammate acted upon")
-    accepted: int = Field(0, description="teammate trigger actions this agent acted upon")
+    initiated_accepted: int = Field(0, description="of those, how many another agent acted upon")
+    accepted: int = Field(0, description="other agents' trigger actions this agent acted upon")
     given: int = 0
     received: int = 0
     constructive_given: int = 0
     constructive_received: int = 0
+
+
+def pair_key(giver: int, receiver: int) -> str:
+    """The key of an ordered pair of agents in ``EpisodeInterdependence.pairs``: ``"0->2"``."""
+    return f"{giver}->{receiver}"
+
+
+class PairCounts(BaseModel):
+    """One ordered pair of agents: what ``giver`` offered that ``receiver`` used.
+
+    With more than two agents the per-agent counts no longer say whose offers an agent took up;
+    per ordered pair they do (with two, ``pairs["0->1"].accepted`` is agent 1's ``accepted``)."""
+
+    giver: int
+    receiver: int
+    total: int = Field(0, description="interdependencies from giver to receiver (Def. 4.1)")
+    constructive: int = Field(0, description="of those, constructive ones (Def. 4.6)")
+    accepted: int = Field(0, description="giver's trigger actions (Def. 4.2) the receiver acted upon")
 
 
 class EpisodeInterdependence(BaseModel):
@@ -55,8 +73,9 @@ class EpisodeInterdependence(BaseModel):
     useful_transfers: int = 0
     constructive_share: float | None = None
     agents: list[AgentCounts] = Field(default_factory=list)
+    pairs: dict[str, PairCounts] = Field(default_factory=dict, description="per ordered pair of agents, keyed 'i->j' (pair_key)")
     by_operator: dict[str, int] = Field(default_factory=dict, description="interdependencies per receiver operator")
-    goals_reached: int = Field(0, description="goal facts true at the end (delivered soups)")
+    goals_reached: int = Field(0, description="goal facts true at the end")
     operators: int = 0
     identity_repairs: int = 0
     interdependencies: list[Interdependence] = Field(default_factory=list)

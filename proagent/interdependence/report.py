@@ -2,7 +2,8 @@
 
 Shared by `proagent analyze` (rich on the terminal, also saved as markdown) and the Table-1
 script. The constructive share is pooled (all constructive pairs / all pairs of the group), so
-episodes without any interdependence do not count as 0 % or 100 %.
+episodes without any interdependence do not count as 0 % or 100 %. With two agents the columns
+are the paper's (init p0, p1 acc. %, ...); with more, acceptance is per ordered pair (pj acc. pi %).
 """
 
 from __future__ import annotations
@@ -14,25 +15,42 @@ from pydantic import BaseModel
 from rich.table import Table
 
 from proagent.interdependence.folder import EpisodeAnalysis
+from proagent.interdependence.records import EpisodeInterdependence, pair_key
 
-COLUMNS = (
+HEAD_COLUMNS = (
     ("episodes", "n"),
     ("score", "score"),
     ("total", "Int"),
     ("constructive", "Int cons"),
     ("non_constructive", "Int non-cons"),
     ("share", "cons %"),
-    ("initiated_0", "init p0"),
-    ("accepted_by_1", "p1 acc. %"),
-    ("initiated_1", "init p1"),
-    ("accepted_by_0", "p0 acc. %"),
-    ("intention", "intention"),
 )
+TWO_AGENTS = 2  # the paper's setting: "pM acc. %" then says whose triggers without naming them
+
+
+def _acceptance_key(giver: int, receiver: int, agents: int) -> str:
+    return f"accepted_by_{receiver}" if agents == TWO_AGENTS else f"accepted_{giver}_by_{receiver}"
+
+
+def columns(agents: int = TWO_AGENTS) -> list[tuple[str, str]]:
+    """(key, header) of the table for ``agents`` agents: per agent its triggers, then per other
+    agent the share of them that agent acted upon (ordered pairs)."""
+    out = list(HEAD_COLUMNS)
+    for i in range(agents):
+        out.append((f"initiated_{i}", f"init p{i}"))
+        for j in (j for j in range(agents) if j != i):
+            header = f"p{j} acc. %" if agents == TWO_AGENTS else f"p{j} acc. p{i} %"
+            out.append((_acceptance_key(i, j, agents), header))
+    return [*out, ("intention", "intention")]
+
+
+COLUMNS = tuple(columns(TWO_AGENTS))
 
 
 class GroupRow(BaseModel):
     group: str
     values: dict[str, float | None]
+    agents: int = TWO_AGENTS
 
 
 def _mean(values: Sequence[float | None]) -> float | None:
@@ -49,30 +67,43 @@ def group_rows(episodes: Sequence[EpisodeAnalysis]) -> list[GroupRow]:
     groups: dict[str, list[EpisodeAnalysis]] = {}
     for e in episodes:
         groups.setdefault(e.group, []).append(e)
-    return [GroupRow(group=g, values=_values(eps)) for g, eps in groups.items()]
+    rows = []
+    for g, eps in groups.items():
+        agents = max((len(e.interdependence.agents) for e in eps), default=0) or TWO_AGENTS
+        rows.append(GroupRow(group=g, values=_values(eps, agents), agents=agents))
+    return rows
 
 
-def _values(eps: Sequence[EpisodeAnalysis]) -> dict[str, float | None]:
+def _accepted(result: EpisodeInterdependence, giver: int, receiver: int) -> int:
+    """The giver's triggers the receiver acted upon: per ordered pair where the analysis has them;
+    for two agents (counts stored in episode records) all the receiver accepted came from the giver."""
+    pair = result.pairs.get(pair_key(giver, receiver))
+    if pair is not None:
+        return pair.accepted
+    return result.agents[receiver].accepted if len(result.agents) == TWO_AGENTS else 0
+
+
+def _values(eps: Sequence[EpisodeAnalysis], n: int) -> dict[str, float | None]:
     results = [e.interdependence for e in eps]
-    agents = [r.agents for r in results if len(r.agents) == 2]
-    initiated = [sum(a[i].initiated for a in agents) for i in (0, 1)]
-    accepted = [sum(a[i].accepted for a in agents) for i in (0, 1)]
+    complete = [r for r in results if len(r.agents) == n]  # episodes with per-agent counts
     total = sum(r.total for r in results)
     hits = sum((e.intention_reported.hits if e.intention_reported else 0) for e in eps)
     asked = sum((e.intention_reported.total if e.intention_reported else 0) for e in eps)
-    return {
+    values = {
         "episodes": float(len(eps)),
         "score": _mean([e.score for e in eps]),
         "total": _mean([r.total for r in results]),
         "constructive": _mean([r.constructive for r in results]),
         "non_constructive": _mean([r.non_constructive for r in results]),
         "share": _share(sum(r.constructive for r in results), total),
-        "initiated_0": _mean([a[0].initiated for a in agents]),
-        "accepted_by_1": _share(accepted[1], initiated[0]),
-        "initiated_1": _mean([a[1].initiated for a in agents]),
-        "accepted_by_0": _share(accepted[0], initiated[1]),
-        "intention": _share(hits, asked),
     }
+    for i in range(n):
+        values[f"initiated_{i}"] = _mean([r.agents[i].initiated for r in complete])
+        offered = sum(r.agents[i].initiated for r in complete)
+        for j in (j for j in range(n) if j != i):
+            values[_acceptance_key(i, j, n)] = _share(sum(_accepted(r, i, j) for r in complete), offered)
+    values["intention"] = _share(hits, asked)
+    return values
 
 
 def _fmt(value: float | None, key: str) -> str:
@@ -81,21 +112,27 @@ def _fmt(value: float | None, key: str) -> str:
     return f"{value:.0f}" if key == "episodes" else f"{value:.1f}"
 
 
+def _columns(rows: Sequence[GroupRow]) -> list[tuple[str, str]]:
+    return columns(max((row.agents for row in rows), default=TWO_AGENTS))
+
+
 def rich_table(rows: Sequence[GroupRow], title: str) -> Table:
     table = Table(title=title)
     table.add_column("agent|partner|layout|seat")
-    for _, header in COLUMNS:
+    cols = _columns(rows)
+    for _, header in cols:
         table.add_column(header, justify="right")
     for row in rows:
-        table.add_row(row.group, *(_fmt(row.values.get(k), k) for k, _ in COLUMNS))
+        table.add_row(row.group, *(_fmt(row.values.get(k), k) for k, _ in cols))
     return table
 
 
 def markdown_table(rows: Sequence[GroupRow]) -> str:
     # " / " for "|" in the group column, header included: a bare | would split the cell
-    header = "| agent / partner / layout / seat | " + " | ".join(h for _, h in COLUMNS) + " |"
-    rule = "|" + "---|" * (len(COLUMNS) + 1)
-    body = ["| " + row.group.replace("|", " / ") + " | " + " | ".join(_fmt(row.values.get(k), k) for k, _ in COLUMNS) + " |" for row in rows]
+    cols = _columns(rows)
+    header = "| agent / partner / layout / seat | " + " | ".join(h for _, h in cols) + " |"
+    rule = "|" + "---|" * (len(cols) + 1)
+    body = ["| " + row.group.replace("|", " / ") + " | " + " | ".join(_fmt(row.values.get(k), k) for k, _ in cols) + " |" for row in rows]
     return "\n".join([header, rule, *body]) + "\n"
 
 

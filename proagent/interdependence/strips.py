@@ -18,16 +18,16 @@ from typing import Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 PredicateRole = Literal["infrastructure", "holder", "location", "form", "lineage", "goal"]
-ENV_AGENT = -1  # the actor of transitions no agent made (a timer finishing a soup)
+ENV_AGENT = -1  # the actor of transitions no agent made (a timer running out)
 
 
 def agent_name(index: int) -> str:
-    """How agents appear in propositions (``holding p0 onion1``): the convention every mapping uses."""
+    """How agents appear in propositions (``holding p0 box1``): the convention every mapping uses."""
     return "env" if index == ENV_AGENT else f"p{index}"
 
 
 class Proposition(NamedTuple):
-    """A ground atom, e.g. ``on(onion3, counter_2_2)``."""
+    """A ground atom, e.g. ``on(box3, shelf_2_2)``."""
 
     predicate: str
     args: tuple[str, ...]
@@ -43,7 +43,7 @@ class PredicateSpec(BaseModel):
     it), ``location`` (where an object lies), ``form`` (the object's own nominal state, compared by
     the looping tests), ``lineage`` (an object became part of another: ``child``/``parent`` give
     the argument positions), ``goal`` (a goal fact), ``infrastructure`` (facts about fixed things,
-    such as an empty counter: they never carry an interdependence because no object is exchanged).
+    such as an empty shelf: they never carry an interdependence because no object is exchanged).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -63,7 +63,7 @@ class PredicateSpec(BaseModel):
 class OperatorSchema(BaseModel):
     """A lifted STRIPS operator: parameters (``?name`` -> type) and atoms over them.
 
-    Atoms are written ``"on ?o ?c"``. ``actor`` names the parameter bound to the acting agent:
+    Atoms are written ``"on ?o ?s"``. ``actor`` names the parameter bound to the acting agent:
     trigger detection asks whether an effect could satisfy a precondition of an operator some
     *other* agent performs, which it could not if the atom binds the actor.
     """
@@ -75,7 +75,7 @@ class OperatorSchema(BaseModel):
     pre: list[str] = Field(default_factory=list)
     add: list[str] = Field(default_factory=list)
     delete: list[str] = Field(default_factory=list)
-    each: dict[str, str] = Field(default_factory=dict, description="a parameter standing for each member of a set (a soup's ingredients)")
+    each: dict[str, str] = Field(default_factory=dict, description="a parameter standing for each member of a set (the parts an object is made of)")
     pre_each: list[str] = Field(default_factory=list)
     add_each: list[str] = Field(default_factory=list)
     delete_each: list[str] = Field(default_factory=list)
@@ -156,7 +156,7 @@ class GroundedTrace:
     initial: frozenset[Proposition]
     operators: list[GroundedOperator]
     steps: int
-    agents: int = 2
+    agents: int
     notes: list[str] = field(default_factory=list)
 
     def states(self) -> list[frozenset[Proposition]]:
@@ -171,7 +171,7 @@ class GroundedTrace:
 
 
 def atom(text: str, binding: Mapping[str, str]) -> Proposition:
-    """Ground ``"on ?o ?c"`` with ``{"?o": "onion1", "?c": "counter_2_2"}``."""
+    """Ground ``"on ?o ?s"`` with ``{"?o": "box1", "?s": "shelf_2_2"}``."""
     pred, *args = text.split()
     return Proposition(pred, tuple(binding.get(a, a) for a in args))
 
@@ -187,7 +187,7 @@ def ground(
     members: Sequence[Mapping[str, str]] = (),
 ) -> GroundedOperator:
     """Instantiate operator ``name``; ``members`` bind the schema's ``each`` parameters once per
-    member (a soup's ingredients), instantiating ``pre_each``/``add_each``/``delete_each``."""
+    member (the parts an object is made of), instantiating ``pre_each``/``add_each``/``delete_each``."""
     schema = domain.operators[name]
     args = tuple(binding[p] for p in schema.parameters if p != schema.actor)
     pre = [atom(a, binding) for a in schema.pre]

@@ -1,9 +1,10 @@
 """An OpenAI-compatible chat server on 127.0.0.1 for tests and benchmarks.
 
 It answers ``POST /v1/chat/completions`` after a fixed delay, with scripted error replies first
-(to exercise retries) and then content from a responder. The default responder plays a sensible
-Overcooked policy read off the planner's prompt, so a whole episode runs through the real HTTP
-path (litellm, retries, cache, accounting) without any model.
+(to exercise retries) and then content from a responder. A domain's heuristic responder (e.g.
+`proagent.domains.overcooked.heuristic.heuristic_answer`) plays a sensible policy read off the
+planner's prompt, so a whole episode runs through the real HTTP path (litellm, retries, cache,
+accounting) without any model; the default answers wait(1).
 
 A scripted reply is ``(status, json_body)`` or a `Reply`, which can also send raw bytes (a body
 that is not JSON), extra headers (``Retry-After``) or answer late (a client timeout); a `Reply`
@@ -13,7 +14,6 @@ with no body sends the responder's normal answer. Each request is kept with its 
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -33,31 +33,9 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
 
-_HELD = re.compile(r"You \(player \d\) are at \[[^\]]*\] facing \w+, holding ([^.]+)\.")
-_POT = re.compile(r"Pot at \[[^\]]*\]: ([^.]+)\.")
-
-
-def heuristic_answer(body: dict[str, Any]) -> str:
-    """A competent cook's plan from the state in the last user message (free-text format)."""
-    user = body["messages"][-1]["content"]
-    if "Answer" not in user:  # the failure explainer, not the planner
-        return "The skill's preconditions do not hold in this state."
-    held_match = _HELD.search(user)
-    held = held_match.group(1) if held_match else "nothing"
-    pots = _POT.findall(user)
-    soup_coming = any(p.startswith(("cooking", "soup ready")) for p in pots)
-    pot_accepts = any(p.startswith(("empty", "1 of", "2 of")) for p in pots)
-    if held.startswith("soup"):
-        plan = "deliver_soup()"
-    elif held == "dish":
-        plan = "fill_dish_with_soup()" if soup_coming else "place_obj_on_counter()"
-    elif held == "onion":
-        plan = "put_onion_in_pot()" if pot_accepts else "place_obj_on_counter()"
-    elif soup_coming:
-        plan = "pickup(dish)"
-    else:
-        plan = "pickup(onion)" if pot_accepts else "wait(3)"
-    return f"Analysis: I hold {held}.\nIntention: pickup(onion)\nPlan: {plan}"
+def wait_answer(body: dict[str, Any]) -> str:
+    """The default responder: a valid plan in any domain (every domain has wait(n))."""
+    return "Plan: wait(1)"
 
 
 @dataclass
@@ -65,7 +43,7 @@ class FakeChatServer:
     """Start with ``start()`` (or use as a context manager); ``url`` is the OpenAI base URL."""
 
     delay_s: float = 0.0
-    responder: Responder = heuristic_answer
+    responder: Responder = wait_answer  # a domain's heuristic responder plays it sensibly
     usage: tuple[int, int] = (42, 7)
     replies: list[tuple[int, dict[str, Any]] | Reply] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)

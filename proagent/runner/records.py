@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from typing import Any
+
+from pydantic import BaseModel, Field, model_validator
+
+from proagent.domains import DEFAULT_DOMAIN
 
 
 class RunConfig(BaseModel):
     """Everything needed to reproduce a run."""
 
     command: str
+    domain: str = Field(DEFAULT_DOMAIN, description="the world (runs recorded before domains existed: the default one)")
     layout: str
     partner: str
     seat: int
@@ -27,14 +32,19 @@ class RunConfig(BaseModel):
 
 
 class EpisodeRecord(BaseModel):
+    """One finished episode, about the agent in ``seat`` (the focal seat). Common fields for every
+    domain; the world's own outcomes (deliveries, blocks moved...) live in ``domain_metrics``; each seat's
+    agent statistics in ``agent_stats``; the focal agent's LLM statistics are also top-level."""
+
     episode: int
     seed: int
     layout: str
-    partner: str
+    partner: str  # the teammates' names (joined by "+" when there are several)
     seat: int
+    team: list[str] = Field(default_factory=list, description="agent name per seat (empty in records before N-agent episodes)")
     score: float
-    soups: int
-    wrong_soups: int = 0
+    domain_metrics: dict[str, float] = Field(default_factory=dict, description="the domain's per-episode outcomes")
+    agent_stats: list[dict] = Field(default_factory=list, description="each seat's episode_stats() (LLM calls, ...)")
     steps: int
     wall_time_s: float
     shaped_return: list[float]
@@ -57,6 +67,7 @@ class EpisodeRecord(BaseModel):
     intention_hits: int = 0
     intention_total: int = 0
     intention_accuracy: float | None = None
+    intention_by_teammate: dict[str, dict[str, int]] = Field(default_factory=dict, description="teammate seat -> hits, total")
     overhead_ms_median: float | None = None
     skill_duration_mean: float | None = None
     events: dict[str, list[int]] = Field(default_factory=dict, description="event counts per kind, per player")
@@ -66,3 +77,20 @@ class EpisodeRecord(BaseModel):
     int_non_constructive: int | None = None
     int_initiated: list[int] = Field(default_factory=list, description="trigger actions per player")
     int_accepted: list[int] = Field(default_factory=list, description="teammate triggers acted upon, per player")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older_layout(cls, data: Any) -> Any:
+        """Records written before domains kept the world's outcomes as top-level numbers: any
+        numeric field the model does not know moves into ``domain_metrics``."""
+        if not isinstance(data, dict):
+            return data
+        legacy = {k: v for k, v in data.items() if k not in cls.model_fields and isinstance(v, int | float) and not isinstance(v, bool)}
+        if not legacy:
+            return data
+        rest = {k: v for k, v in data.items() if k not in legacy}
+        return {**rest, "domain_metrics": {**legacy, **(data.get("domain_metrics") or {})}}
+
+    def metric(self, name: str, default: float = 0.0) -> float:
+        """A domain metric by name."""
+        return self.domain_metrics.get(name, default)

@@ -6,11 +6,11 @@ Modules are split so that *playing* a trained partner needs only flax/jax/numpy:
 - ``networks``   the actor-critic (paper CNN or the CPU-fast encoder)          (flax)
 - ``checkpoint`` params + manifest.json on disk                               (flax, no optax)
 - ``config``     pydantic configs for a training run                          (pydantic)
-- ``rollout``    vmapped environment stepping with per-env resets             (jax)
-- ``ppo``        purejaxrl-style ``make_train(config) -> init, jitted update`` (optax)
+- ``rollout``    the vmapped environment step with per-env resets              (jax)
+- ``ppo``        the PPO math: optimiser, schedules, GAE, loss, minibatch epochs (optax)
+- ``population`` the one PPO program: K learners + a frozen pool, one jitted update
 - ``evaluate``   vmapped self-play episodes at the horizon                    (jax)
-- ``trainer``    the Python outer loop: progress, checkpoints, manifest
-- ``population`` K learners + a frozen partner pool, one jitted update           (optax)
+- ``trainer``    self-play: ``population`` with one learner in both seats, checkpoints, manifest
 - ``algorithms`` PBT, FCP, MEP, COLE, human-proxy outer loops around ``population``
 - ``crossplay``  every trained partner of a layout with every other, vmapped
 - ``bc``, ``human_data``, ``style_events``  behaviour cloning; per-agent event indicators

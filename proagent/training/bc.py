@@ -20,8 +20,6 @@ Data: one human-human trial of ~1,200 steps per layout. This is a weak human mod
 
 from __future__ import annotations
 
-import argparse
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -177,26 +175,3 @@ def train_bc(
     if out_dir is not None:
         manifest = checkpoint.save(out_dir, result.params, manifest)
     return manifest, result
-
-
-def run_cli(args: argparse.Namespace) -> int:
-    """``proagent train --algo bc``: --layout, --seed, --encoder (auto = fast), --out, --eval-episodes,
-    --set KEY=VALUE for BCConfig fields (epochs, batch_size, lr, weight_decay, max_stay_run, val_fraction)."""
-    from envs import LayoutError, get_layout
-    from proagent.training.cli import key_values
-
-    try:
-        overrides: dict[str, str | None] = dict(key_values(args.set, "--set"))
-        if overrides.get("max_stay_run", "").lower() == "none":
-            overrides["max_stay_run"] = None
-        encoder = "fast" if args.encoder == "auto" else args.encoder
-        config = BCConfig(
-            layout=get_layout(args.layout).name, seed=args.seed, network=NetworkConfig(encoder=encoder), **overrides
-        )
-        out = args.out or checkpoint.partner_dir(config.layout, "bc")
-        manifest, _ = train_bc(config, out, args.eval_episodes, log=lambda line: print(line, flush=True))
-    except (LayoutError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(f"saved {out}  (val accuracy {manifest.bc['val_accuracy']:.3f}; self-play {manifest.self_play.mean:.1f} ± {manifest.self_play.se:.1f})")
-    return 0

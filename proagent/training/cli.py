@@ -160,9 +160,7 @@ def run(args: argparse.Namespace) -> int:
         print("error: --resume: bc trains in seconds and keeps no resume state; run it again", file=sys.stderr)
         return 2
     if args.algo == "bc":  # imitation, not PPO: its own config (--set sets BCConfig fields)
-        from proagent.training.bc import run_cli
-
-        return run_cli(args)
+        return _run_bc(args)
     from envs import LayoutError
     from proagent.training import checkpoint
 
@@ -222,3 +220,28 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def _run_bc(args: argparse.Namespace) -> int:
+    """``proagent train --algo bc``: --layout, --seed, --encoder (auto = fast), --out, --eval-episodes,
+    --set KEY=VALUE for BCConfig fields (epochs, batch_size, lr, weight_decay, max_stay_run, val_fraction)."""
+    from envs import LayoutError, get_layout
+    from proagent.training import checkpoint
+    from proagent.training.bc import BCConfig, train_bc
+    from proagent.training.networks import NetworkConfig
+
+    try:
+        overrides: dict[str, str | None] = dict(key_values(args.set, "--set"))
+        if overrides.get("max_stay_run", "").lower() == "none":
+            overrides["max_stay_run"] = None
+        encoder = "fast" if args.encoder == "auto" else args.encoder
+        config = BCConfig(
+            layout=get_layout(args.layout).name, seed=args.seed, network=NetworkConfig(encoder=encoder), **overrides
+        )
+        out = args.out or checkpoint.partner_dir(config.layout, "bc")
+        manifest, _ = train_bc(config, out, args.eval_episodes, log=lambda line: print(line, flush=True))
+    except (LayoutError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"saved {out}  (val accuracy {manifest.bc['val_accuracy']:.3f}; self-play {manifest.self_play.mean:.1f} ± {manifest.self_play.se:.1f})")
+    return 0

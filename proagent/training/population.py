@@ -1,7 +1,8 @@
-"""Population PPO: K learners and a frozen pool of partners, one jitted update for all of them.
+"""The PPO program: K learners and a frozen pool of partners, one jitted update for all of them.
 
-Every population algorithm of the zoo (PBT, FCP, MEP, COLE) is this one update driven by a
-different Python outer loop. What differs between them is data, not code:
+Every PPO agent of the zoo is this one update driven by a different Python outer loop: self-play
+(``trainer.py``: ``Pairing.self_play``, a population of one) and the population methods PBT, FCP,
+MEP, COLE and the human proxies (``algorithms/``). What differs between them is data, not code:
 
 - ``Pairing.slots`` (static): for each env and seat, the learner that plays it, or ``POOL`` (-1)
   for "a frozen partner, sampled afresh for every episode". Self-play is ``(k, k)``; a population
@@ -13,8 +14,10 @@ different Python outer loop. What differs between them is data, not code:
   (PBT's explore step).
 
 Learners' transitions are cut out of the rollout by static index arrays, so each learner's PPO
-update has a fixed batch and the K updates run as one ``vmap``. Pool partners act with per-actor
-gathered parameters. The episode score of every (seat-0 policy, seat-1 policy) pair is summed in
+update has a fixed batch and the K updates run as one ``vmap`` (one learner runs unbatched, see
+``_per_learner``, and draws with the keys a lone PPO learner draws, see ``_learner_keys``, so
+self-play is plain single-learner PPO bit for bit). Pool partners act with per-actor gathered
+parameters. The episode score of every (seat-0 policy, seat-1 policy) pair is summed in
 ``pair_score``/``pair_count`` (policy ids: learners 0..K-1, then pool entries), which is all the
 outer loops need to rank partners.
 """
@@ -26,15 +29,14 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
-import optax
 from flax.training.train_state import TrainState
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from envs import OvercookedEnv
+from envs import EnvState, OvercookedEnv
 from proagent.training.config import PPOConfig
 from proagent.training.networks import ActorCritic
-from proagent.training.ppo import gae, lr_schedule, ppo_epochs, shaping_coef
-from proagent.training.rollout import EnvBatch, _replace_done, check_observation_range, observe, reset_envs
+from proagent.training.ppo import gae, optimizer, ppo_epochs, shaping_coef
+from proagent.training.rollout import Bonus, EnvBatch, Trajectory, check_observation_range, env_step, reset_envs
 from proagent.training.style_events import event_indicators
 
 POOL = -1
@@ -81,6 +83,11 @@ class Pairing(BaseModel):
     def pool_actors(self) -> np.ndarray:
         return np.flatnonzero(np.asarray(self.slots).reshape(-1) == POOL)
 
+    @classmethod
+    def self_play(cls, num_envs: int) -> Pairing:
+        """Self-play PPO (``proagent train --algo sp``): one learner in both seats of every env."""
+        return cls(num_learners=1, slots=((0, 0),) * num_envs)
+
     def actor_style_weights(self) -> np.ndarray | None:
         """(N * 2, events) style weights of each actor's learner (0 for pool partners)."""
         if self.style_weights is None:
@@ -113,28 +120,38 @@ class PopMetrics(NamedTuple):
     shaping_coef: jax.Array
     pair_score: jax.Array  # (P, P) summed score of finished episodes, P = K + pool_size
     pair_count: jax.Array  # (P, P) number of those episodes
+    pair_shaped: jax.Array  # (P, P) summed shaped return (both agents) of those episodes
     value_loss: jax.Array  # (K,)
     actor_loss: jax.Array
     entropy: jax.Array
     approx_kl: jax.Array
 
 
-class _Step(NamedTuple):
-    obs: jax.Array
-    action: jax.Array
-    log_prob: jax.Array
-    value: jax.Array
-    reward: jax.Array
-    done: jax.Array
-    ep_score: jax.Array  # (N,)
-    ep_done: jax.Array  # (N,)
-    ep_pair: jax.Array  # (N, 2) policy ids of the finished episode
-
-
 def policy_ids(pairing: Pairing, partner: jax.Array) -> jax.Array:
     """(N, 2) policy id of each seat: learner index, or K + pool entry."""
     slots = jnp.asarray(pairing.slots)
     return jnp.where(slots == POOL, pairing.num_learners + partner[:, None], slots)
+
+
+def _learner_keys(key: jax.Array, k: int) -> jax.Array:
+    """(K, 2) one key per learner. A population of one draws with ``key`` itself, as a lone PPO
+    learner does: on the same seed self-play then ends with the same parameters as the separate
+    self-play program it replaced (which trained the shipped ``sp`` partners)."""
+    return key[None] if k == 1 else jax.random.split(key, k)
+
+
+def _per_learner(fn: Any, k: int) -> Any:
+    """``fn`` mapped over the learners' leading axis: ``vmap``, except that one learner runs
+    unbatched. Why: XLA:CPU lowers a vmapped batch of one to batched matmuls that round differently
+    in the last bit, and self-play (a population of one) is meant to be exactly single-learner PPO."""
+    if k > 1:
+        return jax.vmap(fn)
+
+    def one(*args):
+        out = fn(*jax.tree.map(lambda x: x[0], args))
+        return jax.tree.map(lambda x: jnp.expand_dims(x, 0), out)
+
+    return one
 
 
 def _sample_partners(key: jax.Array, logits: jax.Array, n: int) -> jax.Array:
@@ -155,7 +172,7 @@ def _act(acting: _Acting, runner: PopRunner, obs: jax.Array, partner: jax.Array)
     """Logits and values of every actor: learners batched per learner, pool partners per actor."""
     total = obs.shape[0]
     la = acting.learner_actors
-    l_logits, l_value = jax.vmap(acting.apply)(runner.learners.params, obs[la])
+    l_logits, l_value = _per_learner(acting.apply, la.shape[0])(runner.learners.params, obs[la])
     logits = jnp.zeros((total, l_logits.shape[-1]), jnp.float32).at[la.reshape(-1)].set(l_logits.reshape(-1, 6))
     value = jnp.zeros((total,), jnp.float32).at[la.reshape(-1)].set(l_value.reshape(-1))
     pa = acting.pool_actors
@@ -176,50 +193,44 @@ def _population_bonus(acting: _Acting, runner: PopRunner, obs: jax.Array, action
     return jnp.zeros(obs.shape[0], jnp.float32).at[la].set(-jnp.log(taken + 1e-8))
 
 
+def _reward_bonus(env: OvercookedEnv, acting: _Acting, runner: PopRunner) -> Bonus | None:
+    """The never-annealed extra rewards of some pairings: MEP's population entropy, style events."""
+    coef, weights = acting.pairing.pop_entropy_coef, acting.style_weights
+    if coef <= 0 and weights is None:
+        return None
+
+    def bonus(before: EnvState, obs: jax.Array, action: jax.Array, after: EnvState) -> jax.Array:
+        extra = jnp.zeros(action.shape, jnp.float32)
+        if coef > 0:
+            extra = extra + coef * _population_bonus(acting, runner, obs, action)
+        if weights is not None:
+            joint = action.reshape(-1, 2)
+            events = jax.vmap(lambda b, j, a: event_indicators(env, b, j, a))(before, joint, after)
+            extra = extra + (events.reshape(action.shape[0], -1) * weights).sum(-1)
+        return extra
+
+    return bonus
+
+
 def _env_step(env: OvercookedEnv, acting: _Acting, runner: PopRunner, carry, key: jax.Array, coef: jax.Array):
+    """``rollout.env_step`` with this pairing's actors, then a fresh pool partner where an episode ended."""
     batch, partner = carry
-    k_act, k_step, k_reset, k_partner = jax.random.split(key, 4)
-    n, a = batch.obs.shape[:2]
-    obs = batch.obs.reshape(n * a, *batch.obs.shape[2:])
-    logits, value = _act(acting, runner, obs, partner)
-    action = jax.random.categorical(k_act, logits)
-    log_prob = jnp.take_along_axis(jax.nn.log_softmax(logits), action[:, None], -1)[:, 0]
-    tr = jax.vmap(env.step)(jax.random.split(k_step, n), batch.states, action.reshape(n, a))
-    reward = (tr.reward[:, None] + coef * tr.shaped_reward).reshape(-1)
-    if acting.pairing.pop_entropy_coef > 0:
-        reward = reward + acting.pairing.pop_entropy_coef * _population_bonus(acting, runner, obs, action)
-    if acting.style_weights is not None:
-        indicators = lambda before, joint, after: event_indicators(env, before, joint, after)
-        events = jax.vmap(indicators)(batch.states, action.reshape(n, a), tr.state)
-        reward = reward + (events.reshape(n * a, -1) * acting.style_weights).sum(-1)
-    score = batch.score + tr.reward
-    states = _replace_done(env, k_reset, tr.state, tr.done)
-    keep = 1.0 - tr.done.astype(jnp.float32)
-    nxt = EnvBatch(states, observe(env, states), score * keep, (batch.shaped + tr.shaped_reward.sum(-1)) * keep)
-    fresh = _sample_partners(k_partner, runner.pool_logits, n) if acting.pool_actors.size else partner
-    row = _Step(
-        obs=obs,
-        action=action,
-        log_prob=log_prob,
-        value=value,
-        reward=reward,
-        done=jnp.repeat(tr.done, a),
-        ep_score=jnp.where(tr.done, score, 0.0),
-        ep_done=tr.done,
-        ep_pair=policy_ids(acting.pairing, partner),
-    )
-    return (nxt, jnp.where(tr.done, fresh, partner)), row
+    policy = lambda obs: _act(acting, runner, obs, partner)
+    nxt, row = env_step(env, policy, batch, key, coef, _reward_bonus(env, acting, runner))
+    k_partner = jax.random.split(key, 4)[3]  # env_step draws with split(key, 3), the same first three
+    fresh = _sample_partners(k_partner, runner.pool_logits, partner.shape[0]) if acting.pool_actors.size else partner
+    return (nxt, jnp.where(row.ep_done, fresh, partner)), (row, policy_ids(acting.pairing, partner))
 
 
-def _pair_sums(traj: _Step, num_policies: int) -> tuple[jax.Array, jax.Array]:
-    one_hot = lambda seat: jax.nn.one_hot(traj.ep_pair[..., seat], num_policies)  # (T, N, P)
+def _pair_sums(traj: Trajectory, ep_pair: jax.Array, num_policies: int) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """(score, count, shaped) of the finished episodes per (seat-0 policy, seat-1 policy)."""
+    one_hot = lambda seat: jax.nn.one_hot(ep_pair[..., seat], num_policies)  # (T, N, P)
     weight = traj.ep_done.astype(jnp.float32)[..., None]
-    count = jnp.einsum("tni,tnj->ij", one_hot(0) * weight, one_hot(1))
-    score = jnp.einsum("tni,tnj->ij", one_hot(0) * (weight * traj.ep_score[..., None]), one_hot(1))
-    return score, count
+    total = lambda w: jnp.einsum("tni,tnj->ij", one_hot(0) * w, one_hot(1))
+    return total(weight * traj.ep_score[..., None]), total(weight), total(weight * traj.ep_shaped[..., None])
 
 
-def _learner_data(acting: _Acting, traj: _Step, adv: jax.Array, target: jax.Array) -> tuple:
+def _learner_data(acting: _Acting, traj: Trajectory, adv: jax.Array, target: jax.Array) -> tuple:
     """(K, T*S, ...) per-learner batches cut out of the (T, N*A, ...) rollout."""
     la = acting.learner_actors
 
@@ -239,19 +250,19 @@ def _one_update(env, config: PPOConfig, acting: _Acting, runner: PopRunner, _) -
         return _env_step(env, acting, runner, carry, key, coef)
 
     keys = jax.random.split(k_roll, config.num_steps)
-    (envs_next, partner), traj = jax.lax.scan(body, (runner.envs, runner.partner), keys)
+    (envs_next, partner), (traj, ep_pair) = jax.lax.scan(body, (runner.envs, runner.partner), keys)
     n, a = envs_next.obs.shape[:2]
     _, last_value = _act(acting, runner, envs_next.obs.reshape(n * a, *envs_next.obs.shape[2:]), partner)
     adv, target = gae(traj, last_value, config.gamma, config.gae_lambda)
     data = _learner_data(acting, traj, adv, target)
     k = acting.pairing.num_learners
     epochs = lambda ts, d, key, ent, lr: ppo_epochs(ts, config, d, key, ent, lr)
-    learners, aux = jax.vmap(epochs)(
-        runner.learners, data, jax.random.split(k_epochs, k), runner.hparams.ent_coef, runner.hparams.lr_mult
+    learners, aux = _per_learner(epochs, k)(
+        runner.learners, data, _learner_keys(k_epochs, k), runner.hparams.ent_coef, runner.hparams.lr_mult
     )
-    pair_score, pair_count = _pair_sums(traj, k + acting.pairing.pool_size)
+    pair_score, pair_count, pair_shaped = _pair_sums(traj, ep_pair, k + acting.pairing.pool_size)
     update = runner.update + 1
-    metrics = PopMetrics(update * config.steps_per_update, coef, pair_score, pair_count, *aux)
+    metrics = PopMetrics(update * config.steps_per_update, coef, pair_score, pair_count, pair_shaped, *aux)
     return runner._replace(learners=learners, envs=envs_next, partner=partner, key=key, update=update), metrics
 
 
@@ -269,18 +280,18 @@ def make_population_train(config: PPOConfig, pairing: Pairing, env: OvercookedEn
     check_population(config, pairing)
     check_observation_range(env)
     network = ActorCritic(config.network)
-    tx = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(lr_schedule(config), eps=1e-5))
+    tx = optimizer(config)
     acting = _Acting(network.apply, pairing, pairing.learner_actors(), pairing.pool_actors(), pairing.actor_style_weights())
     k, f = pairing.num_learners, pairing.pool_size
 
     def init(key: jax.Array, pool: Any = None, pool_logits: jax.Array | None = None) -> PopRunner:
         """Fresh learners; ``pool`` (leaves stacked over pool_size, see ``stack_pool``) may be
         given now or filled later with ``set_pool_entry``, which is why unused entries need -inf."""
-        k_net, k_env, k_partner, key = jax.random.split(key, 4)
+        k_net, k_env, key, k_partner = jax.random.split(key, 4)  # the first three as a lone learner's
         batch = reset_envs(env, k_env, config.num_envs)
         obs = batch.obs[0, 0].astype(jnp.float32)
         create = lambda kk: TrainState.create(apply_fn=network.apply, params=network.init(kk, obs), tx=tx)
-        learners = jax.vmap(create)(jax.random.split(k_net, k))
+        learners = _per_learner(create, k)(_learner_keys(k_net, k))
         if f and pool is None:
             pool = jax.tree.map(lambda x: jnp.zeros((f, *x.shape[1:]), x.dtype), learners.params)
             pool_logits = jnp.full((f,), -jnp.inf, jnp.float32)

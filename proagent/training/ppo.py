@@ -1,45 +1,21 @@
-"""Self-play PPO (IPPO with parameters shared by both seats), purejaxrl style.
+"""The PPO math every training program shares: schedules, the optimiser, GAE, the clipped loss
+and the epochs of shuffled minibatches (purejaxrl style, pure and jit-friendly).
 
-``make_train(config, env)`` returns ``init(key) -> Runner`` and a jitted ``update(runner) ->
-(runner, metrics)`` that runs ``updates_per_call`` whole PPO updates (rollout, GAE, epochs of
-shuffled minibatches) inside one XLA program. The caller's Python loop does everything that is not
-pure: progress, logging, checkpoints, timing.
+There is one PPO program, ``population.make_population_train`` (K learners and a frozen pool, one
+jitted update); self-play is its population of one (``trainer.py``), the population methods drive
+it from ``algorithms/``. This module holds only the per-learner update that program vmaps, so a
+change to PPO itself is made once. benchmarks/train_speed.py's IPPO baseline reuses it too.
 """
 
 from __future__ import annotations
-
-from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import optax
 from flax.training.train_state import TrainState
 
-from envs import OvercookedEnv
 from proagent.training.config import PPOConfig
-from proagent.training.networks import ActorCritic
-from proagent.training.rollout import EnvBatch, Trajectory, check_observation_range, reset_envs, rollout
-
-
-class Runner(NamedTuple):
-    train_state: TrainState
-    envs: EnvBatch
-    key: jax.Array
-    update: jax.Array  # () int32, updates done so far
-
-
-class Metrics(NamedTuple):
-    """Per update (stacked over the updates of one call)."""
-
-    env_steps: jax.Array
-    shaping_coef: jax.Array
-    episodes: jax.Array  # episodes finished in this update's rollout
-    score: jax.Array  # mean sparse return of those episodes (nan if none)
-    shaped: jax.Array  # mean shaped return (both agents) of those episodes
-    value_loss: jax.Array
-    actor_loss: jax.Array
-    entropy: jax.Array
-    approx_kl: jax.Array
+from proagent.training.rollout import Trajectory
 
 
 def lr_schedule(config: PPOConfig) -> optax.Schedule | float:
@@ -49,6 +25,38 @@ def lr_schedule(config: PPOConfig) -> optax.Schedule | float:
         return config.lr
     warmup = int(config.lr_warmup * total)
     return optax.warmup_cosine_decay_schedule(0.0, config.lr, max(warmup, 1), max(total, warmup + 1), 0.0)
+
+
+def optimizer(config: PPOConfig) -> optax.GradientTransformationExtraArgs:
+    """Global-norm clipping, then Adam (eps 1e-5) whose step size is ``lr_schedule(config)`` times
+    the ``lr_mult`` extra argument of ``update`` (1 if not given; PBT's explore step sets one per
+    learner, traced, so mutating it never recompiles).
+
+    The state is ``optax.adam``'s, and at ``lr_mult`` 1 every step is Adam's bit for bit: the
+    multiplier scales the scalar step size. Scaling the finished updates instead rounds twice, and
+    self-play (a population of one) would then drift from plain PPO in the last bit.
+    """
+    adam = optax.chain(optax.scale_by_adam(eps=1e-5), _scale_by_learning_rate(lr_schedule(config)))
+    return optax.chain(optax.clip_by_global_norm(config.max_grad_norm), adam)
+
+
+def _scale_by_learning_rate(lr: optax.Schedule | float) -> optax.GradientTransformationExtraArgs:
+    """``optax.scale_by_learning_rate(lr)`` (same state, same arithmetic) times ``lr_mult``."""
+
+    def init(params) -> optax.OptState:
+        del params
+        return optax.ScaleByScheduleState(count=jnp.zeros([], jnp.int32)) if callable(lr) else optax.EmptyState()
+
+    def update(updates, state, params=None, *, lr_mult: jax.Array | float = 1.0, **extra):
+        del params, extra
+        if callable(lr):
+            step = -1 * lr(state.count) * lr_mult
+            state = optax.ScaleByScheduleState(count=optax.safe_increment(state.count))
+        else:
+            step = -lr * lr_mult
+        return jax.tree.map(lambda g: jnp.array(step, dtype=g.dtype) * g, updates), state
+
+    return optax.GradientTransformationExtraArgs(init, update)
 
 
 def shaping_coef(config: PPOConfig, update: jax.Array) -> jax.Array:
@@ -104,8 +112,9 @@ def ppo_epochs(
 ):
     """``update_epochs`` passes of shuffled minibatches over the flattened rollout.
 
-    ``ent_coef`` (default ``config.ent_coef``) and ``lr_mult`` (scales every optimiser step) may be
-    traced values: population-based training mutates them per learner without recompiling.
+    ``ent_coef`` (default ``config.ent_coef``) and ``lr_mult`` (the optimiser's ``lr_mult``, see
+    ``optimizer``; ``tx`` must be an optax chain, which accepts extra arguments) may be traced values:
+    population-based training mutates them per learner without recompiling.
     """
     size = data[0].shape[0]
     grad_fn = jax.value_and_grad(ppo_loss, has_aux=True)
@@ -113,8 +122,7 @@ def ppo_epochs(
 
     def minibatch(state: TrainState, mb):
         (_, aux), grads = grad_fn(state.params, state.apply_fn, config, mb, ent_coef)
-        updates, opt_state = state.tx.update(grads, state.opt_state, state.params)
-        updates = jax.tree.map(lambda u: u * lr_mult, updates)
+        updates, opt_state = state.tx.update(grads, state.opt_state, state.params, lr_mult=lr_mult)
         params = optax.apply_updates(state.params, updates)
         return state.replace(step=state.step + 1, params=params, opt_state=opt_state), aux
 
@@ -125,61 +133,3 @@ def ppo_epochs(
 
     train_state, aux = jax.lax.scan(epoch, train_state, jax.random.split(key, config.update_epochs))
     return train_state, jax.tree.map(jnp.mean, aux)
-
-
-def _one_update(env: OvercookedEnv, config: PPOConfig, runner: Runner, _) -> tuple[Runner, Metrics]:
-    ts = runner.train_state
-    key, k_roll, k_epochs = jax.random.split(runner.key, 3)
-    coef = shaping_coef(config, runner.update)
-    policy = lambda obs: ts.apply_fn(ts.params, obs)
-    envs_next, traj = rollout(env, policy, runner.envs, k_roll, config.num_steps, coef)
-    n, a = envs_next.obs.shape[:2]
-    _, last_value = policy(envs_next.obs.reshape(n * a, *envs_next.obs.shape[2:]))
-    adv, target = gae(traj, last_value, config.gamma, config.gae_lambda)
-    flat = lambda x: x.reshape(-1, *x.shape[2:])
-    data = tuple(map(flat, (traj.obs, traj.action, traj.log_prob, traj.value, adv, target)))
-    ts, (value_loss, actor_loss, entropy, approx_kl) = ppo_epochs(ts, config, data, k_epochs)
-    episodes = traj.ep_done.sum()
-    mean_over_eps = lambda x: jnp.where(episodes > 0, x.sum() / jnp.maximum(episodes, 1), jnp.nan)
-    update = runner.update + 1
-    metrics = Metrics(
-        env_steps=update * config.steps_per_update,
-        shaping_coef=coef,
-        episodes=episodes,
-        score=mean_over_eps(traj.ep_score),
-        shaped=mean_over_eps(traj.ep_shaped),
-        value_loss=value_loss,
-        actor_loss=actor_loss,
-        entropy=entropy,
-        approx_kl=approx_kl,
-    )
-    return Runner(ts, envs_next, key, update), metrics
-
-
-def make_train(config: PPOConfig, env: OvercookedEnv, updates_per_call: int = 1):
-    """-> (init(key) -> Runner, jitted update(Runner) -> (Runner, Metrics stacked over updates))."""
-    check_observation_range(env)
-    network = ActorCritic(config.network)
-    tx = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(lr_schedule(config), eps=1e-5))
-
-    def init(key: jax.Array) -> Runner:
-        k_net, k_env, key = jax.random.split(key, 3)
-        batch = reset_envs(env, k_env, config.num_envs)
-        params = network.init(k_net, batch.obs[0, 0].astype(jnp.float32))
-        ts = TrainState.create(apply_fn=network.apply, params=params, tx=tx)
-        return Runner(ts, batch, key, jnp.int32(0))
-
-    def update(runner: Runner) -> tuple[Runner, Metrics]:
-        step = lambda r, x: _one_update(env, config, r, x)
-        return jax.lax.scan(step, runner, None, length=updates_per_call)
-
-    return jax.jit(init), jax.jit(update, donate_argnums=0)
-
-
-def check_config(config: PPOConfig, num_agents: int) -> None:
-    """Fail early, with the fix, on shapes the minibatching cannot split."""
-    actors = config.num_envs * num_agents * config.num_steps
-    if actors % config.num_minibatches:
-        raise ValueError(
-            f"num_envs*agents*num_steps={actors} is not divisible by num_minibatches={config.num_minibatches}"
-        )

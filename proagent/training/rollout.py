@@ -1,4 +1,7 @@
-"""Vmapped rollouts with both seats played by one policy, resetting finished episodes.
+"""The environment step of every PPO rollout: vmapped envs, finished episodes reset in place.
+
+``env_step`` is the one step both the population program (per-seat policies, pool partners, extra
+rewards through ``bonus``) and ``rollout`` (one policy in both seats: benchmarks and tests) use.
 
 OvercookedEnv never auto-resets (a done env stays frozen), so the rollout swaps a finished env for
 a fresh one itself. Every episode lasts exactly the horizon and all envs start together, so they
@@ -20,6 +23,8 @@ import jax.numpy as jnp
 from envs import EnvState, OvercookedEnv
 
 Policy = Callable[[jax.Array], tuple[jax.Array, jax.Array]]  # obs (B, H, W, C) -> logits, value
+# (states before, obs (B, ...), actions (B,), states after the step and before resets) -> (B,) reward
+Bonus = Callable[[EnvState, jax.Array, jax.Array, EnvState], jax.Array]
 
 
 class EnvBatch(NamedTuple):
@@ -72,8 +77,19 @@ def _replace_done(env: OvercookedEnv, key: jax.Array, states: EnvState, done: ja
     return jax.lax.cond(done.any(), swap, lambda s: s, states)
 
 
-def env_step(env: OvercookedEnv, policy: Policy, batch: EnvBatch, key: jax.Array, shaping_coef: jax.Array):
-    """One step of every env; returns the next batch and this step's row of the Trajectory."""
+def env_step(
+    env: OvercookedEnv,
+    policy: Policy,
+    batch: EnvBatch,
+    key: jax.Array,
+    shaping_coef: jax.Array | float,
+    bonus: Bonus | None = None,
+) -> tuple[EnvBatch, Trajectory]:
+    """One step of every env; returns the next batch and this step's row of the Trajectory.
+
+    ``bonus`` adds never-annealed rewards that need the transition (MEP's population entropy, the
+    human proxies' style events) to the training reward, not to the logged returns.
+    """
     k_act, k_step, k_reset = jax.random.split(key, 3)
     n, a = batch.obs.shape[:2]
     obs = batch.obs.reshape(n * a, *batch.obs.shape[2:])
@@ -81,7 +97,9 @@ def env_step(env: OvercookedEnv, policy: Policy, batch: EnvBatch, key: jax.Array
     action = jax.random.categorical(k_act, logits)
     log_prob = jnp.take_along_axis(jax.nn.log_softmax(logits), action[:, None], -1)[:, 0]
     tr = jax.vmap(env.step)(jax.random.split(k_step, n), batch.states, action.reshape(n, a))
-    reward = tr.reward[:, None] + shaping_coef * tr.shaped_reward  # (N, A)
+    reward = (tr.reward[:, None] + shaping_coef * tr.shaped_reward).reshape(-1)  # (N * A,)
+    if bonus is not None:
+        reward = reward + bonus(batch.states, obs, action, tr.state)
     score = batch.score + tr.reward
     shaped = batch.shaped + tr.shaped_reward.sum(-1)
     states = _replace_done(env, k_reset, tr.state, tr.done)
@@ -92,7 +110,7 @@ def env_step(env: OvercookedEnv, policy: Policy, batch: EnvBatch, key: jax.Array
         action=action,
         log_prob=log_prob,
         value=value,
-        reward=reward.reshape(-1),
+        reward=reward,
         done=jnp.repeat(tr.done, a),
         ep_score=jnp.where(tr.done, score, 0.0),
         ep_shaped=jnp.where(tr.done, shaped, 0.0),

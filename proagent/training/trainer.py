@@ -1,4 +1,8 @@
-"""The Python outer loop around the jitted PPO update: progress, checkpoints, final evaluation.
+"""Self-play PPO (``proagent train --algo sp``): the Python outer loop around the one PPO program,
+``population.make_population_train`` with ``Pairing.self_play`` (one learner in both seats of every
+env), for progress, intermediate checkpoints, resuming and the final evaluation. The population
+methods drive the same program from ``algorithms/``; this loop keeps self-play's own checkpoint,
+manifest (``train_config`` is the PPOConfig) and log-record formats.
 
 Each jitted call runs ``updates_per_call`` updates, long enough to hide dispatch overhead (it
 matters on a GPU) and short enough to report progress every few seconds. ``total_steps`` is rounded
@@ -23,7 +27,7 @@ from proagent.training import checkpoint
 from proagent.training import resume as resume_state
 from proagent.training.config import PPOConfig
 from proagent.training.evaluate import self_play_score
-from proagent.training.ppo import Metrics, Runner, check_config, make_train
+from proagent.training.population import Pairing, PopMetrics, PopRunner, learner_params, make_population_train
 
 Log = Callable[[str], None]
 
@@ -39,18 +43,23 @@ def rounded_config(config: PPOConfig, updates_per_call: int) -> PPOConfig:
     return config.model_copy(update={"total_steps": calls * updates_per_call * config.steps_per_update})
 
 
-def summarize_call(metrics: Metrics, elapsed: float, steps: int) -> dict:
-    """One log record from the stacked metrics of one call (episode means weighted by count)."""
+def make_self_play(config: PPOConfig, env: envs.OvercookedEnv, updates_per_call: int = 1):
+    """-> (init(key) -> PopRunner, jitted update): self-play PPO, the PPO program's population of one."""
+    return make_population_train(config, Pairing.self_play(config.num_envs), env, updates_per_call)
+
+
+def summarize_call(metrics: PopMetrics, elapsed: float, steps: int) -> dict:
+    """One log record from the stacked metrics of one call (means over the episodes that ended)."""
     m = jax.tree.map(np.asarray, metrics)
-    eps = m.episodes.sum()
-    weighted = lambda x: float(np.nansum(x * m.episodes) / eps) if eps else float("nan")
+    eps = m.pair_count.sum()
+    mean = lambda x: float(x.sum() / eps) if eps else float("nan")
     return {
         "env_steps": int(m.env_steps[-1]),
         "wall_s": round(elapsed, 2),
         "sps": round(steps / max(elapsed, 1e-9), 1),
         "episodes": int(eps),
-        "score": weighted(m.score),
-        "shaped": weighted(m.shaped),
+        "score": mean(m.pair_score),
+        "shaped": mean(m.pair_shaped),
         "shaping_coef": float(m.shaping_coef[-1]),
         "value_loss": float(m.value_loss.mean()),
         "actor_loss": float(m.actor_loss.mean()),
@@ -68,7 +77,7 @@ def _format(rec: dict, total: int) -> str:
 
 
 def _manifest(
-    config: PPOConfig, algo: str, runner: Runner, env: envs.OvercookedEnv, wall: float
+    config: PPOConfig, algo: str, runner: PopRunner, env: envs.OvercookedEnv, wall: float
 ) -> checkpoint.Manifest:
     return checkpoint.Manifest(
         algorithm=algo,
@@ -104,8 +113,7 @@ def train(
         resume_state.refuse_to_overwrite(out_dir / resume_state.RESUME_DIR)
     config = rounded_config(config, updates_per_call)
     env = envs.make(config.layout)
-    check_config(config, env.num_agents)
-    init, update = make_train(config, env, updates_per_call)
+    init, update = make_self_play(config, env, updates_per_call)
     runner = init(jax.random.PRNGKey(config.seed))
     progress = resume_state.Progress(config=config.model_dump(mode="json"), calls_done=0, wall_s=0.0, history=[])
     restored = resume_state.load(out_dir, runner, config) if resume and out_dir is not None else None
@@ -123,12 +131,12 @@ def train(
         log(_format(rec, config.total_steps))
         if out_dir is not None and time.perf_counter() - last_ckpt > checkpoint_every_s:
             wall = time.perf_counter() - start
-            checkpoint.save(out_dir, runner.train_state.params, _manifest(config, algo, runner, env, wall))
+            checkpoint.save(out_dir, learner_params(runner, 0), _manifest(config, algo, runner, env, wall))
             progress.calls_done, progress.wall_s = call + 1, wall
             resume_state.save(out_dir, runner, progress)
             last_ckpt = time.perf_counter()
     wall = time.perf_counter() - start
-    params = runner.train_state.params
+    params = learner_params(runner, 0)
     manifest = _manifest(config, algo, runner, env, wall)
     manifest.self_play = self_play_score(env, config.network, params, config.seed + 10_000, eval_episodes)
     log(f"self-play score over {eval_episodes} episodes: {manifest.self_play.mean:.1f} ± {manifest.self_play.se:.1f}")

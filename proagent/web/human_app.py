@@ -2,6 +2,7 @@
 
 GET  /api/info           static facts: terrain, seats, names, mode, tick rate, questionnaire
 GET  /api/state          the current snapshot (the page polls it)
+GET  /domain.js          the domain's drawing script (the page itself knows no world)
 POST /api/start          {} : start the episode (the person pressed Start)
 POST /api/action         {"action": "up"|"down"|"left"|"right"|"interact"|"stay"}
 POST /api/questionnaire  {"answers": {"q1": 1..5, ...}, "comment": ""} or {"skipped": true}
@@ -14,19 +15,16 @@ RequestGuard has already refused other origins and malformed requests (proagent/
 from __future__ import annotations
 
 import threading
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from envs import Action
 from proagent.runner.run_folder import RunFolder
 from proagent.web.human_game import HumanGame
 from proagent.web.questionnaire import AnswerError, Questionnaire, answers_record
-from proagent.web.server import Handler, Response, error, json_response, parse_body
+from proagent.web.replay_data import replay_drawing_for
+from proagent.web.server import Handler, Response, error, file_response, json_response, parse_body
 
 QUESTIONNAIRE_RESULT = "questionnaire.json"
-ACTIONS = {a.name.lower(): a for a in Action}
-KeyName = Literal["up", "down", "left", "right", "stay", "interact"]  # = ACTIONS (a test checks)
 
 
 class StartBody(BaseModel):
@@ -36,10 +34,10 @@ class StartBody(BaseModel):
 
 
 class ActionBody(BaseModel):
-    """POST /api/action: one key press."""
+    """POST /api/action: one key press, by the domain's action name (checked against the game's)."""
 
     model_config = ConfigDict(strict=True, extra="forbid")
-    action: KeyName
+    action: str = Field(max_length=32)
 
 
 def human_routes(game: HumanGame, info: dict, questionnaire: Questionnaire | None, folder: RunFolder) -> dict[tuple[str, str], Handler]:
@@ -55,8 +53,13 @@ def human_routes(game: HumanGame, info: dict, questionnaire: Questionnaire | Non
         parse_body(StartBody, body)
         return json_response({"started": game.start(), "status": game.status})
 
+    actions = {name: index for index, name in enumerate(game.domain.action_names)}
+
     def action(query: dict, body: dict | None) -> Response:
-        game.press(ACTIONS[parse_body(ActionBody, body).action])
+        name = parse_body(ActionBody, body).action
+        if name not in actions:
+            return error(400, f"unknown action {name!r}; actions: {', '.join(actions)}")
+        game.press(actions[name])
         return json_response({"ok": True})
 
     def answer(query: dict, body: dict | None) -> Response:
@@ -76,6 +79,7 @@ def human_routes(game: HumanGame, info: dict, questionnaire: Questionnaire | Non
         return json_response({"saved": str(folder.path / QUESTIONNAIRE_RESULT)})
 
     return {
+        ("GET", "/domain.js"): lambda query, body: file_response(replay_drawing_for(game.domain.name).script),
         ("GET", "/api/info"): get_info,
         ("GET", "/api/state"): get_state,
         ("POST", "/api/start"): start,

@@ -17,7 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from envs import Action, EnvState, KitchenState, OvercookedEnv
+from proagent.contract import Agent, ImmediateAgent
+from proagent.domains.base import Domain, DomainEnv, EngineState, State
 from proagent.runner.episode import StepView, run_episode
 from proagent.runner.records import EpisodeRecord
 from proagent.runner.run_folder import RunFolder
@@ -31,13 +32,10 @@ class GameSettings(BaseModel):
 
     mode: Mode = "realtime"
     fps: float = Field(5.0, gt=0, le=60, description="steps a second in real-time mode")
-    human_seat: int = Field(0, ge=0, le=1)
+    human_seat: int = Field(0, ge=0)
+    agent_seat: int = Field(1, ge=0, description="the agent's seat (two-player layouts: the other one)")
     seed: int = 0
     questionnaire: bool = True
-
-    @property
-    def agent_seat(self) -> int:
-        return 1 - self.human_seat
 
 
 class GameStopped(Exception):
@@ -47,12 +45,13 @@ class GameStopped(Exception):
 class KeyLatch:
     """The person's latest key press, shared between the web threads and the game loop."""
 
-    def __init__(self) -> None:
+    def __init__(self, idle_action: int) -> None:
         self._lock = threading.Lock()
-        self._action: Action | None = None
+        self._action: int | None = None
+        self.idle_action = idle_action
         self.presses = 0
 
-    def press(self, action: Action) -> None:
+    def press(self, action: int) -> None:
         with self._lock:
             self._action = action
             self.presses += 1
@@ -62,15 +61,15 @@ class KeyLatch:
         with self._lock:
             return self._action is not None
 
-    def take(self) -> Action:
-        """The action for this step: the latest press since the last step, else STAY."""
+    def take(self) -> int:
+        """The action for this step: the latest press since the last step, else the idle action."""
         with self._lock:
             action, self._action = self._action, None
-        return action if action is not None else Action.STAY
+        return action if action is not None else self.idle_action
 
 
-class HumanPartner:
-    """The person's seat, as a Partner: it plays whatever key they pressed last."""
+class HumanPlayer(ImmediateAgent):
+    """The person's seat, as an agent like any other: it plays whatever key they pressed last."""
 
     name = "human"
 
@@ -78,23 +77,25 @@ class HumanPartner:
         self.keys = keys
         self.seat = 0
 
-    def reset(self, seat: int, seed: int) -> None:
+    def reset(self, seat: int, seed: int, first: object = None) -> None:
         self.seat = seat
 
-    def act(self, kitchen: KitchenState, state: EnvState) -> Action:
+    def policy(self, state: State, engine: EngineState) -> int:
         return self.keys.take()
 
 
-AgentFactory = Callable[[int], object]  # seed -> a ProAgent (or subclass) or a registry Partner
+AgentFactory = Callable[[int], Agent]  # seed -> the agent playing with the person (LLM, scripted, RL)
 Finisher = Callable[[EpisodeRecord], None]  # writes summary and replay once the episode is saved
 
 
 class HumanGame:
     """One human-agent episode; thread-safe for the web handlers (start, press, snapshot)."""
 
-    def __init__(self, env: OvercookedEnv, make_agent: AgentFactory, settings: GameSettings, folder: RunFolder, finish: Finisher | None = None) -> None:
-        self.env, self.make_agent, self.settings, self.folder, self.finish = env, make_agent, settings, folder, finish
-        self.keys = KeyLatch()
+    def __init__(
+        self, domain: Domain, env: DomainEnv, make_agent: AgentFactory, settings: GameSettings, folder: RunFolder, finish: Finisher | None = None
+    ) -> None:
+        self.domain, self.env, self.make_agent, self.settings, self.folder, self.finish = domain, env, make_agent, settings, folder, finish
+        self.keys = KeyLatch(domain.idle_action)
         self.record: EpisodeRecord | None = None
         self.done = threading.Event()  # the episode ended (or failed); the questionnaire may follow
         self.finished = threading.Event()  # nothing more to wait for: the command may exit
@@ -107,7 +108,7 @@ class HumanGame:
         self._busy = False
         self._view: dict = {}
         self._agent_info: dict = {"skill": None, "analysis": None, "intention": None, "thinking": False}
-        self._agent: object | None = None
+        self._agent: Agent | None = None
 
     # ---- control (web threads) ----
 
@@ -121,7 +122,7 @@ class HumanGame:
         self._thread.start()
         return True
 
-    def press(self, action: Action) -> None:
+    def press(self, action: int) -> None:
         self.keys.press(action)
 
     def stop(self) -> None:
@@ -159,9 +160,9 @@ class HumanGame:
                 "record": self.record.model_dump(mode="json") if self.record else None,
             }
 
-    def initial_view(self, kitchen: KitchenState) -> None:
+    def initial_view(self, state: State) -> None:
         with self._lock:
-            self._view = {"step": kitchen.step, "horizon": kitchen.horizon, "score": 0.0, "kitchen": kitchen.to_record(), "actions": None, "events": []}
+            self._view = {"step": state.step, "horizon": state.horizon, "score": 0.0, "state": self.domain.state_record(state), "actions": None, "events": []}
 
     # ---- the game thread ----
 
@@ -183,16 +184,16 @@ class HumanGame:
     async def _play(self) -> EpisodeRecord:
         seed, seat = self.settings.seed, self.settings.agent_seat
         self._agent = agent = self.make_agent(seed)
+        human = HumanPlayer(self.keys)
+        team = [agent if s == seat else human for s in range(self.env.num_agents)]
         self._next_tick = time.monotonic()
         try:
             record = await run_episode(
-                self.env, agent, HumanPartner(self.keys), seat, seed, 0,
+                self.env, self.domain, team, seat, seed, 0,
                 trace=self._trace, on_step=self._on_step, pace=self._pace,
             )  # fmt: skip
         finally:
-            aclose = getattr(agent, "aclose", None)
-            if aclose is not None:
-                await aclose()
+            await agent.aclose()
         self.folder.append_jsonl("episodes.jsonl", record, durable=True)
         if self.finish is not None:
             self.finish(record)
@@ -232,10 +233,10 @@ class HumanGame:
         with self._lock:
             self._busy = False
             self._view = {
-                "step": view.kitchen.step,
-                "horizon": view.kitchen.horizon,
+                "step": view.state.step,
+                "horizon": view.state.horizon,
                 "score": view.score,
-                "kitchen": view.kitchen.to_record(),
-                "actions": [Action(a).name.lower() for a in view.actions],
+                "state": self.domain.state_record(view.state),
+                "actions": [self.domain.action_name(a) for a in view.actions],
                 "events": [e.to_record() for e in view.events],
             }

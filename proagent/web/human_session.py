@@ -1,8 +1,8 @@
 """Builds a `proagent human` session from its arguments: env, agent, run folder, game, web app.
 
 Bad inputs (layout, agent name, prompt set, model) are reported before anything is served, as
-`play` does; the agent is built with the same pieces as `play` (setup.agent_config, make_model,
-the partner registry) so a human game is the same agent a benchmark plays.
+`play` does; the agent is built by the same builder as `play` and `eval` (proagent/builder.py), so
+a human game is the same agent a benchmark plays.
 """
 
 from __future__ import annotations
@@ -16,17 +16,19 @@ from datetime import UTC, datetime
 import jax
 import jax.numpy as jnp
 
-from envs import Dynamics, LayoutError, OvercookedEnv, make
-from proagent.cli.setup import SetupError, agent_config
+from proagent.builder import LLM_AGENT, SetupError, prepare_llm, resolve_env, session_builder
+from proagent.contract import Agent, UnknownAgentError
+from proagent.domains import domain_for
+from proagent.domains.base import Domain, DomainEnv
 from proagent.runner.records import EpisodeRecord, RunConfig
 from proagent.runner.run_folder import RunFolder, git_state, package_versions
+from proagent.runner.summary import summary_of
 from proagent.web.human_app import human_routes
 from proagent.web.human_game import GameSettings, HumanGame
 from proagent.web.questionnaire import Questionnaire, load_questionnaire
 from proagent.web.server import WebServer
 
 PAGE = "human.html"
-LLM_AGENT = "proagent"
 
 
 class HumanRunConfig(RunConfig):
@@ -37,7 +39,7 @@ class HumanRunConfig(RunConfig):
 
 @dataclass
 class AgentSpec:
-    make: Callable[[int], object]
+    make: Callable[[int], Agent]
     info: dict  # recorded as config.json "agent"
     llm: str
     prompt_hashes: dict[str, str]
@@ -46,7 +48,7 @@ class AgentSpec:
 
 @dataclass
 class HumanSession:
-    env: OvercookedEnv
+    env: DomainEnv
     folder: RunFolder
     game: HumanGame
     info: dict
@@ -57,39 +59,13 @@ class HumanSession:
         return WebServer(human_routes(self.game, self.info, self.questionnaire, self.folder), PAGE, port).start()
 
 
-def agent_names() -> list[str]:
-    from proagent.partners import available_partners
-
-    return [LLM_AGENT, *available_partners()]
-
-
-def _llm_agent(args: argparse.Namespace, env: OvercookedEnv, seat: int) -> AgentSpec:
-    from proagent.agent.background import BackgroundProAgent
-    from proagent.agent.proagent import ProAgent
-    from proagent.agent.prompt_check import check_prompt_set
-    from proagent.agent.prompts import PromptSetError, load_prompt_set
-    from proagent.llm.factory import EMBEDDED_SPEC, make_model
-    from proagent.llm.types import LLMError
-
-    embedded = args.llm.split(":")[0] == EMBEDDED_SPEC
-    config = agent_config(args, embedded)
-    try:
-        prompts = load_prompt_set(config.prompt)
-        check_prompt_set(prompts, env.symbolic(env.jit_reset(jax.random.PRNGKey(args.seed))), env.layout.name, seat)
-        cache_dir = None if args.no_cache else args.cache_dir
-        model = make_model(args.llm, api_base=args.api_base, cache_dir=cache_dir, timeout_s=args.llm_timeout)
-    except (PromptSetError, LLMError) as exc:
-        raise SetupError(str(exc)) from exc
+def _llm_agent(args: argparse.Namespace, domain: Domain, env: DomainEnv, seat: int) -> AgentSpec:
+    llm = prepare_llm(args, domain, env, [seat], args.seed)
     background = args.mode == "realtime"  # turn-based: the game waits for the LLM, as in play
-    cls = BackgroundProAgent if background else ProAgent
-
-    def build(seed: int) -> ProAgent:
-        first = env.symbolic(env.jit_reset(jax.random.PRNGKey(seed)))
-        return cls(config, model, seat, env.layout.name, first, seed)
-
-    info = {"name": LLM_AGENT, "background_decisions": background, **config.model_dump()}
-    _preload(model)
-    return AgentSpec(build, info, args.llm, prompts.source_hashes(), embedded)
+    builder = session_builder(domain, llm, background)
+    info = {"name": LLM_AGENT, "background_decisions": background, **llm.config.model_dump()}
+    _preload(llm.model)
+    return AgentSpec(lambda seed: builder.make(LLM_AGENT, env), info, args.llm, llm.prompt_hashes, llm.embedded)
 
 
 def _preload(model: object) -> None:
@@ -103,42 +79,50 @@ def _preload(model: object) -> None:
         asyncio.run(model.preload())
 
 
-def _partner_agent(args: argparse.Namespace, env: OvercookedEnv) -> AgentSpec:
-    from proagent.partners import UnknownPartnerError, make_partner
-
+def _partner_agent(args: argparse.Namespace, domain: Domain, env: DomainEnv) -> AgentSpec:
+    builder = session_builder(domain, None)
     try:
-        partner = make_partner(args.agent, env.layout)
-    except UnknownPartnerError as exc:
-        raise SetupError(f"unknown agent {args.agent!r}; available: {', '.join(agent_names())}") from exc
+        partner = builder.make(args.agent, env)
+    except UnknownAgentError:
+        raise SetupError(f"unknown agent {args.agent!r}; available: {', '.join([LLM_AGENT, *builder.names(env)])}") from None
+    except ValueError as exc:
+        raise SetupError(str(exc)) from exc
     return AgentSpec(lambda seed: partner, {"name": args.agent}, "none", {})
 
 
-def build_human_session(args: argparse.Namespace, env: OvercookedEnv | None = None) -> HumanSession:
+def build_human_session(args: argparse.Namespace, env: DomainEnv | None = None) -> HumanSession:
     """``env`` (tests) reuses an already compiled env of the same layout and horizon."""
-    try:
-        env = env or make(args.layout, Dynamics(horizon=args.horizon))
-    except LayoutError as exc:
-        raise SetupError(str(exc)) from exc
+    if env is None:
+        domain, env = resolve_env(args.layout, args.horizon, getattr(args, "domain", None))
+    else:
+        domain = domain_for(env.name, getattr(args, "domain", None))
+    if env.num_agents != 2:
+        raise SetupError(f"`proagent human` plays two-player layouts; {env.name} has {env.num_agents} seats")
+    if not 0 <= args.human_seat < env.num_agents:
+        raise SetupError(f"--human-seat {args.human_seat}: {env.name} has seats 0..{env.num_agents - 1}")
     if args.fps <= 0 or args.fps > 60:
         raise SetupError(f"--fps must be in (0, 60], got {args.fps}")
-    settings = GameSettings(mode=args.mode, fps=args.fps, human_seat=args.human_seat, seed=args.seed, questionnaire=not args.no_questionnaire)
-    spec = _llm_agent(args, env, settings.agent_seat) if args.agent == LLM_AGENT else _partner_agent(args, env)
+    settings = GameSettings(
+        mode=args.mode, fps=args.fps, human_seat=args.human_seat, agent_seat=1 - args.human_seat, seed=args.seed, questionnaire=not args.no_questionnaire
+    )
+    spec = _llm_agent(args, domain, env, settings.agent_seat) if args.agent == LLM_AGENT else _partner_agent(args, domain, env)
     questionnaire = load_questionnaire() if settings.questionnaire else None
-    folder = RunFolder.create(args.name or f"human-{env.layout.name}-{args.agent}", **({"root": args.runs_dir} if args.runs_dir else {}))
-    _write_config(folder, env, args, settings, spec)
+    folder = RunFolder.create(args.name or f"human-{env.name}-{args.agent}", **({"root": args.runs_dir} if args.runs_dir else {}))
+    _write_config(folder, domain, env, args, settings, spec)
     _warm_up(env, args.seed)
-    game = HumanGame(env, spec.make, settings, folder, finish=lambda record: _finish(folder, settings, record))
+    game = HumanGame(domain, env, spec.make, settings, folder, finish=lambda record: _finish(folder, domain, settings, record))
     state = env.jit_reset(jax.random.PRNGKey(args.seed))
     game.initial_view(env.symbolic(state))
-    info = _page_info(env, args, settings)
+    info = _page_info(domain, env, args, settings)
     return HumanSession(env, folder, game, info, questionnaire, spec.embedded)
 
 
-def _write_config(folder: RunFolder, env: OvercookedEnv, args: argparse.Namespace, settings: GameSettings, spec: AgentSpec) -> None:
+def _write_config(folder: RunFolder, domain: Domain, env: DomainEnv, args: argparse.Namespace, settings: GameSettings, spec: AgentSpec) -> None:
     commit, dirty = git_state()
     config = HumanRunConfig(
         command=" ".join(["proagent", *sys.argv[1:]]),
-        layout=env.layout.name,
+        domain=getattr(args, "domain", None) or domain.name,
+        layout=env.name,
         partner="human",
         seat=settings.agent_seat,
         episodes=1,
@@ -152,25 +136,24 @@ def _write_config(folder: RunFolder, env: OvercookedEnv, args: argparse.Namespac
         git_dirty=dirty,
         versions=package_versions(),
         created=datetime.now(UTC).isoformat(),
-        human=settings.model_dump() | {"agent_seat": settings.agent_seat},
+        human=settings.model_dump(),
     )
     folder.write_json("config.json", config)
 
 
-def _warm_up(env: OvercookedEnv, seed: int) -> None:
+def _warm_up(env: DomainEnv, seed: int) -> None:
     """Compile the jitted step now, not on the person's first tick."""
     state = env.jit_reset(jax.random.PRNGKey(seed))
-    env.jit_step(jax.random.PRNGKey(seed), state, jnp.zeros((2,), jnp.int32)).state.step.block_until_ready()
+    jax.block_until_ready(env.jit_step(jax.random.PRNGKey(seed), state, jnp.zeros((env.num_agents,), jnp.int32)))
 
 
-def _page_info(env: OvercookedEnv, args: argparse.Namespace, settings: GameSettings) -> dict:
-    from envs import terrain_rows
-
-    names = ["", ""]
+def _page_info(domain: Domain, env: DomainEnv, args: argparse.Namespace, settings: GameSettings) -> dict:
+    names = [""] * env.num_agents
     names[settings.human_seat], names[settings.agent_seat] = "you", args.agent
+    first = env.symbolic(env.jit_reset(jax.random.PRNGKey(args.seed)))
     return {
-        "layout": env.layout.name,
-        "terrain": terrain_rows(env.layout.tiles),
+        "layout": env.name,
+        **domain.page_facts(env, first),
         "names": names,
         "human_seat": settings.human_seat,
         "agent_seat": settings.agent_seat,
@@ -178,15 +161,13 @@ def _page_info(env: OvercookedEnv, args: argparse.Namespace, settings: GameSetti
         "mode": settings.mode,
         "fps": settings.fps,
         "horizon": args.horizon,
-        "cook_time": env.dynamics.cook_time,
     }
 
 
-def _finish(folder: RunFolder, settings: GameSettings, record: EpisodeRecord) -> None:
+def _finish(folder: RunFolder, domain: Domain, settings: GameSettings, record: EpisodeRecord) -> None:
     """After the episode record is saved: summary.json and a self-contained replay.html."""
-    from proagent.cli.play_cmd import summary_of
     from proagent.web.replay_data import load_run
     from proagent.web.replay_page import export_html
 
-    folder.write_json("summary.json", {**summary_of([record]), "human": settings.model_dump()})
+    folder.write_json("summary.json", {**summary_of([record], domain.useful_events), "human": settings.model_dump()})
     export_html(load_run(folder.path), folder.path / "replay.html")

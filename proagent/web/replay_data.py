@@ -3,28 +3,65 @@
 Reads `trace.jsonl` of any run (play, eval with ``trace``, human) and groups its lines by episode
 (eval traces interleave many: they are told apart by their ``key`` and ``attempt`` tags); only
 episodes that finished are listed once the folder has an episodes.jsonl. Each
-frame holds the kitchen (structured ``kitchen`` record, or parsed back from the ASCII ``state`` of
-traces written before it existed), both actions, events, score, each agent's skill, the planner's
-analysis and predicted intention (carried forward until the next decision), Verificator rejections
-and belief corrections. Prompts are left out: they are large and the trace keeps them.
+frame holds what the run's domain draws (its `ReplayDrawing` decodes each trace line: this module
+knows no world), every seat's action, events, score, each agent's skill, the planner's analysis
+and predicted intention (carried forward until the next decision), Verificator rejections and
+belief corrections; the payload also carries the episode's ``domain_metrics``. Prompts are left
+out: they are large and the trace keeps them.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from proagent.domains import replay_drawing_for as domain_replay_drawing
+from proagent.domains.base import DomainInputError
 from proagent.jsonl import episode_id, finished_attempt, read_jsonl
-from proagent.web.ascii_kitchen import parse_ascii, parse_terrain
 
 TRACE_FILE = "trace.jsonl"
 EPISODES_FILE = "episodes.jsonl"
+LEGACY_DOMAIN = "overcooked"  # runs written before config.json named a domain are all of this one
 
 
 class ReplayError(ValueError):
     """The folder has nothing to replay, with the reason a user can act on."""
+
+
+@dataclass(frozen=True)
+class EndFrame:
+    """The state after an episode's last step: the trace keeps it in its last line."""
+
+    step: int
+    drawn: dict  # the fields the final frame draws, as `ReplayDrawing.frame` gives them
+
+
+@dataclass(frozen=True)
+class ReplayDrawing:
+    """How one domain's episodes are drawn: the generic page and payload call these hooks and
+    nothing else of the world, so a new domain plugs in without touching `proagent.web`.
+
+    ``script`` is the domain's JS file; it must define a global ``ReplayDomain`` with
+    ``draw(canvas, payload, frame, {names})``, ``seatColor(i)``, ``seatStatus(frame, i)`` (a text,
+    or null when the frame has no such seat), ``horizon(frame)``, ``eventNote(event)`` (timeline
+    text, or null) and ``notable`` (what the timeline lists besides decisions, or "").
+    """
+
+    domain: str
+    script: Path
+    scene: Callable[[dict], dict]  # the first trace line -> payload fields every frame draws on (a map)
+    frame: Callable[[dict], dict]  # one trace line -> the fields its frame draws (merged into the frame)
+    end: Callable[[dict], EndFrame | None]  # the last line -> the state after it (the final frame), or None
+    legacy_metrics: tuple[str, ...] = ()  # top-level record fields older records kept instead of domain_metrics
+
+
+def replay_drawing_for(name: str) -> ReplayDrawing:
+    """The drawing of the domain ``name`` (proagent.domains.replay_drawing_for); the generic replay
+    code never imports a world itself."""
+    return domain_replay_drawing(name)
 
 
 @dataclass
@@ -34,6 +71,7 @@ class EpisodeTrace:
     key: str
     episode: int
     records: list[dict] = field(default_factory=list)
+    outcome: dict | None = None  # its record in episodes.jsonl, when it has one
 
     @property
     def label(self) -> str:
@@ -48,6 +86,11 @@ class RunTrace:
     episodes: list[EpisodeTrace]
     extra: dict = field(default_factory=dict)  # summary.json, questionnaire.json when present
     unfinished: int = 0  # traced episodes left out: no record in episodes.jsonl (a killed or running attempt)
+
+    @property
+    def domain(self) -> str:
+        """The world the run played: config.json's ``domain``, else the only one that existed."""
+        return str(self.config.get("domain") or LEGACY_DOMAIN)
 
 
 def load_run(path: Path) -> RunTrace:
@@ -73,7 +116,10 @@ def load_run(path: Path) -> RunTrace:
         raise ReplayError(f"{trace} is empty")
     episodes = list(groups.values())
     if (path / EPISODES_FILE).exists():
-        episodes = [groups[k] for k in _finished(groups, path / EPISODES_FILE)]
+        finished = _finished(groups, path / EPISODES_FILE)
+        for k, outcome in finished.items():
+            groups[k].outcome = outcome
+        episodes = [groups[k] for k in finished]
         if not episodes:
             raise ReplayError(f"{trace} has no finished episode: none of its episodes has a record in {EPISODES_FILE}")
     extra = {name: _read_json(path / f"{name}.json") for name in ("summary", "questionnaire")}
@@ -81,17 +127,17 @@ def load_run(path: Path) -> RunTrace:
     return RunTrace(path, config, episodes, {k: v for k, v in extra.items() if v}, len(groups) - len(episodes))
 
 
-def _finished(groups: dict[tuple[str, str], EpisodeTrace], episodes_file: Path) -> list[tuple[str, str]]:
-    """The (episode id, attempt) groups that have a record, in trace order (the first record of an
-    episode counts, as in the eval's reading of episodes.jsonl)."""
+def _finished(groups: dict[tuple[str, str], EpisodeTrace], episodes_file: Path) -> dict[tuple[str, str], dict]:
+    """The (episode id, attempt) groups that have a record, in trace order, with that record (the
+    first record of an episode counts, as in the eval's reading of episodes.jsonl)."""
     records: dict[str, dict] = {}
     for record in read_jsonl(episodes_file).records:
         records.setdefault(episode_id(record), record)
     attempts: dict[str, dict[str, list[dict]]] = {}
     for (eid, attempt), group in groups.items():
         attempts.setdefault(eid, {})[attempt] = group.records
-    chosen = {(eid, finished_attempt(record, attempts[eid])) for eid, record in records.items() if eid in attempts}
-    return [k for k in groups if k in chosen]
+    chosen = {(eid, finished_attempt(r, attempts[eid])): r for eid, r in records.items() if eid in attempts}
+    return {k: chosen[k] for k in groups if k in chosen}
 
 
 def _read_json(path: Path) -> dict | None:
@@ -101,49 +147,69 @@ def _read_json(path: Path) -> dict | None:
         return None
 
 
-def episode_payload(run: RunTrace, index: int = 0) -> dict:
-    """Everything the replay page needs for episode ``index`` (position in the run's trace)."""
+def episode_payload(run: RunTrace, index: int = 0, drawing: ReplayDrawing | None = None) -> dict:
+    """Everything the replay page needs for episode ``index`` (position in the run's trace), drawn
+    by ``drawing`` (default: the drawing of the run's domain)."""
     if not 0 <= index < len(run.episodes):
         raise ReplayError(f"episode {index} not in this run (it has {len(run.episodes)}: 0..{len(run.episodes) - 1})")
+    drawing = drawing or drawing_of(run)
     trace = run.episodes[index]
     records = sorted(trace.records, key=lambda r: r.get("step", 0))
     seat = _seat(records[0], trace.key, run.config)
-    frames = _frames(records)
     return {
         "title": run.path.name,
         "episode": index,
         "episodes": [e.label for e in run.episodes],
+        "domain": drawing.domain,
         "layout": run.config.get("layout") or _layout_from_key(trace.key),
         "seat": seat,
-        "names": _player_names(run.config, trace.key, seat),
-        "terrain": records[0].get("terrain") or parse_terrain(records[0]["state"]),
-        "frames": frames,
+        "names": _player_names(run.config, trace.key, seat, _seat_count(records, seat)),
+        **drawing.scene(records[0]),
+        "frames": _frames(records, drawing),
+        "metrics": episode_metrics(trace.outcome, drawing.legacy_metrics),
         "config": {k: run.config.get(k) for k in ("command", "layout", "partner", "llm", "seed", "horizon", "created") if k in run.config},
         "extra": run.extra,
     }
 
 
-def _frames(records: list[dict]) -> list[dict]:
+def drawing_of(run: RunTrace) -> ReplayDrawing:
+    """The drawing of the run's domain, or a ReplayError a user can act on."""
+    try:
+        return replay_drawing_for(run.domain)
+    except DomainInputError as exc:
+        raise ReplayError(f"{run.path} cannot be replayed: {exc}") from exc
+
+
+def episode_metrics(record: dict | None, legacy: tuple[str, ...] = ()) -> dict[str, float]:
+    """The episode's ``domain_metrics`` (name -> number), or for records written before it the
+    domain's ``legacy`` top-level fields; empty for an episode without a record."""
+    if not record:
+        return {}
+    metrics = record.get("domain_metrics")
+    if not isinstance(metrics, dict):
+        metrics = {name: record[name] for name in legacy if name in record}
+    return {str(k): v for k, v in metrics.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+
+
+def _frames(records: list[dict], drawing: ReplayDrawing) -> list[dict]:
     frames: list[dict] = []
     analysis = intention = None
     for record in records:
         decision = record.get("decision") or None
         if decision is not None:
             analysis, intention = decision.get("analysis"), decision.get("intention")
-        frames.append(_frame(record, decision, analysis, intention))
-    last = records[-1]
-    if last.get("final"):
-        final = last["final"]
-        kitchen = final.get("kitchen") or parse_ascii(final["state"])
-        frames.append({**frames[-1], "kitchen": kitchen, "step": kitchen["step"], "actions": None, "events": [], "reward": 0.0,
+        frames.append(_frame(record, drawing.frame(record), decision, analysis, intention))
+    end = drawing.end(records[-1])
+    if end is not None:
+        frames.append({**frames[-1], **end.drawn, "step": end.step, "actions": None, "events": [], "reward": 0.0,
                        "decision": None, "belief": None, "final": True})  # fmt: skip
     return frames
 
 
-def _frame(record: dict, decision: dict | None, analysis: str | None, intention: str | None) -> dict:
+def _frame(record: dict, drawn: dict, decision: dict | None, analysis: str | None, intention: str | None) -> dict:
     return {
         "step": record.get("step", 0),
-        "kitchen": record.get("kitchen") or parse_ascii(record["state"]),
+        **drawn,
         "actions": record.get("actions"),
         "events": record.get("events", []),
         "reward": record.get("reward", 0.0),
@@ -177,8 +243,14 @@ def _decision_summary(decision: dict) -> dict:
 def _seat(record: dict, key: str, config: dict) -> int:
     if "seat" in record:
         return int(record["seat"])
-    match = re.search(r"\|p(\d)\|", key)
+    match = re.search(r"\|p(\d+)\|", key)
     return int(match.group(1)) if match else int(config.get("seat", 0))
+
+
+def _seat_count(records: list[dict], seat: int) -> int:
+    """How many seats played: one action per seat in every step (at least up to the agent's seat)."""
+    actions = next((r["actions"] for r in records if isinstance(r.get("actions"), list)), [])
+    return max(len(actions), seat + 1)
 
 
 def _layout_from_key(key: str) -> str:
@@ -186,14 +258,14 @@ def _layout_from_key(key: str) -> str:
     return parts[2] if len(parts) > 2 else ""
 
 
-def _player_names(config: dict, key: str, seat: int) -> list[str]:
-    """Who played each seat: the agent in ``seat`` and its partner ("human" in human runs)."""
+def _player_names(config: dict, key: str, seat: int, seats: int) -> list[str]:
+    """Who played each seat: the agent in ``seat``, its partner in every other ("human" in human runs)."""
     parts = key.split("#")[0].split("|")
     if len(parts) > 2:
         agent, partner = parts[0], parts[1]
     else:
         agent = (config.get("agent") or {}).get("name") or "proagent"
         partner = config.get("partner", "partner")
-    names = ["", ""]
-    names[seat], names[1 - seat] = agent, partner
+    names = [partner] * seats
+    names[seat] = agent
     return names

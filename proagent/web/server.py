@@ -104,6 +104,12 @@ def static_file(name: str) -> Response:
     path = STATIC_DIR / name
     if "/" in name or "\\" in name or name.startswith(".") or not path.is_file():
         return error(404, f"no such file: {name}")
+    return file_response(path)
+
+
+def file_response(path: Path) -> Response:
+    """A file the package ships, typed by its suffix: a static file, or an asset a route names
+    itself (a domain's drawing script lives with its domain, outside ``static/``)."""
     return Response(200, path.read_bytes(), _TYPES.get(path.suffix, "application/octet-stream"))
 
 

@@ -18,7 +18,11 @@ import jax.numpy as jnp
 import envs
 from envs import Action
 from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.contract import ImmediateAgent, Observation
+from proagent.domains.overcooked import OvercookedDomain
 from proagent.llm.types import Message, StructuredOutput
+
+DOMAIN = OvercookedDomain()
 
 LETTERS = {"U": Action.UP, "D": Action.DOWN, "R": Action.RIGHT, "L": Action.LEFT, "S": Action.STAY, "I": Action.INTERACT}
 
@@ -27,15 +31,15 @@ def run(coro):
     return asyncio.run(coro)
 
 
-class StayPartner:
+class StayPartner(ImmediateAgent):
     """A teammate that never moves (the ``stay`` baseline, without the partner registry)."""
 
     name = "stay"
 
-    def reset(self, seat: int, seed: int) -> None:
+    def reset(self, seat: int, seed: int, first=None) -> None:
         pass
 
-    def act(self, kitchen, state) -> Action:
+    def policy(self, kitchen, state) -> Action:
         return Action.STAY
 
 
@@ -70,9 +74,33 @@ def play_script(env: envs.OvercookedEnv, script: list[str], seed: int = 0) -> Fr
     return out
 
 
-def make_agent(env: envs.OvercookedEnv, model, seat: int = 0, seed: int = 0, **config) -> ProAgent:
+def overcooked_knowledge(layout: str, seat: int):
+    """The Overcooked knowledge of ``layout`` for ``seat``, rendered with the classic dynamics."""
+    from proagent.agent.prompts import load_knowledge
+
+    return load_knowledge(DOMAIN.knowledge_root, layout, seat, DOMAIN.knowledge_facts(envs.make(layout)))
+
+
+def start_agent(agent: ProAgent, env: envs.OvercookedEnv, seat: int = 0, seed: int = 0) -> ProAgent:
+    """Reset ``agent`` for an episode of ``env`` from its seed's first state."""
     first = env.symbolic(env.jit_reset(jax.random.PRNGKey(seed)))
-    return ProAgent(AgentConfig(**config), model, seat, env.layout.name, first, seed)
+    agent.reset(seat, seed, Observation(seat, first, None, None, 0.0))
+    return agent
+
+
+def make_agent(env: envs.OvercookedEnv, model, seat: int = 0, seed: int = 0, **config) -> ProAgent:
+    return start_agent(ProAgent(AgentConfig(**config), model, DOMAIN, env), env, seat, seed)
+
+
+def observation(kitchen, seat: int = 0, mate: int | None = None, score: float = 0.0) -> Observation:
+    """What the runner gives ``seat``: the kitchen, and the teammate's last action (``mate``)."""
+    last = None if mate is None else tuple(int(mate) if s != seat else int(Action.STAY) for s in range(len(kitchen.players)))
+    return Observation(seat, kitchen, None, last, score)
+
+
+def act(agent: ProAgent, kitchen, events, mate: int | None, score: float) -> Action:
+    """One ``agent.act`` on a recorded kitchen."""
+    return run(agent.act(observation(kitchen, agent.seat, mate, score), events))
 
 
 def feed(agent: ProAgent, frames: Frames, upto: int | None = None, seat: int = 0) -> list[Action]:
@@ -84,7 +112,7 @@ def feed(agent: ProAgent, frames: Frames, upto: int | None = None, seat: int = 0
         events = frames.events[t - 1] if t > 0 else []
         mate = frames.actions[t - 1][1 - seat] if t > 0 else None
         score = sum(frames.rewards[:t])
-        out.append(run(agent.act(frames.kitchens[t], events, mate, score)))
+        out.append(act(agent, frames.kitchens[t], events, mate, score))
     return out
 
 
@@ -107,7 +135,7 @@ def drive_live(env: envs.OvercookedEnv, agent: ProAgent, model, steps: int, seed
     log = []
     for _ in range(steps):
         before = len(model.calls)
-        action = run(agent.act(kitchen, events, mate, score))
+        action = act(agent, kitchen, events, mate, score)
         log.append(LiveStep(kitchen, action, before, len(model.calls)))
         actions = (int(action), int(Action.STAY))
         tr = env.jit_step(jax.random.fold_in(key, kitchen.step), state, jnp.asarray(actions, dtype=jnp.int32))

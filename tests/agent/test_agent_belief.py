@@ -7,11 +7,13 @@ import pytest
 from agent_helpers import answer, feed, make_agent, play_script
 
 from envs import Event, EventKind, Item
-from proagent.agent.belief import BeliefTracker, skill_from_event
+from proagent.agent.belief import BeliefTracker
 from proagent.agent.memory import Memory, MemoryRecord
 from proagent.agent.prompts import load_prompt_set
+from proagent.domains.overcooked.skills import Skill, SkillBook
 from proagent.llm.scripted import ScriptedModel
-from proagent.skills import Skill
+
+skill_from_event = SkillBook(("onion", "tomato", "dish", "soup")).skill_of_event  # the event -> skill inverse
 
 ONION, DISH = Item("ingredient", (0,)), Item("dish")
 SOUP = Item("soup", (0, 0, 0))
@@ -30,7 +32,7 @@ EXPECTED = {
 
 
 def test_every_event_kind_has_an_expected_skill():
-    assert set(EXPECTED) == set(EventKind), "a new EventKind needs a mapping in skill_from_event and here"
+    assert set(EXPECTED) == set(EventKind), "a new EventKind needs a mapping in SkillBook.skill_of_event and here"
 
 
 @pytest.mark.parametrize("kind", list(EventKind), ids=lambda k: k.value)
@@ -178,7 +180,7 @@ def test_the_agent_scores_its_predictions(cramped, teammate_frames, mode):
     ]
     assert agent.belief.pending.skill == Skill("deliver_soup")
     assert agent.last_belief == agent.belief.history[-1]  # set on the step it resolved
-    assert agent.teammate_last_skill == "pickup(onion)"
+    assert agent.teammates[1 - agent.seat].last_skill == "pickup(onion)"
 
 
 def test_replace_mode_in_memory_and_prompt(cramped, teammate_frames):
@@ -230,7 +232,7 @@ def test_own_events_are_not_the_teammates(cramped):
     agent = make_agent(cramped, model)
     feed(agent, frames, upto=3)
     assert agent.belief.total == 0
-    assert agent.teammate_last_skill is None
+    assert agent.teammates[1 - agent.seat].last_skill is None
     assert agent.belief.pending is not None
 
 
@@ -240,5 +242,5 @@ def test_seat_one_reads_player_zero_events(cramped):
     agent = make_agent(cramped, model, seat=1)
     feed(agent, frames, upto=3, seat=1)
     assert (agent.belief.hits, agent.belief.total) == (1, 1)
-    assert agent.teammate_last_skill == "pickup(onion)"
-    assert agent.teammate_last_action == "interact"
+    assert agent.teammates[1 - agent.seat].last_skill == "pickup(onion)"
+    assert agent.teammates[1 - agent.seat].last_action == "interact"

@@ -6,6 +6,11 @@ that exercises the whole pipeline with a real model, so it stays in the default 
 
 from __future__ import annotations
 
+from proagent.contract import seat_team
+from proagent.domains.overcooked import OvercookedDomain
+
+DOMAIN = OvercookedDomain()
+
 import asyncio
 import importlib.util
 
@@ -14,8 +19,8 @@ import pytest
 
 import envs
 from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.domains.overcooked.partners import make_partner
 from proagent.llm.factory import make_model
-from proagent.partners import make_partner
 from proagent.runner.episode import run_episode
 
 pytestmark = pytest.mark.skipif(
@@ -27,9 +32,10 @@ def test_embedded_model_plays_a_few_legal_decisions(tmp_path):
     env = envs.make("counter_circuit", envs.Dynamics(horizon=6))
     model = make_model("embedded", cache_dir=tmp_path / "cache")
     first = env.symbolic(env.jit_reset(jax.random.PRNGKey(0)))
-    agent = ProAgent(AgentConfig(legal_only=True), model, 0, "counter_circuit", first, seed=0)
+    agent = ProAgent(AgentConfig(legal_only=True), model, DOMAIN, env)
+    assert first.step == 0
     trace: list[dict] = []
-    record = asyncio.run(run_episode(env, agent, make_partner("greedy", env.layout), 0, 0, 0, trace=trace.append))
+    record = asyncio.run(run_episode(env, DOMAIN, seat_team(agent, 0, [make_partner("greedy", env.layout)]), 0, 0, 0, trace=trace.append))
     decisions = [r["decision"] for r in trace if r["decision"]]
     assert record.steps == 6 and record.decisions == len(decisions) >= 1
     assert record.llm_calls >= record.decisions and record.prompt_tokens > 0 and record.completion_tokens > 0
@@ -48,8 +54,9 @@ def test_the_compact_set_reuses_the_static_prefix(tmp_path):
     env = envs.make("counter_circuit", envs.Dynamics(horizon=12))
     model = make_model("embedded", cache_dir=None)
     first = env.symbolic(env.jit_reset(jax.random.PRNGKey(0)))
-    agent = ProAgent(AgentConfig(legal_only=True, prompt="compact"), model, 0, "counter_circuit", first, seed=0)
-    record = asyncio.run(run_episode(env, agent, make_partner("greedy", env.layout), 0, 0, 0))
+    agent = ProAgent(AgentConfig(legal_only=True, prompt="compact"), model, DOMAIN, env)
+    assert first.step == 0
+    record = asyncio.run(run_episode(env, DOMAIN, seat_team(agent, 0, [make_partner("greedy", env.layout)]), 0, 0, 0))
     assert record.llm_calls >= 2
     evaluated = record.prompt_tokens - record.reused_prompt_tokens
     system_tokens = record.prompt_tokens / record.llm_calls - 200  # the state message is < 200 tokens

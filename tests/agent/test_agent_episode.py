@@ -3,10 +3,15 @@ partner; the trace and episode record agree; a cached run replays without the mo
 
 from __future__ import annotations
 
+from proagent.contract import seat_team
+from proagent.domains.overcooked import OvercookedDomain
+
+DOMAIN = OvercookedDomain()
+
 import json
 
 import pytest
-from agent_helpers import StayPartner, make_agent, run, sensible_policy
+from agent_helpers import StayPartner, act, make_agent, run, sensible_policy
 
 from envs import EventKind
 from proagent.agent.proagent import Attempt, Decision
@@ -23,7 +28,7 @@ FIRST_KEYS, LAST_KEYS = {"terrain"}, {"final"}  # once per episode, for the repl
 def _play(env, model, seed: int = 0, **config):
     agent = make_agent(env, model, seed=seed, legal_only=True, **config)
     lines: list[dict] = []
-    record = run(run_episode(env, agent, StayPartner(), 0, seed, 0, trace=lines.append))
+    record = run(run_episode(env, DOMAIN, seat_team(agent, 0, [StayPartner()]), 0, seed, 0, trace=lines.append))
     return agent, record, lines
 
 
@@ -37,9 +42,9 @@ def episode(cramped):
 def test_the_team_delivers_soups(episode):
     _, _, record, lines = episode
     assert record.score >= 40
-    assert record.soups >= 2
-    assert record.wrong_soups == 0
-    assert record.score == 20 * record.soups
+    assert record.metric("soups") >= 2
+    assert record.metric("wrong_soups") == 0
+    assert record.score == 20 * record.metric("soups")
     assert record.steps == 400 == len(lines)
     assert record.layout == "cramped_room" and record.partner == "stay" and record.seat == 0
 
@@ -74,7 +79,7 @@ def test_trace_and_record_counts_agree(episode):
     assert record.rejections == 0 and record.fallbacks == 0 and record.parse_failures == 0  # legal_only
     # every decision started one skill; all but the one still running at the horizon ended
     assert record.skills_done + record.skills_failed == record.decisions - 1
-    assert record.skills_done >= 4 * record.soups  # at least 3 onions + dish + fill + deliver per soup, shared
+    assert record.skills_done >= 4 * record.metric("soups")  # at least 3 onions + dish + fill + deliver per soup, shared
     assert len(agent.stats.skill_durations) == record.skills_done + record.skills_failed
     assert record.skill_duration_mean == pytest.approx(sum(agent.stats.skill_durations) / len(agent.stats.skill_durations))
     assert record.cached_calls == 0
@@ -82,7 +87,7 @@ def test_trace_and_record_counts_agree(episode):
     # rewards and events in the trace add up to the record
     assert sum(line["reward"] for line in lines) == record.score == lines[-1]["score"]
     delivers = [e for line in lines for e in line["events"] if e["kind"] == EventKind.DELIVER.value]
-    assert len(delivers) == record.soups == record.events["deliver"][0]
+    assert len(delivers) == record.metric("soups") == record.events["deliver"][0]
     assert record.events["deliver"][1] == 0  # the partner only stays
     assert all(sum(counts[1:]) == 0 for counts in [record.events[k.value] for k in EventKind])
     EpisodeRecord.model_validate_json(record.model_dump_json())
@@ -110,7 +115,7 @@ def test_replay_from_the_cache_without_the_model(cramped, tmp_path):
         return out
 
     assert [comparable(line) for line in second_lines] == [comparable(line) for line in first_lines]
-    assert (second.score, second.soups, second.decisions, second.skills_done) == (first.score, first.soups, first.decisions, first.skills_done)
+    assert (second.score, second.metric("soups"), second.decisions, second.skills_done) == (first.score, first.metric("soups"), first.decisions, first.skills_done)
     assert second.events == first.events
 
 
@@ -121,7 +126,7 @@ def test_a_cache_miss_on_replay_reaches_the_model(cramped, tmp_path):
     import jax
 
     start = cramped.symbolic(cramped.jit_reset(jax.random.PRNGKey(0)))
-    run(agent.act(start, [], None, 0.0))
+    act(agent, start, [], None, 0.0)
     replay = make_agent(cramped, CachedModel(ScriptedModel(), tmp_path / "llm"), seed=1, legal_only=True)
     with pytest.raises(LLMError, match="no scripted response left"):
-        run(replay.act(start, [], None, 0.0))
+        act(replay, start, [], None, 0.0)

@@ -13,13 +13,14 @@ Player 0 starts at (1,2), player 1 at (3,1), both facing up.
 from __future__ import annotations
 
 import pytest
-from agent_helpers import answer, feed, make_agent, play_script
+from agent_helpers import answer, feed, make_agent, overcooked_knowledge, play_script
 
 from proagent.agent.planner import Planner
-from proagent.agent.prompts import load_knowledge, load_prompt_set
-from proagent.grounding import TeammateView, ground
+from proagent.agent.prompts import load_prompt_set
+from proagent.domains.base import TeammateView
+from proagent.domains.overcooked.grounding import ground
+from proagent.domains.overcooked.skills import SkillBook
 from proagent.llm.scripted import ScriptedModel
-from proagent.skills import SkillBook
 
 # Player 0: up to (1,1), turn left, take an onion, right to (2,1), turn up, onion into the pot,
 # left to (1,1), take a second onion, turn up, put it on the counter (1,0).
@@ -41,7 +42,7 @@ def book(frames):
 
 @pytest.fixture(scope="module")
 def planner(book):
-    return Planner(load_prompt_set("proagent"), load_knowledge("cramped_room", 0), book, 0, "json")
+    return Planner(load_prompt_set("proagent"), overcooked_knowledge("cramped_room", 0), book, 0, "json")
 
 
 def test_the_script_builds_the_intended_kitchen(frames):
@@ -58,7 +59,7 @@ def test_the_script_builds_the_intended_kitchen(frames):
 
 def test_facts_of_a_pot_with_one_onion_and_an_onion_on_a_counter(frames, book):
     kitchen = frames.kitchens[10]
-    facts = ground(kitchen, 0, book, TeammateView("pickup(onion)", "interact"), 0.0)
+    facts = ground(kitchen, 0, book, TeammateView(1, "pickup(onion)", "interact"), 0.0)
     assert facts["step"] == 10
     assert facts["horizon"] == 400
     assert facts["steps_left"] == 390
@@ -88,7 +89,7 @@ def test_facts_of_a_pot_with_one_onion_and_an_onion_on_a_counter(frames, book):
 
 def test_facts_from_the_other_seat(frames, book):
     kitchen = frames.kitchens[10]
-    facts = ground(kitchen, 1, book, TeammateView(None, None), 20.0)
+    facts = ground(kitchen, 1, book, TeammateView(1, None, None), 20.0)
     assert facts["me"] == {"index": 1, "position": [3, 1], "facing": "right", "held": "onion"}
     assert facts["teammate"]["position"] == [1, 1]
     assert facts["teammate"]["last_skill"] is None
@@ -100,7 +101,7 @@ def test_facts_from_the_other_seat(frames, book):
 
 def test_facts_of_a_cooking_and_a_ready_pot(frames, book):
     cooking = frames.kitchens[20]  # the third onion went in at step 19
-    pot = ground(cooking, 0, book, TeammateView(None, None), 0.0)["pots"][0]
+    pot = ground(cooking, 0, book, TeammateView(1, None, None), 0.0)["pots"][0]
     assert pot == {
         "position": [2, 0],
         "ingredients": ["onion", "onion", "onion"],
@@ -108,16 +109,16 @@ def test_facts_of_a_cooking_and_a_ready_pot(frames, book):
         "status": "cooking",
         "ticks_left": 19,
     }
-    later = ground(frames.kitchens[25], 0, book, TeammateView(None, None), 0.0)["pots"][0]
+    later = ground(frames.kitchens[25], 0, book, TeammateView(1, None, None), 0.0)["pots"][0]
     assert (later["status"], later["ticks_left"]) == ("cooking", 14)
     ready = next(k for k in frames.kitchens if k.pots[0].ready)
-    pot = ground(ready, 0, book, TeammateView(None, None), 0.0)["pots"][0]
+    pot = ground(ready, 0, book, TeammateView(1, None, None), 0.0)["pots"][0]
     assert pot["status"] == "ready"
     assert pot["num_ingredients"] == 3
 
 
 def test_facts_of_the_reset_state(frames, book):
-    facts = ground(frames.kitchens[0], 0, book, TeammateView(None, None), 0.0)
+    facts = ground(frames.kitchens[0], 0, book, TeammateView(1, None, None), 0.0)
     assert facts["me"] == {"index": 0, "position": [1, 2], "facing": "up", "held": None}
     assert facts["pots"][0]["status"] == "empty"
     assert facts["counters"] == []
@@ -127,7 +128,7 @@ def test_facts_of_the_reset_state(frames, book):
 
 
 def test_the_user_prompt_states_the_facts(frames, planner, book):
-    facts = ground(frames.kitchens[10], 0, book, TeammateView("pickup(onion)", "interact"), 0.0)
+    facts = ground(frames.kitchens[10], 0, book, TeammateView(1, "pickup(onion)", "interact"), 0.0)
     user = planner.messages(facts, [], [])[1].content
     for line in [
         "Step 10 of 400 (390 left). Score so far: 0. Recipe: onion, onion, onion.",
@@ -144,7 +145,7 @@ def test_the_user_prompt_states_the_facts(frames, planner, book):
 
 def test_the_user_prompt_words_pot_states(frames, planner, book):
     def user_at(kitchen):
-        return planner.messages(ground(kitchen, 0, book, TeammateView(None, None), 0.0), [], [])[1].content
+        return planner.messages(ground(kitchen, 0, book, TeammateView(1, None, None), 0.0), [], [])[1].content
 
     assert "Pot at [2, 0]: empty." in user_at(frames.kitchens[0])
     assert "The counters are empty." in user_at(frames.kitchens[0])
@@ -160,8 +161,8 @@ def test_the_agent_infers_the_teammate_last_skill_from_its_events(cramped, frame
     agent = make_agent(cramped, model)
     feed(agent, frames, upto=10)
     assert len(model.calls) == 2
-    assert agent.teammate_last_skill == "pickup(onion)"
-    assert agent.teammate_last_action == "stay"
+    assert agent.teammates[1 - agent.seat].last_skill == "pickup(onion)"
+    assert agent.teammates[1 - agent.seat].last_action == "stay"
     user = model.calls[1].messages[1].content
     assert "Step 10 of 400" in user
     assert "holding onion; its last completed skill was pickup(onion)." in user

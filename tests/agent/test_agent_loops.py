@@ -10,8 +10,8 @@ from agent_helpers import answer, drive_live, make_agent
 
 from envs import Event, EventKind, Item
 from proagent.agent.loops import UndoLoopGuard
+from proagent.domains.overcooked.skills import Skill, SkillBook
 from proagent.llm.scripted import ScriptedModel
-from proagent.skills import Skill, SkillBook
 
 ONION = Item("ingredient", (0,))
 DISH = Item("dish")

@@ -6,7 +6,7 @@ import dataclasses
 
 import jax
 import pytest
-from agent_helpers import answer, make_agent, run
+from agent_helpers import act, answer, make_agent
 
 from envs import Action
 from proagent.agent.memory import Memory, MemoryRecord
@@ -62,7 +62,7 @@ def _decisions(cramped, start, n: int, **config):
     agent = make_agent(cramped, model, **config)
     for t in range(2 * (n - 1) + 1):
         kitchen = dataclasses.replace(start, step=t)
-        run(agent.act(kitchen, [], int(Action.STAY) if t else None, 0.0))
+        act(agent, kitchen, [], int(Action.STAY) if t else None, 0.0)
     assert len(model.calls) == n
     return agent, model
 

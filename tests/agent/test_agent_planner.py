@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import pytest
+from agent_helpers import overcooked_knowledge
 
 from proagent.agent.planner import ANALYSIS_MAX_CHARS, Planner, PlanParseError
-from proagent.agent.prompts import load_knowledge, load_prompt_set
-from proagent.skills import Skill, SkillBook
+from proagent.agent.prompts import load_prompt_set
+from proagent.domains.overcooked.skills import Skill, SkillBook
 
 
 @pytest.fixture(scope="module")
 def planner() -> Planner:
     book = SkillBook(("onion", "dish", "soup"))
-    return Planner(load_prompt_set("proagent"), load_knowledge("cramped_room", 0), book, 0, "json")
+    return Planner(load_prompt_set("proagent"), overcooked_knowledge("cramped_room", 0), book, 0, "json")
 
 
 def _fields(out):
@@ -182,7 +183,7 @@ def test_structured_output_restricts_the_plan(planner):
 
 def test_plan_only_schema_has_only_the_plan():
     book = SkillBook(("onion", "dish", "soup"))
-    planner = Planner(load_prompt_set("plan_only"), load_knowledge("cramped_room", 1), book, 1, "json")
+    planner = Planner(load_prompt_set("plan_only"), overcooked_knowledge("cramped_room", 1), book, 1, "json")
     schema = planner.structured_output(book.all_skills()).json_schema
     assert list(schema["properties"]) == ["plan"]
     assert schema["required"] == ["plan"]

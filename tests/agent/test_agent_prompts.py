@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from agent_helpers import overcooked_knowledge
 
 import envs
 from proagent.agent.planner import ANALYSIS_MAX_CHARS, Planner
@@ -13,12 +14,12 @@ from proagent.agent.prompts import (
     LEVEL_FIELDS,
     PromptSetError,
     available_prompt_sets,
-    load_knowledge,
     load_prompt_set,
 )
-from proagent.grounding import TeammateView, ground
+from proagent.domains.base import TeammateView
+from proagent.domains.overcooked.grounding import ground
+from proagent.domains.overcooked.skills import Skill, SkillBook
 from proagent.paths import PROMPTS_DIR
-from proagent.skills import Skill, SkillBook
 
 SETS = available_prompt_sets()
 # Sets worded like the paper's full prompt (the compact set for small models has its own tests below).
@@ -28,11 +29,11 @@ LAYOUTS = list(envs.CLASSIC_LAYOUTS)
 
 def _planner(kitchen, layout: str, seat: int, name: str = "proagent", root: Path = PROMPTS_DIR, fmt: str = "json"):
     book = SkillBook.for_kitchen(kitchen)
-    return Planner(load_prompt_set(name, root=root), load_knowledge(layout, seat), book, seat, fmt), book
+    return Planner(load_prompt_set(name, root=root), overcooked_knowledge(layout, seat), book, seat, fmt), book
 
 
 def _facts(kitchen, seat: int, book: SkillBook) -> dict:
-    return ground(kitchen, seat, book, TeammateView("pickup(onion)", "up"), 0.0)
+    return ground(kitchen, seat, book, TeammateView(1, "pickup(onion)", "up"), 0.0)
 
 
 MEMORY = [
@@ -54,7 +55,7 @@ def test_every_set_renders_for_every_layout_and_seat(first_kitchens, name, layou
     kitchen = first_kitchens[layout]
     prompts = load_prompt_set(name)
     planner, book = _planner(kitchen, layout, seat, name)
-    knowledge = load_knowledge(layout, seat)
+    knowledge = overcooked_knowledge(layout, seat)
     assert knowledge.layout["role"], f"{layout} seat {seat} has no role text"
 
     system = planner.system_prompt
@@ -62,7 +63,7 @@ def test_every_set_renders_for_every_layout_and_seat(first_kitchens, name, layou
     assert knowledge.layout["role"] in system
     assert f"Your seat (player {seat})" in system
     for spec in book.specs.values():
-        assert f"- {spec.signature}: {spec.description}" in system
+        assert f"- {spec.signature}: {knowledge.render(spec.description)}" in system
 
     facts = _facts(kitchen, seat, book)
     system_msg, user_msg = planner.messages(facts, MEMORY, FEEDBACK)
@@ -123,7 +124,7 @@ def test_levels_map_to_fields(first_kitchens, name, level, fields):
     assert f"Answer with one JSON object with the keys {', '.join(fields)} " in user
     # demos show exactly the fields of the level (counter_circuit ships demos for both seats)
     kitchen = first_kitchens["counter_circuit"]
-    assert load_knowledge("counter_circuit", 0).demos
+    assert overcooked_knowledge("counter_circuit", 0).demos
     system = _planner(kitchen, "counter_circuit", 0, name)[0].system_prompt
     assert "Examples of good decisions:" in system
     assert "\nPlan: " in system
@@ -136,11 +137,11 @@ def test_levels_map_to_fields(first_kitchens, name, level, fields):
 def test_the_compact_set_renders_a_short_state_and_keeps_the_format_in_the_prefix(first_kitchens, layout, seat):
     kitchen = first_kitchens[layout]
     planner, book = _planner(kitchen, layout, seat, "compact")
-    knowledge = load_knowledge(layout, seat)
+    knowledge = overcooked_knowledge(layout, seat)
     system = planner.system_prompt
     assert f"Layout {layout}: " in system and knowledge.layout["role"] in system
     for spec in book.specs.values():
-        assert f"- {spec.signature}: {spec.description}" in system
+        assert f"- {spec.signature}: {knowledge.render(spec.description)}" in system
     # the static answer format sits in the reused prefix, not in each user message
     assert "Answer with one JSON object with the keys intention, plan" in system
     system_msg, user_msg = planner.messages(_facts(kitchen, seat, book), MEMORY, FEEDBACK)
@@ -269,3 +270,27 @@ def test_a_set_missing_a_template_or_with_a_bad_level_is_rejected(prompt_root):
     (prompt_root / "incomplete" / "explainer.j2").unlink()
     with pytest.raises(PromptSetError, match="explainer.j2"):
         load_prompt_set("incomplete", root=prompt_root)
+
+
+def test_the_knowledge_reads_the_env_dynamics_not_hand_written_numbers(first_kitchens):
+    """task.md, rules.md and the skill descriptions say the env's cook time and reward (issue 20)."""
+    from agent_helpers import DOMAIN
+
+    from proagent.agent.prompts import load_knowledge
+
+    env = envs.make("cramped_room", envs.Dynamics(cook_time=7, soup_reward=15.0))
+    knowledge = load_knowledge(DOMAIN.knowledge_root, "cramped_room", 0, DOMAIN.knowledge_facts(env))
+    assert "cooks for 7 steps" in knowledge.task and "worth 15 points" in knowledge.task
+    assert "Cooking takes 7 steps." in knowledge.rules and "20" not in knowledge.rules
+    book = SkillBook.for_kitchen(first_kitchens["cramped_room"])
+    system = Planner(load_prompt_set("proagent"), knowledge, book, 0, "json").system_prompt
+    assert "(15 points for a correct recipe)" in system and "20 points" not in system
+
+
+def test_a_knowledge_text_naming_an_unknown_setting_fails_loudly(tmp_path):
+    from proagent.agent.prompts import load_knowledge
+
+    (tmp_path / "task.md").write_text("Soups cook for {{ cook_tiem }} steps.")
+    (tmp_path / "rules.md").write_text("Rules.")
+    with pytest.raises(PromptSetError, match="cook_tiem"):
+        load_knowledge(tmp_path, "any", 0, {"cook_time": 20})

@@ -7,7 +7,7 @@ empty hands, so ``put_onion_in_pot()`` fails ("not holding an onion") and ``pick
 from __future__ import annotations
 
 import pytest
-from agent_helpers import answer, make_agent, run
+from agent_helpers import act, answer, make_agent
 
 from envs import Action
 from proagent.llm.scripted import ScriptedModel
@@ -25,7 +25,7 @@ def start(cramped):
 
 def _decide(cramped, start, model, **config):
     agent = make_agent(cramped, model, **config)
-    action = run(agent.act(start, [], None, 0.0))
+    action = act(agent, start, [], None, 0.0)
     return agent, action
 
 
@@ -131,7 +131,7 @@ def test_a_bad_plan_without_verificator_fails_at_the_next_step(cramped, start):
     """The running-skill judge still sees the unmet precondition and asks again."""
     model = ScriptedModel([answer("put_onion_in_pot()"), answer("wait(5)")])
     agent, _ = _decide(cramped, start, model, verificator=False)
-    run(agent.act(start, [], int(Action.STAY), 0.0))
+    act(agent, start, [], int(Action.STAY), 0.0)
     assert len(model.calls) == 2
     assert agent.stats.skills_failed == 1
     assert agent.stats.skills_done == 0  # its done-test (hands empty) held from the start: nothing was done

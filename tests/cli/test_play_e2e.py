@@ -8,12 +8,13 @@ import json
 import pytest
 
 from proagent.cli import main
+from proagent.domains.overcooked.heuristic import heuristic_answer
 from proagent.llm.fake_server import FakeChatServer
 
 
 @pytest.fixture
 def server():
-    with FakeChatServer(delay_s=0.0) as srv:
+    with FakeChatServer(delay_s=0.0, responder=heuristic_answer) as srv:
         yield srv
 
 
@@ -55,7 +56,7 @@ def test_api_failure_is_a_clear_error_not_a_traceback(tmp_path, capsys, monkeypa
         real_init(self, model, api_base=api_base, **settings, max_retries=1, backoff_initial_s=0.01, backoff_max_s=0.01)
 
     monkeypatch.setattr(LiteLLMModel, "__init__", quick_retries)
-    with FakeChatServer() as srv:
+    with FakeChatServer(responder=heuristic_answer) as srv:
         srv.replies = [(500, {"error": {"message": "boom"}})] * 50
         args = ["play", "--partner", "stay", "--llm", "openai/fake", "--api-base", srv.url, "--horizon", "5"]
         args += ["--runs-dir", str(tmp_path), "--no-cache", "--live", "off", "--no-gif", "--max-replans", "0"]
@@ -91,7 +92,7 @@ def test_an_aborted_run_summarises_the_episodes_that_finished(tmp_path, capsys, 
         real_init(self, model, api_base=api_base, **settings, max_retries=0)
 
     monkeypatch.setattr(LiteLLMModel, "__init__", quick_retries)
-    with FakeChatServer() as srv:
+    with FakeChatServer(responder=heuristic_answer) as srv:
         # horizon 3: the first episode asks at most 3 times; then the server fails for good (401)
         srv.replies = [Reply()] * 3 + [Reply(status=401, body={"error": {"message": "key revoked"}})] * 20
         argv = ["play", "--partner", "stay", "--llm", "openai/fake", "--api-base", srv.url, "--horizon", "3", "--episodes", "2"]

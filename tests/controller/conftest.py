@@ -12,8 +12,8 @@ import pytest
 
 import envs
 from envs import Action, Direction, EnvState, KitchenState, OvercookedEnv, Pos
-from proagent.controller import Controller
-from proagent.skills import Skill, SkillBook
+from proagent.domains.overcooked.controller import Controller
+from proagent.domains.overcooked.skills import Skill, SkillBook
 
 
 @pytest.fixture(scope="session")

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from envs import Action, Direction, EventKind
-from proagent.controller import Controller
-from proagent.navigation import best_route
-from proagent.skills import Skill, SkillBook
+from proagent.domains.overcooked.controller import Controller
+from proagent.domains.overcooked.navigation import best_route
+from proagent.domains.overcooked.skills import Skill, SkillBook
 
 # engine item codes (bitfields): one onion, an empty dish, a dish of three-onion soup
 ONION, DISH, SOUP = 1 << 2, 1, 1 | 2 | (3 << 2)

@@ -7,8 +7,8 @@ import jax
 import jax.numpy as jnp
 
 from envs import Action, Direction
-from proagent.controller import Controller
-from proagent.skills import Skill, SkillBook
+from proagent.domains.overcooked.controller import Controller
+from proagent.domains.overcooked.skills import Skill, SkillBook
 
 ONION = 1 << 2  # engine item code of one onion
 

@@ -11,12 +11,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from proagent.domains.overcooked.heuristic import heuristic_answer
 from proagent.eval.config import AgentSpec, EvalConfig
 from proagent.eval.records import EvalRecord
 from proagent.eval.runner import EvalOutcome
 from proagent.eval.session import RunHandle, play_run, report_run, start_run
 from proagent.eval.world import World
-from proagent.llm.fake_server import heuristic_answer
 from proagent.llm.scripted import ScriptedModel
 from proagent.llm.types import Completion, Message, StructuredOutput
 
@@ -85,7 +85,12 @@ def run_eval(cfg: EvalConfig, world: World, runs: Path) -> tuple[RunHandle, Eval
 
 def comparable(records: list[EvalRecord]) -> dict[str, dict]:
     """Records by key without the fields that depend on timing or on the cache."""
-    return {r.key.id: r.model_dump(exclude=TIMING_FIELDS) for r in records}
+    return {r.key.id: _untimed(r.model_dump(exclude=TIMING_FIELDS)) for r in records}
+
+
+def _untimed(record: dict) -> dict:
+    """Each seat's agent_stats without its timing and cache fields, like the top-level ones."""
+    return {**record, "agent_stats": [{k: v for k, v in stats.items() if k not in TIMING_FIELDS} for stats in record["agent_stats"]]}
 
 
 def lines(path: Path) -> list[dict]:

@@ -10,6 +10,7 @@ import pytest
 from eval_helpers import lines
 
 from proagent.cli import main
+from proagent.domains.overcooked.heuristic import heuristic_answer
 from proagent.llm.fake_server import FakeChatServer
 
 ABLATIONS = Path(__file__).parents[2] / "runs" / "ablations"
@@ -17,7 +18,7 @@ ABLATIONS = Path(__file__).parents[2] / "runs" / "ablations"
 
 @pytest.fixture(scope="module")
 def server():
-    with FakeChatServer(delay_s=0.0) as srv:
+    with FakeChatServer(delay_s=0.0, responder=heuristic_answer) as srv:
         yield srv
 
 

@@ -31,7 +31,7 @@ def test_errors_name_the_bad_field():
     assert "agents[1].memory_k: Input should be greater than or equal to 0" in msg
     assert "episodess: unknown field" in check({**GOOD, "episodess": 3})
     assert "agents[0].belief" in check({**GOOD, "agents": [{"belief": "sometimes"}]})
-    assert "seats[0]" in check({**GOOD, "seats": [2]})
+    assert "seats[0]" in check({**GOOD, "seats": [-1]})  # a seat beyond the layout's is checked with the layouts
     assert "partners: listed twice: greedy" in check({**GOOD, "partners": ["greedy", "greedy"]})
     assert "agents: Field required" in check({"partners": ["greedy"], "layouts": ["cramped_room"]})
 

@@ -35,7 +35,7 @@ def test_kill_then_resume_loses_nothing_and_counts_nothing_twice(world, tmp_path
         if len(finished) == 5:
             raise Killed
 
-    evaluator = Evaluator(cfg, handle.resolved.envs, world, handle.folder)
+    evaluator = Evaluator(cfg, handle.resolved.domain, handle.resolved.envs, world, handle.folder)
     with pytest.raises(Killed):
         asyncio.run(evaluator.run(plan_jobs(cfg, list(handle.resolved.envs)), on_record=kill_after_five))
     log = handle.folder.path / "episodes.jsonl"

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from envs import Event, EventKind, Item, KitchenMap, get_layout
+from envs import Event, EventKind, Item
+from proagent.domains.overcooked.interdependence import interdependence_model
 from proagent.interdependence.episode import analyze_steps
-from proagent.interdependence.overcooked_domain import StepInput
+from proagent.interdependence.model import StepInput
 
 ONION = Item("ingredient", (0,))
 DISH = Item("dish")
@@ -57,4 +58,4 @@ class Script:
         return [StepInput(t, ("interact", "interact"), tuple(sorted(by_step.get(t, []), key=lambda e: e.agent))) for t in range(len(self.events))]
 
     def analyze(self):
-        return analyze_steps(self.steps(), KitchenMap(get_layout(self.layout)))
+        return analyze_steps(interdependence_model(self.layout), self.steps())

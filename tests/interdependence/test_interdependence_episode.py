@@ -13,8 +13,9 @@ import pytest
 import envs
 from envs import EventKind
 from proagent.cli import main
-from proagent.interdependence.overcooked_domain import event_from_record
-from proagent.partners.registry import make_partner
+from proagent.domains.overcooked import OvercookedDomain
+from proagent.domains.overcooked.interdependence import event_from_record
+from proagent.domains.overcooked.partners.registry import make_partner
 from proagent.runner.episode import run_episode
 from proagent.runner.run_folder import RunFolder
 
@@ -26,7 +27,7 @@ def episode():
     env = envs.make("counter_circuit", envs.Dynamics(horizon=HORIZON))
     trace: list[dict] = []
     passer, receiver = make_partner("onion_passer", "counter_circuit"), make_partner("greedy", "counter_circuit")
-    record = asyncio.run(run_episode(env, passer, receiver, 0, 3, 0, trace=trace.append))
+    record = asyncio.run(run_episode(env, OvercookedDomain(), [passer, receiver], 0, 3, 0, trace=trace.append))
     return record, trace
 
 
@@ -64,7 +65,7 @@ def independent_counts(trace: list[dict]) -> tuple[int, int]:
 def test_every_passed_onion_in_a_delivered_soup_is_constructive(episode):
     record, trace = episode
     passes, delivered = independent_counts(trace)
-    assert record.soups >= 2 and passes >= 6, "the receiver should take the passed onions and serve"
+    assert record.metric("soups") >= 2 and passes >= 6, "the receiver should take the passed onions and serve"
     assert record.int_total == passes, "the only interdependencies are the hand-overs"
     assert record.int_constructive == delivered
     assert record.int_non_constructive == passes - delivered

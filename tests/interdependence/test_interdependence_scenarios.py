@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from interdependence_helpers import DISH, Script
 
+from proagent.domains.overcooked.interdependence import overcooked_domain
 from proagent.interdependence.analysis import analyze
-from proagent.interdependence.overcooked_domain import overcooked_domain
 
 CC_ONIONS, CC_POT, CC_DISHES, CC_SERVE = (3, 4), (3, 0), (0, 2), (7, 2)
 MIDDLE = [(2, 2), (3, 2), (4, 2)]

@@ -7,8 +7,8 @@ from interdependence_helpers import ONION, Script
 from pydantic import ValidationError
 
 from envs import Event, EventKind
+from proagent.domains.overcooked.interdependence import overcooked_domain, skill_of_event
 from proagent.interdependence.intention import from_beliefs, normalize, recompute
-from proagent.interdependence.overcooked_domain import overcooked_domain
 from proagent.interdependence.strips import Domain, Proposition, to_pddl_text, unifies
 
 
@@ -51,7 +51,7 @@ def test_intention_accuracy_scores_against_the_next_completed_skill():
         [Event(2, 0, EventKind.PICKUP_FROM_COUNTER, (3, 2), ONION)],  # the agent's own event
         [Event(3, 1, EventKind.PICKUP_INGREDIENT, (3, 4), ONION)],  # miss: the newer prediction counts
     ]
-    result = recompute(records, events, seat=0)
+    result = recompute(records, events, seat=0, skill_of_event=skill_of_event)
     assert (result.hits, result.total, result.accuracy) == (1, 2, 0.5)
     assert normalize("deliver_soup") == normalize(" Deliver_Soup() ")
     beliefs = [step(0, belief={"correct": True}), step(1, belief={"correct": False}), step(2)]

@@ -6,6 +6,11 @@ A 4-step cramped_room with a scripted model and a partner that stays: no embedde
 
 from __future__ import annotations
 
+from proagent.contract import ImmediateAgent, Observation, seat_team
+from proagent.domains.overcooked import OvercookedDomain
+
+DOMAIN = OvercookedDomain()
+
 import asyncio
 import json
 from typing import Any
@@ -25,13 +30,13 @@ def _answer(plan: str, intention: str = "wait(1)", analysis: str = "ok") -> str:
     return json.dumps({"analysis": analysis, "intention": intention, "plan": plan})
 
 
-class _Stay:
+class _Stay(ImmediateAgent):
     name = "stay"
 
-    def reset(self, seat: int, seed: int) -> None:
+    def reset(self, seat: int, seed: int, first: Any = None) -> None:
         pass
 
-    def act(self, kitchen: Any, state: Any) -> envs.Action:
+    def policy(self, kitchen: Any, state: Any) -> envs.Action:
         return envs.Action.STAY
 
 
@@ -54,11 +59,13 @@ def env() -> envs.OvercookedEnv:
 
 def _agent(env: envs.OvercookedEnv, model: Any, **config: Any) -> ProAgent:
     first = env.symbolic(env.jit_reset(jax.random.PRNGKey(0)))
-    return ProAgent(AgentConfig(**config), model, 0, env.layout.name, first, 0)
+    agent = ProAgent(AgentConfig(**config), model, DOMAIN, env)
+    agent.reset(0, 0, Observation(0, first, None, None, 0.0))
+    return agent
 
 
 def _decide(env: envs.OvercookedEnv, agent: ProAgent) -> None:
-    asyncio.run(agent.act(env.symbolic(env.jit_reset(jax.random.PRNGKey(0))), [], None, 0.0))
+    asyncio.run(agent.act(Observation(0, env.symbolic(env.jit_reset(jax.random.PRNGKey(0))), None, None, 0.0), []))
 
 
 def test_a_huge_failure_explanation_is_cut_before_the_replan(env: envs.OvercookedEnv) -> None:
@@ -96,7 +103,7 @@ def test_an_unreadable_answer_is_quoted_briefly_in_the_replan(env: envs.Overcook
 def test_retries_are_summed_into_stats_and_the_episode_record(env: envs.OvercookedEnv) -> None:
     model = _Retrying(ScriptedModel(respond=lambda messages, structured: _answer("wait(1)")))
     agent = _agent(env, model)
-    record = asyncio.run(run_episode(env, agent, _Stay(), 0, 0, 0))
+    record = asyncio.run(run_episode(env, DOMAIN, seat_team(agent, 0, [_Stay()]), 0, 0, 0))
     assert record.llm_calls == len(model.inner.calls) > 0
     assert agent.stats.retries == record.retries == 2 * record.llm_calls
 

@@ -13,7 +13,7 @@ import pytest
 
 import envs
 from envs import Action, Direction, EnvState, Event, EventKind, KitchenState, OvercookedEnv, Pos
-from proagent.partners import Partner
+from proagent.domains.overcooked.partners import Partner
 
 
 @dataclass
@@ -40,7 +40,7 @@ def run_episode(env: OvercookedEnv, partners: Sequence[Partner], seed: int = 0, 
     kitchen = env.symbolic(state)
     episode = Episode()
     for step in range(steps):
-        joint = tuple(Action(int(p.act(kitchen, state))) for p in partners)
+        joint = tuple(Action(int(p.policy(kitchen, state))) for p in partners)
         transition = env.jit_step(keys[step], state, jnp.array([int(a) for a in joint]))
         state = transition.state
         after = env.symbolic(state)

@@ -8,9 +8,16 @@ import jax.numpy as jnp
 import pytest
 
 from envs import Action, Direction
-from proagent.partners import SkillPartner, TeamView, greedy, onion_passer, supplier
-from proagent.partners.scripted import PLACE, Choice, ScopedSkillBook, make_room, middle_counters, work_cells
-from proagent.skills import Skill
+from proagent.domains.overcooked.partners import SkillPartner, TeamView, greedy, onion_passer, supplier
+from proagent.domains.overcooked.partners.scripted import (
+    PLACE,
+    Choice,
+    ScopedSkillBook,
+    make_room,
+    middle_counters,
+    work_cells,
+)
+from proagent.domains.overcooked.skills import Skill
 
 ONION, DISH = 1 << 2, 1  # engine item codes
 UP, DOWN = Direction.UP, Direction.DOWN
@@ -90,7 +97,7 @@ def test_greedy_pair_does_not_livelock_around_the_island(make_env, build):
         kitchen = env.symbolic(state)
         if kitchen.players[0].held is None:
             break
-        joint = jnp.array([int(p.act(kitchen, state)) for p in pair])
+        joint = jnp.array([int(p.policy(kitchen, state)) for p in pair])
         state = env.jit_step(jax.random.PRNGKey(step), state, joint).state
     assert env.symbolic(state).players[0].held is None
     assert sum(len(p.ingredients) for p in env.symbolic(state).pots) == 1

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from envs import Action, EventKind
-from proagent.partners import make_partner
-from proagent.partners.scripted import middle_counters
+from proagent.domains.overcooked.partners import make_partner
+from proagent.domains.overcooked.partners.scripted import middle_counters
 
 CLASSIC = ["cramped_room", "asymmetric_advantages", "coordination_ring", "forced_coordination", "counter_circuit"]
 MIN_SOUPS = 3  # seed 0 scores 7-13 soups per layout; this only catches a broken heuristic

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from proagent.partners import (
+from proagent.domains.overcooked.partners import (
     Partner,
     PartnerRegistry,
     SkillPartner,
@@ -14,7 +14,7 @@ from proagent.partners import (
     greedy,
     make_partner,
 )
-from proagent.partners.scripted import StayPartner
+from proagent.domains.overcooked.partners.scripted import StayPartner
 
 SCRIPTED = ["greedy", "onion_passer", "random", "stay", "supplier"]
 
@@ -28,7 +28,7 @@ def test_available_partners_lists_the_scripted_and_the_trained_ones():
 
 
 def test_trained_partner_without_a_checkpoint_for_the_layout_says_how_to_train(tmp_path):
-    from proagent.partners.registry import PartnerRegistry, trained_factories
+    from proagent.domains.overcooked.partners.registry import PartnerRegistry, trained_factories
 
     (tmp_path / "cramped_room" / "mep").mkdir(parents=True)
     (tmp_path / "cramped_room" / "mep" / "manifest.json").write_text("{}")
@@ -73,7 +73,7 @@ def test_skill_partner_must_be_reset_before_acting(make_env):
 
     state = env.jit_reset(jax.random.PRNGKey(0))
     with pytest.raises(RuntimeError, match="reset"):
-        SkillPartner("greedy", greedy).act(env.symbolic(state), state)
+        SkillPartner("greedy", greedy).policy(env.symbolic(state), state)
 
 
 def test_epsilon_must_be_a_probability():

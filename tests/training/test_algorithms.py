@@ -73,7 +73,7 @@ def test_payoff_matrix_is_per_ordered_pair():
 @pytest.mark.slow
 @pytest.mark.parametrize("algo", ["cole", "fcp", "mep", "pbt"])
 def test_tiny_run_saves_a_partner_that_plays_both_seats(algo, tmp_path):
-    from proagent.partners.rl import RLPartner
+    from proagent.domains.overcooked.partners.rl import RLPartner
     from proagent.training import checkpoint
 
     envs_needed = 16 if algo == "pbt" else 8  # PBT's 4 members play every ordered pair: 16 envs at least
@@ -91,9 +91,9 @@ def test_tiny_run_saves_a_partner_that_plays_both_seats(algo, tmp_path):
     for seat in (0, 1):
         partner.reset(seat, seed=3)
         state = env.reset(jax.random.PRNGKey(0))
-        first = [partner.act(env.symbolic(state), state) for _ in range(3)]
+        first = [partner.policy(env.symbolic(state), state) for _ in range(3)]
         partner.reset(seat, seed=3)
-        assert [partner.act(env.symbolic(state), state) for _ in range(3)] == first
+        assert [partner.policy(env.symbolic(state), state) for _ in range(3)] == first
 
 
 def test_pool_weights_set_between_calls_reach_the_next_calls():
@@ -168,7 +168,7 @@ def test_human_proxies_can_train_beside_a_shipped_partner():
 
 @pytest.mark.slow
 def test_human_proxy_ships_one_partner_per_style(tmp_path):
-    from proagent.partners.registry import trained_factories
+    from proagent.domains.overcooked.partners.registry import trained_factories
     from proagent.training.algorithms.human_proxy import ProxySettings, train_human_proxy
 
     algo = AlgoConfig(layout="cramped_room", total_steps=2 * 8 * 16, ppo=TINY, updates_per_call=1, eval_episodes=1)

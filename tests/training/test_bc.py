@@ -11,8 +11,8 @@ from flax import serialization
 
 import envs
 from envs import Action
-from proagent.partners.registry import make_partner
-from proagent.partners.rl import RLPartner, available_rl_partners
+from proagent.domains.overcooked.partners.registry import make_partner
+from proagent.domains.overcooked.partners.rl import RLPartner, available_rl_partners
 from proagent.training import cli
 from proagent.training.bc import BCConfig, fit, train_bc
 from proagent.training.human_data import bc_dataset
@@ -75,7 +75,7 @@ def test_checkpoint_plays_either_seat_as_rl_partner(tiny_bc):
     b.reset(1, 1)
     for t in range(10):
         kitchen = env.symbolic(state)
-        joint = (a.act(kitchen, state), b.act(kitchen, state))
+        joint = (a.policy(kitchen, state), b.policy(kitchen, state))
         assert all(isinstance(x, Action) for x in joint)
         state = env.jit_step(jax.random.PRNGKey(t), state, jnp.array([int(x) for x in joint])).state
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import envs
-from proagent.partners.rl import RLPartner
+from proagent.domains.overcooked.partners.rl import RLPartner
 from proagent.training import checkpoint
 from proagent.training.networks import ActorCritic
 

@@ -72,3 +72,20 @@ def test_bad_algo_set_exits_2_naming_the_setting(capsys):
     assert "sp has no algorithm settings" in capsys.readouterr().err
     assert cli.main(["--algo", "cole", "--layout", "cramped_room", "--algo-set", "generations"]) == 2
     assert "KEY=VALUE" in capsys.readouterr().err
+
+
+def test_sp_command_trains_self_play_end_to_end(tiny_run, tmp_path):
+    """``proagent train --algo sp`` keeps its flags and writes the checkpoint the trainer writes for
+    the same config (tiny_run): same parameters, same manifest config, no resume state left."""
+    from proagent.training import checkpoint
+
+    out = tmp_path / "sp"
+    tiny = ["--steps", "256", "--num-envs", "4", "--encoder", "fast", "--shaping-horizon", "256"]
+    ppo = ["--set", "num_steps=32", "--set", "update_epochs=1", "--set", "num_minibatches=2"]
+    run = ["--updates-per-call", "1", "--eval-episodes", "10", "--out", str(out)]
+    assert cli.main(["--algo", "sp", "--layout", "cramped_room", *tiny, *ppo, *run]) == 0
+    _, manifest = checkpoint.load(out)
+    result, _ = tiny_run
+    assert manifest.algorithm == "sp" and manifest.train_config == result.manifest.train_config
+    assert manifest.params_sha256 == result.manifest.params_sha256
+    assert (out / "history.jsonl").is_file() and not (out / "resume").exists()

@@ -1,4 +1,5 @@
-"""Self-play PPO: a tiny run trains, logs finite losses, anneals shaping, and is deterministic."""
+"""Self-play PPO: a tiny run trains, logs finite losses, anneals shaping, is deterministic, and is
+still the self-play program it was before it became the PPO program's population of one."""
 
 from __future__ import annotations
 
@@ -7,12 +8,26 @@ import math
 import jax
 import jax.numpy as jnp
 import numpy as np
+import optax
+import pytest
+from flax.training.train_state import TrainState
 from training_helpers import tiny_config
 
 import envs
 from proagent.training.config import PPOConfig
-from proagent.training.ppo import gae, make_train, shaping_coef
-from proagent.training.rollout import Trajectory
+from proagent.training.networks import ActorCritic
+from proagent.training.population import learner_params
+from proagent.training.ppo import gae, lr_schedule, optimizer, ppo_epochs, shaping_coef
+from proagent.training.rollout import Trajectory, reset_envs, rollout
+from proagent.training.trainer import make_self_play
+
+# tiny_config(), 2 updates, seed 0 (the tiny_run fixture), recorded with the self-play program of
+# 4cbe9c3 (ppo.make_train, before self-play became a population of one): python 3.11, jax 0.10.2, CPU
+GOLDEN_SHA256 = "2594fc22887d02cd18195a585378ff1106b086b8e07a1b18775d6d5a88879a2d"
+GOLDEN_LOSSES = [  # (value_loss, actor_loss, entropy, approx_kl) per update
+    (0.03818071633577347, -7.450580596923828e-09, 1.7917507886886597, 0.0),
+    (0.016744378954172134, 3.151176497340202e-05, 1.7916841506958008, 6.457092240452766e-06),
+]
 
 
 def test_tiny_run_has_finite_losses(tiny_run):
@@ -42,12 +57,95 @@ def test_gae_matches_hand_computation():
     assert np.allclose(target, adv + 0.5)
 
 
-def test_same_seed_same_params_other_seed_differs():
-    init, update = make_train(tiny_config(), envs.make("cramped_room"))
+def test_self_play_keeps_the_recorded_golden(tiny_run):
+    """Same seed, same parameters and losses as the self-play program recorded before the merge."""
+    result, _ = tiny_run
+    losses = [tuple(rec[k] for k in ("value_loss", "actor_loss", "entropy", "approx_kl")) for rec in result.history]
+    assert np.allclose(losses, GOLDEN_LOSSES, rtol=1e-6, atol=1e-12), losses
+    assert result.manifest.env_steps == 256 and result.manifest.self_play.mean == 0.0
+    # exact on the recorded platform; elsewhere a last-bit difference of XLA's kernels is possible, and
+    # test_self_play_is_the_single_learner_program_bit_for_bit is the platform-independent check
+    assert result.manifest.params_sha256 == GOLDEN_SHA256
+
+
+@pytest.mark.parametrize("anneal", [True, False])
+def test_optimizer_is_adam_and_lr_mult_scales_its_step(anneal):
+    """At lr_mult 1 the optimiser is ``optax.adam`` bit for bit (same state too); lr_mult scales the step."""
+    config = PPOConfig(total_steps=4096, num_envs=4, num_steps=32, anneal_lr=anneal)
+    adam = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(lr_schedule(config), eps=1e-5))
+    params = {"w": jnp.linspace(-1.0, 1.0, 7)}
+    grads = {"w": jnp.sin(jnp.arange(7.0))}
+    ours, theirs = optimizer(config), adam
+    state, ref_state = ours.init(params), theirs.init(params)
+    assert jax.tree.structure(state) == jax.tree.structure(ref_state)
+    for _ in range(3):
+        (u, state), (ref_u, ref_state) = ours.update(grads, state, params), theirs.update(grads, ref_state, params)
+        assert np.array_equal(u["w"], ref_u["w"])
+    doubled, _ = ours.update(grads, state, params, lr_mult=jnp.float32(2.0))
+    assert np.array_equal(doubled["w"], 2 * ours.update(grads, state, params)[0]["w"])
+
+
+def _single_learner_program(config: PPOConfig, env: envs.OvercookedEnv):
+    """Self-play as its own program was before it became a population of one (ppo.make_train of
+    4cbe9c3): one TrainState, ``optax.adam``, one policy in both seats, nothing vmapped."""
+    network = ActorCritic(config.network)
+    tx = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(lr_schedule(config), eps=1e-5))
+
+    def init(key):
+        k_net, k_env, key = jax.random.split(key, 3)
+        batch = reset_envs(env, k_env, config.num_envs)
+        params = network.init(k_net, batch.obs[0, 0].astype(jnp.float32))
+        return TrainState.create(apply_fn=network.apply, params=params, tx=tx), batch, key, jnp.int32(0)
+
+    def update(carry):
+        ts, batch, key, u = carry
+        key, k_roll, k_epochs = jax.random.split(key, 3)
+        policy = lambda obs: ts.apply_fn(ts.params, obs)
+        batch, traj = rollout(env, policy, batch, k_roll, config.num_steps, shaping_coef(config, u))
+        _, last_value = policy(batch.obs.reshape(-1, *batch.obs.shape[2:]))
+        adv, target = gae(traj, last_value, config.gamma, config.gae_lambda)
+        flat = lambda x: x.reshape(-1, *x.shape[2:])
+        data = tuple(map(flat, (traj.obs, traj.action, traj.log_prob, traj.value, adv, target)))
+        ts, aux = ppo_epochs(ts, config, data, k_epochs)
+        return (ts, batch, key, u + 1), aux
+
+    return jax.jit(init), jax.jit(update)
+
+
+@pytest.fixture(scope="module")
+def short_self_play():
+    """(config, env, init, update) of tiny self-play with episodes ending inside rollouts: compiled once."""
+    config = tiny_config().model_copy(update={"total_steps": 2 * 128})
+    env = envs.make("cramped_room", envs.Dynamics(horizon=20))
+    return (config, env, *make_self_play(config, env))
+
+
+def _same(a, b) -> bool:
+    return all(np.array_equal(np.ravel(x), np.ravel(y)) for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
+
+
+def test_self_play_is_the_single_learner_program_bit_for_bit(short_self_play):
+    """Keys, the learner's cut of the rollout, the unbatched population of one and the optimiser's
+    learning-rate multiplier keep self-play exactly plain single-learner PPO."""
+    config, env, init, update = short_self_play
+    ref_init, ref_update = _single_learner_program(config, env)
+    ref, runner = ref_init(jax.random.PRNGKey(7)), init(jax.random.PRNGKey(7))
+    for _ in range(2):
+        ref, aux = ref_update(ref)
+        runner, metrics = update(runner)
+        assert _same(aux, (metrics.value_loss, metrics.actor_loss, metrics.entropy, metrics.approx_kl))
+    assert _same(ref[0].params, learner_params(runner, 0))
+    assert _same(ref[0].opt_state, jax.tree.map(lambda x: x[0], runner.learners.opt_state))
+    assert _same(ref[1], runner.envs) and np.array_equal(ref[2], runner.key)
+    assert int(np.asarray(metrics.pair_count).sum()) == 8  # 4 envs, episodes ending at steps 40 and 60
+
+
+def test_same_seed_same_params_other_seed_differs(short_self_play):
+    _, _, init, update = short_self_play
 
     def params_after_one_update(seed: int):
         runner, metrics = update(init(jax.random.PRNGKey(seed)))
-        return jax.tree.leaves(runner.train_state.params) + list(metrics)
+        return jax.tree.leaves(runner.learners.params) + list(metrics)
 
     a, b, c = params_after_one_update(0), params_after_one_update(0), params_after_one_update(1)
     assert all(np.array_equal(x, y, equal_nan=True) for x, y in zip(a, b))

@@ -8,8 +8,8 @@ import pytest
 
 import envs
 from envs import Action
-from proagent.partners.base import Partner, UnknownPartnerError
-from proagent.partners.rl import RLPartner, available_rl_partners, load_rl_partner
+from proagent.domains.overcooked.partners.base import Partner, UnknownPartnerError
+from proagent.domains.overcooked.partners.rl import RLPartner, available_rl_partners, load_rl_partner
 from proagent.paths import PARTNERS_DIR
 
 CLASSIC = ("cramped_room", "asymmetric_advantages", "coordination_ring", "forced_coordination", "counter_circuit")
@@ -22,7 +22,7 @@ def _play(env, partners, seed: int, steps: int) -> list[tuple[int, int]]:
     trace = []
     for t in range(steps):
         kitchen = env.symbolic(state)
-        actions = tuple(int(p.act(kitchen, state)) for p in partners)
+        actions = tuple(int(p.policy(kitchen, state)) for p in partners)
         trace.append(actions)
         state = env.jit_step(jax.random.PRNGKey(t), state, jnp.array(actions)).state
     return trace
@@ -83,6 +83,6 @@ def test_shipped_partners_load_and_act_from_both_seats(layout):
             continue  # stepping through Partner.act compiles per checkpoint: two per layout are enough
         for seat in (0, 1):
             partner.reset(seat, seed=5)
-            first = [partner.act(env.symbolic(state), state) for _ in range(3)]
+            first = [partner.policy(env.symbolic(state), state) for _ in range(3)]
             partner.reset(seat, seed=5)
-            assert [partner.act(env.symbolic(state), state) for _ in range(3)] == first
+            assert [partner.policy(env.symbolic(state), state) for _ in range(3)] == first

@@ -13,7 +13,7 @@ import pytest
 import envs
 from envs import Action, EventKind
 from envs.overcooked.engine import StaticObject
-from proagent.partners.registry import make_partner
+from proagent.domains.overcooked.partners.registry import make_partner
 from proagent.training import human_data as hd
 from proagent.training.style_events import (
     EVENT_INDEX,
@@ -62,7 +62,7 @@ def play(env: envs.OvercookedEnv, names: tuple[str, str], steps: int, seed: int 
     before, actions, after = [], [], []
     for t in range(steps):
         kitchen = env.symbolic(state)
-        joint = jnp.array([int(p.act(kitchen, state)) for p in partners])
+        joint = jnp.array([int(p.policy(kitchen, state)) for p in partners])
         nxt = env.jit_step(jax.random.PRNGKey(t), state, joint).state
         before.append(state), actions.append(joint), after.append(nxt)
         state = nxt

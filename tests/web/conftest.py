@@ -7,6 +7,11 @@ fresh profile, so it never tries to reach the internet.
 
 from __future__ import annotations
 
+from proagent.contract import seat_team
+from proagent.domains.overcooked import OvercookedDomain
+
+DOMAIN = OvercookedDomain()
+
 import shutil
 import tempfile
 import time
@@ -80,7 +85,7 @@ def llm_run(tmp_path_factory, cramped_env) -> Path:
     import jax
 
     from proagent.agent.proagent import AgentConfig, ProAgent
-    from proagent.partners import make_partner
+    from proagent.domains.overcooked.partners import make_partner
     from proagent.runner.episode import run_episode
     from proagent.runner.run_folder import RunFolder
 
@@ -88,7 +93,8 @@ def llm_run(tmp_path_factory, cramped_env) -> Path:
     folder = RunFolder(tmp_path_factory.mktemp("runs") / "20260101-000000-play-cramped_room-greedy")
     folder.write_json("config.json", {"layout": "cramped_room", "partner": "greedy", "seat": 0, "seed": 0, "horizon": HORIZON, "llm": "scripted", "agent": {}})
     first = env.symbolic(env.jit_reset(jax.random.PRNGKey(0)))
-    agent = ProAgent(AgentConfig(), heuristic_model(), 0, "cramped_room", first, 0)
-    record = asyncio.run(run_episode(env, agent, make_partner("greedy", env.layout), 0, 0, 0, trace=lambda r: folder.append_jsonl("trace.jsonl", r)))
+    agent = ProAgent(AgentConfig(), heuristic_model(), DOMAIN, env)
+    assert first.step == 0
+    record = asyncio.run(run_episode(env, DOMAIN, seat_team(agent, 0, [make_partner("greedy", env.layout)]), 0, 0, 0, trace=lambda r: folder.append_jsonl("trace.jsonl", r)))
     folder.append_jsonl("episodes.jsonl", record, durable=True)
     return folder.path

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from proagent.contract import Observation, seat_team
+from proagent.domains.overcooked import OvercookedDomain
+
+DOMAIN = OvercookedDomain()
+
 import asyncio
 import time
 
@@ -10,7 +15,7 @@ from web_helpers import heuristic_model
 
 from proagent.agent.background import BackgroundProAgent
 from proagent.agent.proagent import AgentConfig, ProAgent
-from proagent.partners import make_partner
+from proagent.domains.overcooked.partners import make_partner
 from proagent.runner.episode import run_episode
 
 LATENCY_S = 0.25
@@ -29,11 +34,10 @@ class SlowModel:
 
 
 def _play(cls, env, tick_s: float) -> tuple[list[dict], float]:
-    first = env.symbolic(env.jit_reset(jax.random.PRNGKey(0)))
-    agent = cls(AgentConfig(), SlowModel(), 0, "cramped_room", first, 0)
+    agent = cls(AgentConfig(), SlowModel(), DOMAIN, env)  # run_episode resets it on the first state
     trace: list[dict] = []
     started = time.perf_counter()
-    asyncio.run(run_episode(env, agent, make_partner("stay"), 0, 0, 0, trace=trace.append, pace=lambda: asyncio.sleep(tick_s)))
+    asyncio.run(run_episode(env, DOMAIN, seat_team(agent, 0, [make_partner("stay")]), 0, 0, 0, trace=trace.append, pace=lambda: asyncio.sleep(tick_s)))
     return trace, time.perf_counter() - started
 
 
@@ -61,10 +65,11 @@ def test_llm_failure_in_the_background_reaches_the_episode(cramped_env):
     from proagent.llm.types import LLMError
 
     first = cramped_env.symbolic(cramped_env.jit_reset(jax.random.PRNGKey(0)))
-    agent = BackgroundProAgent(AgentConfig(), ScriptedModel([LLMError("down")]), 0, "cramped_room", first, 0)
+    agent = BackgroundProAgent(AgentConfig(), ScriptedModel([LLMError("down")]), DOMAIN, cramped_env)
+    agent.reset(0, 0, Observation(0, first, None, None, 0.0))
 
     async def play() -> None:
-        await run_episode(cramped_env, agent, make_partner("stay"), 0, 0, 0, pace=lambda: asyncio.sleep(0.001))
+        await run_episode(cramped_env, DOMAIN, seat_team(agent, 0, [make_partner("stay")]), 0, 0, 0, pace=lambda: asyncio.sleep(0.001))
 
     try:
         asyncio.run(play())

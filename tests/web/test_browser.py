@@ -67,12 +67,12 @@ def test_a_person_plays_a_game_in_the_browser_and_answers_the_questionnaire(brow
         browser.get(server.url)
         wait_for(lambda: browser.execute_script("return document.body.dataset.ready"))
         state = lambda: call(server.url, "/api/state")[1]
-        start = state()["kitchen"]["players"][0]["position"]
+        start = state()["state"]["players"][0]["position"]
         _keys(browser, Keys.ENTER)
         wait_for(lambda: browser.execute_script("return document.body.dataset.status") == "running")
         _keys(browser, Keys.ARROW_RIGHT)  # cramped_room: player 0 starts at (1, 2); right is floor
         wait_for(lambda: state()["step"] == 1)
-        assert state()["kitchen"]["players"][0]["position"] == [start[0] + 1, start[1]]
+        assert state()["state"]["players"][0]["position"] == [start[0] + 1, start[1]]
         _keys(browser, Keys.ARROW_UP, Keys.SPACE)
         wait_for(lambda: state()["step"] == 3)
         wait_for(lambda: browser.find_element("id", "step").text == "step 3 / 20")

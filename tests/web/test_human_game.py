@@ -109,10 +109,11 @@ def test_unknown_agent_lists_the_registry(tmp_path, capsys):
 def test_llm_agent_plays_in_real_time_through_an_openai_compatible_server(tmp_path, cramped_env, monkeypatch):
     """`--agent proagent` end to end (litellm → loopback server with 0.3 s latency): the game keeps
     its 20 steps/s while the agent thinks, and its decisions are in the trace."""
+    from proagent.domains.overcooked.heuristic import heuristic_answer
     from proagent.llm.fake_server import FakeChatServer
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key-0000000000")
-    with FakeChatServer(delay_s=0.3) as llm:
+    with FakeChatServer(delay_s=0.3, responder=heuristic_answer) as llm:
         args = human_args(
             tmp_path, "--agent", "proagent", "--llm", "openai/fake-chef", "--api-base", llm.url, "--fps", "20", "--no-cache", "--no-questionnaire"
         )

@@ -273,12 +273,11 @@ def test_chunked_bodies_are_refused(turns):
     assert status == 411 and session.game.keys.presses == 0
 
 
-def test_key_names_are_the_env_actions():
-    from typing import get_args
-
-    from proagent.web.human_app import ACTIONS, KeyName
-
-    assert set(get_args(KeyName)) == set(ACTIONS)
+def test_an_unknown_key_name_is_refused_in_one_line(turns):
+    session, server = turns
+    status, answer = raw(server, "POST", "/api/action", b'{"action": "jump"}')
+    assert status == 400 and "unknown action 'jump'" in _one_line_error(answer) and session.game.keys.presses == 0
+    assert set(session.game.domain.action_names) == {"up", "down", "left", "right", "stay", "interact"}
 
 
 def test_a_failing_handler_answers_500_in_one_line(capsys):

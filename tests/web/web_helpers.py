@@ -47,7 +47,7 @@ def human_args(tmp_path: Path, *extra: str):
 def heuristic_model(reject_first: bool = True):
     """A ScriptedModel that answers like a competent cook; its first plan is an illegal one, so the
     trace has a Verificator rejection with an explanation."""
-    from proagent.llm.fake_server import heuristic_answer
+    from proagent.domains.overcooked.heuristic import heuristic_answer
     from proagent.llm.scripted import ScriptedModel
 
     first = ["Analysis: soup first.\nIntention: pickup(onion)\nPlan: deliver_soup()"] if reject_first else []

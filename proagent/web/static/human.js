@@ -16,7 +16,7 @@
 
   function render(s) {
     page.state = s;
-    Kitchen.draw($("kitchen"), page.info.terrain, s.kitchen, { names: labels(), cookTime: page.info.cook_time });
+    Kitchen.draw($("kitchen"), page.info.terrain, s.state, { names: labels(), cookTime: page.info.cook_time });
     $("score").textContent = s.score;
     $("step").textContent = `step ${s.step} / ${s.horizon}`;
     const left = s.horizon - s.step;
@@ -34,7 +34,8 @@
 
   function showResult(s) {
     $("result").classList.remove("hidden");
-    $("final").textContent = `Final score ${s.record.score} (${s.record.soups} soups). Run saved in ${page.info.run}`;
+    const outcomes = Object.entries(s.record.domain_metrics || {}).map(([k, v]) => `${v} ${k.replace("_", " ")}`).join(", ");
+    $("final").textContent = `Final score ${s.record.score} (${outcomes}). Run saved in ${page.info.run}`;
     if (page.info.questionnaire && !s.questionnaire_saved && !page.surveyShown) {
       page.surveyShown = true;
       $("survey").classList.remove("hidden");

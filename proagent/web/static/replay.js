@@ -1,6 +1,8 @@
 "use strict";
 // The replay page: plays an episode back frame by frame from the payload of
 // proagent/web/replay_data.py (inlined as window.REPLAY_DATA in an export, else fetched).
+// It knows no world: the run's domain script (/replay/domain.js, loaded before this one) defines
+// ReplayDomain, which draws a frame and words seats and events (see ReplayDrawing in replay_data.py).
 (() => {
   const $ = (id) => document.getElementById(id);
   const state = { data: null, index: 0, playing: false, timer: null };
@@ -11,15 +13,21 @@
   }
 
   function playerLine(frame, i) {
-    const d = state.data, pl = frame.kitchen.players[i];
-    if (!pl) return "";
+    const d = state.data, status = ReplayDomain.seatStatus(frame, i);
+    if (status === null || status === undefined) return "";
     const isAgent = i === d.seat;
     const skill = isAgent ? frame.skill : frame.partner_skill;
     const action = frame.actions ? frame.actions[i] : "–";
     const think = isAgent && frame.thinking ? ' <span class="muted">(thinking…)</span>' : "";
-    return `<div class="row"><span class="chip" style="background:${Kitchen.PLAYER_COLORS[i]}"></span>` +
-      `<b>player ${i}</b> ${esc(d.names[i])}: skill <b>${esc(skill || "–")}</b>${think}, action ${esc(action)}, ` +
-      `holding ${esc(Kitchen.describeItem(pl.held))}</div>`;
+    return `<div class="row"><span class="chip" style="background:${ReplayDomain.seatColor(i)}"></span>` +
+      `<b>player ${i}</b> ${esc(d.names[i])}: skill <b>${esc(skill || "–")}</b>${think}, action ${esc(action)}` +
+      `${status ? ", " + esc(status) : ""}</div>`;
+  }
+
+  // The episode's own outcomes (record.domain_metrics), whatever the domain counts.
+  function metricsHtml(metrics) {
+    const names = Object.keys(metrics || {});
+    return names.length ? "<b>episode:</b> " + names.map((k) => `${esc(k.replaceAll("_", " "))} ${esc(metrics[k])}`).join(", ") : "";
   }
 
   function decisionHtml(dec) {
@@ -46,10 +54,10 @@
 
   function render() {
     const d = state.data, f = d.frames[state.index];
-    Kitchen.draw($("kitchen"), d.terrain, f.kitchen, { names: d.names.map((n, i) => (i === d.seat ? "AI" : n === "human" ? "H" : "P")) });
+    ReplayDomain.draw($("scene"), d, f, { names: d.names.map((n, i) => (i === d.seat ? "AI" : n === "human" ? "H" : "P")) });
     $("score").textContent = f.score;
-    $("step").textContent = `step ${f.step} / ${f.kitchen.horizon || d.config.horizon || "?"}${f.final ? " (end)" : ""}`;
-    $("players").innerHTML = f.kitchen.players.map((_, i) => playerLine(f, i)).join("");
+    $("step").textContent = `step ${f.step} / ${ReplayDomain.horizon(f) || d.config.horizon || "?"}${f.final ? " (end)" : ""}`;
+    $("players").innerHTML = d.names.map((_, i) => playerLine(f, i)).join("");
     $("analysis").textContent = f.analysis || "–";
     $("intention").textContent = f.intention || "–";
     $("decision").innerHTML = decisionHtml(f.decision);
@@ -81,7 +89,10 @@
       const rejected = f.decision ? f.decision.attempts.filter((a) => a.failures.length || a.parse_error).length : 0;
       if (rejected) items.push([i, `step ${f.step}: ${rejected} rejected plan(s), chose ${f.decision.skill}`, "reject"]);
       if (f.belief) items.push([i, `step ${f.step}: belief ${f.belief.correct ? "confirmed" : "corrected"} (${f.belief.actual})`, f.belief.correct ? "ok" : "reject"]);
-      for (const e of f.events) if (e.kind === "deliver") items.push([i, `step ${f.step}: player ${e.agent} delivered a soup`, "ok"]);
+      for (const e of f.events) {
+        const note = ReplayDomain.eventNote(e);
+        if (note) items.push([i, `step ${f.step}: player ${e.agent} ${note}`, "ok"]);
+      }
     });
     $("timeline").innerHTML = items.map(([i, t, c]) => `<div class="${c}" data-i="${i}">${esc(t)}</div>`).join("") || '<span class="muted">nothing notable</span>';
     for (const el of $("timeline").children) if (el.dataset.i) el.onclick = () => seek(+el.dataset.i);
@@ -132,6 +143,9 @@
     $("episode").innerHTML = data.episodes.map((label, i) => `<option value="${i}" ${i === data.episode ? "selected" : ""}>${esc(label)}</option>`).join("");
     $("episode").disabled = !!window.REPLAY_DATA;
     $("scrub").max = data.frames.length - 1;
+    $("metrics").innerHTML = metricsHtml(data.metrics);
+    $("metrics").classList.toggle("hidden", !$("metrics").innerHTML);
+    $("notable").textContent = ReplayDomain.notable ? `, ${ReplayDomain.notable}` : "";
     timeline();
     render();
     document.body.dataset.ready = "1";

@@ -27,9 +27,10 @@ from functools import cached_property
 import numpy as np
 
 from envs import Action, EnvState, KitchenMap, KitchenState, Player, Pos, Pot
-from proagent.controller import Controller
-from proagent.navigation import distances, spots
-from proagent.skills import Skill, SkillBook
+from proagent.contract import ImmediateAgent, Observation
+from proagent.domains.overcooked.controller import Controller
+from proagent.domains.overcooked.navigation import distances, spots
+from proagent.domains.overcooked.skills import Skill, SkillBook
 
 ONION = "onion"
 SOUP_SIZE = 3  # ingredients per soup in the classic recipes
@@ -46,30 +47,30 @@ WAIT = Skill("wait", 1)
 # ---- baselines ---------------------------------------------------------------------------------
 
 
-class RandomPartner:
+class RandomPartner(ImmediateAgent):
     """Uniform random primitive actions: the floor of every cross-play table."""
 
     def __init__(self, name: str = "random") -> None:
         self.name = name
         self._rng = np.random.default_rng(0)
 
-    def reset(self, seat: int, seed: int) -> None:
+    def reset(self, seat: int, seed: int, first: Observation | None = None) -> None:
         self._rng = np.random.default_rng(seed)
 
-    def act(self, kitchen: KitchenState, state: EnvState) -> Action:
+    def policy(self, kitchen: KitchenState, state: EnvState) -> Action:
         return Action(int(self._rng.integers(len(Action))))
 
 
-class StayPartner:
+class StayPartner(ImmediateAgent):
     """Never moves: shows what an agent achieves alone (and that it routes around an obstacle)."""
 
     def __init__(self, name: str = "stay") -> None:
         self.name = name
 
-    def reset(self, seat: int, seed: int) -> None:
+    def reset(self, seat: int, seed: int, first: Observation | None = None) -> None:
         pass
 
-    def act(self, kitchen: KitchenState, state: EnvState) -> Action:
+    def policy(self, kitchen: KitchenState, state: EnvState) -> Action:
         return Action.STAY
 
 
@@ -339,7 +340,7 @@ def onion_passer(view: TeamView) -> Iterator[Choice]:
 # ---- the partner -----------------------------------------------------------------------------
 
 
-class SkillPartner:
+class SkillPartner(ImmediateAgent):
     """A scripted teammate: a heuristic picks skills, the shared Controller walks them.
 
     A new skill is chosen when the current one is done or no longer feasible, and, while the hands
@@ -372,7 +373,11 @@ class SkillPartner:
         """The skill being played (for traces and tests)."""
         return self._choice
 
-    def reset(self, seat: int, seed: int) -> None:
+    def info(self) -> dict:
+        """The trace shows the skill being played."""
+        return {"skill": str(self._choice.skill)} if self._choice is not None else {}
+
+    def reset(self, seat: int, seed: int, first: Observation | None = None) -> None:
         noise, control = np.random.SeedSequence(seed).spawn(2)
         self.seat = seat
         self._rng = np.random.default_rng(noise)
@@ -381,7 +386,7 @@ class SkillPartner:
         self._choice = None
         self._steps = 0
 
-    def act(self, kitchen: KitchenState, state: EnvState) -> Action:
+    def policy(self, kitchen: KitchenState, state: EnvState) -> Action:
         if self.seat < 0:
             raise RuntimeError(f"partner {self.name!r}: call reset(seat, seed) before act()")
         controller, book = self._ground(kitchen)

@@ -15,8 +15,15 @@ from pathlib import Path
 from types import MappingProxyType
 
 from envs import KitchenLayout, get_layout
-from proagent.partners.base import Partner, UnknownPartnerError
-from proagent.partners.scripted import RandomPartner, SkillPartner, StayPartner, greedy, onion_passer, supplier
+from proagent.domains.overcooked.partners.base import Partner, UnknownPartnerError
+from proagent.domains.overcooked.partners.scripted import (
+    RandomPartner,
+    SkillPartner,
+    StayPartner,
+    greedy,
+    onion_passer,
+    supplier,
+)
 from proagent.paths import PARTNERS_DIR
 
 LayoutSpec = str | KitchenLayout | None
@@ -58,7 +65,7 @@ class PartnerRegistry:
 
 
 def _load_trained(root: Path, algorithm: str, layout: LayoutSpec) -> Partner:
-    from proagent.partners.rl import load_rl_partner  # flax only when a trained partner is used
+    from proagent.domains.overcooked.partners.rl import load_rl_partner  # flax only when a trained partner is used
 
     if layout is None:
         raise UnknownPartnerError(f"partner {algorithm!r} is trained per layout: give the layout")

@@ -1,6 +1,6 @@
 """Measure the embedded model's latency per constrained decision, with and without prefix reuse.
 
-Run: ``python -m proagent.llm.bench_embedded [--decisions N] [--threads T]``.
+Run: ``python benchmarks/embedded_prefix.py [--decisions N] [--threads T]``.
 
 A decision here is what the agent does each planning step: a ~600-token
 prompt (static rules + a changing state) and a short JSON answer (an analysis

@@ -19,13 +19,14 @@ import jax
 import jax.numpy as jnp
 
 from envs import Action, EnvState, KitchenLayout, KitchenState, OvercookedEnv
-from proagent.partners.base import UnknownPartnerError
+from proagent.contract import ImmediateAgent, Observation
+from proagent.domains.overcooked.partners.base import UnknownPartnerError
 from proagent.paths import PARTNERS_DIR
 from proagent.training import checkpoint
 from proagent.training.networks import ActorCritic
 
 
-class RLPartner:
+class RLPartner(ImmediateAgent):
     """A checkpointed policy playing one seat of ``layout``."""
 
     def __init__(
@@ -50,11 +51,11 @@ class RLPartner:
 
     # ---- Partner protocol ----
 
-    def reset(self, seat: int, seed: int) -> None:
+    def reset(self, seat: int, seed: int, first: Observation | None = None) -> None:
         self.seat = seat
         self._key = jax.random.PRNGKey(seed)
 
-    def act(self, kitchen: KitchenState, state: EnvState) -> Action:
+    def policy(self, kitchen: KitchenState, state: EnvState) -> Action:
         self._key, key = jax.random.split(self._key)
         return Action(int(self._act_one(self.params, state, self.seat, key)))
 

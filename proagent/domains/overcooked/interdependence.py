@@ -5,18 +5,28 @@ module only says which operator each event is and binds its parameters to tracke
 (``identity``) and fixed places. Input is what both a live episode and a run folder have: per
 step the joint action and the events, plus (when recorded) the initial kitchen, so the same
 code serves `play`/`eval` at episode end and `proagent analyze` afterwards.
+
+What the core calls (the generic analysis lives in ``proagent.interdependence``):
+``interdependence_collector(first)`` while an episode runs, ``interdependence_model(layout)`` and
+``skill_of_event`` when `proagent analyze` regrounds a run folder.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
+from envs import Action, get_layout
 from envs.overcooked.events import Event, EventKind
 from envs.overcooked.layouts import ingredient_name
 from envs.overcooked.symbolic import Item, KitchenMap, KitchenState, Pos
-from proagent.interdependence.identity import ObjectTracker
+from proagent.domains.base import Skill
+from proagent.domains.overcooked.identity import KitchenTracker
+from proagent.domains.overcooked.skills import SkillBook
+from proagent.interdependence.episode import EpisodeCollector
+from proagent.interdependence.model import StepInput
 from proagent.interdependence.strips import (
     ENV_AGENT,
     Domain,
@@ -39,15 +49,6 @@ def overcooked_domain() -> Domain:
 
 def place_name(kind: str, pos: Pos) -> str:
     return f"{kind}_{pos[0]}_{pos[1]}"
-
-
-@dataclass(frozen=True)
-class StepInput:
-    """One environment step: each agent's primitive action (by name) and the events it caused."""
-
-    step: int
-    actions: tuple[str, ...]
-    events: tuple[Event, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,7 @@ class _Grounder:
         self.domain = domain
         self.kmap = kmap
         self.agents = agents
-        self.tracker = ObjectTracker()
+        self.tracker = KitchenTracker()
         self.operators: list[GroundedOperator] = []
         self.places: dict[str, str] = {}
 
@@ -217,7 +218,8 @@ def ground_episode(
     kmap: KitchenMap,
     scene: Scene | None = None,
     domain: Domain | None = None,
-    agents: int = 2,
+    *,
+    agents: int,
 ) -> GroundedTrace:
     """The grounded trace of one episode. ``scene`` is the initial kitchen (empty if unknown).
 
@@ -240,3 +242,42 @@ def ground_episode(
         agents=agents,
         notes=notes,
     )
+
+
+def skill_of_event(event: Event) -> Skill | None:
+    """The skill an event completes: what intention accuracy compares a prediction with. The skill
+    book's one definition (it needs no kitchen), so `proagent analyze` needs no agent nor state."""
+    return SkillBook.skill_of_event(event)
+
+
+@dataclass(frozen=True)
+class OvercookedModel:
+    """One kitchen as the generic interdependence analysis sees it (``InterdependenceModel``)."""
+
+    kmap: KitchenMap
+    strips: Domain = field(default_factory=overcooked_domain)
+
+    def action_name(self, action: int) -> str:
+        return Action(int(action)).name.lower()
+
+    def scene_of(self, first: KitchenState) -> Scene:
+        return scene_from_kitchen(first)
+
+    def scene_from_trace(self, line: Mapping[str, Any]) -> Scene | None:
+        return scene_from_record(line["scene"]) if "scene" in line else None
+
+    def event_from_record(self, record: Mapping[str, Any]) -> Event:
+        return event_from_record(dict(record))
+
+    def ground(self, steps: Iterable[StepInput], scene: Scene | None, agents: int) -> GroundedTrace:
+        return ground_episode(steps, self.kmap, scene, self.strips, agents=agents)
+
+
+def interdependence_model(layout: str) -> OvercookedModel:
+    """The model of a layout by what ``get_layout`` accepts (a name or a kitchen file): `proagent analyze`."""
+    return OvercookedModel(KitchenMap(get_layout(layout)))
+
+
+def interdependence_collector(first: KitchenState) -> EpisodeCollector:
+    """What the episode runner feeds each step (``add``), then summarizes (``result``)."""
+    return EpisodeCollector(OvercookedModel(first.map), first, len(first.players))

@@ -12,8 +12,8 @@ import numpy as np
 
 from envs import Action, Direction, KitchenState
 from envs.overcooked.actions import DIRECTION_VECTORS
-from proagent.navigation import Route, best_route
-from proagent.skills import Skill, SkillBook
+from proagent.domains.overcooked.navigation import Route, best_route
+from proagent.domains.overcooked.skills import Skill, SkillBook
 
 
 class Controller:

@@ -1,14 +1,14 @@
 """Teammates for ProAgent: one Partner protocol, scripted partners, and a name -> factory registry."""
 
-from proagent.partners.base import Partner, UnknownPartnerError
-from proagent.partners.registry import (
+from proagent.domains.overcooked.partners.base import Partner, UnknownPartnerError
+from proagent.domains.overcooked.partners.registry import (
     PartnerFactory,
     PartnerRegistry,
     available_partners,
     default_registry,
     make_partner,
 )
-from proagent.partners.scripted import (
+from proagent.domains.overcooked.partners.scripted import (
     Choice,
     RandomPartner,
     SkillPartner,

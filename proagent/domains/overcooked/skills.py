@@ -16,27 +16,11 @@ from typing import NamedTuple
 
 from envs import Event, EventKind, KitchenState, Pos
 from envs.overcooked.layouts import ingredient_name
-from proagent.navigation import reachable_targets
+from proagent.domains.base import Skill, SkillParseError
+from proagent.domains.overcooked.navigation import reachable_targets
 from proagent.paths import KNOWLEDGE_DIR
 
 MAX_WAIT = 20
-
-
-class SkillParseError(ValueError):
-    """The text does not name a known skill; ``raw`` keeps what the model said."""
-
-    def __init__(self, message: str, raw: str) -> None:
-        super().__init__(message)
-        self.raw = raw
-
-
-@dataclass(frozen=True, slots=True)
-class Skill:
-    name: str
-    arg: str | int | None = None
-
-    def __str__(self) -> str:
-        return f"{self.name}({'' if self.arg is None else self.arg})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +240,29 @@ class SkillBook:
         """Whether ``event`` moved the team forward from ``agent``'s point of view (skills.toml [progress])."""
         kinds = self.progress_own if event.agent == agent else self.progress_teammate
         return event.kind in kinds
+
+    @staticmethod
+    def skill_of_event(event: Event) -> Skill | None:
+        """The skill an event completes, for belief correction (START_COOKING and indicator presses
+        complete none). A put in a pot names the ingredient (``put_onion_in_pot``); the classic skill
+        book has no skill for other ingredients yet (issue 22), so such a put matches no prediction."""
+        item = event.item.name if event.item else None
+        match event.kind:
+            case EventKind.PICKUP_INGREDIENT | EventKind.PICKUP_DISH | EventKind.PICKUP_FROM_COUNTER:
+                return Skill("pickup", item)
+            case EventKind.PUT_IN_POT:
+                return Skill(f"put_{item}_in_pot")
+            case EventKind.FILL_DISH:
+                return Skill("fill_dish_with_soup")
+            case EventKind.DELIVER:
+                return Skill("deliver_soup")
+            case EventKind.PLACE_ON_COUNTER:
+                return Skill("place_obj_on_counter")
+        return None
+
+    def undo_state(self, kitchen: KitchenState, agent: int) -> HandsAndCounters:
+        """The loop guard's view (domains.base.SkillBook): hands and counters."""
+        return self.hands_and_counters(kitchen, agent)
 
     def hands_and_counters(self, kitchen: KitchenState, agent: int) -> HandsAndCounters:
         """What an undo loop leaves unchanged: the agent's hands and the objects on the counters (as a

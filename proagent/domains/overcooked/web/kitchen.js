@@ -1,7 +1,8 @@
 "use strict";
 // Draws one Overcooked kitchen on a <canvas> from the terrain rows (legacy characters) and a
 // kitchen record (KitchenState.to_record(): players, pots, counter items). Shared by the replay
-// page and the human-play page; no dependencies, so an exported replay is one HTML file.
+// page (through ReplayDomain, below) and the human-play page; no dependencies, so an exported
+// replay is one HTML file. The Overcooked domain's asset (proagent/domains/overcooked/web).
 const Kitchen = (() => {
   const TILE = 64;
   const C = {
@@ -145,3 +146,26 @@ const Kitchen = (() => {
 
   return { draw, describeItem, TILE, PLAYER_COLORS: PLAYER };
 })();
+
+// The generic replay page's hooks (replay.js of proagent.web; the contract is ReplayDrawing in
+// proagent/web/replay_data.py): the payload's `terrain` and each frame's `kitchen` come from
+// proagent/domains/overcooked/web/__init__.py.
+const ReplayDomain = {
+  notable: "deliveries",
+  draw(canvas, data, frame, opts) {
+    Kitchen.draw(canvas, data.terrain, frame.kitchen, opts);
+  },
+  seatColor(i) {
+    return Kitchen.PLAYER_COLORS[i];
+  },
+  seatStatus(frame, i) {
+    const pl = frame.kitchen.players[i];
+    return pl ? "holding " + Kitchen.describeItem(pl.held) : null;
+  },
+  horizon(frame) {
+    return frame.kitchen.horizon;
+  },
+  eventNote(e) {
+    return e.kind === "deliver" ? "delivered a soup" : null;
+  },
+};

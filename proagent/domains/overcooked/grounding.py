@@ -7,19 +7,12 @@ the LLM none of positions, distances, counter contents or the teammate's last ac
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from envs import KitchenState, Pos
 from envs.overcooked.layouts import ingredient_name
 from envs.overcooked.render import render_ascii
-from proagent.navigation import distances, spots
-from proagent.skills import Skill, SkillBook
-
-
-@dataclass(frozen=True)
-class TeammateView:
-    last_skill: str | None  # last completed skill inferred from its events
-    last_action: str | None  # last primitive action
+from proagent.domains.base import TeammateView
+from proagent.domains.overcooked.navigation import distances, spots
+from proagent.domains.overcooked.skills import Skill, SkillBook
 
 
 def _pot_status(pot) -> str:

@@ -1,0 +1,141 @@
+"""One builder of agents and teams, shared by every front end (play, eval, human, ablate).
+
+A seat is filled by name: an LLM agent the caller configured (``llm_agents``: name -> factory,
+e.g. ``proagent``), else one of the domain's partners (scripted, trained, human proxies). So any
+agent can fill any seat: ProAgent with a copy of itself, two LLM agents with different models, or
+a scripted pair. The front ends differ only in where the names and the model come from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from proagent.agent.background import BackgroundProAgent
+from proagent.agent.presets import model_defaults
+from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.agent.prompt_check import check_prompt_set
+from proagent.agent.prompts import PromptSetError, load_prompt_set
+from proagent.contract import Agent, UnknownAgentError
+from proagent.domains import domain_for
+from proagent.domains.base import Domain, DomainEnv, DomainInputError
+from proagent.llm.factory import EMBEDDED_SPEC, make_model
+from proagent.llm.types import LLMError, Model
+
+LLM_AGENT = "proagent"  # the name of the LLM agent kind in every front end
+
+
+def llm_agent(domain: Domain, env: DomainEnv, config: AgentConfig, model: Model, background: bool = False) -> ProAgent:
+    """A ProAgent for ``env`` (reset it with its seat, seed and first observation before playing).
+    ``background``: it keeps answering (the idle action) while it thinks, for real-time play."""
+    return (BackgroundProAgent if background else ProAgent)(config, model, domain, env)
+
+
+def check_llm_agent(domain: Domain, env: DomainEnv, config: AgentConfig, seats: list[int], seed: int) -> dict[str, str]:
+    """Render every template of the agent's prompt set on this env's first state from each seat
+    (raises PromptSetError); returns the set's source hashes for the run's provenance."""
+    prompts = load_prompt_set(config.prompt, domain.prompts_root)
+    first = env.symbolic(env.jit_reset(_key(seed)))
+    for seat in seats:
+        check_prompt_set(prompts, domain, env, first, seat)
+    return prompts.source_hashes()
+
+
+def _key(seed: int):
+    import jax
+
+    return jax.random.PRNGKey(seed)
+
+
+@dataclass
+class AgentBuilder:
+    """Builds the agent for a name on one env: a configured LLM agent, else a domain partner."""
+
+    domain: Domain
+    llm_agents: Mapping[str, Callable[[DomainEnv], Agent]] = field(default_factory=dict)
+
+    def names(self, env: DomainEnv | None = None) -> list[str]:
+        return sorted({*self.llm_agents, *self.domain.partner_names(env)})
+
+    def make(self, name: str, env: DomainEnv) -> Agent:
+        """Raises UnknownAgentError listing every name, or ValueError when a partner cannot play ``env``."""
+        if name in self.llm_agents:
+            return self.llm_agents[name](env)
+        try:
+            return self.domain.make_partner(name, env)
+        except UnknownAgentError:
+            raise UnknownAgentError(f"unknown partner {name!r}; available partners: {', '.join(self.names(env))}") from None
+
+    def team(self, env: DomainEnv, focal_seat: int, focal: Agent, partner: str) -> list[Agent]:
+        """``focal`` in its seat, a fresh ``partner`` in every other seat."""
+        if not 0 <= focal_seat < env.num_agents:
+            raise ValueError(f"seat {focal_seat} does not exist: {env.name} has seats 0..{env.num_agents - 1}")
+        return [focal if seat == focal_seat else self.make(partner, env) for seat in range(env.num_agents)]
+
+
+class SetupError(ValueError):
+    """A bad input found while building a session, with the message a user needs to fix it."""
+
+
+def agent_config(flags: object, embedded: bool) -> AgentConfig:
+    """The agent's config from the shared agent flags (``--prompt``, ``--belief``...); settings
+    left on auto follow the model (agent/presets.py)."""
+    legal_only = {"auto": "auto", "on": True, "off": False}[flags.legal_only]  # type: ignore[attr-defined]
+    defaults = model_defaults(embedded, flags.prompt, legal_only)  # type: ignore[attr-defined]
+    return AgentConfig(
+        **defaults.model_dump(),
+        belief=flags.belief,  # type: ignore[attr-defined]
+        memory_k=flags.memory_k,  # type: ignore[attr-defined]
+        verificator=not flags.no_verificator,  # type: ignore[attr-defined]
+        loop_check=not flags.no_loop_check,  # type: ignore[attr-defined]
+        max_replans=flags.max_replans,  # type: ignore[attr-defined]
+    )
+
+
+def resolve_env(layout: str, horizon: int, domain_spec: str | None = None) -> tuple[Domain, DomainEnv]:
+    """The domain (``--domain``, else the one owning the layout) and the layout's env."""
+    try:
+        domain = domain_for(layout, domain_spec)
+        return domain, domain.make_env(layout, horizon)
+    except DomainInputError as exc:
+        raise SetupError(str(exc)) from exc
+
+
+@dataclass
+class LLMSeat:
+    """The LLM agent a session plays: its settled config, its model and its provenance."""
+
+    config: AgentConfig
+    model: Model
+    prompt_hashes: dict[str, str]
+    embedded: bool
+
+
+def prepare_llm(flags: object, domain: Domain, env: DomainEnv, seats: list[int], seed: int) -> LLMSeat:
+    """Check the prompt set on every seat the agent may take and make the model (``--llm``,
+    ``--api-base``, ``--llm-timeout``, ``--cache-dir``/``--no-cache``); one SetupError otherwise."""
+    embedded = flags.llm.split(":")[0] == EMBEDDED_SPEC  # type: ignore[attr-defined]
+    config = agent_config(flags, embedded)
+    try:
+        hashes = check_llm_agent(domain, env, config, seats, seed)
+        cache_dir = None if flags.no_cache else flags.cache_dir  # type: ignore[attr-defined]
+        model = make_model(flags.llm, api_base=flags.api_base, cache_dir=cache_dir, timeout_s=flags.llm_timeout)  # type: ignore[attr-defined]
+    except (PromptSetError, LLMError) as exc:
+        raise SetupError(str(exc)) from exc
+    return LLMSeat(config, model, hashes, embedded)
+
+
+def session_builder(domain: Domain, llm: LLMSeat | None, background: bool = False) -> AgentBuilder:
+    """The builder of a play/human session: ``proagent`` is the session's LLM agent (every seat
+    that names it gets its own ProAgent on the same model), any other name a domain partner."""
+    if llm is None:
+        return AgentBuilder(domain)
+    return AgentBuilder(domain, {LLM_AGENT: lambda env: llm_agent(domain, env, llm.config, llm.model, background)})
+
+
+def check_name(builder: AgentBuilder, name: str, env: DomainEnv) -> None:
+    """Raise SetupError if ``name`` cannot play on ``env`` (unknown, or no checkpoint for it)."""
+    try:
+        builder.make(name, env)
+    except (UnknownAgentError, ValueError) as exc:
+        raise SetupError(str(exc)) from exc

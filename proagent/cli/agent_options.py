@@ -1,0 +1,40 @@
+"""The LLM agent's command-line options, shared by `play` and `human` (and nothing else)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from proagent.cli.arg_types import non_negative_int, positive_float
+from proagent.paths import PROJECT_ROOT
+
+EMBEDDED_NOTICE = (
+    "Using the embedded SmolLM2-135M model (no API key needed). It runs the real pipeline but "
+    "plays weakly; pass --llm openai/<model> (or --llm openai/<name> --api-base URL for a local "
+    "server) for a capable model."
+)
+
+
+def add_agent_options(p: argparse.ArgumentParser) -> None:
+    """The LLM agent's options, shared by `play` and `human --agent proagent`."""
+    p.add_argument("--llm", default="embedded", help="'embedded' (default) or a litellm model id, e.g. openai/gpt-4o-mini")
+    p.add_argument("--api-base", default=None, help="URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp)")
+    p.add_argument("--prompt", default=None, help="prompt set: a folder in prompts/ (default: compact for the embedded model, else proagent)")
+    p.add_argument("--belief", choices=("replace", "annotate", "off"), default="replace")
+    p.add_argument("--memory-k", type=non_negative_int, default=5, help="recent trajectory records shown to the planner")
+    p.add_argument("--max-replans", type=non_negative_int, default=4)
+    p.add_argument("--no-verificator", action="store_true", help="accept any parsed plan without checking it")
+    p.add_argument(
+        "--no-loop-check",
+        action="store_true",
+        help="let the agent repeat a skill its last skill just undid (loops are still counted as 'oscillations')",
+    )
+    p.add_argument(
+        "--legal-only",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="offer the model only skills whose preconditions hold (auto: on for the embedded model)",
+    )
+    p.add_argument("--llm-timeout", type=positive_float, default=60.0, help="seconds to wait for one LLM answer before retrying")
+    p.add_argument("--cache-dir", type=Path, default=PROJECT_ROOT / ".cache" / "llm", help="LLM response cache")
+    p.add_argument("--no-cache", action="store_true")

@@ -1,0 +1,128 @@
+"""What `proagent eval` and `proagent ablate` share: the grid, agent and run flags, applying them
+to a config, and running it (so neither command imports the other)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shlex
+import sys
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from proagent.cli.arg_types import non_negative_int, positive_float, positive_int
+
+# flag dest -> EvalConfig field, for flags that set top-level fields
+GRID_FLAGS = MappingProxyType({f: f for f in ("name", "domain", "partners", "layouts", "seats", "episodes", "seed", "horizon")})
+RUN_FLAGS = MappingProxyType({
+    "concurrency": "concurrency", "llm_concurrency": "llm_concurrency", "max_cost": "max_cost_usd",
+    "max_failures": "max_failures", "trace": "trace", "stepping": "stepping", "cache": "cache", "cache_dir": "cache_dir",
+})  # fmt: skip
+AGENT_FLAGS = ("llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k", "max_replans", "verificator", "loop_check", "legal_only")
+LIST_FIELDS = ("partners", "layouts", "seats")
+
+
+def add_grid_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--name", help="run folder suffix")
+    p.add_argument("--domain", help="the world: a built-in name or module:attribute (default overcooked)")
+    p.add_argument("--partners", help="comma list of partner names, or 'proagent' (an LLM agent) (default greedy)")
+    p.add_argument("--layouts", help="comma list of layouts (default cramped_room)")
+    p.add_argument("--seats", help="the agent's seats: e.g. 0, 1 or 0,1 (default 0,1)")
+    p.add_argument("--episodes", type=positive_int, help="episodes per agent x partner x layout x seat")
+    p.add_argument("--seed", type=non_negative_int, help="episode i plays seed + i")
+    p.add_argument("--horizon", type=positive_int, help="steps per episode (default 400)")
+
+
+def add_agent_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--llm", help="model of every proagent agent: 'embedded' or a litellm id")
+    p.add_argument("--api-base", help="OpenAI-compatible server URL for --llm")
+    p.add_argument("--llm-timeout", dest="llm_timeout_s", type=positive_float, help="seconds to wait for one LLM answer (default 60)")
+    p.add_argument("--prompt", help="prompt set (a folder in prompts/)")
+    p.add_argument("--belief", choices=("replace", "annotate", "off"))
+    p.add_argument("--memory-k", type=non_negative_int)
+    p.add_argument("--max-replans", type=non_negative_int)
+    p.add_argument("--no-verificator", dest="verificator", action="store_const", const=False)
+    p.add_argument("--no-loop-check", dest="loop_check", action="store_const", const=False)
+    p.add_argument("--legal-only", choices=("auto", "on", "off"))
+
+
+def add_run_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--resume", type=Path, help="continue runs/<run>: skip its finished episodes")
+    p.add_argument("--concurrency", type=positive_int, help="episodes in flight (default 8)")
+    p.add_argument("--llm-concurrency", type=positive_int, help="LLM requests in flight over all episodes (default 32)")
+    p.add_argument("--max-cost", type=positive_float, help="USD: start no new episode once this much is spent")
+    p.add_argument("--max-failures", type=positive_int)
+    p.add_argument("--trace", action="store_const", const=True, help="write every step to trace.jsonl")
+    p.add_argument("--stepping", choices=("lockstep", "single"), help="batch envs per layout (default) or not")
+    p.add_argument("--no-cache", dest="cache", action="store_const", const=False)
+    p.add_argument("--cache-dir", type=Path)
+    p.add_argument("--runs-dir", type=Path, help="where run folders go (default runs/)")
+    p.add_argument("--progress", choices=("auto", "on", "off"), default="auto")
+
+
+def apply_flags(data: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    """``data`` with the flags that were given applied on top; defaults only where neither says."""
+    out = dict(data)
+    for dest, field in {**GRID_FLAGS, **RUN_FLAGS}.items():
+        value = getattr(args, dest, None)
+        if value is not None:
+            out[field] = _split(value, field) if field in LIST_FIELDS else value
+    if getattr(args, "agents", None):
+        out["agents"] = [{"kind": kind} for kind in _split(args.agents, "agents")]
+    out.setdefault("agents", [{"kind": "proagent"}])
+    out.setdefault("partners", ["greedy"])
+    out.setdefault("layouts", ["cramped_room"])
+    agent_flags = {f: getattr(args, f) for f in AGENT_FLAGS if getattr(args, f, None) is not None}
+    if "legal_only" in agent_flags:
+        agent_flags["legal_only"] = {"auto": "auto", "on": True, "off": False}[agent_flags["legal_only"]]
+    out["agents"] = [{**a, **agent_flags} if _is_proagent(a) else a for a in out["agents"]]
+    return out
+
+
+def _is_proagent(agent: Any) -> bool:
+    return isinstance(agent, dict) and agent.get("kind", "proagent") == "proagent"
+
+
+def _split(value: str, field: str) -> list:
+    items = [v.strip() for v in str(value).split(",") if v.strip()]
+    return [int(v) if field == "seats" and v.isdigit() else v for v in items]
+
+
+def resume_changes(args: argparse.Namespace) -> dict[str, Any]:
+    """The config fields the flags would change (resume_run refuses all but execution ones)."""
+    changes = {field: getattr(args, dest) for dest, field in {**GRID_FLAGS, **RUN_FLAGS}.items() if getattr(args, dest, None) is not None}
+    changes.update({f: getattr(args, f) for f in AGENT_FLAGS if getattr(args, f, None) is not None})
+    if getattr(args, "agents", None) or getattr(args, "config", None):
+        changes["agents/config"] = True
+    return changes
+
+
+def execute(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -> int:
+    """Start (or resume) the run, play it, report. Shared by eval and ablate."""
+    from rich.console import Console
+
+    from proagent.eval.config import ConfigError, EvalConfig, validate_config
+    from proagent.eval.session import finish_run, play_run, resume_run, start_run
+    from proagent.eval.world import World
+
+    command = shlex.join(["proagent", *sys.argv[1:]])
+    world = World()
+    console = Console()
+    try:
+        if args.resume is not None:
+            handle = resume_run(args.resume, resume_changes(args), world, command)
+        else:
+            config = validate_config(apply_flags(data, args), str(args.config or "flags"), EvalConfig)
+            handle = start_run(config, world, command, args.runs_dir, ablation)
+    except ConfigError as exc:
+        return error_exit(exc)
+    print(f"run folder: {handle.folder.path}", file=sys.stderr)
+    outcome = asyncio.run(play_run(handle, world, args.progress, Console(stderr=True)))
+    finish_run(handle, outcome, console)
+    return 1 if outcome.failures else 0
+
+
+def error_exit(exc: Exception) -> int:
+    print(f"error: {exc}", file=sys.stderr)
+    return 2

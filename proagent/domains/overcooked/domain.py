@@ -1,0 +1,160 @@
+"""Overcooked as a domain: the classic kitchens (and the V2 engine's layouts) behind `Domain`.
+
+Everything the core needs to play Overcooked is reached from here: the JAX env (`envs.overcooked`),
+the skill book (`skills.py`, defined by `knowledge/overcooked/skills.toml`), the BFS controller,
+the prompt facts (`grounding.py`), the partners (scripted and the trained zoo), the per-episode
+metrics (soups) and the renderers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+from envs import (
+    Action,
+    Dynamics,
+    Event,
+    EventKind,
+    KitchenState,
+    LayoutError,
+    OvercookedEnv,
+    available_layouts,
+    make,
+    render_ascii,
+    render_rgb_batch,
+    save_gif,
+    stack_states,
+    terrain_rows,
+)
+from proagent.contract import Agent
+from proagent.domains.base import DomainInputError, EngineState, Skill, TeammateView
+from proagent.domains.overcooked.controller import Controller
+from proagent.domains.overcooked.grounding import ground
+from proagent.domains.overcooked.interdependence import (
+    OvercookedModel,
+    interdependence_collector,
+    interdependence_model,
+)
+from proagent.domains.overcooked.partners.registry import PartnerRegistry, default_registry
+from proagent.domains.overcooked.skills import SkillBook
+from proagent.interdependence.episode import EpisodeCollector
+from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
+
+PROGRESS_EVENTS = ("put_in_pot", "fill_dish", "deliver")  # an agent's own contribution to soups
+
+
+def _number(value: float) -> str:
+    """20.0 -> "20": knowledge texts read like the hand-written originals."""
+    return f"{value:g}"
+
+
+class OvercookedDomain:
+    """The Overcooked world. Holds only its partner registry (scripted + the shipped zoo, or one a
+    caller extends), so one instance serves every run."""
+
+    name = "overcooked"
+    prompts_root: Path = PROMPTS_DIR
+    knowledge_root: Path = KNOWLEDGE_DIR / "overcooked"
+    useful_events = PROGRESS_EVENTS
+    idle_action = int(Action.STAY)
+    metric_names = ("soups", "wrong_soups")
+
+    def __init__(self, registry: PartnerRegistry | None = None) -> None:
+        self._registry = registry
+
+    @property
+    def registry(self) -> PartnerRegistry:
+        if self._registry is None:
+            self._registry = default_registry()
+        return self._registry
+
+    def layout_names(self) -> list[str]:
+        return available_layouts()
+
+    def owns(self, spec: str) -> bool:
+        return spec in available_layouts() or spec.endswith((".txt", ".toml"))
+
+    def make_env(self, spec: str, horizon: int, dynamics: Dynamics | None = None) -> OvercookedEnv:
+        try:
+            return make(spec, Dynamics(**{**(dynamics or Dynamics()).model_dump(), "horizon": horizon}))
+        except LayoutError as exc:
+            raise DomainInputError(str(exc)) from exc
+
+    def skill_book(self, first: KitchenState) -> SkillBook:
+        return SkillBook.for_kitchen(first)
+
+    def controller(self, book: SkillBook, seat: int, seed: int) -> Controller:
+        return Controller(book, seat, seed)
+
+    def ground(self, state: KitchenState, seat: int, book: SkillBook, teammates: Sequence[TeammateView], score: float) -> dict:
+        (mate,) = teammates  # Overcooked kitchens are two-player
+        return ground(state, seat, book, mate, score)
+
+    def knowledge_facts(self, env: OvercookedEnv) -> dict:
+        return {"cook_time": env.dynamics.cook_time, "soup_reward": _number(env.dynamics.soup_reward)}
+
+    def memory_summary(self, facts: dict) -> str:
+        me, mate = facts["me"], facts["teammate"]
+        return (
+            f"you at {me['position']} holding {me['held'] or 'nothing'}; "
+            f"teammate at {mate['position']} holding {mate['held'] or 'nothing'}"
+        )
+
+    def action_name(self, action: int) -> str:
+        return Action(int(action)).name.lower()
+
+    @property
+    def action_names(self) -> tuple[str, ...]:
+        return tuple(a.name.lower() for a in Action)
+
+    def page_facts(self, env: OvercookedEnv, first: KitchenState) -> dict:
+        return {"terrain": terrain_rows(env.layout.tiles), "cook_time": env.dynamics.cook_time}
+
+    def state_record(self, state: KitchenState) -> dict:
+        return state.to_record()
+
+    def render_text(self, state: KitchenState) -> str:
+        return render_ascii(state)
+
+    def frame_extras(self, env: OvercookedEnv, state: KitchenState, after: KitchenState, done: bool) -> dict:
+        """The structured kitchen (the ASCII drops pot timers and soup contents), the terrain once
+        per episode, and after the last step the final kitchen."""
+        extras: dict = {"kitchen": state.to_record()}
+        if state.step == 0:
+            extras["terrain"] = terrain_rows(env.layout.tiles)
+        if done:
+            extras["final"] = {"state": render_ascii(after), "kitchen": after.to_record()}
+        return extras
+
+    def save_gif(self, env: OvercookedEnv, states: Sequence[EngineState], path: Path) -> None:
+        """The episode as an animated GIF (rendered in jitted chunks: envs/overcooked/render.py)."""
+        frames = render_rgb_batch(stack_states(list(states)), env.dynamics.agent_view_size)
+        save_gif(frames, path, fps=8)
+
+    def count_events(self, events: Sequence[Event], num_agents: int) -> dict[str, list[int]]:
+        per_agent = Counter((e.kind.value, e.agent) for e in events)
+        return {kind.value: [per_agent[(kind.value, seat)] for seat in range(num_agents)] for kind in EventKind}
+
+    def episode_metrics(self, events: Sequence[Event]) -> dict[str, float]:
+        deliveries = [e for e in events if e.kind == EventKind.DELIVER]
+        return {"soups": sum(1 for e in deliveries if e.correct), "wrong_soups": sum(1 for e in deliveries if not e.correct)}
+
+    def interdependence_collector(self, first: KitchenState) -> EpisodeCollector:
+        return interdependence_collector(first)
+
+    def interdependence_model(self, layout: str) -> OvercookedModel:
+        """The STRIPS model of a layout (name or kitchen file), for `proagent analyze` on a run folder."""
+        return interdependence_model(layout)
+
+    @staticmethod
+    def skill_of_event(event: Event) -> Skill | None:
+        return SkillBook.skill_of_event(event)
+
+    def partner_names(self, env: OvercookedEnv | None = None) -> list[str]:
+        return self.registry.names()
+
+    def make_partner(self, name: str, env: OvercookedEnv | None = None) -> Agent:
+        """Raises UnknownAgentError (unknown name) or ValueError (no checkpoint for this layout)."""
+        return self.registry.make(name, env.layout if env is not None else None)

@@ -1,0 +1,90 @@
+"""The package's shape: one agent core that knows no world by name, front ends that share a
+builder instead of importing each other, and no import cycles (issue 20's done-test)."""
+
+from __future__ import annotations
+
+import re
+
+import import_graph as ig
+
+CORE_PACKAGES = ("proagent.agent", "proagent.runner", "proagent.eval", "proagent.llm", "proagent.interdependence", "proagent.web")
+CORE_MODULES = ("proagent.contract", "proagent.builder", "proagent.domains", "proagent.domains.base", "proagent.jsonl", "proagent.tables_out")
+# The names a world would leak into the core by (issue 20): its state type, its objects, its package.
+WORLD_NAMES = re.compile(r"KitchenState|onion|soup|\bpots?\b|envs\.overcooked|from envs\b|import envs\b|\bOvercookedEnv\b", re.IGNORECASE)
+
+
+def _is_core(name: str) -> bool:
+    return name in CORE_MODULES or any(name == p or name.startswith(p + ".") for p in CORE_PACKAGES)
+
+
+HUMAN_FRONT_END = ("proagent.cli.human_cmd", "proagent.web.human_session", "proagent.web.human_app", "proagent.web.human_game")
+
+
+def _front_end(name: str) -> str | None:
+    """Which front end a module belongs to: a command (`proagent <cmd>`); `human` includes its web session."""
+    if name in HUMAN_FRONT_END:
+        return "human"
+    if name.startswith("proagent.cli.") and name.endswith("_cmd"):
+        return name.removeprefix("proagent.cli.").removesuffix("_cmd")
+    return None
+
+
+def test_the_core_names_no_world():
+    offenders = []
+    for name, path in ig.modules().items():
+        if not _is_core(name):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if WORLD_NAMES.search(line):
+                offenders.append(f"{path.relative_to(ig.PACKAGE_ROOT.parent)}:{number}: {line.strip()}")
+    assert offenders == [], "world names in the core:\n" + "\n".join(offenders)
+
+
+def test_the_generic_web_pages_name_no_world():
+    static = ig.PACKAGE_ROOT / "web" / "static"
+    offenders = [
+        f"{path.name}:{number}"
+        for path in sorted(static.glob("replay.*"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if WORLD_NAMES.search(line)
+    ]
+    assert offenders == []
+
+
+def test_no_import_cycles():
+    assert ig.cycles(ig.graph()) == []
+
+
+def test_no_front_end_imports_another():
+    edges = ig.graph()
+    crossing = sorted(
+        f"{a} -> {b}" for a, targets in edges.items() if _front_end(a) for b in targets if _front_end(b) and _front_end(b) != _front_end(a)
+    )
+    assert crossing == []
+
+
+def test_nothing_outside_the_cli_imports_it():
+    edges = ig.graph()
+    inward = sorted(f"{a} -> {b}" for a, targets in edges.items() if not a.startswith("proagent.cli") for b in targets if b.startswith("proagent.cli"))
+    assert inward == []
+
+
+def test_the_core_reaches_worlds_only_through_the_registry():
+    """Core modules never import a domain package; the registry (proagent.domains) imports them lazily."""
+    edges = ig.graph()
+    direct = sorted(
+        f"{a} -> {b}" for a, targets in edges.items() if _is_core(a) and a != "proagent.domains" for b in targets if b.startswith("proagent.domains.") and b != "proagent.domains.base"
+    )
+    assert direct == []
+
+
+def test_the_graph_reader_sees_lazy_and_relative_imports(tmp_path):
+    """The checks above would fail on a violation: the reader finds imports inside functions and
+    relative ones, and the name check matches a world's names."""
+    path = tmp_path / "m.py"
+    path.write_text("def f():\n    from proagent.cli import play_cmd\n\nfrom .records import x\n")
+    known = {"proagent.cli", "proagent.cli.play_cmd", "proagent.eval.records"}
+    assert ig.imports_of(path, known, "proagent.eval") == {"proagent.cli.play_cmd", "proagent.eval.records"}
+    assert ig.cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
+    assert all(WORLD_NAMES.search(text) for text in ("KitchenState", "an onion", "soups", "the pot", "from envs import make"))
+    assert not any(WORLD_NAMES.search(text) for text in ("spot", "potential", "environment"))
