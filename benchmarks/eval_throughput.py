@@ -121,7 +121,7 @@ def timed_run(cfg: EvalConfig, world: World, runs: Path) -> tuple[float, list[Ev
 
 def warm_up(world: World, url: str, horizon: int, many: int) -> None:
     """Compile the batched steps for 1 and ``many`` slots; make the first litellm call."""
-    env = world.envs.get("cramped_room", horizon)
+    env = world.envs.get(world.domain("overcooked"), "cramped_room", horizon)
     for capacity in (1, many):
         LockstepEnv(env, capacity).warm_up()
     with tempfile.TemporaryDirectory() as runs:

@@ -44,7 +44,7 @@ def test_the_generic_web_pages_name_no_world():
     static = ig.PACKAGE_ROOT / "web" / "static"
     offenders = [
         f"{path.name}:{number}"
-        for path in sorted(static.glob("replay.*"))
+        for path in sorted([*static.glob("replay.*"), *static.glob("human.*")])
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if WORLD_NAMES.search(line)
     ]

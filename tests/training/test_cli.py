@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+import pytest
+
 from proagent.training import cli
 
 
@@ -74,6 +76,7 @@ def test_bad_algo_set_exits_2_naming_the_setting(capsys):
     assert "KEY=VALUE" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # ~10 s: the slow CI step runs it
 def test_sp_command_trains_self_play_end_to_end(tiny_run, tmp_path):
     """``proagent train --algo sp`` keeps its flags and writes the checkpoint the trainer writes for
     the same config (tiny_run): same parameters, same manifest config, no resume state left."""

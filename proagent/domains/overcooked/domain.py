@@ -110,7 +110,11 @@ class OvercookedDomain:
         return tuple(a.name.lower() for a in Action)
 
     def page_facts(self, env: OvercookedEnv, first: KitchenState) -> dict:
-        return {"terrain": terrain_rows(env.layout.tiles), "cook_time": env.dynamics.cook_time}
+        help_text = (
+            "Interact picks up, puts down, fills the pot, takes the soup and serves. Serve soups: "
+            f"3 ingredients in a pot, wait {env.dynamics.cook_time} steps for it to cook, take it with a dish, bring it to SERVE."
+        )
+        return {"terrain": terrain_rows(env.layout.tiles), "cook_time": env.dynamics.cook_time, "help": help_text}
 
     def state_record(self, state: KitchenState) -> dict:
         return state.to_record()

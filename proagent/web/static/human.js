@@ -1,5 +1,5 @@
 "use strict";
-// The human-play page: draws the kitchen from /api/state (polled), sends key presses to
+// The human-play page: draws the world (the domain's HumanDomain) from /api/state (polled), sends key presses to
 // /api/action, and after the game shows the post-game questionnaire (/api/questionnaire).
 (() => {
   const $ = (id) => document.getElementById(id);
@@ -16,7 +16,7 @@
 
   function render(s) {
     page.state = s;
-    Kitchen.draw($("kitchen"), page.info.terrain, s.state, { names: labels(), cookTime: page.info.cook_time });
+    HumanDomain.draw($("board"), page.info, s.state, labels());
     $("score").textContent = s.score;
     $("step").textContent = `step ${s.step} / ${s.horizon}`;
     const left = s.horizon - s.step;
@@ -106,11 +106,12 @@
   async function main() {
     page.info = await (await fetch("/api/info")).json();
     $("title").textContent = `${page.info.layout} · you are player ${page.info.human_seat}, the agent (${page.info.agent}) player ${page.info.agent_seat} · ${page.info.mode === "realtime" ? page.info.fps + " steps/s" : "turn-based"}`;
-    $("you").innerHTML = `player ${page.info.human_seat} (<span class="chip" style="background:${Kitchen.PLAYER_COLORS[page.info.human_seat]}"></span>"You")`;
+    $("you").innerHTML = `player ${page.info.human_seat} (<span class="chip" style="background:${HumanDomain.seatColor(page.info.human_seat)}"></span>"You")`;
     if (page.info.questionnaire) buildSurvey(page.info.questionnaire);
     $("start").onclick = start;
     document.addEventListener("keydown", onKey);
-    $("kitchen").focus();
+    $("help").textContent = page.info.help;
+    $("board").focus();
     document.body.dataset.ready = "1";
     poll();
   }

@@ -169,3 +169,13 @@ const ReplayDomain = {
     return e.kind === "deliver" ? "delivered a soup" : null;
   },
 };
+
+// The human-play page's view of the domain (the page script, human.js, knows no world).
+const HumanDomain = {
+  draw(canvas, info, state, names) {
+    Kitchen.draw(canvas, info.terrain, state, { names, cookTime: info.cook_time });
+  },
+  seatColor(i) {
+    return Kitchen.PLAYER_COLORS[i];
+  },
+};
