@@ -27,26 +27,34 @@ class Prediction:
 
 @dataclass
 class BeliefTracker:
+    """Pending predictions by teammate seat (``None``: the only teammate, or whichever acts first)."""
+
     mode: BeliefMode
     prompts: PromptSet
-    pending: Prediction | None = None
+    predictions: dict[int | None, Prediction] = field(default_factory=dict)
     hits: int = 0
     total: int = 0
     history: list[dict] = field(default_factory=list)
     by_teammate: dict[int, tuple[int, int]] = field(default_factory=dict)  # seat -> (hits, total)
 
-    def predict(self, step: int, skill: Skill | None, text: str | None) -> None:
-        """A new prediction replaces an unresolved one (the teammate did nothing in between)."""
+    @property
+    def pending(self) -> Prediction | None:
+        """The unresolved prediction about the (single) teammate, if any."""
+        return self.predictions.get(None)
+
+    def predict(self, step: int, skill: Skill | None, text: str | None, teammate: int | None = None) -> None:
+        """A new prediction replaces an unresolved one about the same teammate (it did nothing in between)."""
         if text is not None:
-            self.pending = Prediction(step, skill, text)
+            self.predictions[teammate] = Prediction(step, skill, text)
 
     def observe(self, actual: Skill, step: int, memory: Memory, teammate: int | None = None) -> dict | None:
         """The teammate in seat ``teammate`` completed ``actual``; score and correct the pending
-        prediction, if any. With several teammates a prediction is about the next skill any of
-        them completes; who resolved it is kept, so accuracy is also known per teammate."""
-        if self.pending is None:
+        prediction about it (or the one about "the teammate", when predictions are not per seat).
+        Accuracy is also kept per teammate who resolved a prediction."""
+        key = teammate if teammate in self.predictions else None
+        prediction = self.predictions.pop(key, None)
+        if prediction is None:
             return None
-        prediction, self.pending = self.pending, None
         correct = prediction.skill == actual
         self.total += 1
         self.hits += int(correct)

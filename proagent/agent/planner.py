@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from proagent.agent.prompts import Knowledge, PromptSet
 from proagent.domains.base import Skill, SkillBook, SkillParseError
@@ -31,10 +31,14 @@ class PlannerOutput:
     intention: Skill | None
     intention_text: str | None
     raw: str
+    intentions: dict[int, Skill | None] = field(default_factory=dict)  # per teammate seat, with several teammates
 
 
 # Leading non-word characters and digits: markdown bold, "-"/"*" bullets and "1." numbered lists.
 _LABEL = re.compile(r"^[\W\d]*(analysis|intention|teammate intention|plan)\W*[:：]\s*(.*)$", re.IGNORECASE)
+
+
+_PLAYER_SKILL = re.compile(r"player\s*(\d+)\W*[:=]\s*\W*([a-z_]+\s*\([^)]*\))")
 
 
 class Planner:
@@ -46,8 +50,12 @@ class Planner:
         seat: int,
         output_format: str,
         analysis_max_chars: int = ANALYSIS_MAX_CHARS,
+        teammates: tuple[int, ...] = (),
     ) -> None:
         self.prompts = prompts
+        self.teammates = teammates
+        # With several teammates the answer predicts each one's next skill ("player k": skill).
+        self.per_teammate = len(teammates) > 1
         self.analysis_max_chars = analysis_max_chars
         self.knowledge = knowledge
         self.book = book
@@ -65,6 +73,7 @@ class Planner:
             "fields": list(self.prompts.fields),
             "output_format": self.output_format,
             "seat": self.seat,
+            "teammates": list(self.teammates),
         }
 
     def messages(self, facts: dict, memory: list[dict], feedback: list[dict]) -> list[Message]:
@@ -76,6 +85,7 @@ class Planner:
                 "feedback": feedback,
                 "fields": list(self.prompts.fields),
                 "output_format": self.output_format,
+                "teammates": list(self.teammates),
             },
         )
         return [Message(role="system", content=self.system_prompt), Message(role="user", content=user)]
@@ -93,6 +103,14 @@ class Planner:
             props["analysis"] = {"type": "string", "maxLength": self.analysis_max_chars}
         if "intention" in self.prompts.fields:
             props["intention"] = {"type": "string", "enum": all_names}
+            if self.per_teammate:
+                keys = [f"player {seat}" for seat in self.teammates]
+                props["intention"] = {
+                    "type": "object",
+                    "properties": {k: {"type": "string", "enum": all_names} for k in keys},
+                    "required": keys,
+                    "additionalProperties": False,
+                }
         props["plan"] = {"type": "string", "enum": skill_names}
         schema = {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
         return StructuredOutput(name="proagent_plan", json_schema=schema)
@@ -113,8 +131,21 @@ class Planner:
                 intention = self.book.parse(intention_text)
             except SkillParseError:
                 intention = None
+        intentions = self._per_teammate(intention_text) if self.per_teammate and intention_text else {}
         analysis = fields.get("analysis")
-        return PlannerOutput(plan=plan, analysis=analysis, intention=intention, intention_text=intention_text, raw=raw)
+        return PlannerOutput(plan=plan, analysis=analysis, intention=intention, intention_text=intention_text, raw=raw, intentions=intentions)
+
+    def _per_teammate(self, text: str) -> dict[int, Skill | None]:
+        """Each teammate's predicted skill from ``{"player 2": "press()", ...}`` or ``player 2: press(); ...``
+        (a teammate the answer skips or names an unreadable skill for gets None: no prediction)."""
+        out: dict[int, Skill | None] = {}
+        for seat, skill_text in _PLAYER_SKILL.findall(text.lower()):
+            if int(seat) in self.teammates and int(seat) not in out:
+                try:
+                    out[int(seat)] = self.book.parse(skill_text)
+                except SkillParseError:
+                    out[int(seat)] = None
+        return out
 
 
 def _json_fields(raw: str) -> dict[str, str] | None:

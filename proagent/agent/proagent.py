@@ -131,7 +131,9 @@ class ProAgent:
         self.book = self.domain.skill_book(first.state)
         facts = self.domain.knowledge_facts(self.env)
         knowledge = load_knowledge(self.domain.knowledge_root, self.env.name, seat, facts)
-        self.planner = Planner(self.prompts, knowledge, self.book, seat, self.config.answer_format, self.config.analysis_max_chars)
+        num_agents = len(first.last_actions) if first.last_actions is not None else self.env.num_agents
+        mates = tuple(others(seat, num_agents))
+        self.planner = Planner(self.prompts, knowledge, self.book, seat, self.config.answer_format, self.config.analysis_max_chars, mates)
         self.controller = self.domain.controller(self.book, seat, seed)
         self.memory = Memory(self.config.memory_capacity)
         self.loops = UndoLoopGuard(self.book, seat)
@@ -140,8 +142,7 @@ class ProAgent:
         self.skill: Skill | None = None
         self.skill_steps = 0
         self.skill_vacuous = False  # its done-test held when it was chosen: "done" would mean nothing happened
-        num_agents = len(first.last_actions) if first.last_actions is not None else self.env.num_agents
-        self.teammates = {s: TeammateView(s, None, None) for s in others(seat, num_agents)}
+        self.teammates = {s: TeammateView(s, None, None) for s in mates}
         self.last_decision: Decision | None = None
         self.last_belief: dict | None = None
 
@@ -349,5 +350,9 @@ class ProAgent:
                 outcome="running",
             )
         )
-        if output is not None and "intention" in self.planner.prompts.fields:
+        if output is None or "intention" not in self.planner.prompts.fields:
+            return
+        if not self.planner.per_teammate:
             self.belief.predict(state.step, output.intention, output.intention_text)
+        for seat, predicted in output.intentions.items():  # several teammates: one prediction each
+            self.belief.predict(state.step, predicted, str(predicted) if predicted else output.intention_text, seat)

@@ -187,3 +187,18 @@ def test_plan_only_schema_has_only_the_plan():
     schema = planner.structured_output(book.all_skills()).json_schema
     assert list(schema["properties"]) == ["plan"]
     assert schema["required"] == ["plan"]
+
+
+def test_with_several_teammates_the_answer_predicts_each_one():
+    """Three or more agents: the schema asks for one intention per teammate; both formats parse."""
+    book = SkillBook(("onion", "dish", "soup"))
+    planner = Planner(load_prompt_set("proagent"), overcooked_knowledge("cramped_room", 0), book, 0, "json", teammates=(1, 2))
+    schema = planner.structured_output(book.all_skills()).json_schema["properties"]["intention"]
+    assert schema["type"] == "object" and schema["required"] == ["player 1", "player 2"]
+    as_json = planner.parse('{"intention": {"player 1": "pickup(dish)", "player 2": "wait(3)"}, "plan": "pickup(onion)"}')
+    assert as_json.intentions == {1: Skill("pickup", "dish"), 2: Skill("wait", 3)} and as_json.plan == Skill("pickup", "onion")
+    as_text = planner.parse("Intention: player 2: deliver_soup(); player 1: bogus()\nPlan: wait(1)")
+    assert as_text.intentions == {2: Skill("deliver_soup"), 1: None} and as_text.plan == Skill("wait", 1)
+    single = Planner(load_prompt_set("proagent"), overcooked_knowledge("cramped_room", 0), book, 0, "json", teammates=(1,))
+    assert single.structured_output(book.all_skills()).json_schema["properties"]["intention"]["type"] == "string"
+    assert single.parse('{"intention": "pickup(dish)", "plan": "wait(1)"}').intentions == {}

@@ -115,6 +115,10 @@ def test_eval_proagent_as_its_own_partner_in_every_seat_of_three(lamps_server: F
         assert r["partner"] == "proagent"  # eval records the grid's partner name (its episode key)
         assert all(stats["llm_calls"] > 0 and stats["fallbacks"] == 0 for stats in r["agent_stats"])
         assert r["intention_total"] > 0
+        # three agents: each predicts both teammates' next skills, scored per teammate
+        mates = sorted(str(s) for s in range(3) if s != r["seat"])
+        assert sorted(r["intention_by_teammate"]) == mates, r["intention_by_teammate"]
+        assert all(v["total"] > 0 for v in r["intention_by_teammate"].values())
 
 
 @pytest.mark.parametrize(

@@ -48,11 +48,17 @@ def lamps_answer(body: dict[str, Any]) -> str:
     mates = {int(s): int(c) for s, c in _MATE.findall(user)}
     lamps = {int(i): (int(c), state == "lit") for i, c, state in _LAMP.findall(user)}
     plan = plan_for(seat, cell, mates, lamps)
-    mate_seat, mate_cell = next(iter(mates.items()), (seat, cell))
-    intention = plan_for(
-        mate_seat, mate_cell, {s: c for s, c in [(seat, cell), *mates.items()] if s != mate_seat}, lamps
-    )
+    everyone = {seat: cell, **mates}
+    guesses = {s: plan_for(s, c, {o: oc for o, oc in everyone.items() if o != s}, lamps) for s, c in mates.items()}
     analysis = f"I am at cell {cell}; {sum(1 for _, lit in lamps.values() if lit)} of {len(lamps)} lamps are lit."
-    if "response_format" in body or "Answer with one JSON object" in user:
+    several = len(guesses) > 1  # the prompt then asks for one prediction per teammate
+    as_json = "response_format" in body or "Answer with one JSON object" in user
+    if several:
+        intention: Any = {f"player {s}": g for s, g in guesses.items()}
+        if not as_json:
+            intention = "; ".join(f"{k}: {v}" for k, v in intention.items())
+    else:
+        intention = next(iter(guesses.values()), plan)
+    if as_json:
         return json.dumps({"analysis": analysis, "intention": intention, "plan": plan})
     return f"Analysis: {analysis}\nIntention: {intention}\nPlan: {plan}"
