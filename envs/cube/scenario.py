@@ -1,0 +1,313 @@
+"""CUBE scenarios: the grid, the blocks, the agents' starts, the horizon and the step cost.
+
+A scenario is validated when it is built, so an invalid one never reaches the env: every problem
+is one line naming the scenario and the offending block or agent. Scenarios come by name
+(``easy_2a``, ``medium_3a``, ``hard_4a``, ``hard_8a``), from a TOML file, or from a seed
+(``random:<easy|medium|hard>:<seed>``); all random scenarios of one difficulty have the same
+numbers of blocks and agents, so their states stack into one batch.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from envs.cube.rules import MAX_AGENTS, MAX_GRID, MAX_WEIGHT, MIN_AGENTS, MIN_GRID
+
+Pos = tuple[int, int]  # (x, y), y grows downwards
+
+
+class ScenarioError(ValueError):
+    """An invalid or unknown scenario; the message is one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class BlockSpec:
+    """A square block: top-left cell (x, y) and weight w, which is also its side (w x w cells)."""
+
+    x: int
+    y: int
+    weight: int
+
+    def cells(self) -> set[Pos]:
+        return {(self.x + i, self.y + j) for i in range(self.weight) for j in range(self.weight)}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One CUBE task. ``max_blocks``/``max_agents`` pad the state arrays (None: the actual counts) so
+    scenarios of different sizes can share one compiled step."""
+
+    name: str
+    blocks: tuple[BlockSpec, ...]
+    agents: tuple[Pos, ...]
+    grid_size: int = 15
+    horizon: int = 200
+    step_cost: float = 0.01
+    max_blocks: int | None = None
+    max_agents: int | None = None
+    difficulty: str | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        blocks = tuple(b if isinstance(b, BlockSpec) else BlockSpec(*b) for b in self.blocks)  # (x, y, w) ok
+        object.__setattr__(self, "blocks", blocks)
+        object.__setattr__(self, "agents", tuple((int(x), int(y)) for x, y in self.agents))
+        validate(self)
+
+    @property
+    def block_capacity(self) -> int:
+        return len(self.blocks) if self.max_blocks is None else self.max_blocks
+
+    @property
+    def agent_capacity(self) -> int:
+        return len(self.agents) if self.max_agents is None else self.max_agents
+
+    @property
+    def goal_column(self) -> int:
+        return self.grid_size - 1
+
+    @property
+    def total_weight(self) -> int:
+        """The best possible score: every block delivered."""
+        return sum(b.weight for b in self.blocks)
+
+
+def validate(s: Scenario) -> None:
+    """Raise ScenarioError (one line) on the first problem found."""
+
+    def fail(msg: str) -> None:
+        raise ScenarioError(f"scenario {s.name!r}: {msg}")
+
+    k = s.grid_size
+    if not MIN_GRID <= k <= MAX_GRID:
+        fail(f"grid_size {k} outside [{MIN_GRID}, {MAX_GRID}]")
+    if s.horizon < 1:
+        fail(f"horizon {s.horizon} must be >= 1")
+    if s.step_cost < 0:
+        fail(f"step_cost {s.step_cost} must be >= 0")
+    n = len(s.agents)
+    if not MIN_AGENTS <= n <= MAX_AGENTS:
+        fail(f"{n} agents, need {MIN_AGENTS} to {MAX_AGENTS}")
+    if not s.blocks:
+        fail("no blocks")
+    if s.max_agents is not None and not n <= s.max_agents <= MAX_AGENTS:
+        fail(f"max_agents {s.max_agents} must lie in [{n}, {MAX_AGENTS}]")
+    if s.max_blocks is not None and s.max_blocks < len(s.blocks):
+        fail(f"max_blocks {s.max_blocks} < {len(s.blocks)} blocks")
+    taken: dict[Pos, int] = {}
+    for i, b in enumerate(s.blocks):
+        if not 1 <= b.weight <= min(n, MAX_WEIGHT):
+            fail(f"block {i} weight {b.weight} outside [1, {min(n, MAX_WEIGHT)}] (a block needs weight-many agents)")
+        if b.x < 0 or b.y < 0 or b.x + b.weight > k or b.y + b.weight > k:
+            fail(f"block {i} at ({b.x}, {b.y}) weight {b.weight} lies outside the {k}x{k} grid")
+        if b.x + b.weight >= k:
+            fail(f"block {i} at ({b.x}, {b.y}) weight {b.weight} touches the goal column {k - 1} at the start")
+        for cell in sorted(b.cells()):
+            if cell in taken:
+                fail(f"block {i} at ({b.x}, {b.y}) weight {b.weight} overlaps block {taken[cell]} at cell {cell}")
+            taken[cell] = i
+    seen: dict[Pos, int] = {}
+    for a, (x, y) in enumerate(s.agents):
+        if not (0 <= x < k and 0 <= y < k):
+            fail(f"agent {a} at ({x}, {y}) lies outside the {k}x{k} grid")
+        if (x, y) in taken:
+            fail(f"agent {a} at ({x}, {y}) stands on block {taken[(x, y)]}")
+        if (x, y) in seen:
+            fail(f"agent {a} at ({x}, {y}) shares its cell with agent {seen[(x, y)]}")
+        seen[(x, y)] = a
+
+
+# ---- named scenarios ----
+
+
+def _named(name: str, difficulty: str, horizon: int, blocks: list[tuple[int, int, int]], agents: list[Pos]) -> Scenario:
+    return Scenario(name, tuple(BlockSpec(*b) for b in blocks), tuple(agents), horizon=horizon, difficulty=difficulty)
+
+
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s
+    for s in (
+        _named("easy_2a", "easy", 100, [(5, 3, 1), (7, 9, 2)], [(0, 6), (0, 8)]),
+        _named("medium_3a", "medium", 150, [(4, 2, 1), (6, 6, 2), (8, 10, 3)], [(0, 4), (0, 7), (0, 10)]),
+        _named(
+            "hard_4a", "hard", 200, [(3, 1, 1), (5, 4, 2), (8, 8, 3), (3, 10, 4)], [(0, 3), (0, 6), (0, 9), (0, 12)]
+        ),
+        _named(
+            "hard_8a",
+            "hard",
+            300,
+            [(3, 1, 2), (7, 1, 3), (4, 6, 4), (9, 6, 3), (3, 11, 3), (8, 11, 2)],
+            [(0, y) for y in (1, 3, 5, 7, 8, 10, 12, 14)],
+        ),
+    )
+}
+
+
+# ---- random scenarios ----
+
+
+@dataclass(frozen=True, slots=True)
+class Difficulty:
+    """Random-scenario knobs: harder = more and heavier blocks (participation constraints) and more
+    agents (more collisions), EmCoop's two axes of difficulty."""
+
+    agents: int
+    blocks: int
+    weights: tuple[int, ...]  # each block's weight is drawn from these
+    horizon: int
+
+
+DIFFICULTIES: dict[str, Difficulty] = {
+    "easy": Difficulty(agents=2, blocks=2, weights=(1, 2), horizon=100),
+    "medium": Difficulty(agents=3, blocks=3, weights=(1, 2, 3), horizon=150),
+    "hard": Difficulty(agents=4, blocks=4, weights=(2, 3, 4), horizon=200),
+}
+RANDOM_MARGIN = 2  # free cells between a random block and the walls / the goal column
+_TRIES = 200
+
+
+def random_scenario(difficulty: str, seed: int, grid_size: int = 15) -> Scenario:
+    """A scenario drawn from ``seed`` (the same seed always gives the same scenario): blocks kept
+    RANDOM_MARGIN cells from the walls and the goal column and one cell apart from each other
+    (every face reachable), agents on distinct cells of column 0."""
+    if difficulty not in DIFFICULTIES:
+        raise ScenarioError(f"unknown difficulty {difficulty!r}; one of {sorted(DIFFICULTIES)}")
+    d = DIFFICULTIES[difficulty]
+    rng = np.random.default_rng(seed)
+    weights = sorted((int(w) for w in rng.choice(d.weights, size=d.blocks)), reverse=True)
+    blocks = _place_all(rng, weights, grid_size)
+    if blocks is None:
+        raise ScenarioError(f"could not place {d.blocks} {difficulty} blocks on a {grid_size}x{grid_size} grid")
+    rows = sorted(int(y) for y in rng.choice(grid_size, size=d.agents, replace=False))
+    return Scenario(
+        f"random:{difficulty}:{seed}",
+        tuple(blocks),
+        tuple((0, y) for y in rows),
+        grid_size=grid_size,
+        horizon=d.horizon,
+        difficulty=difficulty,
+    )
+
+
+def _place_all(rng: np.random.Generator, weights: list[int], k: int) -> list[BlockSpec] | None:
+    """Rejection sampling, restarting the whole layout when a block finds no room (an early block
+    can leave none): still a pure function of the generator's state."""
+    for _ in range(_TRIES):
+        placed: list[BlockSpec] = []
+        for w in weights:
+            spot = _spot(rng, w, placed, k)
+            if spot is None:
+                break
+            placed.append(spot)
+        else:
+            return placed
+    return None
+
+
+def _spot(rng: np.random.Generator, w: int, placed: list[BlockSpec], k: int) -> BlockSpec | None:
+    lo, x_hi, y_hi = RANDOM_MARGIN, k - 1 - RANDOM_MARGIN - w, k - RANDOM_MARGIN - w
+    if x_hi < lo or y_hi < lo:
+        raise ScenarioError(f"grid {k} too small for a weight-{w} block with margin {RANDOM_MARGIN}")
+    for _ in range(_TRIES):
+        b = BlockSpec(int(rng.integers(lo, x_hi + 1)), int(rng.integers(lo, y_hi + 1)), w)
+        if all(_apart(b, p) for p in placed):
+            return b
+    return None
+
+
+def _apart(a: BlockSpec, b: BlockSpec) -> bool:
+    """At least one free cell between the two squares."""
+    return a.x + a.weight < b.x or b.x + b.weight < a.x or a.y + a.weight < b.y or b.y + b.weight < a.y
+
+
+# ---- loading ----
+
+_TOML_KEYS = {"name", "grid_size", "horizon", "step_cost", "agents", "blocks", "max_blocks", "max_agents"}
+
+
+def load_scenario(spec: str | Path | Scenario) -> Scenario:
+    """A scenario by name, ``random:<difficulty>:<seed>``, or a TOML file path."""
+    if isinstance(spec, Scenario):
+        return spec
+    text = str(spec)
+    if text in SCENARIOS:
+        return SCENARIOS[text]
+    if text.startswith("random:"):
+        parts = text.split(":")
+        if len(parts) != 3 or not parts[2].lstrip("-").isdigit():
+            raise ScenarioError(f"bad random scenario spec {text!r}; expected random:<easy|medium|hard>:<seed>")
+        return random_scenario(parts[1], int(parts[2]))
+    if text.endswith(".toml") or Path(text).is_file():
+        return parse_toml_file(Path(text))
+    raise ScenarioError(
+        f"unknown scenario {text!r}; one of {sorted(SCENARIOS)}, random:<easy|medium|hard>:<seed>, or a .toml file"
+    )
+
+
+def available_scenarios() -> list[str]:
+    return sorted(SCENARIOS)
+
+
+def parse_toml_file(path: Path) -> Scenario:
+    if not path.is_file():
+        raise ScenarioError(f"scenario file {str(path)!r} not found")
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"scenario file {str(path)!r}: invalid TOML: {e}") from None
+    return parse_scenario(data, default_name=path.stem)
+
+
+def parse_scenario(data: dict[str, Any], default_name: str = "custom") -> Scenario:
+    """Build a scenario from a TOML-shaped dict: ``agents = [[x, y], ...]`` and ``[[blocks]]``
+    tables with ``x``, ``y``, ``weight``."""
+    name = str(data.get("name", default_name))
+
+    def fail(msg: str) -> ScenarioError:
+        return ScenarioError(f"scenario {name!r}: {msg}")
+
+    unknown = sorted(set(data) - _TOML_KEYS)
+    if unknown:
+        raise fail(f"unknown keys {unknown}; allowed {sorted(_TOML_KEYS)}")
+    for key in ("agents", "blocks"):
+        if key not in data:
+            raise fail(f"missing {key!r}")
+    agents = [_pos(a, f"agent {i}", fail) for i, a in enumerate(_list(data["agents"], "agents", fail))]
+    blocks = [_block(b, i, fail) for i, b in enumerate(_list(data["blocks"], "blocks", fail))]
+    kwargs: dict[str, Any] = {}
+    for key in ("grid_size", "horizon", "max_blocks", "max_agents"):
+        if key in data:
+            kwargs[key] = _int(data[key], key, fail)
+    if "step_cost" in data:
+        if not isinstance(data["step_cost"], int | float) or isinstance(data["step_cost"], bool):
+            raise fail(f"step_cost must be a number, got {data['step_cost']!r}")
+        kwargs["step_cost"] = float(data["step_cost"])
+    return Scenario(name, tuple(blocks), tuple(agents), **kwargs)
+
+
+def _list(value: Any, what: str, fail) -> list:
+    if not isinstance(value, list):
+        raise fail(f"{what} must be a list, got {value!r}")
+    return value
+
+
+def _int(value: Any, what: str, fail) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise fail(f"{what} must be an integer, got {value!r}")
+    return value
+
+
+def _pos(value: Any, what: str, fail) -> Pos:
+    if not (isinstance(value, list) and len(value) == 2):
+        raise fail(f"{what} must be [x, y], got {value!r}")
+    return (_int(value[0], f"{what} x", fail), _int(value[1], f"{what} y", fail))
+
+
+def _block(value: Any, i: int, fail) -> BlockSpec:
+    if not isinstance(value, dict) or set(value) != {"x", "y", "weight"}:
+        raise fail(f"block {i} must be a table with exactly x, y, weight, got {value!r}")
+    return BlockSpec(*(_int(value[k], f"block {i} {k}", fail) for k in ("x", "y", "weight")))
