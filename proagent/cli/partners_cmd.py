@@ -10,6 +10,7 @@ import sys
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("partners", help="list scripted partners and trained checkpoints")
     p.add_argument("--markdown", action="store_true", help="print the checkpoint table as Markdown (for docs)")
+    p.add_argument("--domain", default=None, help="another world's partners: a built-in name or module:attribute")
     p.set_defaults(run=run)
 
 
@@ -41,6 +42,8 @@ def checkpoint_rows() -> list[tuple[str, ...]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.domain is not None:
+        return _domain_partners(args.domain)
     from rich.console import Console
     from rich.table import Table
 
@@ -59,4 +62,17 @@ def run(args: argparse.Namespace) -> int:
     for row in rows:
         table.add_row(*row)
     print_table(console, table, markdown_rows(COLUMNS, rows))
+    return 0
+
+
+def _domain_partners(spec: str) -> int:
+    """Any domain's partner names (the Overcooked zoo's checkpoint table is the default listing)."""
+    from proagent.domains import DomainInputError, get_domain
+
+    try:
+        domain = get_domain(spec)
+    except DomainInputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{domain.name} partners: " + ", ".join(domain.partner_names(None)))
     return 0
