@@ -15,7 +15,10 @@ from proagent.domains.base import Domain, DomainInputError
 DEFAULT_DOMAIN = "overcooked"
 
 
-_BUILTIN = {"overcooked": "proagent.domains.overcooked.domain:OvercookedDomain"}  # name -> module:class, imported on use
+_BUILTIN = {
+    "overcooked": "proagent.domains.overcooked.domain:OvercookedDomain",
+    "cube": "proagent.domains.cube.domain:CubeDomain",
+}  # name -> module:class, imported on use
 
 
 def _builtin() -> dict[str, Callable[[], Domain]]:

@@ -1,0 +1,1 @@
+"""CUBE (EmCoop's cooperative block pushing) as a proagent domain: ``--domain cube``."""

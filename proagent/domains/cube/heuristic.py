@@ -1,0 +1,50 @@
+"""A scripted CUBE "model" for `proagent.llm.fake_server.FakeChatServer` (tests and offline demos).
+
+It reads the prompt's state text the way a model would (not the engine), plays the `pusher`
+convention (the heaviest block whose left face it can reach, pushed right), predicts every
+teammate does the same, and answers in the prompt's format (JSON or the labelled lines).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_ME = re.compile(r"You \(player (\d+)\) are at \((\d+),(\d+)\)")
+_MATE = re.compile(r"Teammate \(player (\d+)\) is at")
+_BLOCK = re.compile(r"Block (\d+) \(weight (\d+)\) at \(\d+,\d+\): (.*?)(unreachable|\d+ steps from you)")
+
+
+def plan_for(blocks: list[tuple[int, int, bool, bool]]) -> str:
+    """``blocks``: (index, weight, reachable, jammed) of the undelivered blocks; the pusher's order:
+    clear lanes first, then the heaviest reachable."""
+    for index, _, reachable, _ in sorted(blocks, key=lambda b: (b[3], -b[1], b[0])):
+        if reachable:
+            return f"push({index})"
+    return "wait(1)"
+
+
+def cube_answer(body: dict[str, Any]) -> str:
+    """The reply to one chat request: a plan (planner) or one sentence (failure explainer)."""
+    user = body["messages"][-1]["content"]
+    if "Answer" not in user:
+        return "That skill's preconditions do not hold here; another block's face is free."
+    me = _ME.search(user)
+    if me is None:
+        return "Plan: wait(1)"
+    found = _BLOCK.findall(user)
+    blocks = [(int(i), int(w), reach != "unreachable", "in its way" in mid) for i, w, mid, reach in found]
+    plan = plan_for(blocks)
+    guess = plan_for([(i, w, True, jammed) for i, w, _, jammed in blocks])
+    mates = [int(s) for s in _MATE.findall(user)]
+    analysis = f"{len(blocks)} blocks are left; the heaviest needs us together."
+    as_json = "response_format" in body or "Answer with one JSON object" in user
+    intention: Any = guess
+    if len(mates) > 1:
+        intention = {f"player {s}": guess for s in mates}
+        if not as_json:
+            intention = "; ".join(f"{k}: {v}" for k, v in intention.items())
+    if as_json:
+        return json.dumps({"analysis": analysis, "intention": intention, "plan": plan})
+    return f"Analysis: {analysis}\nIntention: {intention}\nPlan: {plan}"

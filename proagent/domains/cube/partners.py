@@ -1,0 +1,85 @@
+"""Scripted CUBE partners: ``pusher`` (greedy, heaviest block first) and ``lazy`` (joins others).
+
+Both ground their choice with the same controller as ProAgent, so they differ from it only in
+which skill they pick. Heaviest-first is a convention every pusher shares without talking: heavy
+blocks need the whole team on one face, so everyone converging on the same block is what works.
+"""
+
+from __future__ import annotations
+
+from envs.cube import CubeBlock, CubeEnvState, CubeView
+from proagent.contract import ImmediateAgent, Observation
+from proagent.domains.base import Skill
+from proagent.domains.cube.skills import (
+    CubeController,
+    CubeSkillBook,
+    block_ahead,
+    face_distance,
+    left_face,
+    on_face,
+)
+
+
+def push_order(state: CubeView) -> list[CubeBlock]:
+    """Undelivered blocks in the order the convention pushes them: clear lanes first, then heaviest."""
+    return sorted(state.remaining, key=lambda b: (block_ahead(state, b) is not None, -b.weight, b.index))
+
+
+def greedy_target(state: CubeView, seat: int) -> int | None:
+    """The first block in `push_order` whose left face this agent stands on or can still reach;
+    None when no block is left or none is reachable."""
+    for block in push_order(state):
+        if state.agents[seat] in left_face(block) or face_distance(state, seat, block) >= 0:
+            return block.index
+    return None
+
+
+class _SkillPartner(ImmediateAgent):
+    """A scripted agent that picks a skill every step and lets the controller ground it."""
+
+    name = "scripted"
+
+    def __init__(self) -> None:
+        self.seat = 0
+        self.controller: CubeController | None = None
+
+    def reset(self, seat: int, seed: int, first: Observation | None = None) -> None:
+        self.seat = seat
+        self.controller = None
+
+    def policy(self, state: CubeView, engine: CubeEnvState) -> int:
+        if self.controller is None:
+            self.controller = CubeController(CubeSkillBook.for_state(state), self.seat)
+        return self.controller.act(state, self.choose(state))
+
+    def choose(self, state: CubeView) -> Skill:
+        raise NotImplementedError
+
+
+class PusherPartner(_SkillPartner):
+    """Goes to the heaviest reachable undelivered block's left face and pushes it right."""
+
+    name = "pusher"
+
+    def choose(self, state: CubeView) -> Skill:
+        target = greedy_target(state, self.seat)
+        return Skill("wait", 1) if target is None else Skill("push", target)
+
+
+class LazyPartner(_SkillPartner):
+    """Waits until another agent stands on a block's left face, then joins that block."""
+
+    name = "lazy"
+
+    def choose(self, state: CubeView) -> Skill:
+        others = [p for i, p in enumerate(state.agents) if i != self.seat]
+        for block in push_order(state):
+            face = set(left_face(block))
+            if any(p in face for p in others) and (
+                on_face(state, block) < block.weight or state.agents[self.seat] in face
+            ):
+                return Skill("push", block.index)
+        return Skill("wait", 1)
+
+
+PARTNERS = {"lazy": LazyPartner, "pusher": PusherPartner}

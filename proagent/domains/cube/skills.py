@@ -1,0 +1,296 @@
+"""The CUBE skills (EmCoop's action concepts), one `SkillDef` each, the skill book and Gamma.
+
+EmCoop's dual layer: the planner names an action concept (``navigate(b)``, ``push(b)``,
+``move_right(n)``, ``wait(n)``) and the controller grounds it into one primitive action per step.
+Blocks only ever go right (the goal is the rightmost column), so every concept that names a block
+means its *left face*: the w cells left of a weight-w block, all of which must push at once.
+
+Definitions (the prompt's wording, the Verificator's checks and the done-tests live together):
+
+- ``navigate(b)``: walk (BFS around blocks and agents) to a free cell of block b's left face; done
+  on arrival. The agent's ``skill_timeout`` bounds it when the face stays blocked.
+- ``push(b)``: navigate to b's left face if not there, then push right every step. Done when b is
+  delivered or after one successful push this agent took part in (b moved one cell): one cell per
+  decision keeps the planner informed; a lone agent on a heavy block keeps pushing (a failed push
+  is harmless, it stays in place) until teammates join or the skill times out.
+- ``move_<dir>(n)``: n plain steps in one direction (1..MAX_STEPS); done after n steps.
+- ``wait(n)``: stay n steps (1..MAX_STEPS).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
+
+from envs.cube import CubeAction, CubeBlock, CubeEvent, CubeView
+from envs.cube.rules import VECTORS
+from proagent.domains.base import WAIT, Skill, SkillParseError
+
+MAX_STEPS = 5
+Pos = tuple[int, int]
+DIRECTIONS = ("up", "down", "left", "right")
+
+Failures = Callable[[CubeView, int, Skill], list[str]]
+Done = Callable[[CubeView, int, Skill, int], bool]
+
+
+@dataclass(frozen=True)
+class SkillDef:
+    """One skill: its signature and description for the prompt, its checks and its done-test."""
+
+    name: str
+    signature: str
+    description: str  # a knowledge text: may read the knowledge facts ({{ goal_column }})
+    args: Literal["block", "steps"]
+    failures: Failures
+    done: Done
+
+
+def left_face(block: CubeBlock) -> tuple[Pos, ...]:
+    return block.face_cells(CubeAction.RIGHT)
+
+
+def blocked_cells(state: CubeView, seat: int) -> set[Pos]:
+    """Cells an agent cannot walk into: undelivered blocks and the other agents."""
+    cells: set[Pos] = set()
+    for block in state.remaining:
+        cells |= block.cells
+    return cells | {p for i, p in enumerate(state.agents) if i != seat}
+
+
+def free_face_cells(state: CubeView, seat: int, block: CubeBlock) -> list[Pos]:
+    """The left-face cells of ``block`` this agent could stand on (inside, not taken by another)."""
+    taken = blocked_cells(state, seat)
+    return [c for c in left_face(block) if state.in_grid(c) and c not in taken]
+
+
+def bfs_first_step(state: CubeView, seat: int, goals: set[Pos], through_agents: bool = False) -> tuple[int, int | None]:
+    """(distance, first action) of the shortest walk from the agent to any goal cell; (-1, None) if none.
+    ``through_agents`` ignores teammates (they move), for when they wall the face off right now."""
+    start = state.agents[seat]
+    if start in goals:
+        return 0, int(CubeAction.STAY)
+    walls = {c for b in state.remaining for c in b.cells}
+    if not through_agents:
+        walls |= {p for i, p in enumerate(state.agents) if i != seat}
+    seen: dict[Pos, int] = {start: -1}
+    queue: deque[tuple[Pos, int]] = deque([(start, 0)])
+    while queue:
+        cell, dist = queue.popleft()
+        for action in (CubeAction.RIGHT, CubeAction.UP, CubeAction.DOWN, CubeAction.LEFT):
+            dx, dy = VECTORS[action]
+            nxt = (cell[0] + dx, cell[1] + dy)
+            if nxt in seen or not state.in_grid(nxt) or nxt in walls:
+                continue
+            seen[nxt] = int(action) if seen[cell] == -1 else seen[cell]
+            if nxt in goals:
+                return dist + 1, seen[nxt]
+            queue.append((nxt, dist + 1))
+    return -1, None
+
+
+def face_distance(state: CubeView, seat: int, block: CubeBlock) -> int:
+    """Steps from the agent to the nearest free left-face cell of ``block`` (-1: none reachable)."""
+    if state.agents[seat] in left_face(block):
+        return 0
+    return bfs_first_step(state, seat, set(free_face_cells(state, seat, block)))[0]
+
+
+def on_face(state: CubeView, block: CubeBlock) -> int:
+    """How many agents stand on the block's left face now."""
+    face = set(left_face(block))
+    return sum(1 for p in state.agents if p in face)
+
+
+def block_ahead(state: CubeView, block: CubeBlock) -> int | None:
+    """The nearest undelivered block ahead (to the right) in this block's rows: pushing into it
+    fails (no chained pushes), so it must go home first. None when the lane is clear."""
+    top, bottom = block.position[1], block.position[1] + block.weight
+    ahead = [
+        other
+        for other in state.remaining
+        if other.position[0] > block.position[0]
+        and other.position[1] < bottom
+        and top < other.position[1] + other.weight
+    ]
+    return min(ahead, key=lambda b: (b.position[0], b.index)).index if ahead else None
+
+
+def _block(state: CubeView, skill: Skill) -> CubeBlock | None:
+    index = int(skill.arg or 0)
+    return state.blocks[index] if 0 <= index < len(state.blocks) else None
+
+
+def _block_failures(state: CubeView, seat: int, skill: Skill) -> list[str]:
+    block = _block(state, skill)
+    if block is None:
+        return [f"there is no block {skill.arg} (blocks are 0..{len(state.blocks) - 1})"]
+    if block.delivered:
+        return [f"block {block.index} is already delivered"]
+    if state.agents[seat] in left_face(block):
+        return [] if skill.name == "push" else [f"you are already on block {block.index}'s left face"]
+    free = free_face_cells(state, seat, block)
+    if not free:
+        return [f"every cell of block {block.index}'s left face is taken or outside the grid"]
+    if bfs_first_step(state, seat, set(free), through_agents=True)[0] < 0:
+        return [f"no path leads to block {block.index}'s left face"]
+    return []
+
+
+def _at_face(state: CubeView, seat: int, skill: Skill, steps: int) -> bool:
+    block = _block(state, skill)
+    return block is None or block.delivered or state.agents[seat] in left_face(block)
+
+
+def _pushed(state: CubeView, seat: int, skill: Skill, steps: int) -> bool:
+    block = _block(state, skill)
+    if block is None or block.delivered:
+        return True
+    record = state.push_of(CubeAction.RIGHT, block.index)
+    return steps > 0 and state.agent_push[seat] == block.index and record is not None and record.ok
+
+
+def _move_failures(state: CubeView, seat: int, skill: Skill) -> list[str]:
+    direction = skill.name.removeprefix("move_")
+    dx, dy = VECTORS[int(CubeAction[direction.upper()])]
+    x, y = state.agents[seat]
+    nxt = (x + dx, y + dy)
+    if not state.in_grid(nxt):
+        return [f"a wall is {direction} of you"]
+    if state.block_at(nxt) is not None:
+        return [f"block {state.block_at(nxt).index} is {direction} of you (walking into it pushes it)"]
+    return []
+
+
+def _after_steps(state: CubeView, seat: int, skill: Skill, steps: int) -> bool:
+    return steps >= int(skill.arg or 1)
+
+
+def _move_def(direction: str) -> SkillDef:
+    return SkillDef(
+        f"move_{direction}",
+        f"move_{direction}(n)",
+        f"take n steps {direction} (1 to {MAX_STEPS}); walking into a block's face pushes it",
+        "steps",
+        _move_failures,
+        _after_steps,
+    )
+
+
+SKILLS: tuple[SkillDef, ...] = (
+    SkillDef(
+        "navigate",
+        "navigate(b)",
+        "walk around blocks and players to a free cell of block b's left face (where pushers stand)",
+        "block",
+        _block_failures,
+        _at_face,
+    ),
+    SkillDef(
+        "push",
+        "push(b)",
+        "go to block b's left face if needed, then push it right until it moves one cell (it needs as many"
+        " pushers on that face as its weight) or reaches the goal column {{ goal_column }}",
+        "block",
+        _block_failures,
+        _pushed,
+    ),
+    *(_move_def(d) for d in DIRECTIONS),
+    SkillDef(
+        WAIT, "wait(n)", f"stay where you are for n steps (1 to {MAX_STEPS})", "steps", lambda s, i, k: [], _after_steps
+    ),
+)
+
+_CALL = re.compile(r"([a-z_]+)\s*\(\s*['\"]?([^)'\"]*)['\"]?\s*\)")
+
+
+class Spot(NamedTuple):
+    """What an undo cycle leaves unchanged: the agent's cell (walking away and back is a loop)."""
+
+    held: Pos
+
+
+class CubeSkillBook:
+    """The skills of one scenario (its block count decides the block arguments)."""
+
+    def __init__(self, num_blocks: int) -> None:
+        self.num_blocks = num_blocks
+        self.specs: dict[str, SkillDef] = {d.name: d for d in SKILLS}
+
+    @classmethod
+    def for_state(cls, state: CubeView) -> CubeSkillBook:
+        return cls(len(state.blocks))
+
+    def all_skills(self) -> list[Skill]:
+        """Every concrete skill the planner may name."""
+        out: list[Skill] = []
+        for spec in self.specs.values():
+            values = range(self.num_blocks) if spec.args == "block" else range(1, MAX_STEPS + 1)
+            out += [Skill(spec.name, v) for v in values]
+        return out
+
+    def parse(self, text: str) -> Skill:
+        """A skill from free text: ``push(1)``, ``navigate(0)``, ``move_up(2)``, ``wait(3)``."""
+        cleaned = text.strip().lower().replace("-", "_")
+        match = _CALL.search(cleaned)
+        name, arg = (match.group(1), match.group(2).strip()) if match else (cleaned.strip("` .*"), "")
+        spec = self.specs.get(name)
+        if spec is None:
+            raise SkillParseError(f"unknown skill {name!r}; expected one of {[s.signature for s in SKILLS]}", text)
+        if not arg.isdigit():
+            raise SkillParseError(f"{spec.signature}: the argument must be a whole number, got {arg!r}", text)
+        value = int(arg)
+        low, high = (0, self.num_blocks - 1) if spec.args == "block" else (1, MAX_STEPS)
+        if not low <= value <= high:
+            raise SkillParseError(f"{spec.signature}: the argument must be between {low} and {high}", text)
+        return Skill(name, value)
+
+    def failures(self, state: CubeView, seat: int, skill: Skill) -> list[str]:
+        return self.specs[skill.name].failures(state, seat, skill)
+
+    def is_done(self, state: CubeView, seat: int, skill: Skill, steps: int) -> bool:
+        return bool(self.specs[skill.name].done(state, seat, skill, steps))
+
+    def is_progress(self, event: CubeEvent, seat: int) -> bool:
+        """A block moved or delivered, by anyone, is progress (it clears the loop guard)."""
+        return event.kind in ("push_ok", "deliver")
+
+    def undo_state(self, state: CubeView, seat: int) -> Spot:
+        return Spot(state.agents[seat])
+
+    @staticmethod
+    def skill_of_event(event: CubeEvent) -> Skill | None:
+        """A teammate's push on block b completes push(b); a plain move names no intention."""
+        if event.kind in ("push_ok", "deliver") and event.block is not None and event.direction == "right":
+            return Skill("push", event.block)
+        return None
+
+
+class CubeController:
+    """Gamma(skill, state): one primitive action per step, BFS around blocks and agents."""
+
+    def __init__(self, book: CubeSkillBook, seat: int, seed: int = 0) -> None:
+        self.book = book
+        self.seat = seat
+
+    def act(self, state: CubeView, skill: Skill) -> int:
+        if skill.name.startswith("move_"):
+            return int(CubeAction[skill.name.removeprefix("move_").upper()])
+        if skill.name in ("navigate", "push"):
+            return self._to_block(state, skill)
+        return int(CubeAction.STAY)
+
+    def _to_block(self, state: CubeView, skill: Skill) -> int:
+        block = _block(state, skill)
+        if block is None or block.delivered:
+            return int(CubeAction.STAY)
+        if state.agents[self.seat] in left_face(block):
+            return int(CubeAction.RIGHT) if skill.name == "push" else int(CubeAction.STAY)
+        goals = set(free_face_cells(state, self.seat, block))
+        _, action = bfs_first_step(state, self.seat, goals)
+        if action is None:  # teammates wall the way off now: head through them, they will move
+            _, action = bfs_first_step(state, self.seat, goals, through_agents=True)
+        return int(CubeAction.STAY) if action is None else action
