@@ -28,6 +28,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@pytest.mark.slow  # ~10 s or more: the slow CI step runs it (default suite < ~5 min)
 def test_embedded_model_plays_a_few_legal_decisions(tmp_path):
     env = envs.make("counter_circuit", envs.Dynamics(horizon=6))
     model = make_model("embedded", cache_dir=tmp_path / "cache")

@@ -162,6 +162,7 @@ def test_play_proagent_with_a_pusher_on_medium(cube_server: FakeChatServer, tmp_
     assert episode["llm_calls"] > 0 and episode["fallbacks"] == 0 and (run / "episode.gif").stat().st_size > 0
 
 
+@pytest.mark.slow  # ~10 s or more: the slow CI step runs it (default suite < ~5 min)
 def test_eval_crosses_proagent_and_pusher_and_self_play_in_three_seats(
     cube_server: FakeChatServer, tmp_path: Path
 ) -> None:

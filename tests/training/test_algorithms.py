@@ -61,6 +61,7 @@ def test_exploit_copies_best_into_worst_and_perturbs(round_robin_program):
     assert np.isclose(float(new.hparams.lr_mult[0]), [0.5, 2.0]).any() and float(new.hparams.lr_mult[1]) == 1.0
 
 
+@pytest.mark.slow  # ~10 s or more: the slow CI step runs it (default suite < ~5 min)
 def test_payoff_matrix_is_per_ordered_pair():
     env = envs.make("cramped_room", envs.Dynamics(horizon=5))
     net = ActorCritic(NetworkConfig(encoder="fast"))
@@ -96,6 +97,7 @@ def test_tiny_run_saves_a_partner_that_plays_both_seats(algo, tmp_path):
         assert [partner.policy(env.symbolic(state), state) for _ in range(3)] == first
 
 
+@pytest.mark.slow  # ~10 s or more: the slow CI step runs it (default suite < ~5 min)
 def test_pool_weights_set_between_calls_reach_the_next_calls():
     """The outer loop's edits (here: MEP-style pool weights) must be what later calls sample from."""
     from proagent.training.algorithms.best_response import train_best_response
@@ -112,6 +114,7 @@ def test_pool_weights_set_between_calls_reach_the_next_calls():
     assert episodes[2] == [0, 8] and episodes[3] == [0, 8]  # partners drawn after the first call's edit
 
 
+@pytest.mark.slow  # ~10 s or more: the slow CI step runs it (default suite < ~5 min)
 def test_a_best_response_can_start_from_a_member_and_play_itself():
     """FCP/MEP's best response starts from ``init`` (with lr 0 it must end there) and plays itself
     in its self-play share of the envs (episodes of the (learner, learner) pair)."""

@@ -32,6 +32,7 @@ def test_a_zoo_of_two_plays_every_ordered_pair(tiny_run, tmp_path):
         zoo_crossplay("cramped_room", episodes=1, root=_empty_root(tmp_path))
 
 
+@pytest.mark.slow  # ~10 s or more: the slow CI step runs it (default suite < ~5 min)
 def test_a_cell_stays_put_when_the_zoo_grows(tmp_path):
     """Each pair's key comes from its names: adding a partner must not re-draw the others' episodes
     (counter_circuit's sp with pbt_scratch varies from episode to episode, so a re-draw shows)."""

@@ -33,6 +33,7 @@ def run(config, out, log=lambda _: None, resume_run=False):
     return train(config, out, updates_per_call=1, eval_episodes=1, checkpoint_every_s=0.0, log=log, resume=resume_run)
 
 
+@pytest.mark.slow  # ~10 s or more: the slow CI step runs it (default suite < ~5 min)
 def test_resumed_run_ends_with_the_uninterrupted_parameters(tmp_path):
     config = tiny_config().model_copy(update={"total_steps": 4 * 4 * 32})  # 4 calls of one update
     whole = run(config, tmp_path / "whole")

@@ -110,6 +110,7 @@ def _host(tree, i):
         "human/asymmetric_advantages",
     ],
 )
+@pytest.mark.slow  # ~10 s or more: the slow CI step runs it (default suite < ~5 min)
 def test_agrees_with_extract_events(name):
     env, (before, actions, after) = trajectories()[name]
     got = np.asarray(jax.jit(jax.vmap(lambda s, a, n: event_indicators(env, s, a, n)))(before, actions, after))
