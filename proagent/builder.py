@@ -67,14 +67,28 @@ class AgentBuilder:
             raise UnknownAgentError(f"unknown partner {name!r}; available partners: {', '.join(self.names(env))}") from None
 
     def team(self, env: DomainEnv, focal_seat: int, focal: Agent, partner: str) -> list[Agent]:
-        """``focal`` in its seat, a fresh ``partner`` in every other seat."""
+        """``focal`` in its seat, a fresh ``partner`` in every other seat; a comma-separated
+        ``partner`` (``pusher,proagent``) names the other seats' agents in seat order."""
         if not 0 <= focal_seat < env.num_agents:
             raise ValueError(f"seat {focal_seat} does not exist: {env.name} has seats 0..{env.num_agents - 1}")
-        return [focal if seat == focal_seat else self.make(partner, env) for seat in range(env.num_agents)]
+        names = partner_names(partner, env.num_agents)
+        others = iter(names)
+        return [focal if seat == focal_seat else self.make(next(others), env) for seat in range(env.num_agents)]
 
 
 class SetupError(ValueError):
     """A bad input found while building a session, with the message a user needs to fix it."""
+
+
+def partner_names(partner: str, num_agents: int) -> list[str]:
+    """The agents of the non-focal seats, in seat order: one name for all, or one per seat
+    (``pusher,proagent``); ValueError when a list does not match the team size."""
+    names = [n.strip() for n in partner.split(",")]
+    if len(names) == 1:
+        return names * (num_agents - 1)
+    if len(names) != num_agents - 1 or not all(names):
+        raise ValueError(f"--partner {partner!r}: a list names the {num_agents - 1} other seats' agents, got {len(names)} names")
+    return names
 
 
 def agent_config(flags: object, embedded: bool) -> AgentConfig:
@@ -92,11 +106,18 @@ def agent_config(flags: object, embedded: bool) -> AgentConfig:
     )
 
 
-def resolve_env(layout: str, horizon: int, domain_spec: str | None = None) -> tuple[Domain, DomainEnv]:
-    """The domain (``--domain``, else the one owning the layout) and the layout's env."""
+def resolve_env(layout: str, horizon: int, domain_spec: str | None = None, num_agents: int | None = None) -> tuple[Domain, DomainEnv]:
+    """The domain (``--domain``, else the one owning the layout) and the layout's env, with
+    ``num_agents`` agents (``--agents``) where the domain can change a layout's team size."""
     try:
         domain = domain_for(layout, domain_spec)
-        return domain, domain.make_env(layout, horizon)
+        env = domain.make_env(layout, horizon)
+        if num_agents is None or num_agents == env.num_agents:
+            return domain, env
+        resize = getattr(domain, "make_team_env", None)
+        if resize is None:
+            raise SetupError(f"--agents {num_agents}: {env.name} is a {env.num_agents}-agent layout and {domain.name} layouts have fixed teams")
+        return domain, resize(layout, horizon, num_agents)
     except DomainInputError as exc:
         raise SetupError(str(exc)) from exc
 

@@ -10,7 +10,7 @@ numbers of blocks and agents, so their states stack into one batch.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +119,24 @@ def validate(s: Scenario) -> None:
         if (x, y) in seen:
             fail(f"agent {a} at ({x}, {y}) shares its cell with agent {seen[(x, y)]}")
         seen[(x, y)] = a
+
+
+def with_agents(scenario: Scenario, n: int) -> Scenario:
+    """The scenario with ``n`` agents instead (EmCoop's team-size axis): its own starts when the
+    count matches, else ``n`` agents spread evenly down column 0, skipping cells a block covers.
+    Raises ScenarioError when ``n`` is out of range, a block is heavier than the team, or column 0
+    has too few free cells."""
+    if n == len(scenario.agents):
+        return scenario
+    if not MIN_AGENTS <= n <= MAX_AGENTS:
+        raise ScenarioError(f"scenario {scenario.name!r}: {n} agents, need {MIN_AGENTS} to {MAX_AGENTS}")
+    covered = set().union(*(b.cells() for b in scenario.blocks))
+    free = [y for y in range(scenario.grid_size) if (0, y) not in covered]
+    if len(free) < n:
+        raise ScenarioError(f"scenario {scenario.name!r}: column 0 has {len(free)} free cells, too few for {n} agents")
+    picks = [free[round((i + 0.5) * len(free) / n - 0.5)] for i in range(n)]
+    max_agents = None if scenario.max_agents is None else max(scenario.max_agents, n)
+    return replace(scenario, agents=tuple((0, y) for y in picks), max_agents=max_agents)
 
 
 # ---- named scenarios ----

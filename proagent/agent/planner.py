@@ -16,6 +16,7 @@ from proagent.domains.base import Skill, SkillBook, SkillParseError
 from proagent.llm.types import Message, StructuredOutput
 
 ANALYSIS_MAX_CHARS = 240  # default bound on the free-text analysis in structured output
+MESSAGE_MAX_CHARS = 300  # bound on a message to teammates in structured output
 
 
 class PlanParseError(ValueError):
@@ -32,10 +33,11 @@ class PlannerOutput:
     intention_text: str | None
     raw: str
     intentions: dict[int, Skill | None] = field(default_factory=dict)  # per teammate seat, with several teammates
+    message: str | None = None  # what to tell teammates (MAEIL topologies that let the agent speak)
 
 
 # Leading non-word characters and digits: markdown bold, "-"/"*" bullets and "1." numbered lists.
-_LABEL = re.compile(r"^[\W\d]*(analysis|intention|teammate intention|plan)\W*[:：]\s*(.*)$", re.IGNORECASE)
+_LABEL = re.compile(r"^[\W\d]*(analysis|intention|teammate intention|plan|message)\W*[:：]\s*(.*)$", re.IGNORECASE)
 
 
 _PLAYER_SKILL = re.compile(r"player\s*(\d+)\W*[:=]\s*\W*([a-z_]+\s*\([^)]*\))")
@@ -76,25 +78,31 @@ class Planner:
             "teammates": list(self.teammates),
         }
 
-    def messages(self, facts: dict, memory: list[dict], feedback: list[dict]) -> list[Message]:
-        user = self.prompts.render(
-            "planner_user.j2",
-            {
-                "facts": facts,
-                "memory": memory,
-                "feedback": feedback,
-                "fields": list(self.prompts.fields),
-                "output_format": self.output_format,
-                "teammates": list(self.teammates),
-            },
-        )
+    def fields(self, talk: dict | None = None) -> list[str]:
+        """The answer's fields: the prompt set's, plus a message when the conversation lets the agent speak."""
+        return [*self.prompts.fields, "message"] if talk and talk["may_send"] else list(self.prompts.fields)
+
+    def messages(self, facts: dict, memory: list[dict], feedback: list[dict], talk: dict | None = None) -> list[Message]:
+        """The planner prompt; ``talk`` (MAEIL: role, unread messages, whether it may speak) is
+        passed to the template only when there is a conversation, so prompts without one are unchanged."""
+        variables = {
+            "facts": facts,
+            "memory": memory,
+            "feedback": feedback,
+            "fields": self.fields(talk),
+            "output_format": self.output_format,
+            "teammates": list(self.teammates),
+        }
+        if talk is not None:
+            variables["talk"] = talk
+        user = self.prompts.render("planner_user.j2", variables)
         return [Message(role="system", content=self.system_prompt), Message(role="user", content=user)]
 
     def explainer_messages(self, facts: dict, skill: Skill, reasons: list[str]) -> list[Message]:
         user = self.prompts.render("explainer.j2", {"facts": facts, "skill": str(skill), "reasons": reasons})
         return [Message(role="system", content=self.system_prompt), Message(role="user", content=user)]
 
-    def structured_output(self, allowed: list[Skill]) -> StructuredOutput:
+    def structured_output(self, allowed: list[Skill], talk: dict | None = None) -> StructuredOutput:
         """JSON schema of the answer: bounded free text, skills restricted to ``allowed``."""
         skill_names = [str(s) for s in allowed]
         all_names = [str(s) for s in self.book.all_skills()]
@@ -112,6 +120,8 @@ class Planner:
                     "additionalProperties": False,
                 }
         props["plan"] = {"type": "string", "enum": skill_names}
+        if "message" in self.fields(talk):
+            props["message"] = {"type": "string", "maxLength": MESSAGE_MAX_CHARS}
         schema = {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
         return StructuredOutput(name="proagent_plan", json_schema=schema)
 
@@ -133,7 +143,10 @@ class Planner:
                 intention = None
         intentions = self._per_teammate(intention_text) if self.per_teammate and intention_text else {}
         analysis = fields.get("analysis")
-        return PlannerOutput(plan=plan, analysis=analysis, intention=intention, intention_text=intention_text, raw=raw, intentions=intentions)
+        message = (fields.get("message") or "").strip() or None
+        return PlannerOutput(
+            plan=plan, analysis=analysis, intention=intention, intention_text=intention_text, raw=raw, intentions=intentions, message=message
+        )
 
     def _per_teammate(self, text: str) -> dict[int, Skill | None]:
         """Each teammate's predicted skill from ``{"player 2": "press()", ...}`` or ``player 2: press(); ...``
@@ -161,7 +174,7 @@ def _json_fields(raw: str) -> dict[str, str] | None:
     out = {}
     for key, value in data.items():
         norm = str(key).lower().replace("teammate_", "").replace("teammate ", "").strip()
-        if norm in ("analysis", "intention", "plan") and value is not None:
+        if norm in ("analysis", "intention", "plan", "message") and value is not None:
             out[norm] = value if isinstance(value, str) else json.dumps(value)
     return out
 
@@ -179,7 +192,7 @@ def _labelled_fields(raw: str) -> dict[str, str]:
         elif current and line.strip() and not out[current]:
             owner = current
             out[current] = line.strip().strip("*").strip()
-        if owner != "intention":
+        if owner not in ("intention", "message"):
             own_text.append(line)
     if "plan" not in out:
         calls = re.findall(r"[a-z_]+\([a-z0-9_'\"]*\)", "\n".join(own_text).lower())

@@ -26,6 +26,7 @@ from proagent.contract import Observation, others
 from proagent.domains.base import Domain, DomainEnv, Event, Skill, State, TeammateView, wait_skill
 from proagent.llm.sanitize import clip
 from proagent.llm.types import Completion, LLMResponseError, Model
+from proagent.maeil.talk import Deliberation, Talk
 
 
 class AgentConfig(BaseModel):
@@ -73,6 +74,7 @@ class Decision(BaseModel):
     llm_calls: int
     llm_latency_s: float
     overhead_s: float  # time in the decision not spent waiting for the model
+    message: str | None = None  # MAEIL: what the accepted answer tells teammates
 
 
 @dataclass
@@ -144,26 +146,53 @@ class ProAgent:
         self.skill_vacuous = False  # its done-test held when it was chosen: "done" would mean nothing happened
         self.teammates = {s: TeammateView(s, None, None) for s in mates}
         self.last_decision: Decision | None = None
+        self.earlier_decisions: list[Decision] = []
         self.last_belief: dict | None = None
 
     async def act(self, obs: Observation, events: Sequence[Event]) -> int:
+        if self.prepare(obs, events):
+            skill, _ = await self._decide(obs.state, obs.score)
+            self._adopt(obs.state, skill)
+        return self.execute(obs)
+
+    def prepare(self, obs: Observation, events: Sequence[Event]) -> bool:
+        """Read the step's events (belief correction) and judge the running skill; True when a new
+        plan is needed. With `execute` and `deliberate`, this is `act` split for MAEIL."""
         self.last_decision, self.last_belief = None, None
+        self.earlier_decisions = []
         self._observe_teammates(obs, events)
         self.loops.observe(events)
         self._judge_running_skill(obs.state)
-        if self.skill is None:
-            self._adopt(obs.state, await self._decide(obs.state, obs.score))
+        return self.skill is None
+
+    async def deliberate(self, obs: Observation, talk: Talk) -> Deliberation:
+        """Plan with the conversation in the prompt (MAEIL's R or I stage). Interrupted while a skill
+        runs, choosing that same skill again resumes it (its step count goes on)."""
+        if self.last_decision is not None:
+            self.earlier_decisions.append(self.last_decision)
+        skill, message = await self._decide(obs.state, obs.score, talk.to_prompt())
+        resumed = self.skill is not None and talk.current_plan is not None and str(skill) == str(self.skill)
+        if not resumed:
+            self._adopt(obs.state, skill)
+        calls = self.last_decision.llm_calls if self.last_decision else 0
+        return Deliberation(plan=str(skill), message=message, resumed=resumed, llm_calls=calls)
+
+    def execute(self, obs: Observation) -> int:
+        """The controller's primitive action for the running skill."""
         self.skill_steps += 1
         return int(self.controller.act(obs.state, self.skill))
 
     def info(self) -> dict[str, Any]:
         """The trace's view of this step: the running skill, the decision made (prompts and
         answers) and a resolved belief."""
-        return {
+        info = {
             "skill": str(self.skill) if self.skill else None,
             "decision": self.last_decision.model_dump() if self.last_decision else None,
             "belief": self.last_belief,
         }
+        if self.earlier_decisions:  # MAEIL: deliberations before the last one this step
+            info["earlier_decisions"] = [d.model_dump() for d in self.earlier_decisions]
+        return info
 
     def episode_stats(self) -> dict[str, Any]:
         """The episode record's LLM and agent fields."""
@@ -236,7 +265,9 @@ class ProAgent:
                 record.outcome = outcome
             self.skill = None
 
-    async def _decide(self, state: State, score: float) -> Skill:
+    async def _decide(self, state: State, score: float, talk: dict | None = None) -> tuple[Skill, str | None]:
+        """The Planner's choice checked by the Verificator (re-planned on failure), and the message
+        of the accepted answer (None without a conversation)."""
         started = time.perf_counter()
         llm_before, calls_before = self.stats.llm_latency_s, self.stats.llm_calls
         facts = self.domain.ground(state, self.seat, self.book, list(self.teammates.values()), score)
@@ -247,7 +278,7 @@ class ProAgent:
         attempts: list[Attempt] = []
         accepted: PlannerOutput | None = None
         for _ in range(self.config.max_replans + 1):
-            accepted = await self._attempt(state, facts, memory, attempts, blocked)
+            accepted = await self._attempt(state, facts, memory, attempts, blocked, talk)
             if accepted is not None:
                 break
         skill = accepted.plan if accepted else wait_skill(1)
@@ -268,16 +299,17 @@ class ProAgent:
             llm_calls=self.stats.llm_calls - calls_before,
             llm_latency_s=llm_time,
             overhead_s=overhead,
+            message=accepted.message if accepted else None,
         )
-        return skill
+        return skill, accepted.message if accepted else None
 
     async def _attempt(
-        self, state: State, facts: dict, memory: list[dict], attempts: list[Attempt], blocked: list[Loop]
+        self, state: State, facts: dict, memory: list[dict], attempts: list[Attempt], blocked: list[Loop], talk: dict | None = None
     ) -> PlannerOutput | None:
         feedback = [{"skill": a.plan or "(unreadable answer)", "reasons": a.failures or [a.parse_error], "explanation": a.explanation} for a in attempts]
-        messages = self.planner.messages(facts, memory, feedback)
+        messages = self.planner.messages(facts, memory, feedback, talk)
         allowed = self._allowed_skills(state, blocked)
-        structured = self.planner.structured_output(allowed) if self.config.answer_format == "json" else None
+        structured = self.planner.structured_output(allowed, talk) if self.config.answer_format == "json" else None
         try:
             completion = await self._generate(messages, structured, self.config.max_tokens)
         except LLMResponseError as exc:  # a broken answer envelope: an unreadable answer, not the end of the run
@@ -317,7 +349,9 @@ class ProAgent:
     def _bounded(self, output: PlannerOutput) -> PlannerOutput:
         """The planner's free texts cut to ``carried_text_max_chars`` before memory, beliefs and records see them."""
         limit = self.config.carried_text_max_chars
-        return replace(output, analysis=clip(output.analysis, limit), intention_text=clip(output.intention_text, limit))
+        return replace(
+            output, analysis=clip(output.analysis, limit), intention_text=clip(output.intention_text, limit), message=clip(output.message, limit)
+        )
 
     def _verify(self, state: State, skill: Skill, blocked: list[Loop]) -> list[str]:
         """The Verificator: the skill's preconditions, then the undo-loop check (both off with --no-verificator)."""

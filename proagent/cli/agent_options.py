@@ -38,3 +38,17 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--llm-timeout", type=positive_float, default=60.0, help="seconds to wait for one LLM answer before retrying")
     p.add_argument("--cache-dir", type=Path, default=PROJECT_ROOT / ".cache" / "llm", help="LLM response cache")
     p.add_argument("--no-cache", action="store_true")
+
+
+def add_topology_options(p: argparse.ArgumentParser) -> None:
+    """MAEIL's options (`proagent.maeil`): agents that talk between environment steps."""
+    from proagent.maeil.topology import TOPOLOGIES
+
+    p.add_argument(
+        "--topology",
+        choices=TOPOLOGIES,
+        default=None,
+        help="run the team through MAEIL with this communication topology (default: no conversation, agents act in turn)",
+    )
+    p.add_argument("--leader", type=non_negative_int, default=0, help="centralized topology: the leader's seat")
+    p.add_argument("--message-budget", type=non_negative_int, default=1, help="decentralized topology: messages per agent per step")

@@ -7,7 +7,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from proagent.cli.agent_options import EMBEDDED_NOTICE, add_agent_options
+from proagent.cli.agent_options import EMBEDDED_NOTICE, add_agent_options, add_topology_options
 from proagent.cli.arg_types import non_negative_int, positive_int
 from proagent.runner.summary import own_events, summary_of
 
@@ -15,9 +15,15 @@ from proagent.runner.summary import own_events, summary_of
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("play", help="play episodes of ProAgent with a partner")
     p.add_argument("--layout", default="counter_circuit", help="layout name or path to a kitchen file")
-    p.add_argument("--partner", default="greedy", help="partner name (see `proagent partners`), or 'proagent' for copies of the agent")
+    p.add_argument(
+        "--partner",
+        default="greedy",
+        help="partner name (see `proagent partners`), 'proagent' for copies of the agent, or one name per other seat (pusher,proagent)",
+    )
     p.add_argument("--seat", type=non_negative_int, default=0, help="ProAgent's player index (0..agents-1)")
     p.add_argument("--domain", default=None, help="the world: a built-in name or module:attribute (default: the one owning --layout)")
+    p.add_argument("--agents", type=positive_int, default=None, help="team size, where the domain can change it (CUBE); default: the layout's")
+    add_topology_options(p)
     p.add_argument("--episodes", type=positive_int, default=1)
     p.add_argument("--horizon", type=positive_int, default=400)
     p.add_argument("--seed", type=non_negative_int, default=0)
@@ -91,6 +97,7 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
                 trace=lambda r: session.folder.append_jsonl("trace.jsonl", r),
                 on_step=view.update,
                 states=states,
+                topology=session.topology,
             )
         session.folder.append_jsonl("episodes.jsonl", record, durable=True)
         if states:

@@ -15,6 +15,7 @@ from proagent.builder import (
     LLMSeat,
     SetupError,
     check_name,
+    partner_names,
     prepare_llm,
     resolve_env,
     session_builder,
@@ -22,6 +23,7 @@ from proagent.builder import (
 from proagent.contract import Agent
 from proagent.domains.base import Domain, DomainEnv
 from proagent.llm.types import Model
+from proagent.maeil.topology import TopologyConfig
 from proagent.runner.records import RunConfig
 from proagent.runner.run_folder import RunFolder, git_state, package_versions
 
@@ -36,6 +38,7 @@ class Session:
     builder: AgentBuilder
     args: argparse.Namespace
     folder: RunFolder
+    topology: TopologyConfig | None = None
 
     @property
     def model(self) -> Model:
@@ -51,16 +54,21 @@ class Session:
 
 
 def build_session(args: argparse.Namespace) -> Session:
-    domain, env = resolve_env(args.layout, args.horizon, getattr(args, "domain", None))
+    domain, env = resolve_env(args.layout, args.horizon, getattr(args, "domain", None), getattr(args, "agents", None))
     if not 0 <= args.seat < env.num_agents:
         raise SetupError(f"--seat {args.seat}: {env.name} has seats 0..{env.num_agents - 1}")
     partner_seats = [s for s in range(env.num_agents) if s != args.seat]
-    copy_of_itself = args.partner == LLM_AGENT  # ProAgent with copies of itself in the other seats
-    if not copy_of_itself:
-        check_name(session_builder(domain, None), args.partner, env)
-    llm = prepare_llm(args, domain, env, [args.seat, *(partner_seats if copy_of_itself else [])], args.seed)
+    try:
+        names = partner_names(args.partner, env.num_agents)
+    except ValueError as exc:
+        raise SetupError(str(exc)) from exc
+    for name in set(names) - {LLM_AGENT}:
+        check_name(session_builder(domain, None), name, env)
+    copies = [seat for seat, name in zip(partner_seats, names) if name == LLM_AGENT]  # copies of the agent in other seats
+    topology = topology_config(args, domain)
+    llm = prepare_llm(args, domain, env, [args.seat, *copies], args.seed)
     builder = session_builder(domain, llm)
-    folder = RunFolder.create(args.name or f"play-{env.name}-{args.partner}", **({"root": args.runs_dir} if args.runs_dir else {}))
+    folder = RunFolder.create(args.name or f"play-{env.name}-{args.partner.replace(',', '+')}", **({"root": args.runs_dir} if args.runs_dir else {}))
     commit, dirty = git_state()
     folder.write_json(
         "config.json",
@@ -77,6 +85,8 @@ def build_session(args: argparse.Namespace) -> Session:
             api_base=args.api_base,
             llm_timeout_s=args.llm_timeout,
             agent=llm.config.model_dump(),
+            num_agents=env.num_agents,
+            topology=topology.model_dump() if topology else None,
             prompt_hashes=llm.prompt_hashes,
             git_commit=commit,
             git_dirty=dirty,
@@ -84,4 +94,16 @@ def build_session(args: argparse.Namespace) -> Session:
             created=datetime.now(UTC).isoformat(),
         ),
     )
-    return Session(domain=domain, env=env, llm=llm, builder=builder, args=args, folder=folder)
+    return Session(domain=domain, env=env, llm=llm, builder=builder, args=args, folder=folder, topology=topology)
+
+
+def topology_config(args: argparse.Namespace, domain: Domain) -> TopologyConfig | None:
+    """``--topology`` (with ``--leader``, ``--message-budget``) as a config, checked against the
+    domain's prompts: a conversation needs the topology's template in ``<prompts>/_talk/``."""
+    name = getattr(args, "topology", None)
+    if name is None:
+        return None
+    template = domain.prompts_root / "_talk" / f"{name}.j2"
+    if not template.is_file():
+        raise SetupError(f"--topology {name}: the {domain.name} prompts have no conversation template {template}; topologies run where one exists")
+    return TopologyConfig(name=name, leader=args.leader, message_budget=args.message_budget)

@@ -19,6 +19,8 @@ import jax.numpy as jnp
 from proagent.contract import Agent, Observation, others, seat_seeds
 from proagent.domains.base import Domain, DomainEnv, EngineState, Event, State, Transition
 from proagent.interdependence.episode import record_fields
+from proagent.maeil.loop import Maeil
+from proagent.maeil.topology import TopologyConfig
 from proagent.runner.records import EpisodeRecord
 
 
@@ -73,12 +75,15 @@ async def run_episode(
     states: list[EngineState] | None = None,
     episode_env: EpisodeEnv | None = None,
     pace: Callable[[], Awaitable[None]] | None = None,
+    topology: TopologyConfig | None = None,
 ) -> EpisodeRecord:
     """Play ``team`` (one agent per seat, any kinds) to the horizon; the record is about ``focal``.
     ``states`` (if given) collects every engine state for a GIF. ``episode_env`` (default
     ``SingleEnv(env, seed)``) supplies the states; ``env`` decodes them. ``pace`` (if given) is
     awaited before each step's actions are chosen: a real-time clock tick or a person's key press
-    in `proagent human`, so the latest input is read right after it."""
+    in `proagent human`, so the latest input is read right after it. ``topology`` (if given) runs
+    the team through MAEIL (`proagent.maeil`): deliberating agents talk and re-plan between steps,
+    each step's cognition goes into the trace and the process metrics into the record."""
     started = time.perf_counter()
     episode_env = episode_env or SingleEnv(env, seed)
     state = await episode_env.reset()
@@ -92,15 +97,21 @@ async def run_episode(
     all_events: list[Event] = []
     last_actions: tuple[int, ...] | None = None
     collector = domain.interdependence_collector(symbolic)
+    process = _process_collector(domain, symbolic)
+    maeil = Maeil(topology, team, getattr(domain, "plan_target", None)) if topology is not None else None
     if states is not None:
         states.append(state)
     while True:
         if pace is not None:
             await pace()
-        chosen: dict[int, int] = {}
-        for seat in order:
-            chosen[seat] = int(await team[seat].act(Observation(seat, symbolic, state, last_actions, score), events))
-        actions = tuple(chosen[seat] for seat in range(len(team)))
+        if maeil is not None:
+            observations = [Observation(seat, symbolic, state, last_actions, score) for seat in range(len(team))]
+            actions = await maeil.step_actions(observations, events)
+        else:
+            chosen: dict[int, int] = {}
+            for seat in order:
+                chosen[seat] = int(await team[seat].act(Observation(seat, symbolic, state, last_actions, score), events))
+            actions = tuple(chosen[seat] for seat in range(len(team)))
         tr = await episode_env.step(symbolic.step, state, actions)
         after = env.symbolic(tr.state)
         events = env.events(symbolic, actions, after)
@@ -110,8 +121,12 @@ async def run_episode(
         reward = float(tr.reward)
         score += reward
         shaped = [s + float(r) for s, r in zip(shaped, tr.shaped_reward)]
+        constraints = process.add(symbolic, actions, after) if process is not None else None
         if trace is not None:
-            trace(_step_record(domain, env, team, focal, episode, symbolic, after, actions, events, reward, score, bool(tr.done)))
+            record = _step_record(domain, env, team, focal, episode, symbolic, after, actions, events, reward, score, bool(tr.done))
+            trace(_with_process(record, maeil, constraints))
+        elif maeil is not None:
+            maeil.log.drain()
         last_actions = actions
         state, symbolic = tr.state, after
         if states is not None:
@@ -121,7 +136,26 @@ async def run_episode(
         if bool(tr.done):
             break
     record = _episode_record(env, domain, team, focal, seed, episode, score, shaped, symbolic.step, all_events, started)
+    process_metrics = {**(maeil.metrics() if maeil else {}), **(process.result() if process else {})}
+    if process_metrics:
+        record = record.model_copy(update={"process_metrics": process_metrics})
     return record.model_copy(update=record_fields(collector.result())) if collector is not None else record
+
+
+def _process_collector(domain: Domain, first: State):  # noqa: ANN202 (the domain's own collector type)
+    """The domain's cooperation-constraint collector, for domains that define one."""
+    make = getattr(domain, "process_collector", None)
+    return make(first) if make is not None else None
+
+
+def _with_process(record: dict, maeil: Maeil | None, constraints: list[dict] | None) -> dict:
+    """The step's cognition (stage changes, messages, plans before it) and constraint states."""
+    if maeil is not None:
+        record["cognition"] = maeil.log.drain()
+        record["stages"] = maeil.log.stages()
+    if constraints is not None:
+        record["constraints"] = constraints
+    return record
 
 
 def _step_record(domain: Domain, env: DomainEnv, team: Sequence[Agent], focal: int, episode: int, before: State, after: State,

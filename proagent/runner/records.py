@@ -24,6 +24,8 @@ class RunConfig(BaseModel):
     api_base: str | None = None
     llm_timeout_s: float | None = None
     agent: dict
+    num_agents: int | None = Field(None, description="agents in the episode (None in runs recorded before --agents)")
+    topology: dict | None = Field(None, description="MAEIL topology (None: agents act in turn, no conversation)")
     prompt_hashes: dict[str, str]
     git_commit: str
     git_dirty: bool
@@ -45,6 +47,9 @@ class EpisodeRecord(BaseModel):
     score: float
     domain_metrics: dict[str, float] = Field(default_factory=dict, description="the domain's per-episode outcomes")
     agent_stats: list[dict] = Field(default_factory=list, description="each seat's episode_stats() (LLM calls, ...)")
+    process_metrics: dict[str, float] = Field(
+        default_factory=dict, description="the cooperation process: MAEIL (messages, stages, re-plans) and the domain's constraints"
+    )
     steps: int
     wall_time_s: float
     shaped_return: list[float]
@@ -92,5 +97,5 @@ class EpisodeRecord(BaseModel):
         return {**rest, "domain_metrics": {**legacy, **(data.get("domain_metrics") or {})}}
 
     def metric(self, name: str, default: float = 0.0) -> float:
-        """A domain metric by name."""
-        return self.domain_metrics.get(name, default)
+        """A domain or process metric by name."""
+        return self.domain_metrics.get(name, self.process_metrics.get(name, default))

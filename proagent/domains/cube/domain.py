@@ -10,6 +10,7 @@ one flag sets every world's episode length).
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,15 +18,17 @@ from pathlib import Path
 import numpy as np
 
 from envs.cube import CubeAction, CubeEnv, CubeEnvState, CubeEvent, CubeEventKind, CubeView, ScenarioError
-from envs.cube.scenario import SCENARIOS, load_scenario
+from envs.cube.scenario import SCENARIOS, load_scenario, with_agents
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains.base import DomainInputError, Skill, TeammateView
+from proagent.domains.cube.constraints import METRIC_NAMES, CubeConstraintCollector
 from proagent.domains.cube.grounding import ground_facts, memory_line, render_grid
 from proagent.domains.cube.partners import PARTNERS
 from proagent.domains.cube.skills import MAX_STEPS, CubeController, CubeSkillBook
-from proagent.paths import KNOWLEDGE_DIR
+from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
 
 HERE = Path(__file__).parent
+_TARGETED = re.compile(r"^(?:push|navigate)\((\d+)\)$")
 _CELL = 8  # pixels per cell in the GIF
 _AGENT_COLOURS = ((220, 60, 60), (60, 110, 220), (60, 170, 80), (160, 80, 200), (230, 140, 30), (30, 170, 170))
 
@@ -34,11 +37,12 @@ class CubeDomain:
     """The CUBE world. Stateless: one instance serves every run."""
 
     name = "cube"
-    prompts_root: Path = HERE / "prompts"
+    prompts_root: Path = PROMPTS_DIR / "cube"
     knowledge_root: Path = KNOWLEDGE_DIR / "cube"
     idle_action = int(CubeAction.STAY)
     useful_events = ("push_ok", "deliver")
     metric_names = ("blocks_delivered", "weight_delivered", "failed_pushes")
+    process_metric_names = METRIC_NAMES  # EmCoop's constraint totals, `CubeConstraintCollector.result`
 
     def layout_names(self) -> list[str]:
         return sorted(SCENARIOS)
@@ -52,6 +56,14 @@ class CubeDomain:
         except ScenarioError as exc:
             raise DomainInputError(f"cube: {exc}") from exc  # it names the scenarios and the other forms
         return CubeEnv(dataclasses.replace(scenario, horizon=horizon))
+
+    def make_team_env(self, spec: str, horizon: int, num_agents: int) -> CubeEnv:
+        """The scenario played by ``num_agents`` agents (`--agents`): starts spread down column 0."""
+        env = self.make_env(spec, horizon)
+        try:
+            return CubeEnv(with_agents(env.scenario, num_agents))
+        except ScenarioError as exc:
+            raise DomainInputError(f"cube: --agents {num_agents}: {exc}") from exc
 
     def skill_book(self, first: CubeView) -> CubeSkillBook:
         return CubeSkillBook.for_state(first)
@@ -131,8 +143,17 @@ class CubeDomain:
         """No STRIPS model for CUBE yet: records carry no interdependence fields."""
         return
 
+    def process_collector(self, first: CubeView) -> CubeConstraintCollector:
+        """EmCoop's cooperation-constraint process (C+/C-, failure attribution, dZ) for one episode."""
+        return CubeConstraintCollector(first)
+
     def interdependence_model(self, layout: str) -> None:
         return
+
+    def plan_target(self, plan: str) -> str | None:
+        """The block a plan works on (MAEIL's plan coherence): push(b) and navigate(b) target b."""
+        match = _TARGETED.match(plan)
+        return f"block {match.group(1)}" if match else None
 
     def skill_of_event(self, event: CubeEvent) -> Skill | None:
         return CubeSkillBook.skill_of_event(event)

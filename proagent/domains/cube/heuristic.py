@@ -14,6 +14,8 @@ from typing import Any
 _ME = re.compile(r"You \(player (\d+)\) are at \((\d+),(\d+)\)")
 _MATE = re.compile(r"Teammate \(player (\d+)\) is at")
 _BLOCK = re.compile(r"Block (\d+) \(weight (\d+)\) at \(\d+,\d+\): (.*?)(unreachable|\d+ steps from you)")
+_DIRECTIVE = re.compile(r"^- player \d+ \(directive\): (.*)$", re.MULTILINE)
+_WANTS_MESSAGE = re.compile(r"JSON object with the keys [^(]*\bmessage\b|^Message: <", re.MULTILINE)
 
 
 def plan_for(blocks: list[tuple[int, int, bool, bool]]) -> str:
@@ -35,9 +37,10 @@ def cube_answer(body: dict[str, Any]) -> str:
         return "Plan: wait(1)"
     found = _BLOCK.findall(user)
     blocks = [(int(i), int(w), reach != "unreachable", "in its way" in mid) for i, w, mid, reach in found]
-    plan = plan_for(blocks)
+    plan = _directed(user, me.group(1), blocks) or plan_for(blocks)
     guess = plan_for([(i, w, True, jammed) for i, w, _, jammed in blocks])
     mates = [int(s) for s in _MATE.findall(user)]
+    message = _message(user, plan if plan.startswith("push") else guess, mates) if _WANTS_MESSAGE.search(user) else None
     analysis = f"{len(blocks)} blocks are left; the heaviest needs us together."
     as_json = "response_format" in body or "Answer with one JSON object" in user
     intention: Any = guess
@@ -46,5 +49,24 @@ def cube_answer(body: dict[str, Any]) -> str:
         if not as_json:
             intention = "; ".join(f"{k}: {v}" for k, v in intention.items())
     if as_json:
-        return json.dumps({"analysis": analysis, "intention": intention, "plan": plan})
-    return f"Analysis: {analysis}\nIntention: {intention}\nPlan: {plan}"
+        answer = {"analysis": analysis, "intention": intention, "plan": plan}
+        return json.dumps(answer if message is None else {**answer, "message": message})
+    return f"Analysis: {analysis}\nIntention: {intention}\nPlan: {plan}" + ("" if message is None else f"\nMessage: {message}")
+
+
+def _directed(user: str, me: str, blocks: list[tuple[int, int, bool, bool]]) -> str | None:
+    """A leader's directive for this player (``player k: push(b)``), when it names a reachable block."""
+    reachable = {f"push({i})" for i, _, reach, _ in blocks if reach}
+    for directive in _DIRECTIVE.findall(user):
+        mine = re.search(rf"player {me}\s*:\s*([a-z_]+\(\d*\))", directive)
+        if mine and mine.group(1) in reachable:  # a directive it cannot carry out gives way to its own plan
+            return mine.group(1)
+    return None
+
+
+def _message(user: str, plan: str, mates: list[int]) -> str:
+    """A leader directs everyone to its own block (the pusher convention: all on the heaviest; the
+    heaviest block when it cannot reach one itself); anyone else says what it will do."""
+    if "You lead the team" in user:
+        return "; ".join(f"player {s}: {plan}" for s in mates)
+    return f"I will {plan}; join me."

@@ -1,0 +1,195 @@
+"""Communication topologies as configuration: who thinks in each cognitive round, who may speak,
+to whom, and which arrivals interrupt.
+
+- ``individual``: no messages; agents that need a plan reason side by side.
+- ``debate``: an agent that needs a plan asks for a debate; every agent then takes one turn in
+  seat order, reading what was said before it and broadcasting before it commits.
+- ``centralized``: a leader plans for the team and broadcasts directives; followers adopt them
+  (one model call each, side by side) and acknowledge; acknowledgements let the leader resume
+  without another call. A follower that needs a plan asks the leader.
+- ``decentralized``: anyone may message anyone (``to player k: ...``, else everyone) within a
+  per-step budget; an arrival interrupts its receiver, who may answer while it has budget.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from proagent.maeil.talk import Deliberation, Message, Stage
+
+TopologyName = Literal["individual", "debate", "centralized", "decentralized"]
+TOPOLOGIES: tuple[str, ...] = ("individual", "debate", "centralized", "decentralized")
+_TO = re.compile(r"^\s*to\s+((?:player\s*\d+\s*(?:,|and)?\s*)+)[:\-]\s*", re.IGNORECASE)
+
+
+class TopologyConfig(BaseModel):
+    """Recorded with every run that uses MAEIL."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: TopologyName = "individual"
+    leader: int = Field(0, ge=0, description="centralized: the leader's seat (the first talking seat if this one cannot talk)")
+    message_budget: int = Field(1, ge=0, description="decentralized: messages each agent may send per environment step")
+    max_rounds: int = Field(8, ge=1, description="bound on cognitive rounds per environment step")
+    message_max_chars: int = Field(300, ge=20, description="longer messages are cut before delivery")
+
+
+@dataclass
+class Phase:
+    """The cognitive phase before one environment step, as the topology sees it."""
+
+    talkers: tuple[int, ...]
+    t_env: int
+    stage: dict[int, Stage]
+    t_cog: int = 0
+    thoughts: Counter = field(default_factory=Counter)  # deliberations this phase, per seat
+    sent: Counter = field(default_factory=Counter)  # spoken messages this phase, per seat
+    turns_taken: set[int] = field(default_factory=set)  # debate turns
+    debating: bool = False
+    closing: bool = False  # the round bound was reached: last deliberations, no more messages
+
+    def message(self, sender: int, recipients: tuple[int, ...], text: str, kind: str) -> Message:
+        return Message(sender, recipients, text, kind, self.t_cog, self.t_env)
+
+    def needing(self) -> list[int]:
+        """Talkers in R or I: they must deliberate before they are ready."""
+        return [s for s in self.talkers if self.stage[s] in (Stage.REASON, Stage.INTERRUPT)]
+
+
+class Topology:
+    """Individual: no conversation. The base of the others."""
+
+    name = "individual"
+
+    def __init__(self, config: TopologyConfig, talkers: tuple[int, ...]) -> None:
+        self.config = config
+        self.talkers = talkers
+
+    def role(self, seat: int) -> str:
+        return "peer"
+
+    def begin(self, phase: Phase, needing: list[int]) -> list[Message]:
+        return []
+
+    def thinkers(self, phase: Phase) -> list[int]:
+        return phase.needing()
+
+    def may_send(self, seat: int, phase: Phase) -> bool:
+        return False
+
+    def messages(self, seat: int, result: Deliberation, phase: Phase) -> list[Message]:
+        return []
+
+    def interrupts(self, receiver: int, message: Message, phase: Phase) -> bool:
+        return False
+
+    def resumes_unprompted(self, seat: int, unread: list[Message]) -> bool:
+        """An interrupted agent that goes back to its plan without a model call."""
+        return False
+
+    def _others(self, seat: int) -> tuple[int, ...]:
+        return tuple(s for s in self.talkers if s != seat)
+
+
+class Debate(Topology):
+    name = "debate"
+
+    def begin(self, phase: Phase, needing: list[int]) -> list[Message]:
+        if not needing:
+            return []
+        phase.debating = True
+        return [phase.message(s, self._others(s), f"player {s} needs a new plan", "request") for s in needing]
+
+    def thinkers(self, phase: Phase) -> list[int]:
+        waiting = [s for s in phase.needing() if s not in phase.turns_taken]
+        if waiting:
+            return waiting[:1]  # one speaker at a time, in seat order
+        return [s for s in phase.needing() if s in phase.turns_taken][:1]  # never left without a plan
+
+    def may_send(self, seat: int, phase: Phase) -> bool:
+        return seat not in phase.turns_taken
+
+    def messages(self, seat: int, result: Deliberation, phase: Phase) -> list[Message]:
+        first_turn = seat not in phase.turns_taken
+        phase.turns_taken.add(seat)
+        if not first_turn or not result.message:
+            return []
+        return [phase.message(seat, self._others(seat), result.message, "say")]
+
+    def interrupts(self, receiver: int, message: Message, phase: Phase) -> bool:
+        return phase.debating and receiver not in phase.turns_taken  # later messages wait for the next phase
+
+
+class Centralized(Topology):
+    name = "centralized"
+
+    def __init__(self, config: TopologyConfig, talkers: tuple[int, ...]) -> None:
+        super().__init__(config, talkers)
+        self.leader = config.leader if config.leader in talkers else (talkers[0] if talkers else -1)
+
+    def role(self, seat: int) -> str:
+        return "leader" if seat == self.leader else "follower"
+
+    def begin(self, phase: Phase, needing: list[int]) -> list[Message]:
+        return [phase.message(s, (self.leader,), f"player {s} needs a new plan", "request") for s in needing if s != self.leader]
+
+    def thinkers(self, phase: Phase) -> list[int]:
+        needing = phase.needing()
+        if self.leader in needing:
+            return [self.leader]  # the leader's directives come first
+        return needing
+
+    def may_send(self, seat: int, phase: Phase) -> bool:
+        return seat == self.leader and phase.sent[seat] == 0
+
+    def messages(self, seat: int, result: Deliberation, phase: Phase) -> list[Message]:
+        if seat == self.leader:
+            if phase.sent[seat]:
+                return []
+            phase.sent[seat] += 1
+            return [phase.message(seat, self._others(seat), result.message or "(no directive)", "directive")]
+        return [phase.message(seat, (self.leader,), f"ack: {result.plan}", "ack")]
+
+    def interrupts(self, receiver: int, message: Message, phase: Phase) -> bool:
+        if message.kind == "ack":
+            return True
+        return phase.thoughts[receiver] <= 1  # each follower adopts one directive per step; the leader answers requests
+
+    def resumes_unprompted(self, seat: int, unread: list[Message]) -> bool:
+        return seat == self.leader and bool(unread) and all(m.kind == "ack" for m in unread)
+
+
+class Decentralized(Topology):
+    name = "decentralized"
+
+    def may_send(self, seat: int, phase: Phase) -> bool:
+        return phase.sent[seat] < self.config.message_budget
+
+    def messages(self, seat: int, result: Deliberation, phase: Phase) -> list[Message]:
+        if not result.message or not self.may_send(seat, phase):
+            return []
+        phase.sent[seat] += 1
+        recipients, text = self._addressed(seat, result.message)
+        return [phase.message(seat, recipients, text, "say")] if recipients else []
+
+    def interrupts(self, receiver: int, message: Message, phase: Phase) -> bool:
+        return phase.thoughts[receiver] <= self.config.message_budget  # bounded: at most budget + 1 thoughts a step
+
+    def _addressed(self, seat: int, text: str) -> tuple[tuple[int, ...], str]:
+        """``to player 2, player 3: ...`` addresses those; anything else goes to every teammate."""
+        match = _TO.match(text)
+        if not match:
+            return self._others(seat), text
+        named = tuple(int(n) for n in re.findall(r"\d+", match.group(1)))
+        return tuple(s for s in self._others(seat) if s in named), text[match.end():]
+
+
+_KINDS: dict[str, type[Topology]] = {"individual": Topology, "debate": Debate, "centralized": Centralized, "decentralized": Decentralized}
+
+
+def make_topology(config: TopologyConfig, talkers: tuple[int, ...]) -> Topology:
+    return _KINDS[config.name](config, talkers)
