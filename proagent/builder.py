@@ -82,8 +82,8 @@ class SetupError(ValueError):
 
 def partner_names(partner: str, num_agents: int) -> list[str]:
     """The agents of the non-focal seats, in seat order: one name for all, or one per seat
-    (``pusher,proagent``); ValueError when a list does not match the team size."""
-    names = [n.strip() for n in partner.split(",")]
+    (``pusher,proagent`` or ``pusher+proagent``); ValueError when a list does not match the team size."""
+    names = [n.strip() for n in partner.replace("+", ",").split(",")]
     if len(names) == 1:
         return names * (num_agents - 1)
     if len(names) != num_agents - 1 or not all(names):

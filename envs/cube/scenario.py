@@ -122,8 +122,8 @@ def validate(s: Scenario) -> None:
 
 
 def with_agents(scenario: Scenario, n: int) -> Scenario:
-    """The scenario with ``n`` agents instead (EmCoop's team-size axis): its own starts when the
-    count matches, else ``n`` agents spread evenly down column 0, skipping cells a block covers.
+    """The scenario with ``n`` agents instead (EmCoop's team-size axis), named ``<name>@<n>``: its
+    own starts when the count matches, else ``n`` agents spread evenly down column 0, skipping cells a block covers.
     Raises ScenarioError when ``n`` is out of range, a block is heavier than the team, or column 0
     has too few free cells."""
     if n == len(scenario.agents):
@@ -136,7 +136,7 @@ def with_agents(scenario: Scenario, n: int) -> Scenario:
         raise ScenarioError(f"scenario {scenario.name!r}: column 0 has {len(free)} free cells, too few for {n} agents")
     picks = [free[round((i + 0.5) * len(free) / n - 0.5)] for i in range(n)]
     max_agents = None if scenario.max_agents is None else max(scenario.max_agents, n)
-    return replace(scenario, agents=tuple((0, y) for y in picks), max_agents=max_agents)
+    return replace(scenario, name=f"{scenario.name}@{n}", agents=tuple((0, y) for y in picks), max_agents=max_agents)
 
 
 # ---- named scenarios ----
@@ -248,10 +248,14 @@ _TOML_KEYS = {"name", "grid_size", "horizon", "step_cost", "agents", "blocks", "
 
 
 def load_scenario(spec: str | Path | Scenario) -> Scenario:
-    """A scenario by name, ``random:<difficulty>:<seed>``, or a TOML file path."""
+    """A scenario by name, ``random:<difficulty>:<seed>``, or a TOML file path; any of them with
+    ``@<agents>`` appended is played by that many agents (`with_agents`)."""
     if isinstance(spec, Scenario):
         return spec
     text = str(spec)
+    base, at, count = text.rpartition("@")
+    if at and count.isdigit():
+        return with_agents(load_scenario(base), int(count))
     if text in SCENARIOS:
         return SCENARIOS[text]
     if text.startswith("random:"):
@@ -262,7 +266,8 @@ def load_scenario(spec: str | Path | Scenario) -> Scenario:
     if text.endswith(".toml") or Path(text).is_file():
         return parse_toml_file(Path(text))
     raise ScenarioError(
-        f"unknown scenario {text!r}; one of {sorted(SCENARIOS)}, random:<easy|medium|hard>:<seed>, or a .toml file"
+        f"unknown scenario {text!r}; one of {sorted(SCENARIOS)}, random:<easy|medium|hard>:<seed>, or a .toml file, "
+        "optionally with @<agents> (medium_3a@4)"
     )
 
 

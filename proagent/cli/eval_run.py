@@ -14,13 +14,13 @@ from typing import Any
 from proagent.cli.arg_types import non_negative_int, positive_float, positive_int
 
 # flag dest -> EvalConfig field, for flags that set top-level fields
-GRID_FLAGS = MappingProxyType({f: f for f in ("name", "domain", "partners", "layouts", "seats", "episodes", "seed", "horizon")})
+GRID_FLAGS = MappingProxyType({f: f for f in ("name", "domain", "partners", "layouts", "seats", "topologies", "episodes", "seed", "horizon")})
 RUN_FLAGS = MappingProxyType({
     "concurrency": "concurrency", "llm_concurrency": "llm_concurrency", "max_cost": "max_cost_usd",
     "max_failures": "max_failures", "trace": "trace", "stepping": "stepping", "cache": "cache", "cache_dir": "cache_dir",
 })  # fmt: skip
 AGENT_FLAGS = ("llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k", "max_replans", "verificator", "loop_check", "legal_only")
-LIST_FIELDS = ("partners", "layouts", "seats")
+LIST_FIELDS = ("partners", "layouts", "seats", "topologies")
 
 
 def add_grid_flags(p: argparse.ArgumentParser) -> None:
@@ -29,7 +29,11 @@ def add_grid_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--partners", help="comma list of partner names, or 'proagent' (an LLM agent) (default greedy)")
     p.add_argument("--layouts", help="comma list of layouts (default cramped_room)")
     p.add_argument("--seats", help="the agent's seats: e.g. 0, 1 or 0,1 (default 0,1)")
-    p.add_argument("--episodes", type=positive_int, help="episodes per agent x partner x layout x seat")
+    p.add_argument(
+        "--topologies",
+        help="comma list of MAEIL topologies (individual, debate, centralized, decentralized): each agent is also run in each (default: none, no conversation)",
+    )
+    p.add_argument("--episodes", type=positive_int, help="episodes per agent x partner x layout x seat (x topology)")
     p.add_argument("--seed", type=non_negative_int, help="episode i plays seed + i")
     p.add_argument("--horizon", type=positive_int, help="steps per episode (default 400)")
 

@@ -23,6 +23,7 @@ from pydantic import (
 from proagent.agent.presets import model_defaults
 from proagent.agent.proagent import AgentConfig
 from proagent.domains import DEFAULT_DOMAIN
+from proagent.maeil.topology import TopologyName
 from proagent.paths import PROJECT_ROOT
 
 PROAGENT = "proagent"
@@ -89,7 +90,12 @@ class EvalConfig(BaseModel):
     partners: list[str] = Field(min_length=1, description="names of domain partners, or of LLM agents in `agents` (e.g. proagent)")
     layouts: list[str] = Field(min_length=1)
     seats: list[Annotated[int, Field(ge=0)]] = Field(default_factory=lambda: [0, 1], min_length=1, description="the agent's seats (each < the layout's agents)")
-    episodes: int = Field(5, ge=1, description="episodes per agent x partner x layout x seat")
+    topologies: list[TopologyName] = Field(
+        default_factory=list, description="MAEIL topologies each agent plays under (agent@topology); empty: no conversation"
+    )
+    leader: int = Field(0, ge=0, description="centralized topology: the leader's seat")
+    message_budget: int = Field(1, ge=0, description="decentralized topology: messages per agent per step")
+    episodes: int = Field(5, ge=1, description="episodes per agent x partner x layout x seat (x topology)")
     seed: int = Field(0, ge=0, description="episode i plays seed + i, the same for every agent and partner")
     horizon: int = Field(400, ge=1)
     concurrency: int = Field(8, ge=1, description="episodes in flight")

@@ -34,15 +34,29 @@ class EpisodeJob:
     key: EpisodeKey
     spec: AgentSpec
     seed: int
+    topology: str | None = None  # MAEIL topology (None: no conversation)
+
+
+def agent_label(name: str, topology: str | None) -> str:
+    """The table's name of an agent run under a topology: ``proagent@centralized``."""
+    return name if topology is None else f"{name}@{topology}"
 
 
 def plan_jobs(config: EvalConfig, layouts: list[str]) -> list[EpisodeJob]:
-    """Every episode of the grid; ``layouts``: the canonical names of ``config.layouts``."""
+    """Every episode of the grid; ``layouts``: the canonical names of ``config.layouts``. With
+    topologies, each agent plays under each (its label ``agent@topology`` keys the episode)."""
+    topologies: list[str | None] = list(config.topologies) or [None]
     return [
-        EpisodeJob(EpisodeKey(agent=spec.name, partner=partner, layout=layout, seat=seat, episode=i), spec, config.seed + i)
+        EpisodeJob(
+            EpisodeKey(agent=agent_label(spec.name, topology), partner=partner, layout=layout, seat=seat, episode=i),
+            spec,
+            config.seed + i,
+            topology,
+        )
         for i in range(config.episodes)
         for layout in layouts
         for spec in config.agents
+        for topology in topologies
         for partner in config.partners
         for seat in config.seats
     ]

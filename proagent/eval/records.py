@@ -29,6 +29,7 @@ class EvalRecord(EpisodeRecord):
     agent_kind: str
     spent_usd: float = 0.0  # money spent on fresh LLM calls (cache hits are free)
     attempt: str = ""  # the process that played it; its trace.jsonl lines carry the same id
+    topology: str | None = None  # the MAEIL topology it played under (None: no conversation)
 
     @property
     def key(self) -> EpisodeKey:

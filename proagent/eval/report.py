@@ -18,6 +18,7 @@ from rich.console import Console
 
 from proagent.eval.manifest import EvalManifest
 from proagent.eval.plots import comparison_chart, score_chart
+from proagent.eval.process_plots import failure_bars, radar_by_topology
 from proagent.eval.records import EvalRecord
 from proagent.eval.render import (
     pivot_csv,
@@ -27,7 +28,7 @@ from proagent.eval.render import (
     summary_markdown,
     summary_rich,
 )
-from proagent.eval.stats import METRICS, domain_metric_names
+from proagent.eval.stats import METRICS, PROCESS_METRICS, domain_metric_names
 from proagent.eval.tables import Pivot, Summary, pivot, summarize
 from proagent.tables_out import print_table
 
@@ -54,6 +55,8 @@ class Report:
     metrics: Summary  # all metrics, per agent x partner x layout x seat
     pairs: Summary  # key metrics per agent x partner, pooled over layouts and seats
     interdependence: Summary | None = None  # cooperation metrics per agent x partner x layout x seat
+    process: Summary | None = None  # cooperation-process metrics (MAEIL, constraints) per agent x partner x layout x seat
+    process_rows: list[dict] | None = None  # one per episode played under a topology, for EmCoop's plots
     ablation: Summary | None = None
     ablation_title: str = ""
 
@@ -91,6 +94,10 @@ def build_report(records: list[EvalRecord], manifest: EvalManifest | None, title
         interdependence=summarize(records, ["agent", "partner", "layout", "seat"], list(INTERDEPENDENCE_METRICS), order)
         if any(r.int_total is not None for r in records)
         else None,  # a domain without an interdependence model: no table of dashes
+        process=summarize(records, ["agent", "partner", "layout", "seat"], ["score", *PROCESS_METRICS], order)
+        if any(r.process_metrics for r in records)
+        else None,
+        process_rows=process_rows(records),
     )
     if manifest is not None and manifest.ablation is not None:
         info = manifest.ablation
@@ -112,6 +119,13 @@ def write_report(report: Report, folder: Path) -> list[Path]:
     ]
     if report.interdependence is not None and report.interdependence.rows:
         written.append(_write(folder / "interdependence.md", _interdependence_markdown(report)))
+    if report.process is not None and report.process.rows:
+        written += [
+            _write(folder / "process.md", _process_markdown(report)),
+            _write(folder / "process.csv", summary_csv(report.process)),
+            _write(folder / "process.json", report.process.model_dump_json(indent=1)),
+        ]
+        written += _process_plots(report, folder)
     if report.by_partner.rows:
         written.append(score_chart(report.by_partner, folder / "scores.png", f"{report.title}: score (mean ± se)"))
     if report.ablation is not None and report.ablation.rows:
@@ -142,6 +156,38 @@ def _interdependence_markdown(report: Report) -> str:
         "(constructive: the object reaches a goal, e.g. a delivery, and is not passed back and forth). "
         "initiated: trigger actions (offers); accepted: the other player's offers acted upon. "
         "`proagent analyze <run>` gives the details when the run has a trace.\n\n" + summary_markdown(report.interdependence)
+    )
+
+
+def process_rows(records: list[EvalRecord]) -> list[dict]:
+    """EmCoop's plot rows: the episodes played under a topology (the layout stands for the difficulty)."""
+    return [
+        {"topology": r.topology, "difficulty": r.layout, "team_size": len(r.team), "score": r.score, "steps": r.steps, **r.process_metrics}
+        for r in records
+        if r.topology is not None and "task_steps" in r.process_metrics
+    ]
+
+
+def _process_plots(report: Report, folder: Path) -> list[Path]:
+    """process_radar.png (a polygon per topology) and process_failures.png (failures attributed to
+    each constraint, by layout and topology) when episodes were played under topologies."""
+    rows = report.process_rows or []
+    if not rows:
+        return []
+    return [
+        radar_by_topology(rows, folder / "process_radar.png", title=f"{report.title}: the cooperation process by topology"),
+        failure_bars(rows, folder / "process_failures.png", title=f"{report.title}: failed pushes by the constraint they broke"),
+    ]
+
+
+def _process_markdown(report: Report) -> str:
+    assert report.process is not None
+    legend = "\n".join(f"- `{name}`: {text}" for name, text in PROCESS_METRICS.items())
+    return (
+        f"# {report.title}: the cooperation process (mean ± se over episodes)\n\n"
+        "EmCoop's observable process: MAEIL's messages, interruptions and stages (agents run under a "
+        "topology are labelled agent@topology) and the domain's cooperation constraints per task and step.\n\n"
+        + legend + "\n\n" + summary_markdown(report.process, 2)
     )
 
 

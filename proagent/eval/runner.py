@@ -26,6 +26,7 @@ from proagent.eval.records import FAILURES_FILE, TRACE_FILE, EpisodeLog, EvalRec
 from proagent.eval.world import World
 from proagent.llm.accounting import MeteredModel
 from proagent.llm.types import LLMConfigError
+from proagent.maeil.topology import TopologyConfig
 from proagent.runner.episode import EpisodeEnv, SingleEnv, StepView, run_episode
 from proagent.runner.run_folder import RunFolder
 
@@ -162,11 +163,20 @@ class Evaluator:
                 trace=self._tracer(job) if self.config.trace else None,
                 on_step=self._count_step,
                 episode_env=episode_env,
+                topology=self._topology(job),
             )  # fmt: skip
         finally:
             source.close(episode_env)
-        extra = {"partner": job.key.partner, "agent": job.key.agent, "agent_kind": job.spec.kind, "spent_usd": _spent(models), "attempt": self.attempt}
+        extra = {
+            "partner": job.key.partner, "agent": job.key.agent, "agent_kind": job.spec.kind, "spent_usd": _spent(models),
+            "attempt": self.attempt, "topology": job.topology,
+        }  # fmt: skip
         return EvalRecord(**{**record.model_dump(), **extra})
+
+    def _topology(self, job: EpisodeJob) -> TopologyConfig | None:
+        if job.topology is None:
+            return None
+        return TopologyConfig(name=job.topology, leader=self.config.leader, message_budget=self.config.message_budget)  # type: ignore[arg-type]
 
     def _builder(self, models: list[MeteredModel]) -> AgentBuilder:
         """This episode's builder: each LLM agent it builds gets the episode's own metered model

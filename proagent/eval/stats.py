@@ -100,8 +100,42 @@ def metric_value(record: EvalRecord, metric: str) -> float | None:
         return (record.rejections + record.parse_failures) / record.decisions if record.decisions else None
     if metric in record.domain_metrics:
         return float(record.domain_metrics[metric])
+    if record.process_metrics:
+        process = process_value(record.process_metrics, metric)
+        if process is not None:
+            return process
     value = getattr(record, metric, None)
     return None if value is None else float(value)
+
+
+# Derived cooperation-process metrics (MAEIL and the domain's constraints, `record.process_metrics`).
+CONSTRAINTS = ("spatial", "temporal", "participation", "dependency")
+PROCESS_METRICS: MappingProxyType[str, str] = MappingProxyType({
+    "messages_per_step": "messages sent per environment step (model-written: say, directive)",
+    "message_imbalance": "coefficient of variation of messages sent per agent",
+    "interruptions": "message arrivals that interrupted an executing or waiting agent",
+    "replans": "interrupted agents that changed plan",
+    "resumption_rate": "interrupted agents that kept their plan / all interrupted",
+    "plan_coherence": "share of committed plans on the most common target, per step",
+    "rounds_per_step": "cognitive rounds per environment step",
+    "decision_latency_ms": "wall time of the cognitive phase per step (ms)",
+    "coop_rate": "task-steps with all four constraints satisfied / task-steps",
+    **{f"c_rate_{c}": f"task-steps with the {c} constraint satisfied / task-steps" for c in CONSTRAINTS},
+    **{f"failures_{c}": f"failed pushes attributed to the {c} constraint" for c in CONSTRAINTS},
+})  # fmt: skip
+
+
+def process_value(process: dict[str, float], metric: str) -> float | None:
+    """A process metric: recorded as is, or a rate derived from the constraint counts."""
+    if metric in process:
+        return float(process[metric])
+    if metric == "coop_rate" and process.get("task_steps"):
+        return process["coop_satisfied"] / process["task_steps"]
+    if metric.startswith("c_rate_"):
+        c = metric.removeprefix("c_rate_")
+        total = process.get(f"c_plus_{c}", 0.0) + process.get(f"c_minus_{c}", 0.0)
+        return process[f"c_plus_{c}"] / total if total else None
+    return None
 
 
 def domain_metric_names(records: Iterable[EvalRecord]) -> list[str]:
@@ -139,5 +173,5 @@ def numeric_fields() -> set[str]:
 def unknown_metrics(metrics: Iterable[str], domain_metrics: Iterable[str] = ()) -> list[str]:
     """The names in ``metrics`` that are neither a record field, a derived metric nor one of the
     domain's metrics (``domain_metrics``)."""
-    known = set(METRICS) | numeric_fields() | set(domain_metrics)
+    known = set(METRICS) | set(PROCESS_METRICS) | numeric_fields() | set(domain_metrics)
     return [m for m in metrics if m not in known]

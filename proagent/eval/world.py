@@ -73,6 +73,7 @@ def resolve(config: EvalConfig, world: World) -> Resolved:
     envs = _resolve_layouts(config, world, domain, problems)
     _check_seats(config, envs, problems)
     _check_partners(config, domain, envs, problems)
+    _check_topologies(config, domain, problems)
     hashes = _check_agents(config, world, domain, envs, problems)
     if problems:
         raise ConfigError("invalid config:\n" + "\n".join(f"  {p}" for p in problems))
@@ -112,12 +113,24 @@ def _check_partner(domain: Domain, name: str, envs: dict[str, DomainEnv]) -> str
 
 def _check_partners(config: EvalConfig, domain: Domain, envs: dict[str, DomainEnv], problems: list[str]) -> None:
     llm_names = llm_agent_names(config)
-    for i, name in enumerate(config.partners):
-        if name in llm_names:
-            continue  # an LLM agent of this config (checked with the agents)
-        problem = _check_partner(domain, name, envs)
-        if problem:
-            problems.append(f"partners[{i}]: {problem}")
+    for i, entry in enumerate(config.partners):
+        for name in entry.split("+"):  # one name for every other seat, or one per seat (pusher+proagent)
+            if name in llm_names:
+                continue  # an LLM agent of this config (checked with the agents)
+            problem = _check_partner(domain, name, envs)
+            if problem:
+                problems.append(f"partners[{i}]: {problem}")
+        sizes = {env.num_agents for env in envs.values()}
+        if "+" in entry and sizes != {entry.count("+") + 2}:
+            problems.append(f"partners[{i}]: {entry!r} names {entry.count('+') + 1} seats' agents; the layouts have {sorted(sizes)} agents")
+
+
+def _check_topologies(config: EvalConfig, domain: Domain, problems: list[str]) -> None:
+    """A topology needs its conversation template in the domain's prompts (``_talk/<name>.j2``)."""
+    for i, name in enumerate(config.topologies):
+        template = domain.prompts_root / "_talk" / f"{name}.j2"
+        if not template.is_file():
+            problems.append(f"topologies[{i}]: the {domain.name} prompts have no conversation template {template}")
 
 
 def _check_agents(config: EvalConfig, world: World, domain: Domain, envs: dict[str, DomainEnv], problems: list[str]) -> dict[str, dict[str, str]]:

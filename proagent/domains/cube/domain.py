@@ -48,7 +48,9 @@ class CubeDomain:
         return sorted(SCENARIOS)
 
     def owns(self, spec: str) -> bool:
-        return spec in SCENARIOS or spec.startswith("random:")
+        base, at, count = spec.rpartition("@")
+        name = base if at and count.isdigit() else spec
+        return name in SCENARIOS or name.startswith("random:")
 
     def make_env(self, spec: str, horizon: int) -> CubeEnv:
         try:
@@ -58,7 +60,8 @@ class CubeDomain:
         return CubeEnv(dataclasses.replace(scenario, horizon=horizon))
 
     def make_team_env(self, spec: str, horizon: int, num_agents: int) -> CubeEnv:
-        """The scenario played by ``num_agents`` agents (`--agents`): starts spread down column 0."""
+        """The scenario played by ``num_agents`` agents (`--agents`; the same as ``<spec>@<n>``):
+        starts spread down column 0."""
         env = self.make_env(spec, horizon)
         try:
             return CubeEnv(with_agents(env.scenario, num_agents))

@@ -66,6 +66,7 @@
     $("scrub").value = state.index;
     $("pos").textContent = `frame ${state.index + 1}/${d.frames.length}`;
     drawChart();
+    markLanes();
   }
 
   function drawChart() {
@@ -96,6 +97,271 @@
     });
     $("timeline").innerHTML = items.map(([i, t, c]) => `<div class="${c}" data-i="${i}">${esc(t)}</div>`).join("") || '<span class="muted">nothing notable</span>';
     for (const el of $("timeline").children) if (el.dataset.i) el.onclick = () => seek(+el.dataset.i);
+  }
+
+  // ---- The three-lane trace (payload.lanes, present when the trace has MAEIL cognition or
+  // cooperation constraints): cognition and messages, primitive actions, constraint satisfaction.
+  // Column i is frame i; hover a cell for its details, click it to jump there.
+  const STAGES = { R: ["reasoning", "#5b8def"], X: ["executing", "#3aa55d"], W: ["waiting", "#c6c6c6"], I: ["interrupted", "#e0533d"] };
+  const PLAN_COLORS = { new: "#111", replanned: "#e08a00", resumed: "#fff" };
+  const MESSAGE_COLORS = { say: "#8e44ad", directive: "#1f3a93", request: "#b5651d", ack: "#16a085" };
+  const LANE = { label: 118, row: 18, top: 2 };
+  const lanes = { cell: 8, label: LANE.label, row: LANE.row, top: LANE.top };
+  state.lanes = lanes; // the geometry (cell width set to fit the episode), for tests
+
+  function stageColor(name) { return (STAGES[name] || [name, "#999"])[1]; }
+  function messageColor(kind) { return MESSAGE_COLORS[kind] || "#555"; }
+  function actionColor(name) {
+    let h = 0;
+    for (const c of String(name)) h = (h * 31 + c.charCodeAt(0)) % 360;
+    return `hsl(${h}, 45%, 72%)`;
+  }
+  function seatLabel(seat) {
+    const names = state.data.names, name = names[+seat];
+    return `player ${seat}${name ? " " + name : ""}`;
+  }
+  function fmtMs(ms) { return ms >= 100 ? `${Math.round(ms)} ms` : `${(+ms).toFixed(2)} ms`; }
+
+  function laneRows(kind) {
+    const L = state.data.lanes;
+    if (kind === "constraints") return [...L.constraints, "ΔZ"];
+    return L.seats;
+  }
+
+  function cellX(i) { return LANE.label + i * lanes.cell; }
+  function rowY(r) { return LANE.top + r * LANE.row; }
+
+  function sizeCanvas(canvas, rows) {
+    const n = state.data.lanes.steps.length;
+    canvas.width = LANE.label + n * lanes.cell + 2;
+    canvas.height = LANE.top * 2 + rows * LANE.row;
+  }
+
+  function drawLabels(ctx, rows, label) {
+    ctx.fillStyle = "#333"; ctx.font = "11px sans-serif"; ctx.textBaseline = "middle";
+    rows.forEach((r, k) => ctx.fillText(label(r).slice(0, 20), 4, rowY(k) + LANE.row / 2));
+  }
+
+  function drawCognition(canvas) {
+    const L = state.data.lanes, ctx = canvas.getContext("2d"), w = lanes.cell - 1, seats = L.seats;
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    drawLabels(ctx, seats, seatLabel);
+    const rowOf = (seat) => seats.indexOf(String(seat));
+    L.steps.forEach((s, i) => {
+      const x0 = cellX(i);
+      seats.forEach((seat, k) => {
+        const path = s.stages[seat];
+        if (!path || !path.length) return;
+        const total = path.reduce((a, p) => a + p[1], 0), min = Math.min(2, w / path.length);
+        let x = x0;
+        for (const [name, ms] of path) {
+          const width = min + (w - min * path.length) * (total > 0 ? ms / total : 1 / path.length);
+          ctx.fillStyle = stageColor(name);
+          ctx.fillRect(x, rowY(k) + 3, width, LANE.row - 6);
+          x += width;
+        }
+      });
+      for (const m of s.messages) {
+        const from = rowOf(m.from), x = x0 + m.at * w;
+        if (from < 0) continue;
+        ctx.strokeStyle = ctx.fillStyle = messageColor(m.kind); ctx.lineWidth = 1;
+        for (const to of m.to) {
+          const k = rowOf(to);
+          if (k < 0 || k === from) continue;
+          const y0 = rowY(from) + LANE.row / 2, y1 = rowY(k) + LANE.row / 2, dir = y1 > y0 ? 1 : -1;
+          ctx.beginPath(); ctx.moveTo(x, y0); ctx.lineTo(x, y1); ctx.stroke();
+          ctx.beginPath(); ctx.moveTo(x, y1); ctx.lineTo(x - 2.5, y1 - 4 * dir); ctx.lineTo(x + 2.5, y1 - 4 * dir); ctx.fill();
+        }
+        ctx.beginPath(); ctx.arc(x, rowY(from) + LANE.row / 2, 2, 0, 2 * Math.PI); ctx.fill();
+      }
+      for (const p of s.plans) {
+        const k = rowOf(p.agent), x = x0 + p.at * w, y = rowY(k) + 3;
+        if (k < 0) continue;
+        ctx.fillStyle = PLAN_COLORS[p.outcome] || "#111"; ctx.strokeStyle = "#111"; ctx.lineWidth = 1;
+        ctx.beginPath(); ctx.moveTo(x, y - 2); ctx.lineTo(x + 3, y + 2); ctx.lineTo(x, y + 6); ctx.lineTo(x - 3, y + 2); ctx.closePath();
+        ctx.fill(); ctx.stroke();
+      }
+    });
+  }
+
+  function drawActions(canvas) {
+    const L = state.data.lanes, ctx = canvas.getContext("2d"), frames = state.data.frames, w = lanes.cell - 1;
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    drawLabels(ctx, L.seats, seatLabel);
+    L.steps.forEach((_, i) => {
+      const f = frames[i];
+      if (!f || !f.actions) return;
+      L.seats.forEach((seat, k) => {
+        const action = f.actions[+seat];
+        if (action === undefined || action === null) return;
+        ctx.fillStyle = actionColor(action);
+        ctx.fillRect(cellX(i), rowY(k) + 2, w, LANE.row - 4);
+        if (lanes.cell >= 16) {
+          ctx.fillStyle = "#222"; ctx.font = "9px sans-serif"; ctx.textBaseline = "middle";
+          ctx.fillText(String(action).slice(0, Math.floor(lanes.cell / 6)), cellX(i) + 1, rowY(k) + LANE.row / 2);
+        }
+        if (notableEvents(f, seat).length) {
+          ctx.fillStyle = "#111"; ctx.beginPath(); ctx.arc(cellX(i) + w - 2.5, rowY(k) + 4.5, 2, 0, 2 * Math.PI); ctx.fill();
+        }
+      });
+    });
+  }
+
+  function seatEvents(frame, seat) { return (frame.events || []).filter((e) => String(e.agent) === String(seat)); }
+  function notableEvents(frame, seat) {
+    const note = typeof ReplayDomain.eventNote === "function" ? ReplayDomain.eventNote : () => null;
+    return seatEvents(frame, seat).map(note).filter((n) => n);
+  }
+
+  function drawConstraints(canvas) {
+    const L = state.data.lanes, ctx = canvas.getContext("2d"), w = lanes.cell - 1, names = L.constraints;
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    drawLabels(ctx, [...names, "ΔZ"], (r) => (r === "ΔZ" ? "capability ΔZ" : r));
+    L.steps.forEach((s, i) => {
+      const x = cellX(i);
+      names.forEach((name, k) => {
+        const c = s.constraints[name], y = rowY(k) + 2, h = LANE.row - 4;
+        if (!c) { ctx.fillStyle = "#f0f0f0"; ctx.fillRect(x, y, w, h); return; }
+        ctx.fillStyle = c[1] === 0 ? "#3aa55d" : c[0] === 0 ? "#d64541" : "#f0a202";
+        ctx.fillRect(x, y, w, h);
+        if (s.failures[name]) {
+          ctx.strokeStyle = "#111"; ctx.lineWidth = 1.5;
+          ctx.beginPath(); ctx.moveTo(x + 1, y + 1); ctx.lineTo(x + w - 1, y + h - 1); ctx.moveTo(x + w - 1, y + 1); ctx.lineTo(x + 1, y + h - 1); ctx.stroke();
+        }
+      });
+      if (s.dz) {
+        const k = names.length, mid = rowY(k) + LANE.row / 2, h = Math.min(3, Math.abs(s.dz)) * ((LANE.row / 2 - 2) / 3);
+        ctx.fillStyle = s.dz > 0 ? "#3aa55d" : "#d64541";
+        ctx.fillRect(x, s.dz > 0 ? mid - h : mid, w, h);
+      }
+    });
+    const k = names.length;
+    ctx.strokeStyle = "#ccc"; ctx.lineWidth = 1; ctx.beginPath();
+    ctx.moveTo(LANE.label, rowY(k) + LANE.row / 2); ctx.lineTo(canvas.width, rowY(k) + LANE.row / 2); ctx.stroke();
+  }
+
+  const LANES = [["lane-cognition", "seats", drawCognition, cognitionTip], ["lane-actions", "seats", drawActions, actionTip],
+    ["lane-constraints", "constraints", drawConstraints, constraintTip]];
+
+  function cognitionTip(i, seat) {
+    const s = state.data.lanes.steps[i], lines = [`step ${s.step} · ${seatLabel(seat)}`];
+    const path = s.stages[seat];
+    if (path) lines.push(path.map(([n, ms]) => `${n} (${(STAGES[n] || [n])[0]}) ${fmtMs(ms)}`).join(" → "));
+    lines.push(`cognitive phase ${fmtMs(s.ms)}${s.after[seat] ? `, then ${s.after[seat]}` : ""}`);
+    for (const p of s.plans.filter((p) => String(p.agent) === seat)) lines.push(`plan ${p.plan} (${p.outcome})`);
+    for (const b of s.interrupts.filter((b) => String(b.agent) === seat)) lines.push(`interrupted${b.cause !== null && b.cause !== undefined ? " by player " + b.cause : ""}`);
+    for (const m of s.messages) {
+      if (String(m.from) === seat) lines.push(`→ ${m.to.join(", ")} [${m.kind}] ${m.text}`);
+      else if (m.to.map(String).includes(seat)) lines.push(`← ${m.from} [${m.kind}] ${m.text}`);
+    }
+    return lines;
+  }
+
+  function actionTip(i, seat) {
+    const f = state.data.frames[i], events = seatEvents(f, seat);
+    const lines = [`step ${f.step} · ${seatLabel(seat)}`, `action ${f.actions ? f.actions[+seat] : "–"}`];
+    if (events.length) lines.push("events: " + events.map((e) => e.kind).join(", "));
+    const notes = notableEvents(f, seat);
+    if (notes.length) lines.push(notes.join(", "));
+    return lines;
+  }
+
+  function taskLine(t) {
+    const result = t.outcome ? t.outcome.replaceAll("_", " ") : "not attempted";
+    const blame = t.attributed ? `, failure attributed to ${t.attributed}` : "";
+    const counts = Object.entries(t.counts || {}).map(([k, v]) => `${k} ${v}`).join(", ");
+    return `task ${t.task}: ${result}${blame}; ✓ ${t.sat.join(", ") || "–"}; ✗ ${t.viol.join(", ") || "–"}` +
+      `${counts ? ` (agents: ${counts})` : ""}${t.dz ? `, ΔZ ${t.dz > 0 ? "+" : ""}${t.dz}` : ""}`;
+  }
+
+  function constraintTip(i, row) {
+    const s = state.data.lanes.steps[i];
+    if (row === "ΔZ") return [`step ${s.step} · capability change ΔZ ${s.dz > 0 ? "+" : ""}${s.dz}`, ...s.tasks.filter((t) => t.dz).map(taskLine)];
+    const c = s.constraints[row], lines = [`step ${s.step} · ${row}`];
+    if (!c) return [...lines, "no task attempted or worked on"];
+    lines.push(`satisfied in ${c[0]} task(s), violated in ${c[1]}`);
+    if (s.failures[row]) lines.push(`${s.failures[row]} failed attempt(s) attributed to ${row}`);
+    return [...lines, ...s.tasks.map(taskLine)];
+  }
+
+  function laneHit(canvas, e) {
+    const r = canvas.getBoundingClientRect();
+    const x = (e.clientX - r.left) * (canvas.width / r.width), y = (e.clientY - r.top) * (canvas.height / r.height);
+    const i = Math.floor((x - LANE.label) / lanes.cell), row = Math.floor((y - LANE.top) / LANE.row);
+    return x < LANE.label || i < 0 || i >= state.data.lanes.steps.length ? null : { i, row };
+  }
+
+  function laneLegend() {
+    const chip = (color, text, border) => `<span class="chip" style="background:${color}${border ? ";border:1px solid #111" : ""}"></span>${esc(text)}`;
+    const L = state.data.lanes;
+    return [
+      ...L.stage_names.map((n) => chip(stageColor(n), `${n} ${(STAGES[n] || [n])[0]}`)),
+      ...Object.entries(PLAN_COLORS).map(([k, c]) => chip(c, `plan ${k}`, true)),
+      ...Object.entries(MESSAGE_COLORS).map(([k, c]) => chip(c, k)),
+      chip("#3aa55d", "satisfied"), chip("#f0a202", "mixed"), chip("#d64541", "violated"), "✗ failure attributed",
+    ].join(" &nbsp; ");
+  }
+
+  function drawLanes() {
+    const L = state.data.lanes;
+    if (!L) return;
+    const n = L.steps.length, avail = Math.max(200, $("lanes-scroll").clientWidth - LANE.label - 4);
+    lanes.cell = Math.max(6, Math.min(40, Math.floor(avail / Math.max(1, n))));
+    for (const [id, rows, draw] of LANES) {
+      const canvas = $(id);
+      sizeCanvas(canvas, laneRows(rows).length);
+      draw(canvas);
+    }
+    markLanes();
+  }
+
+  // The current step: the lanes are redrawn whole only when the episode or the size changes; the
+  // marker lives on an overlay drawn over a copy of each lane.
+  function markLanes() {
+    const L = state.data.lanes;
+    if (!L) return;
+    for (const [id] of LANES) {
+      const canvas = $(id), mark = $(id + "-mark");
+      mark.width = canvas.width; mark.height = canvas.height;
+      const ctx = mark.getContext("2d");
+      ctx.clearRect(0, 0, mark.width, mark.height);
+      if (state.index < L.steps.length) {
+        ctx.fillStyle = "rgba(204, 0, 0, 0.12)"; ctx.fillRect(cellX(state.index) - 1, 0, lanes.cell + 1, mark.height);
+        ctx.strokeStyle = "#c00"; ctx.lineWidth = 2; ctx.strokeRect(cellX(state.index) - 1, 1, lanes.cell + 1, mark.height - 2);
+      }
+    }
+    const scroll = $("lanes-scroll"), x = cellX(Math.min(state.index, L.steps.length - 1));
+    if (x < scroll.scrollLeft || x + lanes.cell > scroll.scrollLeft + scroll.clientWidth) {
+      scroll.scrollLeft = Math.max(0, x - scroll.clientWidth / 2);
+    }
+  }
+
+  function wireLanes() {
+    const tip = $("lane-tip");
+    for (const [id, rows, , tipOf] of LANES) {
+      const mark = $(id + "-mark");
+      mark.onclick = (e) => {
+        const hit = state.data.lanes && laneHit(mark, e);
+        if (hit) { setPlaying(false); seek(hit.i); }
+      };
+      mark.onmousemove = (e) => {
+        const hit = state.data.lanes && laneHit(mark, e), names = hit && laneRows(rows);
+        if (!hit || hit.row < 0 || hit.row >= names.length) { tip.classList.add("hidden"); return; }
+        tip.innerHTML = tipOf(hit.i, names[hit.row]).map((t) => `<div>${esc(t)}</div>`).join("");
+        tip.style.left = `${Math.min(e.clientX + 14, window.innerWidth - 380)}px`;
+        tip.style.top = `${e.clientY + 14}px`;
+        tip.classList.remove("hidden");
+      };
+      mark.onmouseleave = () => tip.classList.add("hidden");
+    }
+    window.addEventListener("resize", () => state.data && drawLanes());
+  }
+
+  function showLanes(data) {
+    $("lanes").classList.toggle("hidden", !data.lanes);
+    if (!data.lanes) return;
+    $("lanes-legend").innerHTML = laneLegend();
+    drawLanes();
   }
 
   function seek(i) {
@@ -134,6 +400,7 @@
       else if (e.key === "ArrowLeft") { e.preventDefault(); setPlaying(false); seek(state.index - 1); }
     });
     $("episode").onchange = (e) => load(+e.target.value);
+    wireLanes();
   }
 
   function show(data) {
@@ -147,6 +414,7 @@
     $("metrics").classList.toggle("hidden", !$("metrics").innerHTML);
     $("notable").textContent = ReplayDomain.notable ? `, ${ReplayDomain.notable}` : "";
     timeline();
+    showLanes(data);
     render();
     document.body.dataset.ready = "1";
   }
