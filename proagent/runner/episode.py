@@ -142,7 +142,7 @@ async def run_episode(
     return record.model_copy(update=record_fields(collector.result())) if collector is not None else record
 
 
-def _process_collector(domain: Domain, first: State):  # noqa: ANN202 (the domain's own collector type)
+def _process_collector(domain: Domain, first: State):
     """The domain's cooperation-constraint collector, for domains that define one."""
     make = getattr(domain, "process_collector", None)
     return make(first) if make is not None else None

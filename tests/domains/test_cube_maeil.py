@@ -22,7 +22,7 @@ from proagent.runner.episode import run_episode
 DOMAIN = get_domain("cube")
 
 
-def _respond(messages, structured) -> str:  # noqa: ANN001 (ScriptedModel's responder)
+def _respond(messages, structured) -> str:
     body = {"messages": [m.model_dump() for m in messages], **({"response_format": {}} if structured else {})}
     return cube_answer(body)
 
@@ -61,7 +61,7 @@ def test_without_a_topology_the_episode_is_the_one_individual_maeil_plays() -> N
 
 
 def test_followers_adopt_the_leaders_directive_and_prompts_hold_the_conversation() -> None:
-    _, lines, team = _episode("centralized", "medium_3a", 40)
+    _, lines, _team = _episode("centralized", "medium_3a", 40)
     first = lines[0]["cognition"]
     directive = next(r for r in first if r["kind"] == "message" and r["type"] == "directive")
     follower_plans = {r["agent"]: r["plan"] for r in first if r["kind"] == "plan" and r["agent"] != 0}

@@ -130,7 +130,7 @@ def test_centralized_leader_directs_followers_who_acknowledge() -> None:
         ("ack", 1, [0]),
         ("ack", 2, [0]),
     ]
-    leader, f1, f2 = team
+    leader, f1, _f2 = team
     assert [t.role for t in leader.talks] == ["leader"] and len(leader.talks[0].inbox) == 2 and leader.talks[0].may_send
     assert [t.role for t in f1.talks] == ["follower"] and f1.talks[0].inbox[0].text == "player 1: a; player 2: b"
     assert not f1.talks[0].may_send
@@ -232,7 +232,7 @@ def test_deliberations_of_one_round_run_concurrently() -> None:
         agent.reset(seat, 0)
         original = agent.deliberate
 
-        async def tracked(obs, talk, original=original):  # noqa: ANN001, ANN202
+        async def tracked(obs, talk, original=original):
             shared["live"] += 1
             shared["max"] = max(shared["max"], shared["live"])
             try:
@@ -250,7 +250,7 @@ def test_plan_coherence_counts_plans_sharing_a_target() -> None:
     team = [Talker(), Talker(), Talker()]
     for seat, agent in enumerate(team):
         agent.reset(seat, 0)
-    maeil = Maeil(TopologyConfig(name="individual"), team, plan_target=lambda p: "a" if p.startswith("plan0") or p.startswith("plan1") else "b")
+    maeil = Maeil(TopologyConfig(name="individual"), team, plan_target=lambda p: "a" if p.startswith(("plan0", "plan1")) else "b")
     _step(maeil)
     assert maeil.metrics()["plan_coherence"] == pytest.approx(2 / 3)
 
