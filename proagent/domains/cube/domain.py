@@ -19,11 +19,11 @@ import numpy as np
 
 from envs.cube import CubeAction, CubeEnv, CubeEnvState, CubeEvent, CubeEventKind, CubeView, ScenarioError
 from envs.cube.scenario import SCENARIOS, load_scenario, with_agents
-from proagent.contract import Agent, UnknownAgentError
+from proagent.contract import Agent
 from proagent.domains.base import DomainInputError, Skill, TeammateView
 from proagent.domains.cube.constraints import METRIC_NAMES, CubeConstraintCollector
 from proagent.domains.cube.grounding import ground_facts, memory_line, render_grid
-from proagent.domains.cube.partners import PARTNERS
+from proagent.domains.cube.partners import make_partner, partner_names
 from proagent.domains.cube.skills import MAX_STEPS, CubeController, CubeSkillBook
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
 
@@ -162,12 +162,10 @@ class CubeDomain:
         return CubeSkillBook.skill_of_event(event)
 
     def partner_names(self, env: CubeEnv | None = None) -> list[str]:
-        return sorted(PARTNERS)
+        return partner_names(env)  # the scripted ones, plus IPPO where a checkpoint ships for the scenario
 
     def make_partner(self, name: str, env: CubeEnv | None = None) -> Agent:
-        if name not in PARTNERS:
-            raise UnknownAgentError(f"unknown partner {name!r}; cube partners: {', '.join(sorted(PARTNERS))}")
-        return PARTNERS[name]()
+        return make_partner(name, env)
 
 
 def _frame(state: CubeView) -> np.ndarray:

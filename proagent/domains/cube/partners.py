@@ -1,4 +1,6 @@
-"""Scripted CUBE partners: ``pusher`` (greedy, heaviest block first) and ``lazy`` (joins others).
+"""CUBE partners: scripted ``pusher`` (greedy, heaviest block first) and ``lazy`` (joins others),
+and the trained ``ippo_shared`` / ``ippo_independent`` teammates, wherever a checkpoint ships for
+the env's scenario (``partners/cube/<scenario>/``, see ``proagent.domains.cube.rl``).
 
 Both ground their choice with the same controller as ProAgent, so they differ from it only in
 which skill they pick. Heaviest-first is a convention every pusher shares without talking: heavy
@@ -7,8 +9,8 @@ blocks need the whole team on one face, so everyone converging on the same block
 
 from __future__ import annotations
 
-from envs.cube import CubeBlock, CubeEnvState, CubeView
-from proagent.contract import ImmediateAgent, Observation
+from envs.cube import CubeBlock, CubeEnv, CubeEnvState, CubeView
+from proagent.contract import Agent, ImmediateAgent, Observation, UnknownAgentError
 from proagent.domains.base import Skill
 from proagent.domains.cube.skills import (
     CubeController,
@@ -83,3 +85,28 @@ class LazyPartner(_SkillPartner):
 
 
 PARTNERS = {"lazy": LazyPartner, "pusher": PusherPartner}
+IPPO_PARTNERS = ("ippo_independent", "ippo_shared")
+
+
+def partner_names(env: CubeEnv | None = None) -> list[str]:
+    """The scripted partners, plus the IPPO ones that have a checkpoint for ``env``'s scenario."""
+    names = set(PARTNERS)
+    if env is not None:
+        from proagent.domains.cube.rl.checkpoint import available
+
+        names.update(available(env.name))
+    return sorted(names)
+
+
+def make_partner(name: str, env: CubeEnv | None = None) -> Agent:
+    """A partner by name; an IPPO one loads the checkpoint of ``env``'s scenario (UnknownAgentError,
+    naming the scenarios that have one, when there is none)."""
+    if name in PARTNERS:
+        return PARTNERS[name]()
+    if name in IPPO_PARTNERS:
+        if env is None:
+            raise UnknownAgentError(f"cube partner {name!r} needs the env: its scenario picks the checkpoint")
+        from proagent.domains.cube.rl.partner import load_ippo_partner
+
+        return load_ippo_partner(name, env)
+    raise UnknownAgentError(f"unknown partner {name!r}; cube partners: {', '.join(partner_names(env))}")
