@@ -106,11 +106,27 @@ def agent_config(flags: object, embedded: bool) -> AgentConfig:
     )
 
 
-def resolve_env(layout: str, horizon: int, domain_spec: str | None = None, num_agents: int | None = None) -> tuple[Domain, DomainEnv]:
-    """The domain (``--domain``, else the one owning the layout) and the layout's env, with
-    ``num_agents`` agents (``--agents``) where the domain can change a layout's team size."""
+DEFAULT_HORIZON = 400  # steps per episode where neither the user nor the layout says otherwise
+
+
+def settled_horizon(domain: Domain, layout: str, horizon: int | None) -> int:
+    """``horizon`` when given, else the layout's own (a domain with ``default_horizon``: a CUBE
+    scenario's), else DEFAULT_HORIZON."""
+    if horizon is not None:
+        return horizon
+    default = getattr(domain, "default_horizon", None)
+    return int(default(layout)) if default is not None else DEFAULT_HORIZON
+
+
+def resolve_env(
+    layout: str, horizon: int | None, domain_spec: str | None = None, num_agents: int | None = None
+) -> tuple[Domain, DomainEnv]:
+    """The domain (``--domain``, else the one owning the layout) and the layout's env (``horizon``
+    None: the layout's own, `settled_horizon`), with ``num_agents`` agents (``--agents``) where
+    the domain can change a layout's team size."""
     try:
         domain = domain_for(layout, domain_spec)
+        horizon = settled_horizon(domain, layout, horizon)
         env = domain.make_env(layout, horizon)
         if num_agents is None or num_agents == env.num_agents:
             return domain, env

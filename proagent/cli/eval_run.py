@@ -35,7 +35,7 @@ def add_grid_flags(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--episodes", type=positive_int, help="episodes per agent x partner x layout x seat (x topology)")
     p.add_argument("--seed", type=non_negative_int, help="episode i plays seed + i")
-    p.add_argument("--horizon", type=positive_int, help="steps per episode (default 400)")
+    p.add_argument("--horizon", type=positive_int, help="steps per episode (default: each layout's own, else 400)")
 
 
 def add_agent_flags(p: argparse.ArgumentParser) -> None:

@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--agents", type=positive_int, default=None, help="team size, where the domain can change it (CUBE); default: the layout's")
     add_topology_options(p)
     p.add_argument("--episodes", type=positive_int, default=1)
-    p.add_argument("--horizon", type=positive_int, default=400)
+    p.add_argument("--horizon", type=positive_int, default=None, help="steps per episode (default: the layout's own, else 400)")
     p.add_argument("--seed", type=non_negative_int, default=0)
     add_agent_options(p)
     p.add_argument("--name", default=None, help="run folder suffix (default play-<layout>-<partner>)")

@@ -17,6 +17,7 @@ from proagent.builder import (
     check_name,
     partner_names,
     prepare_llm,
+    settled_horizon,
     resolve_env,
     session_builder,
 )
@@ -80,7 +81,7 @@ def build_session(args: argparse.Namespace) -> Session:
             seat=args.seat,
             episodes=args.episodes,
             seed=args.seed,
-            horizon=args.horizon,
+            horizon=settled_horizon(domain, args.layout, args.horizon),
             llm=args.llm,
             api_base=args.api_base,
             llm_timeout_s=args.llm_timeout,

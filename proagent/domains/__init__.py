@@ -31,7 +31,7 @@ def _builtin() -> dict[str, Callable[[], Domain]]:
     return {name: factory(spec) for name, spec in _BUILTIN.items()}
 
 
-_BUILTIN_DRAWINGS = {"overcooked": "proagent.domains.overcooked.web"}  # light modules: no JAX for a replay
+_BUILTIN_DRAWINGS = {"overcooked": "proagent.domains.overcooked.web", "cube": "proagent.domains.cube.web"}  # light modules: no JAX for a replay
 
 
 def replay_drawing_for(name: str) -> Any:

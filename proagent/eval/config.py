@@ -97,7 +97,7 @@ class EvalConfig(BaseModel):
     message_budget: int = Field(1, ge=0, description="decentralized topology: messages per agent per step")
     episodes: int = Field(5, ge=1, description="episodes per agent x partner x layout x seat (x topology)")
     seed: int = Field(0, ge=0, description="episode i plays seed + i, the same for every agent and partner")
-    horizon: int = Field(400, ge=1)
+    horizon: int | None = Field(None, ge=1, description="steps per episode; None: each layout's own (a CUBE scenario's), else 400")
     concurrency: int = Field(8, ge=1, description="episodes in flight")
     llm_concurrency: int = Field(32, ge=1, description="LLM requests in flight, over all episodes")
     max_cost_usd: float | None = Field(None, ge=0, description="start no new episode once this much was spent")

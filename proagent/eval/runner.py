@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from proagent.builder import AgentBuilder, llm_agent
+from proagent.builder import DEFAULT_HORIZON, AgentBuilder, llm_agent
 from proagent.contract import Agent
 from proagent.domains.base import Domain, DomainEnv
 from proagent.eval.config import PROAGENT, AgentSpec, EvalConfig
@@ -207,7 +207,7 @@ class Evaluator:
             episodes_done=len(self.records),
             episodes_total=self._total,
             steps_done=self.steps,
-            steps_total=self._pending * self.config.horizon,
+            steps_total=self._pending * (self.config.horizon or DEFAULT_HORIZON),  # an estimate where layouts set their own
             llm_calls=sum(r.llm_calls for r in earlier) + (usage.calls if usage else 0),
             tokens=sum(r.prompt_tokens + r.completion_tokens for r in earlier) + (usage.prompt_tokens + usage.completion_tokens if usage else 0),
             spent_usd=self.budget.spent if self.budget is not None else 0.0,

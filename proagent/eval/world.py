@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from proagent.agent.prompts import PromptSetError
-from proagent.builder import AgentBuilder, check_llm_agent
+from proagent.builder import AgentBuilder, check_llm_agent, settled_horizon
 from proagent.contract import UnknownAgentError
 from proagent.domains import get_domain
 from proagent.domains.base import Domain, DomainEnv, DomainInputError
@@ -84,7 +84,7 @@ def _resolve_layouts(config: EvalConfig, world: World, domain: Domain, problems:
     envs: dict[str, DomainEnv] = {}
     for i, spec in enumerate(config.layouts):
         try:
-            env = world.envs.get(domain, spec, config.horizon)
+            env = world.envs.get(domain, spec, settled_horizon(domain, spec, config.horizon))
         except DomainInputError as exc:
             problems.append(f"layouts[{i}]: {exc}")
             continue

@@ -102,7 +102,7 @@ def test_play_with_agents_and_topology_records_both(cube_server: FakeChatServer,
     argv = ["play", "--domain", "cube", "--layout", "medium_3a", "--agents", "4", "--topology", "centralized", "--partner", "proagent,pusher,proagent"]
     llm = ["--llm", "openai/test", "--api-base", cube_server.url, "--no-cache", "--runs-dir", str(tmp_path), "--horizon", "40", "--live", "off", "--no-gif"]
     assert main([*argv, *llm]) == 0
-    (run,) = tmp_path.glob("*-play-medium_3a-proagent+pusher+proagent")
+    (run,) = tmp_path.glob("*-play-medium_3a@4-proagent+pusher+proagent")
     config = json.loads((run / "config.json").read_text())
     assert config["num_agents"] == 4 and config["topology"]["name"] == "centralized"
     (episode,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]

@@ -3,8 +3,8 @@
 Everything the core needs to play CUBE is reached from here: the JAX env (`envs.cube`), the skill
 book and controller (`skills.py`), the prompt facts (`grounding.py`), the knowledge folder
 (`knowledge/cube/`) and this package's prompt sets, the scripted partners, the metrics and the
-renderers. The front end's ``--horizon`` replaces the scenario's own horizon (as for Overcooked,
-one flag sets every world's episode length).
+renderers. A front end's ``--horizon`` replaces the scenario's own horizon; without one the
+scenario's applies (`default_horizon`).
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from proagent.domains.base import DomainInputError, Skill, TeammateView
 from proagent.domains.cube.constraints import METRIC_NAMES, CubeConstraintCollector
 from proagent.domains.cube.grounding import ground_facts, memory_line, render_grid
 from proagent.domains.cube.partners import make_partner, partner_names
-from proagent.domains.cube.skills import MAX_STEPS, CubeController, CubeSkillBook
+from proagent.domains.cube.skills import MAX_STEPS, SKILLS, CubeController, CubeSkillBook
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
 
 HERE = Path(__file__).parent
-_TARGETED = re.compile(r"^(?:push|navigate)\((\d+)\)$")
+_TARGETED = re.compile(rf"^(?:{'|'.join(d.name for d in SKILLS if d.args == 'block')})\((\d+)\)$")
 _CELL = 8  # pixels per cell in the GIF
 _AGENT_COLOURS = ((220, 60, 60), (60, 110, 220), (60, 170, 80), (160, 80, 200), (230, 140, 30), (30, 170, 170))
 
@@ -58,6 +58,13 @@ class CubeDomain:
         except ScenarioError as exc:
             raise DomainInputError(f"cube: {exc}") from exc  # it names the scenarios and the other forms
         return CubeEnv(dataclasses.replace(scenario, horizon=horizon))
+
+    def default_horizon(self, spec: str) -> int:
+        """The scenario's own horizon (used when the front end is given none)."""
+        try:
+            return load_scenario(spec).horizon
+        except ScenarioError as exc:
+            raise DomainInputError(f"cube: {exc}") from exc
 
     def make_team_env(self, spec: str, horizon: int, num_agents: int) -> CubeEnv:
         """The scenario played by ``num_agents`` agents (`--agents`; the same as ``<spec>@<n>``):
@@ -154,7 +161,8 @@ class CubeDomain:
         return
 
     def plan_target(self, plan: str) -> str | None:
-        """The block a plan works on (MAEIL's plan coherence): push(b) and navigate(b) target b."""
+        """The block a plan works on (MAEIL's plan coherence): every block skill (navigate(b), push(b),
+        push_down(b), ...) targets b."""
         match = _TARGETED.match(plan)
         return f"block {match.group(1)}" if match else None
 
