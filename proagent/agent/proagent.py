@@ -170,12 +170,18 @@ class ProAgent:
         runs, choosing that same skill again resumes it (its step count goes on)."""
         if self.last_decision is not None:
             self.earlier_decisions.append(self.last_decision)
-        skill, message = await self._decide(obs.state, obs.score, talk.to_prompt())
+        skill, message = await self._decide(obs.state, obs.score, {**talk.to_prompt(), "guide": self._topology_guide(talk.topology)})
         resumed = self.skill is not None and talk.current_plan is not None and str(skill) == str(self.skill)
         if not resumed:
             self._adopt(obs.state, skill)
         calls = self.last_decision.llm_calls if self.last_decision else 0
         return Deliberation(plan=str(skill), message=message, resumed=resumed, llm_calls=calls)
+
+    def _topology_guide(self, topology: str) -> str:
+        """What the topology means for this team: the domain's knowledge text
+        ``topologies/<name>.md`` (rendered with the env's settings), or nothing."""
+        path = self.domain.knowledge_root / "topologies" / f"{topology}.md"
+        return self.planner.knowledge.render(path.read_text().strip()) if path.is_file() else ""
 
     def execute(self, obs: Observation) -> int:
         """The controller's primitive action for the running skill."""

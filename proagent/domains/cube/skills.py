@@ -1,9 +1,12 @@
 """The CUBE skills (EmCoop's action concepts), one `SkillDef` each, the skill book and Gamma.
 
 EmCoop's dual layer: the planner names an action concept (``navigate(b)``, ``push(b)``,
-``move_right(n)``, ``wait(n)``) and the controller grounds it into one primitive action per step.
-Blocks only ever go right (the goal is the rightmost column), so every concept that names a block
-means its *left face*: the w cells left of a weight-w block, all of which must push at once.
+``push_down(b)``, ``move_right(n)``, ``wait(n)``) and the controller grounds it into one primitive
+action per step. A block scores at the goal (the rightmost column), so ``navigate(b)`` and ``push(b)``
+mean its *left face*: the w cells left of a weight-w block, all of which must push at once.
+EmCoop's ``push(block, steps)`` may also name a face: ``push_up``/``push_down``/``push_left`` (named
+by the way the block moves) stand on the bottom/top/right face, for a block whose lane to the goal
+another block holds (`block_ahead`). Each block skill's ``direction`` says which face it means.
 
 Definitions (the prompt's wording, the Verificator's checks and the done-tests live together):
 
@@ -13,6 +16,8 @@ Definitions (the prompt's wording, the Verificator's checks and the done-tests l
   delivered or after one successful push this agent took part in (b moved one cell): one cell per
   decision keeps the planner informed; a lone agent on a heavy block keeps pushing (a failed push
   is harmless, it stays in place) until teammates join or the skill times out.
+- ``push_up(b)``, ``push_down(b)``, ``push_left(b)``: the same on the named face (bottom, top, right),
+  pushing that way; they also require that the moved block would still lie inside the grid.
 - ``move_<dir>(n)``: n plain steps in one direction (1..MAX_STEPS); done after n steps.
 - ``wait(n)``: stay n steps (1..MAX_STEPS).
 """
@@ -25,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
-from envs.cube import CubeAction, CubeBlock, CubeEvent, CubeView
+from envs.cube import FACES, CubeAction, CubeBlock, CubeEvent, CubeView
 from envs.cube.rules import VECTORS
 from proagent.domains.base import WAIT, Skill, SkillParseError
 
@@ -47,6 +52,7 @@ class SkillDef:
     args: Literal["block", "steps"]
     failures: Failures
     done: Done
+    direction: CubeAction | None = None  # block skills: the push whose face they mean (navigate: right)
 
 
 def left_face(block: CubeBlock) -> tuple[Pos, ...]:
@@ -61,10 +67,13 @@ def blocked_cells(state: CubeView, seat: int) -> set[Pos]:
     return cells | {p for i, p in enumerate(state.agents) if i != seat}
 
 
-def free_face_cells(state: CubeView, seat: int, block: CubeBlock) -> list[Pos]:
-    """The left-face cells of ``block`` this agent could stand on (inside, not taken by another)."""
+def free_face_cells(
+    state: CubeView, seat: int, block: CubeBlock, direction: CubeAction = CubeAction.RIGHT
+) -> list[Pos]:
+    """The cells of ``block``'s face for a push in ``direction`` (default: its left face) this agent
+    could stand on (inside, not taken by another)."""
     taken = blocked_cells(state, seat)
-    return [c for c in left_face(block) if state.in_grid(c) and c not in taken]
+    return [c for c in block.face_cells(direction) if state.in_grid(c) and c not in taken]
 
 
 def bfs_first_step(state: CubeView, seat: int, goals: set[Pos], through_agents: bool = False) -> tuple[int, int | None]:
@@ -124,32 +133,48 @@ def _block(state: CubeView, skill: Skill) -> CubeBlock | None:
     return state.blocks[index] if 0 <= index < len(state.blocks) else None
 
 
+def _direction(skill: Skill) -> CubeAction:
+    """The push whose face a block skill means (`SkillDef.direction`)."""
+    return _DIRECTIONS[skill.name]
+
+
+def _pushes(skill: Skill) -> bool:
+    return skill.name.startswith("push")
+
+
 def _block_failures(state: CubeView, seat: int, skill: Skill) -> list[str]:
     block = _block(state, skill)
     if block is None:
         return [f"there is no block {skill.arg} (blocks are 0..{len(state.blocks) - 1})"]
     if block.delivered:
         return [f"block {block.index} is already delivered"]
-    if state.agents[seat] in left_face(block):
-        return [] if skill.name == "push" else [f"you are already on block {block.index}'s left face"]
-    free = free_face_cells(state, seat, block)
+    direction = _direction(skill)
+    face = FACES[direction]  # the goal-ward push's face reads "left"
+    if _pushes(skill):  # the moved block must fit the grid (push(b) always does: the goal column takes it)
+        dx, dy = VECTORS[direction]
+        if not all(state.in_grid((x + dx, y + dy)) for x, y in block.cells):
+            return [f"block {block.index} cannot move {direction.name.lower()}: the grid ends there"]
+    if state.agents[seat] in block.face_cells(direction):
+        return [] if _pushes(skill) else [f"you are already on block {block.index}'s {face} face"]
+    free = free_face_cells(state, seat, block, direction)
     if not free:
-        return [f"every cell of block {block.index}'s left face is taken or outside the grid"]
+        return [f"every cell of block {block.index}'s {face} face is taken or outside the grid"]
     if bfs_first_step(state, seat, set(free), through_agents=True)[0] < 0:
-        return [f"no path leads to block {block.index}'s left face"]
+        return [f"no path leads to block {block.index}'s {face} face"]
     return []
 
 
 def _at_face(state: CubeView, seat: int, skill: Skill, steps: int) -> bool:
     block = _block(state, skill)
-    return block is None or block.delivered or state.agents[seat] in left_face(block)
+    return block is None or block.delivered or state.agents[seat] in block.face_cells(_direction(skill))
 
 
 def _pushed(state: CubeView, seat: int, skill: Skill, steps: int) -> bool:
+    """Delivered, or moved one cell the skill's way by a push this agent took part in."""
     block = _block(state, skill)
     if block is None or block.delivered:
         return True
-    record = state.push_of(CubeAction.RIGHT, block.index)
+    record = state.push_of(_direction(skill), block.index)
     return steps > 0 and state.agent_push[seat] == block.index and record is not None and record.ok
 
 
@@ -180,6 +205,33 @@ def _move_def(direction: str) -> SkillDef:
     )
 
 
+# Where a side push's pushers stand, and what the push is for (a block scores only at the goal).
+_LANE = (
+    "when a block is in another's way to the goal column {{ goal_column }}, pushing either of them up or down"
+    " out of the other's rows clears the way"
+)
+_SIDE_PUSHES = {
+    CubeAction.UP: ("just below it", _LANE),
+    CubeAction.DOWN: ("just above it", _LANE),
+    CubeAction.LEFT: ("just right of it", "it moves away from the goal column {{ goal_column }}: only to make room"),
+}
+
+
+def _side_push_def(direction: CubeAction) -> SkillDef:
+    way = direction.name.lower()
+    where, use = _SIDE_PUSHES[direction]
+    return SkillDef(
+        f"push_{way}",
+        f"push_{way}(b)",
+        f"go to block b's {FACES[direction]} face (the cells {where}) if needed, then push it {way} until it moves"
+        f" one cell (it needs as many pushers on that face as its weight); {use}",
+        "block",
+        _block_failures,
+        _pushed,
+        direction,
+    )
+
+
 SKILLS: tuple[SkillDef, ...] = (
     SkillDef(
         "navigate",
@@ -188,6 +240,7 @@ SKILLS: tuple[SkillDef, ...] = (
         "block",
         _block_failures,
         _at_face,
+        CubeAction.RIGHT,
     ),
     SkillDef(
         "push",
@@ -197,12 +250,20 @@ SKILLS: tuple[SkillDef, ...] = (
         "block",
         _block_failures,
         _pushed,
+        CubeAction.RIGHT,
     ),
+    *(_side_push_def(d) for d in (CubeAction.UP, CubeAction.DOWN, CubeAction.LEFT)),
     *(_move_def(d) for d in DIRECTIONS),
     SkillDef(
         WAIT, "wait(n)", f"stay where you are for n steps (1 to {MAX_STEPS})", "steps", lambda s, i, k: [], _after_steps
     ),
 )
+
+_DIRECTIONS: dict[str, CubeAction] = {d.name: d.direction for d in SKILLS if d.direction is not None}
+# A successful push (or delivery) in a direction completes the block skill pushing that way.
+_PUSH_OF_DIRECTION: dict[str, str] = {
+    d.direction.name.lower(): d.name for d in SKILLS if d.direction is not None and d.name.startswith("push")
+}
 
 _CALL = re.compile(r"([a-z_]+)\s*\(\s*['\"]?([^)'\"]*)['\"]?\s*\)")
 
@@ -263,9 +324,10 @@ class CubeSkillBook:
 
     @staticmethod
     def skill_of_event(event: CubeEvent) -> Skill | None:
-        """A teammate's push on block b completes push(b); a plain move names no intention."""
-        if event.kind in ("push_ok", "deliver") and event.block is not None and event.direction == "right":
-            return Skill("push", event.block)
+        """A teammate's successful push on block b completes the skill pushing b that way (right:
+        push(b), down: push_down(b), ...); a failed push or a plain move names no intention."""
+        if event.kind in ("push_ok", "deliver") and event.block is not None and event.direction in _PUSH_OF_DIRECTION:
+            return Skill(_PUSH_OF_DIRECTION[event.direction], event.block)
         return None
 
 
@@ -279,7 +341,7 @@ class CubeController:
     def act(self, state: CubeView, skill: Skill) -> int:
         if skill.name.startswith("move_"):
             return int(CubeAction[skill.name.removeprefix("move_").upper()])
-        if skill.name in ("navigate", "push"):
+        if skill.name in _DIRECTIONS:
             return self._to_block(state, skill)
         return int(CubeAction.STAY)
 
@@ -287,9 +349,10 @@ class CubeController:
         block = _block(state, skill)
         if block is None or block.delivered:
             return int(CubeAction.STAY)
-        if state.agents[self.seat] in left_face(block):
-            return int(CubeAction.RIGHT) if skill.name == "push" else int(CubeAction.STAY)
-        goals = set(free_face_cells(state, self.seat, block))
+        direction = _direction(skill)
+        if state.agents[self.seat] in block.face_cells(direction):
+            return int(direction) if _pushes(skill) else int(CubeAction.STAY)
+        goals = set(free_face_cells(state, self.seat, block, direction))
         _, action = bfs_first_step(state, self.seat, goals)
         if action is None:  # teammates wall the way off now: head through them, they will move
             _, action = bfs_first_step(state, self.seat, goals, through_agents=True)
