@@ -131,6 +131,11 @@ class ProAgent:
             raise ValueError("ProAgent.reset needs the first observation (its skill book reads the state)")
         self.seat, self.seed = seat, seed
         self.book = self.domain.skill_book(first.state)
+        # Observation honesty: a domain with partial views gives each seat a perceiver that turns
+        # the true state into what this agent may know (what it sees, what it remembers seeing).
+        make_perceiver = getattr(self.domain, "perceiver", None)
+        self.perceiver = make_perceiver(self.env, seat) if make_perceiver is not None else None
+        self.view = self.perceiver.observe(first.state, ()) if self.perceiver is not None else first.state
         facts = self.domain.knowledge_facts(self.env)
         knowledge = load_knowledge(self.domain.knowledge_root, self.env.name, seat, facts)
         num_agents = len(first.last_actions) if first.last_actions is not None else self.env.num_agents
@@ -160,6 +165,7 @@ class ProAgent:
         plan is needed. With `execute` and `deliberate`, this is `act` split for MAEIL."""
         self.last_decision, self.last_belief = None, None
         self.earlier_decisions = []
+        self.view = self.perceiver.observe(obs.state, events) if self.perceiver is not None else obs.state
         self._observe_teammates(obs, events)
         self.loops.observe(events)
         self._judge_running_skill(obs.state)
@@ -276,7 +282,7 @@ class ProAgent:
         of the accepted answer (None without a conversation)."""
         started = time.perf_counter()
         llm_before, calls_before = self.stats.llm_latency_s, self.stats.llm_calls
-        facts = self.domain.ground(state, self.seat, self.book, list(self.teammates.values()), score)
+        facts = self.domain.ground(self.view, self.seat, self.book, list(self.teammates.values()), score)  # what it may know
         memory = [r.model_dump() for r in self.memory.recent(self.config.memory_k)]
         loops = self.loops.blocked(state)
         self.stats.oscillations += int(bool(loops))
