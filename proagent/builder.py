@@ -8,7 +8,7 @@ a scripted pair. The front ends differ only in where the names and the model com
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from proagent.agent.background import BackgroundProAgent
@@ -118,16 +118,48 @@ def settled_horizon(domain: Domain, layout: str, horizon: int | None) -> int:
     return int(default(layout)) if default is not None else DEFAULT_HORIZON
 
 
+def make_env(domain: Domain, layout: str, horizon: int, settings: Mapping[str, str] | None = None) -> DomainEnv:
+    """``domain``'s env of ``layout``; ``settings`` (``--env KEY=VALUE``) go to a domain that takes
+    them (``make_env_with``), else they are refused in one line."""
+    if not settings:
+        return domain.make_env(layout, horizon)
+    make_with = getattr(domain, "make_env_with", None)
+    if make_with is None:
+        raise DomainInputError(f"--env {next(iter(settings))}=...: the {domain.name} domain takes no environment settings")
+    return make_with(layout, horizon, settings)
+
+
+def parse_settings(items: Sequence[str] | None) -> dict[str, str]:
+    """``--env KEY=VALUE`` flags as a dict (SetupError on an item without '=')."""
+    out: dict[str, str] = {}
+    for item in items or ():
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise SetupError(f"--env {item!r}: expected KEY=VALUE, e.g. --env agent_view_size=2")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def env_settings(domain: Domain, env: DomainEnv) -> dict | None:
+    """What a run records of the env's rules (the domain's ``env_settings``), if the domain says."""
+    describe = getattr(domain, "env_settings", None)
+    return describe(env) if describe is not None else None
+
+
 def resolve_env(
-    layout: str, horizon: int | None, domain_spec: str | None = None, num_agents: int | None = None
+    layout: str,
+    horizon: int | None,
+    domain_spec: str | None = None,
+    num_agents: int | None = None,
+    settings: Mapping[str, str] | None = None,
 ) -> tuple[Domain, DomainEnv]:
     """The domain (``--domain``, else the one owning the layout) and the layout's env (``horizon``
-    None: the layout's own, `settled_horizon`), with ``num_agents`` agents (``--agents``) where
-    the domain can change a layout's team size."""
+    None: the layout's own, `settled_horizon`; ``settings``: ``--env``), with ``num_agents``
+    agents (``--agents``) where the domain can change a layout's team size."""
     try:
         domain = domain_for(layout, domain_spec)
         horizon = settled_horizon(domain, layout, horizon)
-        env = domain.make_env(layout, horizon)
+        env = make_env(domain, layout, horizon, settings)
         if num_agents is None or num_agents == env.num_agents:
             return domain, env
         resize = getattr(domain, "make_team_env", None)

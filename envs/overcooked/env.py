@@ -38,6 +38,8 @@ class Dynamics(BaseModel):
     agent_view_size: int | None = Field(None, ge=1, description="partial observation radius (V2); None = full grid")
     wrong_soup_penalty: bool = Field(False, description="a wrong recipe costs the soup reward")
     new_recipe_on_delivery: bool = Field(False, description="V2: sample a new recipe after each correct delivery")
+    random_agent_positions: bool = Field(False, description="V2: chefs start at random free cells (within their room)")
+    indicate_successful_delivery: bool = Field(False, description="V2: serving spots signal a correct delivery")
 
 
 class Transition(NamedTuple):
@@ -69,6 +71,8 @@ class OvercookedEnv:
             start_cooking_interaction=not self.dynamics.auto_cook,
             negative_rewards=self.dynamics.wrong_soup_penalty,
             sample_recipe_on_delivery=self.dynamics.new_recipe_on_delivery,
+            random_agent_positions=self.dynamics.random_agent_positions,
+            indicate_successful_delivery=self.dynamics.indicate_successful_delivery,
         )
 
     # ---- pure functions (jit/vmap them freely) ----

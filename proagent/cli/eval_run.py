@@ -11,6 +11,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from proagent.builder import SetupError, parse_settings
 from proagent.cli.arg_types import non_negative_int, positive_float, positive_int
 
 # flag dest -> EvalConfig field, for flags that set top-level fields
@@ -36,6 +37,7 @@ def add_grid_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--episodes", type=positive_int, help="episodes per agent x partner x layout x seat (x topology)")
     p.add_argument("--seed", type=non_negative_int, help="episode i plays seed + i")
     p.add_argument("--horizon", type=positive_int, help="steps per episode (default: each layout's own, else 400)")
+    p.add_argument("--env", action="append", metavar="KEY=VALUE", help="an environment setting for every layout (repeatable), e.g. agent_view_size=2")
 
 
 def add_agent_flags(p: argparse.ArgumentParser) -> None:
@@ -72,6 +74,8 @@ def apply_flags(data: dict[str, Any], args: argparse.Namespace) -> dict[str, Any
         value = getattr(args, dest, None)
         if value is not None:
             out[field] = _split(value, field) if field in LIST_FIELDS else value
+    if getattr(args, "env", None):
+        out["env"] = {**out.get("env", {}), **parse_settings(args.env)}
     if getattr(args, "agents", None):
         out["agents"] = [{"kind": kind} for kind in _split(args.agents, "agents")]
     out.setdefault("agents", [{"kind": "proagent"}])
@@ -96,6 +100,8 @@ def _split(value: str, field: str) -> list:
 def resume_changes(args: argparse.Namespace) -> dict[str, Any]:
     """The config fields the flags would change (resume_run refuses all but execution ones)."""
     changes = {field: getattr(args, dest) for dest, field in {**GRID_FLAGS, **RUN_FLAGS}.items() if getattr(args, dest, None) is not None}
+    if getattr(args, "env", None):
+        changes["env"] = args.env
     changes.update({f: getattr(args, f) for f in AGENT_FLAGS if getattr(args, f, None) is not None})
     if getattr(args, "agents", None) or getattr(args, "config", None):
         changes["agents/config"] = True
@@ -119,7 +125,7 @@ def execute(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -> in
         else:
             config = validate_config(apply_flags(data, args), str(args.config or "flags"), EvalConfig)
             handle = start_run(config, world, command, args.runs_dir, ablation)
-    except ConfigError as exc:
+    except (ConfigError, SetupError) as exc:
         return error_exit(exc)
     print(f"run folder: {handle.folder.path}", file=sys.stderr)
     outcome = asyncio.run(play_run(handle, world, args.progress, Console(stderr=True)))

@@ -23,6 +23,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seat", type=non_negative_int, default=0, help="ProAgent's player index (0..agents-1)")
     p.add_argument("--domain", default=None, help="the world: a built-in name or module:attribute (default: the one owning --layout)")
     p.add_argument("--agents", type=positive_int, default=None, help="team size, where the domain can change it (CUBE); default: the layout's")
+    p.add_argument(
+        "--env",
+        action="append",
+        metavar="KEY=VALUE",
+        help="an environment setting (repeatable), e.g. agent_view_size=2, wrong_soup_penalty=false (default: the layout's own)",
+    )
     add_topology_options(p)
     p.add_argument("--episodes", type=positive_int, default=1)
     p.add_argument("--horizon", type=positive_int, default=None, help="steps per episode (default: the layout's own, else 400)")

@@ -15,11 +15,13 @@ from proagent.builder import (
     LLMSeat,
     SetupError,
     check_name,
+    env_settings,
+    parse_settings,
     partner_names,
     prepare_llm,
-    settled_horizon,
     resolve_env,
     session_builder,
+    settled_horizon,
 )
 from proagent.contract import Agent
 from proagent.domains.base import Domain, DomainEnv
@@ -55,7 +57,8 @@ class Session:
 
 
 def build_session(args: argparse.Namespace) -> Session:
-    domain, env = resolve_env(args.layout, args.horizon, getattr(args, "domain", None), getattr(args, "agents", None))
+    settings = parse_settings(getattr(args, "env", None))
+    domain, env = resolve_env(args.layout, args.horizon, getattr(args, "domain", None), getattr(args, "agents", None), settings)
     if not 0 <= args.seat < env.num_agents:
         raise SetupError(f"--seat {args.seat}: {env.name} has seats 0..{env.num_agents - 1}")
     partner_seats = [s for s in range(env.num_agents) if s != args.seat]
@@ -87,6 +90,7 @@ def build_session(args: argparse.Namespace) -> Session:
             llm_timeout_s=args.llm_timeout,
             agent=llm.config.model_dump(),
             num_agents=env.num_agents,
+            env_settings=env_settings(domain, env),
             topology=topology.model_dump() if topology else None,
             prompt_hashes=llm.prompt_hashes,
             git_commit=commit,

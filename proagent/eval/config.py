@@ -97,6 +97,9 @@ class EvalConfig(BaseModel):
     message_budget: int = Field(1, ge=0, description="decentralized topology: messages per agent per step")
     episodes: int = Field(5, ge=1, description="episodes per agent x partner x layout x seat (x topology)")
     seed: int = Field(0, ge=0, description="episode i plays seed + i, the same for every agent and partner")
+    env: dict[str, str | int | float | bool | None] = Field(
+        default_factory=dict, description="environment settings for every layout (Overcooked: Dynamics fields), over each layout's own"
+    )
     horizon: int | None = Field(None, ge=1, description="steps per episode; None: each layout's own (a CUBE scenario's), else 400")
     concurrency: int = Field(8, ge=1, description="episodes in flight")
     llm_concurrency: int = Field(32, ge=1, description="LLM requests in flight, over all episodes")

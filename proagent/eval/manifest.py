@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel, Field, ValidationError
 
+from proagent.builder import env_settings
 from proagent.eval.config import PROAGENT, ConfigError, EvalConfig
 from proagent.eval.world import Resolved
 from proagent.runner.run_folder import RunFolder, git_state, package_versions
@@ -36,6 +37,7 @@ class EvalManifest(BaseModel):
     agent_configs: dict[str, dict] = Field(description="agent name -> effective AgentConfig")
     prompt_hashes: dict[str, dict[str, str]]
     knowledge_hash: str
+    env_settings: dict[str, dict] = Field(default_factory=dict, description="layout -> the env's rules as its domain reports them")
     ablation: AblationInfo | None = None
     git_commit: str
     git_dirty: bool
@@ -56,6 +58,7 @@ def new_manifest(config: EvalConfig, resolved: Resolved, command: str, ablation:
         agent_configs={a.name: a.agent_config().model_dump() for a in config.agents if a.kind == PROAGENT},
         prompt_hashes=resolved.prompt_hashes,
         knowledge_hash=resolved.knowledge_hash,
+        env_settings={name: settings for name, env in resolved.envs.items() if (settings := env_settings(resolved.domain, env)) is not None},
         ablation=ablation,
         git_commit=commit,
         git_dirty=dirty,

@@ -6,12 +6,12 @@ specs."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from proagent.agent.prompts import PromptSetError
-from proagent.builder import AgentBuilder, check_llm_agent, settled_horizon
+from proagent.builder import AgentBuilder, check_llm_agent, make_env, settled_horizon
 from proagent.contract import UnknownAgentError
 from proagent.domains import get_domain
 from proagent.domains.base import Domain, DomainEnv, DomainInputError
@@ -27,10 +27,10 @@ class EnvCache:
     def __init__(self) -> None:
         self._envs: dict[tuple[str, str, int], DomainEnv] = {}
 
-    def get(self, domain: Domain, spec: str, horizon: int) -> DomainEnv:
-        key = (domain.name, spec, horizon)
+    def get(self, domain: Domain, spec: str, horizon: int, settings: Mapping[str, str] | None = None) -> DomainEnv:
+        key = (domain.name, spec, horizon, tuple(sorted((settings or {}).items())))
         if key not in self._envs:
-            self._envs[key] = domain.make_env(spec, horizon)
+            self._envs[key] = make_env(domain, spec, horizon, settings)
         return self._envs[key]
 
 
@@ -84,7 +84,8 @@ def _resolve_layouts(config: EvalConfig, world: World, domain: Domain, problems:
     envs: dict[str, DomainEnv] = {}
     for i, spec in enumerate(config.layouts):
         try:
-            env = world.envs.get(domain, spec, settled_horizon(domain, spec, config.horizon))
+            settings = {key: "none" if value is None else str(value) for key, value in config.env.items()}
+            env = world.envs.get(domain, spec, settled_horizon(domain, spec, config.horizon), settings)
         except DomainInputError as exc:
             problems.append(f"layouts[{i}]: {exc}")
             continue

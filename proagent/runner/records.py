@@ -24,6 +24,7 @@ class RunConfig(BaseModel):
     api_base: str | None = None
     llm_timeout_s: float | None = None
     agent: dict
+    env_settings: dict | None = Field(None, description="the env's rules as the domain reports them (Overcooked: Dynamics)")
     num_agents: int | None = Field(None, description="agents in the episode (None in runs recorded before --agents)")
     topology: dict | None = Field(None, description="MAEIL topology (None: agents act in turn, no conversation)")
     prompt_hashes: dict[str, str]

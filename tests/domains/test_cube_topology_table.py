@@ -11,7 +11,7 @@ import pytest
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "cube_topology_table.py"
 
 
-def _load():  # noqa: ANN202
+def _load():
     spec = importlib.util.spec_from_file_location("cube_topology_table", SCRIPT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

@@ -9,7 +9,7 @@ from pathlib import Path
 BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "maeil_speed.py"
 
 
-def _load():  # noqa: ANN202
+def _load():
     spec = importlib.util.spec_from_file_location("maeil_speed", BENCHMARK)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

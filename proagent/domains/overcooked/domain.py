@@ -9,8 +9,10 @@ metrics (soups) and the renderers.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from pydantic import ValidationError
 
 from envs import (
     Action,
@@ -28,6 +30,8 @@ from envs import (
     stack_states,
     terrain_rows,
 )
+from envs.overcooked.layouts import get_layout
+from envs.overcooked.presets import layout_dynamics
 from proagent.contract import Agent
 from proagent.domains.base import DomainInputError, EngineState, Skill, TeammateView
 from proagent.domains.overcooked.controller import Controller
@@ -38,6 +42,7 @@ from proagent.domains.overcooked.interdependence import (
     interdependence_model,
 )
 from proagent.domains.overcooked.partners.registry import PartnerRegistry, default_registry
+from proagent.domains.overcooked.perception import Perceiver
 from proagent.domains.overcooked.skills import SkillBook
 from proagent.interdependence.episode import EpisodeCollector
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
@@ -77,16 +82,47 @@ class OvercookedDomain:
         return spec in available_layouts() or spec.endswith((".txt", ".toml"))
 
     def make_env(self, spec: str, horizon: int, dynamics: Dynamics | None = None) -> OvercookedEnv:
+        """The layout with ``dynamics`` (default: the classic rules, or the OvercookedV2 paper's
+        settings for its coordination layouts, `envs.overcooked.presets`)."""
+        if dynamics is None:
+            return self.make_env_with(spec, horizon, {})
         try:
-            return make(spec, Dynamics(**{**(dynamics or Dynamics()).model_dump(), "horizon": horizon}))
+            return make(spec, Dynamics(**{**dynamics.model_dump(), "horizon": horizon}))
         except LayoutError as exc:
             raise DomainInputError(str(exc)) from exc
+
+    def make_env_with(self, spec: str, horizon: int, settings: Mapping[str, str]) -> OvercookedEnv:
+        """The layout with ``--env KEY=VALUE`` settings (`Dynamics` fields) over its defaults; one
+        DomainInputError line naming the known settings for a bad key or value."""
+        try:
+            layout = get_layout(spec)
+        except LayoutError as exc:
+            raise DomainInputError(str(exc)) from exc
+        known = [name for name in Dynamics.model_fields if name != "horizon"]
+        unknown = sorted(set(settings) - set(known))
+        if unknown:
+            raise DomainInputError(f"unknown --env setting {unknown[0]!r}; overcooked settings: {', '.join(known)}")
+        values = {key: None if str(value).lower() == "none" else value for key, value in settings.items()}
+        try:
+            dynamics = Dynamics(**{**layout_dynamics(layout.name), **values, "horizon": horizon})
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            raise DomainInputError(f"--env {error['loc'][0]}={settings.get(str(error['loc'][0]))}: {error['msg']}") from None
+        return make(layout, dynamics)
+
+    def env_settings(self, env: OvercookedEnv) -> dict:
+        """What config.json records of the env's rules: every `Dynamics` field."""
+        return env.dynamics.model_dump()
 
     def skill_book(self, first: KitchenState) -> SkillBook:
         return SkillBook.for_kitchen(first)
 
     def controller(self, book: SkillBook, seat: int, seed: int) -> Controller:
         return Controller(book, seat, seed)
+
+    def perceiver(self, env: OvercookedEnv, seat: int) -> Perceiver:
+        """What ``seat`` may know each step (partial views, V2): see perception.py."""
+        return Perceiver.for_env(env, seat)
 
     def ground(self, state: KitchenState, seat: int, book: SkillBook, teammates: Sequence[TeammateView], score: float) -> dict:
         (mate,) = teammates  # Overcooked kitchens are two-player
