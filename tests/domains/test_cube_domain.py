@@ -10,8 +10,8 @@ from pathlib import Path
 
 import jax
 import pytest
+from cube_views import cube_view as _view
 
-from envs.cube import CubeBlock, CubeView
 from proagent.agent.proagent import AgentConfig
 from proagent.builder import check_llm_agent
 from proagent.cli import main
@@ -24,22 +24,6 @@ from proagent.llm.fake_server import FakeChatServer
 from proagent.runner.episode import run_episode
 
 DOMAIN = get_domain("cube")
-
-
-def _view(
-    agents: tuple, blocks: tuple, size: int = 8, step: int = 0, pushes: tuple = (), agent_push: tuple | None = None
-) -> CubeView:
-    return CubeView(
-        step=step,
-        horizon=50,
-        grid_size=size,
-        agents=agents,
-        blocks=tuple(CubeBlock(i, pos, w, done) for i, (pos, w, done) in enumerate(blocks)),
-        score=0,
-        done=False,
-        pushes=pushes,
-        agent_push=agent_push or tuple(-1 for _ in agents),
-    )
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import pytest
+from cube_views import cube_view as _view
 
 from envs.cube import CubeAction, CubeBlock, CubeEnv, CubeEvent, CubeEventKind, CubeView, PushOutcome, PushRecord
 from envs.cube.scenario import BlockSpec, Scenario
@@ -18,22 +19,6 @@ from proagent.domains.cube.skills import SKILLS, CubeController, CubeSkillBook, 
 
 DOMAIN = get_domain("cube")
 SIDE_PUSHES = ("push_up", "push_down", "push_left")
-
-
-def _view(
-    agents: tuple, blocks: tuple, size: int = 8, step: int = 0, pushes: tuple = (), agent_push: tuple | None = None
-) -> CubeView:
-    return CubeView(
-        step=step,
-        horizon=50,
-        grid_size=size,
-        agents=agents,
-        blocks=tuple(CubeBlock(i, pos, w, done) for i, (pos, w, done) in enumerate(blocks)),
-        score=0,
-        done=False,
-        pushes=pushes,
-        agent_push=agent_push or tuple(-1 for _ in agents),
-    )
 
 
 def test_one_definition_per_skill_and_each_side_push_parses_back() -> None:

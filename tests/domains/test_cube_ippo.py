@@ -66,6 +66,7 @@ def _tiny(mode: str) -> tuple[IppoConfig, object]:
     return config, make_train(config)
 
 
+@pytest.mark.slow  # two tiny training runs (~8 s): the slow CI step runs it
 def test_a_tiny_training_run_changes_params_and_is_deterministic() -> None:
     """Independent parameters (the seat-vmapped update); shared ones run the same program with one
     group (``test_actors_regroup_per_mode``), compiling it again would double this test's time."""

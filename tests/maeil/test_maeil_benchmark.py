@@ -6,6 +6,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "maeil_speed.py"
 
 
@@ -18,6 +20,7 @@ def _load():
     return module
 
 
+@pytest.mark.slow  # four short episodes and two loopback servers (~13 s)
 def test_overhead_and_concurrency_are_measured_on_real_episodes() -> None:
     bench = _load()
     row = bench.overhead("centralized", 6)
