@@ -104,14 +104,8 @@ async def run_episode(
     while True:
         if pace is not None:
             await pace()
-        if maeil is not None:
-            observations = [Observation(seat, symbolic, state, last_actions, score) for seat in range(len(team))]
-            actions = await maeil.step_actions(observations, events)
-        else:
-            chosen: dict[int, int] = {}
-            for seat in order:
-                chosen[seat] = int(await team[seat].act(Observation(seat, symbolic, state, last_actions, score), events))
-            actions = tuple(chosen[seat] for seat in range(len(team)))
+        observations = [Observation(seat, symbolic, state, last_actions, score) for seat in range(len(team))]
+        actions = await _joint_action(team, order, observations, events, maeil)
         tr = await episode_env.step(symbolic.step, state, actions)
         after = env.symbolic(tr.state)
         events = env.events(symbolic, actions, after)
@@ -136,10 +130,18 @@ async def run_episode(
         if bool(tr.done):
             break
     record = _episode_record(env, domain, team, focal, seed, episode, score, shaped, symbolic.step, all_events, started)
-    process_metrics = {**(maeil.metrics() if maeil else {}), **(process.result() if process else {})}
-    if process_metrics:
-        record = record.model_copy(update={"process_metrics": process_metrics})
-    return record.model_copy(update=record_fields(collector.result())) if collector is not None else record
+    update = {"process_metrics": {**(maeil.metrics() if maeil else {}), **(process.result() if process else {})}}
+    return record.model_copy(update={**update, **(record_fields(collector.result()) if collector is not None else {})})
+
+
+async def _joint_action(
+    team: Sequence[Agent], order: Sequence[int], observations: Sequence[Observation], events: list[Event], maeil: Maeil | None
+) -> tuple[int, ...]:
+    """Every seat's action: through MAEIL's cognitive phase, or each agent in turn (focal first)."""
+    if maeil is not None:
+        return await maeil.step_actions(observations, events)
+    chosen = {seat: int(await team[seat].act(observations[seat], events)) for seat in order}
+    return tuple(chosen[seat] for seat in range(len(team)))
 
 
 def _process_collector(domain: Domain, first: State):
