@@ -28,7 +28,6 @@ block each agent pushed) live in the state, for events and constraint metrics.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
 
@@ -41,6 +40,7 @@ from envs.cube.rules import NO_BLOCK, NUM_DIRECTIONS, VECTORS, CubeAction, PushO
 from envs.cube.scenario import Scenario, ScenarioError, load_scenario
 from envs.cube.state import CubeEnvState, initial_state
 from envs.cube.symbolic import CubeView, decode
+from envs.jitted import JittedEntryPoints
 
 
 class Transition(NamedTuple):
@@ -89,7 +89,7 @@ def _inside(px: jax.Array, py: jax.Array, x: jax.Array, y: jax.Array, w: jax.Arr
     return (px >= x) & (px < x + w) & (py >= y) & (py < y + w)
 
 
-class CubeEnv:
+class CubeEnv(JittedEntryPoints):
     """One scenario. Methods are pure (the key is unused: the scenario fixes the start, and the
     rules are deterministic); jitted and batched versions are cached per instance."""
 
@@ -257,26 +257,6 @@ class CubeEnv:
     def events(self, before: CubeView, actions: Sequence[int], after: CubeView) -> list[CubeEvent]:
         """What each agent did in the step from ``before`` to ``after`` (pushes, deliveries, moves)."""
         return extract_events(before, actions, after)
-
-    # ---- jitted and batched entry points ----
-
-    @cached_property
-    def jit_reset(self):
-        return jax.jit(self.reset)
-
-    @cached_property
-    def jit_step(self):
-        return jax.jit(self.step)
-
-    @cached_property
-    def reset_batch(self):
-        """keys (N, 2) -> batch of N states."""
-        return jax.jit(jax.vmap(self.reset))
-
-    @cached_property
-    def step_batch(self):
-        """keys (N, 2), states (N, ...), actions (N, A) -> batched Transition, lockstep."""
-        return jax.jit(jax.vmap(self.step))
 
 
 def make(scenario: str | Path | Scenario, unroll: bool = False) -> CubeEnv:

@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 from pydantic import BaseModel, ConfigDict, Field
 
+from envs.jitted import JittedEntryPoints
 from envs.overcooked import engine
 from envs.overcooked.actions import TO_ENGINE
 from envs.overcooked.engine import DynamicObject, StaticObject
@@ -52,7 +53,7 @@ class Transition(NamedTuple):
     done: jax.Array  # () bool, horizon reached (Overcooked only truncates, it never terminates)
 
 
-class OvercookedEnv:
+class OvercookedEnv(JittedEntryPoints):
     """One kitchen with fixed dynamics. Methods are pure; jitted versions are cached per instance."""
 
     def __init__(self, layout: KitchenLayout, dynamics: Dynamics | None = None) -> None:
@@ -154,29 +155,11 @@ class OvercookedEnv:
         """What each agent's interaction did in this step (knows whether pots cook by themselves)."""
         return extract_events(before, actions, after, auto_cook=self.dynamics.auto_cook)
 
-    # ---- jitted and batched entry points ----
-
-    @cached_property
-    def jit_reset(self):
-        return jax.jit(self.reset)
-
-    @cached_property
-    def jit_step(self):
-        return jax.jit(self.step)
+    # ---- jitted and batched observations (reset/step: JittedEntryPoints) ----
 
     @cached_property
     def jit_observe(self):
         return jax.jit(self.observe)
-
-    @cached_property
-    def reset_batch(self):
-        """keys (N, 2) -> batch of N states."""
-        return jax.jit(jax.vmap(self.reset))
-
-    @cached_property
-    def step_batch(self):
-        """keys (N, 2), states (N, ...), actions (N, agents) -> batched Transition, lockstep."""
-        return jax.jit(jax.vmap(self.step))
 
     @cached_property
     def observe_batch(self):

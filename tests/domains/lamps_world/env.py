@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from enum import IntEnum
-from functools import cached_property
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+
+from envs.jitted import JittedEntryPoints
 
 SHAPED_LIGHT = 0.1  # shaped reward per lamp an agent lights (never part of the score)
 
@@ -121,7 +122,7 @@ class LampEvent:
 EVENT_KINDS = ("arrive", "light", "wasted_press", "complete")
 
 
-class LampsEnv:
+class LampsEnv(JittedEntryPoints):
     """One layout with a horizon. Methods are pure; the jitted versions are cached per instance."""
 
     def __init__(self, layout: Layout, horizon: int) -> None:
@@ -211,26 +212,6 @@ class LampsEnv:
         if after.completions > before.completions:
             events += [LampEvent(before.step, seat, "complete") for seat in lighters]
         return events
-
-    # ---- jitted and batched entry points ----
-
-    @cached_property
-    def jit_reset(self):
-        return jax.jit(self.reset)
-
-    @cached_property
-    def jit_step(self):
-        return jax.jit(self.step)
-
-    @cached_property
-    def reset_batch(self):
-        """keys (N, 2) -> a batch of N states."""
-        return jax.jit(jax.vmap(self.reset))
-
-    @cached_property
-    def step_batch(self):
-        """keys (N, 2), states (N, ...), actions (N, agents) -> a batched Transition."""
-        return jax.jit(jax.vmap(self.step))
 
 
 def render_line(state: LineState) -> str:
