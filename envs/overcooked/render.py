@@ -16,7 +16,7 @@ import numpy as np
 from envs.overcooked.actions import Direction
 from envs.overcooked.engine import StaticObject
 from envs.overcooked.layouts import ingredient_name
-from envs.overcooked.symbolic import Item, KitchenState
+from envs.overcooked.symbolic import Item, KitchenState, Pos
 
 _TERRAIN = {
     StaticObject.EMPTY: " ",
@@ -55,19 +55,23 @@ def terrain_rows(tiles: np.ndarray) -> list[str]:
     return rows
 
 
-def render_ascii(kitchen: KitchenState) -> str:
+def render_ascii(kitchen: KitchenState, visible: Callable[[Pos], bool] | None = None) -> str:
     """Two characters a cell: terrain + content; players are an arrow (facing) + what they hold.
 
-    Pots show their onion count, '~' while cooking, '!' when ready.
+    Pots show their onion count, '~' while cooking, '!' when ready. With ``visible`` (a partial
+    view) only cells it accepts show chefs and contents: a pot or counter out of view is 'P?' /
+    'X?' (the static map is layout knowledge and stays).
     """
     tiles = kitchen.layout.tiles
-    players = {p.position: p for p in kitchen.players}
+    players = {p.position: p for p in kitchen.players if visible is None or visible(p.position)}
     lines = []
     for y in range(tiles.shape[0]):
         cells = []
         for x in range(tiles.shape[1]):
             pos, tile = (x, y), int(tiles[y, x])
-            if pos in players:
+            if visible is not None and not visible(pos) and tile in (StaticObject.POT, StaticObject.WALL):
+                cells.append(_TERRAIN[tile] + "?")
+            elif pos in players:
                 p = players[pos]
                 cells.append(_ARROWS[p.orientation] + _item_char(p.held))
             elif pos in kitchen.pot_at:

@@ -12,6 +12,7 @@ from envs.overcooked.layouts import ingredient_name
 from envs.overcooked.render import render_ascii
 from proagent.domains.base import TeammateView
 from proagent.domains.overcooked.navigation import distances, spots
+from proagent.domains.overcooked.perception import KitchenView
 from proagent.domains.overcooked.skills import Skill, SkillBook
 
 
@@ -32,17 +33,12 @@ def _distance_to(kitchen: KitchenState, dist: dict, targets: tuple[Pos, ...]) ->
     return best
 
 
-def ground(kitchen: KitchenState, agent: int, book: SkillBook, teammate: TeammateView, score: float) -> dict:
-    """Facts for one agent's prompt; every value is JSON-serialisable."""
+def ground(kitchen: KitchenState | KitchenView, agent: int, book: SkillBook, teammate: TeammateView, score: float) -> dict:
+    """Facts for one agent's prompt; every value is JSON-serialisable. A ``KitchenView`` (partial
+    observation, perception.py) gives only what that agent may know: see `ground_view`."""
+    if isinstance(kitchen, KitchenView):
+        return ground_view(kitchen, book, teammate, score)
     me, other = kitchen.players[agent], kitchen.players[1 - agent]
-    dist = distances(kitchen.map, me.position)
-    kmap = kitchen.map
-    key_targets = {
-        **{f"{item}": book.targets(kitchen, Skill("pickup", item)) for item in book.items if item != "soup"},
-        "pot": kmap.pots,
-        "serving spot": kmap.serving,
-        "empty counter": kitchen.empty_counters,
-    }
     return {
         "step": kitchen.step,
         "horizon": kitchen.horizon,
@@ -52,18 +48,89 @@ def ground(kitchen: KitchenState, agent: int, book: SkillBook, teammate: Teammat
         "kitchen_ascii": render_ascii(kitchen).split("\nt=")[0],
         "me": _player_facts(me),
         "teammate": {**_player_facts(other), "last_skill": teammate.last_skill, "last_action": teammate.last_action},
-        "pots": [
-            {
-                "position": list(p.position),
-                "ingredients": [ingredient_name(i) for i in p.ingredients],
-                "num_ingredients": len(p.ingredients),
-                "status": _pot_status(p),
-                "ticks_left": p.ticks_left,
-            }
-            for p in kitchen.pots
-        ],
+        "pots": [_pot_facts(p) for p in kitchen.pots],
         "counters": [{"position": list(pos), "item": item.describe()} for pos, item in sorted(kitchen.counter_items.items())],
-        "distances": {name: _distance_to(kitchen, dist, targets) for name, targets in key_targets.items()},
+        "distances": _key_distances(kitchen, me, book),
+    }
+
+
+def _pot_facts(pot) -> dict:
+    return {
+        "position": list(pot.position),
+        "ingredients": [ingredient_name(i) for i in pot.ingredients],
+        "num_ingredients": len(pot.ingredients),
+        "status": _pot_status(pot),
+        "ticks_left": pot.ticks_left,
+    }
+
+
+def _key_distances(kitchen: KitchenState, me, book: SkillBook) -> dict:
+    dist = distances(kitchen.map, me.position)
+    key_targets = {
+        **{f"{item}": book.targets(kitchen, Skill("pickup", item)) for item in book.items if item != "soup"},
+        "pot": kitchen.map.pots,
+        "serving spot": kitchen.map.serving,
+        "empty counter": kitchen.empty_counters,
+    }
+    return {name: _distance_to(kitchen, dist, targets) for name, targets in key_targets.items()}
+
+
+def ground_view(view: KitchenView, book: SkillBook, teammate: TeammateView, score: float) -> dict:
+    """Facts of a partial view: the same keys as `ground` (values are what the agent sees or
+    remembers) plus ``view`` (radius), ``recipe_source`` and, on the teammate, pots and counters,
+    ``in_view`` / ``seen_step``. Never the true recipe, teammate or cells out of view: the LLM's
+    coordination problem is the one the agent actually faces.
+
+    The teammate's last completed skill is the last one this agent witnessed (the ``TeammateView``
+    one comes from every event, seen or not); its last primitive action only while it is in view.
+    Distances to items count remembered counter items (a belief, marked by its step)."""
+    kitchen, me, step = view.kitchen, view.me, view.step
+    recipe = view.recipe
+    mate = view.teammate
+    mate_in_view = view.teammate_in_view
+    mate_facts = (
+        {**_player_facts(mate.what), "seen_step": mate.step}
+        if mate is not None
+        else {"index": 1 - view.seat, "position": None, "facing": None, "held": None, "seen_step": None}
+    )
+    pots = []
+    for pos in kitchen.map.pots:
+        seen = view.pots.get(pos)
+        if seen is None:
+            facts = {"position": list(pos), "ingredients": [], "num_ingredients": 0, "status": "unknown", "ticks_left": 0}
+        else:
+            facts = _pot_facts(seen.what)
+        pots.append({**facts, "in_view": view.in_view(pos), "seen_step": None if seen is None else seen.step})
+    return {
+        "step": step,
+        "horizon": kitchen.horizon,
+        "steps_left": kitchen.steps_left,
+        "score": score,
+        "recipe": [ingredient_name(i) for i in recipe.ingredients] if recipe is not None else [],
+        "recipe_source": None
+        if recipe is None
+        else {
+            "how": recipe.how,
+            "step": recipe.step,
+            "position": list(recipe.position) if recipe.position is not None else None,
+            "stale_since": recipe.stale_since,
+        },
+        "view": {"radius": view.radius},
+        "kitchen_ascii": render_ascii(kitchen, view.in_view).split("\nt=")[0],
+        "me": _player_facts(me),
+        "teammate": {
+            **mate_facts,
+            "in_view": mate_in_view,
+            "last_skill": view.teammate_skill.what if view.teammate_skill is not None else None,
+            "last_skill_step": view.teammate_skill.step if view.teammate_skill is not None else None,
+            "last_action": teammate.last_action if mate_in_view else None,
+        },
+        "pots": pots,
+        "counters": [
+            {"position": list(pos), "item": seen.what.describe(), "in_view": view.in_view(pos), "seen_step": seen.step}
+            for pos, seen in sorted(view.counters.items())
+        ],
+        "distances": _key_distances(kitchen, me, book),
     }
 
 

@@ -1,0 +1,227 @@
+"""What one chef may know: the true kitchen cut down to its view window plus what it remembers.
+
+OvercookedV2's coordination challenges (grounded coordination, test-time protocol formation,
+demo-cook) are about *information*: with ``agent_view_size = r`` the engine shows each agent only
+the square of cells with |dx| <= r and |dy| <= r around it (``_mask_obs``), and the recipe only on
+a recipe indicator, on a button indicator while its timer runs, or (with
+``indicate_successful_delivery``) as a flag on the serving cells after a correct delivery. A
+prompt built from the full ``KitchenState`` would hand the LLM the hidden recipe and the
+teammate's position for free and void those challenges, so the planner's facts come from a
+``KitchenView`` built here instead. The controller and the Verificator still read the true state:
+they judge physical feasibility, not what the agent believes.
+
+With a full view (``agent_view_size is None``) the perceiver returns the true state unchanged, so
+classic runs keep byte-identical prompts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Generic, Literal, TypeVar
+
+from envs import KitchenState, Pos
+from envs.overcooked.events import Event, EventKind
+from envs.overcooked.symbolic import Item, Player, Pot
+from proagent.domains.overcooked.skills import SkillBook
+
+T = TypeVar("T")
+
+RecipeSource = Literal["indicator", "button", "own_delivery", "delivery_signal"]
+
+
+@dataclass(frozen=True, slots=True)
+class Sighting(Generic[T]):
+    """Something as the agent last saw it, and when (``step``); "seen now" has the current step."""
+
+    what: T
+    step: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecipeKnowledge:
+    """The recipe as learned, when and how. ``stale_since``: the step of a correct delivery known
+    to the agent after which (with ``new_recipe_on_delivery``) the recipe may have changed."""
+
+    ingredients: tuple[int, ...]
+    step: int
+    how: RecipeSource
+    position: Pos | None = None  # the indicator or serving cell it was read from
+    stale_since: int | None = None  # the step of that delivery; "was X until step s"
+
+
+@dataclass(frozen=True)
+class KitchenView:
+    """One agent's honest picture of the kitchen.
+
+    ``kitchen`` is the true state with what is out of view replaced by memory: its ``players`` are
+    only the chefs in view (the agent itself always), its ``counter_items`` and ``pots`` are those
+    in view now plus those remembered (``pots`` / ``counters`` say when each was seen), a button
+    indicator out of view reads as off, and its ``recipe`` is empty (read ``recipe`` instead). Skill targets and distances computed on it are beliefs.
+    """
+
+    kitchen: KitchenState
+    seat: int
+    radius: int
+    me: Player
+    teammate: Sighting[Player] | None  # the teammate now when in view, else its last sighting
+    teammate_in_view: bool
+    teammate_skill: Sighting[str] | None  # the last skill completion the agent witnessed
+    pots: dict[Pos, Sighting[Pot]]  # every pot it has knowledge of
+    counters: dict[Pos, Sighting[Item]]  # counter items in view or remembered
+    recipe: RecipeKnowledge | None
+
+    @property
+    def step(self) -> int:
+        return self.kitchen.step
+
+    def in_view(self, pos: Pos) -> bool:
+        return in_window(self.me.position, pos, self.radius)
+
+
+def in_window(center: Pos, pos: Pos, radius: int) -> bool:
+    """The engine's view window (``_mask_obs`` slices a (2r+1)-square centred on the agent)."""
+    return abs(pos[0] - center[0]) <= radius and abs(pos[1] - center[1]) <= radius
+
+
+class Perceiver:
+    """Turns each true state into a ``KitchenView`` for one seat, remembering across the episode.
+
+    Never reads ``state.recipe`` unless the recipe is observable this step (an indicator in view);
+    never reads a cell or the teammate out of the window.
+    """
+
+    def __init__(
+        self,
+        seat: int,
+        radius: int | None,
+        new_recipe_on_delivery: bool = False,
+        delivery_signal: bool = False,
+        random_starts: bool = False,
+    ) -> None:
+        self.seat = seat
+        self.mate = 1 - seat
+        self.radius = radius
+        self.new_recipe_on_delivery = new_recipe_on_delivery
+        self.delivery_signal = delivery_signal
+        self.random_starts = random_starts
+        self._pots: dict[Pos, Sighting[Pot]] = {}
+        self._counters: dict[Pos, Sighting[Item]] = {}
+        self._mate: Sighting[Player] | None = None
+        self._mate_skill: Sighting[str] | None = None
+        self._recipe: RecipeKnowledge | None = None
+        self._mate_was_visible = False
+        self._started = False
+
+    @classmethod
+    def for_env(cls, env, seat: int) -> Perceiver:
+        """From an ``OvercookedEnv``: its view radius and recipe rules."""
+        dynamics = env.dynamics
+        signal = getattr(dynamics, "indicate_successful_delivery", None)
+        if signal is None:  # older Dynamics without the field: ask the engine
+            signal = getattr(env.engine, "indicate_successful_delivery", False)
+        random_starts = bool(getattr(dynamics, "random_agent_positions", False))
+        return cls(seat, dynamics.agent_view_size, dynamics.new_recipe_on_delivery, bool(signal), random_starts)
+
+    def observe(self, state: KitchenState, events=()) -> KitchenState | KitchenView:
+        """The agent's view of ``state`` (reached by ``events``); the state itself with a full view."""
+        if self.radius is None:
+            return state
+        r = self.radius
+        me = state.players[self.seat]
+        step = state.step
+
+        def seen(pos: Pos) -> bool:
+            return in_window(me.position, pos, r)
+
+        if not self._started:
+            self._start(state)
+        # The teammate: the true player only inside the window.
+        mate = state.players[self.mate] if self.mate < len(state.players) else None
+        mate_visible = mate is not None and seen(mate.position)
+        if mate_visible:
+            self._mate = Sighting(mate, step)
+        # Pots and counters: what is in view now overwrites memory (changed or gone).
+        for pot in state.pots:
+            if seen(pot.position):
+                self._pots[pot.position] = Sighting(pot, step)
+        for pos in state.map.counters:
+            if seen(pos):
+                item = state.counter_items.get(pos)
+                if item is None:
+                    self._counters.pop(pos, None)
+                else:
+                    self._counters[pos] = Sighting(item, step)
+        self._read_events(events, mate_visible, seen)
+        self._read_indicators(state, seen)
+        self._mate_was_visible = mate_visible
+        kitchen = replace(
+            state,
+            players=tuple(p for p in state.players if p.index == self.seat or (p.index == self.mate and mate_visible)),
+            pots=tuple(s.what for _, s in sorted(self._pots.items())),
+            counter_items={pos: s.what for pos, s in sorted(self._counters.items())},
+            recipe=(),
+            # A button out of view may be lit or not: unknown, shown as off.
+            indicators=tuple(i if seen(i.position) else replace(i, active_ticks=0) for i in state.indicators),
+        )
+        return KitchenView(
+            kitchen=kitchen,
+            seat=self.seat,
+            radius=r,
+            me=me,
+            teammate=self._mate,
+            teammate_in_view=mate_visible,
+            teammate_skill=self._mate_skill,
+            pots=dict(sorted(self._pots.items())),
+            counters=dict(sorted(self._counters.items())),
+            recipe=self._recipe,
+        )
+
+    def _start(self, state: KitchenState) -> None:
+        """An episode starts from the layout: empty pots, bare counters, the chefs on their start
+        cells (unless starts are random). That is map knowledge, known at step 0 without being seen."""
+        self._started = True
+        if state.step != 0:
+            return
+        for pos in state.map.pots:
+            self._pots[pos] = Sighting(Pot(pos, (), False, False, 0), 0)
+        starts = state.layout.starts
+        if not self.random_starts and self.mate < len(state.players) and self.mate < len(starts):
+            mate = state.players[self.mate]
+            if mate.position == starts[self.mate] and mate.held is None:
+                self._mate = Sighting(mate, 0)
+
+    def _read_events(self, events, mate_visible: bool, seen) -> None:
+        for event in events:
+            if not isinstance(event, Event):
+                continue
+            if event.agent == self.mate and (mate_visible or self._mate_was_visible):
+                # Witnessed: the teammate was in view before or after the step (a dispenser in
+                # view does not show who took from it).
+                skill = SkillBook.skill_of_event(event)
+                if skill is not None:
+                    self._mate_skill = Sighting(str(skill), event.step)
+            if event.kind != EventKind.DELIVER or not event.correct:
+                continue
+            soup = tuple(sorted(event.item.ingredients)) if event.item is not None else ()
+            stale = event.step if self.new_recipe_on_delivery else None
+            if event.agent == self.seat and soup:
+                # Its own delivery paid: the soup it carried was the recipe.
+                self._recipe = RecipeKnowledge(soup, event.step, "own_delivery", event.position, stale)
+            elif self.delivery_signal and soup and seen(event.position) and (mate_visible or self._mate_was_visible):
+                # The serving cell flagged a correct delivery of a soup it saw carried there.
+                self._recipe = RecipeKnowledge(soup, event.step, "delivery_signal", event.position, stale)
+            elif self.new_recipe_on_delivery and self._recipe is not None and self._recipe.stale_since is None:
+                # Any correct delivery raises the team score shown in the prompt: a new recipe may
+                # have been drawn.
+                self._recipe = replace(self._recipe, stale_since=event.step)
+
+    def _read_indicators(self, state: KitchenState, seen) -> None:
+        """An indicator in view shows the current recipe (a button one while its timer runs): the
+        only place the perceiver reads ``state.recipe``."""
+        for indicator in state.indicators:
+            if not seen(indicator.position):
+                continue
+            if indicator.kind == "recipe" or indicator.active_ticks > 0:
+                how: RecipeSource = "indicator" if indicator.kind == "recipe" else "button"
+                self._recipe = RecipeKnowledge(tuple(state.recipe), state.step, how, indicator.position)
+                return
