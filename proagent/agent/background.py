@@ -59,7 +59,7 @@ class BackgroundProAgent(ProAgent):
         return {**super().info(), **({"thinking": True} if self.thinking else {})}
 
     async def _think(self, state: State, score: float) -> tuple[Skill, Decision | None]:
-        skill = await self._decide(state, score)
+        skill, _ = await self._decide(state, score)  # no conversation here: the message is always None
         return skill, self.last_decision  # _decide sets it last, with no await in between
 
     async def aclose(self) -> None:

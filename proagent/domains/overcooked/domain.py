@@ -30,7 +30,7 @@ from envs import (
     stack_states,
     terrain_rows,
 )
-from envs.overcooked.layouts import get_layout
+from envs.overcooked.layouts import get_layout, ingredient_name
 from envs.overcooked.presets import layout_dynamics
 from proagent.contract import Agent
 from proagent.domains.base import DomainInputError, EngineState, Skill, TeammateView
@@ -129,7 +129,23 @@ class OvercookedDomain:
         return ground(state, seat, book, mate, score)
 
     def knowledge_facts(self, env: OvercookedEnv) -> dict:
-        return {"cook_time": env.dynamics.cook_time, "soup_reward": _number(env.dynamics.soup_reward)}
+        """The env's real settings the knowledge texts read: the rules (cook time, reward, V2
+        options) and the kitchen (its ingredients, possible recipes, indicators). The recipe
+        itself is never a fact: it may be hidden."""
+        kmap = env.kitchen_map
+        dynamics = env.dynamics
+        return {
+            "cook_time": dynamics.cook_time,
+            "soup_reward": _number(dynamics.soup_reward),
+            "ingredients": [ingredient_name(i) for i in sorted(kmap.ingredient_dispensers)],
+            "recipes": [[ingredient_name(i) for i in recipe] for recipe in env.layout.recipes],
+            "recipe_indicator": bool(kmap.recipe_indicators),
+            "button_indicator": bool(kmap.button_indicators),
+            "wrong_soup_penalty": dynamics.wrong_soup_penalty,
+            "new_recipe_on_delivery": dynamics.new_recipe_on_delivery,
+            "view_radius": dynamics.agent_view_size,
+            "delivery_feedback": dynamics.indicate_successful_delivery,
+        }
 
     def memory_summary(self, facts: dict) -> str:
         me, mate = facts["me"], facts["teammate"]

@@ -3,12 +3,15 @@
 It is the loopback test double behind `FakeChatServer` (and the scripted model in tests): whole
 episodes, evals and benchmarks run through the real prompt, HTTP and parsing path without a model.
 It reads the free-text state the `proagent` prompt set writes; it is not a product policy.
+OvercookedV2 prompts (several ingredients, recipes to learn, indicators) go to `heuristic_v2`.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any
+
+from proagent.domains.overcooked.heuristic_v2 import is_v2, v2_answer
 
 _HELD = re.compile(r"You \(player \d\) are at \[[^\]]*\] facing \w+, holding ([^.]+)\.")
 _POT = re.compile(r"Pot at \[[^\]]*\]: ([^.]+)\.")
@@ -19,6 +22,9 @@ def heuristic_answer(body: dict[str, Any]) -> str:
     user = body["messages"][-1]["content"]
     if "Answer" not in user:  # the failure explainer, not the planner
         return "The skill's preconditions do not hold in this state."
+    everything = "\n".join(str(m.get("content", "")) for m in body["messages"])
+    if is_v2(everything):
+        return v2_answer(user, everything)
     held_match = _HELD.search(user)
     held = held_match.group(1) if held_match else "nothing"
     pots = _POT.findall(user)

@@ -3,19 +3,29 @@
 The planner's knowledge text, the Verificator's precondition checks, the controller's targets and
 the done-test all come from the same record, so they cannot drift apart. This module implements
 the named checks, targets and done-tests the data file refers to.
+
+Which skills a kitchen gets follows from the kitchen: on onion-only kitchens (the classic ones) the
+pot skill is ``put_onion_in_pot()``, on kitchens with several ingredients the same record is
+``put_in_pot()``; ``press_button()`` exists only where a button recipe indicator does and
+``go_to_indicator()`` only where a recipe or button indicator does. No check reads the true recipe
+(``KitchenState.recipe``): a rejection message would leak it. ``recipe_fit`` judges a put against
+the recipe the agent *knows*, for the grounding to word.
 """
 
 from __future__ import annotations
 
 import re
 import tomllib
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
 from envs import Event, EventKind, KitchenState, Pos
 from envs.overcooked.layouts import ingredient_name
+from envs.overcooked.symbolic import KitchenMap
 from proagent.domains.base import Skill, SkillParseError
 from proagent.domains.overcooked.navigation import reachable_targets
 from proagent.paths import KNOWLEDGE_DIR
@@ -38,6 +48,7 @@ class SkillSpec:
     targets: str
     done: str
     requires: tuple[Requirement, ...]
+    only_on: str | None = None  # a kitchen feature the skill needs ("button", "indicator")
 
 
 class HandsAndCounters(NamedTuple):
@@ -77,6 +88,17 @@ def _pots_with_soup(kitchen: KitchenState, skill: Skill) -> tuple[Pos, ...]:
     return ready + cooking
 
 
+def _buttons(kitchen: KitchenState, skill: Skill) -> tuple[Pos, ...]:
+    """The button indicators, while none is lit (all show the same recipe: pressing while one is
+    lit only pays the cost again)."""
+    lit = any(i.kind == "button" and i.active_ticks > 0 for i in kitchen.indicators)
+    return () if lit else kitchen.map.button_indicators
+
+
+def _indicators(kitchen: KitchenState, skill: Skill) -> tuple[Pos, ...]:
+    return kitchen.map.recipe_indicators + kitchen.map.button_indicators
+
+
 def _empty_counters(kitchen: KitchenState, skill: Skill) -> tuple[Pos, ...]:
     """Counters both chefs can reach come first: on split kitchens only they pass objects."""
     empty = kitchen.empty_counters
@@ -92,6 +114,9 @@ TARGETS: dict[str, Callable[[KitchenState, Skill], tuple[Pos, ...]]] = {
     "pots_with_soup": _pots_with_soup,
     "serving": lambda kitchen, skill: kitchen.map.serving,
     "empty_counters": _empty_counters,
+    "buttons": _buttons,
+    "all_buttons": lambda kitchen, skill: kitchen.map.button_indicators,
+    "indicators": _indicators,
     "none": lambda kitchen, skill: (),
 }
 
@@ -119,6 +144,7 @@ CHECKS: dict[str, Callable[[KitchenState, int, Skill], bool]] = {
     "hands_empty": lambda kitchen, agent, skill: kitchen.players[agent].held is None,
     "holding_something": lambda kitchen, agent, skill: kitchen.players[agent].held is not None,
     "holding_onion": _holding("ingredient", "onion"),
+    "holding_ingredient": _holding("ingredient"),
     "holding_dish": _holding("dish"),
     "holding_soup": _holding("soup"),
     "source_reachable": _reachable("item_sources"),
@@ -126,6 +152,9 @@ CHECKS: dict[str, Callable[[KitchenState, int, Skill], bool]] = {
     "soup_available": _reachable("pots_with_soup"),
     "serving_reachable": _reachable("serving"),
     "counter_available": _reachable("empty_counters"),
+    "button_reachable": _reachable("all_buttons"),
+    "button_unlit": lambda kitchen, agent, skill: bool(_buttons(kitchen, skill)) or not kitchen.map.button_indicators,
+    "indicator_reachable": _reachable("indicators"),
 }
 
 
@@ -137,34 +166,128 @@ def _holding_arg(kitchen: KitchenState, agent: int, skill: Skill, steps: int) ->
     return held is not None and held.name == skill.arg
 
 
+def _adjacent(a: Pos, b: Pos) -> bool:
+    return abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1
+
+
+def _button_lit(kitchen: KitchenState, agent: int, skill: Skill, steps: int) -> bool:
+    """Facing a button recipe indicator whose timer is on: just pressed (the activate_indicator
+    event), or still lit from an earlier press (pressing again would only pay the cost again)."""
+    facing = kitchen.players[agent].facing
+    return any(i.kind == "button" and i.position == facing and i.active_ticks > 0 for i in kitchen.indicators)
+
+
+def _next_to_indicator(kitchen: KitchenState, agent: int, skill: Skill, steps: int) -> bool:
+    me = kitchen.players[agent].position
+    return any(_adjacent(me, pos) for pos in _indicators(kitchen, skill))
+
+
 DONE: dict[str, Callable[[KitchenState, int, Skill, int], bool]] = {
     "holding_arg": _holding_arg,
     "hands_empty": lambda kitchen, agent, skill, steps: kitchen.players[agent].held is None,
     "holding_soup": lambda kitchen, agent, skill, steps: _holding("soup")(kitchen, agent, skill),
     "waited": lambda kitchen, agent, skill, steps: steps >= int(skill.arg or 1),
+    "button_lit": _button_lit,
+    "next_to_indicator": _next_to_indicator,
 }
+
+
+# ---- the recipe a put works towards ----------------------------------------------------------
+
+
+def recipe_fit(pot_ingredients: tuple[str, ...], held_ingredient: str, recipe: tuple[str, ...] | None) -> str | None:
+    """Whether putting ``held_ingredient`` into a pot holding ``pot_ingredients`` keeps it on the way
+    to ``recipe`` (all ingredient names). None: it does (or no recipe is known, so no judgement);
+    else a one-line reason. Pure: the caller passes the recipe the agent *knows*, never the truth."""
+    if recipe is None:
+        return None
+    need = Counter(recipe)
+    have = Counter(pot_ingredients)
+    extra = have - need
+    if extra:
+        return f"the pot already holds {_listed(extra)}, which the recipe ({', '.join(recipe)}) does not take"
+    if have[held_ingredient] + 1 > need[held_ingredient]:
+        if need[held_ingredient] == 0:
+            return f"the recipe ({', '.join(recipe)}) has no {held_ingredient}"
+        return f"the recipe ({', '.join(recipe)}) takes {need[held_ingredient]} {held_ingredient} and the pot already has them"
+    return None
+
+
+def _listed(counts: Counter) -> str:
+    return ", ".join(name for name, n in sorted(counts.items()) for _ in range(n))
+
+
+def kitchen_features(kitchen_map: KitchenMap) -> frozenset[str]:
+    """What decides a kitchen's skills beyond its items: "button" (a button recipe indicator) and
+    "indicator" (a recipe or button indicator)."""
+    features: set[str] = set()
+    if kitchen_map.button_indicators:
+        features.add("button")
+    if kitchen_map.button_indicators or kitchen_map.recipe_indicators:
+        features.add("indicator")
+    return frozenset(features)
+
+
+def _spec(record: dict, onion_only: bool) -> SkillSpec:
+    """One skills.toml record as this kitchen words it (an ``onion_only`` table renames the skill
+    and rewords its texts on onion-only kitchens; checks, targets and done-test stay the same)."""
+    words = record.get("onion_only") if onion_only else None
+    requires = tuple(Requirement(**r) for r in record["requires"])
+    if words is not None:
+        fails = words.get("fails", [r.fail for r in requires])
+        if len(fails) != len(requires):
+            raise ValueError(f"skill {record['name']!r}: onion_only.fails must reword each of its {len(requires)} requirements")
+        requires = tuple(Requirement(r.check, fail) for r, fail in zip(requires, fails))
+    words = words or {}
+    return SkillSpec(
+        name=words.get("name", record["name"]),
+        signature=words.get("signature", record["signature"]),
+        description=words.get("description", record["description"]),
+        args=record.get("args"),
+        targets=record["targets"],
+        done=record["done"],
+        requires=requires,
+        only_on=record.get("only_on"),
+    )
+
+
+class _Specs(dict):
+    """The kitchen's skills by name. Looking up ``put_onion_in_pot`` on a kitchen whose pot skill is
+    ``put_in_pot`` finds that record (code written for the classic kitchens, like the scripted
+    partners, keeps working); the name is still not listed nor parsed there."""
+
+    def __missing__(self, name: str) -> SkillSpec:
+        if name == "put_onion_in_pot" and "put_in_pot" in self:
+            return self["put_in_pot"]
+        raise KeyError(name)
+
+
+class _book_or_class:
+    """A method usable on a book (``book.skill_of_event(e)``: knows the kitchen) and on the class
+    (``SkillBook.skill_of_event(e)``: no kitchen); the function gets the book or None first."""
+
+    def __init__(self, fn: Callable) -> None:
+        self.fn = fn
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, book: object, owner: type | None = None) -> Callable:
+        return partial(self.fn, book)
 
 
 _SKILL_RE = re.compile(r"([a-z_]+)\s*\(\s*['\"]?([a-z0-9_]*)['\"]?\s*\)")
 
 
 class SkillBook:
-    """The Overcooked skills for one kitchen (its ingredients decide the pickup arguments)."""
+    """The Overcooked skills for one kitchen: its ingredients decide the pickup arguments and the pot
+    skill's name, its ``features`` (`kitchen_features`) which ``only_on`` skills exist."""
 
-    def __init__(self, kitchen_items: tuple[str, ...], path: Path | None = None) -> None:
+    def __init__(self, kitchen_items: tuple[str, ...], path: Path | None = None, features: frozenset[str] = frozenset()) -> None:
         data = tomllib.loads((path or KNOWLEDGE_DIR / "overcooked" / "skills.toml").read_text())
-        self.specs = {
-            s["name"]: SkillSpec(
-                name=s["name"],
-                signature=s["signature"],
-                description=s["description"],
-                args=s.get("args"),
-                targets=s["targets"],
-                done=s["done"],
-                requires=tuple(Requirement(**r) for r in s["requires"]),
-            )
-            for s in data["skill"]
-        }
+        ingredients = tuple(i for i in kitchen_items if i not in ("dish", "soup"))
+        self.onion_only = ingredients == ("onion",)
+        self.features = frozenset(features)
+        specs = (_spec(s, self.onion_only) for s in data["skill"])
+        self.specs = _Specs({spec.name: spec for spec in specs if spec.only_on is None or spec.only_on in self.features})
         for spec in self.specs.values():
             unknown = {r.check for r in spec.requires} - CHECKS.keys() | ({spec.targets} - TARGETS.keys()) | ({spec.done} - DONE.keys())
             if unknown:
@@ -177,7 +300,12 @@ class SkillBook:
     @classmethod
     def for_kitchen(cls, kitchen: KitchenState) -> SkillBook:
         ingredients = tuple(ingredient_name(i) for i in sorted(kitchen.map.ingredient_dispensers))
-        return cls(ingredients + ("dish", "soup"))
+        return cls(ingredients + ("dish", "soup"), features=kitchen_features(kitchen.map))
+
+    @property
+    def put_skill(self) -> Skill:
+        """The kitchen's pot skill: ``put_onion_in_pot()`` on onion-only kitchens, else ``put_in_pot()``."""
+        return Skill("put_onion_in_pot" if self.onion_only else "put_in_pot")
 
     def all_skills(self) -> list[Skill]:
         """Every concrete skill the planner may name (waits as wait(1)..wait(20))."""
@@ -241,23 +369,29 @@ class SkillBook:
         kinds = self.progress_own if event.agent == agent else self.progress_teammate
         return event.kind in kinds
 
-    @staticmethod
-    def skill_of_event(event: Event) -> Skill | None:
-        """The skill an event completes, for belief correction (START_COOKING and indicator presses
-        complete none). A put in a pot names the ingredient (``put_onion_in_pot``); the classic skill
-        book has no skill for other ingredients yet (issue 22), so such a put matches no prediction."""
+    @_book_or_class
+    def skill_of_event(book: SkillBook | None, event: Event) -> Skill | None:
+        """The skill an event completes, for belief correction (START_COOKING completes none). A put
+        in a pot is the kitchen's pot skill: ``put_onion_in_pot()`` on onion-only kitchens, else
+        ``put_in_pot()``; an indicator activation is ``press_button()``. Called on the class (no
+        kitchen known: re-scoring a trace) an onion put reads as ``put_onion_in_pot()`` and any other
+        ingredient's as ``put_in_pot()``."""
         item = event.item.name if event.item else None
         match event.kind:
             case EventKind.PICKUP_INGREDIENT | EventKind.PICKUP_DISH | EventKind.PICKUP_FROM_COUNTER:
                 return Skill("pickup", item)
             case EventKind.PUT_IN_POT:
-                return Skill(f"put_{item}_in_pot")
+                if book is not None:
+                    return book.put_skill
+                return Skill("put_onion_in_pot" if item == "onion" else "put_in_pot")
             case EventKind.FILL_DISH:
                 return Skill("fill_dish_with_soup")
             case EventKind.DELIVER:
                 return Skill("deliver_soup")
             case EventKind.PLACE_ON_COUNTER:
                 return Skill("place_obj_on_counter")
+            case EventKind.ACTIVATE_INDICATOR:
+                return Skill("press_button")
         return None
 
     def undo_state(self, kitchen: KitchenState, agent: int) -> HandsAndCounters:
