@@ -29,8 +29,8 @@ from collections.abc import Callable
 from proagent.agent.proagent import AgentConfig, ProAgent
 from proagent.domains import get_domain
 from proagent.domains.cube.heuristic import cube_answer
-from proagent.llm.fake_server import FakeChatServer
 from proagent.llm.factory import make_model
+from proagent.llm.fake_server import FakeChatServer
 from proagent.llm.scripted import ScriptedModel
 from proagent.maeil import TOPOLOGIES, TopologyConfig
 from proagent.runner.episode import run_episode
@@ -39,7 +39,7 @@ OVERHEAD_TARGET_MS = 5.0
 DOMAIN = get_domain("cube")
 
 
-def _respond(messages, structured) -> str:  # noqa: ANN001
+def _respond(messages, structured) -> str:
     return cube_answer({"messages": [m.model_dump() for m in messages], **({"response_format": {}} if structured else {})})
 
 
@@ -53,7 +53,7 @@ class _Timed:
         agent.deliberate = self._async(agent.deliberate)  # type: ignore[method-assign]
 
     def _sync(self, fn: Callable) -> Callable:
-        def wrapped(*args):  # noqa: ANN002, ANN202
+        def wrapped(*args):
             t = time.perf_counter()
             try:
                 return fn(*args)
@@ -63,7 +63,7 @@ class _Timed:
         return wrapped
 
     def _async(self, fn: Callable) -> Callable:
-        async def wrapped(*args):  # noqa: ANN002, ANN202
+        async def wrapped(*args):
             t = time.perf_counter()
             try:
                 return await fn(*args)
@@ -85,7 +85,7 @@ def overhead(topology: str, horizon: int) -> dict:
 
     original = maeil_loop.Maeil.step_actions
 
-    async def measured(self, observations, events):  # noqa: ANN001, ANN202
+    async def measured(self, observations, events):
         before_agents = box[0]
         t = time.perf_counter()
         actions = await original(self, observations, events)

@@ -24,7 +24,7 @@ from pathlib import Path
 from proagent.cli import main as cli
 from proagent.eval.process_plots import bars_by_difficulty, failure_bars, radar_by_topology
 from proagent.eval.records import read_records
-from proagent.eval.stats import metric_value, mean_se
+from proagent.eval.stats import mean_se, metric_value
 from proagent.maeil import TOPOLOGIES
 
 TEAMS = (("easy", 2, ""), ("medium", 3, ""), ("hard", 4, ""), ("hard", 6, "@6"))
