@@ -52,6 +52,10 @@ def layouts(seeds: int) -> dict[str, str]:
 
 def run_eval(args: argparse.Namespace, specs: list[str]) -> Path:
     name = f"cube-topologies-{args.llm.replace('/', '_')}"
+    if args.resume is not None:  # finish a run that was stopped: its finished episodes are kept
+        if cli(["eval", "--resume", str(args.resume), "--progress", "off"]) != 0:
+            raise SystemExit("eval --resume failed")
+        return args.resume
     argv = [
         "eval", "--domain", "cube", "--name", name, "--layouts", ",".join(specs), "--partners", "proagent",
         "--seats", "0", "--topologies", ",".join(TOPOLOGIES), "--episodes", "1", "--progress", "off",
@@ -112,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=Path("docs/cube_topologies"))
     p.add_argument("--runs-dir", type=Path, default=Path("runs"))
     p.add_argument("--trace", action="store_true")
+    p.add_argument("--resume", type=Path, default=None, help="finish this earlier run folder (same --seeds) instead of starting one")
     args = p.parse_args(argv)
     labels = layouts(args.seeds)
     folder = run_eval(args, list(labels))
