@@ -127,3 +127,12 @@ def test_an_ippo_team_plays_easy_2a_through_the_runner(algorithm: str) -> None:
         assert score > 0
         assert score >= manifest.self_play.mean - 4 * manifest.self_play.std - 1e-6
     assert score <= env.scenario.total_weight
+
+
+@pytest.mark.parametrize("mode", ["shared", "independent"])
+def test_the_init_has_no_lapack_call(mode: str) -> None:
+    """flax's orthogonal initializer's LAPACK QR, vmapped over parameter groups, deadlocked XLA's
+    2-thread CPU pool in CI (partners/README.md, "CPU runtime hang"): the networks use
+    `proagent.training.networks.orthogonal` (Gram-Schmidt in plain jnp) instead."""
+    _, trainer = _tiny(mode)
+    assert "lapack" not in trainer.init.lower(jax.random.PRNGKey(0)).as_text().lower()

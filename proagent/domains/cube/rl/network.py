@@ -6,10 +6,13 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
-from flax.linen.initializers import constant, orthogonal
+from flax.linen.initializers import constant
 from pydantic import BaseModel, ConfigDict, Field
 
 from envs.cube import CubeAction
+from proagent.training.networks import (
+    orthogonal,  # no LAPACK QR: flax's deadlocks under vmap on 2-core CPUs (partners/README.md)
+)
 
 NUM_ACTIONS = len(CubeAction)
 
