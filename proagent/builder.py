@@ -140,6 +140,13 @@ def parse_settings(items: Sequence[str] | None) -> dict[str, str]:
     return out
 
 
+def topology_problem(domain: Domain, topology: str) -> str | None:
+    """Why ``domain`` cannot run ``topology`` (its prompts lack the conversation template
+    ``_talk/<name>.j2``), or None."""
+    template = domain.prompts_root / "_talk" / f"{topology}.j2"
+    return None if template.is_file() else f"the {domain.name} prompts have no conversation template {template}"
+
+
 def env_settings(domain: Domain, env: DomainEnv) -> dict | None:
     """What a run records of the env's rules (the domain's ``env_settings``), if the domain says."""
     describe = getattr(domain, "env_settings", None)

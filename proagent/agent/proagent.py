@@ -152,6 +152,7 @@ class ProAgent:
         self.teammates = {s: TeammateView(s, None, None) for s in mates}
         self.last_decision: Decision | None = None
         self.earlier_decisions: list[Decision] = []
+        self.guides: dict[str, str] = {}  # topology -> its knowledge text (`_topology_guide`)
         self.last_belief: dict | None = None
 
     async def act(self, obs: Observation, events: Sequence[Event]) -> int:
@@ -180,14 +181,15 @@ class ProAgent:
         resumed = self.skill is not None and talk.current_plan is not None and str(skill) == str(self.skill)
         if not resumed:
             self._adopt(obs.state, skill)
-        calls = self.last_decision.llm_calls if self.last_decision else 0
-        return Deliberation(plan=str(skill), message=message, resumed=resumed, llm_calls=calls)
+        return Deliberation(plan=str(skill), message=message, resumed=resumed)
 
     def _topology_guide(self, topology: str) -> str:
         """What the topology means for this team: the domain's knowledge text
-        ``topologies/<name>.md`` (rendered with the env's settings), or nothing."""
-        path = self.domain.knowledge_root / "topologies" / f"{topology}.md"
-        return self.planner.knowledge.render(path.read_text().strip()) if path.is_file() else ""
+        ``topologies/<name>.md`` (rendered with the env's settings), or nothing; read once an episode."""
+        if topology not in self.guides:
+            path = self.domain.knowledge_root / "topologies" / f"{topology}.md"
+            self.guides[topology] = self.planner.knowledge.render(path.read_text().strip()) if path.is_file() else ""
+        return self.guides[topology]
 
     def execute(self, obs: Observation) -> int:
         """The controller's primitive action for the running skill."""

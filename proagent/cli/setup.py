@@ -22,6 +22,7 @@ from proagent.builder import (
     resolve_env,
     session_builder,
     settled_horizon,
+    topology_problem,
 )
 from proagent.contract import Agent
 from proagent.domains.base import Domain, DomainEnv
@@ -108,7 +109,7 @@ def topology_config(args: argparse.Namespace, domain: Domain) -> TopologyConfig 
     name = getattr(args, "topology", None)
     if name is None:
         return None
-    template = domain.prompts_root / "_talk" / f"{name}.j2"
-    if not template.is_file():
-        raise SetupError(f"--topology {name}: the {domain.name} prompts have no conversation template {template}; topologies run where one exists")
+    problem = topology_problem(domain, name)
+    if problem is not None:
+        raise SetupError(f"--topology {name}: {problem}; topologies run where one exists")
     return TopologyConfig(name=name, leader=args.leader, message_budget=args.message_budget)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from proagent.agent.prompts import PromptSetError
-from proagent.builder import AgentBuilder, check_llm_agent, make_env, settled_horizon
+from proagent.builder import AgentBuilder, check_llm_agent, make_env, settled_horizon, topology_problem
 from proagent.contract import UnknownAgentError
 from proagent.domains import get_domain
 from proagent.domains.base import Domain, DomainEnv, DomainInputError
@@ -129,9 +129,9 @@ def _check_partners(config: EvalConfig, domain: Domain, envs: dict[str, DomainEn
 def _check_topologies(config: EvalConfig, domain: Domain, problems: list[str]) -> None:
     """A topology needs its conversation template in the domain's prompts (``_talk/<name>.j2``)."""
     for i, name in enumerate(config.topologies):
-        template = domain.prompts_root / "_talk" / f"{name}.j2"
-        if not template.is_file():
-            problems.append(f"topologies[{i}]: the {domain.name} prompts have no conversation template {template}")
+        problem = topology_problem(domain, name)
+        if problem is not None:
+            problems.append(f"topologies[{i}]: {problem}")
 
 
 def _check_agents(config: EvalConfig, world: World, domain: Domain, envs: dict[str, DomainEnv], problems: list[str]) -> dict[str, dict[str, str]]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from proagent.contract import Agent, Observation
 from proagent.domains.base import Event
@@ -118,7 +119,7 @@ class Maeil:
         phase.thoughts[seat] += 1
         result = await self._deliberator(seat).deliberate(obs, talk)
         if result.message:
-            result = Deliberation(result.plan, result.message[: self.config.message_max_chars], result.resumed, result.llm_calls)
+            result = replace(result, message=result.message[: self.config.message_max_chars])
         outcome = "new" if not interrupted else ("resumed" if result.resumed else "replanned")
         self.plans[seat] = result.plan
         self.log.plan(seat, result.plan, outcome, phase)

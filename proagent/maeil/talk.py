@@ -75,7 +75,6 @@ class Deliberation:
     plan: str
     message: str | None
     resumed: bool
-    llm_calls: int = 0
 
 
 @runtime_checkable
