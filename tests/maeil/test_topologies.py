@@ -89,6 +89,13 @@ class Quiet:
         return None
 
 
+def _seated(team: list) -> list:
+    """The agents reset in their seats (seat = list index)."""
+    for seat, agent in enumerate(team):
+        agent.reset(seat, 0)
+    return team
+
+
 def _step(maeil: Maeil, step: int = 0) -> tuple[int, ...]:
     n = len(maeil.team)
     obs = [Observation(s, _State(step), None, None, 0.0) for s in range(n)]
@@ -104,9 +111,7 @@ def test_talkers_are_deliberative_and_partners_are_not() -> None:
 
 
 def test_individual_agents_plan_side_by_side_and_never_talk() -> None:
-    team = [Talker(), Talker(), Quiet()]
-    for seat, agent in enumerate(team):
-        agent.reset(seat, 0)
+    team = _seated([Talker(), Talker(), Quiet()])
     maeil = Maeil(TopologyConfig(name="individual"), team)
     assert _step(maeil) == (0, 1, 9)
     m = maeil.metrics()
@@ -116,9 +121,7 @@ def test_individual_agents_plan_side_by_side_and_never_talk() -> None:
 
 
 def test_centralized_leader_directs_followers_who_acknowledge() -> None:
-    team = [Talker(say="player 1: a; player 2: b"), Talker(), Talker()]
-    for seat, agent in enumerate(team):
-        agent.reset(seat, 0)
+    team = _seated([Talker(say="player 1: a; player 2: b"), Talker(), Talker()])
     maeil = Maeil(TopologyConfig(name="centralized", leader=0), team)
     _step(maeil)
     records = maeil.log.drain()
@@ -143,9 +146,7 @@ def test_centralized_leader_directs_followers_who_acknowledge() -> None:
 
 
 def test_a_follower_needing_a_plan_interrupts_the_leader_and_the_others_adopt_its_directive() -> None:
-    team = [Talker(every=10, say="go"), Talker(every=1), Talker(every=10)]
-    for seat, agent in enumerate(team):
-        agent.reset(seat, 0)
+    team = _seated([Talker(every=10, say="go"), Talker(every=1), Talker(every=10)])
     maeil = Maeil(TopologyConfig(name="centralized"), team)
     _step(maeil, 0)  # everyone plans at step 0
     maeil.log.drain()
@@ -157,9 +158,7 @@ def test_a_follower_needing_a_plan_interrupts_the_leader_and_the_others_adopt_it
 
 
 def test_debate_speakers_take_turns_in_seat_order_and_hear_the_earlier_ones() -> None:
-    team = [Talker(say="s0"), Talker(say="s1"), Talker(say="s2")]
-    for seat, agent in enumerate(team):
-        agent.reset(seat, 0)
+    team = _seated([Talker(say="s0"), Talker(say="s1"), Talker(say="s2")])
     maeil = Maeil(TopologyConfig(name="debate"), team)
     _step(maeil)
     records = maeil.log.drain()
@@ -174,9 +173,7 @@ def test_debate_speakers_take_turns_in_seat_order_and_hear_the_earlier_ones() ->
 
 
 def test_debate_interrupts_agents_executing_a_plan_who_then_take_their_turn() -> None:
-    team = [Talker(every=1, say="s0"), Talker(every=5, say="s1", switch=True)]
-    for seat, agent in enumerate(team):
-        agent.reset(seat, 0)
+    team = _seated([Talker(every=1, say="s0"), Talker(every=5, say="s1", switch=True)])
     maeil = Maeil(TopologyConfig(name="debate"), team)
     _step(maeil, 0)
     maeil.log.drain()
@@ -187,9 +184,7 @@ def test_debate_interrupts_agents_executing_a_plan_who_then_take_their_turn() ->
 
 
 def test_decentralized_messages_interrupt_within_the_budget_and_address_named_players() -> None:
-    team = [Talker(say="to player 2: meet at block 1"), Talker(), Talker()]
-    for seat, agent in enumerate(team):
-        agent.reset(seat, 0)
+    team = _seated([Talker(say="to player 2: meet at block 1"), Talker(), Talker()])
     maeil = Maeil(TopologyConfig(name="decentralized", message_budget=1), team)
     _step(maeil)
     records = maeil.log.drain()
@@ -207,18 +202,14 @@ def test_decentralized_messages_interrupt_within_the_budget_and_address_named_pl
 
 
 def test_a_budget_of_zero_means_no_messages() -> None:
-    team = [Talker(), Talker()]
-    for seat, agent in enumerate(team):
-        agent.reset(seat, 0)
+    team = _seated([Talker(), Talker()])
     maeil = Maeil(TopologyConfig(name="decentralized", message_budget=0), team)
     _step(maeil)
     assert maeil.metrics()["messages"] == 0
 
 
 def test_the_round_bound_forces_every_agent_ready() -> None:
-    team = [Talker(say="s0"), Talker(say="s1"), Talker(say="s2")]
-    for seat, agent in enumerate(team):
-        agent.reset(seat, 0)
+    team = _seated([Talker(say="s0"), Talker(say="s1"), Talker(say="s2")])
     maeil = Maeil(TopologyConfig(name="debate", max_rounds=1), team)
     assert _step(maeil) == (0, 1, 2)  # agents 1 and 2 never had a turn: one last silent deliberation
     plans = _kinds(maeil.log.drain(), "plan")
@@ -247,9 +238,7 @@ def test_deliberations_of_one_round_run_concurrently() -> None:
 
 
 def test_plan_coherence_counts_plans_sharing_a_target() -> None:
-    team = [Talker(), Talker(), Talker()]
-    for seat, agent in enumerate(team):
-        agent.reset(seat, 0)
+    team = _seated([Talker(), Talker(), Talker()])
     maeil = Maeil(TopologyConfig(name="individual"), team, plan_target=lambda p: "a" if p.startswith(("plan0", "plan1")) else "b")
     _step(maeil)
     assert maeil.metrics()["plan_coherence"] == pytest.approx(2 / 3)
