@@ -26,13 +26,14 @@ class Talker:
 
     name = "talker"
 
-    def __init__(self, every: int = 1, say: str | None = "hello", switch: bool = False, pause_s: float = 0.0) -> None:
+    def __init__(
+        self, every: int = 1, say: str | None = "hello", switch: bool = False, pause_s: float = 0.0, gauge: dict | None = None
+    ) -> None:
         self.every, self.say, self.switch, self.pause_s = every, say, switch, pause_s
         self.talks: list[Talk] = []
         self.plan: str | None = None
         self.seat = -1
-        self.live = 0
-        self.max_live = 0
+        self.gauge = gauge if gauge is not None else {"live": 0, "max": 0}  # deliberations in flight (shared by a team)
 
     def reset(self, seat: int, seed: int, first: Observation | None = None) -> None:
         self.seat = seat
@@ -44,10 +45,10 @@ class Talker:
 
     async def deliberate(self, obs: Observation, talk: Talk) -> Deliberation:
         self.talks.append(talk)
-        self.live += 1
-        self.max_live = max(self.max_live, self.live)
+        self.gauge["live"] += 1
+        self.gauge["max"] = max(self.gauge["max"], self.gauge["live"])
         await asyncio.sleep(self.pause_s)
-        self.live -= 1
+        self.gauge["live"] -= 1
         keep = talk.current_plan is not None and not self.switch
         self.plan = talk.current_plan if keep else f"plan{self.seat}.{len(self.talks)}"
         return Deliberation(self.plan or "", self.say if talk.may_send else None, resumed=keep)
@@ -217,21 +218,8 @@ def test_the_round_bound_forces_every_agent_ready() -> None:
 
 
 def test_deliberations_of_one_round_run_concurrently() -> None:
-    team = [Talker(pause_s=0.01), Talker(pause_s=0.01), Talker(pause_s=0.01)]
     shared = {"live": 0, "max": 0}
-    for seat, agent in enumerate(team):
-        agent.reset(seat, 0)
-        original = agent.deliberate
-
-        async def tracked(obs, talk, original=original):
-            shared["live"] += 1
-            shared["max"] = max(shared["max"], shared["live"])
-            try:
-                return await original(obs, talk)
-            finally:
-                shared["live"] -= 1
-
-        agent.deliberate = tracked  # type: ignore[method-assign]
+    team = _seated([Talker(pause_s=0.01, gauge=shared), Talker(pause_s=0.01, gauge=shared), Talker(pause_s=0.01, gauge=shared)])
     maeil = Maeil(TopologyConfig(name="centralized"), team)
     _step(maeil)
     assert shared["max"] == 2  # the leader alone, then both followers at once
