@@ -22,6 +22,7 @@ from envs.overcooked.layouts import (
     get_layout,
     parse_layout,
 )
+from envs.overcooked.presets import make_layout_env
 from envs.overcooked.render import render_ascii, render_rgb, render_rgb_batch, save_gif, stack_states, terrain_rows
 from envs.overcooked.symbolic import Item, KitchenMap, KitchenState, Player, Pos, Pot
 
@@ -47,6 +48,7 @@ __all__ = [
     "extract_events",
     "get_layout",
     "make",
+    "make_layout_env",
     "parse_layout",
     "render_ascii",
     "render_rgb",

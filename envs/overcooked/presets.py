@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from envs.overcooked.env import Dynamics, OvercookedEnv, make
+from envs.overcooked.layouts import get_layout
+
 _COORDINATION = MappingProxyType(
     {"agent_view_size": 2, "random_agent_positions": True, "wrong_soup_penalty": True, "new_recipe_on_delivery": True}
 )
@@ -24,3 +27,9 @@ PAPER_DYNAMICS: MappingProxyType[str, MappingProxyType] = MappingProxyType({
 def layout_dynamics(layout_name: str) -> dict:
     """The paper's settings for ``layout_name`` (empty for a layout it does not configure)."""
     return dict(PAPER_DYNAMICS.get(layout_name, {}))
+
+
+def make_layout_env(layout_name: str, horizon: int = 400) -> OvercookedEnv:
+    """The env of ``layout_name`` under its own settings (the paper's for a V2 coordination layout,
+    the classic rules otherwise): what RL partners train, are scored and play in."""
+    return make(layout_name, Dynamics(**layout_dynamics(get_layout(layout_name).name), horizon=horizon))

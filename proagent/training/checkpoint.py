@@ -57,6 +57,9 @@ class Manifest(BaseModel):
     jax_version: str = jax.__version__
     params_sha256: str = ""
     train_config: dict[str, Any] = Field(default_factory=dict)
+    dynamics: dict[str, Any] = Field(
+        default_factory=dict, description="the env's Dynamics it trained in (empty: the classic rules); partners observe with it"
+    )
 
 
 def partner_dir(layout: str, algo: str, root: Path = PARTNERS_DIR) -> Path:

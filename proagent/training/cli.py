@@ -32,7 +32,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--layout", required=True, help="layout name or file (e.g. cramped_room)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--steps", type=float, default=10_000_000, help="environment steps (e.g. 1e7)")
-    p.add_argument("--encoder", choices=("auto", "cnn", "fast"), default="auto", help="auto: cnn on GPU, fast on CPU")
+    p.add_argument(
+        "--encoder",
+        choices=("auto", "cnn", "fast", "pointwise"),
+        default="auto",
+        help="auto: cnn on GPU, fast on CPU; on a partial-view (V2) layout the V2 paper's recurrent network "
+        "(its CPU-sized sibling on CPU)",
+    )
+    p.add_argument(
+        "--network-set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a NetworkConfig field, e.g. memory=128 or pointwise='[128,128,8]' (JSON for lists)",
+    )
     p.add_argument("--out", type=Path, default=None, help="checkpoint folder (default partners/<layout>/<algo>/)")
     p.add_argument("--num-envs", type=int, default=32, help="parallel environments")
     p.add_argument(
@@ -92,21 +105,45 @@ def key_values(items: list[str], flag: str) -> dict[str, str]:
     return pairs
 
 
+def resolve_network(args: argparse.Namespace, layout: str):
+    """The network: ``--encoder`` (auto: by backend and by whether the layout's agents see only a
+    window, which needs the V2 recurrent network), then the ``--network-set`` overrides."""
+    import jax
+    from pydantic import ValidationError
+
+    from envs.overcooked.presets import layout_dynamics
+    from proagent.training.networks import V2_CPU_NETWORK, V2_PAPER_NETWORK, NetworkConfig
+
+    partial_view = layout_dynamics(layout).get("agent_view_size") is not None
+    if args.encoder == "auto" and partial_view:
+        base = V2_PAPER_NETWORK if jax.default_backend() == "gpu" else V2_CPU_NETWORK
+    else:
+        base = NetworkConfig(encoder=resolve_encoder(args.encoder))
+    pairs = key_values(getattr(args, "network_set", []), "--network-set")
+    fields = {key: json.loads(value) if value[:1] in "[{" else value for key, value in pairs.items()}
+    try:
+        return NetworkConfig(**{**base.model_dump(), **fields})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ValueError(f"--network-set {where}: {first['msg']} (fields: {', '.join(NetworkConfig.model_fields)})") from None
+
+
 def build_config(args: argparse.Namespace):
     from envs import get_layout
     from proagent.training.config import PPOConfig
-    from proagent.training.networks import NetworkConfig
 
     steps = int(args.steps)
     horizon = int(args.shaping_horizon) if args.shaping_horizon is not None else steps // 2
     overrides = key_values(args.set, "--set")
+    layout = get_layout(args.layout).name
     return PPOConfig(
-        layout=get_layout(args.layout).name,
+        layout=layout,
         seed=args.seed,
         total_steps=steps,
         num_envs=args.num_envs,
         shaping_horizon=horizon,
-        network=NetworkConfig(encoder=resolve_encoder(args.encoder)),
+        network=resolve_network(args, layout),
         **overrides,
     )
 

@@ -19,7 +19,6 @@ import envs
 from proagent.paths import PARTNERS_DIR
 from proagent.training import checkpoint
 from proagent.training.evaluate import make_pair_scores
-from proagent.training.networks import ActorCritic
 
 
 class CrossPlay(BaseModel):
@@ -87,9 +86,9 @@ def zoo_crossplay(layout: str, episodes: int = 10, seed: int = 0, root: Path = P
     if not names:
         raise ValueError(f"no trained partners for {layout!r} under {root}")
     manifest = checkpoint.load_manifest(root / layout / names[0])
-    env = envs.make(layout)
+    env = envs.make_layout_env(layout)
     stacked = jax.tree.map(lambda *x: np.stack(x), *params)
-    scores = make_pair_scores(env, ActorCritic(manifest.network).apply, len(names), episodes)
+    scores = make_pair_scores(env, manifest.network, len(names), episodes)
     pair_keys = np.stack([np.stack([pair_key(seed, a, b) for b in names]) for a in names])
     table = np.asarray(scores(stacked, pair_keys))
     return CrossPlay(layout=layout, names=names, episodes=episodes, seed=seed, scores=table.tolist(), skipped=skipped, parents=parents)

@@ -15,48 +15,54 @@ import numpy as np
 
 from envs import OvercookedEnv
 from proagent.training.checkpoint import SelfPlayScore
-from proagent.training.networks import ActorCritic, NetworkConfig
+from proagent.training.networks import Hidden, NetworkConfig, policy_fns
 
-Logits = Callable[[jax.Array], jax.Array]  # obs (B, H, W, C) -> logits (B, 6)
-Act = Callable[[jax.Array, jax.Array], jax.Array]  # obs (B, H, W, C), key -> actions (B,)
+# (hidden, obs (B, H, W, C), key) -> (hidden, actions (B,)); a feedforward policy's hidden is None
+Act = Callable[[Hidden, jax.Array, jax.Array], tuple[Hidden, jax.Array]]
 
 
 def _pick(key: jax.Array, logits: jax.Array, stochastic: bool) -> jax.Array:
     return jax.random.categorical(key, logits) if stochastic else jnp.argmax(logits, -1)
 
 
-def _episode_scores(env: OvercookedEnv, act0: Act, act1: Act, key: jax.Array, episodes: int) -> jax.Array:
+def _actor(network: NetworkConfig, params, stochastic: bool = True) -> Act:
+    step = policy_fns(network).step
+
+    def act(hidden: Hidden, obs: jax.Array, key: jax.Array) -> tuple[Hidden, jax.Array]:
+        hidden, logits, _ = step(params, hidden, obs)
+        return hidden, _pick(key, logits, stochastic)
+
+    return act
+
+
+def _episode_scores(
+    env: OvercookedEnv, acts: tuple[Act, Act], hidden: tuple[Hidden, Hidden], key: jax.Array, episodes: int
+) -> jax.Array:
     """Score of each of ``episodes`` episodes of the whole horizon from a fresh reset, one vmapped
-    scan (traceable: the callers jit it)."""
+    scan (traceable: the callers jit it). ``hidden``: each seat's initial memory (None if none);
+    every episode is one whole episode, so no memory is reset inside it."""
     k_reset, k_run = jax.random.split(key)
     states = jax.vmap(env.reset)(jax.random.split(k_reset, episodes))
 
     def step(carry, key):
-        states, score = carry
+        states, score, (h0, h1) = carry
         k0, k1, k_env = jax.random.split(key, 3)
         obs = jax.vmap(env.observe)(states)  # (E, A, H, W, C)
-        actions = jnp.stack([act0(obs[:, 0], k0), act1(obs[:, 1], k1)], -1)
-        tr = jax.vmap(env.step)(jax.random.split(k_env, episodes), states, actions)
-        return (tr.state, score + tr.reward), None
+        (h0, a0), (h1, a1) = acts[0](h0, obs[:, 0], k0), acts[1](h1, obs[:, 1], k1)
+        tr = jax.vmap(env.step)(jax.random.split(k_env, episodes), states, jnp.stack([a0, a1], -1))
+        return (tr.state, score + tr.reward, (h0, h1)), None
 
-    init = (states, jnp.zeros((episodes,), jnp.float32))
-    (_, score), _ = jax.lax.scan(step, init, jax.random.split(k_run, env.dynamics.horizon))
+    init = (states, jnp.zeros((episodes,), jnp.float32), hidden)
+    (_, score, _), _ = jax.lax.scan(step, init, jax.random.split(k_run, env.dynamics.horizon))
     return score
-
-
-def pair_scores(
-    env: OvercookedEnv, seat0: Logits, seat1: Logits, key: jax.Array, episodes: int, stochastic: bool = True
-) -> np.ndarray:
-    """Sparse score of each of ``episodes`` episodes, seat 0 played by ``seat0``, seat 1 by ``seat1``."""
-    act0 = lambda obs, k: _pick(k, seat0(obs), stochastic)
-    act1 = lambda obs, k: _pick(k, seat1(obs), stochastic)
-    return np.asarray(jax.jit(lambda key: _episode_scores(env, act0, act1, key, episodes))(key))
 
 
 def self_play_score(env: OvercookedEnv, network: NetworkConfig, params, seed: int, episodes: int) -> SelfPlayScore:
     """The policy paired with itself, stochastic as trained: the ``self_play`` of every manifest."""
-    logits = lambda obs: ActorCritic(network).apply(params, obs)[0]
-    return summarize(pair_scores(env, logits, logits, jax.random.PRNGKey(seed), episodes), env.dynamics.horizon)
+    act = _actor(network, params)
+    hidden = policy_fns(network).initial_hidden(episodes)
+    run = jax.jit(lambda key: _episode_scores(env, (act, act), (hidden, hidden), key, episodes))
+    return summarize(np.asarray(run(jax.random.PRNGKey(seed))), env.dynamics.horizon)
 
 
 def summarize(scores: np.ndarray, horizon: int, stochastic: bool = True) -> SelfPlayScore:
@@ -72,9 +78,9 @@ def summarize(scores: np.ndarray, horizon: int, stochastic: bool = True) -> Self
     )
 
 
-def make_payoff_matrix(env: OvercookedEnv, apply_fn: Callable, size: int, episodes: int):
+def make_payoff_matrix(env: OvercookedEnv, network: NetworkConfig, size: int, episodes: int):
     """-> jitted ``payoff(members, key) -> (size, size)``: ``make_pair_scores`` averaged over episodes."""
-    scores = make_pair_scores(env, apply_fn, size, episodes)
+    scores = make_pair_scores(env, network, size, episodes)
 
     def payoff(members, key: jax.Array) -> jax.Array:
         pair_keys = jax.random.split(key, size * size).reshape(size, size, -1)
@@ -83,7 +89,7 @@ def make_payoff_matrix(env: OvercookedEnv, apply_fn: Callable, size: int, episod
     return jax.jit(payoff)
 
 
-def make_pair_scores(env: OvercookedEnv, apply_fn: Callable, size: int, episodes: int):
+def make_pair_scores(env: OvercookedEnv, network: NetworkConfig, size: int, episodes: int):
     """-> jitted ``scores(members, pair_keys) -> (size, size, episodes)``: the score of every episode
     of member i in seat 0 with member j in seat 1, played with ``pair_keys[i, j]``.
 
@@ -96,10 +102,11 @@ def make_pair_scores(env: OvercookedEnv, apply_fn: Callable, size: int, episodes
     seat0 = jnp.asarray(np.repeat(np.arange(size), size))
     seat1 = jnp.asarray(np.tile(np.arange(size), size))
 
+    hidden = policy_fns(network).initial_hidden(episodes)
+
     def one_pair(params0, params1, key: jax.Array) -> jax.Array:
-        act0 = lambda obs, k: jax.random.categorical(k, apply_fn(params0, obs)[0])
-        act1 = lambda obs, k: jax.random.categorical(k, apply_fn(params1, obs)[0])
-        return _episode_scores(env, act0, act1, key, episodes)
+        acts = (_actor(network, params0), _actor(network, params1))
+        return _episode_scores(env, acts, (hidden, hidden), key, episodes)
 
     @jax.jit
     def scores(members, pair_keys: jax.Array) -> jax.Array:

@@ -8,14 +8,23 @@
   cheaper on CPU (see benchmarks/train_speed.py).
 
 Both feed Dense(fc) -> LayerNorm -> ReLU -> Dense(fc) -> ReLU, then a policy head (6 logits) and a
-value head. This module needs only flax and jax: loading a partner must not need optax.
+value head.
+
+With ``memory`` > 0 the policy is the OvercookedV2 paper's recurrent network (App. C.1.1), for
+partial views where an agent must remember what it saw (the recipe an indicator showed): the
+``pointwise`` 1x1 convolutions (128, 128, 8 in the paper) turn each sparse cell into a few
+features, optional ``spatial`` 3x3 convolutions follow (16, 32, 32 in the paper), then Dense(fc) ->
+LayerNorm -> GRU(memory) -> Dense(fc) -> heads. Every policy is driven through one interface,
+``policy_fns``: ``step(params, hidden, obs) -> (hidden, logits, value)``, where a feedforward
+policy's hidden state is ``None``, so the training program, evaluation and partners never branch
+on the kind of network. This module needs only flax and jax: loading a partner must not need optax.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import flax.linen as nn
 import jax
@@ -24,7 +33,7 @@ import numpy as np
 from flax.linen.initializers import constant
 from pydantic import BaseModel, ConfigDict, Field
 
-Encoder = Literal["cnn", "fast"]
+Encoder = Literal["cnn", "fast", "pointwise"]
 NUM_ACTIONS = 6
 
 
@@ -37,6 +46,13 @@ class NetworkConfig(BaseModel):
     fc_dim: int = Field(64, ge=1)
     cnn_features: int = Field(32, ge=1, description="channels of each paper-CNN layer")
     fast_features: int = Field(16, ge=1, description="channels of the fast encoder's 1x1 conv")
+    pointwise: tuple[int, ...] = Field((128, 128, 8), description="'pointwise' encoder: channels of its 1x1 convs")
+    spatial: tuple[int, ...] = Field((), description="'pointwise' encoder: channels of 3x3 convs after them")
+    memory: int = Field(0, ge=0, description="GRU hidden size; 0 = feedforward (no memory)")
+
+    @property
+    def recurrent(self) -> bool:
+        return self.memory > 0
 
 
 def orthogonal(scale: float) -> Callable[..., jax.Array]:
@@ -125,6 +141,29 @@ class FastEncoder(nn.Module):
         return x.reshape(*x.shape[:-3], -1)
 
 
+# The OvercookedV2 paper's network for its coordination layouts (App. C.1.1, Tables 7-11).
+V2_PAPER_NETWORK = NetworkConfig(encoder="pointwise", pointwise=(128, 128, 8), spatial=(16, 32, 32), fc_dim=128, memory=128)
+# Its CPU-sized sibling (same structure, no 3x3 convs: a 5x5 view is small enough for the dense
+# layer to see whole): ~2.5x the paper network's env-steps/s on 2 cores (benchmarks/train_speed.py).
+V2_CPU_NETWORK = NetworkConfig(encoder="pointwise", pointwise=(32, 8), spatial=(), fc_dim=64, memory=64)
+
+
+class PointwiseEncoder(nn.Module):
+    """The V2 paper's encoder: 1x1 convolutions (Dense over channels, as in ``FastEncoder``), then
+    optional stride-1 3x3 convolutions, flattened."""
+
+    pointwise: tuple[int, ...]
+    spatial: tuple[int, ...]
+
+    @nn.compact
+    def __call__(self, x: jax.Array) -> jax.Array:
+        for features in self.pointwise:
+            x = nn.relu(nn.Dense(features, kernel_init=orthogonal(np.sqrt(2)))(x))
+        for features in self.spatial:
+            x = nn.relu(SameConv(features, 3)(x))
+        return x.reshape(*x.shape[:-3], -1)
+
+
 class ActorCritic(nn.Module):
     """obs (..., H, W, C) -> (logits (..., 6), value (...))."""
 
@@ -147,6 +186,80 @@ class ActorCritic(nn.Module):
         return logits, jnp.squeeze(value, -1)
 
 
+class RecurrentActorCritic(nn.Module):
+    """(hidden (B, memory), obs (B, H, W, C)) -> (hidden, logits (B, 6), value (B,))."""
+
+    config: NetworkConfig
+
+    @nn.compact
+    def __call__(self, hidden: jax.Array, obs: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+        cfg = self.config
+        x = obs.astype(jnp.float32)
+        if cfg.encoder == "pointwise":
+            x = PointwiseEncoder(cfg.pointwise, cfg.spatial)(x)
+        elif cfg.encoder == "cnn":
+            x = PaperCNN(cfg.cnn_features)(x)
+        else:
+            x = FastEncoder(cfg.fast_features)(x)
+        x = nn.Dense(cfg.fc_dim, kernel_init=orthogonal(np.sqrt(2)), bias_init=constant(0.0))(x)
+        x = nn.relu(nn.LayerNorm()(x))
+        # flax's default recurrent initializer is its LAPACK orthogonal (see ``orthogonal``)
+        cell = nn.GRUCell(cfg.memory, kernel_init=orthogonal(1.0), recurrent_kernel_init=orthogonal(1.0))
+        hidden, x = cell(hidden, x)
+        x = nn.relu(nn.Dense(cfg.fc_dim, kernel_init=orthogonal(np.sqrt(2)), bias_init=constant(0.0))(x))
+        logits = nn.Dense(NUM_ACTIONS, kernel_init=orthogonal(0.01), bias_init=constant(0.0))(x)
+        value = nn.Dense(1, kernel_init=orthogonal(1.0), bias_init=constant(0.0))(x)
+        return hidden, logits, jnp.squeeze(value, -1)
+
+
+Hidden = jax.Array | None  # (B, memory) for a recurrent policy, None for a feedforward one
+
+
+class PolicyFns(NamedTuple):
+    """One interface for feedforward and recurrent policies (see the module docstring).
+
+    ``replay`` re-runs a policy over stored sequences for the PPO loss: ``replay(params, (hidden0
+    (B, M), obs (B, T, ...), done (B, T)))`` -> logits (B, T, 6), values (B, T); the hidden state is
+    zeroed after each step whose episode ended, exactly as the rollout does. A feedforward policy's
+    replay is its plain ``apply`` on (B, ...) observations.
+    """
+
+    init: Callable[[jax.Array, jax.Array], Any]  # (key, one observation (H, W, C)) -> params
+    step: Callable[[Any, Hidden, jax.Array], tuple[Hidden, jax.Array, jax.Array]]
+    initial_hidden: Callable[[int], Hidden]  # batch size -> zeros, or None
+    replay: Callable[[Any, Any], tuple[jax.Array, jax.Array]]
+
+
+def policy_fns(config: NetworkConfig) -> PolicyFns:
+    if not config.recurrent:
+        net = ActorCritic(config)
+        step = lambda params, hidden, obs: (hidden, *net.apply(params, obs))
+        return PolicyFns(net.init, step, lambda batch: None, net.apply)
+    rnn = RecurrentActorCritic(config)
+
+    def init(key: jax.Array, obs: jax.Array) -> Any:
+        return rnn.init(key, jnp.zeros((1, config.memory), jnp.float32), obs[None])
+
+    def replay(params: Any, seq: tuple[jax.Array, jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
+        hidden, obs, done = seq
+
+        def one(hidden: jax.Array, xs: tuple[jax.Array, jax.Array]):
+            obs_t, done_t = xs
+            hidden, logits, value = rnn.apply(params, hidden, obs_t)
+            return reset_hidden(hidden, done_t), (logits, value)
+
+        _, (logits, value) = jax.lax.scan(one, hidden, (jnp.swapaxes(obs, 0, 1), jnp.swapaxes(done, 0, 1)))
+        return jnp.swapaxes(logits, 0, 1), jnp.swapaxes(value, 0, 1)
+
+    zeros = lambda batch: jnp.zeros((batch, config.memory), jnp.float32)
+    return PolicyFns(init, rnn.apply, zeros, replay)
+
+
+def reset_hidden(hidden: Hidden, done: jax.Array) -> Hidden:
+    """Zero the memory of every actor whose episode just ended (``None`` stays ``None``)."""
+    return None if hidden is None else jnp.where(done[:, None], 0.0, hidden)
+
+
 def init_params(config: NetworkConfig, obs_shape: tuple[int, ...], key: jax.Array):
     """Fresh parameters for one observation of ``obs_shape`` (H, W, C)."""
-    return ActorCritic(config).init(key, jnp.zeros(obs_shape, jnp.float32))
+    return policy_fns(config).init(key, jnp.zeros(obs_shape, jnp.float32))

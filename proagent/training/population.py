@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from envs import EnvState, OvercookedEnv
 from proagent.training.config import PPOConfig
-from proagent.training.networks import ActorCritic
+from proagent.training.networks import Hidden, policy_fns
 from proagent.training.ppo import gae, optimizer, ppo_epochs, shaping_coef
 from proagent.training.rollout import Bonus, EnvBatch, Trajectory, check_observation_range, env_step, reset_envs
 from proagent.training.style_events import event_indicators
@@ -161,33 +161,42 @@ def _sample_partners(key: jax.Array, logits: jax.Array, n: int) -> jax.Array:
 class _Acting(NamedTuple):
     """The static pieces of one rollout step, closed over by the jitted update."""
 
-    apply: Any
+    apply: Any  # PolicyFns.step: (params, hidden, obs) -> (hidden, logits, value)
     pairing: Pairing
     learner_actors: np.ndarray
     pool_actors: np.ndarray
     style_weights: np.ndarray | None = None  # (N * 2, events)
 
 
-def _act(acting: _Acting, runner: PopRunner, obs: jax.Array, partner: jax.Array):
-    """Logits and values of every actor: learners batched per learner, pool partners per actor."""
+def _rows(hidden: Hidden, index: np.ndarray) -> Hidden:
+    return None if hidden is None else hidden[index]
+
+
+def _act(acting: _Acting, runner: PopRunner, hidden: Hidden, obs: jax.Array, partner: jax.Array):
+    """(hidden, logits, values) of every actor: learners batched per learner, pool partners per actor."""
     total = obs.shape[0]
     la = acting.learner_actors
-    l_logits, l_value = _per_learner(acting.apply, la.shape[0])(runner.learners.params, obs[la])
+    l_hidden, l_logits, l_value = _per_learner(acting.apply, la.shape[0])(
+        runner.learners.params, _rows(hidden, la), obs[la]
+    )
     logits = jnp.zeros((total, l_logits.shape[-1]), jnp.float32).at[la.reshape(-1)].set(l_logits.reshape(-1, 6))
     value = jnp.zeros((total,), jnp.float32).at[la.reshape(-1)].set(l_value.reshape(-1))
+    if hidden is not None:
+        hidden = hidden.at[la.reshape(-1)].set(l_hidden.reshape(-1, hidden.shape[-1]))
     pa = acting.pool_actors
     if pa.size:
         who = partner[pa // 2]
         params = jax.tree.map(lambda t: t[who], runner.pool_params)
-        p_logits, p_value = jax.vmap(acting.apply)(params, obs[pa])
+        p_hidden, p_logits, p_value = jax.vmap(acting.apply)(params, _rows(hidden, pa), obs[pa])
         logits, value = logits.at[pa].set(p_logits), value.at[pa].set(p_value)
-    return logits, value
+        hidden = None if hidden is None else hidden.at[pa].set(p_hidden)
+    return hidden, logits, value
 
 
 def _population_bonus(acting: _Acting, runner: PopRunner, obs: jax.Array, action: jax.Array) -> jax.Array:
     """MEP: -log of the learners' mean policy at the action taken, for learner actors (0 elsewhere)."""
     la = acting.learner_actors.reshape(-1)
-    logits, _ = jax.vmap(acting.apply, in_axes=(0, None))(runner.learners.params, obs[la])  # (K, L, 6)
+    logits = jax.vmap(lambda params: acting.apply(params, None, obs[la])[1])(runner.learners.params)  # (K, L, 6)
     mean_probs = jax.nn.softmax(logits, -1).mean(0)
     taken = jnp.take_along_axis(mean_probs, action[la][:, None], -1)[:, 0]
     return jnp.zeros(obs.shape[0], jnp.float32).at[la].set(-jnp.log(taken + 1e-8))
@@ -215,7 +224,7 @@ def _reward_bonus(env: OvercookedEnv, acting: _Acting, runner: PopRunner) -> Bon
 def _env_step(env: OvercookedEnv, acting: _Acting, runner: PopRunner, carry, key: jax.Array, coef: jax.Array):
     """``rollout.env_step`` with this pairing's actors, then a fresh pool partner where an episode ended."""
     batch, partner = carry
-    policy = lambda obs: _act(acting, runner, obs, partner)
+    policy = lambda hidden, obs: _act(acting, runner, hidden, obs, partner)
     nxt, row = env_step(env, policy, batch, key, coef, _reward_bonus(env, acting, runner))
     k_partner = jax.random.split(key, 4)[3]  # env_step draws with split(key, 3), the same first three
     fresh = _sample_partners(k_partner, runner.pool_logits, partner.shape[0]) if acting.pool_actors.size else partner
@@ -230,16 +239,23 @@ def _pair_sums(traj: Trajectory, ep_pair: jax.Array, num_policies: int) -> tuple
     return total(weight * traj.ep_score[..., None]), total(weight), total(weight * traj.ep_shaped[..., None])
 
 
-def _learner_data(acting: _Acting, traj: Trajectory, adv: jax.Array, target: jax.Array) -> tuple:
-    """(K, T*S, ...) per-learner batches cut out of the (T, N*A, ...) rollout."""
+def _learner_data(acting: _Acting, traj: Trajectory, adv: jax.Array, target: jax.Array, hidden0: Hidden) -> tuple:
+    """Per-learner batches cut out of the (T, N*A, ...) rollout: (K, T*S, ...) transitions for a
+    feedforward policy; for a recurrent one (K, S, T, ...) sequences, the observations joined by
+    each actor's memory at the rollout's start and its episode ends, which the loss replays."""
     la = acting.learner_actors
+    fields = (traj.obs, traj.action, traj.log_prob, traj.value, adv, target)
+    if hidden0 is None:
 
-    def cut(x: jax.Array) -> jax.Array:
-        y = x[:, la]  # (T, K, S, ...)
-        y = jnp.moveaxis(y, 1, 0)
-        return y.reshape(y.shape[0], -1, *y.shape[3:])
+        def cut(x: jax.Array) -> jax.Array:
+            y = x[:, la]  # (T, K, S, ...)
+            y = jnp.moveaxis(y, 1, 0)
+            return y.reshape(y.shape[0], -1, *y.shape[3:])
 
-    return tuple(map(cut, (traj.obs, traj.action, traj.log_prob, traj.value, adv, target)))
+        return tuple(map(cut, fields))
+    seq = lambda x: jnp.moveaxis(x[:, la], 0, 2)  # (K, S, T, ...)
+    obs, *rest = map(seq, fields)
+    return ((hidden0[la], obs, seq(traj.done)), *rest)
 
 
 def _one_update(env, config: PPOConfig, acting: _Acting, runner: PopRunner, _) -> tuple[PopRunner, PopMetrics]:
@@ -252,9 +268,10 @@ def _one_update(env, config: PPOConfig, acting: _Acting, runner: PopRunner, _) -
     keys = jax.random.split(k_roll, config.num_steps)
     (envs_next, partner), (traj, ep_pair) = jax.lax.scan(body, (runner.envs, runner.partner), keys)
     n, a = envs_next.obs.shape[:2]
-    _, last_value = _act(acting, runner, envs_next.obs.reshape(n * a, *envs_next.obs.shape[2:]), partner)
+    last_obs = envs_next.obs.reshape(n * a, *envs_next.obs.shape[2:])
+    _, _, last_value = _act(acting, runner, envs_next.hidden, last_obs, partner)
     adv, target = gae(traj, last_value, config.gamma, config.gae_lambda)
-    data = _learner_data(acting, traj, adv, target)
+    data = _learner_data(acting, traj, adv, target, runner.envs.hidden)
     k = acting.pairing.num_learners
     epochs = lambda ts, d, key, ent, lr: ppo_epochs(ts, config, d, key, ent, lr)
     learners, aux = _per_learner(epochs, k)(
@@ -270,7 +287,15 @@ def check_population(config: PPOConfig, pairing: Pairing) -> None:
     """Fail early, with the fix, on shapes the population update cannot run."""
     if pairing.num_envs != config.num_envs:
         raise ValueError(f"pairing has {pairing.num_envs} envs but config.num_envs={config.num_envs}")
-    per_learner = config.num_steps * pairing.learner_actors().shape[1]
+    actors = pairing.learner_actors().shape[1]
+    if config.network.recurrent:
+        if actors % config.num_minibatches:
+            raise ValueError(
+                f"a recurrent learner's {actors} actor sequences are not divisible by num_minibatches={config.num_minibatches}"
+            )
+        if pairing.pop_entropy_coef > 0:
+            raise ValueError("the population-entropy bonus (MEP) needs a feedforward network (network.memory=0)")
+    per_learner = config.num_steps * actors
     if per_learner % config.num_minibatches:
         raise ValueError(f"per-learner batch {per_learner} is not divisible by num_minibatches={config.num_minibatches}")
 
@@ -279,18 +304,18 @@ def make_population_train(config: PPOConfig, pairing: Pairing, env: OvercookedEn
     """-> (init(key) -> PopRunner, jitted update(PopRunner) -> (PopRunner, PopMetrics stacked over updates))."""
     check_population(config, pairing)
     check_observation_range(env)
-    network = ActorCritic(config.network)
+    network = policy_fns(config.network)
     tx = optimizer(config)
-    acting = _Acting(network.apply, pairing, pairing.learner_actors(), pairing.pool_actors(), pairing.actor_style_weights())
+    acting = _Acting(network.step, pairing, pairing.learner_actors(), pairing.pool_actors(), pairing.actor_style_weights())
     k, f = pairing.num_learners, pairing.pool_size
 
     def init(key: jax.Array, pool: Any = None, pool_logits: jax.Array | None = None) -> PopRunner:
         """Fresh learners; ``pool`` (leaves stacked over pool_size, see ``stack_pool``) may be
         given now or filled later with ``set_pool_entry``, which is why unused entries need -inf."""
         k_net, k_env, key, k_partner = jax.random.split(key, 4)  # the first three as a lone learner's
-        batch = reset_envs(env, k_env, config.num_envs)
+        batch = reset_envs(env, k_env, config.num_envs, network.initial_hidden(config.num_envs * env.num_agents))
         obs = batch.obs[0, 0].astype(jnp.float32)
-        create = lambda kk: TrainState.create(apply_fn=network.apply, params=network.init(kk, obs), tx=tx)
+        create = lambda kk: TrainState.create(apply_fn=network.replay, params=network.init(kk, obs), tx=tx)
         learners = _per_learner(create, k)(_learner_keys(k_net, k))
         if f and pool is None:
             pool = jax.tree.map(lambda x: jnp.zeros((f, *x.shape[1:]), x.dtype), learners.params)

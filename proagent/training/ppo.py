@@ -85,11 +85,15 @@ def gae(traj: Trajectory, last_value: jax.Array, gamma: float, lam: float) -> tu
 
 def ppo_loss(params, apply_fn, config: PPOConfig, batch: tuple, ent_coef: jax.Array | float):
     """Clipped surrogate + clipped value loss - entropy bonus, on one minibatch. ``ent_coef`` is an
-    argument (not ``config.ent_coef``) so population training can give each learner its own."""
+    argument (not ``config.ent_coef``) so population training can give each learner its own.
+
+    ``obs`` is what ``apply_fn`` takes: observations (B, ...) for a feedforward policy, or a
+    recurrent policy's ``(hidden0, obs, done)`` sequences with the other fields (B, T) (see
+    ``networks.PolicyFns.replay``)."""
     obs, action, old_logp, old_value, adv, target = batch
     logits, value = apply_fn(params, obs)
     logp_all = jax.nn.log_softmax(logits)
-    logp = jnp.take_along_axis(logp_all, action[:, None], -1)[:, 0]
+    logp = jnp.take_along_axis(logp_all, action[..., None], -1)[..., 0]
     v_clipped = old_value + jnp.clip(value - old_value, -config.clip_eps, config.clip_eps)
     value_loss = 0.5 * jnp.maximum((value - target) ** 2, (v_clipped - target) ** 2).mean()
     adv = (adv - adv.mean()) / (adv.std() + 1e-8)
@@ -110,13 +114,14 @@ def ppo_epochs(
     ent_coef: jax.Array | float | None = None,
     lr_mult: jax.Array | float = 1.0,
 ):
-    """``update_epochs`` passes of shuffled minibatches over the flattened rollout.
+    """``update_epochs`` passes of shuffled minibatches over the rollout's leading axis: transitions
+    of the flattened rollout for a feedforward policy, whole actor sequences for a recurrent one.
 
     ``ent_coef`` (default ``config.ent_coef``) and ``lr_mult`` (the optimiser's ``lr_mult``, see
     ``optimizer``; ``tx`` must be an optax chain, which accepts extra arguments) may be traced values:
     population-based training mutates them per learner without recompiling.
     """
-    size = data[0].shape[0]
+    size = jax.tree.leaves(data)[0].shape[0]
     grad_fn = jax.value_and_grad(ppo_loss, has_aux=True)
     ent_coef = config.ent_coef if ent_coef is None else ent_coef
 

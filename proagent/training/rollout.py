@@ -15,14 +15,17 @@ The sparse score and the shaped reward stay apart up to the learner: the trainin
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 
 from envs import EnvState, OvercookedEnv
+from proagent.training.networks import Hidden, reset_hidden
 
 Policy = Callable[[jax.Array], tuple[jax.Array, jax.Array]]  # obs (B, H, W, C) -> logits, value
+# (hidden, obs (B, H, W, C)) -> (hidden, logits, value); a feedforward one passes hidden (None) on
+MemoryPolicy = Callable[[Hidden, jax.Array], tuple[Hidden, jax.Array, jax.Array]]
 # (states before, obs (B, ...), actions (B,), states after the step and before resets) -> (B,) reward
 Bonus = Callable[[EnvState, jax.Array, jax.Array, EnvState], jax.Array]
 
@@ -34,6 +37,7 @@ class EnvBatch(NamedTuple):
     obs: jax.Array  # (N, A, H, W, C)
     score: jax.Array  # (N,) sparse return of the episode in progress
     shaped: jax.Array  # (N,) shaped return (both agents) of the episode in progress
+    hidden: Any = None  # (N * A, memory) recurrent policies' state, zeroed when an episode ends
 
 
 class Trajectory(NamedTuple):
@@ -62,10 +66,11 @@ def check_observation_range(env: OvercookedEnv) -> None:
         raise ValueError(f"cook_time {env.dynamics.cook_time} does not fit the uint8 observations (max 255)")
 
 
-def reset_envs(env: OvercookedEnv, key: jax.Array, num_envs: int) -> EnvBatch:
+def reset_envs(env: OvercookedEnv, key: jax.Array, num_envs: int, hidden: Hidden = None) -> EnvBatch:
+    """Fresh envs; ``hidden`` is the actors' initial memory (``PolicyFns.initial_hidden``)."""
     states = jax.vmap(env.reset)(jax.random.split(key, num_envs))
     zeros = jnp.zeros((num_envs,), jnp.float32)
-    return EnvBatch(states, observe(env, states), zeros, zeros)
+    return EnvBatch(states, observe(env, states), zeros, zeros, hidden)
 
 
 def _replace_done(env: OvercookedEnv, key: jax.Array, states: EnvState, done: jax.Array) -> EnvState:
@@ -79,7 +84,7 @@ def _replace_done(env: OvercookedEnv, key: jax.Array, states: EnvState, done: ja
 
 def env_step(
     env: OvercookedEnv,
-    policy: Policy,
+    policy: MemoryPolicy,
     batch: EnvBatch,
     key: jax.Array,
     shaping_coef: jax.Array | float,
@@ -93,7 +98,7 @@ def env_step(
     k_act, k_step, k_reset = jax.random.split(key, 3)
     n, a = batch.obs.shape[:2]
     obs = batch.obs.reshape(n * a, *batch.obs.shape[2:])
-    logits, value = policy(obs)
+    hidden, logits, value = policy(batch.hidden, obs)
     action = jax.random.categorical(k_act, logits)
     log_prob = jnp.take_along_axis(jax.nn.log_softmax(logits), action[:, None], -1)[:, 0]
     tr = jax.vmap(env.step)(jax.random.split(k_step, n), batch.states, action.reshape(n, a))
@@ -104,7 +109,8 @@ def env_step(
     shaped = batch.shaped + tr.shaped_reward.sum(-1)
     states = _replace_done(env, k_reset, tr.state, tr.done)
     keep = 1.0 - tr.done.astype(jnp.float32)
-    nxt = EnvBatch(states, observe(env, states), score * keep, shaped * keep)
+    hidden = reset_hidden(hidden, jnp.repeat(tr.done, a))
+    nxt = EnvBatch(states, observe(env, states), score * keep, shaped * keep, hidden)
     row = Trajectory(
         obs=obs,
         action=action,
@@ -120,9 +126,9 @@ def env_step(
 
 
 def rollout(env: OvercookedEnv, policy: Policy, batch: EnvBatch, key: jax.Array, num_steps: int, shaping_coef):
-    """``num_steps`` steps of every env under ``policy``: (next batch, Trajectory)."""
+    """``num_steps`` steps of every env under a feedforward ``policy``: (next batch, Trajectory)."""
 
     def body(batch: EnvBatch, key: jax.Array):
-        return env_step(env, policy, batch, key, shaping_coef)
+        return env_step(env, lambda hidden, obs: (hidden, *policy(obs)), batch, key, shaping_coef)
 
     return jax.lax.scan(body, batch, jax.random.split(key, num_steps))

@@ -91,6 +91,7 @@ def _manifest(
         obs_shape=tuple(int(d) for d in runner.envs.obs.shape[2:]),
         git_commit=checkpoint.git_commit(),
         train_config=config.model_dump(mode="json"),
+        dynamics=env.dynamics.model_dump(),
     )
 
 
@@ -112,7 +113,7 @@ def train(
     if out_dir is not None and not resume:
         resume_state.refuse_to_overwrite(out_dir / resume_state.RESUME_DIR)
     config = rounded_config(config, updates_per_call)
-    env = envs.make(config.layout)
+    env = envs.make_layout_env(config.layout)
     init, update = make_self_play(config, env, updates_per_call)
     runner = init(jax.random.PRNGKey(config.seed))
     progress = resume_state.Progress(config=config.model_dump(mode="json"), calls_done=0, wall_s=0.0, history=[])

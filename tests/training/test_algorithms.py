@@ -67,7 +67,7 @@ def test_payoff_matrix_is_per_ordered_pair():
     net = ActorCritic(NetworkConfig(encoder="fast"))
     obs = env.observe(env.reset(jax.random.PRNGKey(0)))[0]
     members = jax.tree.map(lambda *x: np.stack(x), *[net.init(jax.random.PRNGKey(i), obs) for i in range(3)])
-    payoff = np.asarray(make_payoff_matrix(env, net.apply, 3, 2)(members, jax.random.PRNGKey(0)))
+    payoff = np.asarray(make_payoff_matrix(env, NetworkConfig(encoder="fast"), 3, 2)(members, jax.random.PRNGKey(0)))
     assert payoff.shape == (3, 3) and (payoff == 0).all()  # 5 steps: no soup can be served
 
 

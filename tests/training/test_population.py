@@ -11,7 +11,7 @@ import pytest
 import envs
 from proagent.training.algorithms.pairings import best_response, round_robin, self_play, self_play_and_pool
 from proagent.training.config import PPOConfig
-from proagent.training.networks import ActorCritic, NetworkConfig
+from proagent.training.networks import ActorCritic, NetworkConfig, policy_fns
 from proagent.training.population import (
     POOL,
     Pairing,
@@ -102,7 +102,8 @@ def test_population_bonus_is_minus_log_mean_policy(round_robin_program):
     runner = init(jax.random.PRNGKey(0))
     pairing = Pairing(num_learners=2, slots=round_robin(2, 8), pop_entropy_coef=1.0)
     apply = ActorCritic(NetworkConfig(encoder="fast")).apply
-    acting = _Acting(apply, pairing, pairing.learner_actors(), pairing.pool_actors())
+    step = policy_fns(NetworkConfig(encoder="fast")).step
+    acting = _Acting(step, pairing, pairing.learner_actors(), pairing.pool_actors())
     obs = runner.envs.obs.reshape(16, *runner.envs.obs.shape[2:])
     action = jnp.arange(16) % 6
     bonus = np.asarray(_population_bonus(acting, runner, obs, action))

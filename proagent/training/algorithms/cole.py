@@ -25,7 +25,6 @@ from proagent.training import checkpoint
 from proagent.training.algorithms.common import AlgoConfig, Log, Stage, open_saves, run_stage, save_agent, warm_started
 from proagent.training.algorithms.pairings import best_response, self_play_envs
 from proagent.training.evaluate import make_payoff_matrix
-from proagent.training.networks import ActorCritic
 from proagent.training.population import (
     Pairing,
     PopMetrics,
@@ -111,7 +110,7 @@ def train_cole(
     env = algo.make_env()
     stage = cole_stage(algo, env, settings)
     size = settings.generations + 1
-    payoff_of = make_payoff_matrix(env, ActorCritic(algo.network).apply, size, settings.payoff_episodes)
+    payoff_of = make_payoff_matrix(env, algo.network, size, settings.payoff_episodes)
     ends = generation_bounds(stage.calls, settings.generations)
 
     def begin_generation(runner: PopRunner, g: int, state: dict) -> PopRunner:

@@ -49,7 +49,7 @@ class AlgoConfig(BaseModel):
     )
 
     def make_env(self) -> envs.OvercookedEnv:
-        return envs.make(self.layout, envs.Dynamics(horizon=self.horizon))
+        return envs.make_layout_env(self.layout, self.horizon)
 
     def stage_config(self, steps: int) -> PPOConfig:
         """PPO config of one stage: shaping annealed to 0 over the stage. (Annealing over half of a
@@ -233,6 +233,7 @@ def save_agent(
         obs_shape=obs_shape,
         git_commit=checkpoint.git_commit(),
         train_config=algo.model_dump(mode="json"),
+        dynamics=env.dynamics.model_dump(),
         details=details,
     )
     manifest.self_play = self_play_score(env, algo.network, params, algo.seed + 10_000, algo.eval_episodes)

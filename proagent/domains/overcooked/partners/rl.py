@@ -7,6 +7,10 @@ stream is seeded by ``reset(seat, seed)``, so an episode replays exactly.
 
 ``act_batch(obs, key)`` serves vmapped evaluation (cross-play tables): a batch of observations in,
 a batch of actions out, one jitted call. Loading needs only flax/jax/numpy.
+
+A partner observes with the dynamics it trained in (its manifest's ``dynamics``: a V2 partner's
+view radius), and a recurrent partner (the V2 network) carries its memory from step to step,
+cleared by ``reset``.
 """
 
 from __future__ import annotations
@@ -18,12 +22,12 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from envs import Action, EnvState, KitchenLayout, KitchenState, OvercookedEnv
+from envs import Action, Dynamics, EnvState, KitchenLayout, KitchenState, OvercookedEnv
 from proagent.contract import ImmediateAgent, Observation
 from proagent.domains.overcooked.partners.base import UnknownPartnerError
 from proagent.paths import PARTNERS_DIR
 from proagent.training import checkpoint
-from proagent.training.networks import ActorCritic
+from proagent.training.networks import Hidden, PolicyFns, policy_fns
 
 
 class RLPartner(ImmediateAgent):
@@ -36,13 +40,15 @@ class RLPartner(ImmediateAgent):
         self.name = name or self.manifest.algorithm
         self.directory = directory
         self.stochastic = stochastic
-        self.env = OvercookedEnv(layout)
+        self.env = OvercookedEnv(layout, Dynamics(**self.manifest.dynamics))
         self._check_layout(layout)
         self.seat = 0
         self._key = jax.random.PRNGKey(0)
+        self._hidden: Hidden = self._network.initial_hidden(1)
 
     def _check_layout(self, layout: KitchenLayout) -> None:
-        shape = (layout.height, layout.width)
+        view = self.env.dynamics.agent_view_size
+        shape = (layout.height, layout.width) if view is None else (2 * view + 1, 2 * view + 1)
         if tuple(self.manifest.obs_shape[:2]) != shape:
             raise ValueError(
                 f"partner {self.name!r} was trained on {self.manifest.layout} (grid {self.manifest.obs_shape[:2]}), "
@@ -54,41 +60,53 @@ class RLPartner(ImmediateAgent):
     def reset(self, seat: int, seed: int, first: Observation | None = None) -> None:
         self.seat = seat
         self._key = jax.random.PRNGKey(seed)
+        self._hidden = self._network.initial_hidden(1)
 
     def policy(self, kitchen: KitchenState, state: EnvState) -> Action:
         self._key, key = jax.random.split(self._key)
-        return Action(int(self._act_one(self.params, state, self.seat, key)))
+        self._hidden, action = self._act_one(self.params, self._hidden, state, self.seat, key)
+        return Action(int(action))
 
     # ---- batched use ----
 
     def logits(self, obs: jax.Array) -> jax.Array:
-        """obs (B, H, W, C) -> logits (B, 6); pure, for use inside other jitted code."""
-        return self._network.apply(self.params, obs)[0]
+        """obs (B, H, W, C) -> logits (B, 6) of a feedforward partner; pure, for other jitted code."""
+        self._refuse_recurrent("logits")
+        return self._network.step(self.params, None, obs)[1]
 
     def act_batch(self, obs: jax.Array, key: jax.Array) -> jax.Array:
-        """obs (B, H, W, C) engine observations (each from the acting seat) -> actions (B,) int32."""
+        """obs (B, H, W, C) engine observations (each from the acting seat) -> actions (B,) int32
+        (feedforward partners; a recurrent one needs its memory: ``training.evaluate``)."""
+        self._refuse_recurrent("act_batch")
         return self._act_batch(self.params, obs, key)
+
+    def _refuse_recurrent(self, what: str) -> None:
+        if self.manifest.network.recurrent:
+            raise ValueError(f"partner {self.name!r} is recurrent: {what} has no memory; score it with training.evaluate")
 
     # ---- jitted internals ----
 
     @cached_property
-    def _network(self) -> ActorCritic:
-        return ActorCritic(self.manifest.network)
+    def _network(self) -> PolicyFns:
+        return policy_fns(self.manifest.network)
 
     def _pick(self, logits: jax.Array, key: jax.Array) -> jax.Array:
         return jax.random.categorical(key, logits) if self.stochastic else jnp.argmax(logits, -1)
 
     @cached_property
     def _act_one(self):
-        def act(params: Any, state: EnvState, seat: jax.Array, key: jax.Array) -> jax.Array:
+        def act(params: Any, hidden: Hidden, state: EnvState, seat: jax.Array, key: jax.Array):
             obs = self.env.observe(state)[seat]
-            return self._pick(self._network.apply(params, obs[None])[0][0], key)
+            hidden, logits, _ = self._network.step(params, hidden, obs[None])
+            return hidden, self._pick(logits[0], key)
 
         return jax.jit(act)
 
     @cached_property
     def _act_batch(self):
-        return jax.jit(lambda params, obs, key: self._pick(self._network.apply(params, obs)[0], key).astype(jnp.int32))
+        return jax.jit(
+            lambda params, obs, key: self._pick(self._network.step(params, None, obs)[1], key).astype(jnp.int32)
+        )
 
 
 def available_rl_partners(layout_name: str, root: Path = PARTNERS_DIR) -> list[str]:
