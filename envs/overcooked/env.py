@@ -54,11 +54,26 @@ class Transition(NamedTuple):
 
 
 class OvercookedEnv(JittedEntryPoints):
-    """One kitchen with fixed dynamics. Methods are pure; jitted versions are cached per instance."""
+    """One kitchen with fixed dynamics. Methods are pure; jitted versions are cached per instance.
 
-    def __init__(self, layout: KitchenLayout, dynamics: Dynamics | None = None) -> None:
+    Two training-only options go straight to the engine (JaxMARL implements both): with
+    ``op_ingredients`` each agent sees those ingredients permuted, a permutation drawn per agent at
+    every reset (Other-Play's symmetry class in the V2 paper, App. C.1.2); with ``start_states``
+    (states stacked on a leading axis) every reset starts from one of them drawn at random, its
+    step counter at 0 (state augmentation, the V2 paper's Algorithm 1). They are not game rules,
+    so they are not ``Dynamics``: a trained agent plays and is scored without them.
+    """
+
+    def __init__(
+        self,
+        layout: KitchenLayout,
+        dynamics: Dynamics | None = None,
+        op_ingredients: tuple[int, ...] = (),
+        start_states: EnvState | None = None,
+    ) -> None:
         self.layout = layout
         self.dynamics = dynamics or Dynamics()
+        self.op_ingredients = tuple(op_ingredients)
         self.num_agents = len(layout.starts)
         self.engine = engine.OvercookedV2(
             layout=engine.Layout(
@@ -74,6 +89,8 @@ class OvercookedEnv(JittedEntryPoints):
             sample_recipe_on_delivery=self.dynamics.new_recipe_on_delivery,
             random_agent_positions=self.dynamics.random_agent_positions,
             indicate_successful_delivery=self.dynamics.indicate_successful_delivery,
+            op_ingredient_permutations=list(self.op_ingredients) or None,
+            initial_state_buffer=start_states,
         )
 
     # ---- pure functions (jit/vmap them freely) ----

@@ -18,7 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-ALGOS = ("sp", "pbt", "fcp", "mep", "cole", "bc", "human_proxy")
+ALGOS = ("sp", "pbt", "fcp", "mep", "cole", "bc", "human_proxy", "op", "state_aug")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -27,7 +27,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         choices=ALGOS,
         default="sp",
         help="sp: self-play PPO; pbt, fcp, mep, cole: population methods; bc: behaviour cloning of the human "
-        "trials; human_proxy: a pool of style-rewarded PPO agents (partners human_proxy_<style>)",
+        "trials; human_proxy: a pool of style-rewarded PPO agents (partners human_proxy_<style>); op: Other-Play "
+        "(permuted recipe ingredients); state_aug: state-augmented self-play (V2 paper, Algorithm 1)",
     )
     p.add_argument("--layout", required=True, help="layout name or file (e.g. cramped_room)")
     p.add_argument("--seed", type=int, default=0)

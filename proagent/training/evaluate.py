@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from envs import OvercookedEnv
+from envs import EnvState, OvercookedEnv
 from proagent.training.checkpoint import SelfPlayScore
 from proagent.training.networks import Hidden, NetworkConfig, policy_fns
 
@@ -41,6 +41,18 @@ def _episode_scores(
     """Score of each of ``episodes`` episodes of the whole horizon from a fresh reset, one vmapped
     scan (traceable: the callers jit it). ``hidden``: each seat's initial memory (None if none);
     every episode is one whole episode, so no memory is reset inside it."""
+    return _play(env, acts, hidden, key, episodes, keep_states=False)[0]
+
+
+def _play(
+    env: OvercookedEnv,
+    acts: tuple[Act, Act],
+    hidden: tuple[Hidden, Hidden],
+    key: jax.Array,
+    episodes: int,
+    keep_states: bool,
+) -> tuple[jax.Array, EnvState | None]:
+    """(scores (E,), the state before every step (T, E, ...) if ``keep_states``)."""
     k_reset, k_run = jax.random.split(key)
     states = jax.vmap(env.reset)(jax.random.split(k_reset, episodes))
 
@@ -50,11 +62,11 @@ def _episode_scores(
         obs = jax.vmap(env.observe)(states)  # (E, A, H, W, C)
         (h0, a0), (h1, a1) = acts[0](h0, obs[:, 0], k0), acts[1](h1, obs[:, 1], k1)
         tr = jax.vmap(env.step)(jax.random.split(k_env, episodes), states, jnp.stack([a0, a1], -1))
-        return (tr.state, score + tr.reward, (h0, h1)), None
+        return (tr.state, score + tr.reward, (h0, h1)), states if keep_states else None
 
     init = (states, jnp.zeros((episodes,), jnp.float32), hidden)
-    (_, score, _), _ = jax.lax.scan(step, init, jax.random.split(k_run, env.dynamics.horizon))
-    return score
+    (_, score, _), seen = jax.lax.scan(step, init, jax.random.split(k_run, env.dynamics.horizon))
+    return score, seen
 
 
 def self_play_score(env: OvercookedEnv, network: NetworkConfig, params, seed: int, episodes: int) -> SelfPlayScore:
@@ -116,3 +128,27 @@ def make_pair_scores(env: OvercookedEnv, network: NetworkConfig, size: int, epis
         return jax.vmap(one_pair)(params0, params1, keys).reshape(size, size, episodes)
 
     return scores
+
+
+def pair_states(
+    env: OvercookedEnv, network: NetworkConfig, members, size: int, key: jax.Array, episodes: int, every: int
+) -> EnvState:
+    """Every ``every``-th state (steps 0, every, ...) of ``episodes`` whole episodes of each ordered
+    pair (i, j) of the ``size`` members (leaves stacked over ``size``), stacked on one leading axis:
+    the start states of state-augmented self-play."""
+    seat0 = jnp.asarray(np.repeat(np.arange(size), size))
+    seat1 = jnp.asarray(np.tile(np.arange(size), size))
+    hidden = policy_fns(network).initial_hidden(episodes)
+
+    def one_pair(params0, params1, key: jax.Array) -> EnvState:
+        acts = (_actor(network, params0), _actor(network, params1))
+        return _play(env, acts, (hidden, hidden), key, episodes, keep_states=True)[1]
+
+    @jax.jit
+    def collect(members, key: jax.Array) -> EnvState:
+        params0 = jax.tree.map(lambda t: t[seat0], members)
+        params1 = jax.tree.map(lambda t: t[seat1], members)
+        states = jax.vmap(one_pair)(params0, params1, jax.random.split(key, size * size))  # (P, T, E, ...)
+        return jax.tree.map(lambda x: x[:, ::every].reshape(-1, *x.shape[3:]), states)
+
+    return collect(members, key)

@@ -13,7 +13,9 @@ from proagent.training.algorithms.common import AlgoConfig
 from proagent.training.algorithms.fcp import FCPSettings, train_fcp
 from proagent.training.algorithms.human_proxy import ProxySettings, train_human_proxy
 from proagent.training.algorithms.mep import MEPSettings, train_mep
+from proagent.training.algorithms.other_play import OtherPlaySettings, train_other_play
 from proagent.training.algorithms.pbt import PBTSettings, train_pbt
+from proagent.training.algorithms.state_aug import StateAugSettings, train_state_aug
 
 TRAINERS = {
     "pbt": train_pbt,
@@ -21,6 +23,8 @@ TRAINERS = {
     "mep": train_mep,
     "cole": train_cole,
     "human_proxy": train_human_proxy,
+    "op": train_other_play,
+    "state_aug": train_state_aug,
 }
 
 SETTINGS = {
@@ -29,6 +33,8 @@ SETTINGS = {
     "mep": MEPSettings,
     "cole": COLESettings,
     "human_proxy": ProxySettings,
+    "op": OtherPlaySettings,
+    "state_aug": StateAugSettings,
 }
 
 __all__ = ["SETTINGS", "TRAINERS", "AlgoConfig"]
