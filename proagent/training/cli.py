@@ -37,8 +37,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--encoder",
         choices=("auto", "cnn", "fast", "pointwise"),
         default="auto",
-        help="auto: cnn on GPU, fast on CPU; on a partial-view (V2) layout the V2 paper's recurrent network "
-        "(its CPU-sized sibling on CPU)",
+        help="auto: cnn on GPU, fast on CPU; on a partial-view (V2) layout, and for pointwise, the V2 paper's "
+        "recurrent network (its CPU-sized sibling on CPU)",
     )
     p.add_argument(
         "--network-set",
@@ -116,7 +116,7 @@ def resolve_network(args: argparse.Namespace, layout: str):
     from proagent.training.networks import V2_CPU_NETWORK, V2_PAPER_NETWORK, NetworkConfig
 
     partial_view = layout_dynamics(layout).get("agent_view_size") is not None
-    if args.encoder == "auto" and partial_view:
+    if args.encoder == "pointwise" or (args.encoder == "auto" and partial_view):
         base = V2_PAPER_NETWORK if jax.default_backend() == "gpu" else V2_CPU_NETWORK
     else:
         base = NetworkConfig(encoder=resolve_encoder(args.encoder))

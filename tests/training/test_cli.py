@@ -92,3 +92,23 @@ def test_sp_command_trains_self_play_end_to_end(tiny_run, tmp_path):
     assert manifest.algorithm == "sp" and manifest.train_config == result.manifest.train_config
     assert manifest.params_sha256 == result.manifest.params_sha256
     assert (out / "history.jsonl").is_file() and not (out / "resume").exists()
+
+
+def test_a_partial_view_layout_gets_the_recurrent_v2_network():
+    import jax
+
+    from proagent.training.networks import V2_CPU_NETWORK, V2_PAPER_NETWORK
+
+    v2 = cli.build_config(_parse("--layout", "demo_cook_simple")).network
+    assert v2 == (V2_PAPER_NETWORK if jax.default_backend() == "gpu" else V2_CPU_NETWORK) and v2.recurrent
+    classic = cli.build_config(_parse("--layout", "cramped_room")).network
+    assert not classic.recurrent
+    tuned = cli.build_config(_parse("--layout", "demo_cook_simple", "--network-set", "memory=32",
+                                    "--network-set", "pointwise=[16,4]")).network  # fmt: skip
+    assert (tuned.memory, tuned.pointwise, tuned.encoder) == (32, (16, 4), "pointwise")
+
+
+def test_bad_network_field_exits_2(capsys):
+    assert cli.main(["--layout", "demo_cook_simple", "--network-set", "memory=-1"]) == 2
+    assert cli.main(["--layout", "demo_cook_simple", "--network-set", "no_such_field=1"]) == 2
+    assert "--network-set" in capsys.readouterr().err
