@@ -39,13 +39,13 @@ class BackgroundProAgent(ProAgent):
 
     async def act(self, obs: Observation, events: Sequence[Event]) -> int:
         self.last_decision, self.last_belief = None, None
-        self._observe_teammates(obs, events)
+        self._perceive(obs, events)
         if self._pending is not None and self._pending.done():
             skill, decision = self._pending.result()  # re-raises an LLM failure here, as play would
             self._pending = None
             self.last_decision = decision
             self._adopt(obs.state, skill)
-        self._judge_running_skill(obs.state)
+        self._judge_running_skill(self._believed(obs.state))
         if self.skill is None and self._pending is None:
             self._pending_started = obs.step
             self._pending = asyncio.get_running_loop().create_task(self._think(obs.state, obs.score))

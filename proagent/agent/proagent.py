@@ -166,11 +166,20 @@ class ProAgent:
         plan is needed. With `execute` and `deliberate`, this is `act` split for MAEIL."""
         self.last_decision, self.last_belief = None, None
         self.earlier_decisions = []
-        self.view = self.perceiver.observe(obs.state, events) if self.perceiver is not None else obs.state
-        self._observe_teammates(obs, events)
+        self._perceive(obs, events)
         self.loops.observe(events)
-        self._judge_running_skill(obs.state)
+        self._judge_running_skill(self._believed(obs.state))
         return self.skill is None
+
+    def _perceive(self, obs: Observation, events: Sequence[Event]) -> None:
+        """The step through this seat's senses: its view, then what it saw its teammates do."""
+        self.view = self.perceiver.observe(obs.state, events) if self.perceiver is not None else obs.state
+        self._observe_teammates(obs, self.perceiver.witnessed() if self.perceiver is not None else events)
+
+    def _believed(self, state: State) -> State:
+        """The state as this agent believes it (the truth without a perceiver): what the Verificator,
+        ``legal_only`` and the judgement of a running skill check, since their texts reach the prompt."""
+        return self.perceiver.believed_state() if self.perceiver is not None else state
 
     async def deliberate(self, obs: Observation, talk: Talk) -> Deliberation:
         """Plan with the conversation in the prompt (MAEIL's R or I stage). Interrupted while a skill
@@ -242,7 +251,7 @@ class ProAgent:
         self.skill_steps = 0
         # Only possible without the Verificator (preconditions exclude it), e.g. a put-down skill
         # with empty hands: its done-test (hands empty) holds already, yet it achieves nothing.
-        self.skill_vacuous = self.book.is_done(state, self.seat, skill, 0)
+        self.skill_vacuous = self.book.is_done(self._believed(state), self.seat, skill, 0)
 
     def _observe_teammates(self, obs: Observation, events: Sequence[Event]) -> None:
         """Each teammate's last primitive action and last completed skill (from its events); a
@@ -322,7 +331,7 @@ class ProAgent:
     ) -> PlannerOutput | None:
         feedback = [{"skill": a.plan or "(unreadable answer)", "reasons": a.failures or [a.parse_error], "explanation": a.explanation} for a in attempts]
         messages = self.planner.messages(facts, memory, feedback, talk)
-        allowed = self._allowed_skills(state, blocked)
+        allowed = self._allowed_skills(self._believed(state), blocked)
         structured = self.planner.structured_output(allowed, talk) if self.config.answer_format == "json" else None
         try:
             completion = await self._generate(messages, structured, self.config.max_tokens)
@@ -338,7 +347,7 @@ class ProAgent:
             self.stats.parse_failures += 1
             return None
         attempt.plan = str(output.plan)
-        failures = self._verify(state, output.plan, blocked)
+        failures = self._verify(self._believed(state), output.plan, blocked)
         if not failures:
             return output
         attempt.failures = failures

@@ -125,6 +125,25 @@ class UndoState(Hashable, Protocol):
     held: Hashable  # what the agent holds: a loop needs a change of hands in between
 
 
+class Perceiver(Protocol):
+    """One seat's senses in a world with partial views (a domain's optional ``perceiver(env, seat)``).
+
+    Everything ProAgent shows its model passes through it: the grounded view, the state the
+    Verificator and the skill judgement check (preconditions are beliefs: "the pot I last saw at
+    step 41 had room"), and the events that feed belief correction (a teammate's skill seen, not
+    one done out of view). With a full view all three are the truth.
+    """
+
+    def observe(self, state: State, events: Sequence[Event]) -> Any:
+        """The view of ``state`` (reached by ``events``) the prompt is grounded on; updates memory."""
+
+    def believed_state(self) -> State:
+        """The last observed state as this seat believes it (out-of-view parts from memory)."""
+
+    def witnessed(self) -> Sequence[Event]:
+        """The events of the last observed step that this seat saw."""
+
+
 class Controller(Protocol):
     """Grounds a skill into one primitive action per step (Gamma(skill, state))."""
 

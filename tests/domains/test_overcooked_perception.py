@@ -272,3 +272,44 @@ def test_full_view_facts_are_the_true_state_facts(layout):
     agent = ProAgent(AgentConfig(), model, DOMAIN, env)
     agent.reset(0, 0, Observation(0, kitchen, None, None, 0.0))
     assert agent.view is kitchen
+
+
+# ---- (d) what the Verificator and belief correction may read ----
+
+
+def test_the_verificator_checks_the_pot_the_agent_remembers_not_the_true_one(env, book):
+    # Player 1 saw the pot (4,2) with one onion at step 8, then stepped out of its radius-1 view.
+    # Out of view the pot is filled up; player 1 (holding an onion) still believes it has room, so
+    # its Verificator accepts put_in_pot() where a check of the true state would say "full".
+    script = ["SU", "SR", "SR", "SI", "SL", "SD", "SL", "SI", "SR"]
+    kitchens, events = play(env, script)
+    perceiver = Perceiver(1, 1)
+    seen_by(perceiver, kitchens, events, 8)
+    onion = Item("ingredient", (0,))
+    truth = kitchens[9]
+    full = tuple(replace(p, ingredients=(0, 0, 0)) if p.position == (4, 2) else p for p in truth.pots)
+    chefs = tuple(replace(p, held=onion) if p.index == 1 else p for p in truth.players)
+    truth = replace(truth, pots=full, players=chefs)
+    perceiver.observe(truth, events[9])
+    believed = perceiver.believed_state()
+    put = book.parse("put_in_pot()")
+    assert book.failures(truth, 1, put)  # the truth: no pot with room
+    assert book.failures(believed, 1, put) == []  # the belief: the pot it saw had room
+    assert [p.index for p in believed.players] == [0, 1] and believed.players[1].held == onion
+    assert believed.pot_at[(4, 2)].ingredients == (0,)
+
+
+def test_belief_correction_reads_only_witnessed_teammate_events(env, first):
+    far = replace(first, players=(first.players[0], replace(first.players[1], position=(6, 2))), step=3)
+    mine = Event(3, 0, EventKind.PICKUP_INGREDIENT, (0, 2), Item("ingredient", (0,)))
+    theirs = Event(3, 1, EventKind.PICKUP_DISH, (4, 3), Item("dish"))
+    perceiver = Perceiver(0, 2)
+    perceiver.observe(far, [mine, theirs])
+    assert perceiver.witnessed() == (mine,)  # the teammate was out of view before and after
+    near = replace(far, step=4)  # the teammate at (4,1): within radius 2 of player 0 at (2,2)
+    near = replace(near, players=(first.players[0], replace(first.players[1], position=(4, 1))))
+    perceiver.observe(near, [mine, theirs])
+    assert perceiver.witnessed() == (mine, theirs)
+    full = DOMAIN.perceiver(envs.make("cramped_room"), 0)
+    full.observe(first, [theirs])
+    assert full.witnessed() == (theirs,) and full.believed_state() is first

@@ -78,3 +78,23 @@ def test_llm_failure_in_the_background_reaches_the_episode(cramped_env):
     else:
         raise AssertionError("the LLM error was swallowed")
     assert len(agent.model.calls) == 1
+
+
+def test_the_background_agent_sees_each_step_through_its_perceiver():
+    """On a partial-view kitchen the human page's LLM teammate grounds on its own current view
+    (it used to keep the first step's view for the whole game)."""
+    import envs
+
+    env = envs.make("grounded_coord_simple", envs.Dynamics(agent_view_size=2, horizon=6))
+    agent = BackgroundProAgent(AgentConfig(), SlowModel(), DOMAIN, env)
+    steps: list[int] = []
+    original = agent._perceive
+
+    def spy(obs, events):
+        original(obs, events)
+        steps.append(agent.view.step)
+
+    agent._perceive = spy
+    asyncio.run(run_episode(env, DOMAIN, seat_team(agent, 0, [make_partner("stay")]), 0, 0, 0, pace=lambda: asyncio.sleep(0.001)))
+    assert steps == list(range(len(steps))) and len(steps) >= 5
+    assert agent.perceiver.believed_state().step == steps[-1]

@@ -7,8 +7,10 @@ a recipe indicator, on a button indicator while its timer runs, or (with
 ``indicate_successful_delivery``) as a flag on the serving cells after a correct delivery. A
 prompt built from the full ``KitchenState`` would hand the LLM the hidden recipe and the
 teammate's position for free and void those challenges, so the planner's facts come from a
-``KitchenView`` built here instead. The controller and the Verificator still read the true state:
-they judge physical feasibility, not what the agent believes.
+``KitchenView`` built here instead. The Verificator, ``legal_only`` and the judgement of a running
+skill check ``believed_state()`` (their failure texts reach the prompt), and belief correction reads
+only ``witnessed()`` events. The controller still steers on the true state: it is the motor layer,
+and its moves never reach the prompt as text.
 
 With a full view (``agent_view_size is None``) the perceiver returns the true state unchanged, so
 classic runs keep byte-identical prompts.
@@ -111,6 +113,8 @@ class Perceiver:
         self._recipe: RecipeKnowledge | None = None
         self._mate_was_visible = False
         self._started = False
+        self._believed: KitchenState | None = None
+        self._witnessed: tuple = ()
 
     @classmethod
     def for_env(cls, env, seat: int) -> Perceiver:
@@ -122,9 +126,23 @@ class Perceiver:
         random_starts = bool(getattr(dynamics, "random_agent_positions", False))
         return cls(seat, dynamics.agent_view_size, dynamics.new_recipe_on_delivery, bool(signal), random_starts)
 
+    def believed_state(self) -> KitchenState:
+        """The last observed kitchen as this chef believes it: the true state with a full view; else
+        the view's kitchen with both chefs, the teammate where last seen (at its start cell, empty-
+        handed, if never seen: a guess), since skill checks index the chefs by seat."""
+        if self._believed is None:
+            raise RuntimeError("believed_state() before observe()")
+        return self._believed
+
+    def witnessed(self) -> tuple:
+        """The last observed step's events this chef saw: its own, and the teammate's while the
+        teammate was in view before or after the step (all of them with a full view)."""
+        return self._witnessed
+
     def observe(self, state: KitchenState, events=()) -> KitchenState | KitchenView:
         """The agent's view of ``state`` (reached by ``events``); the state itself with a full view."""
         if self.radius is None:
+            self._believed, self._witnessed = state, tuple(events)
             return state
         r = self.radius
         me = state.players[self.seat]
@@ -153,6 +171,8 @@ class Perceiver:
                     self._counters[pos] = Sighting(item, step)
         self._read_events(events, mate_visible, seen)
         self._read_indicators(state, seen)
+        saw_mate = mate_visible or self._mate_was_visible
+        self._witnessed = tuple(e for e in events if getattr(e, "agent", self.seat) == self.seat or saw_mate)
         self._mate_was_visible = mate_visible
         kitchen = replace(
             state,
@@ -163,6 +183,7 @@ class Perceiver:
             # A button out of view may be lit or not: unknown, shown as off.
             indicators=tuple(i if seen(i.position) else replace(i, active_ticks=0) for i in state.indicators),
         )
+        self._believed = replace(kitchen, players=self._believed_players(state, me))
         return KitchenView(
             kitchen=kitchen,
             seat=self.seat,
@@ -175,6 +196,16 @@ class Perceiver:
             counters=dict(sorted(self._counters.items())),
             recipe=self._recipe,
         )
+
+    def _believed_players(self, state: KitchenState, me: Player) -> tuple[Player, ...]:
+        players = [me]
+        if self.mate < len(state.players):
+            if self._mate is not None:
+                players.append(self._mate.what)
+            else:
+                start = state.layout.starts[self.mate]
+                players.append(Player(self.mate, start, me.orientation, None))
+        return tuple(sorted(players, key=lambda p: p.index))
 
     def _start(self, state: KitchenState) -> None:
         """An episode starts from the layout: empty pots, bare counters, the chefs on their start
