@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         domain = _domain_of(args.folder)
-        result = analyze_folder(args.folder, _model_for(domain), domain.skill_of_event, write=not args.no_write)
+        result = analyze_folder(args.folder, _model_for(domain), write=not args.no_write)
     except (NotARunFolder, DomainInputError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

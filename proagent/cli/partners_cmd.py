@@ -24,7 +24,7 @@ def checkpoint_rows() -> list[tuple[str, ...]]:
     rows = []
     for path in sorted(PARTNERS_DIR.glob("*/*/manifest.json")):
         m = json.loads(path.read_text())
-        sp = m.get("self_play", {})
+        sp = m.get("self_play") or {}  # an intermediate checkpoint (training still running) has no score yet
         rows.append(
             (
                 m["layout"],

@@ -8,7 +8,7 @@ intention accuracy recomputed from decisions and events. Without a trace (eval's
 counts that every episode record carries (computed while it was played) are reported as they are.
 
 The world is the caller's: ``model_for`` gives the domain's ``InterdependenceModel`` of a layout,
-``skill_of_event`` its event -> completed-skill inverse.
+its ``skill_of_event`` the layout's event -> completed-skill inverse.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from proagent.interdependence.episode import analyze_steps
 from proagent.interdependence.intention import IntentionAccuracy, from_beliefs, recompute
-from proagent.interdependence.model import InterdependenceModel, SkillOfEvent, StepInput
+from proagent.interdependence.model import InterdependenceModel, StepInput
 from proagent.interdependence.records import AgentCounts, EpisodeInterdependence
 from proagent.interdependence.strips import to_pddl_text
 from proagent.jsonl import episode_id, finished_attempt, read_jsonl
@@ -87,15 +87,15 @@ def _agents(lines: Sequence[dict]) -> int:
 
 
 def _from_trace(
-    lines: list[dict], record: dict, model: InterdependenceModel, agent_kind: str, skill_of_event: SkillOfEvent | None
+    lines: list[dict], record: dict, model: InterdependenceModel, agent_kind: str, recompute_intentions: bool
 ) -> tuple[EpisodeInterdependence, str, IntentionAccuracy | None]:
     lines = sorted(lines, key=lambda r: int(r["step"]))
     steps = _steps(lines, model)
     scene = model.scene_from_trace(lines[0]) if lines else None
     trace, result = analyze_steps(model, steps, scene, _agents(lines))
     recomputed = None
-    if skill_of_event is not None and agent_kind == "proagent" and any("decision" in r for r in lines):
-        recomputed = recompute(lines, [s.events for s in steps], int(record.get("seat", 0)), skill_of_event)
+    if recompute_intentions and agent_kind == "proagent" and any("decision" in r for r in lines):
+        recomputed = recompute(lines, [s.events for s in steps], int(record.get("seat", 0)), model.skill_of_event)
         believed = from_beliefs(lines)
         if believed.total != recomputed.total or believed.hits != recomputed.hits:
             trace.notes.append(f"intention: agent scored {believed.hits}/{believed.total}, recomputed {recomputed.hits}/{recomputed.total}")
@@ -114,10 +114,10 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
 
 
-def analyze_folder(path: Path, model_for: ModelFor, skill_of_event: SkillOfEvent | None, write: bool = True) -> FolderAnalysis:
+def analyze_folder(path: Path, model_for: ModelFor, recompute_intentions: bool = True, write: bool = True) -> FolderAnalysis:
     """Analyze every finished episode of a run folder; with ``write``, save interdependence.json
     and one ``episode_<id>.pddl.txt`` per traced episode into it. ``model_for`` maps a layout spec
-    to the domain's model; without ``skill_of_event`` intention accuracy is not recomputed."""
+    to the domain's model; without ``recompute_intentions`` intention accuracy is not recomputed."""
     path = Path(path)
     config = _load_config(path)
     specs = _layout_specs(config)
@@ -131,7 +131,7 @@ def analyze_folder(path: Path, model_for: ModelFor, skill_of_event: SkillOfEvent
         chosen = finished_attempt(record, attempts)
         lines = attempts[chosen] if chosen is not None else []
         spec = specs.get(record.get("layout", ""), config.get("layout") or record.get("layout"))
-        episodes.append(_episode(path, eid, record, lines, model_for, skill_of_event, spec, write))
+        episodes.append(_episode(path, eid, record, lines, model_for, recompute_intentions, spec, write))
     result = FolderAnalysis(run=path.name, episodes=episodes)
     if write:
         (path / RESULT_FILE).write_text(result.model_dump_json(indent=1), encoding="utf-8")
@@ -139,7 +139,7 @@ def analyze_folder(path: Path, model_for: ModelFor, skill_of_event: SkillOfEvent
 
 
 def _episode(
-    path: Path, eid: str, record: dict, lines: list[dict], model_for: ModelFor, skill_of_event: SkillOfEvent | None, layout_spec: str, write: bool
+    path: Path, eid: str, record: dict, lines: list[dict], model_for: ModelFor, recompute_intentions: bool, layout_spec: str, write: bool
 ) -> EpisodeAnalysis:
     agent_kind = record.get("agent_kind", "proagent")
     agent = record.get("agent", "proagent")
@@ -156,7 +156,7 @@ def _episode(
     )
     if not lines:
         return analysis
-    result, pddl, recomputed = _from_trace(lines, record, model_for(layout_spec), agent_kind, skill_of_event)
+    result, pddl, recomputed = _from_trace(lines, record, model_for(layout_spec), agent_kind, recompute_intentions)
     update = {"source": "trace", "interdependence": result, "intention_recomputed": recomputed}
     if write:
         name = f"episode_{int(eid):03d}.pddl.txt" if eid.isdigit() else f"episode_{_safe(eid)}.pddl.txt"

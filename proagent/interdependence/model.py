@@ -54,3 +54,7 @@ class InterdependenceModel(Protocol):
 
     def ground(self, steps: Iterable[StepInput], scene: Scene | None, agents: int) -> GroundedTrace:
         """The grounded trace of one episode of ``agents`` agents starting from ``scene``."""
+
+    def skill_of_event(self, event: Event) -> object | None:
+        """The skill ``event`` completes in this layout (its str() is compared with a predicted
+        intention), or None: the layout's own skill names (a V2 kitchen's ``put_in_pot()``)."""

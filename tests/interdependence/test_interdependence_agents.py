@@ -76,6 +76,9 @@ class RelayModel:
     def scene_of(self, first: Any) -> None:
         return None
 
+    def skill_of_event(self, event: RelayEvent) -> None:
+        return None
+
     def scene_from_trace(self, line: Mapping[str, Any]) -> None:
         return None
 
@@ -146,7 +149,7 @@ def test_a_three_agent_run_folder_and_its_table(tmp_path: Path):
     (tmp_path / "episodes.jsonl").write_text(json.dumps({"episode": 0, "layout": "relay", "partner": "team", "agent_kind": "scripted"}) + "\n")
     lines = [{"episode": 0, "step": s.step, "actions": list(s.actions), "events": [e.to_record() for e in s.events]} for s in steps()]
     (tmp_path / "trace.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-    result = analyze_folder(tmp_path, lambda layout: RelayModel(), None)
+    result = analyze_folder(tmp_path, lambda layout: RelayModel(), recompute_intentions=False)
     (episode,) = result.episodes
     assert episode.source == "trace" and episode.intention_recomputed is None
     check(episode.interdependence)

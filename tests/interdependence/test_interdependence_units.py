@@ -7,7 +7,7 @@ from interdependence_helpers import ONION, Script
 from pydantic import ValidationError
 
 from envs import Event, EventKind
-from proagent.domains.overcooked.interdependence import overcooked_domain, skill_of_event
+from proagent.domains.overcooked.interdependence import interdependence_model, overcooked_domain
 from proagent.interdependence.intention import from_beliefs, normalize, recompute
 from proagent.interdependence.strips import Domain, Proposition, to_pddl_text, unifies
 
@@ -51,8 +51,16 @@ def test_intention_accuracy_scores_against_the_next_completed_skill():
         [Event(2, 0, EventKind.PICKUP_FROM_COUNTER, (3, 2), ONION)],  # the agent's own event
         [Event(3, 1, EventKind.PICKUP_INGREDIENT, (3, 4), ONION)],  # miss: the newer prediction counts
     ]
-    result = recompute(records, events, seat=0, skill_of_event=skill_of_event)
+    result = recompute(records, events, seat=0, skill_of_event=interdependence_model("cramped_room").skill_of_event)
     assert (result.hits, result.total, result.accuracy) == (1, 2, 0.5)
     assert normalize("deliver_soup") == normalize(" Deliver_Soup() ")
     beliefs = [step(0, belief={"correct": True}), step(1, belief={"correct": False}), step(2)]
     assert (from_beliefs(beliefs).hits, from_beliefs(beliefs).total) == (1, 2)
+
+
+def test_a_v2_kitchen_maps_events_to_its_own_skill_names():
+    """On a V2 kitchen an onion put completes ``put_in_pot()`` (the skill a prediction there names),
+    on a classic one ``put_onion_in_pot()``: `proagent analyze` reads the layout's own book."""
+    put = Event(3, 1, EventKind.PUT_IN_POT, (4, 2), ONION)
+    assert str(interdependence_model("grounded_coord_simple").skill_of_event(put)) == "put_in_pot()"
+    assert str(interdependence_model("cramped_room").skill_of_event(put)) == "put_onion_in_pot()"

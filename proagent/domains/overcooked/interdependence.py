@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 from envs import Action, get_layout
@@ -244,12 +244,6 @@ def ground_episode(
     )
 
 
-def skill_of_event(event: Event) -> Skill | None:
-    """The skill an event completes: what intention accuracy compares a prediction with. The skill
-    book's one definition (it needs no kitchen), so `proagent analyze` needs no agent nor state."""
-    return SkillBook.skill_of_event(event)
-
-
 @dataclass(frozen=True)
 class OvercookedModel:
     """One kitchen as the generic interdependence analysis sees it (``InterdependenceModel``)."""
@@ -271,6 +265,15 @@ class OvercookedModel:
 
     def ground(self, steps: Iterable[StepInput], scene: Scene | None, agents: int) -> GroundedTrace:
         return ground_episode(steps, self.kmap, scene, self.strips, agents=agents)
+
+    @cached_property
+    def book(self) -> SkillBook:
+        return SkillBook.for_map(self.kmap)
+
+    def skill_of_event(self, event: Event) -> Skill | None:
+        """The skill an event completes in this kitchen (the skill book's one definition, with the
+        kitchen's own names): what intention accuracy compares a prediction with."""
+        return self.book.skill_of_event(event)
 
 
 def interdependence_model(layout: str) -> OvercookedModel:

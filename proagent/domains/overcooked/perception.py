@@ -114,6 +114,7 @@ class Perceiver:
         self._mate_was_visible = False
         self._started = False
         self._believed: KitchenState | None = None
+        self._book: SkillBook | None = None
         self._witnessed: tuple = ()
 
     @classmethod
@@ -211,6 +212,7 @@ class Perceiver:
         """An episode starts from the layout: empty pots, bare counters, the chefs on their start
         cells (unless starts are random). That is map knowledge, known at step 0 without being seen."""
         self._started = True
+        self._book = SkillBook.for_map(state.map)  # the kitchen's own skill names (put_in_pot on V2)
         if state.step != 0:
             return
         for pos in state.map.pots:
@@ -228,7 +230,7 @@ class Perceiver:
             if event.agent == self.mate and (mate_visible or self._mate_was_visible):
                 # Witnessed: the teammate was in view before or after the step (a dispenser in
                 # view does not show who took from it).
-                skill = SkillBook.skill_of_event(event)
+                skill = self._book.skill_of_event(event) if self._book is not None else None
                 if skill is not None:
                     self._mate_skill = Sighting(str(skill), event.step)
             if event.kind != EventKind.DELIVER or not event.correct:

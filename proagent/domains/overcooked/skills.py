@@ -299,8 +299,13 @@ class SkillBook:
 
     @classmethod
     def for_kitchen(cls, kitchen: KitchenState) -> SkillBook:
-        ingredients = tuple(ingredient_name(i) for i in sorted(kitchen.map.ingredient_dispensers))
-        return cls(ingredients + ("dish", "soup"), features=kitchen_features(kitchen.map))
+        return cls.for_map(kitchen.map)
+
+    @classmethod
+    def for_map(cls, kitchen_map: KitchenMap) -> SkillBook:
+        """The book of a kitchen's map (its dispensers and indicators decide the skills)."""
+        ingredients = tuple(ingredient_name(i) for i in sorted(kitchen_map.ingredient_dispensers))
+        return cls(ingredients + ("dish", "soup"), features=kitchen_features(kitchen_map))
 
     @property
     def put_skill(self) -> Skill:
