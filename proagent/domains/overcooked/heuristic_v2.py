@@ -4,28 +4,54 @@
 offers ``put_in_pot()``, ``press_button()`` or ``go_to_indicator()``, or the recipe line says it is
 unknown. Classic prompts never are, so their answers stay exactly as before.
 
-A competent V2 cook, read off the prompt text as a model would:
-- recipe unknown (``Recipe: unknown...``): press the button or go and look at the indicator when
-  that can be done, else follow the teammate's demo (the ingredients already in a pot), else wait;
-- recipe known (``Recipe: a, b, c`` possibly followed by `` (...)``): fetch the next ingredient the
-  pot still misses, put it in, dish, fill, deliver; a chef who can reach no pot but can press the
-  button shows the recipe with it.
+A competent V2 cook, read off the prompt text as a model would (nothing else: what the agent's own
+prompt says it sees, remembers and did):
+- recipe known (``Recipe: a, b, c`` possibly followed by `` (...)``) and its ingredients and a pot
+  within reach: fetch the next ingredient the pot still misses, put it in, dish, fill, deliver. A
+  chef who reads the recipe on an indicator (partial view) only starts pots, a demo for the teammate
+  who follows it, and not while the teammate is about to serve (it carries a soup or just filled a
+  dish: its delivery may draw a new recipe); the rest of a started pot is the teammate's;
+- recipe known but no way to cook it: show it (`heuristic_v2_protocols`): press the button once per
+  recipe, or keep the layout's signal (an unused ingredient on the counters) up to date;
+- recipe unknown: read the teammate's signal or demo (a pot being filled with one ingredient), go
+  and look at the indicator or press the button, watch the button or the signal counters, else wait.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass, field
 
+from proagent.domains.overcooked.heuristic_v2_protocols import (
+    Convention,
+    find_out,
+    parse_convention,
+    read_signal,
+    show_recipe,
+)
 from proagent.domains.overcooked.skills import recipe_fit
 
 _HELD = re.compile(r"You(?: \(player \d\))? are at \[[^\]]*\](?: facing \w+)?, holding ([^.]+)\.")
+_ME = re.compile(r"You(?: \(player \d\))? are at \[(\d+), (\d+)\]")
 _POT = re.compile(r"Pot at \[[^\]]*\]: ([^\n]*?)\.(?: |\n|$)")
 _FILLING = re.compile(r"(\d) of 3 ingredients \(([^)]*)\)")
 _RECIPE = re.compile(r"Recipe: ([^.(\n]*?)(?: \(|\.|;)")
 _DISTANCES = re.compile(r"Steps from you to the nearest[^:]*: ([^\n]*)\.")
 _REJECTED = re.compile(r"(?:Your plan|You chose) ([a-z_]+\([^)]*\))(?:,)? (?:but it )?cannot be done now")
+_STEP = re.compile(r"Step (\d+) of \d+")
+_RADIUS = re.compile(r"at most (\d+) away from you")
+_STALE = re.compile(r"Recipe: unknown now; it was [^\n]*? until step (\d+)")
+_MATE_HELD = re.compile(r"Your teammate(?: \(player \d\))? is at \[[^\]]*\](?: facing \w+)?, holding ([^;.\n]+)")
+_MEMORY = re.compile(r"^- step (\d+): you chose ([a-z_]+\([^)]*\)) \(([^)]*)\)", re.MULTILINE)
+_SAW_MATE = re.compile(r"the last skill you saw it complete was ([a-z_]+\([^)]*\)) \(step (\d+)\)")
+_COUNTERS = re.compile(r"Objects on counters: ([^\n]*)\.\n")
+_COUNTER_ITEM = re.compile(r"([a-z][a-z0-9 ,]*?) at \[(\d+), (\d+)\](?: \(out of view; seen at step (\d+)\))?")
+_KITCHEN = re.compile(r"Kitchen \([^\n]*\n((?:[^\n]*\n)*?)You")
 _V2_SKILLS = ("put_in_pot()", "press_button()", "go_to_indicator()")
+SERVE_STEPS = 8  # a teammate that filled a dish this recently may not have served it yet
+
+Pos = tuple[int, int]
 
 
 def is_v2(text: str) -> bool:
@@ -81,58 +107,163 @@ def _demo(pots: list[tuple[str, tuple[str, ...]]]) -> tuple[str, ...] | None:
     return None
 
 
+def _cells(user: str, letter: str) -> list[Pos]:
+    """The map cells drawn as ``letter`` (two characters a cell) in the prompt's kitchen picture."""
+    match = _KITCHEN.search(user)
+    if match is None:
+        return []
+    rows = match.group(1).splitlines()
+    return [(x // 2, y) for y, row in enumerate(rows) for x in range(0, len(row), 2) if row[x] == letter]
+
+
+@dataclass
+class Prompt:
+    """What one V2 prompt says, parsed: the agent's own view, memory and skill list."""
+
+    user: str
+    everything: str
+    held: str
+    pots: list[tuple[str, tuple[str, ...]]]
+    recipe: tuple[str, ...] | None
+    dist: dict[str, int | None]
+    rejected: set[str]
+    offered: set[str]
+    step: int
+    me: Pos | None
+    radius: int | None
+    stale_since: int | None
+    mate_held: str | None
+    memory: list[tuple[int, str, str]]
+    counters: list[tuple[str, Pos, bool, int | None]]  # item, position, in view now, seen at step
+    saw_mate: tuple[str, int] | None
+    convention: Convention | None = field(default=None)
+
+    def can(self, skill: str) -> bool:
+        return skill not in self.rejected and (skill in self.offered or skill not in _V2_SKILLS)
+
+    def reach(self, name: str) -> bool:
+        return self.dist.get(name, 0) is not None  # a place the prompt gives no distance for: try it
+
+    def in_view(self, pos: Pos) -> bool:
+        if self.me is None or self.radius is None:
+            return True
+        return abs(pos[0] - self.me[0]) <= self.radius and abs(pos[1] - self.me[1]) <= self.radius
+
+    @property
+    def put(self) -> str:
+        return "put_in_pot()" if "put_in_pot()" in self.offered else "put_onion_in_pot()"
+
+
+def parse_prompt(user: str, everything: str) -> Prompt:
+    held_match, me, step = _HELD.search(user), _ME.search(user), _STEP.search(user)
+    radius, stale, mate = _RADIUS.search(user), _STALE.search(user), _MATE_HELD.search(user)
+    saw = _SAW_MATE.search(user)
+    counters = []
+    if (listed := _COUNTERS.search(user)) is not None:
+        for item, x, y, seen in _COUNTER_ITEM.findall(listed.group(1)):
+            counters.append((item.strip(", "), (int(x), int(y)), not seen, int(seen) if seen else None))
+    return Prompt(
+        user=user,
+        everything=everything,
+        held=held_match.group(1).strip() if held_match else "nothing",
+        pots=_pots(user),
+        recipe=parse_recipe(user),
+        dist=_distances(user),
+        rejected=set(_REJECTED.findall(user)),
+        offered={s for s in _V2_SKILLS if s in everything},
+        step=int(step.group(1)) if step else 0,
+        me=(int(me.group(1)), int(me.group(2))) if me else None,
+        radius=int(radius.group(1)) if radius else None,
+        stale_since=int(stale.group(1)) if stale else None,
+        mate_held=mate.group(1).strip() if mate else None,
+        memory=[(int(s), skill, outcome) for s, skill, outcome in _MEMORY.findall(user)],
+        counters=counters,
+        saw_mate=(saw.group(1), int(saw.group(2))) if saw else None,
+        convention=parse_convention(everything),
+    )
+
+
 def v2_answer(user: str, everything: str) -> str:
     """The plan for a V2 prompt (``user``: the last user message; ``everything``: all messages, for
-    the skill list)."""
-    held_match = _HELD.search(user)
-    held = held_match.group(1).strip() if held_match else "nothing"
-    rejected = set(_REJECTED.findall(user))
-    offered = {s for s in ("put_in_pot()", "press_button()", "go_to_indicator()") if s in everything}
-
-    def can(skill: str) -> bool:
-        return skill not in rejected and (skill in offered or skill not in _V2_SKILLS)
-
-    dist = _distances(user)
-
-    def reach(name: str) -> bool:
-        return dist.get(name, 0) is not None  # a place the prompt gives no distance for: try it
-
-    put = "put_in_pot()" if "put_in_pot()" in offered else "put_onion_in_pot()"
-    pots = _pots(user)
-    recipe = parse_recipe(user)
-    target = recipe or _demo(pots)
-    soup_coming = any(status in ("cooking", "ready") for status, _ in pots)
-    reason = f"I hold {held}; the recipe is {', '.join(recipe) if recipe else 'unknown to me'}."
-    if held.startswith("soup"):
-        plan = "deliver_soup()" if reach("serving spot") else "place_obj_on_counter()"
-    elif held == "dish":
-        plan = "fill_dish_with_soup()" if soup_coming and reach("pot") else "place_obj_on_counter()"
-    elif held != "nothing":  # an ingredient
-        fits = target is not None and any(
-            status in ("empty", "filling") and recipe_fit(ingredients, held, target) is None for status, ingredients in pots
-        )
-        plan = put if fits and reach("pot") and can(put) else "place_obj_on_counter()"
-    elif soup_coming and reach("dish") and reach("pot"):
-        plan = "pickup(dish)"
-    elif target is None or not reach("pot"):
-        plan = _find_out(recipe, pots, can, reach)
-    else:
-        plan = _next_ingredient(target, pots, reach) or "wait(3)"
-    return f"Analysis: {reason}\nIntention: wait(1)\nPlan: {plan}"
+    the skill list and the layout's knowledge)."""
+    p = parse_prompt(user, everything)
+    target, why = _target(p)
+    reason = f"I hold {p.held}; the recipe is {', '.join(target) if target else 'unknown to me'}{why}."
+    return f"Analysis: {reason}\nIntention: wait(1)\nPlan: {_decide(p, target, _cells(user, 'L'))}"
 
 
-def _find_out(recipe: tuple[str, ...] | None, pots: list[tuple[str, tuple[str, ...]]], can, reach) -> str:
-    """No recipe to cook (or no pot to cook in): learn it, or show it to the teammate (not while a
-    pot is already on its way to the recipe: the teammate knows it)."""
-    on_track = recipe is not None and any(
-        status in ("cooking", "ready") or (status == "filling" and not Counter(ingredients) - Counter(recipe))
-        for status, ingredients in pots
+def _target(p: Prompt) -> tuple[tuple[str, ...] | None, str]:
+    """The recipe to cook and where it comes from: known, the teammate's signal or its demo."""
+    if p.recipe is not None:
+        return p.recipe, ""
+    signal = read_signal(p)
+    if signal is not None:
+        return signal, " (read from my teammate's signal)"
+    demo = _demo(p.pots)
+    if demo is not None:
+        return demo, " (my teammate's demo in the pot)"
+    return None, ""
+
+
+def _can_cook(p: Prompt, recipe: tuple[str, ...]) -> bool:
+    return p.reach("pot") and all(p.reach(name) for name in set(recipe))
+
+
+def _decide(p: Prompt, target: tuple[str, ...] | None, buttons: list[Pos]) -> str:
+    soup_coming = any(status in ("cooking", "ready") for status, _ in p.pots)
+    if p.held.startswith("soup"):
+        return "deliver_soup()" if p.reach("serving spot") else "place_obj_on_counter()"
+    if p.held == "dish":
+        return "fill_dish_with_soup()" if soup_coming and p.reach("pot") else "place_obj_on_counter()"
+    if p.held != "nothing":  # an ingredient
+        return _with_ingredient(p, target)
+    if soup_coming and p.reach("dish") and p.reach("pot"):
+        return "pickup(dish)"
+    if p.recipe is not None and not _can_cook(p, p.recipe):
+        return show_recipe(p)
+    if target is None or not p.reach("pot"):
+        return find_out(p, buttons)
+    if _first_demo_blocked(p):
+        return "wait(1)"
+    if _teammate_cooks_it(p):
+        return "wait(3)"
+    return _next_ingredient(target, p.pots, p.reach) or "wait(3)"
+
+
+def _with_ingredient(p: Prompt, target: tuple[str, ...] | None) -> str:
+    """Put the held ingredient in a pot it fits, else free the hands (the signaller keeps its sign)."""
+    if p.recipe is not None and not _can_cook(p, p.recipe):
+        return show_recipe(p)
+    fits = target is not None and any(
+        status in ("empty", "filling") and recipe_fit(ingredients, p.held, target) is None
+        for status, ingredients in p.pots
     )
-    if can("press_button()") and reach("button") and not on_track:
-        return "press_button()"
-    if recipe is None and can("go_to_indicator()") and reach("recipe indicator"):
-        return "go_to_indicator()"
-    return "wait(3)"
+    if not (fits and p.reach("pot") and p.can(p.put)):
+        return "place_obj_on_counter()"
+    if _first_demo_blocked(p):
+        return "wait(1)"
+    return p.put
+
+
+def _first_demo_blocked(p: Prompt) -> bool:
+    """A chef who knows the recipe starts an empty pot (a demo for the teammate) only when the
+    teammate is not about to serve (it carries a soup, or filled a dish in the last few steps):
+    its delivery may draw a new recipe."""
+    if p.recipe is None or any(status == "filling" for status, _ in p.pots):
+        return False
+    filled = (
+        p.saw_mate is not None and p.saw_mate[0] == "fill_dish_with_soup()" and p.step - p.saw_mate[1] < SERVE_STEPS
+    )
+    return filled or (p.mate_held is not None and p.mate_held.startswith("soup"))
+
+
+def _teammate_cooks_it(p: Prompt) -> bool:
+    """With a partial view, a chef who reads the recipe on an indicator leaves a pot on its way to it
+    to the teammate who follows the demo: an ingredient it carries there could wait by the cooking pot and
+    drop in the next one just when a delivery changes the recipe (a wrong demo)."""
+    if p.recipe is None or p.radius is None or "(seen on the indicator at step" not in p.user:
+        return False
+    return any(status == "filling" and not Counter(i) - Counter(p.recipe) for status, i in p.pots)
 
 
 def _next_ingredient(recipe: tuple[str, ...], pots: list[tuple[str, tuple[str, ...]]], reach) -> str | None:
