@@ -24,6 +24,9 @@ PAPER_DYNAMICS: MappingProxyType[str, MappingProxyType] = MappingProxyType({
 })  # fmt: skip
 
 
+COORDINATION_LAYOUTS: tuple[str, ...] = tuple(PAPER_DYNAMICS)  # the paper's six, in its Table 2 order
+
+
 def layout_dynamics(layout_name: str) -> dict:
     """The paper's settings for ``layout_name`` (empty for a layout it does not configure)."""
     return dict(PAPER_DYNAMICS.get(layout_name, {}))

@@ -172,18 +172,29 @@ class ActorCritic(nn.Module):
     @nn.compact
     def __call__(self, obs: jax.Array) -> tuple[jax.Array, jax.Array]:
         cfg = self.config
-        x = obs.astype(jnp.float32)
-        if cfg.encoder == "cnn":
-            x = PaperCNN(cfg.cnn_features)(x)
-        else:
-            x = FastEncoder(cfg.fast_features)(x)
+        x = _torso(cfg, obs)
         x = nn.Dense(cfg.fc_dim, kernel_init=orthogonal(np.sqrt(2)), bias_init=constant(0.0))(x)
-        x = nn.relu(nn.LayerNorm()(x))
-        x = nn.Dense(cfg.fc_dim, kernel_init=orthogonal(np.sqrt(2)), bias_init=constant(0.0))(x)
-        x = nn.relu(x)
-        logits = nn.Dense(NUM_ACTIONS, kernel_init=orthogonal(0.01), bias_init=constant(0.0))(x)
-        value = nn.Dense(1, kernel_init=orthogonal(1.0), bias_init=constant(0.0))(x)
-        return logits, jnp.squeeze(value, -1)
+        return _heads(nn.relu(x))
+
+
+def _torso(cfg: NetworkConfig, obs: jax.Array) -> jax.Array:
+    """The encoder, then Dense(fc) -> LayerNorm -> ReLU. Called inside a compact ``__call__``, so
+    its layers are the caller's (same names as when they were written inline: checkpoints load)."""
+    x = obs.astype(jnp.float32)
+    if cfg.encoder == "pointwise":
+        x = PointwiseEncoder(cfg.pointwise, cfg.spatial)(x)
+    elif cfg.encoder == "cnn":
+        x = PaperCNN(cfg.cnn_features)(x)
+    else:
+        x = FastEncoder(cfg.fast_features)(x)
+    x = nn.Dense(cfg.fc_dim, kernel_init=orthogonal(np.sqrt(2)), bias_init=constant(0.0))(x)
+    return nn.relu(nn.LayerNorm()(x))
+
+
+def _heads(x: jax.Array) -> tuple[jax.Array, jax.Array]:
+    logits = nn.Dense(NUM_ACTIONS, kernel_init=orthogonal(0.01), bias_init=constant(0.0))(x)
+    value = nn.Dense(1, kernel_init=orthogonal(1.0), bias_init=constant(0.0))(x)
+    return logits, jnp.squeeze(value, -1)
 
 
 class RecurrentActorCritic(nn.Module):
@@ -194,22 +205,12 @@ class RecurrentActorCritic(nn.Module):
     @nn.compact
     def __call__(self, hidden: jax.Array, obs: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
         cfg = self.config
-        x = obs.astype(jnp.float32)
-        if cfg.encoder == "pointwise":
-            x = PointwiseEncoder(cfg.pointwise, cfg.spatial)(x)
-        elif cfg.encoder == "cnn":
-            x = PaperCNN(cfg.cnn_features)(x)
-        else:
-            x = FastEncoder(cfg.fast_features)(x)
-        x = nn.Dense(cfg.fc_dim, kernel_init=orthogonal(np.sqrt(2)), bias_init=constant(0.0))(x)
-        x = nn.relu(nn.LayerNorm()(x))
+        x = _torso(cfg, obs)
         # flax's default recurrent initializer is its LAPACK orthogonal (see ``orthogonal``)
         cell = nn.GRUCell(cfg.memory, kernel_init=orthogonal(1.0), recurrent_kernel_init=orthogonal(1.0))
         hidden, x = cell(hidden, x)
         x = nn.relu(nn.Dense(cfg.fc_dim, kernel_init=orthogonal(np.sqrt(2)), bias_init=constant(0.0))(x))
-        logits = nn.Dense(NUM_ACTIONS, kernel_init=orthogonal(0.01), bias_init=constant(0.0))(x)
-        value = nn.Dense(1, kernel_init=orthogonal(1.0), bias_init=constant(0.0))(x)
-        return hidden, logits, jnp.squeeze(value, -1)
+        return hidden, *_heads(x)
 
 
 Hidden = jax.Array | None  # (B, memory) for a recurrent policy, None for a feedforward one

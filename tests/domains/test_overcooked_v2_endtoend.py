@@ -11,18 +11,12 @@ import json
 
 import pytest
 
+from envs.overcooked.presets import COORDINATION_LAYOUTS
 from proagent.cli import main
 from proagent.domains.overcooked.heuristic import heuristic_answer
 from proagent.llm.fake_server import FakeChatServer
 
-V2 = (
-    "grounded_coord_simple",
-    "grounded_coord_ring",
-    "test_time_simple",
-    "test_time_wide",
-    "demo_cook_simple",
-    "demo_cook_wide",
-)
+V2 = COORDINATION_LAYOUTS
 
 
 @pytest.mark.slow  # ~1 min: 12 episodes of 200 steps; the slow CI step runs it

@@ -17,6 +17,7 @@ import pytest
 import envs
 from envs import Action, Event, EventKind, Item
 from envs.overcooked.layouts import get_layout, ingredient_name
+from envs.overcooked.presets import COORDINATION_LAYOUTS
 from envs.overcooked.symbolic import KitchenMap
 from proagent.agent.prompts import load_knowledge
 from proagent.domains.base import SkillParseError
@@ -29,14 +30,7 @@ from proagent.domains.overcooked.skills import Skill, SkillBook, kitchen_feature
 from proagent.paths import KNOWLEDGE_DIR
 
 CLASSIC = ("cramped_room", "asymmetric_advantages", "coordination_ring", "forced_coordination", "counter_circuit")
-V2 = (
-    "grounded_coord_simple",
-    "grounded_coord_ring",
-    "test_time_simple",
-    "test_time_wide",
-    "demo_cook_simple",
-    "demo_cook_wide",
-)
+V2 = COORDINATION_LAYOUTS
 CLASSIC_SIGNATURES = [
     "pickup(obj)",
     "put_onion_in_pot()",
