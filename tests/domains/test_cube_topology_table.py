@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
-
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "cube_topology_table.py"
+from scripts_loader import load_script
 
 
 def _load():
-    spec = importlib.util.spec_from_file_location("cube_topology_table", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["cube_topology_table"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("cube_topology_table")
 
 
 def test_every_team_size_and_difficulty_is_a_layout() -> None:

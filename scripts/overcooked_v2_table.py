@@ -1,0 +1,173 @@
+"""The OvercookedV2 table, regenerated: the shipped V2 partners in self-play and cross-play, and
+ProAgent with each of them (both seats), next to the V2 paper's Table 2.
+
+    python scripts/overcooked_v2_table.py                        # RL cross-play + ProAgent (loopback)
+    python scripts/overcooked_v2_table.py --llm embedded --episodes 1 --horizon 100
+    python scripts/overcooked_v2_table.py --llm openai/gpt-4o-mini   # a real model (costs money)
+    python scripts/overcooked_v2_table.py --skip-proagent           # the RL block only (minutes)
+
+RL block: every trained partner of each layout (partners/<layout>/<name>, the same network) plays
+every other and itself in one vmapped program (`proagent.training.crossplay`), ``--rl-episodes``
+episodes per ordered pair. SP is a partner with itself; XP is its mean with every *other* shipped
+partner of the layout, both seats (cross-method here: the paper's XP pairs seeds of one method,
+which needs several seeds per method: ``<method>_s<seed>`` folders are counted as the same method
+and reported as "XP same method" when present). ProAgent block: `proagent eval` of ProAgent with
+each partner and with itself, ``--episodes`` per seat, so every finished episode is in a run folder
+under runs/ (``--resume FOLDER`` finishes a stopped one). With the loopback responder (the V2
+heuristic test double, no language model) the ProAgent numbers measure the framework and that
+responder, not a model. Writes ``<out>.md`` (default docs/overcooked_v2_table.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from envs.overcooked.presets import COORDINATION_LAYOUTS
+from proagent.cli import main as cli
+from proagent.eval.records import read_records
+from proagent.eval.stats import mean_se
+from proagent.paths import PROJECT_ROOT
+
+LAYOUTS = COORDINATION_LAYOUTS
+PAPER = PROJECT_ROOT / "data" / "overcooked_v2_paper_table2.json"
+
+
+def method_of(name: str) -> str:
+    """``sp_s1`` -> ``sp``: seeds of one method."""
+    head, sep, tail = name.rpartition("_s")
+    return head if sep and tail.isdigit() else name
+
+
+def rl_rows(layout: str, episodes: int, seed: int) -> list[dict]:
+    """SP, XP (other partners) and XP (same method, other seeds) of each shipped partner of ``layout``."""
+    from proagent.training.crossplay import zoo_crossplay
+
+    try:
+        xp = zoo_crossplay(layout, episodes=episodes, seed=seed)
+    except (ValueError, FileNotFoundError):
+        return []
+    scores = np.asarray(xp.scores)  # (n, n, episodes)
+    rows = []
+    for i, name in enumerate(xp.names):
+        others = [j for j in range(len(xp.names)) if j != i]
+        same = [j for j in others if method_of(xp.names[j]) == method_of(name)]
+        sp = mean_se(scores[i, i].tolist())
+        cross, kin = mean_se(both_seats(scores, i, others)), mean_se(both_seats(scores, i, same))
+        gap = sp.mean - cross.mean if sp.n and cross.n else None
+        rows.append({"layout": layout, "name": name, "sp": sp, "xp": cross, "xp_same": kin, "gap": gap})
+    return rows
+
+
+def both_seats(scores: np.ndarray, i: int, partners: list[int]) -> list[float]:
+    """Every episode of partner ``i`` with each of ``partners``, in seat 0 and in seat 1."""
+    return [float(v) for j in partners for v in np.concatenate([scores[i, j], scores[j, i]])]
+
+
+def run_proagent(args: argparse.Namespace, partners: dict[str, list[str]]) -> Path | None:
+    """`proagent eval` of ProAgent with every layout's partners and itself; the run folder."""
+    if args.resume is not None:
+        if cli(["eval", "--resume", str(args.resume), "--progress", "off"]) != 0:
+            raise SystemExit("eval --resume failed")
+        return args.resume
+    names = sorted({n for ns in partners.values() for n in ns} | {"proagent"})
+    name = f"overcooked-v2-{args.llm.replace('/', '_')}"
+    argv = [
+        "eval", "--name", name, "--layouts", ",".join(args.layouts), "--partners", ",".join(names),
+        "--seats", "0,1", "--episodes", str(args.episodes), "--horizon", str(args.horizon), "--progress", "off",
+        "--runs-dir", str(args.runs_dir), "--llm", args.llm,
+    ]  # fmt: skip
+    server = contextlib.nullcontext(None)
+    if args.llm == "loopback":
+        from proagent.domains.overcooked.heuristic import heuristic_answer
+        from proagent.llm.fake_server import FakeChatServer
+
+        server = FakeChatServer(delay_s=0.0, responder=heuristic_answer)
+    with server as fake:
+        if fake is not None:
+            at = argv.index("--llm")
+            argv[at:] = ["--llm", "openai/loopback", "--api-base", fake.url, "--no-cache"]
+        code = cli(argv)
+    if code != 0:
+        raise SystemExit(f"eval failed ({code})")
+    return max(args.runs_dir.glob(f"*-{name}"), key=lambda p: p.stat().st_mtime)
+
+
+def proagent_table(folder: Path, layouts: list[str]) -> str:
+    records = read_records(folder / "episodes.jsonl")
+    lines = ["| layout | partner | seat 0 | seat 1 | both seats |", "|---|---|---|---|---|"]
+    for layout in layouts:
+        for partner in sorted({r.partner for r in records if r.layout == layout}):
+            mine = [r for r in records if r.layout == layout and r.partner == partner]
+            cells = [mean_se([r.score for r in mine if r.seat in seats]).text(1) for seats in ({0}, {1}, {0, 1})]
+            lines.append(f"| {layout} | {partner} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def rl_table(rows: list[dict], paper: dict) -> str:
+    lines = [
+        "| layout | partner | SP (ours) | XP vs other partners | XP same method | gap | paper SP | paper XP | paper gap |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        ref = paper["layouts"].get(r["layout"], {}).get(method_of(r["name"]))
+        fmt = lambda pair: f"{pair[0]} ± {pair[1]} (sd)" if pair else "-"
+        gap = "-" if r["gap"] is None else f"{r['gap']:.1f}"
+        lines.append(
+            f"| {r['layout']} | {r['name']} | {r['sp'].text(1)} | {r['xp'].text(1)} | {r['xp_same'].text(1)} | {gap} | "
+            + " | ".join(fmt(ref[k]) if ref else "-" for k in range(3))
+            + " |"
+        )
+    return "\n".join(lines)
+
+
+def shipped(layout: str) -> list[str]:
+    from proagent.domains.overcooked.partners.rl import available_rl_partners
+
+    return available_rl_partners(layout)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--llm", default="loopback", help="'loopback' (the V2 heuristic responder), 'embedded' or a litellm id")
+    p.add_argument("--layouts", type=lambda s: s.split(","), default=list(LAYOUTS))
+    p.add_argument("--episodes", type=int, default=1, help="ProAgent episodes per partner and seat")
+    p.add_argument("--horizon", type=int, default=400, help="steps per ProAgent episode (the paper's 400)")
+    p.add_argument("--rl-episodes", type=int, default=50, help="RL cross-play episodes per ordered pair")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--skip-proagent", action="store_true")
+    p.add_argument("--out", type=Path, default=Path("docs/overcooked_v2_table"))
+    p.add_argument("--runs-dir", type=Path, default=Path("runs"))
+    p.add_argument("--resume", type=Path, default=None, help="finish this earlier ProAgent run folder")
+    args = p.parse_args(argv)
+    paper = json.loads(PAPER.read_text())
+    partners = {layout: shipped(layout) for layout in args.layouts}
+    rows = [row for layout in args.layouts for row in rl_rows(layout, args.rl_episodes, args.seed)]
+    folder = None if args.skip_proagent else run_proagent(args, partners)
+    model = "the V2 loopback responder (scripted, no language model)" if args.llm == "loopback" else f"`{args.llm}`"
+    command = " ".join(argv if argv is not None else sys.argv[1:])
+    text = (
+        "# OvercookedV2: shipped partners and ProAgent\n\n"
+        f"Regenerate: `python scripts/overcooked_v2_table.py {command}`.\n\n"
+        f"## RL partners ({args.rl_episodes} episodes of 400 steps per ordered pair, mean ± standard error; "
+        "paper: 10 seeds, mean ± standard deviation)\n\n"
+        + (rl_table(rows, paper) if rows else "No V2 partners are shipped for these layouts.")
+        + "\n"
+    )
+    if folder is not None:
+        text += (
+            f"\n## ProAgent with {model}, {args.episodes} episode(s) of {args.horizon} steps per partner and seat\n\n"
+            f"Run folder `{folder.name}`.\n\n" + proagent_table(folder, args.layouts) + "\n"
+        )
+    args.out.with_suffix(".md").write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
