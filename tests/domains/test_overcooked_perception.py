@@ -313,3 +313,14 @@ def test_belief_correction_reads_only_witnessed_teammate_events(env, first):
     full = DOMAIN.perceiver(envs.make("cramped_room"), 0)
     full.observe(first, [theirs])
     assert full.witnessed() == (theirs,) and full.believed_state() is first
+
+
+def test_memory_lines_say_where_an_unseen_teammate_was_last_seen(env, first, book):
+    far = replace(first, players=(first.players[0], replace(first.players[1], position=(6, 2))), step=3)
+    perceiver = Perceiver(0, 2)
+    perceiver.observe(first, ())  # step 0: both chefs on their start cells, 3 apart: not in view
+    unseen = DOMAIN.memory_summary(ground(perceiver.observe(far, ()), 0, book, TeammateView(1, None, None), 0.0))
+    assert "teammate" in unseen and "[6, 2]" not in unseen and "(6, 2)" not in unseen
+    assert unseen.endswith(("teammate not seen yet", "(step 0)"))
+    full = DOMAIN.memory_summary(ground(first, 0, book, TeammateView(1, None, None), 0.0))
+    assert full == f"you at {list(first.players[0].position)} holding nothing; teammate at {list(first.players[1].position)} holding nothing"

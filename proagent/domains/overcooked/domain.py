@@ -148,11 +148,15 @@ class OvercookedDomain:
         }
 
     def memory_summary(self, facts: dict) -> str:
+        """One line of memory. With a partial view the teammate is where it was last seen, said so
+        (facts of a full view carry no ``in_view``: the classic line, unchanged)."""
         me, mate = facts["me"], facts["teammate"]
-        return (
-            f"you at {me['position']} holding {me['held'] or 'nothing'}; "
-            f"teammate at {mate['position']} holding {mate['held'] or 'nothing'}"
-        )
+        you = f"you at {me['position']} holding {me['held'] or 'nothing'}; "
+        if mate.get("in_view", True):
+            return you + f"teammate at {mate['position']} holding {mate['held'] or 'nothing'}"
+        if mate.get("seen_step") is None:
+            return you + "teammate not seen yet"
+        return you + f"teammate last seen at {mate['position']} holding {mate['held'] or 'nothing'} (step {mate['seen_step']})"
 
     def action_name(self, action: int) -> str:
         return Action(int(action)).name.lower()
