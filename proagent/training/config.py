@@ -21,14 +21,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from proagent.training.networks import NetworkConfig
 
 
-class PPOConfig(BaseModel):
-    """Independent PPO with one set of parameters shared by both seats (self-play)."""
+class PPOHyperparameters(BaseModel):
+    """The PPO knobs every training program of the repository shares (the Overcooked zoo's
+    ``PPOConfig``, CUBE's ``IppoConfig``); each program sets its own defaults and adds its own fields."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    layout: str = "cramped_room"
     seed: int = 0
-    total_steps: int = Field(10_000_000, ge=1, description="environment steps (both agents act in each)")
+    total_steps: int = Field(10_000_000, ge=1, description="environment steps (every agent acts in each)")
     num_envs: int = Field(32, ge=1)
     num_steps: int = Field(128, ge=1, description="rollout length per update")
     update_epochs: int = Field(4, ge=1)
@@ -42,8 +42,6 @@ class PPOConfig(BaseModel):
     lr: float = 5e-4
     lr_warmup: float = Field(0.05, ge=0.0, le=1.0, description="fraction of updates spent warming up")
     anneal_lr: bool = Field(True, description="cosine decay after the warmup; else constant lr")
-    shaping_horizon: int = Field(5_000_000, ge=0, description="env steps over which shaping goes 1 -> 0")
-    network: NetworkConfig = NetworkConfig()
 
     @property
     def steps_per_update(self) -> int:
@@ -53,6 +51,14 @@ class PPOConfig(BaseModel):
     def num_updates(self) -> int:
         """Whole updates only; ``total_steps`` is rounded up to a multiple of ``steps_per_update``."""
         return max(1, -(-self.total_steps // self.steps_per_update))
+
+
+class PPOConfig(PPOHyperparameters):
+    """Independent PPO with one set of parameters shared by both seats (self-play)."""
+
+    layout: str = "cramped_room"
+    shaping_horizon: int = Field(5_000_000, ge=0, description="env steps over which shaping goes 1 -> 0")
+    network: NetworkConfig = NetworkConfig()
 
 
 PAPER_RECIPE: dict = {"num_envs": 64, "num_steps": 256, "num_minibatches": 16, "ent_coef": 0.04, "lr": 4e-4}

@@ -32,50 +32,32 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from flax.training.train_state import TrainState
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from envs.cube import CubeEnv, CubeEnvState, Scenario, make
 from proagent.domains.cube.rl.network import MlpActorCritic, MlpConfig
 from proagent.domains.cube.rl.observation import obs_dim, observe_all
 from proagent.training import ppo
+from proagent.training.config import PPOHyperparameters
 
 ParamsMode = Literal["shared", "independent"]
 
 
-class IppoConfig(BaseModel):
-    """One training run; stored whole in the manifest (``train_config``)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class IppoConfig(PPOHyperparameters):
+    """One training run; stored whole in the manifest (``train_config``). The PPO knobs are the
+    repository's shared ones (``training.config.PPOHyperparameters``) with CUBE's own defaults."""
 
     scenario: str = "easy_2a"
     params: ParamsMode = "shared"
-    seed: int = 0
     total_steps: int = Field(1_000_000, ge=1, description="env steps (every agent acts in each)")
     num_envs: int = Field(64, ge=1)
-    num_steps: int = Field(128, ge=1, description="rollout length per update")
-    update_epochs: int = Field(4, ge=1)
-    num_minibatches: int = Field(4, ge=1)
-    gamma: float = 0.99
-    gae_lambda: float = 0.95
-    clip_eps: float = 0.2
     ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
     lr: float = 1e-3
     lr_warmup: float = Field(0.0, ge=0.0, le=1.0)
-    anneal_lr: bool = True
     push_shaping: float = Field(0.5, ge=0.0, description="x the env's per-agent push-right reward")
     approach_shaping: float = Field(1.0, ge=0.0, description="x potential-based approach to a block's left face")
     shaping_horizon: float = Field(0.5, ge=0.0, le=1.0, description="fraction of training, shaping 1 -> 0")
     network: MlpConfig = MlpConfig()
-
-    @property
-    def steps_per_update(self) -> int:
-        return self.num_envs * self.num_steps
-
-    @property
-    def num_updates(self) -> int:
-        return max(1, -(-self.total_steps // self.steps_per_update))
 
 
 class Rollout(NamedTuple):
