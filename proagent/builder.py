@@ -10,8 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from proagent.agent.background import BackgroundProAgent
+from proagent.agent.belief import BeliefMode
 from proagent.agent.presets import model_defaults
 from proagent.agent.proagent import AgentConfig, ProAgent
 from proagent.agent.prompt_check import check_prompt_set
@@ -91,18 +96,42 @@ def partner_names(partner: str, num_agents: int) -> list[str]:
     return names
 
 
-def agent_config(flags: object, embedded: bool) -> AgentConfig:
+class LLMFlags(BaseModel):
+    """The LLM agent's command-line options (``cli/agent_options.py``), typed: what play and the
+    human page pass to ``prepare_llm``. ``from_args`` reads them off an argparse namespace."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    llm: str = "embedded"
+    api_base: str | None = None
+    llm_timeout: float = 60.0
+    cache_dir: Path | None = None
+    no_cache: bool = False
+    prompt: str | None = None
+    belief: BeliefMode = "replace"
+    memory_k: int = 5
+    max_replans: int = 4
+    no_verificator: bool = False
+    no_loop_check: bool = False
+    legal_only: Literal["auto", "on", "off"] = "auto"
+
+    @classmethod
+    def from_args(cls, args: object) -> LLMFlags:
+        return cls.model_validate({name: getattr(args, name) for name in cls.model_fields if hasattr(args, name)})
+
+
+def agent_config(flags: LLMFlags, embedded: bool) -> AgentConfig:
     """The agent's config from the shared agent flags (``--prompt``, ``--belief``...); settings
     left on auto follow the model (agent/presets.py)."""
-    legal_only = {"auto": "auto", "on": True, "off": False}[flags.legal_only]  # type: ignore[attr-defined]
-    defaults = model_defaults(embedded, flags.prompt, legal_only)  # type: ignore[attr-defined]
+    legal_only = {"auto": "auto", "on": True, "off": False}[flags.legal_only]
+    defaults = model_defaults(embedded, flags.prompt, legal_only)
     return AgentConfig(
         **defaults.model_dump(),
-        belief=flags.belief,  # type: ignore[attr-defined]
-        memory_k=flags.memory_k,  # type: ignore[attr-defined]
-        verificator=not flags.no_verificator,  # type: ignore[attr-defined]
-        loop_check=not flags.no_loop_check,  # type: ignore[attr-defined]
-        max_replans=flags.max_replans,  # type: ignore[attr-defined]
+        belief=flags.belief,
+        memory_k=flags.memory_k,
+        verificator=not flags.no_verificator,
+        loop_check=not flags.no_loop_check,
+        max_replans=flags.max_replans,
     )
 
 
@@ -187,15 +216,15 @@ class LLMSeat:
     embedded: bool
 
 
-def prepare_llm(flags: object, domain: Domain, env: DomainEnv, seats: list[int], seed: int) -> LLMSeat:
+def prepare_llm(flags: LLMFlags, domain: Domain, env: DomainEnv, seats: list[int], seed: int) -> LLMSeat:
     """Check the prompt set on every seat the agent may take and make the model (``--llm``,
     ``--api-base``, ``--llm-timeout``, ``--cache-dir``/``--no-cache``); one SetupError otherwise."""
-    embedded = flags.llm.split(":")[0] == EMBEDDED_SPEC  # type: ignore[attr-defined]
+    embedded = flags.llm.split(":")[0] == EMBEDDED_SPEC
     config = agent_config(flags, embedded)
     try:
         hashes = check_llm_agent(domain, env, config, seats, seed)
-        cache_dir = None if flags.no_cache else flags.cache_dir  # type: ignore[attr-defined]
-        model = make_model(flags.llm, api_base=flags.api_base, cache_dir=cache_dir, timeout_s=flags.llm_timeout)  # type: ignore[attr-defined]
+        cache_dir = None if flags.no_cache else flags.cache_dir
+        model = make_model(flags.llm, api_base=flags.api_base, cache_dir=cache_dir, timeout_s=flags.llm_timeout)
     except (PromptSetError, LLMError) as exc:
         raise SetupError(str(exc)) from exc
     return LLMSeat(config, model, hashes, embedded)

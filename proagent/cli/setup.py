@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from proagent.builder import (
     LLM_AGENT,
     AgentBuilder,
+    LLMFlags,
     LLMSeat,
     SetupError,
     check_name,
@@ -71,7 +72,7 @@ def build_session(args: argparse.Namespace) -> Session:
         check_name(session_builder(domain, None), name, env)
     copies = [seat for seat, name in zip(partner_seats, names) if name == LLM_AGENT]  # copies of the agent in other seats
     topology = topology_config(args, domain)
-    llm = prepare_llm(args, domain, env, [args.seat, *copies], args.seed)
+    llm = prepare_llm(LLMFlags.from_args(args), domain, env, [args.seat, *copies], args.seed)
     builder = session_builder(domain, llm)
     folder = RunFolder.create(args.name or f"play-{env.name}-{args.partner.replace(',', '+')}", **({"root": args.runs_dir} if args.runs_dir else {}))
     commit, dirty = git_state()

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 import jax
 import jax.numpy as jnp
 
-from proagent.builder import LLM_AGENT, SetupError, prepare_llm, resolve_env, session_builder
+from proagent.builder import LLM_AGENT, LLMFlags, SetupError, prepare_llm, resolve_env, session_builder
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import domain_for
 from proagent.domains.base import Domain, DomainEnv
@@ -60,7 +60,7 @@ class HumanSession:
 
 
 def _llm_agent(args: argparse.Namespace, domain: Domain, env: DomainEnv, seat: int) -> AgentSpec:
-    llm = prepare_llm(args, domain, env, [seat], args.seed)
+    llm = prepare_llm(LLMFlags.from_args(args), domain, env, [seat], args.seed)
     background = args.mode == "realtime"  # turn-based: the game waits for the LLM, as in play
     builder = session_builder(domain, llm, background)
     info = {"name": LLM_AGENT, "background_decisions": background, **llm.config.model_dump()}
