@@ -129,7 +129,7 @@ class Perceiver(Protocol):
     """One seat's senses in a world with partial views (a domain's optional ``perceiver(env, seat)``).
 
     Everything ProAgent shows its model passes through it: the grounded view, the state the
-    Verificator and the skill judgement check (preconditions are beliefs: "the pot I last saw at
+    Verificator and the skill judgement check (preconditions are beliefs: "the counter I last saw at
     step 41 had room"), and the events that feed belief correction (a teammate's skill seen, not
     one done out of view). With a full view all three are the truth.
     """

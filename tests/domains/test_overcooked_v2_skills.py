@@ -24,8 +24,7 @@ from proagent.domains.base import SkillParseError
 from proagent.domains.overcooked.controller import Controller
 from proagent.domains.overcooked.domain import OvercookedDomain
 from proagent.domains.overcooked.heuristic import heuristic_answer
-from proagent.domains.overcooked.heuristic_v2 import is_v2, parse_recipe
-from proagent.domains.overcooked.heuristic_v2_protocols import Convention, parse_convention
+from proagent.domains.overcooked.heuristic_v2_prompt import Convention, is_v2, parse_convention, parse_recipe
 from proagent.domains.overcooked.skills import Skill, SkillBook, kitchen_features, recipe_fit
 from proagent.paths import KNOWLEDGE_DIR
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from proagent.domains.overcooked.heuristic_v2 import is_v2, v2_answer
+from proagent.domains.overcooked.heuristic_v2 import v2_answer
+from proagent.domains.overcooked.heuristic_v2_prompt import is_v2
 
 _HELD = re.compile(r"You \(player \d\) are at \[[^\]]*\] facing \w+, holding ([^.]+)\.")
 _POT = re.compile(r"Pot at \[[^\]]*\]: ([^.]+)\.")

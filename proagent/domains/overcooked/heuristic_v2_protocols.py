@@ -24,41 +24,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from proagent.domains.overcooked.heuristic_v2 import Pos, Prompt
+from proagent.domains.overcooked.heuristic_v2_prompt import Convention, Pos, Prompt
 
-_CONVENTION = re.compile(
-    r"Signal convention[^:]*: an? (\w+) on one of the counters ((?:\[\d+, \d+\](?:, | or )?)+) means ([a-z, ]+?); "
-    r"no \1 on them means ([a-z, ]+?)\."
-)
-_CELL = re.compile(r"\[(\d+), (\d+)\]")
 START_SETTLE = 10  # steps the signaller needs at the start to fetch and place its sign
 DELIVERY_SETTLE = 5  # steps it needs to update the sign after a correct delivery
-
-
-@dataclass(frozen=True)
-class Convention:
-    """An ``item`` on one of the ``spots`` means ``present``; none there means ``absent``."""
-
-    item: str
-    spots: tuple[tuple[int, int], ...]
-    present: tuple[str, ...]
-    absent: tuple[str, ...]
-
-
-def _recipe(words: str) -> tuple[str, ...]:
-    return tuple(w.strip() for w in words.split(","))
-
-
-def parse_convention(text: str) -> Convention | None:
-    match = _CONVENTION.search(text)
-    if match is None:
-        return None
-    spots = tuple((int(x), int(y)) for x, y in _CELL.findall(match.group(2)))
-    return Convention(match.group(1), spots, _recipe(match.group(3)), _recipe(match.group(4)))
 
 
 def _sign_up(p: Prompt, convention: Convention, in_view_only: bool) -> bool:
