@@ -24,6 +24,7 @@ def v2_env():
     return envs.make_layout_env("grounded_coord_simple", horizon=20)
 
 
+@pytest.mark.slow  # ~20 s on a loaded machine
 def test_other_play_permutes_only_what_an_agent_sees(v2_env):
     assert recipe_ingredients(v2_env.layout) == (0, 1)
     permuted = other_play_env(v2_env, OtherPlaySettings())
