@@ -86,3 +86,30 @@ def test_shipped_partners_load_and_act_from_both_seats(layout):
             first = [partner.policy(env.symbolic(state), state) for _ in range(3)]
             partner.reset(seat, seed=5)
             assert [partner.policy(env.symbolic(state), state) for _ in range(3)] == first
+
+
+V2_SHIPPED = {"demo_cook_simple": ("sp", "op", "state_aug", "fcp")}
+
+
+@pytest.mark.parametrize("layout", sorted(V2_SHIPPED))
+def test_shipped_v2_partners_are_recurrent_and_see_the_papers_window(layout):
+    """The V2 zoo: each method ships for demo_cook_simple (SP for every coordination layout), with
+    the recurrent network, the paper's dynamics in its manifest, a 5x5 view, and a memory that
+    ``reset`` clears (the same seed replays the same actions)."""
+    from envs.overcooked.presets import COORDINATION_LAYOUTS
+
+    assert all("sp" in available_rl_partners(name) for name in COORDINATION_LAYOUTS)
+    env = envs.make_layout_env(layout)
+    state = env.reset(jax.random.PRNGKey(0))
+    for name in V2_SHIPPED[layout]:
+        partner = load_rl_partner(name, envs.get_layout(layout))
+        m = partner.manifest
+        assert m.network.recurrent and m.dynamics["agent_view_size"] == 2 and m.obs_shape[:2] == (5, 5), name
+        assert m.self_play is not None and m.self_play.episodes >= 50, name
+        with pytest.raises(ValueError, match="recurrent"):
+            partner.act_batch(jnp.zeros((1, *m.obs_shape), jnp.int32), jax.random.PRNGKey(0))
+    partner = load_rl_partner("sp", envs.get_layout(layout))
+    partner.reset(1, seed=5)
+    first = [partner.policy(env.symbolic(state), state) for _ in range(4)]
+    partner.reset(1, seed=5)
+    assert [partner.policy(env.symbolic(state), state) for _ in range(4)] == first
