@@ -12,8 +12,9 @@ episodes per ordered pair. SP is a partner with itself; XP is its mean with ever
 partner of the layout, both seats (cross-method here: the paper's XP pairs seeds of one method,
 which needs several seeds per method: ``<method>_s<seed>`` folders are counted as the same method
 and reported as "XP same method" when present). ProAgent block: `proagent eval` of ProAgent with
-each partner and with itself, ``--episodes`` per seat, so every finished episode is in a run folder
-under runs/ (``--resume FOLDER`` finishes a stopped one). With the loopback responder (the V2
+each partner and with itself, ``--episodes`` per seat, one run folder per layout under runs/ (each
+layout has its own partners), so every finished episode is kept: ``--resume FOLDER`` (repeatable)
+finishes a stopped layout's run with `proagent eval --resume` and reuses a finished one. With the loopback responder (the V2
 heuristic test double, no language model) the ProAgent numbers measure the framework and that
 responder, not a model. Writes ``<out>.md`` (default docs/overcooked_v2_table.md).
 """
@@ -69,16 +70,25 @@ def both_seats(scores: np.ndarray, i: int, partners: list[int]) -> list[float]:
     return [float(v) for j in partners for v in np.concatenate([scores[i, j], scores[j, i]])]
 
 
-def run_proagent(args: argparse.Namespace, partners: dict[str, list[str]]) -> Path | None:
-    """`proagent eval` of ProAgent with every layout's partners and itself; the run folder."""
-    if args.resume is not None:
-        if cli(["eval", "--resume", str(args.resume), "--progress", "off"]) != 0:
-            raise SystemExit("eval --resume failed")
-        return args.resume
-    names = sorted({n for ns in partners.values() for n in ns} | {"proagent"})
-    name = f"overcooked-v2-{args.llm.replace('/', '_')}"
+def run_proagent(args: argparse.Namespace, partners: dict[str, list[str]]) -> list[Path]:
+    """`proagent eval` of ProAgent with each layout's partners and itself: one run folder a layout,
+    the ``--resume`` folders finished (not replayed) and reused for their layouts."""
+    folders = []
+    for folder in args.resume:
+        if cli(["eval", "--resume", str(folder), "--progress", "off"]) != 0:
+            raise SystemExit(f"eval --resume {folder} failed")
+        folders.append(folder)
+    done = {r.layout for folder in folders for r in read_records(folder / "episodes.jsonl")}
+    for layout in args.layouts:
+        if layout not in done:
+            folders.append(_eval_layout(args, layout, [*partners[layout], "proagent"]))
+    return folders
+
+
+def _eval_layout(args: argparse.Namespace, layout: str, names: list[str]) -> Path:
+    name = f"overcooked-v2-{layout}-{args.llm.replace('/', '_')}"
     argv = [
-        "eval", "--name", name, "--layouts", ",".join(args.layouts), "--partners", ",".join(names),
+        "eval", "--name", name, "--layouts", layout, "--partners", ",".join(names),
         "--seats", "0,1", "--episodes", str(args.episodes), "--horizon", str(args.horizon), "--progress", "off",
         "--runs-dir", str(args.runs_dir), "--llm", args.llm,
     ]  # fmt: skip
@@ -98,8 +108,8 @@ def run_proagent(args: argparse.Namespace, partners: dict[str, list[str]]) -> Pa
     return max(args.runs_dir.glob(f"*-{name}"), key=lambda p: p.stat().st_mtime)
 
 
-def proagent_table(folder: Path, layouts: list[str]) -> str:
-    records = read_records(folder / "episodes.jsonl")
+def proagent_table(folders: list[Path], layouts: list[str]) -> str:
+    records = [r for folder in folders for r in read_records(folder / "episodes.jsonl")]
     lines = ["| layout | partner | seat 0 | seat 1 | both seats |", "|---|---|---|---|---|"]
     for layout in layouts:
         for partner in sorted({r.partner for r in records if r.layout == layout}):
@@ -143,12 +153,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--skip-proagent", action="store_true")
     p.add_argument("--out", type=Path, default=Path("docs/overcooked_v2_table"))
     p.add_argument("--runs-dir", type=Path, default=Path("runs"))
-    p.add_argument("--resume", type=Path, default=None, help="finish this earlier ProAgent run folder")
+    p.add_argument(
+        "--resume", type=Path, action="append", default=[], help="finish (or reuse) this earlier layout's run folder"
+    )
     args = p.parse_args(argv)
     paper = json.loads(PAPER.read_text())
     partners = {layout: shipped(layout) for layout in args.layouts}
     rows = [row for layout in args.layouts for row in rl_rows(layout, args.rl_episodes, args.seed)]
-    folder = None if args.skip_proagent else run_proagent(args, partners)
+    folders = [] if args.skip_proagent else run_proagent(args, partners)
     model = "the V2 loopback responder (scripted, no language model)" if args.llm == "loopback" else f"`{args.llm}`"
     command = " ".join(argv if argv is not None else sys.argv[1:])
     text = (
@@ -159,10 +171,10 @@ def main(argv: list[str] | None = None) -> int:
         + (rl_table(rows, paper) if rows else "No V2 partners are shipped for these layouts.")
         + "\n"
     )
-    if folder is not None:
+    if folders:
         text += (
             f"\n## ProAgent with {model}, {args.episodes} episode(s) of {args.horizon} steps per partner and seat\n\n"
-            f"Run folder `{folder.name}`.\n\n" + proagent_table(folder, args.layouts) + "\n"
+            f"Run folders: {', '.join(f'`{f.name}`' for f in folders)}.\n\n" + proagent_table(folders, args.layouts) + "\n"
         )
     args.out.with_suffix(".md").write_text(text)
     print(text)

@@ -1,0 +1,27 @@
+"""scripts/overcooked_v2_table.py regenerates the V2 table: the shipped V2 partners' SP/XP next to
+the paper's Table 2 (a few episodes), and ProAgent with each partner through `proagent eval`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scripts_loader import load_script
+
+
+def test_seeds_count_as_one_method_and_both_seats_pool_episodes() -> None:
+    table = load_script("overcooked_v2_table")
+    assert table.method_of("sp_s1") == table.method_of("sp") == "sp" and table.method_of("state_aug") == "state_aug"
+    scores = np.arange(2 * 2 * 2, dtype=float).reshape(2, 2, 2)  # (seat-0 partner, seat-1 partner, episodes)
+    assert table.both_seats(scores, 0, [1]) == [2.0, 3.0, 4.0, 5.0]
+
+
+@pytest.mark.slow  # cross-play of the shipped demo_cook_simple partners + 4 short ProAgent episodes (~1-2 min)
+def test_the_table_has_our_numbers_next_to_the_papers(tmp_path: Path) -> None:
+    out = tmp_path / "v2"
+    argv = ["--layouts", "demo_cook_simple", "--rl-episodes", "2", "--episodes", "1", "--horizon", "30"]
+    assert load_script("overcooked_v2_table").main([*argv, "--out", str(out), "--runs-dir", str(tmp_path)]) == 0
+    text = out.with_suffix(".md").read_text()
+    assert "| demo_cook_simple | sp | " in text and "172 ± 19 (sd)" in text  # ours, then the paper's SP
+    assert "| demo_cook_simple | proagent | " in text and "| demo_cook_simple | sp | " in text.split("## ProAgent")[1]
