@@ -19,9 +19,11 @@ from proagent.llm.fake_server import FakeChatServer
 V2 = COORDINATION_LAYOUTS
 
 
-@pytest.mark.slow  # ~1 min: 12 episodes of 200 steps; the slow CI step runs it
+@pytest.mark.slow  # ~30 s: 6 episodes of 200 steps; the slow CI step runs it
 def test_proagent_pairs_cook_correct_soups_on_every_v2_layout(tmp_path):
-    args = ["eval", "--layouts", ",".join(V2), "--partners", "proagent", "--seats", "0,1", "--episodes", "1"]
+    # Both chefs are ProAgent, so the agent's seat 1 is the same pair mirrored: seat 0 covers both
+    # roles of every layout (docs/overcooked_v2_table.md shows equal scores from both seats).
+    args = ["eval", "--layouts", ",".join(V2), "--partners", "proagent", "--seats", "0", "--episodes", "1"]
     args += ["--horizon", "200", "--runs-dir", str(tmp_path), "--no-cache", "--progress", "off"]
     with FakeChatServer(delay_s=0.0, responder=heuristic_answer) as server:
         assert main([*args, "--llm", "openai/fake", "--api-base", server.url]) == 0
@@ -36,7 +38,7 @@ def test_proagent_pairs_cook_correct_soups_on_every_v2_layout(tmp_path):
         )
         for e in episodes
     }
-    assert sorted(results) == sorted((layout, seat) for layout in V2 for seat in (0, 1))
+    assert sorted(results) == sorted((layout, 0) for layout in V2)
     for key, (score, correct, wrong, presses) in results.items():
         assert correct >= 1 and score > 0, (key, results[key])
         assert wrong == 0, (key, results[key])
