@@ -130,12 +130,11 @@ def make_pair_scores(env: OvercookedEnv, network: NetworkConfig, size: int, epis
     return scores
 
 
-def pair_states(
-    env: OvercookedEnv, network: NetworkConfig, members, size: int, key: jax.Array, episodes: int, every: int
-) -> EnvState:
-    """Every ``every``-th state (steps 0, every, ...) of ``episodes`` whole episodes of each ordered
-    pair (i, j) of the ``size`` members (leaves stacked over ``size``), stacked on one leading axis:
-    the start states of state-augmented self-play."""
+def make_pair_states(env: OvercookedEnv, network: NetworkConfig, size: int, episodes: int, every: int):
+    """-> jitted ``collect(members, key)``: every ``every``-th state (steps 0, every, ...) of
+    ``episodes`` whole episodes of each ordered pair (i, j) of the ``size`` members (leaves stacked
+    over ``size``), stacked on one leading axis: the start states of state-augmented self-play.
+    Compiled once, called at every buffer refresh."""
     seat0 = jnp.asarray(np.repeat(np.arange(size), size))
     seat1 = jnp.asarray(np.tile(np.arange(size), size))
     hidden = policy_fns(network).initial_hidden(episodes)
@@ -151,4 +150,4 @@ def pair_states(
         states = jax.vmap(one_pair)(params0, params1, jax.random.split(key, size * size))  # (P, T, E, ...)
         return jax.tree.map(lambda x: x[:, ::every].reshape(-1, *x.shape[3:]), states)
 
-    return collect(members, key)
+    return collect

@@ -13,7 +13,7 @@ import pytest
 import envs
 from proagent.training.algorithms import SETTINGS, TRAINERS, AlgoConfig
 from proagent.training.algorithms.other_play import OtherPlaySettings, other_play_env, recipe_ingredients
-from proagent.training.evaluate import pair_states
+from proagent.training.evaluate import make_pair_states
 from proagent.training.networks import NetworkConfig, policy_fns
 
 TINY_NET = NetworkConfig(encoder="pointwise", pointwise=(8, 4), fc_dim=16, memory=8)
@@ -56,7 +56,7 @@ def test_pair_states_keeps_every_nth_state_of_every_pair(v2_env):
     fns = policy_fns(TINY_NET)
     obs = v2_env.observe(v2_env.reset(jax.random.PRNGKey(0)))[0].astype(jnp.float32)
     members = jax.tree.map(lambda *x: jnp.stack(x), *[fns.init(jax.random.PRNGKey(i), obs) for i in range(2)])
-    states = pair_states(v2_env, TINY_NET, members, 2, jax.random.PRNGKey(0), episodes=3, every=5)
+    states = make_pair_states(v2_env, TINY_NET, 2, episodes=3, every=5)(members, jax.random.PRNGKey(0))
     steps = np.asarray(states.step)
     assert steps.shape == (2 * 2 * 4 * 3,)  # 4 ordered pairs x steps 0, 5, 10, 15 x 3 episodes
     assert sorted(set(steps.tolist())) == [0, 5, 10, 15]

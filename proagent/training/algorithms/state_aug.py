@@ -25,8 +25,8 @@ import envs
 from proagent.training import checkpoint
 from proagent.training.algorithms.common import AlgoConfig, Log, Stage, best_final_learner, save_agent
 from proagent.training.algorithms.pairings import self_play
-from proagent.training.evaluate import pair_states
-from proagent.training.population import Pairing, PopRunner, learner_params
+from proagent.training.evaluate import make_pair_states
+from proagent.training.population import Pairing, learner_params
 from proagent.training.resume import ResumePolicy
 
 
@@ -37,14 +37,6 @@ class StateAugSettings(BaseModel):
     iterations: int = Field(4, ge=1, description="buffer refreshes over the run (I)")
     rollouts: int = Field(4, ge=1, description="episodes per ordered pair of members per refresh (R)")
     every: int = Field(10, ge=1, description="keep every n-th state of those episodes")
-
-
-def refresh_buffer(
-    env: envs.OvercookedEnv, algo: AlgoConfig, runner: PopRunner, settings: StateAugSettings, key: jax.Array
-) -> envs.EnvState:
-    """Every ``every``-th state of ``rollouts`` episodes of each ordered pair of members."""
-    members = runner.learners.params
-    return pair_states(env, algo.network, members, settings.population, key, settings.rollouts, settings.every)
 
 
 def train_state_aug(
@@ -64,12 +56,13 @@ def train_state_aug(
     pairing = Pairing(num_learners=n, slots=self_play(n, config.num_envs))
     stage = Stage("state_aug", config, pairing, env, algo.updates_per_call)
     runner = stage.init(jax.random.PRNGKey(algo.seed))
+    collect = make_pair_states(env, algo.network, n, settings.rollouts, settings.every)
     bounds = np.linspace(0, stage.calls, settings.iterations + 1).round().astype(int)
     history: list[dict] = []
     buffers: list[int] = []
     for it in range(settings.iterations):
         key = jax.random.fold_in(jax.random.PRNGKey(algo.seed), 1_000 + it)
-        states = refresh_buffer(env, algo, runner, settings, key)
+        states = collect(runner.learners.params, key)
         buffers.append(int(states.step.shape[0]))
         augmented = envs.OvercookedEnv(env.layout, env.dynamics, start_states=states)
         iteration = Stage("state_aug", config, pairing, augmented, algo.updates_per_call)
