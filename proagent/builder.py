@@ -147,6 +147,20 @@ def settled_horizon(domain: Domain, layout: str, horizon: int | None) -> int:
     return int(default(layout)) if default is not None else DEFAULT_HORIZON
 
 
+def settled_partner(domain: Domain, env: DomainEnv, partner: str | None) -> str:
+    """``partner`` when given, else the domain's default teammate for ``env`` (its optional
+    ``default_partner(env)``), else the first partner it lists."""
+    if partner:
+        return partner
+    default = getattr(domain, "default_partner", None)
+    if default is not None:
+        return str(default(env))
+    names = domain.partner_names(env)
+    if not names:
+        raise SetupError(f"the {domain.name} domain has no partner for {env.name}: name one with --partner")
+    return names[0]
+
+
 def make_env(domain: Domain, layout: str, horizon: int, settings: Mapping[str, str] | None = None) -> DomainEnv:
     """``domain``'s env of ``layout``; ``settings`` (``--env KEY=VALUE``) go to a domain that takes
     them (``make_env_with``), else they are refused in one line."""

@@ -23,6 +23,7 @@ from proagent.builder import (
     resolve_env,
     session_builder,
     settled_horizon,
+    settled_partner,
     topology_problem,
 )
 from proagent.contract import Agent
@@ -63,6 +64,7 @@ def build_session(args: argparse.Namespace) -> Session:
     domain, env = resolve_env(args.layout, args.horizon, getattr(args, "domain", None), getattr(args, "agents", None), settings)
     if not 0 <= args.seat < env.num_agents:
         raise SetupError(f"--seat {args.seat}: {env.name} has seats 0..{env.num_agents - 1}")
+    args.partner = settled_partner(domain, env, args.partner)  # recorded and used as if given
     partner_seats = [s for s in range(env.num_agents) if s != args.seat]
     try:
         names = partner_names(args.partner, env.num_agents)

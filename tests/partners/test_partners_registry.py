@@ -92,3 +92,40 @@ def test_partners_command_lists_every_shipped_checkpoint(capsys):
     assert len(lines) == 2 + len(shipped) and lines[0].startswith("| layout | partner | algorithm |")
     assert any("| counter_circuit | sp | sp |" in line for line in lines)
     assert any("| counter_circuit | cole_scratch | cole |" in line for line in lines)  # the folder names the partner
+
+
+@pytest.mark.parametrize("name", ["greedy", "onion_passer", "supplier"])
+def test_the_three_onion_chefs_refuse_a_kitchen_with_other_recipes_in_one_line(name):
+    with pytest.raises(ValueError) as info:
+        make_partner(name, "demo_cook_simple")
+    message = str(info.value)
+    assert "\n" not in message
+    assert f"{name!r} cooks only the classic three-onion soup" in message
+    assert "demo_cook_simple asks for onion, onion, onion or tomato, tomato, tomato" in message
+
+
+def test_the_baselines_still_play_any_kitchen():
+    assert make_partner("stay", "demo_cook_simple").name == "stay"
+    assert make_partner("random", "demo_cook_simple").name == "random"
+
+
+def test_the_domain_lists_only_partners_that_can_play_the_kitchen():
+    from envs import make
+    from proagent.domains.overcooked.domain import OvercookedDomain
+
+    domain = OvercookedDomain()
+    v2 = domain.partner_names(make("demo_cook_simple"))
+    assert not {"greedy", "onion_passer", "supplier"} & set(v2)
+    assert {"stay", "random", "sp"} <= set(v2)
+    assert {"greedy", "supplier"} <= set(domain.partner_names(make("cramped_room")))
+
+
+def test_the_default_teammate_fits_the_kitchen(tmp_path):
+    from envs import make
+    from proagent.domains.overcooked.domain import OvercookedDomain
+    from proagent.domains.overcooked.partners.registry import PartnerRegistry
+
+    domain = OvercookedDomain()
+    assert domain.default_partner(make("cramped_room")) == "greedy"
+    assert domain.default_partner(make("demo_cook_simple")) == "sp"  # shipped for every V2 coordination layout
+    assert OvercookedDomain(PartnerRegistry()).default_partner(make("demo_cook_simple")) == "stay"  # none trained

@@ -23,7 +23,7 @@ from proagent.contract import Agent
 from proagent.domains.base import DomainInputError, Skill, TeammateView
 from proagent.domains.cube.constraints import METRIC_NAMES, CubeConstraintCollector
 from proagent.domains.cube.grounding import ground_facts, memory_line, render_grid
-from proagent.domains.cube.partners import make_partner, partner_names
+from proagent.domains.cube.partners import DEFAULT_PARTNER, make_partner, partner_names
 from proagent.domains.cube.skills import MAX_STEPS, SKILLS, CubeController, CubeSkillBook
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
 
@@ -174,6 +174,10 @@ class CubeDomain:
 
     def make_partner(self, name: str, env: CubeEnv | None = None) -> Agent:
         return make_partner(name, env)
+
+    def default_partner(self, env: CubeEnv) -> str:
+        """The teammate `play` puts in every other seat when none is named."""
+        return DEFAULT_PARTNER
 
 
 def _frame(state: CubeView) -> np.ndarray:

@@ -85,6 +85,7 @@ class LazyPartner(_SkillPartner):
 
 
 PARTNERS = {"lazy": LazyPartner, "pusher": PusherPartner}
+DEFAULT_PARTNER = "pusher"  # `play`'s teammate when none is named
 IPPO_PARTNERS = ("ippo_independent", "ippo_shared")
 
 

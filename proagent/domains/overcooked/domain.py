@@ -41,12 +41,18 @@ from proagent.domains.overcooked.interdependence import (
     interdependence_collector,
     interdependence_model,
 )
-from proagent.domains.overcooked.partners.registry import PartnerRegistry, default_registry
+from proagent.domains.overcooked.partners.registry import (
+    CLASSIC_ROLES,
+    PartnerRegistry,
+    cooks_classic_soup_only,
+    default_registry,
+)
 from proagent.domains.overcooked.perception import Perceiver
 from proagent.domains.overcooked.skills import SkillBook
 from proagent.interdependence.episode import EpisodeCollector
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
 
+TRAINED_DEFAULT = "sp"  # the default teammate on a kitchen the heuristic chefs cannot cook in
 PROGRESS_EVENTS = ("put_in_pot", "fill_dish", "deliver")  # an agent's own contribution to soups
 
 
@@ -213,8 +219,24 @@ class OvercookedDomain:
         return SkillBook.skill_of_event(event)
 
     def partner_names(self, env: OvercookedEnv | None = None) -> list[str]:
-        return self.registry.names()
+        """Every registered name, less the three-onion heuristic chefs on a kitchen with other recipes."""
+        names = self.registry.names()
+        if env is None or cooks_classic_soup_only(env.layout):
+            return names
+        return [n for n in names if n not in CLASSIC_ROLES]
 
     def make_partner(self, name: str, env: OvercookedEnv | None = None) -> Agent:
         """Raises UnknownAgentError (unknown name) or ValueError (no checkpoint for this layout)."""
         return self.registry.make(name, env.layout if env is not None else None)
+
+    def default_partner(self, env: OvercookedEnv) -> str:
+        """The teammate `play` picks when none is named: ``greedy`` in a classic kitchen; where other
+        recipes are asked for (the V2 layouts) the heuristic chefs cannot play, so the self-play
+        partner trained for the layout, else ``stay`` (ProAgent cooks alone)."""
+        if cooks_classic_soup_only(env.layout):
+            return "greedy"
+        try:
+            self.registry.make(TRAINED_DEFAULT, env.layout)
+        except ValueError:  # UnknownPartnerError included: no checkpoint for this kitchen
+            return "stay"
+        return TRAINED_DEFAULT

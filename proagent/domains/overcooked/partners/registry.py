@@ -15,8 +15,10 @@ from pathlib import Path
 from types import MappingProxyType
 
 from envs import KitchenLayout, get_layout
+from envs.overcooked.layouts import ingredient_name
 from proagent.domains.overcooked.partners.base import Partner, UnknownPartnerError
 from proagent.domains.overcooked.partners.scripted import (
+    Heuristic,
     RandomPartner,
     SkillPartner,
     StayPartner,
@@ -32,13 +34,49 @@ PartnerFactory = Callable[[LayoutSpec], Partner]
 GREEDY_EPSILON = 0.05  # near-greedy: enough noise to break symmetric ties, not enough to hurt
 
 
+CLASSIC_RECIPES = ((0, 0, 0),)  # the classic kitchens' only soup: three onions
+
+
+def _kitchen(layout: LayoutSpec) -> KitchenLayout | None:
+    return get_layout(layout) if isinstance(layout, str) else layout
+
+
+def cooks_classic_soup_only(layout: LayoutSpec) -> bool:
+    """Whether the kitchen asks for nothing but the three-onion soup (unknown kitchen: assumed so)."""
+    kitchen = _kitchen(layout)
+    return kitchen is None or tuple(kitchen.recipes) == CLASSIC_RECIPES
+
+
+def _recipes_text(kitchen: KitchenLayout) -> str:
+    return " or ".join(", ".join(ingredient_name(i) for i in recipe) for recipe in kitchen.recipes)
+
+
+def _classic_role(name: str, heuristic: Heuristic, epsilon: float = 0.0) -> PartnerFactory:
+    """A heuristic chef that knows only the three-onion soup: on a kitchen with other recipes (the
+    V2 layouts) it would cook the wrong dish every time, so it refuses to play there."""
+
+    def factory(layout: LayoutSpec) -> Partner:
+        kitchen = _kitchen(layout)
+        if not cooks_classic_soup_only(kitchen):
+            raise ValueError(
+                f"partner {name!r} cooks only the classic three-onion soup; {kitchen.name} asks for "
+                f"{_recipes_text(kitchen)}: play it with a partner trained there (see `proagent partners`) or proagent"
+            )
+        return SkillPartner(name, heuristic, epsilon=epsilon)
+
+    return factory
+
+
+CLASSIC_ROLES = ("greedy", "onion_passer", "supplier")
+
+
 def _scripted_factories() -> dict[str, PartnerFactory]:
     return {
         "random": lambda layout: RandomPartner(),
         "stay": lambda layout: StayPartner(),
-        "greedy": lambda layout: SkillPartner("greedy", greedy, epsilon=GREEDY_EPSILON),
-        "onion_passer": lambda layout: SkillPartner("onion_passer", onion_passer),
-        "supplier": lambda layout: SkillPartner("supplier", supplier),
+        "greedy": _classic_role("greedy", greedy, epsilon=GREEDY_EPSILON),
+        "onion_passer": _classic_role("onion_passer", onion_passer),
+        "supplier": _classic_role("supplier", supplier),
     }
 
 
