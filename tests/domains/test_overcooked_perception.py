@@ -228,6 +228,22 @@ def test_an_own_correct_delivery_reveals_the_recipe_and_a_wrong_one_does_not(env
     assert names(first) not in text  # the true recipe (onions) is never read
 
 
+def test_an_own_unpaid_delivery_of_one_of_two_recipes_reveals_the_other(env, first, book):
+    assert sorted(first.layout.recipes) == [(0, 0, 0), (1, 1, 1)]
+    perceiver = Perceiver(1, 1, new_recipe_on_delivery=True)  # player 1 at (5,2) sees no indicator
+    perceiver.observe(first, ())
+    assert perceiver.observe(replace(first, step=4), [_deliver(0, (0, 0, 0), False, 3)]).recipe is None  # not its own
+    view = perceiver.observe(replace(first, step=6), [_deliver(1, (0, 0, 0), False, 5)])
+    assert view.recipe.ingredients == (1, 1, 1) and view.recipe.how == "ruled_out" and view.recipe.stale_since is None
+    text = user_prompt(env, book, ground(view, 1, book, TeammateView(0, None, None), -20.0), 1)
+    assert "Recipe: tomato, tomato, tomato (the only possible recipe left after your unpaid delivery at step 5)." in text
+    # A correct delivery draws a new recipe: stale, and the earlier elimination no longer counts.
+    after = perceiver.observe(replace(first, step=9), [_deliver(0, (1, 1, 1), True, 8)])
+    assert after.recipe.stale_since == 8
+    again = perceiver.observe(replace(first, step=12), [_deliver(1, (1, 1, 1), False, 11)])
+    assert again.recipe.ingredients == (0, 0, 0) and again.recipe.step == 11
+
+
 def test_with_new_recipes_a_known_delivery_makes_the_recipe_stale(env, first, book):
     perceiver = Perceiver(0, 2, new_recipe_on_delivery=True)
     assert perceiver.observe(first, ()).recipe.how == "indicator"  # player 0 sees the indicator

@@ -28,7 +28,7 @@ from proagent.domains.overcooked.skills import SkillBook
 
 T = TypeVar("T")
 
-RecipeSource = Literal["indicator", "button", "own_delivery", "delivery_signal"]
+RecipeSource = Literal["indicator", "button", "own_delivery", "delivery_signal", "ruled_out"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +111,7 @@ class Perceiver:
         self._mate: Sighting[Player] | None = None
         self._mate_skill: Sighting[str] | None = None
         self._recipe: RecipeKnowledge | None = None
+        self._ruled_out: set[tuple[int, ...]] = set()  # soups its own unpaid deliveries showed are not the recipe
         self._mate_was_visible = False
         self._started = False
         self._believed: KitchenState | None = None
@@ -170,7 +171,7 @@ class Perceiver:
                     self._counters.pop(pos, None)
                 else:
                     self._counters[pos] = Sighting(item, step)
-        self._read_events(events, mate_visible, seen)
+        self._read_events(events, mate_visible, seen, state.layout.recipes)
         self._read_indicators(state, seen)
         saw_mate = mate_visible or self._mate_was_visible
         self._witnessed = tuple(e for e in events if getattr(e, "agent", self.seat) == self.seat or saw_mate)
@@ -223,7 +224,7 @@ class Perceiver:
             if mate.position == starts[self.mate] and mate.held is None:
                 self._mate = Sighting(mate, 0)
 
-    def _read_events(self, events, mate_visible: bool, seen) -> None:
+    def _read_events(self, events, mate_visible: bool, seen, possible: tuple[tuple[int, ...], ...]) -> None:
         for event in events:
             if not isinstance(event, Event):
                 continue
@@ -233,9 +234,14 @@ class Perceiver:
                 skill = self._book.skill_of_event(event) if self._book is not None else None
                 if skill is not None:
                     self._mate_skill = Sighting(str(skill), event.step)
-            if event.kind != EventKind.DELIVER or not event.correct:
+            if event.kind != EventKind.DELIVER:
                 continue
             soup = tuple(sorted(event.item.ingredients)) if event.item is not None else ()
+            if not event.correct:
+                if event.agent == self.seat and soup:
+                    self._rule_out(soup, event, possible)
+                continue
+            self._ruled_out.clear()  # the recipe may be drawn anew; what was ruled out no longer holds
             stale = event.step if self.new_recipe_on_delivery else None
             if event.agent == self.seat and soup:
                 # Its own delivery paid: the soup it carried was the recipe.
@@ -247,6 +253,15 @@ class Perceiver:
                 # Any correct delivery raises the team score shown in the prompt: a new recipe may
                 # have been drawn.
                 self._recipe = replace(self._recipe, stale_since=event.step)
+
+    def _rule_out(self, soup: tuple[int, ...], event: Event, possible: tuple[tuple[int, ...], ...]) -> None:
+        """Its own delivery did not pay (the score shown did not rise): ``soup`` is not the recipe.
+        The engine draws a new recipe only after a correct delivery, so the ruled-out soups add up
+        until then; when one possible recipe (the layout's list, map knowledge) is left, it is known."""
+        self._ruled_out.add(soup)
+        left = {tuple(sorted(r)) for r in possible} - self._ruled_out
+        if len(left) == 1:
+            self._recipe = RecipeKnowledge(left.pop(), event.step, "ruled_out", event.position)
 
     def _read_indicators(self, state: KitchenState, seen) -> None:
         """An indicator in view shows the current recipe (a button one while its timer runs): the
