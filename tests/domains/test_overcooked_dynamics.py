@@ -56,12 +56,12 @@ def test_random_starts_differ_between_seeds_and_fixed_starts_do_not() -> None:
 
 
 def test_play_and_eval_record_the_settings(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    play = ["play", "--layout", "grounded_coord_simple", "--partner", "greedy", "--horizon", "3", "--env", "agent_view_size=3"]
+    play = ["play", "--layout", "grounded_coord_simple", "--partner", "stay", "--horizon", "3", "--env", "agent_view_size=3"]
     assert main([*play, "--runs-dir", str(tmp_path / "play"), "--no-gif", "--live", "off"]) == 0
     (config,) = (tmp_path / "play").glob("*/config.json")
     settings = json.loads(config.read_text())["env_settings"]
     assert settings["agent_view_size"] == 3 and settings["wrong_soup_penalty"] is True and settings["horizon"] == 3
-    evaluate = ["eval", "--layouts", "cramped_room,demo_cook_simple", "--agents", "greedy", "--partners", "greedy", "--seats", "0"]
+    evaluate = ["eval", "--layouts", "cramped_room,demo_cook_simple", "--agents", "random", "--partners", "stay", "--seats", "0"]
     assert main([*evaluate, "--episodes", "1", "--horizon", "3", "--env", "cook_time=7", "--runs-dir", str(tmp_path / "eval"), "--progress", "off"]) == 0
     (manifest,) = (tmp_path / "eval").glob("*/config.json")
     recorded = json.loads(manifest.read_text())["env_settings"]
