@@ -89,6 +89,8 @@ POPULATION_RUNS = {  # algorithm -> (envs, calls, settings, calls before the kil
     "fcp": (8, 4, {}, 3),  # dies in the best response: the finished pool stage is not trained again (MEP's path too)
     "cole": (8, 4, {"generations": 3}, 2),  # dies in generation 2: the payoffs so far come back
     "human_proxy": (8, 4, {"styles": ["deliverer", "onion_fetcher"]}, 1),
+    # dies in its second iteration: the resumed run trains on the saved buffer, not a new one
+    "state_aug": (8, 4, {"population": 2, "iterations": 2, "rollouts": 1, "every": 10}, 3),
 }
 
 

@@ -8,13 +8,13 @@ state of those episodes goes into a buffer. For the rest of the iteration each r
 state drawn from that buffer (step counter 0: a whole episode from it), which JaxMARL's engine
 does (``OvercookedEnv(start_states=...)``). The learning-rate and shaping schedules run over the
 whole budget; only the env changes between iterations (one compile each). The member with the
-best score in the last iteration's self-play ships. A run is not resumable (its buffer is not
-saved); it restarts from the beginning.
+best score in the last iteration's self-play ships. A killed run resumes (``--resume``) after its
+last saved call with the runner and the buffer it then trained on, so it ends with the parameters
+an uninterrupted run would have.
 """
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import jax
@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 import envs
 from proagent.training import checkpoint
-from proagent.training.algorithms.common import AlgoConfig, Log, Stage, best_final_learner, save_agent
+from proagent.training.algorithms.common import AlgoConfig, Log, Stage, best_final_learner, open_saves, save_agent
 from proagent.training.algorithms.pairings import self_play
 from proagent.training.evaluate import make_pair_states
 from proagent.training.population import Pairing, learner_params
@@ -47,38 +47,46 @@ def train_state_aug(
     policy: ResumePolicy | None = None,
 ) -> checkpoint.Manifest:
     settings = settings or StateAugSettings()
-    if policy is not None and policy.resume:
-        raise ValueError("state_aug keeps no resume state (its buffer is not saved); run it again without --resume")
-    start = time.perf_counter()
+    saves = open_saves(out_dir, "state_aug", algo, settings, policy)
     env = algo.make_env()
     config = algo.stage_config(algo.total_steps)
     n = settings.population
     pairing = Pairing(num_learners=n, slots=self_play(n, config.num_envs))
     stage = Stage("state_aug", config, pairing, env, algo.updates_per_call)
     runner = stage.init(jax.random.PRNGKey(algo.seed))
+    state: dict = {"history": [], "buffers": [], "states": None}  # states: the current iteration's buffer
+    done = 0
+    restored = saves.restore("state_aug", runner)
+    if restored is not None:
+        runner, state, done = restored
+        log(f"resuming stage state_aug: {done}/{stage.calls} calls done")
     collect = make_pair_states(env, algo.network, n, settings.rollouts, settings.every)
     bounds = np.linspace(0, stage.calls, settings.iterations + 1).round().astype(int)
-    history: list[dict] = []
-    buffers: list[int] = []
     for it in range(settings.iterations):
-        key = jax.random.fold_in(jax.random.PRNGKey(algo.seed), 1_000 + it)
-        states = collect(runner.learners.params, key)
-        buffers.append(int(states.step.shape[0]))
-        augmented = envs.OvercookedEnv(env.layout, env.dynamics, start_states=states)
+        if done >= bounds[it + 1]:
+            continue  # trained before the interruption
+        if done == bounds[it]:  # the iteration starts: a fresh buffer from the members as they are now
+            key = jax.random.fold_in(jax.random.PRNGKey(algo.seed), 1_000 + it)
+            state["states"] = jax.device_get(collect(runner.learners.params, key))
+            state["buffers"].append(int(state["states"].step.shape[0]))
+        augmented = envs.OvercookedEnv(env.layout, env.dynamics, start_states=jax.device_put(state["states"]))
         iteration = Stage("state_aug", config, pairing, augmented, algo.updates_per_call)
-        log(f"[state_aug] iteration {it + 1}/{settings.iterations}: {buffers[-1]} start states")
-        for _ in range(bounds[it], bounds[it + 1]):
+        log(f"[state_aug] iteration {it + 1}/{settings.iterations}: {state['buffers'][it]} start states")
+        for i in range(done + 1, bounds[it + 1] + 1):
             runner, _, rec = iteration.call(runner, log)
-            history.append({**rec, "iteration": it + 1})
+            state["history"].append({**rec, "iteration": it + 1})
+            saves.after_call("state_aug", runner, state, i, final=i == stage.calls)
+        done = int(bounds[it + 1])
+    history = state["history"]
     best = best_final_learner(history)
     details = {
         "population": n,
         "shipped_member": best,
-        "buffer_states": buffers,
+        "buffer_states": state["buffers"],
         "settings": settings.model_dump(mode="json"),
     }
     steps = int(runner.update) * config.steps_per_update
     params = learner_params(runner, best)
-    return save_agent(
-        out_dir, algo, "state_aug", params, env, steps, time.perf_counter() - start, details, history, log
-    )
+    manifest = save_agent(out_dir, algo, "state_aug", params, env, steps, saves.elapsed(), details, history, log)
+    saves.clear()
+    return manifest
