@@ -49,6 +49,7 @@ def test_embedded_model_plays_a_few_legal_decisions(tmp_path):
     assert record.fallbacks == 0
 
 
+@pytest.mark.slow  # ~30 s of llama.cpp on 2 cores; the slow CI step runs it (default suite < ~5 min)
 def test_the_compact_set_reuses_the_static_prefix(tmp_path):
     """The embedded default (compact prompts): after the first decision, llama.cpp evaluates only
     the short state message; the system prompt comes from the KV cache of the previous call."""
