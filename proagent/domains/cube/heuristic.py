@@ -7,9 +7,10 @@ teammate does the same, and answers in the prompt's format (JSON or the labelled
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
+
+from proagent.llm.answer_format import format_answer
 
 _ME = re.compile(r"You \(player (\d+)\) are at \((\d+),(\d+)\)")
 _MATE = re.compile(r"Teammate \(player (\d+)\) is at")
@@ -42,16 +43,8 @@ def cube_answer(body: dict[str, Any]) -> str:
     mates = [int(s) for s in _MATE.findall(user)]
     message = _message(user, plan if plan.startswith("push") else guess, mates) if _WANTS_MESSAGE.search(user) else None
     analysis = f"{len(blocks)} blocks are left; the heaviest needs us together."
-    as_json = "response_format" in body or "Answer with one JSON object" in user
-    intention: Any = guess
-    if len(mates) > 1:
-        intention = {f"player {s}": guess for s in mates}
-        if not as_json:
-            intention = "; ".join(f"{k}: {v}" for k, v in intention.items())
-    if as_json:
-        answer = {"analysis": analysis, "intention": intention, "plan": plan}
-        return json.dumps(answer if message is None else {**answer, "message": message})
-    return f"Analysis: {analysis}\nIntention: {intention}\nPlan: {plan}" + ("" if message is None else f"\nMessage: {message}")
+    intention = {f"player {s}": guess for s in mates} if len(mates) > 1 else guess
+    return format_answer(body, user, analysis, intention, plan, message)
 
 
 def _directed(user: str, me: str, blocks: list[tuple[int, int, bool, bool]]) -> str | None:

@@ -10,9 +10,10 @@ Policy: press a dark lamp you stand on; else walk to the dark lamp you are stric
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
+
+from proagent.llm.answer_format import format_answer
 
 _ME = re.compile(r"You \(player (\d+)\) are at cell (\d+)")
 _MATE = re.compile(r"Teammate \(player (\d+)\) is at cell (\d+)")
@@ -52,13 +53,5 @@ def lamps_answer(body: dict[str, Any]) -> str:
     guesses = {s: plan_for(s, c, {o: oc for o, oc in everyone.items() if o != s}, lamps) for s, c in mates.items()}
     analysis = f"I am at cell {cell}; {sum(1 for _, lit in lamps.values() if lit)} of {len(lamps)} lamps are lit."
     several = len(guesses) > 1  # the prompt then asks for one prediction per teammate
-    as_json = "response_format" in body or "Answer with one JSON object" in user
-    if several:
-        intention: Any = {f"player {s}": g for s, g in guesses.items()}
-        if not as_json:
-            intention = "; ".join(f"{k}: {v}" for k, v in intention.items())
-    else:
-        intention = next(iter(guesses.values()), plan)
-    if as_json:
-        return json.dumps({"analysis": analysis, "intention": intention, "plan": plan})
-    return f"Analysis: {analysis}\nIntention: {intention}\nPlan: {plan}"
+    intention = {f"player {s}": g for s, g in guesses.items()} if several else next(iter(guesses.values()), plan)
+    return format_answer(body, user, analysis, intention, plan)
