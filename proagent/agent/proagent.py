@@ -201,9 +201,11 @@ class ProAgent:
         return self.guides[topology]
 
     def execute(self, obs: Observation) -> int:
-        """The controller's primitive action for the running skill."""
+        """The controller's primitive action for the running skill, steered by what this agent
+        believes (with a partial view: the pots, counters and teammate it saw or remembers), so
+        its feet never walk to an item its prompt could not know of."""
         self.skill_steps += 1
-        return int(self.controller.act(obs.state, self.skill))
+        return int(self.controller.act(self._believed(obs.state), self.skill))
 
     def info(self) -> dict[str, Any]:
         """The trace's view of this step: the running skill, the decision made (prompts and

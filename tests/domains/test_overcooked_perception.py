@@ -315,6 +315,19 @@ def test_the_verificator_checks_the_pot_the_agent_remembers_not_the_true_one(env
     assert believed.pot_at[(4, 2)].ingredients == (0,)
 
 
+def test_the_controller_steers_by_what_the_agent_believes(env, first):
+    """The motor layer of the real agent gets the believed kitchen, never the true one."""
+    model = ScriptedModel([json.dumps({"analysis": "ok", "intention": "wait(1)", "plan": "wait(1)"})] * 5)
+    agent = ProAgent(AgentConfig(), model, DOMAIN, env)
+    agent.reset(1, 0, Observation(1, first, None, None, 0.0))
+    seen: list[envs.KitchenState] = []
+    real_act = agent.controller.act
+    agent.controller.act = lambda kitchen, skill: seen.append(kitchen) or real_act(kitchen, skill)
+    asyncio.run(agent.act(Observation(1, first, None, None, 0.0), []))
+    (kitchen,) = seen
+    assert kitchen == agent.perceiver.believed_state() and kitchen.recipe == () and first.recipe != ()
+
+
 def test_belief_correction_reads_only_witnessed_teammate_events(env, first):
     far = replace(first, players=(first.players[0], replace(first.players[1], position=(6, 2))), step=3)
     mine = Event(3, 0, EventKind.PICKUP_INGREDIENT, (0, 2), Item("ingredient", (0,)))
