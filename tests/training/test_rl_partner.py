@@ -88,14 +88,31 @@ def test_shipped_partners_load_and_act_from_both_seats(layout):
             assert [partner.policy(env.symbolic(state), state) for _ in range(3)] == first
 
 
-V2_SHIPPED = {"demo_cook_simple": ("sp", "op", "state_aug", "fcp")}
+V2_METHODS = ("sp", "op", "state_aug", "fcp")
+V2_SHIPPED = {"demo_cook_simple": V2_METHODS}
+
+
+def test_every_v2_method_ships_for_every_coordination_layout():
+    """The V2 zoo's manifests: each of the paper's four methods on each of its six layouts, with the
+    recurrent network, the paper's dynamics, a 5x5 view and a self-play score."""
+    from envs.overcooked.presets import COORDINATION_LAYOUTS
+    from proagent.training.checkpoint import Manifest
+
+    for layout in COORDINATION_LAYOUTS:
+        for name in V2_METHODS:
+            path = PARTNERS_DIR / layout / name / "manifest.json"
+            assert path.is_file() and (path.parent / "params.msgpack").is_file(), path
+            m = Manifest.model_validate_json(path.read_text())
+            assert (m.layout, m.algorithm) == (layout, name), path
+            assert m.network.recurrent and m.dynamics["agent_view_size"] == 2 and m.obs_shape[:2] == (5, 5), path
+            assert m.self_play is not None and m.self_play.episodes >= 50, path
 
 
 @pytest.mark.parametrize("layout", sorted(V2_SHIPPED))
 def test_shipped_v2_partners_are_recurrent_and_see_the_papers_window(layout):
-    """The V2 zoo: each method ships for demo_cook_simple (SP for every coordination layout), with
-    the recurrent network, the paper's dynamics in its manifest, a 5x5 view, and a memory that
-    ``reset`` clears (the same seed replays the same actions)."""
+    """The V2 zoo's checkpoints load (demo_cook_simple's four methods): the recurrent network, the
+    paper's dynamics in the manifest, a 5x5 view, and a memory that ``reset`` clears (the same
+    seed replays the same actions)."""
     from envs.overcooked.presets import COORDINATION_LAYOUTS
 
     assert all("sp" in available_rl_partners(name) for name in COORDINATION_LAYOUTS)
