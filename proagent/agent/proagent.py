@@ -202,7 +202,7 @@ class ProAgent:
 
     def execute(self, obs: Observation) -> int:
         """The controller's primitive action for the running skill, steered by what this agent
-        believes (with a partial view: the pots, counters and teammate it saw or remembers), so
+        believes (with a partial view: only the things and teammates it saw or remembers), so
         its feet never walk to an item its prompt could not know of."""
         self.skill_steps += 1
         return int(self.controller.act(self._believed(obs.state), self.skill))

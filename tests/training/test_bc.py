@@ -17,6 +17,8 @@ from proagent.training import cli
 from proagent.training.bc import BCConfig, fit, train_bc
 from proagent.training.human_data import bc_dataset
 
+pytestmark = pytest.mark.slow  # trains behaviour cloning per module (~25 s on 2 cores); the slow CI step runs it
+
 TINY = {"epochs": 8, "batch_size": 64}
 
 

@@ -131,6 +131,7 @@ def test_agrees_with_extract_events(name):
     assert counted.sum() > 0
 
 
+@pytest.mark.slow  # scripted trajectories on every classic layout (~25 s on 2 cores); the slow CI step runs it
 def test_trajectories_cover_the_classic_events():
     """Across the trajectories, every classic-layout event actually occurs (so agreement is tested)."""
     seen = set()
@@ -140,6 +141,7 @@ def test_trajectories_cover_the_classic_events():
     assert set(STYLE_EVENTS) - seen == {"pickup_tomato", "put_tomato_in_pot", "activate_indicator"}
 
 
+@pytest.mark.slow  # scripted trajectories on every classic layout (~25 s on 2 cores); the slow CI step runs it
 def test_jit_vmap_batch_and_done_states():
     env, (before, actions, after) = trajectories()["greedy/cramped_room"]
     f = jax.jit(lambda s, a, n: event_indicators(env, s, a, n))
