@@ -67,17 +67,17 @@ def _classic_role(name: str, heuristic: Heuristic, epsilon: float = 0.0) -> Part
     return factory
 
 
-CLASSIC_ROLES = ("greedy", "onion_passer", "supplier")
+_CLASSIC_HEURISTICS: dict[str, tuple[Heuristic, float]] = {  # name -> (heuristic, epsilon)
+    "greedy": (greedy, GREEDY_EPSILON),
+    "onion_passer": (onion_passer, 0.0),
+    "supplier": (supplier, 0.0),
+}
+CLASSIC_ROLES = tuple(_CLASSIC_HEURISTICS)  # the partners that refuse kitchens with other recipes
 
 
 def _scripted_factories() -> dict[str, PartnerFactory]:
-    return {
-        "random": lambda layout: RandomPartner(),
-        "stay": lambda layout: StayPartner(),
-        "greedy": _classic_role("greedy", greedy, epsilon=GREEDY_EPSILON),
-        "onion_passer": _classic_role("onion_passer", onion_passer),
-        "supplier": _classic_role("supplier", supplier),
-    }
+    roles = {name: _classic_role(name, h, epsilon=eps) for name, (h, eps) in _CLASSIC_HEURISTICS.items()}
+    return {"random": lambda layout: RandomPartner(), "stay": lambda layout: StayPartner(), **roles}
 
 
 @dataclass(frozen=True)
