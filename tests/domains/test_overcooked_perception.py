@@ -202,12 +202,20 @@ def test_a_pressed_button_indicator_in_view_reveals_the_recipe(env, book):
     assert view.recipe.how == "button" and view.recipe.step == 2
     text = user_prompt(env, book, ground(view, 1, book, TeammateView(0, None, None), 0.0), 1)
     assert f"Recipe: {names(kitchens[2])} (seen on the lit button indicator at step 2)." in text
+    assert re.search(r"Button indicator at \[3, 2\]: lit, showing the recipe for \d+ more steps\.\n", text)
+    # The light goes out: the prompt keeps when it was last seen lit (a press would only show it again).
+    dark = replace(kitchens[2], step=3, indicators=tuple(replace(i, active_ticks=0) for i in kitchens[2].indicators))
+    later = user_prompt(env, book, ground(perceiver.observe(dark, ()), 1, book, TeammateView(0, None, None), 0.0), 1)
+    assert "Button indicator at [3, 2]: off; you last saw it lit at step 2." in later
     # From (6,2) the lit button (3,2) is out of view: no recipe, and the view shows it off.
     far = replace(kitchens[2], players=(kitchens[2].players[0], replace(kitchens[2].players[1], position=(6, 2))))
     blind = Perceiver(1, 2)
     blind.observe(kitchens[0], ())
     unseen = blind.observe(far, events[2])
     assert unseen.recipe is None and all(i.active_ticks == 0 for i in unseen.kitchen.indicators)
+    assert unseen.buttons_lit == {}
+    text = user_prompt(env, book, ground(unseen, 1, book, TeammateView(0, None, None), 0.0), 1)
+    assert "Button indicator at [3, 2]: out of view; you have not seen it lit." in text
 
 
 def _deliver(agent: int, soup: tuple[int, ...], correct: bool, step: int) -> Event:

@@ -454,6 +454,20 @@ def test_a_presser_that_cannot_see_the_pot_presses_after_a_delivery_it_saw():
     assert _ask(SYSTEM_V2, _view(**ring, mate=delivered, memory=[(46, "press_button()")])) == "wait(10)"
 
 
+def test_a_press_out_of_the_recent_history_is_remembered_by_the_button_line():
+    """The recent history holds a few skills; the button line keeps when the light was last seen,
+    so a presser whose teammate never cooks does not pay for the same recipe again and again."""
+    onions = "onion, onion, onion (seen on the indicator at step 3)"
+    left = dict(me=(2, 2), recipe=onions, dist=LEFT_ROOM, step=60, memory=[(s, "wait(3)") for s in (45, 48, 51, 54, 57)])
+    assert _ask(SYSTEM_V2, _view(**left)) == "press_button()"  # no sign of an earlier press: the pot is empty
+    shown = "\nButton indicator at [3, 2]: off; you last saw it lit at step 12."
+    assert _ask(SYSTEM_V2, _view(**left) + shown) == "wait(3)"
+    lit = "\nButton indicator at [3, 2]: lit, showing the recipe for 4 more steps."
+    assert _ask(SYSTEM_V2, _view(**left) + lit) == "wait(3)"
+    served = "is out of view; last seen at step 44 at [5, 2] facing right, holding nothing; the last skill you saw it complete was deliver_soup() (step 44)"
+    assert _ask(SYSTEM_V2, _view(**left, mate=served) + shown) == "press_button()"  # a new recipe since the light
+
+
 def test_the_cook_watches_the_button_and_presses_only_after_waiting():
     stale = "unknown now; it was onion, onion, onion until step 42, when a soup was served, and it may have changed"
     cannot = NO_LOOKING + NO_PRESSING

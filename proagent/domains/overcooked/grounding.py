@@ -126,12 +126,28 @@ def ground_view(view: KitchenView, book: SkillBook, teammate: TeammateView, scor
             "last_action": teammate.last_action if mate_in_view else None,
         },
         "pots": pots,
+        "buttons": _button_facts(view),
         "counters": [
             {"position": list(pos), "item": seen.what.describe(), "in_view": view.in_view(pos), "seen_step": seen.step}
             for pos, seen in sorted(view.counters.items())
         ],
         "distances": _key_distances(kitchen, me, book),
     }
+
+
+def _button_facts(view: KitchenView) -> list[dict]:
+    """Each button indicator: lit now (steps left) when in view, and the last step it was seen lit;
+    a press costs points and shows the current recipe, so this says whether it was already shown."""
+    lit = {i.position: i.active_ticks for i in view.kitchen.indicators if i.kind == "button"}
+    return [
+        {
+            "position": list(pos),
+            "in_view": view.in_view(pos),
+            "lit_ticks": lit.get(pos, 0) if view.in_view(pos) else 0,
+            "last_lit_step": view.buttons_lit.get(pos),
+        }
+        for pos in view.kitchen.map.button_indicators
+    ]
 
 
 def _player_facts(player) -> dict:

@@ -27,6 +27,7 @@ _MEMORY = re.compile(r"^- step (\d+): you chose ([a-z_]+\([^)]*\)) \(([^)]*)\)",
 _SAW_MATE = re.compile(r"the last skill you saw it complete was ([a-z_]+\([^)]*\)) \(step (\d+)\)")
 _COUNTERS = re.compile(r"Objects on counters: ([^\n]*)\.\n")
 _COUNTER_ITEM = re.compile(r"([a-z][a-z0-9 ,]*?) at \[(\d+), (\d+)\](?: \(out of view; seen at step (\d+)\))?")
+_BUTTON_LIT = re.compile(r"Button indicator at \[\d+, \d+\]: (?:lit, showing|[^\n]*?you last saw it lit at step (\d+))")
 _KITCHEN = re.compile(r"Kitchen \([^\n]*\n((?:[^\n]*\n)*?)You")
 _V2_SKILLS = ("put_in_pot()", "press_button()", "go_to_indicator()")
 
@@ -129,6 +130,7 @@ class Prompt:
     memory: list[tuple[int, str, str]]
     counters: list[tuple[str, Pos, bool, int | None]]  # item, position, in view now, seen at step
     saw_mate: tuple[str, int] | None
+    button_lit: int | None  # the last step it saw a button indicator lit (now: the current step)
     convention: Convention | None = field(default=None)
 
     def can(self, skill: str) -> bool:
@@ -145,6 +147,11 @@ class Prompt:
     @property
     def put(self) -> str:
         return "put_in_pot()" if "put_in_pot()" in self.offered else "put_onion_in_pot()"
+
+
+def _button_lit(user: str, step: int) -> int | None:
+    seen = [step if last is None or last == "" else int(last) for last in _BUTTON_LIT.findall(user)]
+    return max(seen, default=None)
 
 
 def parse_prompt(user: str, everything: str) -> Prompt:
@@ -172,6 +179,7 @@ def parse_prompt(user: str, everything: str) -> Prompt:
         memory=[(int(s), skill, outcome) for s, skill, outcome in _MEMORY.findall(user)],
         counters=counters,
         saw_mate=(saw.group(1), int(saw.group(2))) if saw else None,
+        button_lit=_button_lit(user, int(step.group(1)) if step else 0),
         convention=parse_convention(everything),
     )
 

@@ -10,7 +10,8 @@ tomato, tomato; no ingredient2 on them means onion, onion, onion.``).
 - The button costs points at each press: the chef who sees the recipe presses it once per recipe,
   when its teammate may not know it: at the start, when the pot it sees is empty (a soup was just
   taken out: a new recipe follows its delivery), or after a delivery it saw; never while a pot it
-  sees is on its way to the recipe, nor while its last press is still in its recent history. A
+  sees is on its way to the recipe, nor when it pressed (its recent history) or saw the button lit
+  since the last delivery of the teammate it saw (the prompt's button line). A
   chef who does not know the recipe watches the button (fetching a dish walks it where it sees the
   button) and presses it itself, where it can, only after two waits without a light.
 - The signaller keeps the signal true: the unused ingredient on a signal counter for one recipe,
@@ -95,11 +96,11 @@ def _teammate_may_not_know(p: Prompt) -> bool:
     for status, ingredients in p.pots:
         if status in ("cooking", "ready") or (status == "filling" and not Counter(ingredients) - Counter(recipe)):
             return False
-    presses = [step for step, skill, _ in p.memory if skill == "press_button()"]
-    delivered = (
-        p.saw_mate is not None and p.saw_mate[0] == "deliver_soup()" and p.saw_mate[1] > max(presses, default=-1)
-    )
-    if presses and not delivered:
+    shown = [step for step, skill, _ in p.memory if skill == "press_button()"]
+    if p.button_lit is not None:
+        shown.append(p.button_lit)  # its own press out of the recent history still lit the button
+    delivered = p.saw_mate is not None and p.saw_mate[0] == "deliver_soup()" and p.saw_mate[1] > max(shown, default=-1)
+    if shown and not delivered:
         return False
     return delivered or _pot_in_view(p) or p.step < START_SETTLE
 

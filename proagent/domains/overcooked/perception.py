@@ -18,7 +18,7 @@ classic runs keep byte-identical prompts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Generic, Literal, TypeVar
 
 from envs import KitchenState, Pos
@@ -71,6 +71,9 @@ class KitchenView:
     pots: dict[Pos, Sighting[Pot]]  # every pot it has knowledge of
     counters: dict[Pos, Sighting[Item]]  # counter items in view or remembered
     recipe: RecipeKnowledge | None
+    # button indicator -> the last step the agent saw it lit (a press shows the recipe to every
+    # chef in view, so "lit at step s" says whether the current recipe was already shown)
+    buttons_lit: dict[Pos, int] = field(default_factory=dict)
 
     @property
     def step(self) -> int:
@@ -112,6 +115,7 @@ class Perceiver:
         self._mate_skill: Sighting[str] | None = None
         self._recipe: RecipeKnowledge | None = None
         self._ruled_out: set[tuple[int, ...]] = set()  # soups its own unpaid deliveries showed are not the recipe
+        self._buttons_lit: dict[Pos, int] = {}  # button indicator -> last step seen lit
         self._mate_was_visible = False
         self._started = False
         self._believed: KitchenState | None = None
@@ -197,6 +201,7 @@ class Perceiver:
             pots=dict(sorted(self._pots.items())),
             counters=dict(sorted(self._counters.items())),
             recipe=self._recipe,
+            buttons_lit=dict(sorted(self._buttons_lit.items())),
         )
 
     def _believed_players(self, state: KitchenState, me: Player) -> tuple[Player, ...]:
@@ -265,11 +270,15 @@ class Perceiver:
 
     def _read_indicators(self, state: KitchenState, seen) -> None:
         """An indicator in view shows the current recipe (a button one while its timer runs): the
-        only place the perceiver reads ``state.recipe``."""
+        only place the perceiver reads ``state.recipe``. Also notes when each button was seen lit."""
+        shown: RecipeKnowledge | None = None
         for indicator in state.indicators:
             if not seen(indicator.position):
                 continue
-            if indicator.kind == "recipe" or indicator.active_ticks > 0:
+            if indicator.kind == "button" and indicator.active_ticks > 0:
+                self._buttons_lit[indicator.position] = state.step
+            if shown is None and (indicator.kind == "recipe" or indicator.active_ticks > 0):
                 how: RecipeSource = "indicator" if indicator.kind == "recipe" else "button"
-                self._recipe = RecipeKnowledge(tuple(state.recipe), state.step, how, indicator.position)
-                return
+                shown = RecipeKnowledge(tuple(state.recipe), state.step, how, indicator.position)
+        if shown is not None:
+            self._recipe = shown
