@@ -207,6 +207,12 @@ def test_a_pressed_button_indicator_in_view_reveals_the_recipe(env, book):
     dark = replace(kitchens[2], step=3, indicators=tuple(replace(i, active_ticks=0) for i in kitchens[2].indicators))
     later = user_prompt(env, book, ground(perceiver.observe(dark, ()), 1, book, TeammateView(0, None, None), 0.0), 1)
     assert "Button indicator at [3, 2]: off; you last saw it lit at step 2." in later
+    # A correct delivery (the score rises, seen or not) may draw a new recipe: that light is history.
+    served = replace(dark, step=4)
+    view = perceiver.observe(served, [_deliver(0, tuple(served.recipe), True, 4)])
+    assert view.buttons_lit == {} and view.last_served == 4
+    after = user_prompt(env, book, ground(view, 1, book, TeammateView(0, None, None), 20.0), 1)
+    assert "Button indicator at [3, 2]: off; you have not seen it lit since the soup served at step 4." in after
     # From (6,2) the lit button (3,2) is out of view: no recipe, and the view shows it off.
     far = replace(kitchens[2], players=(kitchens[2].players[0], replace(kitchens[2].players[1], position=(6, 2))))
     blind = Perceiver(1, 2)

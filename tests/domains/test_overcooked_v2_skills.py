@@ -466,6 +466,8 @@ def test_a_press_out_of_the_recent_history_is_remembered_by_the_button_line():
     assert _ask(SYSTEM_V2, _view(**left) + lit) == "wait(3)"
     served = "is out of view; last seen at step 44 at [5, 2] facing right, holding nothing; the last skill you saw it complete was deliver_soup() (step 44)"
     assert _ask(SYSTEM_V2, _view(**left, mate=served) + shown) == "press_button()"  # a new recipe since the light
+    unseen_delivery = "\nButton indicator at [3, 2]: off; you have not seen it lit since the soup served at step 50."
+    assert _ask(SYSTEM_V2, _view(**left) + unseen_delivery) == "press_button()"
 
 
 def test_the_cook_watches_the_button_and_presses_only_after_waiting():

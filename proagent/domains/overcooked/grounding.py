@@ -136,8 +136,9 @@ def ground_view(view: KitchenView, book: SkillBook, teammate: TeammateView, scor
 
 
 def _button_facts(view: KitchenView) -> list[dict]:
-    """Each button indicator: lit now (steps left) when in view, and the last step it was seen lit;
-    a press costs points and shows the current recipe, so this says whether it was already shown."""
+    """Each button indicator: lit now (steps left) when in view, and the last step it was seen lit
+    since the last correct delivery (``last_served``, when one was made): a press costs points and
+    shows the current recipe, so this says whether the current recipe was already shown."""
     lit = {i.position: i.active_ticks for i in view.kitchen.indicators if i.kind == "button"}
     return [
         {
@@ -145,6 +146,7 @@ def _button_facts(view: KitchenView) -> list[dict]:
             "in_view": view.in_view(pos),
             "lit_ticks": lit.get(pos, 0) if view.in_view(pos) else 0,
             "last_lit_step": view.buttons_lit.get(pos),
+            "last_served": view.last_served,
         }
         for pos in view.kitchen.map.button_indicators
     ]

@@ -71,9 +71,11 @@ class KitchenView:
     pots: dict[Pos, Sighting[Pot]]  # every pot it has knowledge of
     counters: dict[Pos, Sighting[Item]]  # counter items in view or remembered
     recipe: RecipeKnowledge | None
-    # button indicator -> the last step the agent saw it lit (a press shows the recipe to every
-    # chef in view, so "lit at step s" says whether the current recipe was already shown)
+    # button indicator -> the last step the agent saw it lit since the last correct delivery (a
+    # press shows the current recipe to every chef in view; a correct delivery, which the score
+    # shows, may draw a new one): whether the current recipe was already shown
     buttons_lit: dict[Pos, int] = field(default_factory=dict)
+    last_served: int | None = None  # the step of the last correct delivery (the score rose)
 
     @property
     def step(self) -> int:
@@ -115,7 +117,8 @@ class Perceiver:
         self._mate_skill: Sighting[str] | None = None
         self._recipe: RecipeKnowledge | None = None
         self._ruled_out: set[tuple[int, ...]] = set()  # soups its own unpaid deliveries showed are not the recipe
-        self._buttons_lit: dict[Pos, int] = {}  # button indicator -> last step seen lit
+        self._buttons_lit: dict[Pos, int] = {}  # button indicator -> last step seen lit since the last correct delivery
+        self._last_served: int | None = None
         self._mate_was_visible = False
         self._started = False
         self._believed: KitchenState | None = None
@@ -202,6 +205,7 @@ class Perceiver:
             counters=dict(sorted(self._counters.items())),
             recipe=self._recipe,
             buttons_lit=dict(sorted(self._buttons_lit.items())),
+            last_served=self._last_served,
         )
 
     def _believed_players(self, state: KitchenState, me: Player) -> tuple[Player, ...]:
@@ -247,6 +251,8 @@ class Perceiver:
                     self._rule_out(soup, event, possible)
                 continue
             self._ruled_out.clear()  # the recipe may be drawn anew; what was ruled out no longer holds
+            self._buttons_lit.clear()  # a light seen before showed the recipe of before
+            self._last_served = event.step
             stale = event.step if self.new_recipe_on_delivery else None
             if event.agent == self.seat and soup:
                 # Its own delivery paid: the soup it carried was the recipe.
