@@ -139,12 +139,13 @@ def _button_facts(view: KitchenView) -> list[dict]:
     """Each button indicator: lit now (steps left) when in view, and the last step it was seen lit
     since the last correct delivery (``last_served``, when one was made): a press costs points and
     shows the current recipe, so this says whether the current recipe was already shown."""
+    # the view's kitchen already shows a button out of view as off (perception.py)
     lit = {i.position: i.active_ticks for i in view.kitchen.indicators if i.kind == "button"}
     return [
         {
             "position": list(pos),
             "in_view": view.in_view(pos),
-            "lit_ticks": lit.get(pos, 0) if view.in_view(pos) else 0,
+            "lit_ticks": lit.get(pos, 0),
             "last_lit_step": view.buttons_lit.get(pos),
             "last_served": view.last_served,
         }

@@ -150,7 +150,7 @@ class Prompt:
 
 
 def _button_lit(user: str, step: int) -> int | None:
-    seen = [step if last is None or last == "" else int(last) for last in _BUTTON_LIT.findall(user)]
+    seen = [int(last) if last else step for last in _BUTTON_LIT.findall(user)]  # "" = lit now
     return max(seen, default=None)
 
 

@@ -11,7 +11,8 @@ tomato, tomato; no ingredient2 on them means onion, onion, onion.``).
   when its teammate may not know it: at the start, when the pot it sees is empty (a soup was just
   taken out: a new recipe follows its delivery), or after a delivery it saw; never while a pot it
   sees is on its way to the recipe, nor when it pressed (its recent history) or saw the button lit
-  since the last delivery of the teammate it saw (the prompt's button line). A
+  (the prompt's button line, which forgets lights older than the last correct delivery) after the
+  teammate's last delivery it saw. A
   chef who does not know the recipe watches the button (fetching a dish walks it where it sees the
   button) and presses it itself, where it can, only after two waits without a light.
 - The signaller keeps the signal true: the unused ingredient on a signal counter for one recipe,
