@@ -5,7 +5,8 @@
 # Seed 0 writes partners/<layout>/<algo>, seed s > 0 partners/<layout>/<algo>_s<s> (SP/XP matrices).
 # CPU budget (what shipped): the CPU-sized recurrent network (--encoder auto on CPU), 32 envs x 128
 # steps, entropy 0.01, shaping annealed over 3/5 of the run (session 16: 10M steps with shaping over
-# 6M learn several times faster than 3M with shaping over 2.5M; partners/README.md). With
+# 6M learn several times faster than 3M with shaping over 2.5M; partners/README.md); self-play keeps
+# its best 10-call window and ships it when it evaluates higher (--keep-best; session 17). With
 # V2_PAPER=1 it runs the paper's recipe instead (App. D.2, Tables 7-11: its network, 256 envs x 256 steps, 64 minibatches, lr 2.5e-4,
 # grad norm 0.25; Other-Play 64 envs, entropy 0.02; FCP lr 7e-4, entropy 0.04, GAE 0.9); give it
 # STEPS=30000000 (Other-Play 50000000) and a GPU. Logs go to runs/zoo_logs/.
@@ -23,6 +24,7 @@ for layout in "${layouts[@]}"; do
       name=$algo
       [ "$seed" != 0 ] && name="${algo}_s${seed}"
       flags=(--set ent_coef=0.01)
+      [ "$algo" = sp ] && flags+=(--keep-best 10)
       if [ "${V2_PAPER:-0}" = 1 ]; then
         shaping=$((steps / 2))
         flags=(--network-set memory=128 --network-set fc_dim=128 --network-set 'pointwise=[128,128,8]'

@@ -12,7 +12,7 @@ import json
 import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import jax
 import numpy as np
@@ -38,6 +38,22 @@ class SelfPlayScore(BaseModel):
     stochastic: bool = True
 
 
+class Selection(BaseModel):
+    """What a ``--keep-best`` self-play run shipped (`proagent.training.best`): both scores, and which."""
+
+    rule: str = (
+        "highest mean sparse training score over `window` consecutive calls; the final and the best params"
+        " are then scored by the same evaluation and the higher ships"
+    )
+    window: int
+    trained_env_steps: int = Field(description="env steps the run trained in all")
+    best_env_steps: int = Field(description="env steps at the end of the best window")
+    best_training_score: float
+    final: SelfPlayScore
+    best: SelfPlayScore
+    chosen: Literal["final", "best"]
+
+
 class Manifest(BaseModel):
     model_config = ConfigDict(extra="allow")
 
@@ -57,6 +73,7 @@ class Manifest(BaseModel):
     jax_version: str = jax.__version__
     params_sha256: str = ""
     train_config: dict[str, Any] = Field(default_factory=dict)
+    selection: Selection | None = Field(None, description="set by --keep-best runs: which params shipped, and why")
     dynamics: dict[str, Any] = Field(
         default_factory=dict, description="the env's Dynamics it trained in (empty: the classic rules); partners observe with it"
     )

@@ -63,6 +63,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="continue the interrupted run in --out from its last intermediate checkpoint (same arguments)",
     )
     p.add_argument(
+        "--keep-best",
+        type=int,
+        default=0,
+        metavar="CALLS",
+        help="sp: keep the params of the best window of CALLS calls (sparse training score) and ship them if they "
+        "evaluate higher than the final ones; the manifest records both (0: off)",
+    )
+    p.add_argument(
         "--warm-start",
         choices=("none", "sp"),
         default="none",
@@ -197,6 +205,12 @@ def run(args: argparse.Namespace) -> int:
     if args.resume and args.algo == "bc":
         print("error: --resume: bc trains in seconds and keeps no resume state; run it again", file=sys.stderr)
         return 2
+    if args.keep_best and args.algo != "sp":
+        print(f"error: --keep-best is for sp runs; {args.algo} ships its own final agent", file=sys.stderr)
+        return 2
+    if args.keep_best < 0:
+        print(f"error: --keep-best must be 0 (off) or a number of calls, got {args.keep_best}", file=sys.stderr)
+        return 2
     if args.algo == "bc":  # imitation, not PPO: its own config (--set sets BCConfig fields)
         return _run_bc(args)
     from envs import LayoutError
@@ -228,6 +242,7 @@ def run(args: argparse.Namespace) -> int:
                 args.checkpoint_every,
                 log,
                 args.resume,
+                args.keep_best,
             )
         except ValueError as exc:  # e.g. --resume with other arguments than the interrupted run
             print(f"error: {exc}", file=sys.stderr)

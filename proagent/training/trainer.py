@@ -25,6 +25,8 @@ from pydantic import BaseModel
 import envs
 from proagent.training import checkpoint
 from proagent.training import resume as resume_state
+from proagent.training.best import BestSoFar, choose
+from proagent.training.checkpoint import Selection
 from proagent.training.config import PPOConfig
 from proagent.training.evaluate import self_play_score
 from proagent.training.population import Pairing, PopMetrics, PopRunner, learner_params, make_population_train
@@ -95,6 +97,39 @@ def _manifest(
     )
 
 
+def _select(
+    config: PPOConfig,
+    env: envs.OvercookedEnv,
+    best: BestSoFar,
+    final_params,
+    manifest: checkpoint.Manifest,
+    eval_episodes: int,
+    log: Log,
+) -> tuple[object, checkpoint.Manifest]:
+    """Score the best window's params with the final params' evaluation (same seed and episodes) and
+    keep the higher; the manifest says which, with both scores."""
+    assert manifest.self_play is not None
+    best_score = self_play_score(env, config.network, best.params, config.seed + 10_000, eval_episodes)
+    chosen = choose(manifest.self_play, best_score)
+    selection = Selection(
+        window=best.window,
+        trained_env_steps=manifest.env_steps,
+        best_env_steps=best.env_steps,
+        best_training_score=round(best.score, 3),
+        final=manifest.self_play,
+        best=best_score,
+        chosen=chosen,
+    )
+    log(
+        f"best window (training score {best.score:.1f} at {best.env_steps:,} steps) scores "
+        f"{best_score.mean:.1f} ± {best_score.se:.1f}: shipping the {chosen} params"
+    )
+    if chosen == "final":
+        return final_params, manifest.model_copy(update={"selection": selection})
+    update = {"selection": selection, "self_play": best_score, "env_steps": best.env_steps}
+    return best.params, manifest.model_copy(update=update)
+
+
 def train(
     config: PPOConfig,
     out_dir: Path | None,
@@ -104,11 +139,13 @@ def train(
     checkpoint_every_s: float = 120.0,
     log: Log = print,
     resume: bool = False,
+    keep_best: int = 0,
 ) -> TrainResult:
     """Train, checkpointing to ``out_dir`` every ``checkpoint_every_s`` and at the end (with the score).
 
     With ``resume``, an interrupted run in ``out_dir`` (see `proagent.training.resume`) continues
-    from its last checkpoint instead of starting over.
+    from its last checkpoint instead of starting over. ``keep_best`` > 0 keeps the params of the
+    best window of that many calls and ships them if they evaluate higher (`proagent.training.best`).
     """
     if out_dir is not None and not resume:
         resume_state.refuse_to_overwrite(out_dir / resume_state.RESUME_DIR)
@@ -118,9 +155,13 @@ def train(
     runner = init(jax.random.PRNGKey(config.seed))
     progress = resume_state.Progress(config=config.model_dump(mode="json"), calls_done=0, wall_s=0.0, history=[])
     restored = resume_state.load(out_dir, runner, config) if resume and out_dir is not None else None
+    best = BestSoFar(keep_best) if keep_best else None
     if restored is not None:
         runner, progress = restored
         log(f"resuming from {out_dir / resume_state.RESUME_DIR}: {progress.calls_done} calls done")
+        if best is not None:
+            best.replay(progress.history)
+            best.load(out_dir / resume_state.RESUME_DIR, progress.calls_done * updates_per_call * config.steps_per_update)
     start = time.perf_counter() - progress.wall_s
     last_ckpt = time.perf_counter()
     for call in range(progress.calls_done, config.num_updates // updates_per_call):
@@ -130,10 +171,14 @@ def train(
         rec = summarize_call(metrics, time.perf_counter() - t0, updates_per_call * config.steps_per_update)
         progress.history.append(rec)
         log(_format(rec, config.total_steps))
+        if best is not None:
+            best.observe(rec, learner_params(runner, 0))
         if out_dir is not None and time.perf_counter() - last_ckpt > checkpoint_every_s:
             wall = time.perf_counter() - start
             checkpoint.save(out_dir, learner_params(runner, 0), _manifest(config, algo, runner, env, wall))
             progress.calls_done, progress.wall_s = call + 1, wall
+            if best is not None:
+                best.save(out_dir / resume_state.RESUME_DIR)
             resume_state.save(out_dir, runner, progress)
             last_ckpt = time.perf_counter()
     wall = time.perf_counter() - start
@@ -141,6 +186,8 @@ def train(
     manifest = _manifest(config, algo, runner, env, wall)
     manifest.self_play = self_play_score(env, config.network, params, config.seed + 10_000, eval_episodes)
     log(f"self-play score over {eval_episodes} episodes: {manifest.self_play.mean:.1f} ± {manifest.self_play.se:.1f}")
+    if best is not None and best.params is not None and best.env_steps < manifest.env_steps:
+        params, manifest = _select(config, env, best, params, manifest, eval_episodes, log)
     if out_dir is not None:
         manifest = checkpoint.save(out_dir, params, manifest)
         (out_dir / "history.jsonl").write_text("".join(json.dumps(r) + "\n" for r in progress.history))

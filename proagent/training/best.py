@@ -1,0 +1,97 @@
+"""Keep the best policy a self-play run has seen (``proagent train --algo sp --keep-best``).
+
+Why: on OvercookedV2 kitchens, CPU-sized runs often learn while the shaped reward lasts and then
+fall apart in the last few million steps (partners/README.md: demo_cook_simple seed 1 reached a
+training score near 67 and ended at 9). A run that keeps its best parameters ships the policy it
+actually learned instead of the wreck.
+
+The rule, chosen to be honest about the selection:
+- "best" is the highest mean *sparse* training score over a window of consecutive calls (the
+  shaped reward never counts), so a lucky call of a few episodes cannot win;
+- at the end both the final and the best parameters are scored by the same fresh evaluation
+  (same seed, same episodes) and the higher one ships; the manifest records both scores, the step
+  of the best window and what was chosen, so the selection is visible to whoever uses the partner.
+
+The best parameters live on the host (a CPU-sized network is a few hundred KB) and travel with the
+resume state, so an interrupted run selects exactly as an uninterrupted one would.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from pathlib import Path
+from typing import Any, Literal
+
+import jax
+import numpy as np
+from flax import serialization
+
+from proagent.files import write_atomic
+from proagent.training.checkpoint import SelfPlayScore
+
+BEST_FILE = "best.msgpack"
+DEFAULT_WINDOW = 10
+
+
+class BestSoFar:
+    """The parameters at the end of the best scoring window seen so far."""
+
+    def __init__(self, window: int = DEFAULT_WINDOW) -> None:
+        if window < 1:
+            raise ValueError(f"keep-best window must be >= 1 call, got {window}")
+        self.window = window
+        self._recent: deque[tuple[float, int]] = deque(maxlen=window)  # (score sum, episodes) per call
+        self.score = float("-inf")
+        self.env_steps = -1
+        self.params: Any = None
+
+    def observe(self, record: dict, params: Any) -> bool:
+        """Feed one call's log record (``score`` is a mean over ``episodes``) and the params after
+        it; True when this window is a new best (the params were copied to the host)."""
+        episodes = int(record["episodes"])
+        total = float(record["score"]) * episodes if episodes else 0.0
+        self._recent.append((total, episodes))
+        if len(self._recent) < self.window:
+            return False
+        seen = sum(n for _, n in self._recent)
+        if not seen:
+            return False
+        mean = sum(s for s, _ in self._recent) / seen
+        if mean <= self.score:
+            return False
+        self.score, self.env_steps = mean, int(record["env_steps"])
+        self.params = jax.tree.map(np.asarray, jax.device_get(params))
+        return True
+
+    def replay(self, history: list[dict]) -> None:
+        """Rebuild the window (not the params) from a resumed run's history, so the next calls
+        compare against the same recent scores as they would have without the interruption."""
+        for record in history[-self.window :]:
+            episodes = int(record["episodes"])
+            self._recent.append((float(record["score"]) * episodes if episodes else 0.0, episodes))
+
+    def save(self, directory: Path) -> None:
+        """Atomically, before the resume state is written (a newer best than the state is ignored
+        on load, so a kill between the two writes cannot change the selection)."""
+        if self.params is None:
+            return
+        blob = serialization.msgpack_serialize(
+            {"score": self.score, "env_steps": self.env_steps, "params": serialization.to_state_dict(self.params)}
+        )
+        directory.mkdir(parents=True, exist_ok=True)
+        write_atomic(directory / BEST_FILE, blob)
+
+    def load(self, directory: Path, resumed_env_steps: int) -> None:
+        path = directory / BEST_FILE
+        if not path.is_file():
+            return
+        saved = serialization.msgpack_restore(path.read_bytes())
+        if int(saved["env_steps"]) > resumed_env_steps:
+            return  # written after the state the run resumes from
+        self.score, self.env_steps = float(saved["score"]), int(saved["env_steps"])
+        self.params = saved["params"]
+
+
+def choose(final: SelfPlayScore, best: SelfPlayScore) -> Literal["final", "best"]:
+    """The higher evaluated mean; a tie keeps the final params (no selection without a gain)."""
+    return "best" if best.mean > final.mean else "final"
