@@ -305,6 +305,29 @@ def test_heuristic_v2_learns_the_recipe_first():
     assert _ask(SYSTEM_DEMO, rejected) == "go_to_indicator()"
 
 
+def test_the_distances_line_says_which_indicators_a_seat_can_reach():
+    from proagent.domains.base import TeammateView
+    from proagent.domains.overcooked.grounding import ground
+
+    def dist(name: str, seat: int) -> dict:
+        kitchen = _env(name).symbolic(_env(name).jit_reset(jax.random.PRNGKey(0)))
+        return ground(kitchen, seat, _book(name), TeammateView(1 - seat, None, None), 0.0)["distances"]
+
+    # demo_cook_simple: the recipe indicator is in seat 0's room; seat 1 learns only from a demo
+    assert isinstance(dist("demo_cook_simple", 0)["recipe indicator"], int)
+    assert dist("demo_cook_simple", 1)["recipe indicator"] is None
+    assert isinstance(dist("grounded_coord_simple", 0)["button"], int) and dist("grounded_coord_simple", 1)["button"] is None
+    assert "recipe indicator" not in dist("cramped_room", 0) and "button" not in dist("cramped_room", 0)
+
+
+def test_heuristic_v2_does_not_walk_to_an_indicator_it_cannot_reach():
+    base = "onion 3, tomato 2, dish 2, pot 1, serving spot 3, empty counter 1"
+    assert _ask(SYSTEM_DEMO, _state(dist=base + ", recipe indicator 4")) == "go_to_indicator()"
+    assert _ask(SYSTEM_DEMO, _state(dist=base + ", recipe indicator unreachable")) == "wait(3)"  # a demo will come
+    walled = base + ", recipe indicator unreachable, button unreachable"
+    assert _ask(SYSTEM_V2, _state(dist=walled)) not in ("go_to_indicator()", "press_button()")
+
+
 def test_heuristic_v2_follows_a_demo():
     demo = _state(pot="1 of 3 ingredients (tomato), not cooking")
     assert _ask(SYSTEM_DEMO, demo) == "pickup(tomato)"

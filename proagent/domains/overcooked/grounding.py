@@ -72,6 +72,12 @@ def _key_distances(kitchen: KitchenState, me, book: SkillBook) -> dict:
         "serving spot": kitchen.map.serving,
         "empty counter": kitchen.empty_counters,
     }
+    # V2 kitchens: the indicators are part of the fixed layout (known like the pots), and a chef with
+    # no recipe needs to know whether it can reach one (in demo_cook_simple one seat cannot)
+    if kitchen.map.recipe_indicators:
+        key_targets["recipe indicator"] = kitchen.map.recipe_indicators
+    if kitchen.map.button_indicators:
+        key_targets["button"] = kitchen.map.button_indicators
     return {name: _distance_to(kitchen, dist, targets) for name, targets in key_targets.items()}
 
 
