@@ -1,0 +1,26 @@
+"""Suite-wide setup: JAX's persistent compilation cache.
+
+Most of this suite's time is XLA compiling small programs (tiny PPO updates, env steps for each
+layout), and many tests compile the same program behind a different Python closure, which JAX's
+in-memory cache does not recognise. The persistent cache keys on the compiled program itself, so a
+repeat is a disk read: tests/training on a warm cache takes ~1 min instead of ~3.5. The slow CI
+step reuses what the default step compiled, and a developer's second run is fast.
+
+It lives in the checkout's git-ignored ``.cache/jax-tests`` (``PROAGENT_TEST_JAX_CACHE`` moves it;
+``off`` disables it). JAX keys entries by program, compile options, device and jax/jaxlib version,
+so a stale entry is never used; results are bit-identical either way (the golden runs check).
+"""
+
+from __future__ import annotations
+
+import os
+
+import jax
+
+from proagent.paths import PROJECT_ROOT
+
+_where = os.environ.get("PROAGENT_TEST_JAX_CACHE", str(PROJECT_ROOT / ".cache" / "jax-tests"))
+if _where != "off":
+    jax.config.update("jax_compilation_cache_dir", _where)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)  # tiny test programs count too
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
