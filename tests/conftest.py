@@ -9,6 +9,9 @@ step reuses what the default step compiled, and a developer's second run is fast
 It lives in the checkout's git-ignored ``.cache/jax-tests`` (``PROAGENT_TEST_JAX_CACHE`` moves it;
 ``off`` disables it). JAX keys entries by program, compile options, device and jax/jaxlib version,
 so a stale entry is never used; results are bit-identical either way (the golden runs check).
+A whole run writes about 15 MB; entries of programs the code no longer builds stay until the folder
+is deleted (JAX's size cap, ``jax_compilation_cache_max_size``, switches to an LRU layout that
+fails on a folder written without it, so it is not set here).
 """
 
 from __future__ import annotations
