@@ -12,24 +12,22 @@ The rule, chosen to be honest about the selection:
   (same seed, same episodes) and the higher one ships; the manifest records both scores, the step
   of the best window and what was chosen, so the selection is visible to whoever uses the partner.
 
-The best parameters live on the host (a CPU-sized network is a few hundred KB) and travel with the
-resume state, so an interrupted run selects exactly as an uninterrupted one would.
+The best parameters live on the host (a CPU-sized network is a few hundred KB) and are saved inside
+the resume state's one atomic file, so an interrupted run selects exactly as an uninterrupted one
+would.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from pathlib import Path
 from typing import Any, Literal
 
 import jax
 import numpy as np
 from flax import serialization
 
-from proagent.files import write_atomic
 from proagent.training.checkpoint import SelfPlayScore
 
-BEST_FILE = "best.msgpack"
 DEFAULT_WINDOW = 10
 
 
@@ -70,24 +68,15 @@ class BestSoFar:
             episodes = int(record["episodes"])
             self._recent.append((float(record["score"]) * episodes if episodes else 0.0, episodes))
 
-    def save(self, directory: Path) -> None:
-        """Atomically, before the resume state is written (a newer best than the state is ignored
-        on load, so a kill between the two writes cannot change the selection)."""
+    def to_bytes(self) -> bytes | None:
+        """The kept params and their window's score and step, for the resume state (None: none yet)."""
         if self.params is None:
-            return
-        blob = serialization.msgpack_serialize(
-            {"score": self.score, "env_steps": self.env_steps, "params": serialization.to_state_dict(self.params)}
-        )
-        directory.mkdir(parents=True, exist_ok=True)
-        write_atomic(directory / BEST_FILE, blob)
+            return None
+        state = {"score": self.score, "env_steps": self.env_steps, "params": serialization.to_state_dict(self.params)}
+        return serialization.msgpack_serialize(state)
 
-    def load(self, directory: Path, resumed_env_steps: int) -> None:
-        path = directory / BEST_FILE
-        if not path.is_file():
-            return
-        saved = serialization.msgpack_restore(path.read_bytes())
-        if int(saved["env_steps"]) > resumed_env_steps:
-            return  # written after the state the run resumes from
+    def restore(self, blob: bytes) -> None:
+        saved = serialization.msgpack_restore(blob)
         self.score, self.env_steps = float(saved["score"]), int(saved["env_steps"])
         self.params = saved["params"]
 

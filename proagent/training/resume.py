@@ -65,13 +65,23 @@ def _from_bytes(template: Any, blob: bytes) -> Any:
     return jax.tree.unflatten(treedef, restored)
 
 
-def save(out_dir: Path, runner: Any, progress: Progress) -> None:
-    """Runner and progress in one atomic file: a kill between two writes could otherwise pair a
-    newer runner with an older call count, and the resumed run would repeat calls."""
+def save(out_dir: Path, runner: Any, progress: Progress, extras: dict[str, bytes] | None = None) -> None:
+    """Runner, progress and the loop's ``extras`` (e.g. the params ``--keep-best`` keeps) in one
+    atomic file: a kill between two writes could otherwise pair a newer runner with an older call
+    count, and the resumed run would repeat calls."""
     directory = out_dir / RESUME_DIR
     directory.mkdir(parents=True, exist_ok=True)
-    blob = serialization.msgpack_serialize({"progress": progress.model_dump_json(), "runner": _to_bytes(runner)})
-    write_atomic(directory / STATE_FILE, blob)
+    state = {"progress": progress.model_dump_json(), "runner": _to_bytes(runner)}
+    state.update({f"extra/{name}": blob for name, blob in (extras or {}).items()})
+    write_atomic(directory / STATE_FILE, serialization.msgpack_serialize(state))
+
+
+def load_extra(out_dir: Path, name: str) -> bytes | None:
+    """One of the ``extras`` saved with the resume state (None if there is none)."""
+    path = out_dir / RESUME_DIR / STATE_FILE
+    if not path.is_file():
+        return None
+    return serialization.msgpack_restore(path.read_bytes()).get(f"extra/{name}")
 
 
 def load(out_dir: Path, template: Any, config: PPOConfig) -> tuple[Any, Progress] | None:

@@ -161,7 +161,8 @@ def train(
         log(f"resuming from {out_dir / resume_state.RESUME_DIR}: {progress.calls_done} calls done")
         if best is not None:
             best.replay(progress.history)
-            best.load(out_dir / resume_state.RESUME_DIR, progress.calls_done * updates_per_call * config.steps_per_update)
+            if (kept := resume_state.load_extra(out_dir, "best")) is not None:
+                best.restore(kept)
     start = time.perf_counter() - progress.wall_s
     last_ckpt = time.perf_counter()
     for call in range(progress.calls_done, config.num_updates // updates_per_call):
@@ -177,9 +178,8 @@ def train(
             wall = time.perf_counter() - start
             checkpoint.save(out_dir, learner_params(runner, 0), _manifest(config, algo, runner, env, wall))
             progress.calls_done, progress.wall_s = call + 1, wall
-            if best is not None:
-                best.save(out_dir / resume_state.RESUME_DIR)
-            resume_state.save(out_dir, runner, progress)
+            kept = best.to_bytes() if best is not None else None
+            resume_state.save(out_dir, runner, progress, {"best": kept} if kept is not None else None)
             last_ckpt = time.perf_counter()
     wall = time.perf_counter() - start
     params = learner_params(runner, 0)

@@ -8,7 +8,7 @@ import pytest
 from training_helpers import tiny_config
 
 from proagent.training import resume
-from proagent.training.best import BEST_FILE, BestSoFar, choose
+from proagent.training.best import BestSoFar, choose
 from proagent.training.checkpoint import SelfPlayScore
 
 
@@ -45,18 +45,18 @@ def test_a_call_with_no_finished_episode_does_not_score():
     assert best.params is None
 
 
-def test_the_kept_params_survive_a_resume_and_a_newer_file_is_ignored(tmp_path):
+def test_the_kept_params_travel_with_the_resume_state(tmp_path):
     best = BestSoFar(window=1)
+    assert best.to_bytes() is None  # nothing kept yet: nothing to save
     best.observe(record(300, 7.0), params(5))
-    best.save(tmp_path)
-    assert (tmp_path / BEST_FILE).is_file()
+    progress = resume.Progress(config={}, calls_done=3, wall_s=1.0, history=[])
+    resume.save(tmp_path, {"w": np.zeros(2, np.float32)}, progress, {"best": best.to_bytes()})
+    assert [f.name for f in (tmp_path / resume.RESUME_DIR).iterdir()] == [resume.STATE_FILE]  # one atomic file
     again = BestSoFar(window=1)
-    again.load(tmp_path, resumed_env_steps=300)
+    again.restore(resume.load_extra(tmp_path, "best"))
     assert again.env_steps == 300 and again.score == pytest.approx(7.0)
     assert np.array_equal(again.params["params"]["w"], np.full(3, 5, np.float32))
-    stale = BestSoFar(window=1)
-    stale.load(tmp_path, resumed_env_steps=200)  # the state on disk is older than this best
-    assert stale.params is None and stale.env_steps == -1
+    assert resume.load_extra(tmp_path, "other") is None
 
 
 def test_replay_refills_the_window_from_the_history():
@@ -119,7 +119,7 @@ def test_keep_best_ships_what_it_says_and_resumes_to_the_same_choice(tmp_path):
 
     with pytest.raises(KeyboardInterrupt):
         go(tmp_path / "killed", log=die_in_last_call, keep_best=1)
-    assert (tmp_path / "killed" / resume.RESUME_DIR / BEST_FILE).is_file()
+    assert resume.load_extra(tmp_path / "killed", "best") is not None  # the first episodes ended in call 13
     resumed = go(tmp_path / "killed", log=lambda _: None, keep_best=1, resume=True)
     assert resumed.manifest.selection == selection
     assert resumed.manifest.params_sha256 == kept.manifest.params_sha256
