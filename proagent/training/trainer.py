@@ -109,7 +109,10 @@ def _select(
     """Score the best window's params with the final params' evaluation (same seed and episodes) and
     keep the higher; the manifest says which, with both scores."""
     assert manifest.self_play is not None
-    best_score = self_play_score(env, config.network, best.params, config.seed + 10_000, eval_episodes)
+    if best.env_steps >= manifest.env_steps:  # the best window ended with the run: the same params
+        best_score = manifest.self_play
+    else:
+        best_score = self_play_score(env, config.network, best.params, config.seed + 10_000, eval_episodes)
     chosen = choose(manifest.self_play, best_score)
     selection = Selection(
         window=best.window,
@@ -186,7 +189,7 @@ def train(
     manifest = _manifest(config, algo, runner, env, wall)
     manifest.self_play = self_play_score(env, config.network, params, config.seed + 10_000, eval_episodes)
     log(f"self-play score over {eval_episodes} episodes: {manifest.self_play.mean:.1f} ± {manifest.self_play.se:.1f}")
-    if best is not None and best.params is not None and best.env_steps < manifest.env_steps:
+    if best is not None and best.params is not None:
         params, manifest = _select(config, env, best, params, manifest, eval_episodes, log)
     if out_dir is not None:
         manifest = checkpoint.save(out_dir, params, manifest)

@@ -109,6 +109,13 @@ def test_keep_best_ships_what_it_says_and_resumes_to_the_same_choice(tmp_path):
     else:
         assert kept.manifest.env_steps == selection.best_env_steps < plain.manifest.env_steps
 
+    # a best window that ends with the run is the final params: recorded, not scored twice
+    short = config.model_copy(update={"total_steps": 13 * 4 * 32})
+    ended = train(short, tmp_path / "short", updates_per_call=1, eval_episodes=4, log=lambda _: None, keep_best=1)
+    last = ended.manifest.selection
+    assert last is not None and last.chosen == "final" and last.best == last.final
+    assert last.best_env_steps == last.trained_env_steps == ended.manifest.env_steps
+
     calls: list[str] = []
 
     def die_in_last_call(line: str) -> None:
