@@ -1,4 +1,5 @@
-"""Suite-wide setup: JAX's persistent compilation cache.
+"""Suite-wide setup: JAX's persistent compilation cache (at the repository root, not in tests/: a
+conftest there would put tests/ on sys.path, where tests/envs would shadow the envs package).
 
 Most of this suite's time is XLA compiling small programs (tiny PPO updates, env steps for each
 layout), and many tests compile the same program behind a different Python closure, which JAX's
