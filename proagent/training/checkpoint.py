@@ -54,6 +54,18 @@ class Selection(BaseModel):
     chosen: Literal["final", "best"]
 
 
+class InitFrom(BaseModel):
+    """The checkpoint a fine-tuning run (``--init-from``) started from. Its steps are not in the
+    run's own ``env_steps``: the params saw ``env_steps`` of this run plus these."""
+
+    path: str = Field(description="the folder as given, relative to the project root when inside it")
+    algorithm: str
+    seed: int
+    env_steps: int
+    params_sha256: str
+    self_play: SelfPlayScore | None = None
+
+
 class Manifest(BaseModel):
     model_config = ConfigDict(extra="allow")
 
@@ -74,6 +86,7 @@ class Manifest(BaseModel):
     params_sha256: str = ""
     train_config: dict[str, Any] = Field(default_factory=dict)
     selection: Selection | None = Field(None, description="set by --keep-best runs: which params shipped, and why")
+    init_from: InitFrom | None = Field(None, description="set by --init-from runs: the params they started from")
     dynamics: dict[str, Any] = Field(
         default_factory=dict, description="the env's Dynamics it trained in (empty: the classic rules); partners observe with it"
     )

@@ -71,6 +71,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "evaluate higher than the final ones; the manifest records both (0: off)",
     )
     p.add_argument(
+        "--init-from",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="sp: fine-tune, starting from the params of checkpoint folder DIR (same layout, network and dynamics; "
+        "a fresh optimizer and schedule); the manifest records DIR, its steps and its sha256",
+    )
+    p.add_argument(
         "--warm-start",
         choices=("none", "sp"),
         default="none",
@@ -208,6 +216,9 @@ def run(args: argparse.Namespace) -> int:
     if args.keep_best and args.algo != "sp":
         print(f"error: --keep-best is for sp runs; {args.algo} ships its own final agent", file=sys.stderr)
         return 2
+    if args.init_from is not None and args.algo != "sp":
+        print(f"error: --init-from is for sp runs; {args.algo} starts from SP with --warm-start sp", file=sys.stderr)
+        return 2
     if args.keep_best < 0:
         print(f"error: --keep-best must be 0 (off) or a number of calls, got {args.keep_best}", file=sys.stderr)
         return 2
@@ -243,8 +254,9 @@ def run(args: argparse.Namespace) -> int:
                 log,
                 args.resume,
                 args.keep_best,
+                args.init_from,
             )
-        except ValueError as exc:  # e.g. --resume with other arguments than the interrupted run
+        except ValueError as exc:  # e.g. --resume with other arguments, or an --init-from that does not fit
             print(f"error: {exc}", file=sys.stderr)
             return 2
         manifests = [result.manifest]

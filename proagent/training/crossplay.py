@@ -64,7 +64,10 @@ def load_zoo(layout: str, root: Path = PARTNERS_DIR) -> tuple[list[str], list, l
 
 def training_parent(manifest: checkpoint.Manifest) -> str | None:
     """The shipped partner a checkpoint was warm-started from or, failing that, trained beside
-    (a human proxy's ``trained_with_partner``): either one shapes its conventions."""
+    (a human proxy's ``trained_with_partner``): either one shapes its conventions. A fine-tuned
+    checkpoint (``--init-from``) names its parent's folder."""
+    if manifest.init_from is not None:
+        return Path(manifest.init_from.path).name
     warm_start = manifest.train_config.get("warm_start", "none")
     if warm_start != "none":
         return warm_start

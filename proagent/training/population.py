@@ -353,6 +353,12 @@ def learner_params(runner: PopRunner, index: int) -> Any:
     return jax.tree.map(lambda x: np.asarray(x[index]), runner.learners.params)
 
 
+def with_learner_params(runner: PopRunner, learners: list[int], params: Any) -> PopRunner:
+    """``learners`` start from ``params`` (Adam's moments stay at zero)."""
+    put = lambda stacked, p: stacked.at[jnp.asarray(learners)].set(jnp.asarray(p, stacked.dtype))
+    return runner._replace(learners=runner.learners.replace(params=jax.tree.map(put, runner.learners.params, params)))
+
+
 def set_pool_entry(runner: PopRunner, index: int, params: Any, logit: float = 0.0) -> PopRunner:
     """Put ``params`` into pool entry ``index`` and make it sampleable (logit 0 unless given)."""
     pool = jax.tree.map(lambda t, p: t.at[index].set(jnp.asarray(p, t.dtype)), runner.pool_params, params)

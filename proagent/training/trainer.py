@@ -23,13 +23,21 @@ import numpy as np
 from pydantic import BaseModel
 
 import envs
+from proagent.paths import PROJECT_ROOT
 from proagent.training import checkpoint
 from proagent.training import resume as resume_state
 from proagent.training.best import BestSoFar, choose
-from proagent.training.checkpoint import Selection
+from proagent.training.checkpoint import InitFrom, Selection
 from proagent.training.config import PPOConfig
 from proagent.training.evaluate import self_play_score
-from proagent.training.population import Pairing, PopMetrics, PopRunner, learner_params, make_population_train
+from proagent.training.population import (
+    Pairing,
+    PopMetrics,
+    PopRunner,
+    learner_params,
+    make_population_train,
+    with_learner_params,
+)
 
 Log = Callable[[str], None]
 
@@ -79,7 +87,12 @@ def _format(rec: dict, total: int) -> str:
 
 
 def _manifest(
-    config: PPOConfig, algo: str, runner: PopRunner, env: envs.OvercookedEnv, wall: float
+    config: PPOConfig,
+    algo: str,
+    runner: PopRunner,
+    env: envs.OvercookedEnv,
+    wall: float,
+    init_from: InitFrom | None = None,
 ) -> checkpoint.Manifest:
     return checkpoint.Manifest(
         algorithm=algo,
@@ -94,7 +107,36 @@ def _manifest(
         git_commit=checkpoint.git_commit(),
         train_config=config.model_dump(mode="json"),
         dynamics=env.dynamics.model_dump(),
+        init_from=init_from,
     )
+
+
+def load_init(directory: Path, config: PPOConfig, env: envs.OvercookedEnv) -> tuple[object, InitFrom]:
+    """The params a fine-tuning run starts from, and their record. They must come from the same
+    layout, network and dynamics: anything else would not be a continuation of that agent."""
+    if not (directory / checkpoint.MANIFEST_FILE).is_file():
+        raise ValueError(f"--init-from {directory}: no {checkpoint.MANIFEST_FILE} there (a checkpoint folder is needed)")
+    params, parent = checkpoint.load(directory)
+    if parent.layout != config.layout:
+        raise ValueError(f"--init-from {directory}: trained on {parent.layout}, not {config.layout}")
+    if parent.network != config.network:
+        raise ValueError(
+            f"--init-from {directory}: its network {parent.network.model_dump()} differs from this run's "
+            f"{config.network.model_dump()} (set --encoder/--network-set to match)"
+        )
+    if parent.dynamics != env.dynamics.model_dump():
+        raise ValueError(f"--init-from {directory}: trained under other dynamics ({parent.dynamics})")
+    resolved = directory.resolve()
+    shown = resolved.relative_to(PROJECT_ROOT) if resolved.is_relative_to(PROJECT_ROOT) else resolved
+    record = InitFrom(
+        path=str(shown),
+        algorithm=parent.algorithm,
+        seed=parent.seed,
+        env_steps=parent.env_steps,
+        params_sha256=parent.params_sha256,
+        self_play=parent.self_play,
+    )
+    return params, record
 
 
 def _select(
@@ -143,12 +185,15 @@ def train(
     log: Log = print,
     resume: bool = False,
     keep_best: int = 0,
+    init_from: Path | None = None,
 ) -> TrainResult:
     """Train, checkpointing to ``out_dir`` every ``checkpoint_every_s`` and at the end (with the score).
 
     With ``resume``, an interrupted run in ``out_dir`` (see `proagent.training.resume`) continues
     from its last checkpoint instead of starting over. ``keep_best`` > 0 keeps the params of the
     best window of that many calls and ships them if they evaluate higher (`proagent.training.best`).
+    ``init_from`` (a checkpoint folder) fine-tunes: the learner starts from those params with a fresh
+    optimizer and learning-rate schedule, and the manifest records where they came from.
     """
     if out_dir is not None and not resume:
         resume_state.refuse_to_overwrite(out_dir / resume_state.RESUME_DIR)
@@ -156,6 +201,11 @@ def train(
     env = envs.make_layout_env(config.layout)
     init, update = make_self_play(config, env, updates_per_call)
     runner = init(jax.random.PRNGKey(config.seed))
+    lineage = None
+    if init_from is not None:
+        start_params, lineage = load_init(init_from, config, env)
+        runner = with_learner_params(runner, [0], start_params)
+        log(f"starting from {lineage.path} ({lineage.algorithm}, {lineage.env_steps:,} steps)")
     progress = resume_state.Progress(config=config.model_dump(mode="json"), calls_done=0, wall_s=0.0, history=[])
     restored = resume_state.load(out_dir, runner, config) if resume and out_dir is not None else None
     best = BestSoFar(keep_best) if keep_best else None
@@ -179,14 +229,14 @@ def train(
             best.observe(rec, learner_params(runner, 0))
         if out_dir is not None and time.perf_counter() - last_ckpt > checkpoint_every_s:
             wall = time.perf_counter() - start
-            checkpoint.save(out_dir, learner_params(runner, 0), _manifest(config, algo, runner, env, wall))
+            checkpoint.save(out_dir, learner_params(runner, 0), _manifest(config, algo, runner, env, wall, lineage))
             progress.calls_done, progress.wall_s = call + 1, wall
             kept = best.to_bytes() if best is not None else None
             resume_state.save(out_dir, runner, progress, {"best": kept} if kept is not None else None)
             last_ckpt = time.perf_counter()
     wall = time.perf_counter() - start
     params = learner_params(runner, 0)
-    manifest = _manifest(config, algo, runner, env, wall)
+    manifest = _manifest(config, algo, runner, env, wall, lineage)
     manifest.self_play = self_play_score(env, config.network, params, config.seed + 10_000, eval_episodes)
     log(f"self-play score over {eval_episodes} episodes: {manifest.self_play.mean:.1f} ± {manifest.self_play.se:.1f}")
     if best is not None and best.params is not None:

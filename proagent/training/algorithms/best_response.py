@@ -28,10 +28,16 @@ from proagent.training.algorithms.common import (
     pair_totals,
     run_stage,
     warm_started,
-    with_learner_params,
 )
 from proagent.training.algorithms.pairings import best_response, self_play_envs
-from proagent.training.population import Pairing, PopMetrics, PopRunner, learner_params, stack_pool
+from proagent.training.population import (
+    Pairing,
+    PopMetrics,
+    PopRunner,
+    learner_params,
+    stack_pool,
+    with_learner_params,
+)
 from proagent.training.resume import ResumePolicy, StageSaves
 
 Priority = Callable[[np.ndarray], np.ndarray]  # mean score with each member -> logits

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,7 +23,7 @@ from proagent.training import checkpoint
 from proagent.training.config import PPOConfig
 from proagent.training.evaluate import self_play_score
 from proagent.training.networks import NetworkConfig
-from proagent.training.population import Pairing, PopMetrics, PopRunner, make_population_train
+from proagent.training.population import Pairing, PopMetrics, PopRunner, make_population_train, with_learner_params
 from proagent.training.resume import ResumePolicy, StageSaves
 
 Log = Callable[[str], None]
@@ -151,12 +150,6 @@ def shipped_partner(algo: AlgoConfig, name: str, needed_by: str) -> tuple[Any, c
     if manifest.network != algo.network:
         raise ValueError(f"partners/{algo.layout}/{name} has network {manifest.network}, not {algo.network}")
     return params, manifest
-
-
-def with_learner_params(runner: PopRunner, learners: list[int], params: Any) -> PopRunner:
-    """``learners`` start from ``params`` (Adam's moments stay at zero)."""
-    put = lambda stacked, p: stacked.at[jnp.asarray(learners)].set(jnp.asarray(p, stacked.dtype))
-    return runner._replace(learners=runner.learners.replace(params=jax.tree.map(put, runner.learners.params, params)))
 
 
 def best_final_learner(history: list[dict]) -> int:
