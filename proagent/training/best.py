@@ -20,6 +20,7 @@ would.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Any, Literal
 
 import jax
@@ -43,12 +44,10 @@ class BestSoFar:
         self.env_steps = -1
         self.params: Any = None
 
-    def observe(self, record: dict, params: Any) -> bool:
-        """Feed one call's log record (``score`` is a mean over ``episodes``) and the params after
-        it; True when this window is a new best (the params were copied to the host)."""
-        episodes = int(record["episodes"])
-        total = float(record["score"]) * episodes if episodes else 0.0
-        self._recent.append((total, episodes))
+    def observe(self, record: dict, params: Callable[[], Any]) -> bool:
+        """Feed one call's log record (``score`` is a mean over ``episodes``) and a way to get the
+        params after it, called (a host copy made) only when this window is a new best."""
+        self._recent.append(_score_total(record))
         if len(self._recent) < self.window:
             return False
         seen = sum(n for _, n in self._recent)
@@ -58,15 +57,13 @@ class BestSoFar:
         if mean <= self.score:
             return False
         self.score, self.env_steps = mean, int(record["env_steps"])
-        self.params = jax.tree.map(np.asarray, jax.device_get(params))
+        self.params = jax.tree.map(np.asarray, jax.device_get(params()))
         return True
 
     def replay(self, history: list[dict]) -> None:
         """Rebuild the window (not the params) from a resumed run's history, so the next calls
         compare against the same recent scores as they would have without the interruption."""
-        for record in history[-self.window :]:
-            episodes = int(record["episodes"])
-            self._recent.append((float(record["score"]) * episodes if episodes else 0.0, episodes))
+        self._recent.extend(_score_total(record) for record in history[-self.window :])
 
     def to_bytes(self) -> bytes | None:
         """The kept params and their window's score and step, for the resume state (None: none yet)."""
@@ -79,6 +76,12 @@ class BestSoFar:
         saved = serialization.msgpack_restore(blob)
         self.score, self.env_steps = float(saved["score"]), int(saved["env_steps"])
         self.params = saved["params"]
+
+
+def _score_total(record: dict) -> tuple[float, int]:
+    """(score sum, episodes) of one call's record; a call where no episode ended adds nothing."""
+    episodes = int(record["episodes"])
+    return (float(record["score"]) * episodes if episodes else 0.0), episodes
 
 
 def choose(final: SelfPlayScore, best: SelfPlayScore) -> Literal["final", "best"]:

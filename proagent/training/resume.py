@@ -21,7 +21,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -76,16 +76,16 @@ def save(out_dir: Path, runner: Any, progress: Progress, extras: dict[str, bytes
     write_atomic(directory / STATE_FILE, serialization.msgpack_serialize(state))
 
 
-def load_extra(out_dir: Path, name: str) -> bytes | None:
-    """One of the ``extras`` saved with the resume state (None if there is none)."""
-    path = out_dir / RESUME_DIR / STATE_FILE
-    if not path.is_file():
-        return None
-    return serialization.msgpack_restore(path.read_bytes()).get(f"extra/{name}")
+class Restored(NamedTuple):
+    """An interrupted run, as read back from its one state file."""
+
+    runner: Any
+    progress: Progress
+    extras: dict[str, bytes]  # the loop's ``extras`` by name (e.g. "best"); empty if it saved none
 
 
-def load(out_dir: Path, template: Any, config: PPOConfig) -> tuple[Any, Progress] | None:
-    """-> (runner, progress) of an interrupted run in ``out_dir``, or None if there is none.
+def load(out_dir: Path, template: Any, config: PPOConfig) -> Restored | None:
+    """The interrupted run in ``out_dir`` (runner, progress, extras), or None if there is none.
 
     ``template`` is a freshly initialised runner of the same program (it gives the tree's shape).
     A run started with another config cannot be continued: that is an error, not a silent restart.
@@ -96,7 +96,8 @@ def load(out_dir: Path, template: Any, config: PPOConfig) -> tuple[Any, Progress
     saved = serialization.msgpack_restore((directory / STATE_FILE).read_bytes())
     progress = Progress.model_validate(json.loads(saved["progress"]))
     refuse_another_config(directory, config.model_dump(mode="json"), progress.config)
-    return _from_bytes(template, saved["runner"]), progress
+    extras = {key.removeprefix("extra/"): blob for key, blob in saved.items() if key.startswith("extra/")}
+    return Restored(_from_bytes(template, saved["runner"]), progress, extras)
 
 
 def refuse_another_config(directory: Path, wanted: dict[str, Any], saved: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ import json
 import math
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import jax
@@ -210,11 +211,11 @@ def train(
     restored = resume_state.load(out_dir, runner, config) if resume and out_dir is not None else None
     best = BestSoFar(keep_best) if keep_best else None
     if restored is not None:
-        runner, progress = restored
+        runner, progress = restored.runner, restored.progress
         log(f"resuming from {out_dir / resume_state.RESUME_DIR}: {progress.calls_done} calls done")
         if best is not None:
             best.replay(progress.history)
-            if (kept := resume_state.load_extra(out_dir, "best")) is not None:
+            if (kept := restored.extras.get("best")) is not None:
                 best.restore(kept)
     start = time.perf_counter() - progress.wall_s
     last_ckpt = time.perf_counter()
@@ -226,7 +227,7 @@ def train(
         progress.history.append(rec)
         log(_format(rec, config.total_steps))
         if best is not None:
-            best.observe(rec, learner_params(runner, 0))
+            best.observe(rec, partial(learner_params, runner, 0))
         if out_dir is not None and time.perf_counter() - last_ckpt > checkpoint_every_s:
             wall = time.perf_counter() - start
             checkpoint.save(out_dir, learner_params(runner, 0), _manifest(config, algo, runner, env, wall, lineage))

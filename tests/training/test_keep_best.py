@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from flax import serialization
 from training_helpers import tiny_config
 
 from proagent.training import resume
@@ -16,8 +17,9 @@ def record(steps: int, score: float, episodes: int = 10) -> dict:
     return {"env_steps": steps, "score": score, "episodes": episodes}
 
 
-def params(value: float) -> dict:
-    return {"params": {"w": np.full(3, value, np.float32)}}
+def params(value: float):
+    """The params getter ``observe`` takes."""
+    return lambda: {"params": {"w": np.full(3, value, np.float32)}}
 
 
 def test_the_best_window_not_the_best_call_is_kept():
@@ -49,14 +51,28 @@ def test_the_kept_params_travel_with_the_resume_state(tmp_path):
     best = BestSoFar(window=1)
     assert best.to_bytes() is None  # nothing kept yet: nothing to save
     best.observe(record(300, 7.0), params(5))
-    progress = resume.Progress(config={}, calls_done=3, wall_s=1.0, history=[])
-    resume.save(tmp_path, {"w": np.zeros(2, np.float32)}, progress, {"best": best.to_bytes()})
+    config = tiny_config()
+    progress = resume.Progress(config=config.model_dump(mode="json"), calls_done=3, wall_s=1.0, history=[])
+    runner = {"w": np.zeros(2, np.float32)}
+    resume.save(tmp_path, runner, progress, {"best": best.to_bytes()})
     assert [f.name for f in (tmp_path / resume.RESUME_DIR).iterdir()] == [resume.STATE_FILE]  # one atomic file
+    restored = resume.load(tmp_path, runner, config)
+    assert restored is not None and set(restored.extras) == {"best"}
     again = BestSoFar(window=1)
-    again.restore(resume.load_extra(tmp_path, "best"))
+    again.restore(restored.extras["best"])
     assert again.env_steps == 300 and again.score == pytest.approx(7.0)
     assert np.array_equal(again.params["params"]["w"], np.full(3, 5, np.float32))
-    assert resume.load_extra(tmp_path, "other") is None
+    resume.save(tmp_path, runner, progress)  # a save without extras reads back none
+    assert resume.load(tmp_path, runner, config).extras == {}
+
+
+def test_params_are_copied_only_for_a_new_best():
+    copies: list[int] = []
+    getter = lambda: copies.append(1) or {"w": np.zeros(1, np.float32)}
+    best = BestSoFar(window=1)
+    for steps, score in [(100, 5.0), (200, 3.0), (300, 4.0), (400, 9.0)]:
+        best.observe(record(steps, score), getter)
+    assert len(copies) == 2  # at 100 and at 400
 
 
 def test_replay_refills_the_window_from_the_history():
@@ -126,7 +142,8 @@ def test_keep_best_ships_what_it_says_and_resumes_to_the_same_choice(tmp_path):
 
     with pytest.raises(KeyboardInterrupt):
         go(tmp_path / "killed", log=die_in_last_call, keep_best=1)
-    assert resume.load_extra(tmp_path / "killed", "best") is not None  # the first episodes ended in call 13
+    state = serialization.msgpack_restore((tmp_path / "killed" / resume.RESUME_DIR / resume.STATE_FILE).read_bytes())
+    assert "extra/best" in state  # the first episodes ended in call 13
     resumed = go(tmp_path / "killed", log=lambda _: None, keep_best=1, resume=True)
     assert resumed.manifest.selection == selection
     assert resumed.manifest.params_sha256 == kept.manifest.params_sha256
