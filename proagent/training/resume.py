@@ -30,7 +30,6 @@ from flax import serialization
 from pydantic import BaseModel
 
 from proagent.files import write_atomic
-from proagent.training.config import PPOConfig
 
 RESUME_DIR = "resume"
 STATE_FILE = "state.msgpack"
@@ -84,18 +83,20 @@ class Restored(NamedTuple):
     extras: dict[str, bytes]  # the loop's ``extras`` by name (e.g. "best"); empty if it saved none
 
 
-def load(out_dir: Path, template: Any, config: PPOConfig) -> Restored | None:
+def load(out_dir: Path, template: Any, identity: dict[str, Any]) -> Restored | None:
     """The interrupted run in ``out_dir`` (runner, progress, extras), or None if there is none.
 
-    ``template`` is a freshly initialised runner of the same program (it gives the tree's shape).
-    A run started with another config cannot be continued: that is an error, not a silent restart.
+    ``template`` is a freshly initialised runner of the same program (it gives the tree's shape);
+    ``identity`` is what the run was started with (``Progress.config``: the config, as JSON, plus
+    what else decides the run, e.g. a fine-tune's parent). Another identity cannot be continued:
+    that is an error, not a silent restart.
     """
     directory = out_dir / RESUME_DIR
     if not (directory / STATE_FILE).is_file():
         return None
     saved = serialization.msgpack_restore((directory / STATE_FILE).read_bytes())
     progress = Progress.model_validate(json.loads(saved["progress"]))
-    refuse_another_config(directory, config.model_dump(mode="json"), progress.config)
+    refuse_another_config(directory, identity, progress.config)
     extras = {key.removeprefix("extra/"): blob for key, blob in saved.items() if key.startswith("extra/")}
     return Restored(_from_bytes(template, saved["runner"]), progress, extras)
 

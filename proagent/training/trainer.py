@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 import jax
 import numpy as np
@@ -176,6 +177,47 @@ def _select(
     return best.params, manifest.model_copy(update=update)
 
 
+class _Start(NamedTuple):
+    runner: PopRunner
+    progress: resume_state.Progress
+    best: BestSoFar | None
+    lineage: InitFrom | None
+
+
+def _start(
+    config: PPOConfig,
+    env: envs.OvercookedEnv,
+    runner: PopRunner,
+    out_dir: Path | None,
+    resume: bool,
+    keep_best: int,
+    init_from: Path | None,
+    log: Log,
+) -> _Start:
+    """Where the loop begins: fresh (or fine-tuning ``init_from``), or an interrupted run resumed
+    with its kept best window. The fine-tune's parent is part of the run's identity, so a resume
+    with another ``--init-from`` (or none) is refused like one with another config."""
+    lineage = None
+    if init_from is not None:
+        start_params, lineage = load_init(init_from, config, env)
+        runner = with_learner_params(runner, [0], start_params)
+        log(f"starting from {lineage.path} ({lineage.algorithm}, {lineage.env_steps:,} steps)")
+    identity = config.model_dump(mode="json")
+    if lineage is not None:
+        identity["init_from"] = lineage.params_sha256
+    progress = resume_state.Progress(config=identity, calls_done=0, wall_s=0.0, history=[])
+    best = BestSoFar(keep_best) if keep_best else None
+    restored = resume_state.load(out_dir, runner, identity) if resume and out_dir is not None else None
+    if restored is None:
+        return _Start(runner, progress, best, lineage)
+    log(f"resuming from {out_dir / resume_state.RESUME_DIR}: {restored.progress.calls_done} calls done")
+    if best is not None:
+        best.replay(restored.progress.history)
+        if (kept := restored.extras.get("best")) is not None:
+            best.restore(kept)
+    return _Start(restored.runner, restored.progress, best, lineage)
+
+
 def train(
     config: PPOConfig,
     out_dir: Path | None,
@@ -201,22 +243,8 @@ def train(
     config = rounded_config(config, updates_per_call)
     env = envs.make_layout_env(config.layout)
     init, update = make_self_play(config, env, updates_per_call)
-    runner = init(jax.random.PRNGKey(config.seed))
-    lineage = None
-    if init_from is not None:
-        start_params, lineage = load_init(init_from, config, env)
-        runner = with_learner_params(runner, [0], start_params)
-        log(f"starting from {lineage.path} ({lineage.algorithm}, {lineage.env_steps:,} steps)")
-    progress = resume_state.Progress(config=config.model_dump(mode="json"), calls_done=0, wall_s=0.0, history=[])
-    restored = resume_state.load(out_dir, runner, config) if resume and out_dir is not None else None
-    best = BestSoFar(keep_best) if keep_best else None
-    if restored is not None:
-        runner, progress = restored.runner, restored.progress
-        log(f"resuming from {out_dir / resume_state.RESUME_DIR}: {progress.calls_done} calls done")
-        if best is not None:
-            best.replay(progress.history)
-            if (kept := restored.extras.get("best")) is not None:
-                best.restore(kept)
+    begin = _start(config, env, init(jax.random.PRNGKey(config.seed)), out_dir, resume, keep_best, init_from, log)
+    runner, progress, best, lineage = begin
     start = time.perf_counter() - progress.wall_s
     last_ckpt = time.perf_counter()
     for call in range(progress.calls_done, config.num_updates // updates_per_call):

@@ -54,3 +54,22 @@ def test_cli_refuses_a_missing_folder_and_other_algorithms(tmp_path, capsys):
     assert capsys.readouterr().err.strip().endswith("no manifest.json there (a checkpoint folder is needed)")
     assert main(["--algo", "fcp", "--layout", "cramped_room", "--init-from", str(missing)]) == 2
     assert "--init-from is for sp runs" in capsys.readouterr().err
+
+
+def test_a_killed_fine_tune_resumes_only_from_the_same_parent(parent, tmp_path):
+    _, folder = parent
+    out, calls = tmp_path / "ft", []
+
+    def die_in_second_call(line: str) -> None:
+        if "sps" in line:
+            calls.append(line)
+            if len(calls) == 2:
+                raise KeyboardInterrupt
+
+    go = lambda **kw: train(tiny_config(), out, updates_per_call=1, eval_episodes=2, checkpoint_every_s=0.0, **kw)
+    with pytest.raises(KeyboardInterrupt):
+        go(log=die_in_second_call, init_from=folder)
+    with pytest.raises(ValueError, match="differs in: init_from"):
+        go(log=quiet, resume=True)  # the parent left out: not the same run
+    resumed = go(log=quiet, resume=True, init_from=folder)
+    assert resumed.manifest.init_from is not None and len(resumed.history) == 2

@@ -56,14 +56,14 @@ def test_the_kept_params_travel_with_the_resume_state(tmp_path):
     runner = {"w": np.zeros(2, np.float32)}
     resume.save(tmp_path, runner, progress, {"best": best.to_bytes()})
     assert [f.name for f in (tmp_path / resume.RESUME_DIR).iterdir()] == [resume.STATE_FILE]  # one atomic file
-    restored = resume.load(tmp_path, runner, config)
+    restored = resume.load(tmp_path, runner, progress.config)
     assert restored is not None and set(restored.extras) == {"best"}
     again = BestSoFar(window=1)
     again.restore(restored.extras["best"])
     assert again.env_steps == 300 and again.score == pytest.approx(7.0)
     assert np.array_equal(again.params["params"]["w"], np.full(3, 5, np.float32))
     resume.save(tmp_path, runner, progress)  # a save without extras reads back none
-    assert resume.load(tmp_path, runner, config).extras == {}
+    assert resume.load(tmp_path, runner, progress.config).extras == {}
 
 
 def test_params_are_copied_only_for_a_new_best():

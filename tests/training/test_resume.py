@@ -56,13 +56,13 @@ def test_resume_refuses_a_run_with_another_config(tmp_path):
     progress = resume.Progress(config=config.model_dump(mode="json"), calls_done=1, wall_s=1.0, history=[])
     tree = {"w": np.arange(3, dtype=np.float32)}
     resume.save(tmp_path, tree, progress)
-    restored, again, extras = resume.load(tmp_path, {"w": np.zeros(3, np.float32)}, config)
+    restored, again, extras = resume.load(tmp_path, {"w": np.zeros(3, np.float32)}, config.model_dump(mode="json"))
     assert np.array_equal(restored["w"], tree["w"]) and again == progress and extras == {}
     with pytest.raises(ValueError, match="differs in: ent_coef"):
-        resume.load(tmp_path, tree, config.model_copy(update={"ent_coef": 0.5}))
+        resume.load(tmp_path, tree, config.model_copy(update={"ent_coef": 0.5}).model_dump(mode="json"))
     with pytest.raises(ValueError, match="expected float32"):
-        resume.load(tmp_path, {"w": np.zeros(4, np.float32)}, config)
-    assert resume.load(tmp_path / "elsewhere", tree, config) is None
+        resume.load(tmp_path, {"w": np.zeros(4, np.float32)}, config.model_dump(mode="json"))
+    assert resume.load(tmp_path / "elsewhere", tree, config.model_dump(mode="json")) is None
 
 
 def test_a_new_run_refuses_to_overwrite_an_interrupted_one(tmp_path):
