@@ -4,6 +4,7 @@ still the self-play program it was before it became the PPO program's population
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -22,7 +23,10 @@ from proagent.training.rollout import Trajectory, reset_envs, rollout
 from proagent.training.trainer import make_self_play
 
 # tiny_config(), 2 updates, seed 0 (the tiny_run fixture), recorded with the self-play program of
-# 4cbe9c3 (ppo.make_train, before self-play became a population of one): python 3.11, jax 0.10.2, CPU
+# 4cbe9c3 (ppo.make_train, before self-play became a population of one): python 3.11, jax 0.10.2, on an
+# AMD EPYC CPU. XLA's CPU kernels differ in the last bits between CPU vendors (an Intel Xeon gives
+# actor losses of ~1e-8 that differ by ~1e-8), so the exact check runs on the recorded vendor only.
+GOLDEN_CPU_VENDOR = "AuthenticAMD"
 GOLDEN_SHA256 = "2594fc22887d02cd18195a585378ff1106b086b8e07a1b18775d6d5a88879a2d"
 GOLDEN_LOSSES = [  # (value_loss, actor_loss, entropy, approx_kl) per update
     (0.03818071633577347, -7.450580596923828e-09, 1.7917507886886597, 0.0),
@@ -57,14 +61,26 @@ def test_gae_matches_hand_computation():
     assert np.allclose(target, adv + 0.5)
 
 
+def cpu_vendor() -> str:
+    """``vendor_id`` of /proc/cpuinfo ('' where there is none)."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return ""
+    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("vendor_id")), "")
+
+
 def test_self_play_keeps_the_recorded_golden(tiny_run):
     """Same seed, same parameters and losses as the self-play program recorded before the merge."""
     result, _ = tiny_run
     losses = [tuple(rec[k] for k in ("value_loss", "actor_loss", "entropy", "approx_kl")) for rec in result.history]
-    assert np.allclose(losses, GOLDEN_LOSSES, rtol=1e-6, atol=1e-12), losses
     assert result.manifest.env_steps == 256 and result.manifest.self_play.mean == 0.0
-    # exact on the recorded platform; elsewhere a last-bit difference of XLA's kernels is possible, and
-    # test_self_play_is_the_single_learner_program_bit_for_bit is the platform-independent check
+    if cpu_vendor() != GOLDEN_CPU_VENDOR:
+        # float32 rounding of another vendor's kernels, not another program: the losses agree to 1e-6;
+        # test_self_play_is_the_single_learner_program_bit_for_bit is the platform-independent exact check
+        assert np.allclose(losses, GOLDEN_LOSSES, rtol=1e-5, atol=1e-6), losses
+        return
+    assert np.allclose(losses, GOLDEN_LOSSES, rtol=1e-6, atol=1e-12), losses
     assert result.manifest.params_sha256 == GOLDEN_SHA256
 
 
