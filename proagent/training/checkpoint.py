@@ -27,6 +27,11 @@ MANIFEST_FILE = "manifest.json"
 FORMAT_VERSION = 1
 
 
+def now() -> str:
+    """The time a manifest is written, as it records it (UTC, seconds)."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
 class SelfPlayScore(BaseModel):
     """Sparse score of the policy paired with itself, episodes of ``horizon`` steps."""
 
@@ -81,7 +86,7 @@ class Manifest(BaseModel):
     obs_shape: tuple[int, ...]
     self_play: SelfPlayScore | None = None
     git_commit: str = ""
-    created: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    created: str = Field(default_factory=now)
     jax_version: str = jax.__version__
     params_sha256: str = ""
     train_config: dict[str, Any] = Field(default_factory=dict)

@@ -89,19 +89,16 @@ def _format(rec: dict, total: int) -> str:
 
 
 def _manifest(
-    config: PPOConfig,
-    algo: str,
-    runner: PopRunner,
-    env: envs.OvercookedEnv,
-    wall: float,
-    init_from: InitFrom | None = None,
+    config: PPOConfig, algo: str, runner: PopRunner, env: envs.OvercookedEnv, init_from: InitFrom | None
 ) -> checkpoint.Manifest:
+    """The run's manifest as of its start: ``git_commit`` is the code that trains (HEAD when the run
+    began, not when a checkpoint is written); `_progressed` adds the steps and wall time."""
     return checkpoint.Manifest(
         algorithm=algo,
         layout=config.layout,
         seed=config.seed,
         env_steps=int(runner.update) * config.steps_per_update,
-        train_wall_time_s=round(wall, 1),
+        train_wall_time_s=0.0,
         device=checkpoint.device_description(),
         encoder=config.network.encoder,
         network=config.network,
@@ -111,6 +108,15 @@ def _manifest(
         dynamics=env.dynamics.model_dump(),
         init_from=init_from,
     )
+
+
+def _progressed(base: checkpoint.Manifest, config: PPOConfig, runner: PopRunner, wall: float) -> checkpoint.Manifest:
+    update = {
+        "env_steps": int(runner.update) * config.steps_per_update,
+        "train_wall_time_s": round(wall, 1),
+        "created": checkpoint.now(),
+    }
+    return base.model_copy(update=update)
 
 
 def load_init(directory: Path, config: PPOConfig, env: envs.OvercookedEnv) -> tuple[object, InitFrom]:
@@ -245,6 +251,7 @@ def train(
     init, update = make_self_play(config, env, updates_per_call)
     begin = _start(config, env, init(jax.random.PRNGKey(config.seed)), out_dir, resume, keep_best, init_from, log)
     runner, progress, best, lineage = begin
+    base = _manifest(config, algo, runner, env, lineage)
     start = time.perf_counter() - progress.wall_s
     last_ckpt = time.perf_counter()
     for call in range(progress.calls_done, config.num_updates // updates_per_call):
@@ -258,14 +265,14 @@ def train(
             best.observe(rec, partial(learner_params, runner, 0))
         if out_dir is not None and time.perf_counter() - last_ckpt > checkpoint_every_s:
             wall = time.perf_counter() - start
-            checkpoint.save(out_dir, learner_params(runner, 0), _manifest(config, algo, runner, env, wall, lineage))
+            checkpoint.save(out_dir, learner_params(runner, 0), _progressed(base, config, runner, wall))
             progress.calls_done, progress.wall_s = call + 1, wall
             kept = best.to_bytes() if best is not None else None
             resume_state.save(out_dir, runner, progress, {"best": kept} if kept is not None else None)
             last_ckpt = time.perf_counter()
     wall = time.perf_counter() - start
     params = learner_params(runner, 0)
-    manifest = _manifest(config, algo, runner, env, wall, lineage)
+    manifest = _progressed(base, config, runner, wall)
     manifest.self_play = self_play_score(env, config.network, params, config.seed + 10_000, eval_episodes)
     log(f"self-play score over {eval_episodes} episodes: {manifest.self_play.mean:.1f} ± {manifest.self_play.se:.1f}")
     if best is not None and best.params is not None:

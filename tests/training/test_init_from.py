@@ -15,8 +15,14 @@ quiet = lambda _: None
 
 @pytest.fixture(scope="module")
 def parent(tmp_path_factory):
+    from proagent.training import checkpoint
+
     out = tmp_path_factory.mktemp("parent")
-    return train(tiny_config(), out, updates_per_call=1, eval_episodes=2, log=quiet).manifest, out
+    heads = iter(["at-start"])
+    with pytest.MonkeyPatch.context() as patch:  # HEAD moves on during the run (a commit beside it)
+        patch.setattr(checkpoint, "git_commit", lambda: next(heads, "moved-on"))
+        run = train(tiny_config(), out, updates_per_call=1, eval_episodes=2, checkpoint_every_s=0.0, log=quiet)
+    return run.manifest, out
 
 
 def test_a_fine_tune_starts_from_the_parents_params(parent, tmp_path):
@@ -56,6 +62,7 @@ def test_cli_refuses_a_missing_folder_and_other_algorithms(tmp_path, capsys):
     assert "--init-from is for sp runs" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # trains a tiny run twice (~15 s): the slow CI step runs it
 def test_a_killed_fine_tune_resumes_only_from_the_same_parent(parent, tmp_path):
     _, folder = parent
     out, calls = tmp_path / "ft", []
@@ -73,3 +80,12 @@ def test_a_killed_fine_tune_resumes_only_from_the_same_parent(parent, tmp_path):
         go(log=quiet, resume=True)  # the parent left out: not the same run
     resumed = go(log=quiet, resume=True, init_from=folder)
     assert resumed.manifest.init_from is not None and len(resumed.history) == 2
+
+
+
+def test_the_manifest_names_the_commit_the_run_started_from(parent):
+    """HEAD can move while a long run trains; the code that trains is the code at its start."""
+    from proagent.training import checkpoint
+
+    manifest, folder = parent  # trained while git_commit() answered "at-start" once, then "moved-on"
+    assert manifest.git_commit == "at-start" and checkpoint.load_manifest(folder).git_commit == "at-start"
