@@ -153,7 +153,7 @@ def train_bc(
         train_config=config.model_dump(mode="json"),
         data={
             "provenance": PROVENANCE,
-            "file": str(data.relative_to(checkpoint.PROJECT_ROOT)) if data.is_relative_to(checkpoint.PROJECT_ROOT) else str(data),
+            "file": checkpoint.project_path(data),
             "trials": [{"trial_id": t.trial_id, "source_layout": t.source_layout, "steps": len(t.steps), "score": t.score} for t in trials],
             "train_samples": len(train),
             "val_samples": len(val),

@@ -97,6 +97,12 @@ class Manifest(BaseModel):
     )
 
 
+def project_path(path: Path) -> str:
+    """``path`` as a manifest records it: relative to the project root when inside it (a checkout
+    elsewhere reads the same manifest), else as given."""
+    return str(path.relative_to(PROJECT_ROOT)) if path.is_relative_to(PROJECT_ROOT) else str(path)
+
+
 def partner_dir(layout: str, algo: str, root: Path = PARTNERS_DIR) -> Path:
     return root / layout / algo
 

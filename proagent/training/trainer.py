@@ -25,7 +25,6 @@ import numpy as np
 from pydantic import BaseModel
 
 import envs
-from proagent.paths import PROJECT_ROOT
 from proagent.training import checkpoint
 from proagent.training import resume as resume_state
 from proagent.training.best import BestSoFar, choose
@@ -92,12 +91,12 @@ def _manifest(
     config: PPOConfig, algo: str, runner: PopRunner, env: envs.OvercookedEnv, init_from: InitFrom | None
 ) -> checkpoint.Manifest:
     """The run's manifest as of its start: ``git_commit`` is the code that trains (HEAD when the run
-    began, not when a checkpoint is written); `_progressed` adds the steps and wall time."""
+    began, not when a checkpoint is written). Steps and wall time are `_progressed`'s to fill."""
     return checkpoint.Manifest(
         algorithm=algo,
         layout=config.layout,
         seed=config.seed,
-        env_steps=int(runner.update) * config.steps_per_update,
+        env_steps=0,
         train_wall_time_s=0.0,
         device=checkpoint.device_description(),
         encoder=config.network.encoder,
@@ -134,10 +133,8 @@ def load_init(directory: Path, config: PPOConfig, env: envs.OvercookedEnv) -> tu
         )
     if parent.dynamics != env.dynamics.model_dump():
         raise ValueError(f"--init-from {directory}: trained under other dynamics ({parent.dynamics})")
-    resolved = directory.resolve()
-    shown = resolved.relative_to(PROJECT_ROOT) if resolved.is_relative_to(PROJECT_ROOT) else resolved
     record = InitFrom(
-        path=str(shown),
+        path=checkpoint.project_path(directory.resolve()),
         algorithm=parent.algorithm,
         seed=parent.seed,
         env_steps=parent.env_steps,
@@ -249,8 +246,9 @@ def train(
     config = rounded_config(config, updates_per_call)
     env = envs.make_layout_env(config.layout)
     init, update = make_self_play(config, env, updates_per_call)
-    begin = _start(config, env, init(jax.random.PRNGKey(config.seed)), out_dir, resume, keep_best, init_from, log)
-    runner, progress, best, lineage = begin
+    runner, progress, best, lineage = _start(
+        config, env, init(jax.random.PRNGKey(config.seed)), out_dir, resume, keep_best, init_from, log
+    )
     base = _manifest(config, algo, runner, env, lineage)
     start = time.perf_counter() - progress.wall_s
     last_ckpt = time.perf_counter()
