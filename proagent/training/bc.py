@@ -129,6 +129,7 @@ def train_bc(
     config: BCConfig, out_dir: Path | None, eval_episodes: int = 100, data: Path = HUMAN_DATA, log: Log = print
 ) -> tuple[checkpoint.Manifest, BCResult]:
     """Load the layout's human trials, fit, score in self-play, save to ``out_dir`` (if given)."""
+    commit = checkpoint.git_commit()  # the code that fits, read before fitting (as every trainer does)
     env = envs.make(config.layout)
     train, val = bc_dataset(env, config.max_stay_run, config.val_fraction, data)
     log(f"bc on {config.layout}: {len(train)} train / {len(val)} validation samples (max_stay_run={config.max_stay_run})")
@@ -149,7 +150,7 @@ def train_bc(
         encoder=config.network.encoder,
         network=config.network,
         obs_shape=tuple(int(d) for d in train.obs.shape[1:]),
-        git_commit=checkpoint.git_commit(),
+        git_commit=commit,
         train_config=config.model_dump(mode="json"),
         data={
             "provenance": PROVENANCE,

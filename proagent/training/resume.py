@@ -131,6 +131,15 @@ class ResumePolicy:
     every_s: float = 120.0
 
 
+class TrainedFor(NamedTuple):
+    """What a population run's manifests say about its training: env steps, wall time (interrupted
+    parts included) and the commit the run (or its resumed part) started from."""
+
+    env_steps: int
+    wall_s: float
+    commit: str
+
+
 class StageSaves:
     """Per-stage resume state of a population algorithm in ``<out>/resume/<stage>.pkl``.
 
@@ -140,7 +149,8 @@ class StageSaves:
     (algorithm, config, settings) must match for a run to be continued.
     """
 
-    def __init__(self, out_dir: Path | None, identity: dict[str, Any], policy: ResumePolicy) -> None:
+    def __init__(self, out_dir: Path | None, identity: dict[str, Any], policy: ResumePolicy, commit: str = "") -> None:
+        self.commit = commit  # read at the run's start: HEAD can move while a long run trains
         self.directory = out_dir / RESUME_DIR if out_dir is not None else None
         self.identity = json.loads(json.dumps(identity))
         self.policy = policy
@@ -156,6 +166,10 @@ class StageSaves:
     def elapsed(self) -> float:
         """Training wall time of the whole run, the interrupted part included."""
         return self.offset + time.perf_counter() - self.opened
+
+    def trained(self, env_steps: int) -> TrainedFor:
+        """The finished run's facts for its manifests, read once so every agent it ships agrees."""
+        return TrainedFor(env_steps=env_steps, wall_s=self.elapsed(), commit=self.commit)
 
     def _read(self, path: Path) -> dict[str, Any]:
         saved = pickle.loads(path.read_bytes())

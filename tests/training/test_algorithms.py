@@ -73,9 +73,12 @@ def test_payoff_matrix_is_per_ordered_pair():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("algo", ["cole", "fcp", "mep", "pbt"])
-def test_tiny_run_saves_a_partner_that_plays_both_seats(algo, tmp_path):
+def test_tiny_run_saves_a_partner_that_plays_both_seats(algo, tmp_path, monkeypatch):
     from proagent.domains.overcooked.partners.rl import RLPartner
     from proagent.training import checkpoint
+
+    calls = []  # HEAD moves on once training has begun (a commit beside the run)
+    monkeypatch.setattr(checkpoint, "git_commit", lambda: "moved-on" if calls else "at-start")
 
     envs_needed = 16 if algo == "pbt" else 8  # PBT's 4 members play every ordered pair: 16 envs at least
     ppo = {**TINY, "num_envs": envs_needed, "num_minibatches": 2}
@@ -84,8 +87,9 @@ def test_tiny_run_saves_a_partner_that_plays_both_seats(algo, tmp_path):
     )
     out = tmp_path / "cramped_room" / algo
     settings = SETTINGS["cole"](generations=3) if algo == "cole" else None  # one call per generation
-    manifest = TRAINERS[algo](algo_cfg, out, lambda _: None, settings)
-    assert manifest.algorithm == algo and manifest.self_play.episodes == 2 and manifest.details
+    manifest = TRAINERS[algo](algo_cfg, out, calls.append, settings)  # every training call logs a line
+    assert calls and manifest.algorithm == algo and manifest.self_play.episodes == 2 and manifest.details
+    assert manifest.git_commit == "at-start"  # the code the run started with
     assert checkpoint.load_manifest(out).params_sha256 == manifest.params_sha256
     env = envs.make("cramped_room")
     partner = RLPartner(out, env.layout)

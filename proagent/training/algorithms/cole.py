@@ -140,6 +140,6 @@ def train_cole(
     details = {"generations": state["generations"], "settings": settings.model_dump(mode="json")}
     steps = int(runner.update) * stage.config.steps_per_update
     params = learner_params(runner, 0)
-    manifest = save_agent(out_dir, algo, "cole", params, env, steps, saves.elapsed(), details, state["history"], log)
+    manifest = save_agent(out_dir, algo, "cole", params, env, saves.trained(steps), details, state["history"], log)
     saves.clear()
     return manifest

@@ -24,7 +24,7 @@ from proagent.training.config import PPOConfig
 from proagent.training.evaluate import self_play_score
 from proagent.training.networks import NetworkConfig
 from proagent.training.population import Pairing, PopMetrics, PopRunner, make_population_train, with_learner_params
-from proagent.training.resume import ResumePolicy, StageSaves
+from proagent.training.resume import ResumePolicy, StageSaves, TrainedFor
 
 Log = Callable[[str], None]
 OnCall = Callable[[int, PopRunner, PopMetrics, dict, dict], PopRunner]  # (call, runner, metrics, record, state)
@@ -101,7 +101,7 @@ def open_saves(
         "config": algo.model_dump(mode="json"),
         "settings": settings.model_dump(mode="json"),
     }
-    return StageSaves(out_dir, identity, policy or ResumePolicy())
+    return StageSaves(out_dir, identity, policy or ResumePolicy(), commit=checkpoint.git_commit())
 
 
 def run_stage(
@@ -204,8 +204,7 @@ def save_agent(
     algorithm: str,
     params: Any,
     env: envs.OvercookedEnv,
-    env_steps: int,
-    wall: float,
+    trained: TrainedFor,
     details: dict,
     history: list[dict],
     log: Log,
@@ -218,13 +217,13 @@ def save_agent(
         algorithm=algorithm,
         layout=algo.layout,
         seed=algo.seed,
-        env_steps=env_steps,
-        train_wall_time_s=round(wall, 1),
+        env_steps=trained.env_steps,
+        train_wall_time_s=round(trained.wall_s, 1),
         device=checkpoint.device_description(),
         encoder=algo.network.encoder,
         network=algo.network,
         obs_shape=obs_shape,
-        git_commit=checkpoint.git_commit(),
+        git_commit=trained.commit,
         train_config=algo.model_dump(mode="json"),
         dynamics=env.dynamics.model_dump(),
         details=details,

@@ -120,6 +120,6 @@ def train_fcp(
         **details,
     }
     steps = sum(r["env_steps"] for r in (history[-1], br_history[-1]))
-    manifest = save_agent(out_dir, algo, "fcp", params, env, steps, saves.elapsed(), details, history + br_history, log)
+    manifest = save_agent(out_dir, algo, "fcp", params, env, saves.trained(steps), details, history + br_history, log)
     saves.clear()
     return manifest

@@ -92,7 +92,7 @@ def train_human_proxy(
     runner, state = run_stage(stage, runner, {"history": []}, record_history, saves, log)
     history = state["history"]
     steps = int(runner.update) * config.steps_per_update
-    wall = saves.elapsed()
+    trained = saves.trained(steps)
     manifests = []
     for i, style in enumerate(settings.styles):
         details = {
@@ -103,7 +103,7 @@ def train_human_proxy(
         target = proxy_dir(out_dir, style) if out_dir is not None else None
         name = f"{ALGORITHM}_{style}"
         manifests.append(
-            save_agent(target, algo, name, learner_params(runner, i), env, steps, wall, details, history, log)
+            save_agent(target, algo, name, learner_params(runner, i), env, trained, details, history, log)
         )
     saves.clear()
     return manifests

@@ -90,6 +90,6 @@ def train_mep(
         **details,
     }
     steps = history[-1]["env_steps"] + br_history[-1]["env_steps"]
-    manifest = save_agent(out_dir, algo, "mep", params, env, steps, saves.elapsed(), details, history + br_history, log)
+    manifest = save_agent(out_dir, algo, "mep", params, env, saves.trained(steps), details, history + br_history, log)
     saves.clear()
     return manifest

@@ -74,6 +74,6 @@ def train_other_play(
     details = {"permuted_ingredients": list(permuted.op_ingredients), "settings": settings.model_dump(mode="json")}
     steps = int(runner.update) * config.steps_per_update
     params = learner_params(runner, 0)
-    manifest = save_agent(out_dir, algo, "op", params, env, steps, saves.elapsed(), details, state["history"], log)
+    manifest = save_agent(out_dir, algo, "op", params, env, saves.trained(steps), details, state["history"], log)
     saves.clear()
     return manifest

@@ -109,6 +109,6 @@ def train_pbt(
     }
     steps = int(runner.update) * config.steps_per_update
     params = learner_params(runner, best)
-    manifest = save_agent(out_dir, algo, "pbt", params, env, steps, saves.elapsed(), details, state["history"], log)
+    manifest = save_agent(out_dir, algo, "pbt", params, env, saves.trained(steps), details, state["history"], log)
     saves.clear()
     return manifest

@@ -87,6 +87,6 @@ def train_state_aug(
     }
     steps = int(runner.update) * config.steps_per_update
     params = learner_params(runner, best)
-    manifest = save_agent(out_dir, algo, "state_aug", params, env, steps, saves.elapsed(), details, history, log)
+    manifest = save_agent(out_dir, algo, "state_aug", params, env, saves.trained(steps), details, history, log)
     saves.clear()
     return manifest
