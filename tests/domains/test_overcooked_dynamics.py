@@ -13,6 +13,8 @@ import pytest
 from proagent.cli import main
 from proagent.domains import get_domain
 from proagent.domains.base import DomainInputError
+from proagent.domains.overcooked.heuristic import heuristic_answer
+from proagent.llm.fake_server import FakeChatServer
 
 DOMAIN = get_domain("overcooked")
 V2 = ("grounded_coord_simple", "grounded_coord_ring", "test_time_simple", "test_time_wide", "demo_cook_simple", "demo_cook_wide")
@@ -57,7 +59,9 @@ def test_random_starts_differ_between_seeds_and_fixed_starts_do_not() -> None:
 
 def test_play_and_eval_record_the_settings(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     play = ["play", "--layout", "grounded_coord_simple", "--partner", "stay", "--horizon", "3", "--env", "agent_view_size=3"]
-    assert main([*play, "--runs-dir", str(tmp_path / "play"), "--no-gif", "--live", "off"]) == 0
+    with FakeChatServer(delay_s=0.0, responder=heuristic_answer) as server:  # the settings, not a model, are under test
+        llm = ["--llm", "openai/fake-chef", "--api-base", server.url, "--no-cache"]
+        assert main([*play, *llm, "--runs-dir", str(tmp_path / "play"), "--no-gif", "--live", "off"]) == 0
     (config,) = (tmp_path / "play").glob("*/config.json")
     settings = json.loads(config.read_text())["env_settings"]
     assert settings["agent_view_size"] == 3 and settings["wrong_soup_penalty"] is True and settings["horizon"] == 3
