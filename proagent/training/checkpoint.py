@@ -140,6 +140,21 @@ def load_manifest(directory: Path) -> Manifest:
     return Manifest.model_validate(json.loads((directory / MANIFEST_FILE).read_text()))
 
 
+def load_for(directory: Path, network: NetworkConfig, asked_as: str, missing_hint: str) -> tuple[Any, Manifest]:
+    """The checkpoint in ``directory`` for a program built with ``network`` (a warm start, a partner
+    trained beside, a fine-tune's parent). A ValueError that starts with ``asked_as`` (how the user
+    asked for it) when the folder holds none (``missing_hint`` says what to do) or another network."""
+    if not (directory / MANIFEST_FILE).is_file():
+        raise ValueError(f"{asked_as}: no {MANIFEST_FILE} there ({missing_hint})")
+    params, manifest = load(directory)
+    if manifest.network != network:
+        raise ValueError(
+            f"{asked_as}: its network {manifest.network.model_dump()} differs from this run's "
+            f"{network.model_dump()} (set --encoder/--network-set to match)"
+        )
+    return params, manifest
+
+
 def load(directory: Path) -> tuple[Any, Manifest]:
     """-> (params tree usable by ``ActorCritic(manifest.network).apply``, manifest)."""
     manifest = load_manifest(directory)

@@ -121,18 +121,12 @@ def _progressed(base: checkpoint.Manifest, config: PPOConfig, runner: PopRunner,
 def load_init(directory: Path, config: PPOConfig, env: envs.OvercookedEnv) -> tuple[object, InitFrom]:
     """The params a fine-tuning run starts from, and their record. They must come from the same
     layout, network and dynamics: anything else would not be a continuation of that agent."""
-    if not (directory / checkpoint.MANIFEST_FILE).is_file():
-        raise ValueError(f"--init-from {directory}: no {checkpoint.MANIFEST_FILE} there (a checkpoint folder is needed)")
-    params, parent = checkpoint.load(directory)
+    asked_as = f"--init-from {directory}"
+    params, parent = checkpoint.load_for(directory, config.network, asked_as, "a checkpoint folder is needed")
     if parent.layout != config.layout:
-        raise ValueError(f"--init-from {directory}: trained on {parent.layout}, not {config.layout}")
-    if parent.network != config.network:
-        raise ValueError(
-            f"--init-from {directory}: its network {parent.network.model_dump()} differs from this run's "
-            f"{config.network.model_dump()} (set --encoder/--network-set to match)"
-        )
+        raise ValueError(f"{asked_as}: trained on {parent.layout}, not {config.layout}")
     if parent.dynamics != env.dynamics.model_dump():
-        raise ValueError(f"--init-from {directory}: trained under other dynamics ({parent.dynamics})")
+        raise ValueError(f"{asked_as}: trained under other dynamics ({parent.dynamics})")
     record = InitFrom(
         path=checkpoint.project_path(directory.resolve()),
         algorithm=parent.algorithm,

@@ -140,16 +140,9 @@ def warm_started(runner: PopRunner, algo: AlgoConfig, learners: list[int]) -> Po
 def shipped_partner(algo: AlgoConfig, name: str, needed_by: str) -> tuple[Any, checkpoint.Manifest]:
     """The layout's shipped checkpoint ``name`` for ``algo.network``; a ValueError that names what
     ``needed_by`` it when the checkpoint is missing or has another network."""
+    hint = f"`proagent partners` lists the shipped ones; train it with proagent train --algo ... --out partners/{algo.layout}/{name}"
     directory = checkpoint.partner_dir(algo.layout, name)
-    if not (directory / checkpoint.MANIFEST_FILE).is_file():
-        raise ValueError(
-            f"{needed_by} needs partners/{algo.layout}/{name} (`proagent partners` lists the shipped ones; "
-            f"train it with proagent train --algo ... --out partners/{algo.layout}/{name})"
-        )
-    params, manifest = checkpoint.load(directory)
-    if manifest.network != algo.network:
-        raise ValueError(f"partners/{algo.layout}/{name} has network {manifest.network}, not {algo.network}")
-    return params, manifest
+    return checkpoint.load_for(directory, algo.network, f"{needed_by} needs partners/{algo.layout}/{name}", hint)
 
 
 def best_final_learner(history: list[dict]) -> int:
