@@ -66,6 +66,11 @@ class ImmediateAgent:
     def info(self) -> dict[str, Any]:
         return {}
 
+    def provenance(self) -> dict[str, Any]:
+        """What fixes this agent's play beyond its name (a trained partner: its parameters'
+        sha256). An evaluation records it, so a resumed run cannot mix two versions of a partner."""
+        return {}
+
     def episode_stats(self) -> dict[str, Any]:
         return {}
 

@@ -38,6 +38,9 @@ class EvalManifest(BaseModel):
     prompt_hashes: dict[str, dict[str, str]]
     knowledge_hash: str
     env_settings: dict[str, dict] = Field(default_factory=dict, description="layout -> the env's rules as its domain reports them")
+    partner_provenance: dict[str, dict[str, dict]] | None = Field(
+        None, description="partner -> layout -> what fixes its play (a checkpoint's sha256); None: a run older than this record"
+    )
     ablation: AblationInfo | None = None
     git_commit: str
     git_dirty: bool
@@ -59,6 +62,7 @@ def new_manifest(config: EvalConfig, resolved: Resolved, command: str, ablation:
         prompt_hashes=resolved.prompt_hashes,
         knowledge_hash=resolved.knowledge_hash,
         env_settings={name: settings for name, env in resolved.envs.items() if (settings := env_settings(resolved.domain, env)) is not None},
+        partner_provenance=resolved.partner_provenance,
         ablation=ablation,
         git_commit=commit,
         git_dirty=dirty,

@@ -76,9 +76,30 @@ def resume_run(path: Path, changes: dict[str, Any], world: World, command: str) 
     resolved = resolve(config, world)
     if list(resolved.envs) != manifest.layout_names:
         raise ConfigError(f"--resume: layouts now resolve to {list(resolved.envs)}, not {manifest.layout_names}")
-    manifest = add_session(manifest.model_copy(update={"config": config}), command)
+    refuse_changed_players(path, manifest, resolved)
+    pinned = {"config": config, "partner_provenance": resolved.partner_provenance}  # a run older than the record: pinned now
+    manifest = add_session(manifest.model_copy(update=pinned), command)
     save_manifest(folder, manifest)
     return RunHandle(folder, manifest, resolved)
+
+
+def refuse_changed_players(path: Path, manifest: EvalManifest, resolved: Resolved) -> None:
+    """The episodes a resume adds must be played by the agents that played the finished ones: the
+    same prompt templates and knowledge, and the same trained partners (checkpoint sha256)."""
+    changed = []
+    if manifest.prompt_hashes != resolved.prompt_hashes:
+        changed.append("the prompt templates")
+    if manifest.knowledge_hash != resolved.knowledge_hash:
+        changed.append("the knowledge files")
+    recorded = manifest.partner_provenance
+    if recorded is not None and recorded != resolved.partner_provenance:
+        names = sorted(n for n in {*recorded, *resolved.partner_provenance} if recorded.get(n) != resolved.partner_provenance.get(n))
+        changed.append(f"trained partner(s) {', '.join(names)}")
+    if changed:
+        raise ConfigError(
+            f"--resume: {' and '.join(changed)} changed since {path.name} began, so its episodes would mix two "
+            "setups; start a new run (the finished episodes stay in the folder)"
+        )
 
 
 async def play_run(handle: RunHandle, world: World, progress: str = "auto", console: Console | None = None) -> EvalOutcome:

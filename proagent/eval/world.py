@@ -56,6 +56,7 @@ class Resolved:
     envs: dict[str, DomainEnv]
     prompt_hashes: dict[str, dict[str, str]]  # agent name -> template file -> hash
     knowledge_hash: str
+    partner_provenance: dict[str, dict[str, dict]] = field(default_factory=dict)  # partner -> layout -> provenance
 
 
 def llm_agent_names(config: EvalConfig) -> set[str]:
@@ -72,12 +73,13 @@ def resolve(config: EvalConfig, world: World) -> Resolved:
     problems: list[str] = []
     envs = _resolve_layouts(config, world, domain, problems)
     _check_seats(config, envs, problems)
-    _check_partners(config, domain, envs, problems)
+    provenance: dict[str, dict[str, dict]] = {}  # every non-LLM agent and partner that has one
+    _check_partners(config, domain, envs, problems, provenance)
     _check_topologies(config, domain, problems)
-    hashes = _check_agents(config, world, domain, envs, problems)
+    hashes = _check_agents(config, world, domain, envs, problems, provenance)
     if problems:
         raise ConfigError("invalid config:\n" + "\n".join(f"  {p}" for p in problems))
-    return Resolved(domain=domain, envs=envs, prompt_hashes=hashes, knowledge_hash=knowledge_hash(domain.knowledge_root))
+    return Resolved(domain, envs, hashes, knowledge_hash(domain.knowledge_root), provenance)
 
 
 def _resolve_layouts(config: EvalConfig, world: World, domain: Domain, problems: list[str]) -> dict[str, DomainEnv]:
@@ -102,23 +104,29 @@ def _check_seats(config: EvalConfig, envs: dict[str, DomainEnv], problems: list[
             problems.append(f"seats[{i}]: seat {seat} does not exist on {', '.join(small)} (seats start at 0)")
 
 
-def _check_partner(domain: Domain, name: str, envs: dict[str, DomainEnv]) -> str | None:
+def _check_partner(domain: Domain, name: str, envs: dict[str, DomainEnv], provenance: dict[str, dict[str, dict]]) -> str | None:
+    """None when ``name`` can play every layout (its provenance, if any, is added to ``provenance``)."""
     builder = AgentBuilder(domain)
     for layout, env in envs.items():
         try:
-            builder.make(name, env)
+            partner = builder.make(name, env)
         except (UnknownAgentError, ValueError) as exc:
             return f"{exc} (or an LLM agent: {PROAGENT})" if isinstance(exc, UnknownAgentError) else f"on layout {layout!r}: {exc}"
+        facts = getattr(partner, "provenance", dict)()  # agents outside ImmediateAgent have none to record
+        if facts:
+            provenance.setdefault(name, {})[layout] = facts
     return None
 
 
-def _check_partners(config: EvalConfig, domain: Domain, envs: dict[str, DomainEnv], problems: list[str]) -> None:
+def _check_partners(
+    config: EvalConfig, domain: Domain, envs: dict[str, DomainEnv], problems: list[str], provenance: dict[str, dict[str, dict]]
+) -> None:
     llm_names = llm_agent_names(config)
     for i, entry in enumerate(config.partners):
         for name in entry.split("+"):  # one name for every other seat, or one per seat (pusher+proagent)
             if name in llm_names:
                 continue  # an LLM agent of this config (checked with the agents)
-            problem = _check_partner(domain, name, envs)
+            problem = _check_partner(domain, name, envs, provenance)
             if problem:
                 problems.append(f"partners[{i}]: {problem}")
         sizes = {env.num_agents for env in envs.values()}
@@ -134,13 +142,20 @@ def _check_topologies(config: EvalConfig, domain: Domain, problems: list[str]) -
             problems.append(f"topologies[{i}]: {problem}")
 
 
-def _check_agents(config: EvalConfig, world: World, domain: Domain, envs: dict[str, DomainEnv], problems: list[str]) -> dict[str, dict[str, str]]:
+def _check_agents(
+    config: EvalConfig,
+    world: World,
+    domain: Domain,
+    envs: dict[str, DomainEnv],
+    problems: list[str],
+    provenance: dict[str, dict[str, dict]],
+) -> dict[str, dict[str, str]]:
     hashes: dict[str, dict[str, str]] = {}
     models_checked: set[tuple[str, str | None]] = set()
     all_seats = sorted({s for env in envs.values() for s in range(env.num_agents)})
     for i, spec in enumerate(config.agents):
         if spec.kind != PROAGENT:
-            problem = _check_partner(domain, spec.kind, envs)
+            problem = _check_partner(domain, spec.kind, envs, provenance)
             if problem:
                 problems.append(f"agents[{i}].kind: {problem.replace('partner', 'agent kind', 1)}")
             continue

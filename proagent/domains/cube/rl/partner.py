@@ -39,6 +39,9 @@ class IppoPartner(ImmediateAgent):
         self.seat = 0
         self._key = jax.random.PRNGKey(0)
 
+    def provenance(self) -> dict[str, str]:
+        return {"params_sha256": self.manifest.params_sha256}
+
     def reset(self, seat: int, seed: int, first: Observation | None = None) -> None:
         self.seat = seat
         self._key = jax.random.PRNGKey(seed)

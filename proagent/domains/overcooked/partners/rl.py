@@ -46,6 +46,9 @@ class RLPartner(ImmediateAgent):
         self._key = jax.random.PRNGKey(0)
         self._hidden: Hidden = self._network.initial_hidden(1)
 
+    def provenance(self) -> dict[str, str]:
+        return {"params_sha256": self.manifest.params_sha256}
+
     def _check_layout(self, layout: KitchenLayout) -> None:
         view = self.env.dynamics.agent_view_size
         shape = (layout.height, layout.width) if view is None else (2 * view + 1, 2 * view + 1)
