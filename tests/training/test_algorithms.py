@@ -90,6 +90,10 @@ def test_tiny_run_saves_a_partner_that_plays_both_seats(algo, tmp_path, monkeypa
     manifest = TRAINERS[algo](algo_cfg, out, calls.append, settings)  # every training call logs a line
     assert calls and manifest.algorithm == algo and manifest.self_play.episodes == 2 and manifest.details
     assert manifest.git_commit == "at-start"  # the code the run started with
+    if algo == "fcp":  # the pool held the layout's shipped sp, and the manifest says which one
+        shipped = checkpoint.load_manifest(checkpoint.partner_dir("cramped_room", "sp"))
+        assert manifest.details["pool"][-1] == "shipped sp"
+        assert manifest.details["shipped_sp_sha256"] == shipped.params_sha256
     assert checkpoint.load_manifest(out).params_sha256 == manifest.params_sha256
     env = envs.make("cramped_room")
     partner = RLPartner(out, env.layout)

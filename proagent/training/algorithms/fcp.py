@@ -13,7 +13,7 @@ starts from the best-scoring seed's final checkpoint and plays itself in a quart
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import jax
 from pydantic import BaseModel, ConfigDict, Field
@@ -51,13 +51,13 @@ class FCPSettings(BaseModel):
     )
 
 
-def shipped_sp(algo: AlgoConfig, root: Path = PARTNERS_DIR):
-    """The layout's shipped self-play checkpoint, if it has the same network (else None)."""
+def shipped_sp(algo: AlgoConfig, root: Path = PARTNERS_DIR) -> tuple[Any, checkpoint.Manifest] | None:
+    """The layout's shipped self-play checkpoint and manifest, if it has the same network (else None)."""
     directory = checkpoint.partner_dir(algo.layout, "sp", root)
     if not (directory / checkpoint.MANIFEST_FILE).is_file():
         return None
     params, manifest = checkpoint.load(directory)
-    return params if manifest.network == algo.network else None
+    return (params, manifest) if manifest.network == algo.network else None
 
 
 def train_self_play_pool(
@@ -105,7 +105,7 @@ def train_fcp(
     ]
     sp = shipped_sp(algo) if settings.include_shipped_sp else None
     if sp is not None:
-        pool.append(sp)
+        pool.append(sp[0])
         labels.append("shipped sp")
     best_end = 3 * best_final_learner(history) + 2  # that seed's "end" checkpoint in the pool
     init = pool[best_end] if settings.br_init == "best_member" else None
@@ -117,6 +117,7 @@ def train_fcp(
         "pool": labels,
         "br_init_member": labels[best_end] if init is not None else None,
         "settings": settings.model_dump(mode="json"),
+        "shipped_sp_sha256": sp[1].params_sha256 if sp is not None else None,  # which `sp` the pool held
         **details,
     }
     steps = sum(r["env_steps"] for r in (history[-1], br_history[-1]))
