@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -252,9 +252,16 @@ def session_builder(domain: Domain, llm: LLMSeat | None, background: bool = Fals
     return AgentBuilder(domain, {LLM_AGENT: lambda env: llm_agent(domain, env, llm.config, llm.model, background)})
 
 
-def check_name(builder: AgentBuilder, name: str, env: DomainEnv) -> None:
-    """Raise SetupError if ``name`` cannot play on ``env`` (unknown, or no checkpoint for it)."""
+def provenance_of(agent: Agent) -> dict[str, Any]:
+    """What fixes ``agent``'s play beyond its name (``ImmediateAgent.provenance``: a trained
+    partner's checkpoint sha256); empty for an agent that has nothing to record."""
+    return getattr(agent, "provenance", dict)()
+
+
+def check_name(builder: AgentBuilder, name: str, env: DomainEnv) -> dict[str, Any]:
+    """Raise SetupError if ``name`` cannot play on ``env`` (unknown, or no checkpoint for it);
+    else return its provenance, for the run's config."""
     try:
-        builder.make(name, env)
+        return provenance_of(builder.make(name, env))
     except (UnknownAgentError, ValueError) as exc:
         raise SetupError(str(exc)) from exc

@@ -70,8 +70,8 @@ def build_session(args: argparse.Namespace) -> Session:
         names = partner_names(args.partner, env.num_agents)
     except ValueError as exc:
         raise SetupError(str(exc)) from exc
-    for name in set(names) - {LLM_AGENT}:
-        check_name(session_builder(domain, None), name, env)
+    checker = session_builder(domain, None)
+    provenance = {name: facts for name in sorted(set(names) - {LLM_AGENT}) if (facts := check_name(checker, name, env))}
     copies = [seat for seat, name in zip(partner_seats, names) if name == LLM_AGENT]  # copies of the agent in other seats
     topology = topology_config(args, domain)
     llm = prepare_llm(LLMFlags.from_args(args), domain, env, [args.seat, *copies], args.seed)
@@ -85,6 +85,7 @@ def build_session(args: argparse.Namespace) -> Session:
             domain=args.domain or domain.name,  # what reloads it: a built-in name or module:attribute
             layout=env.name,
             partner=args.partner,
+            partner_provenance=provenance,
             seat=args.seat,
             episodes=args.episodes,
             seed=args.seed,

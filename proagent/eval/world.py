@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from proagent.agent.prompts import PromptSetError
-from proagent.builder import AgentBuilder, check_llm_agent, make_env, settled_horizon, topology_problem
+from proagent.builder import AgentBuilder, check_llm_agent, make_env, provenance_of, settled_horizon, topology_problem
 from proagent.contract import UnknownAgentError
 from proagent.domains import get_domain
 from proagent.domains.base import Domain, DomainEnv, DomainInputError
@@ -112,7 +112,7 @@ def _check_partner(domain: Domain, name: str, envs: dict[str, DomainEnv], proven
             partner = builder.make(name, env)
         except (UnknownAgentError, ValueError) as exc:
             return f"{exc} (or an LLM agent: {PROAGENT})" if isinstance(exc, UnknownAgentError) else f"on layout {layout!r}: {exc}"
-        facts = getattr(partner, "provenance", dict)()  # agents outside ImmediateAgent have none to record
+        facts = provenance_of(partner)
         if facts:
             provenance.setdefault(name, {})[layout] = facts
     return None

@@ -16,6 +16,9 @@ class RunConfig(BaseModel):
     domain: str = Field(DEFAULT_DOMAIN, description="the world (runs recorded before domains existed: the default one)")
     layout: str
     partner: str
+    partner_provenance: dict[str, dict] | None = Field(
+        None, description="partner name -> what fixes its play (a checkpoint's sha256); None in runs recorded before it"
+    )
     seat: int
     episodes: int
     seed: int

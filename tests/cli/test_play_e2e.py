@@ -10,6 +10,7 @@ import pytest
 from proagent.cli import main
 from proagent.domains.overcooked.heuristic import heuristic_answer
 from proagent.llm.fake_server import FakeChatServer
+from proagent.training import checkpoint
 
 
 @pytest.fixture
@@ -80,6 +81,9 @@ def test_play_with_a_shipped_trained_partner(server, tmp_path, partner):
     (run,) = list(tmp_path.glob(f"*-play-counter_circuit-{partner}"))
     (episode,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
     assert episode["partner"] == partner and episode["steps"] == 6
+    shipped = checkpoint.load_manifest(checkpoint.partner_dir("counter_circuit", partner)).params_sha256
+    config = json.loads((run / "config.json").read_text())
+    assert config["partner_provenance"] == {partner: {"params_sha256": shipped}}  # which checkpoint played
 
 
 def test_an_aborted_run_summarises_the_episodes_that_finished(tmp_path, capsys, monkeypatch):
