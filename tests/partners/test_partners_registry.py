@@ -16,7 +16,7 @@ from proagent.domains.overcooked.partners import (
 )
 from proagent.domains.overcooked.partners.scripted import StayPartner
 
-SCRIPTED = ["greedy", "onion_passer", "random", "stay", "supplier"]
+SCRIPTED = ["greedy", "onion_passer", "random", "recipe_greedy", "stay", "supplier"]
 
 
 def test_available_partners_lists_the_scripted_and_the_trained_ones():

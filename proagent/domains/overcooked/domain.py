@@ -226,8 +226,11 @@ class OvercookedDomain:
         return [n for n in names if n not in CLASSIC_ROLES]
 
     def make_partner(self, name: str, env: OvercookedEnv | None = None) -> Agent:
-        """Raises UnknownAgentError (unknown name) or ValueError (no checkpoint for this layout)."""
-        return self.registry.make(name, env.layout if env is not None else None)
+        """Raises UnknownAgentError (unknown name) or ValueError (no checkpoint for this layout). The
+        env's rules go along: a partner that perceives (``recipe_greedy``) sees what the env shows."""
+        if env is None:
+            return self.registry.make(name)
+        return self.registry.make(name, env.layout, env.dynamics)
 
     def default_partner(self, env: OvercookedEnv) -> str:
         """The teammate `play` picks when none is named: ``greedy`` in a classic kitchen; where other

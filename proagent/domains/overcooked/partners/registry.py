@@ -2,6 +2,9 @@
 
 A factory takes the layout (trained RL partners are per layout and load their checkpoint from
 it; scripted ones read the kitchen at ``act`` time and ignore it) and returns a fresh Partner.
+A partner that must perceive like the env shows (view radius, recipe rules: ``recipe_greedy``)
+is built by a :class:`RulesFactory`, which also takes the env's ``Dynamics``; called with the
+layout alone it assumes the layout's own settings (`envs.overcooked.presets.layout_dynamics`).
 Trained partners join by building a registry ``with_factories``; nothing is registered by
 mutating module state, so two evaluations in one process cannot see each other's partners.
 """
@@ -14,9 +17,11 @@ from functools import partial
 from pathlib import Path
 from types import MappingProxyType
 
-from envs import KitchenLayout, get_layout
+from envs import Dynamics, KitchenLayout, get_layout
 from envs.overcooked.layouts import ingredient_name
+from envs.overcooked.presets import layout_dynamics
 from proagent.domains.overcooked.partners.base import Partner, UnknownPartnerError
+from proagent.domains.overcooked.partners.recipe_chef import RecipeChef
 from proagent.domains.overcooked.partners.scripted import (
     Heuristic,
     RandomPartner,
@@ -32,6 +37,7 @@ LayoutSpec = str | KitchenLayout | None
 PartnerFactory = Callable[[LayoutSpec], Partner]
 
 GREEDY_EPSILON = 0.05  # near-greedy: enough noise to break symmetric ties, not enough to hurt
+RECIPE_CHEF_EPSILON = 0.05  # the same noise; recipe_chef keeps it off INTERACT (no random wrong put)
 
 
 CLASSIC_RECIPES = ((0, 0, 0),)  # the classic kitchens' only soup: three onions
@@ -45,6 +51,25 @@ def cooks_classic_soup_only(layout: LayoutSpec) -> bool:
     """Whether the kitchen asks for nothing but the three-onion soup (unknown kitchen: assumed so)."""
     kitchen = _kitchen(layout)
     return kitchen is None or tuple(kitchen.recipes) == CLASSIC_RECIPES
+
+
+def default_dynamics(layout: LayoutSpec) -> Dynamics:
+    """The rules a kitchen plays under when the caller names none: the OvercookedV2 paper's for its
+    coordination layouts, the classic ones otherwise (what `make_layout_env` builds)."""
+    kitchen = _kitchen(layout)
+    return Dynamics(**layout_dynamics(kitchen.name)) if kitchen is not None else Dynamics()
+
+
+@dataclass(frozen=True)
+class RulesFactory:
+    """A factory whose partner needs the env's rules as well as its layout (a chef that perceives
+    with the env's view radius and recipe rules, `--env` overrides included). Called with the
+    layout alone, like any factory, it assumes the layout's default rules."""
+
+    build: Callable[[KitchenLayout | None, Dynamics], Partner]
+
+    def __call__(self, layout: LayoutSpec, dynamics: Dynamics | None = None) -> Partner:
+        return self.build(_kitchen(layout), dynamics if dynamics is not None else default_dynamics(layout))
 
 
 def _recipes_text(kitchen: KitchenLayout) -> str:
@@ -77,7 +102,13 @@ CLASSIC_ROLES = tuple(_CLASSIC_HEURISTICS)  # the partners that refuse kitchens 
 
 def _scripted_factories() -> dict[str, PartnerFactory]:
     roles = {name: _classic_role(name, h, epsilon=eps) for name, (h, eps) in _CLASSIC_HEURISTICS.items()}
-    return {"random": lambda layout: RandomPartner(), "stay": lambda layout: StayPartner(), **roles}
+    recipe_chef = RulesFactory(lambda kitchen, dynamics: RecipeChef(dynamics, epsilon=RECIPE_CHEF_EPSILON))
+    return {
+        "random": lambda layout: RandomPartner(),
+        "stay": lambda layout: StayPartner(),
+        "recipe_greedy": recipe_chef,
+        **roles,
+    }
 
 
 @dataclass(frozen=True)
@@ -89,11 +120,13 @@ class PartnerRegistry:
     def names(self) -> list[str]:
         return sorted(self.factories)
 
-    def make(self, name: str, layout: LayoutSpec = None) -> Partner:
+    def make(self, name: str, layout: LayoutSpec = None, dynamics: Dynamics | None = None) -> Partner:
+        """A fresh partner for ``layout``; ``dynamics`` (the env's rules) reach the factories that
+        need them (`RulesFactory`), the others ignore them."""
         factory = self.factories.get(name)
         if factory is None:
             raise UnknownPartnerError(f"unknown partner {name!r}; available partners: {', '.join(self.names())}")
-        return factory(layout)
+        return factory(layout, dynamics) if isinstance(factory, RulesFactory) else factory(layout)
 
     def with_factories(self, extra: Mapping[str, PartnerFactory]) -> PartnerRegistry:
         clash = sorted(set(extra) & set(self.factories))
@@ -121,9 +154,12 @@ def default_registry() -> PartnerRegistry:
     return PartnerRegistry().with_factories(trained_factories())
 
 
-def make_partner(name: str, layout: LayoutSpec = None, registry: PartnerRegistry | None = None) -> Partner:
-    """A fresh partner by name; call ``reset(seat, seed)`` on it before each episode."""
-    return (registry or default_registry()).make(name, layout)
+def make_partner(
+    name: str, layout: LayoutSpec = None, registry: PartnerRegistry | None = None, dynamics: Dynamics | None = None
+) -> Partner:
+    """A fresh partner by name; call ``reset(seat, seed)`` on it before each episode. ``dynamics``:
+    the env's rules, for partners that perceive with them (default: the layout's own)."""
+    return (registry or default_registry()).make(name, layout, dynamics)
 
 
 def available_partners(registry: PartnerRegistry | None = None) -> list[str]:

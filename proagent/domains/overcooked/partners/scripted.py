@@ -27,6 +27,7 @@ from functools import cached_property
 import numpy as np
 
 from envs import Action, EnvState, KitchenMap, KitchenState, Player, Pos, Pot
+from envs.overcooked.layouts import ingredient_name
 from proagent.contract import ImmediateAgent, Observation
 from proagent.domains.overcooked.controller import Controller
 from proagent.domains.overcooked.navigation import distances, spots
@@ -80,6 +81,14 @@ class StayPartner(ImmediateAgent):
 def floor_region(kmap: KitchenMap, start: Pos) -> frozenset[Pos]:
     """Floor cells walkable from ``start``, teammates ignored (they move)."""
     return frozenset(distances(kmap, start))
+
+
+def dispensers_of(kmap: KitchenMap, ingredient: str) -> tuple[Pos, ...]:
+    """The dispensers of an ingredient by name (none on a kitchen without it)."""
+    for index, cells in kmap.ingredient_dispensers.items():
+        if ingredient_name(index) == ingredient:
+            return cells
+    return ()
 
 
 def middle_counters(kmap: KitchenMap) -> frozenset[Pos]:
@@ -179,9 +188,10 @@ class TeamView:
         return sum(1 for c in self.pass_counters if c not in self.kitchen.counter_items)
 
     def own_sources(self, name: str) -> frozenset[Pos]:
-        """Dispensers and counters the teammates cannot reach: never take back what was passed."""
+        """Dispensers and counters the teammates cannot reach: never take back what was passed.
+        ``name``: "dish" or an ingredient ("onion", "tomato", ...)."""
         kmap = self.kitchen.map
-        dispensers = kmap.dish_dispensers if name == "dish" else kmap.ingredient_dispensers.get(0, ())
+        dispensers = kmap.dish_dispensers if name == "dish" else dispensers_of(kmap, name)
         counters = self.kitchen.counter_items.items()
         mine = (pos for pos, item in counters if item.name == name and not self.reaches(self.mates, pos))
         return frozenset(dispensers) | frozenset(mine)
@@ -233,27 +243,44 @@ def first_feasible(view: TeamView, heuristic: Heuristic) -> Choice:
 # ---- heuristics ------------------------------------------------------------------------------
 
 
-def _pass(view: TeamView) -> Choice:
+def pass_over(view: TeamView) -> Choice:
     """Put what I hold where a teammate can take it (the middle counters when there are any)."""
     return Choice(PLACE, view.pass_counters)
 
 
-def _park() -> Choice:
+def park() -> Choice:
     """Free my hands on the nearest empty counter (the item stays available to whoever needs it)."""
     return Choice(PLACE)
 
 
+def still_needed(view: TeamView, name: str, wanted: int) -> int:
+    """``wanted`` items of ``name`` less those on the way: held by a teammate, or (for a chef who
+    cannot reach the pot) already passed. A cook who reaches the pot still fetches a passed item
+    itself, so for it passed ones are not on the way."""
+    need = wanted - view.held_by_others(name)
+    return need if view.i_reach_a_pot else need - view.passed(name)
+
+
 def dishes_needed(view: TeamView) -> int:
-    """Soups without a dish on the way. Dishes already passed count only for a supplier: a cook
-    who can reach the pot still has to fetch the passed dish itself."""
-    need = len(view.soup_pots) - view.held_by_others("dish")
-    return need if view.i_reach_a_pot else need - view.passed("dish")
+    """Soups without a dish on the way."""
+    return still_needed(view, "dish", len(view.soup_pots))
 
 
 def onions_needed(view: TeamView) -> int:
     """Onions the accepting pots still miss, minus those on the way (same rule as dishes)."""
-    need = view.onion_slots - view.held_by_others(ONION)
-    return need if view.i_reach_a_pot else need - view.passed(ONION)
+    return still_needed(view, ONION, view.onion_slots)
+
+
+def fetch_scope(view: TeamView, name: str) -> frozenset[Pos] | None:
+    """Where a fetch of ``name`` may take from: a cook takes from anywhere; a chef who cannot reach
+    the pot only from its own sources, or it would take back what it just passed."""
+    return None if view.i_reach_a_pot else view.own_sources(name)
+
+
+def free_hands(view: TeamView) -> Choice:
+    """What to do with something the pot cannot take now: park it (a cook), pass it (a chef who
+    cannot reach the pot)."""
+    return park() if view.i_reach_a_pot else pass_over(view)
 
 
 def greedy(view: TeamView) -> Iterator[Choice]:
@@ -264,30 +291,24 @@ def greedy(view: TeamView) -> Iterator[Choice]:
         yield from _greedy_fetch(view)
     elif held.kind == "soup":
         yield Choice(DELIVER)
-        yield _pass(view)
+        yield pass_over(view)
     elif held.kind == "dish":
         yield Choice(FILL_DISH)
-        yield _park() if view.i_reach_a_pot else _pass(view)
+        yield free_hands(view)
     else:
         yield Choice(PUT_ONION)
-        yield _park() if view.i_reach_a_pot else _pass(view)
+        yield free_hands(view)
 
 
 def _greedy_fetch(view: TeamView) -> Iterator[Choice]:
-    """Empty hands: a soup someone parked, a dish for a cooking pot, onions for an idle one.
-
-    A cook takes from anywhere; a chef who cannot reach the pot fetches only from its own sources,
-    or it would take back what it just passed."""
-
-    def source(name: str) -> frozenset[Pos] | None:
-        return None if view.i_reach_a_pot else view.own_sources(name)
-
+    """Empty hands: a soup someone parked, a dish for a cooking pot, onions for an idle one
+    (from where ``fetch_scope`` allows)."""
     if any(item.kind == "soup" for item in view.kitchen.counter_items.values()):
         yield Choice(Skill("pickup", "soup"))  # feasible only if it lies within my reach
     if dishes_needed(view) > 0:
-        yield Choice(PICKUP_DISH, source("dish"))
+        yield Choice(PICKUP_DISH, fetch_scope(view, "dish"))
     if onions_needed(view) > 0:
-        yield Choice(PICKUP_ONION, source(ONION))
+        yield Choice(PICKUP_ONION, fetch_scope(view, ONION))
 
 
 def supplier(view: TeamView) -> Iterator[Choice]:
@@ -307,7 +328,7 @@ def supplier(view: TeamView) -> Iterator[Choice]:
         return
     if held.kind == "soup":
         yield Choice(DELIVER)
-    yield _pass(view)
+    yield pass_over(view)
 
 
 def passer_stock(view: TeamView) -> int:
@@ -331,10 +352,10 @@ def onion_passer(view: TeamView) -> Iterator[Choice]:
         if view.passed(ONION) < passer_stock(view):
             yield Choice(PICKUP_ONION, frozenset(kmap.ingredient_dispensers.get(0, ())))
     elif held.kind == "ingredient" and held.name == ONION:
-        yield _pass(view)
+        yield pass_over(view)
     else:  # something it does not deal in (a random interaction picked it up): out of the way
         yield Choice(PLACE, frozenset(kmap.counters) - view.pass_counters)
-        yield _park()
+        yield park()
 
 
 # ---- the partner -----------------------------------------------------------------------------
@@ -391,8 +412,8 @@ class SkillPartner(ImmediateAgent):
             raise RuntimeError(f"partner {self.name!r}: call reset(seat, seed) before act()")
         controller, book = self._ground(kitchen)
         if self.epsilon and self._rng.random() < self.epsilon:
-            return Action(int(self._rng.integers(len(Action))))
-        view = TeamView(kitchen, self.seat, book)
+            return self.noise_action()
+        view = self.team_view(kitchen, book)
         choice = self._update_choice(view)
         book.scope = choice.scope
         self._steps += 1
@@ -401,6 +422,14 @@ class SkillPartner(ImmediateAgent):
             if step_aside is not None:
                 return step_aside
         return controller.act(kitchen, choice.skill)
+
+    def noise_action(self) -> Action:
+        """The epsilon action: uniform over all primitive actions."""
+        return Action(int(self._rng.integers(len(Action))))
+
+    def team_view(self, kitchen: KitchenState, book: ScopedSkillBook) -> TeamView:
+        """The facts the heuristic decides on (a subclass adds what it knows beyond the kitchen)."""
+        return TeamView(kitchen, self.seat, book)
 
     def _ground(self, kitchen: KitchenState) -> tuple[Controller, ScopedSkillBook]:
         """The controller for this episode (built on the first step: the book needs the kitchen)."""
