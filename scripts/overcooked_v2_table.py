@@ -12,7 +12,8 @@ episodes per ordered pair. SP is a partner with itself; XP is its mean with ever
 partner of the layout, both seats (cross-method here: the paper's XP pairs seeds of one method,
 which needs several seeds per method: ``<method>_s<seed>`` folders are counted as the same method
 and reported as "XP same method" when present). ProAgent block: `proagent eval` of ProAgent with
-each partner and with itself, ``--episodes`` per seat, one run folder per layout under runs/ (each
+each partner, with the recipe-aware scripted chef (``recipe_greedy``: a teammate that shares
+neither ProAgent's knowledge text nor an RL convention) and with itself, ``--episodes`` per seat, one run folder per layout under runs/ (each
 layout has its own partners), so every finished episode is kept: ``--resume FOLDER`` (repeatable)
 finishes a stopped layout's run with `proagent eval --resume` and reuses a finished one. With the loopback responder (the V2
 heuristic test double, no language model) the ProAgent numbers measure the framework and that
@@ -36,6 +37,7 @@ from proagent.eval.stats import mean_se
 from proagent.paths import PROJECT_ROOT
 
 LAYOUTS = COORDINATION_LAYOUTS
+SCRIPTED = ("recipe_greedy",)  # the scripted partners that play V2 kitchens
 PAPER = PROJECT_ROOT / "data" / "overcooked_v2_paper_table2.json"
 
 
@@ -81,7 +83,7 @@ def run_proagent(args: argparse.Namespace, partners: dict[str, list[str]]) -> li
     done = {r.layout for folder in folders for r in read_records(folder / "episodes.jsonl")}
     for layout in args.layouts:
         if layout not in done:
-            folders.append(_eval_layout(args, layout, [*partners[layout], "proagent"]))
+            folders.append(_eval_layout(args, layout, [*partners[layout], *SCRIPTED, "proagent"]))
     return folders
 
 
