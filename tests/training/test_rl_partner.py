@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import product
+
 import jax
 import jax.numpy as jnp
 import pytest
@@ -93,17 +95,19 @@ V2_SHIPPED = {"demo_cook_simple": V2_METHODS}
 
 
 def test_every_v2_method_ships_for_every_coordination_layout():
-    """The V2 zoo's manifests: each of the paper's four methods on each of its six layouts, with the
-    recurrent network, the paper's dynamics, a 5x5 view and a self-play score."""
+    """The V2 zoo's manifests: each of the paper's four methods on each of its six layouts in two
+    seeds (``<method>`` is seed 0, ``<method>_s1`` seed 1: same-method cross-play needs both), with
+    the recurrent network, the paper's dynamics, a 5x5 view and a self-play score."""
     from envs.overcooked.presets import COORDINATION_LAYOUTS
     from proagent.training.checkpoint import Manifest
 
     for layout in COORDINATION_LAYOUTS:
-        for name in V2_METHODS:
+        for method, seed in product(V2_METHODS, (0, 1)):
+            name = f"{method}_s{seed}" if seed else method
             path = PARTNERS_DIR / layout / name / "manifest.json"
             assert path.is_file() and (path.parent / "params.msgpack").is_file(), path
             m = Manifest.model_validate_json(path.read_text())
-            assert (m.layout, m.algorithm) == (layout, name), path
+            assert (m.layout, m.algorithm, m.seed) == (layout, method, seed), path
             assert m.network.recurrent and m.dynamics["agent_view_size"] == 2 and m.obs_shape[:2] == (5, 5), path
             assert m.self_play is not None and m.self_play.episodes >= 50, path
 
