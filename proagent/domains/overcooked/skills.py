@@ -64,18 +64,21 @@ def _held_name(kitchen: KitchenState, agent: int) -> str:
 # ---- sources and targets -------------------------------------------------------------------
 
 
+def dispensers_of(kitchen_map: KitchenMap, name: str) -> tuple[Pos, ...]:
+    """The dispensers of an item by name: the dish piles, or an ingredient's piles (none on a
+    kitchen without that ingredient)."""
+    if name == "dish":
+        return kitchen_map.dish_dispensers
+    for index, cells in kitchen_map.ingredient_dispensers.items():
+        if ingredient_name(index) == name:
+            return cells
+    return ()
+
+
 def _item_sources(kitchen: KitchenState, skill: Skill) -> tuple[Pos, ...]:
     name = str(skill.arg)
-    kmap = kitchen.map
-    dispensers: tuple[Pos, ...] = ()
-    if name == "dish":
-        dispensers = kmap.dish_dispensers
-    else:
-        for index, cells in kmap.ingredient_dispensers.items():
-            if ingredient_name(index) == name:
-                dispensers = cells
     counters = tuple(pos for pos, item in kitchen.counter_items.items() if item.name == name)
-    return dispensers + counters
+    return dispensers_of(kitchen.map, name) + counters
 
 
 def _pots_accepting(kitchen: KitchenState, skill: Skill) -> tuple[Pos, ...]:

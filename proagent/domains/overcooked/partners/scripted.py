@@ -27,11 +27,10 @@ from functools import cached_property
 import numpy as np
 
 from envs import Action, EnvState, KitchenMap, KitchenState, Player, Pos, Pot
-from envs.overcooked.layouts import ingredient_name
 from proagent.contract import ImmediateAgent, Observation
 from proagent.domains.overcooked.controller import Controller
 from proagent.domains.overcooked.navigation import distances, spots
-from proagent.domains.overcooked.skills import Skill, SkillBook
+from proagent.domains.overcooked.skills import Skill, SkillBook, dispensers_of
 
 ONION = "onion"
 SOUP_SIZE = 3  # ingredients per soup in the classic recipes
@@ -81,14 +80,6 @@ class StayPartner(ImmediateAgent):
 def floor_region(kmap: KitchenMap, start: Pos) -> frozenset[Pos]:
     """Floor cells walkable from ``start``, teammates ignored (they move)."""
     return frozenset(distances(kmap, start))
-
-
-def dispensers_of(kmap: KitchenMap, ingredient: str) -> tuple[Pos, ...]:
-    """The dispensers of an ingredient by name (none on a kitchen without it)."""
-    for index, cells in kmap.ingredient_dispensers.items():
-        if ingredient_name(index) == ingredient:
-            return cells
-    return ()
 
 
 def middle_counters(kmap: KitchenMap) -> frozenset[Pos]:
@@ -191,7 +182,7 @@ class TeamView:
         """Dispensers and counters the teammates cannot reach: never take back what was passed.
         ``name``: "dish" or an ingredient ("onion", "tomato", ...)."""
         kmap = self.kitchen.map
-        dispensers = kmap.dish_dispensers if name == "dish" else dispensers_of(kmap, name)
+        dispensers = dispensers_of(kmap, name)
         counters = self.kitchen.counter_items.items()
         mine = (pos for pos, item in counters if item.name == name and not self.reaches(self.mates, pos))
         return frozenset(dispensers) | frozenset(mine)
