@@ -55,7 +55,7 @@ def test_unknown_partner_error_lists_the_available_names():
 
 
 def test_registry_extends_without_touching_the_default():
-    extended = default_registry().with_factories({"statue": lambda layout: StayPartner("statue")})
+    extended = default_registry().with_factories({"statue": lambda kitchen, dynamics: StayPartner("statue")})
     assert "statue" in extended.names()
     assert extended.make("statue", "cramped_room").name == "statue"
     assert "statue" not in available_partners()
@@ -64,7 +64,7 @@ def test_registry_extends_without_touching_the_default():
 
 def test_registry_refuses_to_shadow_a_name():
     with pytest.raises(ValueError, match="greedy"):
-        PartnerRegistry().with_factories({"greedy": lambda layout: StayPartner()})
+        PartnerRegistry().with_factories({"greedy": lambda kitchen, dynamics: StayPartner()})
 
 
 def test_skill_partner_must_be_reset_before_acting(make_env):

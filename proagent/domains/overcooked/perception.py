@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Generic, Literal, TypeVar
 
-from envs import KitchenState, Pos
+from envs import Dynamics, KitchenState, Pos
 from envs.overcooked.events import Event, EventKind
 from envs.overcooked.symbolic import Item, Player, Pot
 from proagent.domains.overcooked.skills import SkillBook
@@ -126,14 +126,24 @@ class Perceiver:
         self._witnessed: tuple = ()
 
     @classmethod
+    def for_rules(cls, dynamics: Dynamics, seat: int, full_view: int | None = None) -> Perceiver:
+        """From the game rules: their view radius and recipe rules. ``full_view``: the radius to use
+        when the rules give a full view (None keeps it full information: no window at all; a
+        scripted chef passes the kitchen's size so it reads the recipe only where the engine shows
+        it)."""
+        radius = dynamics.agent_view_size if dynamics.agent_view_size is not None else full_view
+        return cls(
+            seat,
+            radius,
+            new_recipe_on_delivery=dynamics.new_recipe_on_delivery,
+            delivery_signal=dynamics.indicate_successful_delivery,
+            random_starts=dynamics.random_agent_positions,
+        )
+
+    @classmethod
     def for_env(cls, env, seat: int) -> Perceiver:
-        """From an ``OvercookedEnv``: its view radius and recipe rules."""
-        dynamics = env.dynamics
-        signal = getattr(dynamics, "indicate_successful_delivery", None)
-        if signal is None:  # older Dynamics without the field: ask the engine
-            signal = getattr(env.engine, "indicate_successful_delivery", False)
-        random_starts = bool(getattr(dynamics, "random_agent_positions", False))
-        return cls(seat, dynamics.agent_view_size, dynamics.new_recipe_on_delivery, bool(signal), random_starts)
+        """From an ``OvercookedEnv``: the rules it plays under."""
+        return cls.for_rules(env.dynamics, seat)
 
     def believed_state(self) -> KitchenState:
         """The last observed kitchen as this chef believes it: the true state with a full view; else

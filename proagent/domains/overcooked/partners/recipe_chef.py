@@ -72,21 +72,6 @@ def known_recipe(view: KitchenView, layout: KitchenLayout) -> tuple[str, ...] | 
     return names(read.ingredients)
 
 
-def chef_perceiver(dynamics: Dynamics, layout: KitchenLayout, seat: int) -> Perceiver:
-    """``Perceiver.for_env`` from the rules alone; a full view becomes a window over the whole
-    kitchen, so the recipe is read only where the engine shows it (see the module docstring)."""
-    radius = dynamics.agent_view_size
-    if radius is None:
-        radius = max(layout.width, layout.height)
-    return Perceiver(
-        seat,
-        radius,
-        new_recipe_on_delivery=dynamics.new_recipe_on_delivery,
-        delivery_signal=dynamics.indicate_successful_delivery,
-        random_starts=dynamics.random_agent_positions,
-    )
-
-
 @dataclass(frozen=True)
 class RecipeView(TeamView):
     """A ``TeamView`` of the believed kitchen plus what the chef knows of the recipe.
@@ -225,7 +210,9 @@ class RecipeChef(SkillPartner):
         if self.seat < 0:
             raise RuntimeError(f"partner {self.name!r}: call reset(seat, seed) before act()")
         if self._perceiver is None:
-            self._perceiver = chef_perceiver(self.dynamics, state.layout, self.seat)
+            # a full view becomes a window over the whole kitchen: the recipe is read only where the engine shows it
+            full_view = max(state.layout.width, state.layout.height)
+            self._perceiver = Perceiver.for_rules(self.dynamics, self.seat, full_view=full_view)
         view = self._perceiver.observe(state, events)
         assert isinstance(view, KitchenView)  # a chef perceiver always has a window
         self._view = view

@@ -1,10 +1,10 @@
 """Partners by name: one immutable mapping name -> factory, shared by play, eval and the CLI.
 
-A factory takes the layout (trained RL partners are per layout and load their checkpoint from
-it; scripted ones read the kitchen at ``act`` time and ignore it) and returns a fresh Partner.
-A partner that must perceive like the env shows (view radius, recipe rules: ``recipe_greedy``)
-is built by a :class:`RulesFactory`, which also takes the env's ``Dynamics``; called with the
-layout alone it assumes the layout's own settings (`envs.overcooked.presets.layout_dynamics`).
+Every factory takes the kitchen and the env's rules (``Dynamics``) and returns a fresh Partner:
+trained RL partners are per layout and load their checkpoint from it; a chef that perceives like
+the env shows (view radius, recipe rules: ``recipe_greedy``) reads the rules; the others ignore
+what they do not need. ``make`` resolves a layout name and, when the caller names no rules, uses
+the layout's own settings (`envs.overcooked.presets.layout_dynamics`).
 Trained partners join by building a registry ``with_factories``; nothing is registered by
 mutating module state, so two evaluations in one process cannot see each other's partners.
 """
@@ -34,7 +34,7 @@ from proagent.domains.overcooked.partners.scripted import (
 from proagent.paths import PARTNERS_DIR
 
 LayoutSpec = str | KitchenLayout | None
-PartnerFactory = Callable[[LayoutSpec], Partner]
+PartnerFactory = Callable[[KitchenLayout | None, Dynamics], Partner]
 
 GREEDY_EPSILON = 0.05  # near-greedy: enough noise to break symmetric ties, not enough to hurt
 RECIPE_CHEF_EPSILON = 0.05  # the same noise; recipe_chef keeps it off INTERACT (no random wrong put)
@@ -60,18 +60,6 @@ def default_dynamics(layout: LayoutSpec) -> Dynamics:
     return Dynamics(**layout_dynamics(kitchen.name)) if kitchen is not None else Dynamics()
 
 
-@dataclass(frozen=True)
-class RulesFactory:
-    """A factory whose partner needs the env's rules as well as its layout (a chef that perceives
-    with the env's view radius and recipe rules, `--env` overrides included). Called with the
-    layout alone, like any factory, it assumes the layout's default rules."""
-
-    build: Callable[[KitchenLayout | None, Dynamics], Partner]
-
-    def __call__(self, layout: LayoutSpec, dynamics: Dynamics | None = None) -> Partner:
-        return self.build(_kitchen(layout), dynamics if dynamics is not None else default_dynamics(layout))
-
-
 def _recipes_text(kitchen: KitchenLayout) -> str:
     return " or ".join(", ".join(ingredient_name(i) for i in recipe) for recipe in kitchen.recipes)
 
@@ -80,8 +68,7 @@ def _classic_role(name: str, heuristic: Heuristic, epsilon: float = 0.0) -> Part
     """A heuristic chef that knows only the three-onion soup: on a kitchen with other recipes (the
     V2 layouts) it would cook the wrong dish every time, so it refuses to play there."""
 
-    def factory(layout: LayoutSpec) -> Partner:
-        kitchen = _kitchen(layout)
+    def factory(kitchen: KitchenLayout | None, dynamics: Dynamics) -> Partner:
         if not cooks_classic_soup_only(kitchen):
             raise ValueError(
                 f"partner {name!r} cooks only the classic three-onion soup; {kitchen.name} asks for "
@@ -102,11 +89,10 @@ CLASSIC_ROLES = tuple(_CLASSIC_HEURISTICS)  # the partners that refuse kitchens 
 
 def _scripted_factories() -> dict[str, PartnerFactory]:
     roles = {name: _classic_role(name, h, epsilon=eps) for name, (h, eps) in _CLASSIC_HEURISTICS.items()}
-    recipe_chef = RulesFactory(lambda kitchen, dynamics: RecipeChef(dynamics, epsilon=RECIPE_CHEF_EPSILON))
     return {
-        "random": lambda layout: RandomPartner(),
-        "stay": lambda layout: StayPartner(),
-        "recipe_greedy": recipe_chef,
+        "random": lambda kitchen, dynamics: RandomPartner(),
+        "stay": lambda kitchen, dynamics: StayPartner(),
+        "recipe_greedy": lambda kitchen, dynamics: RecipeChef(dynamics, epsilon=RECIPE_CHEF_EPSILON),
         **roles,
     }
 
@@ -121,12 +107,11 @@ class PartnerRegistry:
         return sorted(self.factories)
 
     def make(self, name: str, layout: LayoutSpec = None, dynamics: Dynamics | None = None) -> Partner:
-        """A fresh partner for ``layout``; ``dynamics`` (the env's rules) reach the factories that
-        need them (`RulesFactory`), the others ignore them."""
+        """A fresh partner for ``layout`` under ``dynamics``, the env's rules (default: the layout's own)."""
         factory = self.factories.get(name)
         if factory is None:
             raise UnknownPartnerError(f"unknown partner {name!r}; available partners: {', '.join(self.names())}")
-        return factory(layout, dynamics) if isinstance(factory, RulesFactory) else factory(layout)
+        return factory(_kitchen(layout), dynamics if dynamics is not None else default_dynamics(layout))
 
     def with_factories(self, extra: Mapping[str, PartnerFactory]) -> PartnerRegistry:
         clash = sorted(set(extra) & set(self.factories))
@@ -135,12 +120,14 @@ class PartnerRegistry:
         return PartnerRegistry(MappingProxyType({**self.factories, **extra}))
 
 
-def _load_trained(root: Path, algorithm: str, layout: LayoutSpec) -> Partner:
+def _load_trained(root: Path, algorithm: str, kitchen: KitchenLayout | None, dynamics: Dynamics) -> Partner:
+    """A trained partner observes with the rules it was trained under (its manifest's), so the env's
+    ``dynamics`` are not its to read."""
     from proagent.domains.overcooked.partners.rl import load_rl_partner  # flax only when a trained partner is used
 
-    if layout is None:
+    if kitchen is None:
         raise UnknownPartnerError(f"partner {algorithm!r} is trained per layout: give the layout")
-    return load_rl_partner(algorithm, get_layout(layout) if isinstance(layout, str) else layout, root=root)
+    return load_rl_partner(algorithm, kitchen, root=root)
 
 
 def trained_factories(root: Path = PARTNERS_DIR) -> dict[str, PartnerFactory]:
