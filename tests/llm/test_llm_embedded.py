@@ -105,3 +105,56 @@ def test_grammar_handles_enum_and_max_length() -> None:
     rules = dict(line.split(" ::= ", 1) for line in gbnf.splitlines() if " ::= " in line)
     assert rules["plan"] == " | ".join(f'"\\"{plan}\\""' for plan in PLANS)  # enum: only these strings
     assert rules["analysis"].count("char") == 40  # maxLength: at most 40 (nested optional) chars
+
+
+def _fake_state(tokens: tuple[int, ...], kv_bytes: int, scores_rows: int = 4):
+    import numpy as np
+
+    return llama_cpp.LlamaState(
+        input_ids=np.array(tokens, dtype=np.intc),
+        scores=np.zeros((scores_rows, 1000), dtype=np.single),  # 16,000 bytes of logits copy
+        n_tokens=len(tokens),
+        llama_state=b"\0" * kv_bytes,
+        llama_state_size=kv_bytes,
+        seed=0,
+    )
+
+
+def test_state_cache_keeps_the_latest_state_of_each_conversation() -> None:
+    from proagent.llm.embedded_cache import ConversationStateCache, entry_bytes
+
+    system_a, system_b = tuple(range(100, 160)), (100, 101, *range(500, 558))  # share 2 template tokens
+    cache = ConversationStateCache(capacity_bytes=10**6)
+    cache[system_a + (1, 2)] = _fake_state(system_a + (1, 2), 1000)
+    cache[system_b + (1, 2)] = _fake_state(system_b + (1, 2), 1000)
+    cache[system_a + (3, 4, 5)] = _fake_state(system_a + (3, 4, 5), 1000)  # continues conversation a
+    assert sorted(len(k) for k in cache.cache_state) == [62, 63]  # a's first state was superseded, b's kept
+    assert cache[system_a + (9,)].n_tokens == 63 and cache[system_b + (9,)].n_tokens == 62
+    # The capacity counts the logits copy too (LlamaRAMCache counts only the KV state).
+    assert cache.cache_size == 2 * (1000 + 16_000) == 2 * entry_bytes(cache[system_b])
+    small = ConversationStateCache(capacity_bytes=20_000)
+    small[system_a] = _fake_state(system_a, 1000)
+    small[system_b] = _fake_state(system_b, 1000)  # 34,000 bytes in all: the older one goes
+    assert list(small.cache_state) == [system_b]
+
+
+def test_state_cache_serves_alternating_conversations_with_the_same_answers(model: EmbeddedModel) -> None:
+    """Two conversations that take turns (a ProAgent pair's seats): with the state cache each call
+    re-evaluates only its new tail, and the answers are those of the model without the cache."""
+    systems = [SYSTEM + " You are chef 0.", "You are chef 1 of two. " + SYSTEM]
+
+    def run(m: EmbeddedModel) -> tuple[list[str], int]:
+        texts, evaluated = [], 0
+        for state in STATES[:2]:
+            for system in systems:
+                messages = [Message(role="system", content=system), Message(role="user", content=state)]
+                c = asyncio.run(m.generate(messages, structured=SCHEMA, max_tokens=40))
+                texts.append(c.text)
+                evaluated += c.prompt_tokens - c.reused_prompt_tokens
+        return texts, evaluated
+
+    cached_texts, cached_evaluated = run(model)  # the default: state cache on
+    plain_texts, plain_evaluated = run(EmbeddedModel(state_cache_mb=0))
+    assert cached_texts == plain_texts
+    first_round = plain_evaluated // 2  # without the cache the second round costs about what the first did
+    assert cached_evaluated < plain_evaluated - first_round // 2, (cached_evaluated, plain_evaluated)
