@@ -10,13 +10,17 @@
 # V2_PAPER=1 it runs the paper's recipe instead (App. D.2, Tables 7-11: its network, 256 envs x 256 steps, 64 minibatches, lr 2.5e-4,
 # grad norm 0.25; Other-Play 64 envs, entropy 0.02; FCP lr 7e-4, entropy 0.04, GAE 0.9); give it
 # STEPS=30000000 (Other-Play 50000000) and a GPU. Logs go to runs/zoo_logs/.
+# SHAPING_FRACTION=1/2 anneals the shaping over half the run (the paper's 15M of 30M) on the CPU network
+# too: session 21's test_time_wide and test_time_simple `sp_s2` (30M steps, 72 min a run on one core)
+# learned their signalling conventions at 4-9M steps while shaping still had 40-75% of its weight.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 steps=$1
 IFS=, read -ra layouts <<<"$2"
 IFS=, read -ra algos <<<"$3"
 IFS=, read -ra seeds <<<"${4:-0}"
-shaping=$((steps * 3 / 5))
+fraction=${SHAPING_FRACTION:-3/5}
+shaping=$((steps * ${fraction%/*} / ${fraction#*/}))
 mkdir -p runs/zoo_logs
 for layout in "${layouts[@]}"; do
   for algo in "${algos[@]}"; do
