@@ -12,7 +12,8 @@
 # STEPS=30000000 (Other-Play 50000000) and a GPU. Logs go to runs/zoo_logs/.
 # SHAPING_FRACTION=1/2 anneals the shaping over half the run (the paper's 15M of 30M) on the CPU network
 # too: session 21's test_time_wide `sp_s2` (30M steps, 72 min on one core) began to serve at 9.4M steps,
-# with shaping at 37% of its weight, and reached the paper's self-play (0.99x); test_time_simple 0.72x.
+# with shaping at 37% of its weight, and reached the paper's self-play (0.99x), as grounded_coord_simple's
+# did (1.03x; from 10.9M steps); test_time_simple 0.72x.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 steps=$1

@@ -114,6 +114,7 @@ def test_every_v2_method_ships_for_every_coordination_layout():
 
 ANCHOR_LAYOUTS = {  # layout -> the shipped SP seed whose self-play meets the V2 paper's anchor
     "demo_cook_simple": "sp",
+    "grounded_coord_simple": "sp_s2",
     "grounded_coord_ring": "sp_s1",
     "test_time_wide": "sp_s2",
 }
