@@ -5,12 +5,12 @@ Run: ``python benchmarks/embedded_interleave.py [--conversations K] [--decisions
 Why: ``proagent eval`` keeps several episodes in flight (``--concurrency``), and a ProAgent pair
 has two seats with different system prompts. One ``Llama`` object keeps one KV cache, the previous
 call's, so when calls from K conversations alternate, every call re-evaluates its whole prompt
-after the first few shared tokens. This benchmark runs the same K x N decisions three ways, in the
+after the first few shared tokens. This benchmark runs the same K x N decisions four ways, in the
 same process: one conversation after another (the prefix is reused) and round-robin (what K
 episodes in flight do), each without and with ``EmbeddedModel``'s state cache (``state_cache_mb``,
 `proagent.llm.embedded_cache`: the latest state of each conversation, restored before its call).
 The first pair is the price of the cache where it cannot help (the main job: one conversation).
-It prints wall time, prompt tokens evaluated and whether the answers are the same in all three.
+It prints wall time, prompt tokens evaluated and whether the answers are the same in all four.
 """
 
 from __future__ import annotations
