@@ -7,7 +7,7 @@ batched ones vmap over a leading env axis (lockstep: all envs step together, eac
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 
@@ -34,3 +34,19 @@ class JittedEntryPoints:
     @cached_property
     def step_batch(self):
         return jax.jit(jax.vmap(self.step))
+
+
+class Transition(NamedTuple):
+    """One step's outcome, the shape every env returns: ``reward`` is the team's score delta (one
+    value), ``shaped_reward`` one value per seat (never part of the score), ``done`` the horizon."""
+
+    state: Any
+    reward: Any
+    shaped_reward: Any
+    done: Any
+
+
+def hold_when_done(done: Any, before: Any, after: Any) -> Any:
+    """``before`` where the episode had already ended, else ``after``: envs never auto-reset, so a
+    finished episode stays finished inside a batch (jit-friendly, leaf by leaf)."""
+    return jax.tree.map(lambda old, new: jax.numpy.where(done, old, new), before, after)

@@ -23,9 +23,10 @@ from proagent.agent.prompt_check import check_prompt_set
 from proagent.agent.prompts import PromptSetError, load_prompt_set
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import domain_for
-from proagent.domains.base import Domain, DomainEnv, DomainInputError
 from proagent.llm.factory import EMBEDDED_SPEC, make_model
 from proagent.llm.types import LLMError, Model
+from proagent.world.interface import Domain
+from proagent.world.types import DomainEnv, DomainInputError
 
 LLM_AGENT = "proagent"  # the name of the LLM agent kind in every front end
 
@@ -135,41 +136,29 @@ def agent_config(flags: LLMFlags, embedded: bool) -> AgentConfig:
     )
 
 
-DEFAULT_HORIZON = 400  # steps per episode where neither the user nor the layout says otherwise
-
-
 def settled_horizon(domain: Domain, layout: str, horizon: int | None) -> int:
-    """``horizon`` when given, else the layout's own (a domain with ``default_horizon``: a CUBE
-    scenario's), else DEFAULT_HORIZON."""
-    if horizon is not None:
-        return horizon
-    default = getattr(domain, "default_horizon", None)
-    return int(default(layout)) if default is not None else DEFAULT_HORIZON
+    """``horizon`` when given, else the layout's own (`Domain.default_horizon`)."""
+    return horizon if horizon is not None else int(domain.default_horizon(layout))
 
 
 def settled_partner(domain: Domain, env: DomainEnv, partner: str | None) -> str:
-    """``partner`` when given, else the domain's default teammate for ``env`` (its optional
-    ``default_partner(env)``), else the first partner it lists."""
+    """``partner`` when given, else the world's default teammate for ``env``."""
     if partner:
         return partner
-    default = getattr(domain, "default_partner", None)
-    if default is not None:
-        return str(default(env))
-    names = domain.partner_names(env)
-    if not names:
-        raise SetupError(f"the {domain.name} domain has no partner for {env.name}: name one with --partner")
-    return names[0]
+    try:
+        return domain.default_partner(env)
+    except DomainInputError as exc:
+        raise SetupError(str(exc)) from exc
 
 
 def make_env(domain: Domain, layout: str, horizon: int, settings: Mapping[str, str] | None = None) -> DomainEnv:
-    """``domain``'s env of ``layout``; ``settings`` (``--env KEY=VALUE``) go to a domain that takes
-    them (``make_env_with``), else they are refused in one line."""
+    """``domain``'s env of ``layout``; ``settings`` (``--env KEY=VALUE``) go to a world with the
+    `EnvSettings` capability, else they are refused in one line."""
     if not settings:
         return domain.make_env(layout, horizon)
-    make_with = getattr(domain, "make_env_with", None)
-    if make_with is None:
+    if domain.capabilities.settings is None:
         raise DomainInputError(f"--env {next(iter(settings))}=...: the {domain.name} domain takes no environment settings")
-    return make_with(layout, horizon, settings)
+    return domain.capabilities.settings.make_env_with(layout, horizon, settings)
 
 
 def parse_settings(items: Sequence[str] | None) -> dict[str, str]:
@@ -191,9 +180,9 @@ def topology_problem(domain: Domain, topology: str) -> str | None:
 
 
 def env_settings(domain: Domain, env: DomainEnv) -> dict | None:
-    """What a run records of the env's rules (the domain's ``env_settings``), if the domain says."""
-    describe = getattr(domain, "env_settings", None)
-    return describe(env) if describe is not None else None
+    """What a run records of the env's rules (the `EnvSettings` capability), if the world has it."""
+    settings = domain.capabilities.settings
+    return settings.describe(env) if settings is not None else None
 
 
 def resolve_env(
@@ -212,10 +201,10 @@ def resolve_env(
         env = make_env(domain, layout, horizon, settings)
         if num_agents is None or num_agents == env.num_agents:
             return domain, env
-        resize = getattr(domain, "make_team_env", None)
-        if resize is None:
+        teams = domain.capabilities.teams
+        if teams is None:
             raise SetupError(f"--agents {num_agents}: {env.name} is a {env.num_agents}-agent layout and {domain.name} layouts have fixed teams")
-        return domain, resize(layout, horizon, num_agents)
+        return domain, teams.make_team_env(layout, horizon, num_agents)
     except DomainInputError as exc:
         raise SetupError(str(exc)) from exc
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from proagent.domains.base import EngineState, Event, State
+from proagent.world.types import EngineState, Event, State
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,11 @@ class ImmediateAgent:
     subclasses implement `policy`; `act`, `info` and `stats` follow the contract."""
 
     name: str = "agent"
+    seat: int = 0
+
+    def reset(self, seat: int, seed: int, first: Observation | None = None) -> None:
+        """Remember the seat (a stateless policy needs nothing else); stateful agents override."""
+        self.seat = seat
 
     async def act(self, obs: Observation, events: Sequence[Event]) -> int:
         return int(self.policy(obs.state, obs.engine))

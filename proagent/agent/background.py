@@ -18,7 +18,7 @@ from typing import Any
 
 from proagent.agent.proagent import Decision, ProAgent
 from proagent.contract import Observation
-from proagent.domains.base import Event, Skill, State
+from proagent.world.types import Event, Skill, State
 
 
 class BackgroundProAgent(ProAgent):

@@ -13,7 +13,7 @@ from typing import Literal
 
 from proagent.agent.memory import Memory
 from proagent.agent.prompts import PromptSet
-from proagent.domains.base import Skill
+from proagent.world.types import Skill
 
 BeliefMode = Literal["replace", "annotate", "off"]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from proagent.domains.base import Event, Skill, SkillBook, State, UndoState
+from proagent.world.types import Event, Skill, SkillBook, State, UndoState
 
 WINDOW = 8  # decisions remembered since the last progress; a cycle longer than this is not looked for
 
@@ -62,7 +62,7 @@ class UndoLoopGuard:
         loops: dict[Skill, Loop] = {}
         for i, mark in enumerate(self._marks):
             later = self._marks[i + 1 :]
-            hands_changed = any(m.state.held != mark.state.held for m in later)
+            hands_changed = any(m.state.own != mark.state.own for m in later)
             if mark.state == now and hands_changed and mark.skill not in loops:
                 undone_by = ", ".join(str(m.skill) for m in later)
                 reason = (

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, field
 
 from proagent.agent.prompts import Knowledge, PromptSet
-from proagent.domains.base import Skill, SkillBook, SkillParseError
 from proagent.llm.types import Message, StructuredOutput
+from proagent.world.types import Skill, SkillBook, SkillParseError
 
 ANALYSIS_MAX_CHARS = 240  # default bound on the free-text analysis in structured output
 MESSAGE_MAX_CHARS = 300  # bound on a message to teammates in structured output

@@ -23,10 +23,11 @@ from proagent.agent.memory import Memory, MemoryRecord
 from proagent.agent.planner import Planner, PlannerOutput, PlanParseError
 from proagent.agent.prompts import load_knowledge, load_prompt_set
 from proagent.contract import Observation, others
-from proagent.domains.base import Domain, DomainEnv, Event, Skill, State, TeammateView, wait_skill
 from proagent.llm.sanitize import clip
 from proagent.llm.types import Completion, LLMResponseError, Model
 from proagent.maeil.talk import Deliberation, Talk
+from proagent.world.interface import Domain
+from proagent.world.types import DomainEnv, Event, Skill, State, TeammateView, wait_skill
 
 
 class AgentConfig(BaseModel):
@@ -133,8 +134,8 @@ class ProAgent:
         self.book = self.domain.skill_book(first.state)
         # Observation honesty: a domain with partial views gives each seat a perceiver that turns
         # the true state into what this agent may know (what it sees, what it remembers seeing).
-        make_perceiver = getattr(self.domain, "perceiver", None)
-        self.perceiver = make_perceiver(self.env, seat) if make_perceiver is not None else None
+        perception = self.domain.capabilities.perception
+        self.perceiver = perception.perceiver(self.env, seat) if perception is not None else None
         self.view = self.perceiver.observe(first.state, ()) if self.perceiver is not None else first.state
         facts = self.domain.knowledge_facts(self.env)
         knowledge = load_knowledge(self.domain.knowledge_root, self.env.name, seat, facts)
@@ -260,7 +261,7 @@ class ProAgent:
         completed skill also resolves the pending intention prediction (Belief Correction)."""
         for seat, view in self.teammates.items():
             if obs.last_actions is not None:
-                self.teammates[seat] = replace(view, last_action=self.domain.action_name(obs.last_actions[seat]))
+                self.teammates[seat] = replace(view, last_action=self.domain.action_names[obs.last_actions[seat]])
         for event in events:
             if event.agent == self.seat or event.agent not in self.teammates:
                 continue

@@ -13,7 +13,8 @@ from proagent.agent.memory import MemoryRecord
 from proagent.agent.planner import Planner
 from proagent.agent.prompts import PromptSet, load_knowledge
 from proagent.contract import others
-from proagent.domains.base import Domain, DomainEnv, State, TeammateView, wait_skill
+from proagent.world.interface import Domain
+from proagent.world.types import DomainEnv, State, TeammateView, wait_skill
 
 _SAMPLE_SKILL = wait_skill(1)
 
@@ -22,7 +23,7 @@ def check_prompt_set(prompts: PromptSet, domain: Domain, env: DomainEnv, state: 
     """Raise `PromptSetError` (naming the set and template) if any template fails to render."""
     book = domain.skill_book(state)
     knowledge = load_knowledge(domain.knowledge_root, env.name, seat, domain.knowledge_facts(env))
-    idle = domain.action_name(domain.idle_action)
+    idle = domain.action_names[domain.idle_action]
     mates = [TeammateView(s, str(_SAMPLE_SKILL), idle) for s in others(seat, env.num_agents)]
     for output_format in ("json", "text"):
         planner = Planner(prompts, knowledge, book, seat, output_format, teammates=tuple(m.seat for m in mates))  # renders planner_system.j2

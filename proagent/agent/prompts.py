@@ -14,8 +14,6 @@ from typing import Literal
 
 import jinja2
 
-from proagent.paths import PROMPTS_DIR
-
 Level = Literal["plan", "analysis", "intention"]
 LEVEL_FIELDS: dict[str, tuple[str, ...]] = {
     "plan": ("plan",),
@@ -30,7 +28,7 @@ class PromptSetError(ValueError):
     """A prompt set that is missing or broken; the message lists what exists."""
 
 
-def available_prompt_sets(root: Path = PROMPTS_DIR) -> list[str]:
+def available_prompt_sets(root: Path) -> list[str]:
     return sorted(p.name for p in root.iterdir() if (p / "prompt.toml").is_file())
 
 
@@ -62,7 +60,7 @@ class PromptSet:
         }
 
 
-def load_prompt_set(name: str, root: Path = PROMPTS_DIR) -> PromptSet:
+def load_prompt_set(name: str, root: Path) -> PromptSet:
     folder = root / name
     if not (folder / "prompt.toml").is_file():
         raise PromptSetError(f"unknown prompt set {name!r}; available: {', '.join(available_prompt_sets(root))} (folders in {root})")

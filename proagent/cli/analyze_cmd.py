@@ -68,9 +68,8 @@ def _model_for(domain):
     from proagent.domains import DomainInputError
 
     def model_for(layout: str):
-        model = domain.interdependence_model(layout)
-        if model is None:
+        if domain.capabilities.interdependence is None:
             raise DomainInputError(f"domain {domain.name!r} has no interdependence model, so its runs cannot be analyzed")
-        return model
+        return domain.capabilities.interdependence.model(layout)
 
     return model_for

@@ -46,6 +46,8 @@ def _run_domain(spec: str, name: str | None) -> int:
     except DomainInputError as exc:
         print(f"error: {exc}")
         return 2
-    print(domain.render_text(env.symbolic(env.jit_reset(jax.random.PRNGKey(0)))))
+    first = env.symbolic(env.jit_reset(jax.random.PRNGKey(0)))
+    rendering = domain.capabilities.rendering
+    print(rendering.text(first) if rendering is not None else first)
     print(f"agents: {env.num_agents}")
     return 0

@@ -9,8 +9,8 @@ from rich.panel import Panel
 from rich.text import Text
 
 from proagent.agent.proagent import ProAgent
-from proagent.domains.base import Domain
 from proagent.runner.episode import StepView
+from proagent.world.interface import Domain
 
 
 class LiveView:
@@ -36,7 +36,8 @@ class LiveView:
         if self._live is None:
             return
         agent = view.agent
-        lines = [Text(self.domain.render_text(view.state))]
+        rendering = self.domain.capabilities.rendering
+        lines = [Text(rendering.text(view.state) if rendering is not None else str(view.state))]
         if isinstance(agent, ProAgent):  # the LLM agent's thinking; other agents show the state only
             if agent.last_decision is not None:
                 self._analysis = agent.last_decision.analysis or ""

@@ -123,8 +123,11 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
 
 
 def _save_gif(session, states: list, episode: int) -> None:
-    name = "episode.gif" if episode == 0 else f"episode-{episode}.gif"
-    session.domain.save_gif(session.env, states, session.folder.path / name)
+    """The episode's picture, for a world that draws itself (`Rendering`)."""
+    rendering = session.domain.capabilities.rendering
+    if rendering is not None:
+        name = "episode.gif" if episode == 0 else f"episode-{episode}.gif"
+        rendering.save_gif(session.env, states, session.folder.path / name)
 
 
 def _print_summary(records: list, folder: Path, useful: tuple[str, ...]) -> None:

@@ -27,11 +27,12 @@ from proagent.builder import (
     topology_problem,
 )
 from proagent.contract import Agent
-from proagent.domains.base import Domain, DomainEnv
 from proagent.llm.types import Model
 from proagent.maeil.topology import TopologyConfig
 from proagent.runner.records import RunConfig
 from proagent.runner.run_folder import RunFolder, git_state, package_versions
+from proagent.world.interface import Domain
+from proagent.world.types import DomainEnv
 
 __all__ = ["Session", "SetupError", "build_session"]
 

@@ -1,81 +1,120 @@
-"""Domains by name: the built-in worlds, or any object named ``package.module:attribute``.
+"""The registry of worlds: built in, installed as packages, or named as ``package.module:attribute``.
 
-A user's or a test's world plugs in without touching this package: ``--domain mypkg.world:DOMAIN``
-imports it. A layout name with no ``--domain`` goes to the built-in domain that owns it.
+A world plugs in without touching proagent in either of two ways: a package that declares an entry
+point in the ``proagent.worlds`` group (``name = "package.module:attribute"``; its replay drawing,
+if it has one, in ``proagent.world_drawings``), or ``--domain package.module:attribute`` on the
+command line. A layout name with no ``--domain`` goes to the world that owns it; ``world:layout``
+names the world explicitly (`make_env`). Worlds are imported only when asked for.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from importlib.metadata import entry_points
 from typing import Any
 
-from proagent.domains.base import Domain, DomainInputError
+from proagent.world.interface import Domain
+from proagent.world.types import DomainEnv, DomainInputError
 
 DEFAULT_DOMAIN = "overcooked"
-
+WORLD_GROUP = "proagent.worlds"  # entry points: world name -> "module:attribute" (a Domain, or its class)
+DRAWING_GROUP = "proagent.world_drawings"  # entry points: world name -> "module:function" -> ReplayDrawing
 
 _BUILTIN = {
     "overcooked": "proagent.domains.overcooked.domain:OvercookedDomain",
     "cube": "proagent.domains.cube.domain:CubeDomain",
-}  # name -> module:class, imported on use
+}
+_BUILTIN_DRAWINGS = {  # light modules: a replay needs no JAX
+    "overcooked": "proagent.domains.overcooked.web:replay_drawing",
+    "cube": "proagent.domains.cube.web:replay_drawing",
+}
 
 
-def _builtin() -> dict[str, Callable[[], Domain]]:
-    """Factories of the built-in domains; a domain's module (and JAX) is imported only when made."""
-
-    def factory(spec: str) -> Callable[[], Domain]:
-        module, _, attribute = spec.partition(":")
-        return lambda: getattr(importlib.import_module(module), attribute)()
-
-    return {name: factory(spec) for name, spec in _BUILTIN.items()}
-
-
-_BUILTIN_DRAWINGS = {"overcooked": "proagent.domains.overcooked.web", "cube": "proagent.domains.cube.web"}  # light modules: no JAX for a replay
+def _load(spec: str) -> Any:
+    """The object named by ``module:attribute``; DomainInputError when it cannot be imported."""
+    module_name, _, attribute = spec.partition(":")
+    try:
+        return getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as exc:
+        raise DomainInputError(f"domain {spec!r}: cannot import it ({exc})") from exc
 
 
-def replay_drawing_for(name: str) -> Any:
-    """The replay page's drawing of a domain (a `proagent.web.replay_data.ReplayDrawing`): built-in
-    domains name a light module, plugged-in ones (``module:attribute``) provide ``replay_drawing()``."""
-    if name in _BUILTIN_DRAWINGS:
-        return importlib.import_module(_BUILTIN_DRAWINGS[name]).replay_drawing()
-    if ":" in name:
-        drawing = getattr(get_domain(name), "replay_drawing", None)  # optional for a plugged-in domain
-        if drawing is not None:
-            return drawing()
-    raise DomainInputError(f"domain {name!r} has no replay drawing; domains with one: {', '.join(sorted(_BUILTIN_DRAWINGS))}")
+def _installed(group: str) -> dict[str, str]:
+    """Entry points of ``group`` as name -> ``module:attribute``."""
+    return {ep.name: ep.value for ep in entry_points(group=group)}
+
+
+def _world_specs() -> dict[str, str]:
+    """Every registered world: the built-in ones, then installed ones (which cannot shadow them)."""
+    return {**_installed(WORLD_GROUP), **_BUILTIN}
 
 
 def builtin_domain_names() -> list[str]:
-    return sorted(_builtin())
+    """The registered worlds' names (built in and installed)."""
+    return sorted(_world_specs())
 
 
 def get_domain(spec: str | None = None) -> Domain:
-    """A domain by built-in name or ``module:attribute``; one clear error otherwise."""
+    """A world by registered name or ``module:attribute``; one clear error otherwise."""
     spec = spec or DEFAULT_DOMAIN
-    factories = _builtin()
-    if spec in factories:
-        return factories[spec]()
-    if ":" not in spec:
-        raise DomainInputError(f"unknown domain {spec!r}; built-in domains: {', '.join(sorted(factories))} (or give module:attribute)")
-    module_name, _, attribute = spec.partition(":")
-    try:
-        found = getattr(importlib.import_module(module_name), attribute)
-    except (ImportError, AttributeError) as exc:
-        raise DomainInputError(f"domain {spec!r}: cannot import it ({exc})") from exc
+    specs = _world_specs()
+    if spec not in specs and ":" not in spec:
+        raise DomainInputError(f"unknown domain {spec!r}; worlds: {', '.join(sorted(specs))} (or give module:attribute)")
+    found = _load(specs.get(spec, spec))
     return found() if isinstance(found, type) else found
 
 
 def domain_for(layout: str | None, spec: str | None) -> Domain:
-    """The domain named by ``spec``, else the built-in one owning ``layout``, else the default."""
+    """The world named by ``spec``, else the registered one owning ``layout`` (``world:layout``
+    names it), else the default."""
     if spec:
         return get_domain(spec)
     if layout is not None:
-        for factory in _builtin().values():
-            domain = factory()
+        world, colon, _ = layout.partition(":")
+        if colon and world in _world_specs():
+            return get_domain(world)
+        for name in _world_specs():
+            domain = get_domain(name)
             if domain.owns(layout):
                 return domain
     return get_domain(DEFAULT_DOMAIN)
 
 
-__all__ = ["DEFAULT_DOMAIN", "Domain", "DomainInputError", "builtin_domain_names", "domain_for", "get_domain", "replay_drawing_for"]
+def layout_of(layout: str) -> str:
+    """``layout`` without a registered world's ``world:`` prefix (``cube:medium_3a`` -> ``medium_3a``)."""
+    world, colon, rest = layout.partition(":")
+    return rest if colon and world in _world_specs() else layout
+
+
+def make_env(spec: str, horizon: int | None = None) -> DomainEnv:
+    """The env of ``world:layout`` (or a layout its world owns), with the layout's own horizon when
+    ``horizon`` is None: one registry for every world's layouts."""
+    domain = domain_for(spec, None)
+    layout = layout_of(spec)
+    return domain.make_env(layout, horizon if horizon is not None else domain.default_horizon(layout))
+
+
+def replay_drawing_for(name: str) -> Any:
+    """The replay page's drawing of a world (a `proagent.world.replay.ReplayDrawing`), from its
+    light drawing module; DomainInputError for a world without one."""
+    drawings = {**_installed(DRAWING_GROUP), **_BUILTIN_DRAWINGS}
+    if name not in drawings:
+        raise DomainInputError(f"domain {name!r} has no replay drawing; domains with one: {', '.join(sorted(drawings))}")
+    make: Callable[[], Any] = _load(drawings[name])
+    return make()
+
+
+__all__ = [
+    "DEFAULT_DOMAIN",
+    "DRAWING_GROUP",
+    "WORLD_GROUP",
+    "Domain",
+    "DomainInputError",
+    "builtin_domain_names",
+    "domain_for",
+    "get_domain",
+    "layout_of",
+    "make_env",
+    "replay_drawing_for",
+]

@@ -19,8 +19,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from proagent.domains.base import DomainEnv, Transition
-from proagent.domains.base import EngineState as EnvState
+from proagent.world.types import DomainEnv, Transition
+from proagent.world.types import EngineState as EnvState
 
 
 @partial(jax.jit, static_argnums=0)

@@ -15,9 +15,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from proagent.builder import DEFAULT_HORIZON, AgentBuilder, llm_agent
+from proagent.builder import AgentBuilder, llm_agent
 from proagent.contract import Agent
-from proagent.domains.base import Domain, DomainEnv
 from proagent.eval.config import PROAGENT, AgentSpec, EvalConfig
 from proagent.eval.lockstep import LockstepEnv, SlotEnv
 from proagent.eval.models import Budget, ModelPool
@@ -29,6 +28,9 @@ from proagent.llm.types import LLMConfigError
 from proagent.maeil.topology import TopologyConfig
 from proagent.runner.episode import EpisodeEnv, SingleEnv, StepView, run_episode
 from proagent.runner.run_folder import RunFolder
+from proagent.world.interface import Domain
+from proagent.world.kit.base import DEFAULT_HORIZON
+from proagent.world.types import DomainEnv
 
 
 @dataclass

@@ -14,10 +14,11 @@ from proagent.agent.prompts import PromptSetError
 from proagent.builder import AgentBuilder, check_llm_agent, make_env, provenance_of, settled_horizon, topology_problem
 from proagent.contract import UnknownAgentError
 from proagent.domains import get_domain
-from proagent.domains.base import Domain, DomainEnv, DomainInputError
 from proagent.eval.config import PROAGENT, ConfigError, EvalConfig
 from proagent.eval.models import ModelFactory, default_model_factory
 from proagent.llm.types import LLMError
+from proagent.world.interface import Domain
+from proagent.world.types import DomainEnv, DomainInputError
 
 
 class EnvCache:

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import InitVar, dataclass, field
 
-from proagent.domains.base import Event, State
 from proagent.interdependence.analysis import analyze
 from proagent.interdependence.model import InterdependenceModel, Scene, StepInput
 from proagent.interdependence.records import EpisodeInterdependence
 from proagent.interdependence.strips import GroundedTrace
+from proagent.world.types import Event, State
 
 
 def analyze_steps(

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from proagent.domains.base import Event
 from proagent.interdependence.model import SkillOfEvent
+from proagent.world.types import Event
 
 
 class IntentionAccuracy(BaseModel):

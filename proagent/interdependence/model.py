@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from proagent.domains.base import Event, State
 from proagent.interdependence.strips import Domain, GroundedTrace
+from proagent.world.types import Event, State
 
 Scene = Any  # a domain's own description of the objects present when a trace starts (opaque here)
 SkillOfEvent = Callable[[Event], object | None]  # the skill an event completes (its str() is compared), or None

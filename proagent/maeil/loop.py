@@ -17,10 +17,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from proagent.contract import Agent, Observation
-from proagent.domains.base import Event
 from proagent.maeil.metrics import CognitiveLog
 from proagent.maeil.talk import Deliberation, Deliberative, Message, Stage, Talk
 from proagent.maeil.topology import Phase, TopologyConfig, make_topology
+from proagent.world.types import Event
 
 
 class Maeil:

@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
 from proagent.contract import Observation
-from proagent.domains.base import Event
+from proagent.world.types import Event
 
 
 class Stage(StrEnum):

@@ -17,11 +17,12 @@ import jax
 import jax.numpy as jnp
 
 from proagent.contract import Agent, Observation, others, seat_seeds
-from proagent.domains.base import Domain, DomainEnv, EngineState, Event, State, Transition
 from proagent.interdependence.episode import record_fields
 from proagent.maeil.loop import Maeil
 from proagent.maeil.topology import TopologyConfig
 from proagent.runner.records import EpisodeRecord
+from proagent.world.interface import Domain
+from proagent.world.types import DomainEnv, EngineState, Event, State, Transition
 
 
 @dataclass
@@ -96,9 +97,11 @@ async def run_episode(
     events: list[Event] = []
     all_events: list[Event] = []
     last_actions: tuple[int, ...] | None = None
-    collector = domain.interdependence_collector(symbolic)
-    process = _process_collector(domain, symbolic)
-    maeil = Maeil(topology, team, getattr(domain, "plan_target", None)) if topology is not None else None
+    caps = domain.capabilities
+    collector = caps.interdependence.collector(symbolic) if caps.interdependence is not None else None
+    process = caps.process.collector(symbolic) if caps.process is not None else None
+    plan_target = caps.plans.target if caps.plans is not None else None
+    maeil = Maeil(topology, team, plan_target) if topology is not None else None
     if states is not None:
         states.append(state)
     while True:
@@ -144,12 +147,6 @@ async def _joint_action(
     return tuple(chosen[seat] for seat in range(len(team)))
 
 
-def _process_collector(domain: Domain, first: State):
-    """The domain's cooperation-constraint collector, for domains that define one."""
-    make = getattr(domain, "process_collector", None)
-    return make(first) if make is not None else None
-
-
 def _with_process(record: dict, maeil: Maeil | None, constraints: list[dict] | None) -> dict:
     """The step's cognition (stage changes, messages, plans before it) and constraint states."""
     if maeil is not None:
@@ -165,17 +162,18 @@ def _step_record(domain: Domain, env: DomainEnv, team: Sequence[Agent], focal: i
     """One trace line: the state as text, the joint action, events, reward; the focal agent's
     ``info()`` (skill, decision, belief); what a replay needs to draw the step (the domain's
     frame extras); the teammates' skills where they have one."""
+    rendering = domain.capabilities.rendering
     record = {
         "episode": episode,
         "step": before.step,
-        "state": domain.render_text(before),
-        "actions": [domain.action_name(a) for a in actions],
+        "state": rendering.text(before) if rendering is not None else str(before),
+        "actions": [domain.action_names[a] for a in actions],
         "events": [e.to_record() for e in events],
         "reward": reward,
         "score": score,
         **team[focal].info(),
         "seat": focal,
-        **domain.frame_extras(env, before, after, done),
+        **(rendering.frame_extras(env, before, after, done) if rendering is not None else {}),
     }
     mates = {seat: team[seat].info().get("skill") for seat in others(focal, len(team))}
     if len(team) == 2:

@@ -18,10 +18,11 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from proagent.contract import Agent, ImmediateAgent
-from proagent.domains.base import Domain, DomainEnv, EngineState, State
 from proagent.runner.episode import StepView, run_episode
 from proagent.runner.records import EpisodeRecord
 from proagent.runner.run_folder import RunFolder
+from proagent.world.interface import Domain
+from proagent.world.types import DomainEnv, EngineState, State
 
 Mode = Literal["realtime", "turns"]
 Status = Literal["ready", "running", "over", "finished", "error"]
@@ -110,6 +111,10 @@ class HumanGame:
         self._agent_info: dict = {"skill": None, "analysis": None, "intention": None, "thinking": False}
         self._agent: Agent | None = None
 
+    def _record(self, state: State) -> dict:
+        """The state as the page draws it (the world's `Rendering`; checked before a game is made)."""
+        return self.domain.capabilities.rendering.record(state)
+
     # ---- control (web threads) ----
 
     def start(self) -> bool:
@@ -162,7 +167,7 @@ class HumanGame:
 
     def initial_view(self, state: State) -> None:
         with self._lock:
-            self._view = {"step": state.step, "horizon": state.horizon, "score": 0.0, "state": self.domain.state_record(state), "actions": None, "events": []}
+            self._view = {"step": state.step, "horizon": state.horizon, "score": 0.0, "state": self._record(state), "actions": None, "events": []}
 
     # ---- the game thread ----
 
@@ -236,7 +241,7 @@ class HumanGame:
                 "step": view.state.step,
                 "horizon": view.state.horizon,
                 "score": view.score,
-                "state": self.domain.state_record(view.state),
-                "actions": [self.domain.action_name(a) for a in view.actions],
+                "state": self._record(view.state),
+                "actions": [self.domain.action_names[a] for a in view.actions],
                 "events": [e.to_record() for e in view.events],
             }

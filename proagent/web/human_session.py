@@ -19,7 +19,6 @@ import jax.numpy as jnp
 from proagent.builder import LLM_AGENT, LLMFlags, SetupError, prepare_llm, resolve_env, session_builder
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import domain_for
-from proagent.domains.base import Domain, DomainEnv
 from proagent.runner.records import EpisodeRecord, RunConfig
 from proagent.runner.run_folder import RunFolder, git_state, package_versions
 from proagent.runner.summary import summary_of
@@ -27,6 +26,8 @@ from proagent.web.human_app import human_routes
 from proagent.web.human_game import GameSettings, HumanGame
 from proagent.web.questionnaire import Questionnaire, load_questionnaire
 from proagent.web.server import WebServer
+from proagent.world.interface import Domain
+from proagent.world.types import DomainEnv
 
 PAGE = "human.html"
 
@@ -98,6 +99,8 @@ def build_human_session(args: argparse.Namespace, env: DomainEnv | None = None) 
         domain = domain_for(env.name, getattr(args, "domain", None))
     if env.num_agents != 2:
         raise SetupError(f"`proagent human` plays two-player layouts; {env.name} has {env.num_agents} seats")
+    if domain.capabilities.rendering is None:
+        raise SetupError(f"`proagent human` needs a world that draws itself; {domain.name} has no rendering")
     if not 0 <= args.human_seat < env.num_agents:
         raise SetupError(f"--human-seat {args.human_seat}: {env.name} has seats 0..{env.num_agents - 1}")
     if args.fps <= 0 or args.fps > 60:
@@ -153,7 +156,7 @@ def _page_info(domain: Domain, env: DomainEnv, args: argparse.Namespace, setting
     first = env.symbolic(env.jit_reset(jax.random.PRNGKey(args.seed)))
     return {
         "layout": env.name,
-        **domain.page_facts(env, first),
+        **domain.capabilities.rendering.page_facts(env, first),  # checked in build_human_session
         "names": names,
         "human_seat": settings.human_seat,
         "agent_seat": settings.agent_seat,

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from proagent.domains import replay_drawing_for as domain_replay_drawing
-from proagent.domains.base import DomainInputError
 from proagent.jsonl import episode_id, finished_attempt, read_jsonl
+from proagent.world.replay import ReplayDrawing
+from proagent.world.types import DomainInputError
 
 TRACE_FILE = "trace.jsonl"
 EPISODES_FILE = "episodes.jsonl"
@@ -35,33 +35,6 @@ LEGACY_DOMAIN = "overcooked"  # runs written before config.json named a domain a
 
 class ReplayError(ValueError):
     """The folder has nothing to replay, with the reason a user can act on."""
-
-
-@dataclass(frozen=True)
-class EndFrame:
-    """The state after an episode's last step: the trace keeps it in its last line."""
-
-    step: int
-    drawn: dict  # the fields the final frame draws, as `ReplayDrawing.frame` gives them
-
-
-@dataclass(frozen=True)
-class ReplayDrawing:
-    """How one domain's episodes are drawn: the generic page and payload call these hooks and
-    nothing else of the world, so a new domain plugs in without touching `proagent.web`.
-
-    ``script`` is the domain's JS file; it must define a global ``ReplayDomain`` with
-    ``draw(canvas, payload, frame, {names})``, ``seatColor(i)``, ``seatStatus(frame, i)`` (a text,
-    or null when the frame has no such seat), ``horizon(frame)``, ``eventNote(event)`` (timeline
-    text, or null) and ``notable`` (what the timeline lists besides decisions, or "").
-    """
-
-    domain: str
-    script: Path
-    scene: Callable[[dict], dict]  # the first trace line -> payload fields every frame draws on (a map)
-    frame: Callable[[dict], dict]  # one trace line -> the fields its frame draws (merged into the frame)
-    end: Callable[[dict], EndFrame | None]  # the last line -> the state after it (the final frame), or None
-    legacy_metrics: tuple[str, ...] = ()  # top-level record fields older records kept instead of domain_metrics
 
 
 def replay_drawing_for(name: str) -> ReplayDrawing:

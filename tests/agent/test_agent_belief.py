@@ -12,6 +12,9 @@ from proagent.agent.memory import Memory, MemoryRecord
 from proagent.agent.prompts import load_prompt_set
 from proagent.domains.overcooked.skills import Skill, SkillBook
 from proagent.llm.scripted import ScriptedModel
+from proagent.paths import PROMPTS_DIR
+
+OVERCOOKED_PROMPTS = PROMPTS_DIR / "overcooked"
 
 skill_from_event = SkillBook(("onion", "tomato", "dish", "soup")).skill_of_event  # the event -> skill inverse
 
@@ -62,7 +65,7 @@ def _memory(*steps: int) -> Memory:
 
 @pytest.fixture(scope="module")
 def prompts():
-    return load_prompt_set("proagent")
+    return load_prompt_set("proagent", OVERCOOKED_PROMPTS)
 
 
 def test_accuracy_counts_hits_over_resolved_predictions(prompts):

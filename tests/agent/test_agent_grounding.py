@@ -17,10 +17,13 @@ from agent_helpers import answer, feed, make_agent, overcooked_knowledge, play_s
 
 from proagent.agent.planner import Planner
 from proagent.agent.prompts import load_prompt_set
-from proagent.domains.base import TeammateView
 from proagent.domains.overcooked.grounding import ground
 from proagent.domains.overcooked.skills import SkillBook
 from proagent.llm.scripted import ScriptedModel
+from proagent.paths import PROMPTS_DIR
+from proagent.world.types import TeammateView
+
+OVERCOOKED_PROMPTS = PROMPTS_DIR / "overcooked"
 
 # Player 0: up to (1,1), turn left, take an onion, right to (2,1), turn up, onion into the pot,
 # left to (1,1), take a second onion, turn up, put it on the counter (1,0).
@@ -42,7 +45,7 @@ def book(frames):
 
 @pytest.fixture(scope="module")
 def planner(book):
-    return Planner(load_prompt_set("proagent"), overcooked_knowledge("cramped_room", 0), book, 0, "json")
+    return Planner(load_prompt_set("proagent", OVERCOOKED_PROMPTS), overcooked_knowledge("cramped_room", 0), book, 0, "json")
 
 
 def test_the_script_builds_the_intended_kitchen(frames):

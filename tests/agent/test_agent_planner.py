@@ -8,12 +8,15 @@ from agent_helpers import overcooked_knowledge
 from proagent.agent.planner import ANALYSIS_MAX_CHARS, Planner, PlanParseError
 from proagent.agent.prompts import load_prompt_set
 from proagent.domains.overcooked.skills import Skill, SkillBook
+from proagent.paths import PROMPTS_DIR
+
+OVERCOOKED_PROMPTS = PROMPTS_DIR / "overcooked"
 
 
 @pytest.fixture(scope="module")
 def planner() -> Planner:
     book = SkillBook(("onion", "dish", "soup"))
-    return Planner(load_prompt_set("proagent"), overcooked_knowledge("cramped_room", 0), book, 0, "json")
+    return Planner(load_prompt_set("proagent", OVERCOOKED_PROMPTS), overcooked_knowledge("cramped_room", 0), book, 0, "json")
 
 
 def _fields(out):
@@ -183,7 +186,7 @@ def test_structured_output_restricts_the_plan(planner):
 
 def test_plan_only_schema_has_only_the_plan():
     book = SkillBook(("onion", "dish", "soup"))
-    planner = Planner(load_prompt_set("plan_only"), overcooked_knowledge("cramped_room", 1), book, 1, "json")
+    planner = Planner(load_prompt_set("plan_only", OVERCOOKED_PROMPTS), overcooked_knowledge("cramped_room", 1), book, 1, "json")
     schema = planner.structured_output(book.all_skills()).json_schema
     assert list(schema["properties"]) == ["plan"]
     assert schema["required"] == ["plan"]
@@ -192,13 +195,13 @@ def test_plan_only_schema_has_only_the_plan():
 def test_with_several_teammates_the_answer_predicts_each_one():
     """Three or more agents: the schema asks for one intention per teammate; both formats parse."""
     book = SkillBook(("onion", "dish", "soup"))
-    planner = Planner(load_prompt_set("proagent"), overcooked_knowledge("cramped_room", 0), book, 0, "json", teammates=(1, 2))
+    planner = Planner(load_prompt_set("proagent", OVERCOOKED_PROMPTS), overcooked_knowledge("cramped_room", 0), book, 0, "json", teammates=(1, 2))
     schema = planner.structured_output(book.all_skills()).json_schema["properties"]["intention"]
     assert schema["type"] == "object" and schema["required"] == ["player 1", "player 2"]
     as_json = planner.parse('{"intention": {"player 1": "pickup(dish)", "player 2": "wait(3)"}, "plan": "pickup(onion)"}')
     assert as_json.intentions == {1: Skill("pickup", "dish"), 2: Skill("wait", 3)} and as_json.plan == Skill("pickup", "onion")
     as_text = planner.parse("Intention: player 2: deliver_soup(); player 1: bogus()\nPlan: wait(1)")
     assert as_text.intentions == {2: Skill("deliver_soup"), 1: None} and as_text.plan == Skill("wait", 1)
-    single = Planner(load_prompt_set("proagent"), overcooked_knowledge("cramped_room", 0), book, 0, "json", teammates=(1,))
+    single = Planner(load_prompt_set("proagent", OVERCOOKED_PROMPTS), overcooked_knowledge("cramped_room", 0), book, 0, "json", teammates=(1,))
     assert single.structured_output(book.all_skills()).json_schema["properties"]["intention"]["type"] == "string"
     assert single.parse('{"intention": "pickup(dish)", "plan": "wait(1)"}').intentions == {}

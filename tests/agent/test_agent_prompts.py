@@ -16,18 +16,20 @@ from proagent.agent.prompts import (
     available_prompt_sets,
     load_prompt_set,
 )
-from proagent.domains.base import TeammateView
 from proagent.domains.overcooked.grounding import ground
 from proagent.domains.overcooked.skills import Skill, SkillBook
 from proagent.paths import PROMPTS_DIR
+from proagent.world.types import TeammateView
 
-SETS = available_prompt_sets()
+OVERCOOKED_PROMPTS = PROMPTS_DIR / "overcooked"
+
+SETS = available_prompt_sets(OVERCOOKED_PROMPTS)
 # Sets worded like the paper's full prompt (the compact set for small models has its own tests below).
 FULL_SETS = [s for s in SETS if s != "compact"]
 LAYOUTS = list(envs.CLASSIC_LAYOUTS)
 
 
-def _planner(kitchen, layout: str, seat: int, name: str = "proagent", root: Path = PROMPTS_DIR, fmt: str = "json"):
+def _planner(kitchen, layout: str, seat: int, name: str = "proagent", root: Path = OVERCOOKED_PROMPTS, fmt: str = "json"):
     book = SkillBook.for_kitchen(kitchen)
     return Planner(load_prompt_set(name, root=root), overcooked_knowledge(layout, seat), book, seat, fmt), book
 
@@ -53,7 +55,7 @@ def test_the_shipped_sets_are_found():
 @pytest.mark.parametrize("seat", [0, 1])
 def test_every_set_renders_for_every_layout_and_seat(first_kitchens, name, layout, seat):
     kitchen = first_kitchens[layout]
-    prompts = load_prompt_set(name)
+    prompts = load_prompt_set(name, OVERCOOKED_PROMPTS)
     planner, book = _planner(kitchen, layout, seat, name)
     knowledge = overcooked_knowledge(layout, seat)
     assert knowledge.layout["role"], f"{layout} seat {seat} has no role text"
@@ -96,7 +98,7 @@ def test_every_set_renders_the_text_answer_format(first_kitchens, name):
     kitchen = first_kitchens["cramped_room"]
     planner, book = _planner(kitchen, "cramped_room", 0, name, fmt="text")
     user = planner.messages(_facts(kitchen, 0, book), [], [])[1].content
-    fields = load_prompt_set(name).fields
+    fields = load_prompt_set(name, OVERCOOKED_PROMPTS).fields
     assert "Answer in exactly this format:" in user
     assert user.rstrip().endswith("Plan: <exactly one skill for yourself, e.g. pickup(onion)>")
     assert ("Analysis: <" in user) == ("analysis" in fields)
@@ -112,7 +114,7 @@ def test_every_set_renders_the_text_answer_format(first_kitchens, name):
     ],
 )
 def test_levels_map_to_fields(first_kitchens, name, level, fields):
-    prompts = load_prompt_set(name)
+    prompts = load_prompt_set(name, OVERCOOKED_PROMPTS)
     assert prompts.level == level
     assert prompts.fields == fields == LEVEL_FIELDS[level]
     kitchen = first_kitchens["cramped_room"]
@@ -157,7 +159,7 @@ def test_the_compact_set_renders_a_short_state_and_keeps_the_format_in_the_prefi
 
 
 def test_the_compact_set_asks_for_intention_and_plan_without_analysis(first_kitchens):
-    prompts = load_prompt_set("compact")
+    prompts = load_prompt_set("compact", OVERCOOKED_PROMPTS)
     assert prompts.fields == ("intention", "plan")
     kitchen = first_kitchens["counter_circuit"]
     planner, book = _planner(kitchen, "counter_circuit", 0, "compact")
@@ -191,7 +193,7 @@ def test_structured_output_schema(first_kitchens):
 
 def test_an_unknown_set_lists_the_available_ones():
     with pytest.raises(PromptSetError) as info:
-        load_prompt_set("no_such_set")
+        load_prompt_set("no_such_set", OVERCOOKED_PROMPTS)
     message = str(info.value)
     assert "no_such_set" in message
     for name in SETS:
@@ -205,7 +207,7 @@ def test_an_unknown_set_lists_the_available_ones():
 def prompt_root(tmp_path: Path) -> Path:
     """A private prompts root holding copies of the shipped sets (variants extend them)."""
     root = tmp_path / "prompts"
-    shutil.copytree(PROMPTS_DIR, root)
+    shutil.copytree(OVERCOOKED_PROMPTS, root)
     return root
 
 
@@ -283,7 +285,7 @@ def test_the_knowledge_reads_the_env_dynamics_not_hand_written_numbers(first_kit
     assert "cooks for 7 steps" in knowledge.task and "worth 15 points" in knowledge.task
     assert "Cooking takes 7 steps." in knowledge.rules and "20" not in knowledge.rules
     book = SkillBook.for_kitchen(first_kitchens["cramped_room"])
-    system = Planner(load_prompt_set("proagent"), knowledge, book, 0, "json").system_prompt
+    system = Planner(load_prompt_set("proagent", OVERCOOKED_PROMPTS), knowledge, book, 0, "json").system_prompt
     assert "(15 points for a correct recipe)" in system and "20 points" not in system
 
 

@@ -11,6 +11,8 @@ import pytest
 from proagent.cli import main
 from proagent.paths import PROMPTS_DIR
 
+OVERCOOKED_PROMPTS = PROMPTS_DIR / "overcooked"
+
 
 def _run(argv: list[str], capsys) -> tuple[int, str]:
     try:
@@ -67,8 +69,8 @@ def test_a_directory_is_not_reported_as_missing(tmp_path, capsys):
 def broken_set():
     """A prompt set in prompts/ (where --prompt looks) whose explainer is broken; removed after."""
     name = f"test_broken_{uuid.uuid4().hex[:8]}"
-    folder = PROMPTS_DIR / name
-    shutil.copytree(PROMPTS_DIR / "proagent", folder)
+    folder = OVERCOOKED_PROMPTS / name
+    shutil.copytree(OVERCOOKED_PROMPTS / "proagent", folder)
 
     def breaking(template: str, text: str) -> str:
         (folder / template).write_text(text)

@@ -28,7 +28,7 @@ def _no_real_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="module")
 def lamps_server() -> Iterator[FakeChatServer]:
     """An OpenAI-compatible server on 127.0.0.1 that plays the lamps world sensibly."""
-    from lamps_world.responder import lamps_answer
+    from lamps_responder import lamps_answer
 
     with FakeChatServer(delay_s=0.0, responder=lamps_answer) as server:
         yield server

@@ -235,7 +235,7 @@ def test_cube_domain_builds_the_collector(env):
     first = decode(env.state_for(sc), sc)
     domain = get_domain("cube")
     assert isinstance(domain, CubeDomain)
-    collector = CubeDomain().process_collector(first)
+    collector = CubeDomain().capabilities.process.collector(first)
     assert isinstance(collector, CubeConstraintCollector)
-    assert tuple(collector.result()) == CubeDomain.process_metric_names == METRIC_NAMES
+    assert tuple(collector.result()) == CubeDomain.capabilities.process.metric_names == METRIC_NAMES
     assert all(v == 0.0 for v in collector.result().values())

@@ -17,11 +17,11 @@ from proagent.builder import check_llm_agent
 from proagent.cli import main
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import builtin_domain_names, domain_for, get_domain
-from proagent.domains.base import DomainInputError, Skill, SkillParseError, TeammateView
 from proagent.domains.cube.heuristic import cube_answer
-from proagent.domains.cube.skills import CubeController, CubeSkillBook
+from proagent.domains.cube.skills import CubeController, cube_skill_book
 from proagent.llm.fake_server import FakeChatServer
 from proagent.runner.episode import run_episode
+from proagent.world.types import DomainInputError, Skill, SkillParseError, TeammateView
 
 DOMAIN = get_domain("cube")
 
@@ -47,7 +47,7 @@ def test_cube_is_built_in_and_owns_its_scenarios() -> None:
 
 
 def test_every_skill_parses_back_and_bad_texts_are_refused() -> None:
-    book = CubeSkillBook(3)
+    book = cube_skill_book(3)
     skills = book.all_skills()
     assert Skill("push", 2) in skills and Skill("move_left", 5) in skills and Skill("wait", 1) in skills
     assert all(book.parse(str(s)) == s for s in skills)
@@ -58,7 +58,7 @@ def test_every_skill_parses_back_and_bad_texts_are_refused() -> None:
 
 
 def test_preconditions_and_done_tests_on_hand_built_states() -> None:
-    book = CubeSkillBook(2)
+    book = cube_skill_book(2)
     # block 0 (w=1) at (3,2); block 1 (w=2) at (4,5), delivered block would be ignored
     state = _view(((0, 2), (2, 2)), (((3, 2), 1, False), ((4, 5), 2, False)))
     assert book.failures(state, 0, Skill("push", 0)) == [
@@ -73,7 +73,7 @@ def test_preconditions_and_done_tests_on_hand_built_states() -> None:
     assert book.failures(delivered, 0, Skill("push", 0)) == ["block 0 is already delivered"]
     assert book.is_done(delivered, 0, Skill("push", 0), 3) and book.is_done(state, 1, Skill("navigate", 0), 1)
     assert not book.is_done(state, 1, Skill("push", 0), 1) and book.is_done(state, 0, Skill("wait", 2), 2)
-    assert book.undo_state(state, 1).held == (2, 2)
+    assert book.undo_state(state, 1).own == (2, 2)
 
 
 def test_the_controller_walks_around_a_block_to_its_face_and_pushes_it_home() -> None:
@@ -102,10 +102,10 @@ def test_scripted_teams_deliver_every_block_within_the_horizon(layout: str, team
     record = asyncio.run(run_episode(env, DOMAIN, agents, 0, 7, 0, states=states))
     assert record.domain_metrics["blocks_delivered"] == env.num_blocks and record.steps < 150
     assert record.events["deliver"][0] > 0 and record.int_total is None
-    DOMAIN.save_gif(env, states, tmp_path / "episode.gif")
+    DOMAIN.capabilities.rendering.save_gif(env, states, tmp_path / "episode.gif")
     assert (tmp_path / "episode.gif").stat().st_size > 0
-    assert "|" in DOMAIN.render_text(env.symbolic(states[0]))
-    json.dumps(DOMAIN.frame_extras(env, env.symbolic(states[0]), env.symbolic(states[-1]), True))
+    assert "|" in DOMAIN.capabilities.rendering.text(env.symbolic(states[0]))
+    json.dumps(DOMAIN.capabilities.rendering.frame_extras(env, env.symbolic(states[0]), env.symbolic(states[-1]), True))
 
 
 @pytest.mark.parametrize("prompt", ["proagent", "compact"])

@@ -14,8 +14,8 @@ from envs.cube import CubeAction, CubeBlock, CubeEnv, CubeEvent, CubeEventKind, 
 from envs.cube.scenario import BlockSpec, Scenario
 from proagent.agent.prompts import load_knowledge
 from proagent.domains import get_domain
-from proagent.domains.base import Skill, SkillParseError
-from proagent.domains.cube.skills import SKILLS, CubeController, CubeSkillBook, block_ahead
+from proagent.domains.cube.skills import SKILLS, CubeController, block_ahead, cube_skill_book
+from proagent.world.types import Skill, SkillParseError
 
 DOMAIN = get_domain("cube")
 SIDE_PUSHES = ("push_up", "push_down", "push_left")
@@ -24,7 +24,7 @@ SIDE_PUSHES = ("push_up", "push_down", "push_left")
 def test_one_definition_per_skill_and_each_side_push_parses_back() -> None:
     names = [d.name for d in SKILLS]
     assert len(names) == len(set(names)) and all(n in names for n in ("push", *SIDE_PUSHES))
-    book = CubeSkillBook(3)
+    book = cube_skill_book(3)
     skills = book.all_skills()
     for name in SIDE_PUSHES:
         assert [s for s in skills if s.name == name] == [Skill(name, b) for b in range(3)]
@@ -35,12 +35,12 @@ def test_one_definition_per_skill_and_each_side_push_parses_back() -> None:
     for bad in ("push_down(3)", "push_right(0)", "push_left(x)"):
         with pytest.raises(SkillParseError):
             book.parse(bad)
-    assert DOMAIN.plan_target("push_down(2)") == "block 2" and DOMAIN.plan_target("push_left(0)") == "block 0"
-    assert DOMAIN.plan_target("move_down(2)") is None
+    assert DOMAIN.capabilities.plans.target("push_down(2)") == "block 2" and DOMAIN.capabilities.plans.target("push_left(0)") == "block 0"
+    assert DOMAIN.capabilities.plans.target("move_down(2)") is None
 
 
 def test_side_push_preconditions_on_hand_built_states() -> None:
-    book = CubeSkillBook(5)
+    book = cube_skill_book(5)
     # block 0 (w=2) at (2,2); block 1 (w=1) on the top row; block 2 (w=1) on the left column; block 3
     # (w=1) on the bottom row; block 4 delivered. Agents 0 and 1 stand on block 0's top face.
     blocks = (((2, 2), 2, False), ((5, 0), 1, False), ((0, 5), 1, False), ((4, 7), 1, False), ((6, 4), 1, True))
@@ -63,7 +63,7 @@ def test_side_push_preconditions_on_hand_built_states() -> None:
 
 
 def test_a_face_off_the_grid_is_refused() -> None:
-    book = CubeSkillBook(1)
+    book = cube_skill_book(1)
     # block 0 (w=1) on the top row: pushing it down needs its top face, above the grid
     state = _view(((0, 4), (1, 4)), (((3, 0), 1, False),))
     assert book.failures(state, 0, Skill("push_down", 0)) == [
@@ -72,7 +72,7 @@ def test_a_face_off_the_grid_is_refused() -> None:
 
 
 def test_side_push_done_tests() -> None:
-    book = CubeSkillBook(2)
+    book = cube_skill_book(2)
     blocks = (((2, 3), 2, False), ((5, 5), 1, True))
     moved = (PushRecord(CubeAction.DOWN, 0, 2, 2, 2, PushOutcome.OK),)
     state = _view(((2, 2), (3, 2), (0, 0)), blocks, pushes=moved, agent_push=(0, 0, -1))
@@ -88,7 +88,7 @@ def test_side_push_done_tests() -> None:
 
 
 def test_the_controller_goes_to_the_named_face_and_pushes_that_way() -> None:
-    book = CubeSkillBook(1)
+    book = cube_skill_book(1)
     expected = {"push_up": CubeAction.UP, "push_down": CubeAction.DOWN, "push_left": CubeAction.LEFT}
     block = CubeBlock(0, (3, 3), 2, False)
     for name, direction in expected.items():
@@ -110,11 +110,11 @@ def test_skill_of_event_names_the_push_by_its_direction() -> None:
 
     expected = {"up": "push_up", "down": "push_down", "left": "push_left", "right": "push"}
     for direction, name in expected.items():
-        assert CubeSkillBook.skill_of_event(event(CubeEventKind.PUSH_OK, direction)) == Skill(name, 1)
-        assert DOMAIN.skill_of_event(event(CubeEventKind.PUSH_OK, direction)) == Skill(name, 1)
-        assert CubeSkillBook.skill_of_event(event(CubeEventKind.PUSH_FAILED, direction)) is None
-        assert CubeSkillBook.skill_of_event(event(CubeEventKind.MOVE, direction, None)) is None
-    assert CubeSkillBook.skill_of_event(event(CubeEventKind.DELIVER, "right")) == Skill("push", 1)
+        assert cube_skill_book(3).skill_of_event(event(CubeEventKind.PUSH_OK, direction)) == Skill(name, 1)
+        assert cube_skill_book(3).skill_of_event(event(CubeEventKind.PUSH_OK, direction)) == Skill(name, 1)
+        assert cube_skill_book(3).skill_of_event(event(CubeEventKind.PUSH_FAILED, direction)) is None
+        assert cube_skill_book(3).skill_of_event(event(CubeEventKind.MOVE, direction, None)) is None
+    assert cube_skill_book(3).skill_of_event(event(CubeEventKind.DELIVER, "right")) == Skill("push", 1)
 
 
 def _play(env: CubeEnv, plans: list[list[Skill]], limit: int = 80) -> tuple[CubeView, list[tuple[int, Skill]], list]:
@@ -165,7 +165,7 @@ def test_a_jammed_block_is_pushed_down_by_two_then_home_and_a_lone_block_left_up
     assert [s for seat, s in finished if seat == 0] == both + lone
     pushes = [e for e in events if e.kind == CubeEventKind.PUSH_OK]
     assert [(e.direction, e.block) for e in pushes[:2]] == [("down", 0), ("down", 0)]  # both pushers, one push
-    assert {DOMAIN.skill_of_event(e) for e in pushes} == {
+    assert {cube_skill_book(3).skill_of_event(e) for e in pushes} == {
         Skill("push_down", 0),
         Skill("push", 0),
         Skill("push_left", 1),

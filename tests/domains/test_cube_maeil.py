@@ -28,7 +28,7 @@ def _respond(messages, structured) -> str:
 
 
 def _episode(topology: str | None, layout: str, horizon: int, agents: int | None = None, partners: int = 0, focal: int = 0) -> tuple:
-    env = DOMAIN.make_env(layout, horizon) if agents is None else DOMAIN.make_team_env(layout, horizon, agents)
+    env = DOMAIN.make_env(layout, horizon) if agents is None else DOMAIN.capabilities.teams.make_team_env(layout, horizon, agents)
     team = [
         DOMAIN.make_partner("pusher", env) if seat >= env.num_agents - partners else ProAgent(AgentConfig(), ScriptedModel(respond=_respond), DOMAIN, env)
         for seat in range(env.num_agents)

@@ -25,9 +25,9 @@ from proagent.agent.prompt_check import check_prompt_set
 from proagent.agent.prompts import load_prompt_set
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import get_domain
-from proagent.domains.base import Event, Skill, SkillParseError, TeammateView
 from proagent.eval.lockstep import LockstepEnv
 from proagent.runner.episode import run_episode
+from proagent.world.types import Event, Skill, SkillParseError, TeammateView
 
 HORIZON = 12
 LAYOUTS = ("line", "line3")
@@ -95,11 +95,11 @@ def test_the_symbolic_state_is_small_frozen_and_json_able() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         first.step = 1  # type: ignore[misc]
     json.dumps(
-        [DOMAIN.state_record(first), DOMAIN.page_facts(env, first), DOMAIN.frame_extras(env, first, first, True)]
+        [DOMAIN.capabilities.rendering.record(first), DOMAIN.capabilities.rendering.page_facts(env, first), DOMAIN.capabilities.rendering.frame_extras(env, first, first, True)]
     )
-    assert "t=0/12" in DOMAIN.render_text(first) and DOMAIN.interdependence_collector(first) is None
+    assert "t=0/12" in DOMAIN.capabilities.rendering.text(first) and DOMAIN.capabilities.interdependence is None
     assert (
-        DOMAIN.action_names == ("stay", "left", "right", "press") and DOMAIN.action_name(DOMAIN.idle_action) == "stay"
+        DOMAIN.action_names == ("stay", "left", "right", "press") and DOMAIN.action_names[DOMAIN.idle_action] == "stay"
     )
 
 
@@ -144,7 +144,7 @@ def test_partners_follow_the_agent_contract_and_unknown_names_are_refused() -> N
     assert all(isinstance(DOMAIN.make_partner(name, env), Agent) for name in DOMAIN.partner_names(env))
     with pytest.raises(UnknownAgentError, match="walker"):
         DOMAIN.make_partner("greedy", env)
-    from proagent.domains.base import DomainInputError
+    from proagent.world.types import DomainInputError
 
     with pytest.raises(DomainInputError, match="line, line3"):
         DOMAIN.make_env("cramped_room", HORIZON)
@@ -162,7 +162,7 @@ def test_walkers_score_through_the_core_runner_and_lockstep_matches_single_steps
     single, states = play()
     assert single.score > 0 and single.domain_metrics["completions"] == single.score and single.int_total is None
     assert single.team == ["walker"] * 3 and single.partner == "walker+walker"
-    DOMAIN.save_gif(env, states, tmp_path / "episode.gif")
+    DOMAIN.capabilities.rendering.save_gif(env, states, tmp_path / "episode.gif")
     assert (tmp_path / "episode.gif").stat().st_size > 0
 
     async def in_lockstep():

@@ -12,9 +12,9 @@ import pytest
 
 from proagent.cli import main
 from proagent.domains import get_domain
-from proagent.domains.base import DomainInputError
 from proagent.domains.overcooked.heuristic import heuristic_answer
 from proagent.llm.fake_server import FakeChatServer
+from proagent.world.types import DomainInputError
 
 DOMAIN = get_domain("overcooked")
 V2 = ("grounded_coord_simple", "grounded_coord_ring", "test_time_simple", "test_time_wide", "demo_cook_simple", "demo_cook_wide")

@@ -30,12 +30,12 @@ from proagent.agent.planner import Planner
 from proagent.agent.proagent import AgentConfig, ProAgent
 from proagent.agent.prompts import load_knowledge, load_prompt_set
 from proagent.contract import Observation
-from proagent.domains.base import TeammateView
 from proagent.domains.overcooked import OvercookedDomain
 from proagent.domains.overcooked.grounding import ground
 from proagent.domains.overcooked.perception import KitchenView, Perceiver
 from proagent.domains.overcooked.skills import SkillBook
 from proagent.llm.scripted import ScriptedModel
+from proagent.world.types import TeammateView
 
 DOMAIN = OvercookedDomain()
 LAYOUT = "grounded_coord_simple"
@@ -73,7 +73,7 @@ def play(env: envs.OvercookedEnv, script: list[str]) -> tuple[list[envs.KitchenS
 
 def user_prompt(env, book, facts: dict, seat: int, prompt: str = "proagent") -> str:
     knowledge = load_knowledge(DOMAIN.knowledge_root, env.name, seat, DOMAIN.knowledge_facts(env))
-    planner = Planner(load_prompt_set(prompt), knowledge, book, seat, "json")
+    planner = Planner(load_prompt_set(prompt, DOMAIN.prompts_root), knowledge, book, seat, "json")
     return planner.messages(facts, [], [])[-1].content  # the state (demos, if any, come before it)
 
 
@@ -294,7 +294,7 @@ def test_full_view_facts_are_the_true_state_facts(layout):
     env = envs.make(layout)
     kitchen = env.symbolic(env.reset(jax.random.PRNGKey(0)))
     book = SkillBook.for_kitchen(kitchen)
-    perceiver = DOMAIN.perceiver(env, 0)
+    perceiver = DOMAIN.capabilities.perception.perceiver(env, 0)
     assert perceiver.observe(kitchen, ()) is kitchen
     mate = TeammateView(1, "pickup(onion)", "stay")
     assert ground(perceiver.observe(kitchen, ()), 0, book, mate, 3.0) == ground(kitchen, 0, book, mate, 3.0)
@@ -353,7 +353,7 @@ def test_belief_correction_reads_only_witnessed_teammate_events(env, first):
     near = replace(near, players=(first.players[0], replace(first.players[1], position=(4, 1))))
     perceiver.observe(near, [mine, theirs])
     assert perceiver.witnessed() == (mine, theirs)
-    full = DOMAIN.perceiver(envs.make("cramped_room"), 0)
+    full = DOMAIN.capabilities.perception.perceiver(envs.make("cramped_room"), 0)
     full.observe(first, [theirs])
     assert full.witnessed() == (theirs,) and full.believed_state() is first
 

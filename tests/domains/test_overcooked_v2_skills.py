@@ -20,13 +20,13 @@ from envs.overcooked.layouts import get_layout, ingredient_name
 from envs.overcooked.presets import COORDINATION_LAYOUTS
 from envs.overcooked.symbolic import KitchenMap
 from proagent.agent.prompts import load_knowledge
-from proagent.domains.base import SkillParseError
 from proagent.domains.overcooked.controller import Controller
 from proagent.domains.overcooked.domain import OvercookedDomain
 from proagent.domains.overcooked.heuristic import heuristic_answer
 from proagent.domains.overcooked.heuristic_v2_prompt import Convention, is_v2, parse_convention, parse_recipe
 from proagent.domains.overcooked.skills import Skill, SkillBook, kitchen_features, recipe_fit
 from proagent.paths import KNOWLEDGE_DIR
+from proagent.world.types import SkillParseError
 
 CLASSIC = ("cramped_room", "asymmetric_advantages", "coordination_ring", "forced_coordination", "counter_circuit")
 V2 = COORDINATION_LAYOUTS
@@ -306,8 +306,8 @@ def test_heuristic_v2_learns_the_recipe_first():
 
 
 def test_the_distances_line_says_which_indicators_a_seat_can_reach():
-    from proagent.domains.base import TeammateView
     from proagent.domains.overcooked.grounding import ground
+    from proagent.world.types import TeammateView
 
     def dist(name: str, seat: int) -> dict:
         kitchen = _env(name).symbolic(_env(name).jit_reset(jax.random.PRNGKey(0)))

@@ -12,8 +12,8 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
-from flax.training.train_state import TrainState
 from bits import bit_factors, bits_key
+from flax.training.train_state import TrainState
 from training_helpers import tiny_config
 
 import envs

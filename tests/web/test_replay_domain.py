@@ -19,9 +19,10 @@ import pytest
 from web_helpers import wait_for
 
 from proagent.domains.overcooked.web import SCRIPT, replay_drawing
-from proagent.web.replay_data import EndFrame, ReplayDrawing, ReplayError, episode_payload, load_run
+from proagent.web.replay_data import ReplayError, episode_payload, load_run
 from proagent.web.replay_page import DOMAIN_SCRIPT, PAGE, export_html, replay_routes
 from proagent.web.server import WebServer, static_file
+from proagent.world.replay import EndFrame, ReplayDrawing
 
 DATA = Path(__file__).resolve().parent / "data"
 WEB = Path(__file__).resolve().parents[2] / "proagent" / "web"

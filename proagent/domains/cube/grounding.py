@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from envs.cube import CubeView
-from proagent.domains.base import TeammateView
 from proagent.domains.cube.skills import block_ahead, face_distance, on_face
+from proagent.world.types import TeammateView
 
 EMPTY, GOAL = ".", "|"
 

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from envs.cube import CubeBlock, CubeEnv, CubeEnvState, CubeView
 from proagent.contract import Agent, ImmediateAgent, Observation, UnknownAgentError
-from proagent.domains.base import Skill
 from proagent.domains.cube.skills import (
     CubeController,
-    CubeSkillBook,
     block_ahead,
     face_distance,
     left_face,
     on_face,
+    skill_book_for,
 )
+from proagent.world.types import Skill
 
 
 def push_order(state: CubeView) -> list[CubeBlock]:
@@ -51,7 +51,7 @@ class _SkillPartner(ImmediateAgent):
 
     def policy(self, state: CubeView, engine: CubeEnvState) -> int:
         if self.controller is None:
-            self.controller = CubeController(CubeSkillBook.for_state(state), self.seat)
+            self.controller = CubeController(skill_book_for(state), self.seat)
         return self.controller.act(state, self.choose(state))
 
     def choose(self, state: CubeView) -> Skill:

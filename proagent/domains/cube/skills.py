@@ -24,36 +24,16 @@ Definitions (the prompt's wording, the Verificator's checks and the done-tests l
 
 from __future__ import annotations
 
-import re
 from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Literal, NamedTuple
 
 from envs.cube import FACES, CubeAction, CubeBlock, CubeEvent, CubeView
 from envs.cube.rules import VECTORS
-from proagent.domains.base import WAIT, Skill, SkillParseError
+from proagent.world.kit.skills import ArgRange, SkillDef, TableSkillBook, after_steps, no_failures
+from proagent.world.types import WAIT, Skill, UndoState
 
 MAX_STEPS = 5
 Pos = tuple[int, int]
 DIRECTIONS = ("up", "down", "left", "right")
-
-Failures = Callable[[CubeView, int, Skill], list[str]]
-Done = Callable[[CubeView, int, Skill, int], bool]
-
-
-@dataclass(frozen=True)
-class SkillDef:
-    """One skill: its signature and description for the prompt, its checks and its done-test."""
-
-    name: str
-    signature: str
-    description: str  # a knowledge text: may read the knowledge facts ({{ goal_column }})
-    args: Literal["block", "steps"]
-    failures: Failures
-    done: Done
-    direction: CubeAction | None = None  # block skills: the push whose face they mean (navigate: right)
-
 
 def left_face(block: CubeBlock) -> tuple[Pos, ...]:
     return block.face_cells(CubeAction.RIGHT)
@@ -134,7 +114,7 @@ def _block(state: CubeView, skill: Skill) -> CubeBlock | None:
 
 
 def _direction(skill: Skill) -> CubeAction:
-    """The push whose face a block skill means (`SkillDef.direction`)."""
+    """The push whose face a block skill means (its row's ``tag``)."""
     return _DIRECTIONS[skill.name]
 
 
@@ -190,10 +170,6 @@ def _move_failures(state: CubeView, seat: int, skill: Skill) -> list[str]:
     return []
 
 
-def _after_steps(state: CubeView, seat: int, skill: Skill, steps: int) -> bool:
-    return steps >= int(skill.arg or 1)
-
-
 def _move_def(direction: str) -> SkillDef:
     return SkillDef(
         f"move_{direction}",
@@ -201,7 +177,7 @@ def _move_def(direction: str) -> SkillDef:
         f"take n steps {direction} (1 to {MAX_STEPS}); walking into a block's face pushes it",
         "steps",
         _move_failures,
-        _after_steps,
+        after_steps,
     )
 
 
@@ -255,86 +231,45 @@ SKILLS: tuple[SkillDef, ...] = (
     *(_side_push_def(d) for d in (CubeAction.UP, CubeAction.DOWN, CubeAction.LEFT)),
     *(_move_def(d) for d in DIRECTIONS),
     SkillDef(
-        WAIT, "wait(n)", f"stay where you are for n steps (1 to {MAX_STEPS})", "steps", lambda s, i, k: [], _after_steps
+        WAIT, "wait(n)", f"stay where you are for n steps (1 to {MAX_STEPS})", "steps", no_failures, after_steps
     ),
 )
 
-_DIRECTIONS: dict[str, CubeAction] = {d.name: d.direction for d in SKILLS if d.direction is not None}
+_DIRECTIONS: dict[str, CubeAction] = {d.name: d.tag for d in SKILLS if d.tag is not None}
 # A successful push (or delivery) in a direction completes the block skill pushing that way.
 _PUSH_OF_DIRECTION: dict[str, str] = {
-    d.direction.name.lower(): d.name for d in SKILLS if d.direction is not None and d.name.startswith("push")
+    d.tag.name.lower(): d.name for d in SKILLS if d.tag is not None and d.name.startswith("push")
 }
 
-_CALL = re.compile(r"([a-z_]+)\s*\(\s*['\"]?([^)'\"]*)['\"]?\s*\)")
 
-
-class Spot(NamedTuple):
+def _own_cell(state: CubeView, seat: int) -> UndoState:
     """What an undo cycle leaves unchanged: the agent's cell (walking away and back is a loop)."""
+    return UndoState(state.agents[seat])
 
-    held: Pos
+
+def _skill_of_event(event: CubeEvent) -> Skill | None:
+    """A teammate's successful push on block b completes the skill pushing b that way (right:
+    push(b), down: push_down(b), ...); a failed push or a plain move names no intention."""
+    if event.kind in ("push_ok", "deliver") and event.block is not None and event.direction in _PUSH_OF_DIRECTION:
+        return Skill(_PUSH_OF_DIRECTION[event.direction], event.block)
+    return None
 
 
-class CubeSkillBook:
-    """The skills of one scenario (its block count decides the block arguments)."""
+def cube_skill_book(num_blocks: int) -> TableSkillBook:
+    """The skills of a scenario with ``num_blocks`` blocks; a block moved or delivered, by anyone,
+    is progress (it clears the loop guard)."""
+    ranges = {"block": ArgRange(0, num_blocks - 1), "steps": ArgRange(1, MAX_STEPS)}
+    return TableSkillBook(SKILLS, ranges, frozenset({"push_ok", "deliver"}), _own_cell, _skill_of_event)
 
-    def __init__(self, num_blocks: int) -> None:
-        self.num_blocks = num_blocks
-        self.specs: dict[str, SkillDef] = {d.name: d for d in SKILLS}
 
-    @classmethod
-    def for_state(cls, state: CubeView) -> CubeSkillBook:
-        return cls(len(state.blocks))
-
-    def all_skills(self) -> list[Skill]:
-        """Every concrete skill the planner may name."""
-        out: list[Skill] = []
-        for spec in self.specs.values():
-            values = range(self.num_blocks) if spec.args == "block" else range(1, MAX_STEPS + 1)
-            out += [Skill(spec.name, v) for v in values]
-        return out
-
-    def parse(self, text: str) -> Skill:
-        """A skill from free text: ``push(1)``, ``navigate(0)``, ``move_up(2)``, ``wait(3)``."""
-        cleaned = text.strip().lower().replace("-", "_")
-        match = _CALL.search(cleaned)
-        name, arg = (match.group(1), match.group(2).strip()) if match else (cleaned.strip("` .*"), "")
-        spec = self.specs.get(name)
-        if spec is None:
-            raise SkillParseError(f"unknown skill {name!r}; expected one of {[s.signature for s in SKILLS]}", text)
-        if not arg.isdigit():
-            raise SkillParseError(f"{spec.signature}: the argument must be a whole number, got {arg!r}", text)
-        value = int(arg)
-        low, high = (0, self.num_blocks - 1) if spec.args == "block" else (1, MAX_STEPS)
-        if not low <= value <= high:
-            raise SkillParseError(f"{spec.signature}: the argument must be between {low} and {high}", text)
-        return Skill(name, value)
-
-    def failures(self, state: CubeView, seat: int, skill: Skill) -> list[str]:
-        return self.specs[skill.name].failures(state, seat, skill)
-
-    def is_done(self, state: CubeView, seat: int, skill: Skill, steps: int) -> bool:
-        return bool(self.specs[skill.name].done(state, seat, skill, steps))
-
-    def is_progress(self, event: CubeEvent, seat: int) -> bool:
-        """A block moved or delivered, by anyone, is progress (it clears the loop guard)."""
-        return event.kind in ("push_ok", "deliver")
-
-    def undo_state(self, state: CubeView, seat: int) -> Spot:
-        return Spot(state.agents[seat])
-
-    @staticmethod
-    def skill_of_event(event: CubeEvent) -> Skill | None:
-        """A teammate's successful push on block b completes the skill pushing b that way (right:
-        push(b), down: push_down(b), ...); a failed push or a plain move names no intention."""
-        if event.kind in ("push_ok", "deliver") and event.block is not None and event.direction in _PUSH_OF_DIRECTION:
-            return Skill(_PUSH_OF_DIRECTION[event.direction], event.block)
-        return None
+def skill_book_for(state: CubeView) -> TableSkillBook:
+    return cube_skill_book(len(state.blocks))
 
 
 class CubeController:
     """Gamma(skill, state): one primitive action per step, BFS around blocks and agents."""
 
-    def __init__(self, book: CubeSkillBook, seat: int, seed: int = 0) -> None:
+    def __init__(self, book: TableSkillBook, seat: int, seed: int = 0) -> None:
         self.book = book
         self.seat = seat
 

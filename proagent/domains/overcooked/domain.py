@@ -8,7 +8,6 @@ metrics (soups) and the renderers.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -26,18 +25,15 @@ from envs import (
     make,
     render_ascii,
     render_rgb_batch,
-    save_gif,
     stack_states,
     terrain_rows,
 )
 from envs.overcooked.layouts import get_layout, ingredient_name
 from envs.overcooked.presets import layout_dynamics
 from proagent.contract import Agent
-from proagent.domains.base import DomainInputError, EngineState, Skill, TeammateView
 from proagent.domains.overcooked.controller import Controller
 from proagent.domains.overcooked.grounding import ground
 from proagent.domains.overcooked.interdependence import (
-    OvercookedModel,
     interdependence_collector,
     interdependence_model,
 )
@@ -49,8 +45,11 @@ from proagent.domains.overcooked.partners.registry import (
 )
 from proagent.domains.overcooked.perception import Perceiver
 from proagent.domains.overcooked.skills import SkillBook
-from proagent.interdependence.episode import EpisodeCollector
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
+from proagent.world.capabilities import Capabilities, EnvSettings, Interdependence, Perception, Rendering
+from proagent.world.kit.base import WorldBase
+from proagent.world.kit.pictures import write_gif
+from proagent.world.types import DomainInputError, EngineState, TeammateView
 
 TRAINED_DEFAULT = "sp"  # the default teammate on a kitchen the heuristic chefs cannot cook in
 PROGRESS_EVENTS = ("put_in_pot", "fill_dish", "deliver")  # an agent's own contribution to soups
@@ -61,19 +60,57 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
-class OvercookedDomain:
+def env_settings(env: OvercookedEnv) -> dict:
+    """What config.json records of the env's rules: every `Dynamics` field."""
+    return env.dynamics.model_dump()
+
+
+def page_facts(env: OvercookedEnv, first: KitchenState) -> dict:
+    help_text = (
+        "Interact picks up, puts down, fills the pot, takes the soup and serves. Serve soups: "
+        f"3 ingredients in a pot, wait {env.dynamics.cook_time} steps for it to cook, take it with a dish, bring it to SERVE."
+    )
+    return {"terrain": terrain_rows(env.layout.tiles), "cook_time": env.dynamics.cook_time, "help": help_text}
+
+
+def frame_extras(env: OvercookedEnv, state: KitchenState, after: KitchenState, done: bool) -> dict:
+    """The structured kitchen (the ASCII drops pot timers and soup contents), the terrain once
+    per episode, and after the last step the final kitchen."""
+    extras: dict = {"kitchen": state.to_record()}
+    if state.step == 0:
+        extras["terrain"] = terrain_rows(env.layout.tiles)
+    if done:
+        extras["final"] = {"state": render_ascii(after), "kitchen": after.to_record()}
+    return extras
+
+
+def save_episode_gif(env: OvercookedEnv, states: Sequence[EngineState], path: Path) -> None:
+    """The episode as an animated GIF (rendered in jitted chunks: envs/overcooked/render.py)."""
+    frames = render_rgb_batch(stack_states(list(states)), env.dynamics.agent_view_size)
+    write_gif(frames, path, ms_per_frame=125)
+
+
+class OvercookedDomain(WorldBase):
     """The Overcooked world. Holds only its partner registry (scripted + the shipped zoo, or one a
     caller extends), so one instance serves every run."""
 
     name = "overcooked"
-    prompts_root: Path = PROMPTS_DIR
+    prompts_root: Path = PROMPTS_DIR / "overcooked"
     knowledge_root: Path = KNOWLEDGE_DIR / "overcooked"
-    useful_events = PROGRESS_EVENTS
+    actions = Action
     idle_action = int(Action.STAY)
+    event_kinds = tuple(kind.value for kind in EventKind)
+    useful_events = PROGRESS_EVENTS
     metric_names = ("soups", "wrong_soups")
 
     def __init__(self, registry: PartnerRegistry | None = None) -> None:
         self._registry = registry
+        self.capabilities = Capabilities(
+            rendering=Rendering(render_ascii, KitchenState.to_record, page_facts, frame_extras, save_episode_gif),
+            perception=Perception(Perceiver.for_env),
+            interdependence=Interdependence(interdependence_collector, interdependence_model),
+            settings=EnvSettings(self.make_env_with, env_settings),
+        )
 
     @property
     def registry(self) -> PartnerRegistry:
@@ -116,19 +153,11 @@ class OvercookedDomain:
             raise DomainInputError(f"--env {error['loc'][0]}={settings.get(str(error['loc'][0]))}: {error['msg']}") from None
         return make(layout, dynamics)
 
-    def env_settings(self, env: OvercookedEnv) -> dict:
-        """What config.json records of the env's rules: every `Dynamics` field."""
-        return env.dynamics.model_dump()
-
     def skill_book(self, first: KitchenState) -> SkillBook:
         return SkillBook.for_kitchen(first)
 
     def controller(self, book: SkillBook, seat: int, seed: int) -> Controller:
         return Controller(book, seat, seed)
-
-    def perceiver(self, env: OvercookedEnv, seat: int) -> Perceiver:
-        """What ``seat`` may know each step (partial views, V2): see perception.py."""
-        return Perceiver.for_env(env, seat)
 
     def ground(self, state: KitchenState, seat: int, book: SkillBook, teammates: Sequence[TeammateView], score: float) -> dict:
         (mate,) = teammates  # Overcooked kitchens are two-player
@@ -164,59 +193,9 @@ class OvercookedDomain:
             return you + "teammate not seen yet"
         return you + f"teammate last seen at {mate['position']} holding {mate['held'] or 'nothing'} (step {mate['seen_step']})"
 
-    def action_name(self, action: int) -> str:
-        return Action(int(action)).name.lower()
-
-    @property
-    def action_names(self) -> tuple[str, ...]:
-        return tuple(a.name.lower() for a in Action)
-
-    def page_facts(self, env: OvercookedEnv, first: KitchenState) -> dict:
-        help_text = (
-            "Interact picks up, puts down, fills the pot, takes the soup and serves. Serve soups: "
-            f"3 ingredients in a pot, wait {env.dynamics.cook_time} steps for it to cook, take it with a dish, bring it to SERVE."
-        )
-        return {"terrain": terrain_rows(env.layout.tiles), "cook_time": env.dynamics.cook_time, "help": help_text}
-
-    def state_record(self, state: KitchenState) -> dict:
-        return state.to_record()
-
-    def render_text(self, state: KitchenState) -> str:
-        return render_ascii(state)
-
-    def frame_extras(self, env: OvercookedEnv, state: KitchenState, after: KitchenState, done: bool) -> dict:
-        """The structured kitchen (the ASCII drops pot timers and soup contents), the terrain once
-        per episode, and after the last step the final kitchen."""
-        extras: dict = {"kitchen": state.to_record()}
-        if state.step == 0:
-            extras["terrain"] = terrain_rows(env.layout.tiles)
-        if done:
-            extras["final"] = {"state": render_ascii(after), "kitchen": after.to_record()}
-        return extras
-
-    def save_gif(self, env: OvercookedEnv, states: Sequence[EngineState], path: Path) -> None:
-        """The episode as an animated GIF (rendered in jitted chunks: envs/overcooked/render.py)."""
-        frames = render_rgb_batch(stack_states(list(states)), env.dynamics.agent_view_size)
-        save_gif(frames, path, fps=8)
-
-    def count_events(self, events: Sequence[Event], num_agents: int) -> dict[str, list[int]]:
-        per_agent = Counter((e.kind.value, e.agent) for e in events)
-        return {kind.value: [per_agent[(kind.value, seat)] for seat in range(num_agents)] for kind in EventKind}
-
     def episode_metrics(self, events: Sequence[Event]) -> dict[str, float]:
         deliveries = [e for e in events if e.kind == EventKind.DELIVER]
         return {"soups": sum(1 for e in deliveries if e.correct), "wrong_soups": sum(1 for e in deliveries if not e.correct)}
-
-    def interdependence_collector(self, first: KitchenState) -> EpisodeCollector:
-        return interdependence_collector(first)
-
-    def interdependence_model(self, layout: str) -> OvercookedModel:
-        """The STRIPS model of a layout (name or kitchen file), for `proagent analyze` on a run folder."""
-        return interdependence_model(layout)
-
-    @staticmethod
-    def skill_of_event(event: Event) -> Skill | None:
-        return SkillBook.skill_of_event(event)
 
     def partner_names(self, env: OvercookedEnv | None = None) -> list[str]:
         """Every registered name, less the three-onion heuristic chefs on a kitchen with other recipes."""

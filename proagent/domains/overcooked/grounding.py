@@ -10,10 +10,10 @@ from __future__ import annotations
 from envs import KitchenState, Pos
 from envs.overcooked.layouts import ingredient_name
 from envs.overcooked.render import render_ascii
-from proagent.domains.base import TeammateView
 from proagent.domains.overcooked.navigation import distances, spots
 from proagent.domains.overcooked.perception import KitchenView
 from proagent.domains.overcooked.skills import Skill, SkillBook
+from proagent.world.types import TeammateView
 
 
 def _pot_status(pot) -> str:

@@ -22,7 +22,6 @@ from envs import Action, get_layout
 from envs.overcooked.events import Event, EventKind
 from envs.overcooked.layouts import ingredient_name
 from envs.overcooked.symbolic import Item, KitchenMap, KitchenState, Pos
-from proagent.domains.base import Skill
 from proagent.domains.overcooked.identity import KitchenTracker
 from proagent.domains.overcooked.skills import SkillBook
 from proagent.interdependence.episode import EpisodeCollector
@@ -37,6 +36,7 @@ from proagent.interdependence.strips import (
     ground,
 )
 from proagent.paths import KNOWLEDGE_DIR
+from proagent.world.types import Skill
 
 DOMAIN_FILE = KNOWLEDGE_DIR / "overcooked" / "strips.toml"
 

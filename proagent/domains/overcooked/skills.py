@@ -21,14 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import NamedTuple
 
 from envs import Event, EventKind, KitchenState, Pos
 from envs.overcooked.layouts import ingredient_name
 from envs.overcooked.symbolic import KitchenMap
-from proagent.domains.base import Skill, SkillParseError
 from proagent.domains.overcooked.navigation import reachable_targets
 from proagent.paths import KNOWLEDGE_DIR
+from proagent.world.types import Skill, SkillParseError, UndoState
 
 MAX_WAIT = 20
 
@@ -49,11 +48,6 @@ class SkillSpec:
     done: str
     requires: tuple[Requirement, ...]
     only_on: str | None = None  # a kitchen feature the skill needs ("button", "indicator")
-
-
-class HandsAndCounters(NamedTuple):
-    held: str
-    counters: tuple[str, ...]
 
 
 def _held_name(kitchen: KitchenState, agent: int) -> str:
@@ -402,15 +396,11 @@ class SkillBook:
                 return Skill("press_button")
         return None
 
-    def undo_state(self, kitchen: KitchenState, agent: int) -> HandsAndCounters:
-        """The loop guard's view (domains.base.SkillBook): hands and counters."""
-        return self.hands_and_counters(kitchen, agent)
-
-    def hands_and_counters(self, kitchen: KitchenState, agent: int) -> HandsAndCounters:
+    def undo_state(self, kitchen: KitchenState, agent: int) -> UndoState:
         """What an undo loop leaves unchanged: the agent's hands and the objects on the counters (as a
         multiset: putting an onion back on another counter is still putting it back)."""
         counters = tuple(sorted(item.describe() for item in kitchen.counter_items.values()))
-        return HandsAndCounters(_held_name(kitchen, agent), counters)
+        return UndoState(_held_name(kitchen, agent), counters)
 
     def signatures(self) -> list[str]:
         return [spec.signature for spec in self.specs.values()]

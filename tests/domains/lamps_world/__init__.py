@@ -1,8 +1,4 @@
-"""Lamps on a line: a tiny cooperative world that plugs into proagent from outside the package.
-
-``proagent play --domain lamps_world:DOMAIN --layout line`` (with this folder's parent on the
-path) plays it; docs/domains.md walks through it as the example of a new domain.
-"""
+"""Lamps on a line: the smallest world, built on the world kit from outside the package."""
 
 from lamps_world.domain import DOMAIN, LampsDomain
 

@@ -1,52 +1,30 @@
-"""Scripted lamps partners: ``stay`` (the floor of every table) and ``walker`` (lights the nearest
-dark lamp). Both follow the agent contract through `ImmediateAgent`; the walker grounds its
-choice with the same controller as ProAgent, so it differs only in which skill it picks."""
+"""Scripted lamps partners: ``stay`` and ``walker`` (walks to the nearest dark lamp and presses it,
+grounded by ProAgent's own controller, so it differs only in which skill it picks)."""
 
 from __future__ import annotations
 
 from lamps_world.env import Action, EnvState, LineState
-from lamps_world.skills import LampsSkillBook, LineController
-from proagent.contract import ImmediateAgent, Observation
-from proagent.domains.base import Skill
+from lamps_world.skills import LineController
+from proagent.contract import ImmediateAgent
+from proagent.world.types import Skill
 
 
 class StayPartner(ImmediateAgent):
-    """Never moves, never presses."""
-
     name = "stay"
-
-    def reset(self, seat: int, seed: int, first: Observation | None = None) -> None:
-        return None
 
     def policy(self, state: LineState, engine: EnvState) -> int:
         return int(Action.STAY)
 
 
 class WalkerPartner(ImmediateAgent):
-    """Walks to the nearest dark lamp (ties: the lower index) and presses it; stays when all are lit."""
-
     name = "walker"
 
-    def __init__(self) -> None:
-        self.seat = 0
-        self.controller: LineController | None = None
-
-    def reset(self, seat: int, seed: int, first: Observation | None = None) -> None:
-        self.seat = seat
-        self.controller = None
-
     def policy(self, state: LineState, engine: EnvState) -> int:
-        if self.controller is None:
-            self.controller = LineController(LampsSkillBook.for_state(state), self.seat)
-        return self.controller.act(state, self.choose(state))
-
-    def choose(self, state: LineState) -> Skill:
         here = state.positions[self.seat]
         dark = [i for i, lit in enumerate(state.lit) if not lit]
-        if not dark:
-            return Skill("wait", 1)
-        nearest = min(dark, key=lambda i: (abs(state.lamp_cells[i] - here), i))
-        return Skill("press") if state.lamp_cells[nearest] == here else Skill("go_to_lamp", nearest)
+        nearest = min(dark, key=lambda i: (abs(state.lamp_cells[i] - here), i)) if dark else None
+        skill = Skill("wait", 1) if nearest is None else Skill("press") if state.lamp_cells[nearest] == here else Skill("go_to_lamp", nearest)
+        return LineController(None, self.seat).act(state, skill)  # type: ignore[arg-type]
 
 
 PARTNERS = {"stay": StayPartner, "walker": WalkerPartner}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from proagent.web.replay_data import EndFrame, ReplayDrawing
+from proagent.world.replay import EndFrame, ReplayDrawing
 
 SCRIPT = Path(__file__).resolve().parent / "cube.js"  # defines ReplayDomain
 

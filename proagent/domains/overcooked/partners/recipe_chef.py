@@ -30,7 +30,6 @@ from envs import Action, Dynamics, KitchenLayout, KitchenState, Pos, Pot
 from envs.overcooked.layouts import ingredient_name
 from envs.overcooked.symbolic import Item
 from proagent.contract import Observation
-from proagent.domains.base import Event
 from proagent.domains.overcooked.partners.scripted import (
     DELIVER,
     FILL_DISH,
@@ -48,6 +47,7 @@ from proagent.domains.overcooked.partners.scripted import (
 )
 from proagent.domains.overcooked.perception import KitchenView, Perceiver
 from proagent.domains.overcooked.skills import Skill, recipe_fit
+from proagent.world.types import Event
 
 PICKUP_SOUP = Skill("pickup", "soup")
 PRESS = Skill("press_button")

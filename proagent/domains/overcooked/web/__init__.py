@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from proagent.domains.overcooked.web.ascii_kitchen import parse_ascii, parse_terrain
-from proagent.web.replay_data import EndFrame, ReplayDrawing
+from proagent.world.replay import EndFrame, ReplayDrawing
 
 SCRIPT = Path(__file__).resolve().parent / "kitchen.js"  # defines Kitchen (both pages) and ReplayDomain
 LEGACY_METRICS = ("soups", "wrong_soups")  # EpisodeRecord's fields before they moved into domain_metrics

@@ -1,0 +1,113 @@
+"""A world's optional capabilities: each one a typed record of callables, ``None`` where it lacks it.
+
+The agent core needs the required members of `proagent.world.interface.Domain` to play a world.
+Everything else a world *may* offer is listed here, in one place, so a new world reads one page to
+see what it can add and the core never probes a world for a member it might have:
+
+- ``rendering``: how the world draws itself (the trace's text, the web pages' data, the GIF).
+  Without it runs write no picture and the human page and replay cannot show the world.
+- ``perception``: per-seat senses for partial views (Observation honesty: what a seat may know).
+  Without it every seat sees the whole state.
+- ``interdependence``: a STRIPS model of the world's tasks for the interdependence metrics.
+- ``process``: a collector of cooperation-process metrics (EmCoop's constraints) per episode.
+- ``teams``: the same layout played by another number of agents (``--agents``).
+- ``settings``: ``--env KEY=VALUE`` overrides of the env's rules, and what a run records of them.
+- ``plans``: what a plan works on (MAEIL's plan coherence across agents).
+- ``rl``: what the one RL program needs to train partners for the world (`proagent train`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from proagent.world.types import DomainEnv, EngineState, Event, InterdependenceCollector, Perceiver, State
+
+
+@dataclass(frozen=True)
+class Rendering:
+    """How a world draws itself."""
+
+    text: Callable[[State], str]  # the state as text (the trace's ``state``, `proagent layouts`)
+    record: Callable[[State], dict]  # the state as JSON-able data (the web pages draw it)
+    page_facts: Callable[[DomainEnv, State], dict]  # a layout's static parts and settings (human page)
+    frame_extras: Callable[[DomainEnv, State, State, bool], dict]  # what a replay needs per step
+    save_gif: Callable[[DomainEnv, Sequence[EngineState], Path], None]  # the episode as a picture
+
+
+@dataclass(frozen=True)
+class Perception:
+    """Partial views: one `Perceiver` per seat and env."""
+
+    perceiver: Callable[[DomainEnv, int], Perceiver]
+
+
+@dataclass(frozen=True)
+class Interdependence:
+    """The interdependence metrics' STRIPS model of the world."""
+
+    collector: Callable[[State], InterdependenceCollector]  # fed each step of a running episode
+    model: Callable[[str], Any]  # a layout's model, for re-analysing a run folder (`proagent analyze`)
+
+
+@dataclass(frozen=True)
+class ProcessMetrics:
+    """Cooperation-process metrics collected over an episode (the record's ``process``)."""
+
+    collector: Callable[[State], InterdependenceCollector]
+    metric_names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TeamSizing:
+    """A layout played by another number of agents: ``(layout, horizon, num_agents) -> env``."""
+
+    make_team_env: Callable[[str, int, int], DomainEnv]
+
+
+@dataclass(frozen=True)
+class EnvSettings:
+    """``--env KEY=VALUE`` rules over a layout's defaults, and what a run's config records of them."""
+
+    make_env_with: Callable[[str, int, Mapping[str, str]], DomainEnv]  # DomainInputError on a bad one
+    describe: Callable[[DomainEnv], dict]
+
+
+@dataclass(frozen=True)
+class PlanTargets:
+    """What a plan (``push(2)``) works on (``"block 2"``), or None; MAEIL's plan coherence."""
+
+    target: Callable[[str], str | None]
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """Every optional capability of a world; each defaults to None (the world lacks it)."""
+
+    rendering: Rendering | None = None
+    perception: Perception | None = None
+    interdependence: Interdependence | None = None
+    process: ProcessMetrics | None = None
+    teams: TeamSizing | None = None
+    settings: EnvSettings | None = None
+    plans: PlanTargets | None = None
+    rl: Any = None  # an RL spec for `proagent train` (see `proagent.training`), or None
+
+    def names(self) -> list[str]:
+        """The capabilities present, for listings (`proagent layouts --domain W`)."""
+        return [f.name for f in fields(self) if getattr(self, f.name) is not None]
+
+
+__all__ = [
+    "Capabilities",
+    "EnvSettings",
+    "Event",
+    "Interdependence",
+    "Perception",
+    "PlanTargets",
+    "ProcessMetrics",
+    "Rendering",
+    "TeamSizing",
+]
