@@ -1,7 +1,10 @@
 """One-off: convert the 2019 human-human sample (a pandas pickle) into data/human/hh_2019_sample.jsonl.gz.
 
     pip install pandas   # only for this script; the project does not need it at run time
-    python scripts/convert_human_data.py [/work/shared/data/human/2019_hh_trials_sample.pickle]
+    python scripts/convert_human_data.py [PATH/2019_hh_trials_sample.pickle]
+
+The pickle is overcooked_ai's ``src/human_aware_rl/static/human_data/dummy/2019_hh_trials_sample.pickle``
+(see data/human/README.md); without an argument it is read from the current directory.
 
 The output is dependency-free gzipped JSON lines, read by ``proagent.training.human_data``:
 
@@ -28,7 +31,7 @@ from pathlib import Path
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_SOURCE = Path("/work/shared/data/human/2019_hh_trials_sample.pickle")
+DEFAULT_SOURCE = Path("2019_hh_trials_sample.pickle")
 OUT = ROOT / "data" / "human" / "hh_2019_sample.jsonl.gz"
 
 LAYOUT_NAMES = {"cramped_room": "cramped_room", "asymmetric_advantages": "asymmetric_advantages", "random3": "counter_circuit"}

@@ -4,14 +4,14 @@
 #   e.g. scripts/train_v2_zoo.sh 3000000 demo_cook_simple,grounded_coord_simple sp,op,state_aug,fcp 0,1
 # Seed 0 writes partners/<layout>/<algo>, seed s > 0 partners/<layout>/<algo>_s<s> (SP/XP matrices).
 # CPU budget (what shipped): the CPU-sized recurrent network (--encoder auto on CPU), 32 envs x 128
-# steps, entropy 0.01, shaping annealed over 3/5 of the run (session 16: 10M steps with shaping over
-# 6M learn several times faster than 3M with shaping over 2.5M; partners/README.md); self-play keeps
-# its best 10-call window and ships it when it evaluates higher (--keep-best; session 17). With
+# steps, entropy 0.01, shaping annealed over 3/5 of the run (10M steps with shaping over 6M learn
+# several times faster than 3M with shaping over 2.5M; partners/README.md); self-play keeps its best
+# 10-call window and ships it when it evaluates higher (--keep-best). With
 # V2_PAPER=1 it runs the paper's recipe instead (App. D.2, Tables 7-11: its network, 256 envs x 256 steps, 64 minibatches, lr 2.5e-4,
 # grad norm 0.25; Other-Play 64 envs, entropy 0.02; FCP lr 7e-4, entropy 0.04, GAE 0.9); give it
 # STEPS=30000000 (Other-Play 50000000) and a GPU. Logs go to runs/zoo_logs/.
 # SHAPING_FRACTION=1/2 anneals the shaping over half the run (the paper's 15M of 30M) on the CPU network
-# too: session 21's test_time_wide `sp_s2` (30M steps, 72 min on one core) began to serve at 9.4M steps,
+# too: test_time_wide's `sp_s2` (30M steps, 72 min on one core) began to serve at 9.4M steps,
 # with shaping at 37% of its weight, and reached the paper's self-play (0.99x), as grounded_coord_simple's
 # did (1.03x; from 10.9M steps); test_time_simple 0.72x.
 set -euo pipefail

@@ -1,5 +1,5 @@
-"""The OvercookedV2 paper's environment settings for its coordination layouts (paper 004, App.
-D.2.2-D.2.4): a view radius of two cells, random starting positions, a penalty for a wrong dish
+"""The OvercookedV2 paper's environment settings for its coordination layouts (Gessler et al.,
+OvercookedV2, App. D.2.2-D.2.4): a view radius of two cells, random starting positions, a penalty for a wrong dish
 and a new recipe after each correct delivery; the test-time layouts also signal correct
 deliveries. A layout not listed here plays with the classic defaults (`Dynamics()`)."""
 

@@ -275,7 +275,7 @@ def test_a_set_missing_a_template_or_with_a_bad_level_is_rejected(prompt_root):
 
 
 def test_the_knowledge_reads_the_env_dynamics_not_hand_written_numbers(first_kitchens):
-    """task.md, rules.md and the skill descriptions say the env's cook time and reward (issue 20)."""
+    """task.md, rules.md and the skill descriptions say the env's cook time and reward."""
     from agent_helpers import DOMAIN
 
     from proagent.agent.prompts import load_knowledge

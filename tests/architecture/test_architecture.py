@@ -1,5 +1,5 @@
 """The package's shape: one agent core that knows no world by name, front ends that share a
-builder instead of importing each other, and no import cycles (issue 20's done-test)."""
+builder instead of importing each other, and no import cycles."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import import_graph as ig
 
 CORE_PACKAGES = ("proagent.agent", "proagent.runner", "proagent.eval", "proagent.llm", "proagent.interdependence", "proagent.web")
 CORE_MODULES = ("proagent.contract", "proagent.builder", "proagent.domains", "proagent.domains.base", "proagent.jsonl", "proagent.tables_out")
-# The names a world would leak into the core by (issue 20): its state type, its objects, its package.
+# The names a world would leak into the core by: its state type, its objects, its package.
 WORLD_NAMES = re.compile(r"KitchenState|onion|soup|\bpots?\b|envs\.overcooked|from envs\b|import envs\b|\bOvercookedEnv\b", re.IGNORECASE)
 
 

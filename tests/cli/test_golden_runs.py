@@ -1,7 +1,7 @@
 """The golden evaluation (scripts/golden_runs.py) reproduces its recorded episodes exactly.
 
-Recorded before the domain refactor; a change that moves any episode's score, calls or decisions
-fails here with the list of episodes that differ."""
+A change that moves any episode's score, calls or decisions fails here with the list of episodes
+that differ."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CUBE as the second built-in domain (issue 21): skills on hand-built states, the controller,
+"""CUBE as a domain shipped with the package: skills on hand-built states, the controller,
 scripted teams through the core runner, and `play`/`eval` end to end on the loopback model."""
 
 from __future__ import annotations

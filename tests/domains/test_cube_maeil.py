@@ -1,4 +1,4 @@
-"""CUBE teams that talk (issue 21): ProAgent through MAEIL under every topology, with the CUBE
+"""CUBE teams that talk: ProAgent through MAEIL under every topology, with the CUBE
 loopback responder; prompts carry exactly the conversation; `play --agents --topology` end to end."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""OvercookedV2 dynamics on the command line (issue 22, item 3): the paper's settings by default on
+"""OvercookedV2 dynamics on the command line: the paper's settings by default on
 its coordination layouts, `--env KEY=VALUE` over them, one clear line for a bad setting, and the
 settings recorded with every run."""
 

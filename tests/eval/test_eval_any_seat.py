@@ -1,4 +1,4 @@
-"""Any agent fills any seat (issue 20): ProAgent with a copy of itself, LLM partners' money counted,
+"""Any agent fills any seat: ProAgent with a copy of itself, LLM partners' money counted,
 records that say who sat where, and seats checked against the layout."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The generic interdependence package must stay world-neutral (issue 20: the domain seam).
+"""The generic interdependence package must stay world-neutral (the domain seam).
 
 Everything Overcooked-specific lives in ``proagent.domains.overcooked.interdependence``; a word
 of the kitchen creeping back into ``proagent/interdependence/`` means a domain detail leaked into

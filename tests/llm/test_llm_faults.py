@@ -1,4 +1,4 @@
-"""Hostile answers at the model boundary (issue 19): each becomes a clean Completion or a typed,
+"""Hostile answers at the model boundary: each becomes a clean Completion or a typed,
 one-line LLMError, quickly, and every retry is honoured, logged on one line and counted.
 
 All traffic goes to the fake OpenAI-compatible server on 127.0.0.1. New names are reached through

@@ -1,4 +1,4 @@
-"""Hostile answers where they enter the agent (issue 19): free texts are bounded before memory and
+"""Hostile answers where they enter the agent: free texts are bounded before memory and
 later prompts, and the model layer's retry counts reach AgentStats and the episode record.
 
 A 4-step cramped_room with a scripted model and a partner that stays: no embedded model, no network.

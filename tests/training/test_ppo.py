@@ -1,5 +1,5 @@
-"""Self-play PPO: a tiny run trains, logs finite losses, anneals shaping, is deterministic, and is
-still the self-play program it was before it became the PPO program's population of one."""
+"""Self-play PPO: a tiny run trains, logs finite losses, anneals shaping, is deterministic, and as
+the PPO program's population of one equals the single-learner self-play program bit for bit."""
 
 from __future__ import annotations
 
@@ -111,8 +111,8 @@ def test_optimizer_is_adam_and_lr_mult_scales_its_step(anneal):
 
 
 def _single_learner_program(config: PPOConfig, env: envs.OvercookedEnv):
-    """Self-play as its own program was before it became a population of one (ppo.make_train of
-    4cbe9c3): one TrainState, ``optax.adam``, one policy in both seats, nothing vmapped."""
+    """Self-play as a single-learner program (ppo.make_train of 4cbe9c3, which trained the shipped
+    `sp` partners): one TrainState, ``optax.adam``, one policy in both seats, nothing vmapped."""
     network = ActorCritic(config.network)
     tx = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(lr_schedule(config), eps=1e-5))
 

@@ -121,7 +121,7 @@ ANCHOR_LAYOUTS = {  # layout -> the shipped SP seed whose self-play meets the V2
 
 
 def test_shipped_sp_seeds_meet_the_papers_anchor_where_claimed():
-    """Issue 22's anchor (our SP at >= 0.9x the V2 paper's SP, Table 2), as the docs claim it: the
+    """The V2 anchor (our SP at >= 0.9x the V2 paper's SP, Table 2), as the docs claim it: the
     self-play score each manifest records (100 stochastic episodes at the end of training) against
     the paper's, layout by layout; and no other shipped SP seed meets it unclaimed."""
     import json
