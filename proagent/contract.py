@@ -9,7 +9,7 @@ such things. Any agent can fill any seat.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -81,6 +81,17 @@ class ImmediateAgent:
 
     async def aclose(self) -> None:
         return None
+
+
+class PolicyAgent(ImmediateAgent):
+    """A scripted agent from one function of (state, seat) -> action: a world's simple partners
+    (``stay``, a walker) in one line each."""
+
+    def __init__(self, name: str, policy: Callable[[State, int], int]) -> None:
+        self.name, self._policy = name, policy
+
+    def policy(self, state: State, engine: EngineState) -> int:
+        return int(self._policy(state, self.seat))
 
 
 class UnknownAgentError(ValueError):

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from proagent.domains.overcooked.partners import available_partners
+    from proagent.domains import get_domain
     from proagent.tables_out import markdown_rows, print_table
 
     rows = checkpoint_rows()
@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(markdown_rows(COLUMNS, rows))
         return 0
     console = Console()
-    console.print("partners: " + ", ".join(available_partners()), markup=False)
+    console.print("partners: " + ", ".join(get_domain(None).partner_names(None)), markup=False)
     table = Table(title="trained checkpoints (partners/<layout>/<partner>/)")
     for column in COLUMNS:
         table.add_column(column)

@@ -69,13 +69,72 @@ def test_nothing_outside_the_cli_imports_it():
     assert inward == []
 
 
-def test_the_core_reaches_worlds_only_through_the_registry():
-    """Core modules never import a domain package; the registry (proagent.domains) imports them lazily."""
+# Lowest first; a unit imports only from its own unit or a lower layer. A world is
+# ``proagent.domains.<name>``; the registry ``proagent.domains`` sits above the worlds it imports.
+LAYERS = (
+    ("proagent", "proagent.world", "proagent.paths", "proagent.files", "proagent.jsonl", "proagent.tables_out"),
+    ("proagent.llm", "proagent.contract", "proagent.interdependence"),
+    ("proagent.maeil", "proagent.training"),
+    ("proagent.agent",),
+    ("world",),
+    ("proagent.domains",),
+    ("proagent.runner", "proagent.builder"),
+    ("proagent.eval", "proagent.web"),
+    ("proagent.cli",),
+)
+
+
+def unit_of(module: str) -> str:
+    """``proagent.x`` of a module, or ``proagent.domains.<world>`` for a world's modules."""
+    parts = module.split(".")
+    if len(parts) >= 3 and parts[1] == "domains":
+        return ".".join(parts[:3])
+    return ".".join(parts[:2])
+
+
+def layer_of(unit: str) -> int | None:
+    key = "world" if unit.startswith("proagent.domains.") else unit
+    return next((i for i, layer in enumerate(LAYERS) if key in layer), None)
+
+
+def upward_imports(edges: dict[str, set[str]]) -> list[str]:
+    """Every import from a unit to another unit of its own layer or one above it."""
+    out = []
+    for a, targets in edges.items():
+        for b in targets:
+            ua, ub = unit_of(a), unit_of(b)
+            if ua != ub and layer_of(ub) >= layer_of(ua):  # type: ignore[operator]
+                out.append(f"{a} -> {b}")
+    return sorted(out)
+
+
+def test_every_package_has_a_layer():
+    assert sorted({unit_of(m) for m in ig.modules() if layer_of(unit_of(m)) is None}) == []
+
+
+def test_imports_point_down():
+    """No upward import, no import between two units of one layer (so no world imports another)."""
+    assert upward_imports(ig.graph()) == []
+
+
+def test_worlds_are_reached_only_through_the_registry():
+    """Only a world's own modules and the registry (which imports them lazily) import a world."""
     edges = ig.graph()
     direct = sorted(
-        f"{a} -> {b}" for a, targets in edges.items() if _is_core(a) and a != "proagent.domains" for b in targets if b.startswith("proagent.domains.") and b != "proagent.domains.base"
+        f"{a} -> {b}"
+        for a, targets in edges.items()
+        for b in targets
+        if unit_of(b).startswith("proagent.domains.") and unit_of(a) not in (unit_of(b), "proagent.domains")
     )
     assert direct == []
+
+
+def test_the_layer_check_would_fail_on_a_violation():
+    """An upward import, a world importing another, and a same-layer import are all caught."""
+    assert upward_imports({"proagent.world.types": {"proagent.web.server"}}) == ["proagent.world.types -> proagent.web.server"]
+    assert upward_imports({"proagent.domains.cube.x": {"proagent.domains.overcooked.y"}}) != []
+    assert upward_imports({"proagent.eval.a": {"proagent.web.b"}}) != []
+    assert upward_imports({"proagent.cli.a": {"proagent.domains.cube.b", "proagent.world.types"}}) == []
 
 
 def test_the_graph_reader_sees_lazy_and_relative_imports(tmp_path):

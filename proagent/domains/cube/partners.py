@@ -90,13 +90,13 @@ IPPO_PARTNERS = ("ippo_independent", "ippo_shared")
 
 
 def partner_names(env: CubeEnv | None = None) -> list[str]:
-    """The scripted partners, plus the IPPO ones that have a checkpoint for ``env``'s scenario."""
-    names = set(PARTNERS)
-    if env is not None:
-        from proagent.domains.cube.rl.checkpoint import available
+    """The scripted partners, plus the IPPO ones that have a checkpoint for ``env``'s scenario (every
+    IPPO partner shipped for some scenario when ``env`` is None: a listing of what the world ships)."""
+    if env is None:
+        return sorted({*PARTNERS, *IPPO_PARTNERS})
+    from proagent.domains.cube.rl.checkpoint import available
 
-        names.update(available(env.name))
-    return sorted(names)
+    return sorted({*PARTNERS, *available(env.name)})
 
 
 def make_partner(name: str, env: CubeEnv | None = None) -> Agent:

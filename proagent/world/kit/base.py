@@ -15,15 +15,15 @@ from types import MappingProxyType
 from typing import Any
 
 from proagent.world.capabilities import Capabilities
-from proagent.world.types import DomainEnv, DomainInputError, Event
+from proagent.world.types import Controller, DomainEnv, DomainInputError, Event, SkillBook
 
 DEFAULT_HORIZON = 400  # steps per episode where neither the user nor the layout says otherwise
 
 
 class WorldBase:
-    """Defaults: layouts from the ``layouts`` table, action names from the ``actions`` enum, the
-    idle action ``actions.STAY``-like ``idle``, event counts per kind in ``event_kinds`` and seat,
-    the first listed partner as the default teammate, one horizon for every layout."""
+    """Defaults: layouts from the ``layouts`` table, action names from the ``actions`` enum, event
+    counts per kind in ``event_kinds`` and seat, the controller built from ``controller_type``, the
+    first listed partner as the default teammate, one horizon for every layout."""
 
     name: str
     prompts_root: Path
@@ -36,6 +36,7 @@ class WorldBase:
     capabilities: Capabilities = Capabilities()
     layouts: Mapping[str, Any] = MappingProxyType({})
     horizon: int = DEFAULT_HORIZON
+    controller_type: type[Controller]  # built as controller_type(book, seat, seed)
 
     @property
     def action_names(self) -> tuple[str, ...]:
@@ -55,6 +56,9 @@ class WorldBase:
 
     def default_horizon(self, spec: str) -> int:
         return self.horizon
+
+    def controller(self, book: SkillBook, seat: int, seed: int) -> Controller:
+        return self.controller_type(book, seat, seed)  # type: ignore[call-arg]
 
     def count_events(self, events: Sequence[Event], num_agents: int) -> dict[str, list[int]]:
         per_seat = Counter((str(e.kind), e.agent) for e in events)  # type: ignore[attr-defined]

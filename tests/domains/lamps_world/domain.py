@@ -16,8 +16,6 @@ from proagent.world.kit.base import WorldBase
 from proagent.world.kit.pictures import GridCanvas, grid_rendering, seat_colour
 from proagent.world.types import TeammateView
 
-HERE = Path(__file__).parent
-
 
 def page_facts(env: LampsEnv, first: LineState) -> dict:
     return {"length": env.layout.length, "lamp_cells": list(env.layout.lamp_cells), "duration": env.layout.duration}
@@ -35,8 +33,8 @@ def frame(state: LineState) -> np.ndarray:
 
 class LampsDomain(WorldBase):
     name = "lamps"
-    prompts_root, knowledge_root = HERE / "prompts", HERE / "knowledge"
-    actions, idle_action, event_kinds, layouts = Action, int(Action.STAY), EVENT_KINDS, LAYOUTS
+    prompts_root, knowledge_root = Path(__file__).parent / "prompts", Path(__file__).parent / "knowledge"
+    actions, idle_action, event_kinds, layouts, controller_type = Action, int(Action.STAY), EVENT_KINDS, LAYOUTS, LineController
     useful_events, metric_names = ("light", "complete"), ("completions", "lamps_lit")
     capabilities = Capabilities(grid_rendering("line", render_line, LineState.to_record, page_facts, frame, 250))
 
@@ -45,9 +43,6 @@ class LampsDomain(WorldBase):
 
     def skill_book(self, first: LineState):
         return skill_book(first)
-
-    def controller(self, book, seat: int, seed: int) -> LineController:
-        return LineController(book, seat, seed)
 
     def ground(self, state: LineState, seat: int, book, teammates: Sequence[TeammateView], score: float) -> dict:
         """Everything a seat may know (the line is fully observable)."""

@@ -29,8 +29,7 @@ SKILLS = (
 )
 
 
-def _skill_of_event(event: LampEvent) -> Skill | None:
-    """The teammate's completed skill, for belief correction."""
+def _skill_of_event(event: LampEvent) -> Skill | None:  # a teammate's completed skill (belief correction)
     if event.kind == "arrive":
         return Skill("go_to_lamp", event.lamp)
     return Skill("press") if event.kind in ("light", "wasted_press") else None

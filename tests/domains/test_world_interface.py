@@ -1,0 +1,54 @@
+"""Every world implements the required interface and declares its optional capabilities as typed
+records; the smallest world, built on the kit, stays small; worlds install through entry points."""
+
+from __future__ import annotations
+
+from importlib.metadata import EntryPoint
+from pathlib import Path
+
+import pytest
+from lamps_world import DOMAIN as LAMPS
+
+import proagent.domains as registry
+from proagent.world.capabilities import Capabilities
+from proagent.world.interface import REQUIRED_MEMBERS
+from proagent.world.types import DomainInputError
+
+LAMPS_FOLDER = Path(__file__).parent / "lamps_world"
+
+
+@pytest.mark.parametrize("name", ["overcooked", "cube"])
+def test_builtin_worlds_have_every_required_member(name: str) -> None:
+    world = registry.get_domain(name)
+    assert [m for m in REQUIRED_MEMBERS if not hasattr(world, m)] == []
+    assert isinstance(world.capabilities, Capabilities) and world.capabilities.rendering is not None
+
+
+def test_the_lamps_world_fits_in_300_lines() -> None:
+    """All Python files of its folder, blank lines and docstrings included."""
+    lines = sum(len(p.read_text().splitlines()) for p in LAMPS_FOLDER.rglob("*.py"))
+    assert lines <= 300, lines
+    assert [m for m in REQUIRED_MEMBERS if not hasattr(LAMPS, m)] == []
+
+
+def test_capabilities_default_to_none() -> None:
+    assert Capabilities().names() == []
+    assert registry.get_domain("cube").capabilities.names() == ["rendering", "process", "teams", "plans"]
+
+
+def test_an_installed_world_registers_through_its_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A package declaring ``[project.entry-points."proagent.worlds"] lamps = "lamps_world:DOMAIN"``
+    is listed and found by name and by its layouts, without any edit of proagent."""
+    installed = [EntryPoint("lamps", "lamps_world:DOMAIN", registry.WORLD_GROUP)]
+    monkeypatch.setattr(registry, "entry_points", lambda group: installed if group == registry.WORLD_GROUP else [])
+    assert "lamps" in registry.builtin_domain_names()
+    assert registry.get_domain("lamps") is LAMPS and registry.domain_for("line3", None) is LAMPS
+    assert registry.make_env("lamps:line").name == "line" and registry.make_env("lamps:line").horizon == LAMPS.horizon
+
+
+def test_world_prefixed_layouts_reach_every_world() -> None:
+    env = registry.make_env("cube:easy_2a")
+    assert env.name == "easy_2a" and env.num_agents == 2
+    assert registry.layout_of("cube:easy_2a") == "easy_2a" and registry.layout_of("random:hard:1") == "random:hard:1"
+    with pytest.raises(DomainInputError, match="unknown domain"):
+        registry.get_domain("no_such_world")
