@@ -35,7 +35,7 @@ EXPECTED = {
 
 
 def test_every_event_kind_has_an_expected_skill():
-    assert set(EXPECTED) == set(EventKind), "a new EventKind needs a mapping in SkillBook.skill_of_event and here"
+    assert set(EXPECTED) == set(EventKind), "a new EventKind needs a mapping in skills.event_skill and here"
 
 
 @pytest.mark.parametrize("kind", list(EventKind), ids=lambda k: k.value)

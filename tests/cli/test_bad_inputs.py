@@ -115,7 +115,8 @@ def test_an_api_base_with_credentials_is_refused_without_echoing_them(tmp_path, 
 
 
 def test_a_wait_with_an_unreadable_number_is_a_parse_error_not_wait_1():
-    from proagent.domains.overcooked.skills import SkillBook, SkillParseError
+    from proagent.domains.overcooked.skills import SkillBook
+    from proagent.world.types import SkillParseError
 
     book = SkillBook(("onion", "dish", "soup"))
     with pytest.raises(SkillParseError, match="cannot read the argument '2.5'"):

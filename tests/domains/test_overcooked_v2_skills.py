@@ -24,7 +24,7 @@ from proagent.domains.overcooked.controller import Controller
 from proagent.domains.overcooked.domain import OvercookedDomain
 from proagent.domains.overcooked.heuristic import heuristic_answer
 from proagent.domains.overcooked.heuristic_v2_prompt import Convention, is_v2, parse_convention, parse_recipe
-from proagent.domains.overcooked.skills import Skill, SkillBook, kitchen_features, recipe_fit
+from proagent.domains.overcooked.skills import Skill, SkillBook, event_skill, kitchen_features, recipe_fit
 from proagent.paths import KNOWLEDGE_DIR
 from proagent.world.types import SkillParseError
 
@@ -57,7 +57,7 @@ def _book(name: str) -> SkillBook:
 def test_classic_kitchens_keep_their_skills_and_words(name):
     book = _book(name)
     assert book.signatures() == CLASSIC_SIGNATURES
-    put = book.specs["put_onion_in_pot"]
+    put = book.records["put_onion_in_pot"]  # the skills.toml record as this kitchen words it
     assert put.description.startswith("Carry the onion you hold") and put.description.endswith("at 3 onions.")
     assert [r.fail for r in put.requires] == [
         "you are not holding an onion (you hold {held})",
@@ -80,7 +80,7 @@ def test_v2_kitchens_get_put_in_pot_and_their_indicator_skills(name):
     assert book.parse("pickup(tomato)") == Skill("pickup", "tomato")
     # classic-minded code (the scripted partners) still finds the pot skill by its onion name,
     # but the planner may not name it there
-    assert book.specs["put_onion_in_pot"] is book.specs["put_in_pot"]
+    assert book.spec("put_onion_in_pot") is book.spec("put_in_pot")
     with pytest.raises(SkillParseError):
         book.parse("put_onion_in_pot()")
 
@@ -187,9 +187,9 @@ def test_skill_of_event_per_kitchen():
     assert classic.skill_of_event(onion_put) == Skill("put_onion_in_pot")
     assert v2.skill_of_event(onion_put) == v2.skill_of_event(tomato_put) == Skill("put_in_pot")
     # without a kitchen (re-scoring a trace): onion puts keep their classic name
-    assert SkillBook.skill_of_event(onion_put) == Skill("put_onion_in_pot")
-    assert SkillBook.skill_of_event(tomato_put) == Skill("put_in_pot")
-    assert SkillBook.skill_of_event(press) == v2.skill_of_event(press) == Skill("press_button")
+    assert event_skill(onion_put) == Skill("put_onion_in_pot")
+    assert event_skill(tomato_put) == Skill("put_in_pot")
+    assert event_skill(press) == v2.skill_of_event(press) == Skill("press_button")
     assert v2.skill_of_event(Event(1, 1, EventKind.PICKUP_INGREDIENT, (0, 3), TOMATO)) == Skill("pickup", "tomato")
 
 

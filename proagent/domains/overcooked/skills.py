@@ -14,12 +14,10 @@ the recipe the agent *knows*, for the grounding to word.
 
 from __future__ import annotations
 
-import re
 import tomllib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
 from envs import Event, EventKind, KitchenState, Pos
@@ -27,7 +25,8 @@ from envs.overcooked.layouts import ingredient_name
 from envs.overcooked.symbolic import KitchenMap
 from proagent.domains.overcooked.navigation import reachable_targets
 from proagent.paths import KNOWLEDGE_DIR
-from proagent.world.types import Skill, SkillParseError, UndoState
+from proagent.world.kit.skills import ArgChoices, ArgRange, Failures, SkillDef, TableSkillBook
+from proagent.world.types import Skill, UndoState
 
 MAX_WAIT = 20
 
@@ -248,51 +247,80 @@ def _spec(record: dict, onion_only: bool) -> SkillSpec:
     )
 
 
-class _Specs(dict):
-    """The kitchen's skills by name. Looking up ``put_onion_in_pot`` on a kitchen whose pot skill is
-    ``put_in_pot`` finds that record (code written for the classic kitchens, like the scripted
+def _failures(requires: tuple[Requirement, ...]) -> Failures:
+    """A row's precondition check from its skills.toml requirements (named checks, worded fails)."""
+
+    def failures(kitchen: KitchenState, agent: int, skill: Skill) -> list[str]:
+        fmt = {"held": _held_name(kitchen, agent), "obj": skill.arg}
+        return [r.fail.format(**fmt) for r in requires if not CHECKS[r.check](kitchen, agent, skill)]
+
+    return failures
+
+
+def _row(spec: SkillSpec) -> SkillDef:
+    """A skills.toml record (as this kitchen words it) as a row of the world kit's table."""
+    unknown = {r.check for r in spec.requires} - CHECKS.keys() | ({spec.targets} - TARGETS.keys()) | ({spec.done} - DONE.keys())
+    if unknown:
+        raise ValueError(f"skill {spec.name!r} names unknown checks/targets/done-tests: {sorted(unknown)}")
+    targets = None if spec.targets == "none" else TARGETS[spec.targets]
+    return SkillDef(spec.name, spec.signature, spec.description, spec.args, _failures(spec.requires), DONE[spec.done], targets=targets)
+
+
+def event_skill(event: Event, put_skill: Skill | None = None) -> Skill | None:
+    """The skill an event completes, for belief correction (START_COOKING completes none). A put in
+    a pot is the kitchen's pot skill (``put_skill``); without a kitchen (re-scoring a trace) an onion
+    put reads as ``put_onion_in_pot()`` and any other ingredient's as ``put_in_pot()``; an indicator
+    activation is ``press_button()``."""
+    item = event.item.name if event.item else None
+    match event.kind:
+        case EventKind.PICKUP_INGREDIENT | EventKind.PICKUP_DISH | EventKind.PICKUP_FROM_COUNTER:
+            return Skill("pickup", item)
+        case EventKind.PUT_IN_POT:
+            return put_skill or Skill("put_onion_in_pot" if item == "onion" else "put_in_pot")
+        case EventKind.FILL_DISH:
+            return Skill("fill_dish_with_soup")
+        case EventKind.DELIVER:
+            return Skill("deliver_soup")
+        case EventKind.PLACE_ON_COUNTER:
+            return Skill("place_obj_on_counter")
+        case EventKind.ACTIVATE_INDICATOR:
+            return Skill("press_button")
+    return None
+
+
+def hands_and_counters(kitchen: KitchenState, agent: int) -> UndoState:
+    """What an undo loop leaves unchanged: the agent's hands and the objects on the counters (as a
+    multiset: putting an onion back on another counter is still putting it back)."""
+    counters = tuple(sorted(item.describe() for item in kitchen.counter_items.values()))
+    return UndoState(_held_name(kitchen, agent), counters)
+
+
+class SkillBook(TableSkillBook):
+    """The Overcooked skills for one kitchen, on the world kit's table: its ingredients decide the
+    pickup arguments and the pot skill's name, its ``features`` (`kitchen_features`) which
+    ``only_on`` skills exist. On a kitchen whose pot skill is ``put_in_pot``, ``put_onion_in_pot``
+    still finds that row (`spec`: code written for the classic kitchens, like the scripted
     partners, keeps working); the name is still not listed nor parsed there."""
-
-    def __missing__(self, name: str) -> SkillSpec:
-        if name == "put_onion_in_pot" and "put_in_pot" in self:
-            return self["put_in_pot"]
-        raise KeyError(name)
-
-
-class _book_or_class:
-    """A method usable on a book (``book.skill_of_event(e)``: knows the kitchen) and on the class
-    (``SkillBook.skill_of_event(e)``: no kitchen); the function gets the book or None first."""
-
-    def __init__(self, fn: Callable) -> None:
-        self.fn = fn
-        self.__doc__ = fn.__doc__
-
-    def __get__(self, book: object, owner: type | None = None) -> Callable:
-        return partial(self.fn, book)
-
-
-_SKILL_RE = re.compile(r"([a-z_]+)\s*\(\s*['\"]?([a-z0-9_]*)['\"]?\s*\)")
-
-
-class SkillBook:
-    """The Overcooked skills for one kitchen: its ingredients decide the pickup arguments and the pot
-    skill's name, its ``features`` (`kitchen_features`) which ``only_on`` skills exist."""
 
     def __init__(self, kitchen_items: tuple[str, ...], path: Path | None = None, features: frozenset[str] = frozenset()) -> None:
         data = tomllib.loads((path or KNOWLEDGE_DIR / "overcooked" / "skills.toml").read_text())
         ingredients = tuple(i for i in kitchen_items if i not in ("dish", "soup"))
         self.onion_only = ingredients == ("onion",)
         self.features = frozenset(features)
-        specs = (_spec(s, self.onion_only) for s in data["skill"])
-        self.specs = _Specs({spec.name: spec for spec in specs if spec.only_on is None or spec.only_on in self.features})
-        for spec in self.specs.values():
-            unknown = {r.check for r in spec.requires} - CHECKS.keys() | ({spec.targets} - TARGETS.keys()) | ({spec.done} - DONE.keys())
-            if unknown:
-                raise ValueError(f"skill {spec.name!r} names unknown checks/targets/done-tests: {sorted(unknown)}")
         self.items = kitchen_items
+        specs = [_spec(s, self.onion_only) for s in data["skill"]]
+        self.records = {spec.name: spec for spec in specs if spec.only_on is None or spec.only_on in self.features}
+        rows = [_row(spec) for spec in self.records.values()]
         progress = data.get("progress", {})
-        self.progress_own = frozenset(EventKind(k) for k in progress.get("own", ()))
-        self.progress_teammate = frozenset(EventKind(k) for k in progress.get("teammate", ()))
+        super().__init__(
+            rows,
+            {"items": ArgChoices(kitchen_items), "steps": ArgRange(1, MAX_WAIT, default=1)},
+            frozenset(EventKind(k) for k in progress.get("own", ())),
+            hands_and_counters,
+            lambda event: event_skill(event, self.put_skill),
+            teammate_progress=frozenset(EventKind(k) for k in progress.get("teammate", ())),
+            aliases={} if self.onion_only else {"put_onion_in_pot": "put_in_pot"},
+        )
 
     @classmethod
     def for_kitchen(cls, kitchen: KitchenState) -> SkillBook:
@@ -308,99 +336,3 @@ class SkillBook:
     def put_skill(self) -> Skill:
         """The kitchen's pot skill: ``put_onion_in_pot()`` on onion-only kitchens, else ``put_in_pot()``."""
         return Skill("put_onion_in_pot" if self.onion_only else "put_in_pot")
-
-    def all_skills(self) -> list[Skill]:
-        """Every concrete skill the planner may name (waits as wait(1)..wait(20))."""
-        out: list[Skill] = []
-        for spec in self.specs.values():
-            if spec.args == "items":
-                out.extend(Skill(spec.name, item) for item in self.items)
-            elif spec.args == "steps":
-                out.extend(Skill(spec.name, n) for n in range(1, MAX_WAIT + 1))
-            else:
-                out.append(Skill(spec.name))
-        return out
-
-    def failures(self, kitchen: KitchenState, agent: int, skill: Skill) -> list[str]:
-        """Unmet preconditions, worded for the failure explainer (empty list: the skill may run)."""
-        spec = self.specs[skill.name]
-        fmt = {"held": _held_name(kitchen, agent), "obj": skill.arg}
-        return [r.fail.format(**fmt) for r in spec.requires if not CHECKS[r.check](kitchen, agent, skill)]
-
-    def targets(self, kitchen: KitchenState, skill: Skill) -> tuple[Pos, ...]:
-        return TARGETS[self.specs[skill.name].targets](kitchen, skill)
-
-    def is_done(self, kitchen: KitchenState, agent: int, skill: Skill, steps: int) -> bool:
-        return DONE[self.specs[skill.name].done](kitchen, agent, skill, steps)
-
-    def parse(self, text: str) -> Skill:
-        """A skill from free text, tolerant of case, quotes, spaces, a missing '()' and list markers."""
-        cleaned = text.strip().lower().replace("-", "_")
-        match = _SKILL_RE.search(cleaned)
-        if match is None and (call := re.search(r"([a-z_]+)\s*\(([^)]*)\)", cleaned)) and call.group(1) in self.specs:
-            # e.g. wait(2.5): a known skill with an argument we cannot read is an error, not wait(1)
-            raise SkillParseError(f"{call.group(0)}: cannot read the argument {call.group(2).strip()!r}", text)
-        if match is None:
-            bare = re.search(r"[a-z_]+", cleaned)
-            if bare is None or bare.group(0) not in self.specs:
-                raise SkillParseError(f"no skill call found in {text!r}; expected one of {self.signatures()}", text)
-            name, arg = bare.group(0), ""
-        else:
-            name, arg = match.group(1), match.group(2)
-        return self._validated(name, arg, text)
-
-    def _validated(self, name: str, arg: str, raw: str) -> Skill:
-        spec = self.specs.get(name)
-        if spec is None:
-            raise SkillParseError(f"unknown skill {name!r}; expected one of {self.signatures()}", raw)
-        if spec.args == "items":
-            if arg not in self.items:
-                raise SkillParseError(f"{name}({arg}): argument must be one of {list(self.items)}", raw)
-            return Skill(name, arg)
-        if spec.args == "steps":
-            if arg and not arg.isdigit():
-                raise SkillParseError(f"wait({arg}): n must be a whole number of steps", raw)
-            n = int(arg) if arg else 1
-            if not 1 <= n <= MAX_WAIT:
-                raise SkillParseError(f"wait({arg}): n must be between 1 and {MAX_WAIT}", raw)
-            return Skill(name, n)
-        return Skill(name)
-
-    def is_progress(self, event: Event, agent: int) -> bool:
-        """Whether ``event`` moved the team forward from ``agent``'s point of view (skills.toml [progress])."""
-        kinds = self.progress_own if event.agent == agent else self.progress_teammate
-        return event.kind in kinds
-
-    @_book_or_class
-    def skill_of_event(book: SkillBook | None, event: Event) -> Skill | None:
-        """The skill an event completes, for belief correction (START_COOKING completes none). A put
-        in a pot is the kitchen's pot skill: ``put_onion_in_pot()`` on onion-only kitchens, else
-        ``put_in_pot()``; an indicator activation is ``press_button()``. Called on the class (no
-        kitchen known: re-scoring a trace) an onion put reads as ``put_onion_in_pot()`` and any other
-        ingredient's as ``put_in_pot()``."""
-        item = event.item.name if event.item else None
-        match event.kind:
-            case EventKind.PICKUP_INGREDIENT | EventKind.PICKUP_DISH | EventKind.PICKUP_FROM_COUNTER:
-                return Skill("pickup", item)
-            case EventKind.PUT_IN_POT:
-                if book is not None:
-                    return book.put_skill
-                return Skill("put_onion_in_pot" if item == "onion" else "put_in_pot")
-            case EventKind.FILL_DISH:
-                return Skill("fill_dish_with_soup")
-            case EventKind.DELIVER:
-                return Skill("deliver_soup")
-            case EventKind.PLACE_ON_COUNTER:
-                return Skill("place_obj_on_counter")
-            case EventKind.ACTIVATE_INDICATOR:
-                return Skill("press_button")
-        return None
-
-    def undo_state(self, kitchen: KitchenState, agent: int) -> UndoState:
-        """What an undo loop leaves unchanged: the agent's hands and the objects on the counters (as a
-        multiset: putting an onion back on another counter is still putting it back)."""
-        counters = tuple(sorted(item.describe() for item in kitchen.counter_items.values()))
-        return UndoState(_held_name(kitchen, agent), counters)
-
-    def signatures(self) -> list[str]:
-        return [spec.signature for spec in self.specs.values()]

@@ -191,7 +191,7 @@ class TeamView:
         """Preconditions hold and some allowed target is reachable (waiting always is)."""
         if self.book.failures(self.kitchen, self.seat, choice.skill):
             return False
-        if self.book.specs[choice.skill.name].targets == "none":
+        if self.book.spec(choice.skill.name).targets is None:
             return True
         targets = self.book.targets_within(self.kitchen, choice.skill, choice.scope)
         return any(self.reaches(self.mine, t) for t in targets)
