@@ -1,16 +1,22 @@
 """The registry of worlds: built in, installed as packages, or named as ``package.module:attribute``.
 
-A world plugs in without touching proagent in either of two ways: a package that declares an entry
-point in the ``proagent.worlds`` group (``name = "package.module:attribute"``; its replay drawing,
-if it has one, in ``proagent.world_drawings``), or ``--domain package.module:attribute`` on the
-command line. A layout name with no ``--domain`` goes to the world that owns it; ``world:layout``
-names the world explicitly (`make_env`). Worlds are imported only when asked for.
+A built-in world is a subpackage ``proagent.domains.<name>`` whose ``__init__`` declares ``WORLD``
+(``"module:attribute"`` of its `Domain`) and ``DRAWING`` (``"module:function"`` of its replay
+drawing, or None); the registry finds it there, so adding one touches nothing outside its own
+folders. Any other world plugs in without touching proagent in either of two ways: a package that
+declares an entry point in the ``proagent.worlds`` group (``name = "package.module:attribute"``; its
+replay drawing, if it has one, in ``proagent.world_drawings``), or ``--domain
+package.module:attribute`` on the command line. A layout name with no ``--domain`` goes to the world
+that owns it; ``world:layout`` names the world explicitly (`make_env`). Worlds are imported only
+when asked for (their package ``__init__`` is light).
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Callable
+from functools import cache
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -21,14 +27,15 @@ DEFAULT_DOMAIN = "overcooked"
 WORLD_GROUP = "proagent.worlds"  # entry points: world name -> "module:attribute" (a Domain, or its class)
 DRAWING_GROUP = "proagent.world_drawings"  # entry points: world name -> "module:function" -> ReplayDrawing
 
-_BUILTIN = {
-    "overcooked": "proagent.domains.overcooked.domain:OvercookedDomain",
-    "cube": "proagent.domains.cube.domain:CubeDomain",
-}
-_BUILTIN_DRAWINGS = {  # light modules: a replay needs no JAX
-    "overcooked": "proagent.domains.overcooked.web:replay_drawing",
-    "cube": "proagent.domains.cube.web:replay_drawing",
-}
+@cache
+def _builtin() -> dict[str, tuple[str, str | None]]:
+    """The built-in worlds: name -> (WORLD, DRAWING) as each world package declares them."""
+    found = {}
+    for info in pkgutil.iter_modules(__path__):
+        if info.ispkg:
+            package = importlib.import_module(f"{__name__}.{info.name}")
+            found[info.name] = (package.WORLD, package.DRAWING)
+    return found
 
 
 def _load(spec: str) -> Any:
@@ -47,7 +54,7 @@ def _installed(group: str) -> dict[str, str]:
 
 def _world_specs() -> dict[str, str]:
     """Every registered world: the built-in ones, then installed ones (which cannot shadow them)."""
-    return {**_installed(WORLD_GROUP), **_BUILTIN}
+    return {**_installed(WORLD_GROUP), **{name: world for name, (world, _) in _builtin().items()}}
 
 
 def builtin_domain_names() -> list[str]:
@@ -98,7 +105,8 @@ def make_env(spec: str, horizon: int | None = None) -> DomainEnv:
 def replay_drawing_for(name: str) -> Any:
     """The replay page's drawing of a world (a `proagent.world.replay.ReplayDrawing`), from its
     light drawing module; DomainInputError for a world without one."""
-    drawings = {**_installed(DRAWING_GROUP), **_BUILTIN_DRAWINGS}
+    built_in = {name: drawing for name, (_, drawing) in _builtin().items() if drawing is not None}
+    drawings = {**_installed(DRAWING_GROUP), **built_in}
     if name not in drawings:
         raise DomainInputError(f"domain {name!r} has no replay drawing; domains with one: {', '.join(sorted(drawings))}")
     make: Callable[[], Any] = _load(drawings[name])

@@ -52,3 +52,17 @@ def test_world_prefixed_layouts_reach_every_world() -> None:
     assert registry.layout_of("cube:easy_2a") == "easy_2a" and registry.layout_of("random:hard:1") == "random:hard:1"
     with pytest.raises(DomainInputError, match="unknown domain"):
         registry.get_domain("no_such_world")
+
+
+def test_a_built_in_world_is_found_in_its_own_package() -> None:
+    """Each ``proagent.domains.<name>`` declares WORLD and DRAWING: the registry reads them, so a new
+    built-in world touches no file outside its own folders."""
+    import importlib
+    import pkgutil
+
+    packages = [info.name for info in pkgutil.iter_modules(registry.__path__) if info.ispkg]
+    assert sorted(packages) == registry.builtin_domain_names() == ["cube", "overcooked"]
+    for name in packages:
+        package = importlib.import_module(f"proagent.domains.{name}")
+        assert registry.get_domain(name).name == name and ":" in package.WORLD
+        assert registry.replay_drawing_for(name).domain == name

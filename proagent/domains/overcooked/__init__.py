@@ -8,7 +8,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from proagent.domains.overcooked.domain import OvercookedDomain
 
-__all__ = ["OvercookedDomain"]
+WORLD = "proagent.domains.overcooked.domain:OvercookedDomain"  # the registry finds the world by these
+DRAWING = "proagent.domains.overcooked.web:replay_drawing"  # the replay page's drawing (light, no JAX)
+
+__all__ = ["DRAWING", "WORLD", "OvercookedDomain"]
 
 
 def __getattr__(name: str) -> object:
