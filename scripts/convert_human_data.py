@@ -3,7 +3,7 @@
     pip install pandas   # only for this script; the project does not need it at run time
     python scripts/convert_human_data.py [/work/shared/data/human/2019_hh_trials_sample.pickle]
 
-The output is dependency-free gzipped JSON lines, read by ``proagent.training.human_data``:
+The output is dependency-free gzipped JSON lines, read by ``proagent.domains.overcooked.human_data``:
 
 - one ``{"type": "trial", ...}`` header per trial: our layout name, the data's own layout name,
   trial id, the data's grid (player digits blanked), cook time, number of steps;

@@ -14,7 +14,10 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from proagent.world.rl_spec import RLSpec
 
 State = Any  # a domain's typed symbolic state; the core reads only ``.step`` and ``.horizon``
 EngineState = Any  # a domain's raw JAX state (a pytree)
@@ -176,6 +179,10 @@ class Domain(Protocol):
     idle_action: int  # the primitive action that does nothing (an agent still thinking plays it)
     useful_events: tuple[str, ...]  # event kinds that are an agent's own contribution (play's summary)
     metric_names: tuple[str, ...]  # the keys of episode_metrics (report columns, ablation metrics)
+
+    @property
+    def rl(self) -> RLSpec | None:
+        """The world's RL spec (``proagent train --domain <name>``); None where none is provided."""
 
     def layout_names(self) -> list[str]:
         """The named layouts/scenarios, for listings and error messages."""

@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,6 +27,9 @@ from proagent.domains.cube.grounding import ground_facts, memory_line, render_gr
 from proagent.domains.cube.partners import DEFAULT_PARTNER, make_partner, partner_names
 from proagent.domains.cube.skills import MAX_STEPS, SKILLS, CubeController, CubeSkillBook
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
+
+if TYPE_CHECKING:
+    from proagent.domains.cube.rl_spec import CubeRLSpec
 
 HERE = Path(__file__).parent
 _TARGETED = re.compile(rf"^(?:{'|'.join(d.name for d in SKILLS if d.args == 'block')})\((\d+)\)$")
@@ -43,6 +47,13 @@ class CubeDomain:
     useful_events = ("push_ok", "deliver")
     metric_names = ("blocks_delivered", "weight_delivered", "failed_pushes")
     process_metric_names = METRIC_NAMES  # EmCoop's constraint totals, `CubeConstraintCollector.result`
+
+    @property
+    def rl(self) -> CubeRLSpec:
+        """The RL spec `proagent train --domain cube` trains this world's partners with (imported on use: JAX)."""
+        from proagent.domains.cube.rl_spec import CUBE_RL
+
+        return CUBE_RL
 
     def layout_names(self) -> list[str]:
         return sorted(SCENARIOS)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -52,6 +53,9 @@ from proagent.domains.overcooked.skills import SkillBook
 from proagent.interdependence.episode import EpisodeCollector
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
 
+if TYPE_CHECKING:
+    from proagent.domains.overcooked.rl_spec import OvercookedRLSpec
+
 TRAINED_DEFAULT = "sp"  # the default teammate on a kitchen the heuristic chefs cannot cook in
 PROGRESS_EVENTS = ("put_in_pot", "fill_dish", "deliver")  # an agent's own contribution to soups
 
@@ -74,6 +78,13 @@ class OvercookedDomain:
 
     def __init__(self, registry: PartnerRegistry | None = None) -> None:
         self._registry = registry
+
+    @property
+    def rl(self) -> OvercookedRLSpec:
+        """The RL spec `proagent train` trains this world's partners with (imported on use: JAX)."""
+        from proagent.domains.overcooked.rl_spec import OVERCOOKED_RL
+
+        return OVERCOOKED_RL
 
     @property
     def registry(self) -> PartnerRegistry:
