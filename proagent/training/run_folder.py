@@ -32,8 +32,10 @@ def run_name(world: str, layout: str, algo: str) -> str:
     return f"{_slug(world)}-{_slug(layout)}-{_slug(algo)}"
 
 
-def default_out(world: str, layout: str, algo: str, root: Path = TRAIN_RUNS) -> Path:
-    """A new run folder: ``<root>/<YYYYmmdd-HHMMSS>-<world>-<layout>-<algo>`` (a suffix if taken)."""
+def default_out(world: str, layout: str, algo: str, root: Path | None = None) -> Path:
+    """A new run folder: ``<root>/<YYYYmmdd-HHMMSS>-<world>-<layout>-<algo>`` (a suffix if taken);
+    ``root`` defaults to ``runs/train``."""
+    root = TRAIN_RUNS if root is None else root
     base = f"{time.strftime('%Y%m%d-%H%M%S')}-{run_name(world, layout, algo)}"
     out, n = root / base, 1
     while out.exists():
@@ -42,10 +44,12 @@ def default_out(world: str, layout: str, algo: str, root: Path = TRAIN_RUNS) -> 
     return out
 
 
-def interrupted_run(world: str, layout: str, algo: str, root: Path = TRAIN_RUNS) -> Path | None:
+def interrupted_run(world: str, layout: str, algo: str, root: Path | None = None) -> Path | None:
     """The newest run folder of this world, layout and algorithm that holds resume state."""
+    root = TRAIN_RUNS if root is None else root
     name = run_name(world, layout, algo)
-    found = sorted(p.parent for p in root.glob(f"*-{name}*/{RESUME_DIR}") if p.is_dir())
+    pattern = re.compile(rf"\d{{8}}-\d{{6}}-{re.escape(name)}(-\d+)?")
+    found = sorted(p.parent for p in root.glob(f"*/{RESUME_DIR}") if p.is_dir() and pattern.fullmatch(p.parent.name))
     return found[-1] if found else None
 
 

@@ -20,3 +20,13 @@ def overcooked_partner(directory, layout, name=None, stochastic=True):
     from proagent.training.partner import RLPartner
 
     return RLPartner(directory, lambda m: partner_env(layout, m.dynamics), layout.name, name, stochastic)
+
+
+class NoRLWorld:
+    """A plugged-in world without an RL spec (``--domain training_helpers:NO_RL_WORLD``)."""
+
+    name = "no_rl"
+    rl = None
+
+
+NO_RL_WORLD = NoRLWorld()

@@ -29,6 +29,7 @@ class LampsDomain:
     """The lamps world. Stateless: one instance serves every run."""
 
     name = "lamps"
+    rl = None  # no RL spec: `proagent train --domain` refuses this world in one line
     prompts_root: Path = HERE / "prompts"
     knowledge_root: Path = HERE / "knowledge"
     idle_action = int(Action.STAY)
