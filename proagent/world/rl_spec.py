@@ -51,9 +51,16 @@ class RLEnv(Protocol):
     """One layout or scenario as the RL program sees it. Every method is pure and jit/vmap friendly;
     an ended episode's state stays frozen (the program resets it)."""
 
-    num_agents: int
-    num_actions: int
-    horizon: int  # steps of an evaluation episode
+    @property
+    def num_agents(self) -> int: ...
+
+    @property
+    def num_actions(self) -> int: ...
+
+    @property
+    def horizon(self) -> int:
+        """Steps of an evaluation episode."""
+        ...
 
     def reset(self, key: jax.Array) -> State: ...
 
@@ -100,7 +107,8 @@ class Style(NamedTuple):
 class StyleEvents(Protocol):
     """Per-agent events a style weighs, for the never-annealed style rewards of human proxies."""
 
-    events: tuple[str, ...]
+    @property
+    def events(self) -> tuple[str, ...]: ...
 
     def styles(self) -> Mapping[str, Style]: ...
 
@@ -135,13 +143,32 @@ class DemoSource(Protocol):
 class RLSpec(Protocol):
     """What one world gives the RL program (see the module docstring)."""
 
-    world: str  # the domain name: partners live in partners/<world>/<layout>/<algo>/
-    encoders: tuple[str, ...]  # ``--encoder`` choices besides "auto"
-    ppo_defaults: Mapping[str, int | float]  # the world's PPO recipe: overrides of the program's defaults
-    symmetries: Symmetries | None
-    start_states: StartStates | None
-    styles: StyleEvents | None
-    demonstrations: DemoSource | None
+    @property
+    def world(self) -> str:
+        """The domain's name: its partners live in partners/<world>/<layout>/<algo>/."""
+        ...
+
+    @property
+    def encoders(self) -> tuple[str, ...]:
+        """``--encoder`` choices besides "auto"."""
+        ...
+
+    @property
+    def ppo_defaults(self) -> Mapping[str, int | float]:
+        """The world's PPO recipe: overrides of the program's defaults (``PPOConfig`` fields)."""
+        ...
+
+    @property
+    def symmetries(self) -> Symmetries | None: ...
+
+    @property
+    def start_states(self) -> StartStates | None: ...
+
+    @property
+    def styles(self) -> StyleEvents | None: ...
+
+    @property
+    def demonstrations(self) -> DemoSource | None: ...
 
     def layout_name(self, layout: str) -> str:
         """The canonical name of a layout (or scenario); a ValueError naming the known ones."""

@@ -185,7 +185,7 @@ def test_human_proxy_ships_one_partner_per_style(tmp_path):
     from proagent.training.algorithms.human_proxy import ProxySettings, train_human_proxy
 
     algo = AlgoConfig(layout="cramped_room", total_steps=2 * 8 * 16, ppo=TINY, updates_per_call=1, eval_episodes=1)
-    out = tmp_path / "cramped_room" / "human_proxy"
+    out = tmp_path / "overcooked" / "cramped_room" / "human_proxy"
     manifests = train_human_proxy(algo, out, lambda _: None, ProxySettings(styles=("deliverer", "onion_fetcher")))
     assert [m.algorithm for m in manifests] == ["human_proxy_deliverer", "human_proxy_onion_fetcher"]
     assert {"human_proxy_deliverer", "human_proxy_onion_fetcher"} <= set(trained_factories(tmp_path))

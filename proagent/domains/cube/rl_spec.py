@@ -177,11 +177,15 @@ class CubeRLSpec:
     def make_env(self, layout: str, horizon: int | None = None, record: Mapping[str, Any] | None = None) -> CubeRLEnv:
         """The scenario (its own horizon unless ``horizon`` or ``record`` says otherwise) with the
         shaping weights ``record`` names (default: those the shipped partners trained with)."""
-        settings = dict(record or {})
+        settings = record or {}
         scenario = load_scenario(layout)
-        length = horizon if horizon is not None else settings.pop("horizon", scenario.horizon)
-        settings.pop("horizon", None)
-        return CubeRLEnv(CubeEnv(dataclasses.replace(scenario, horizon=length)), **settings)
+        length = horizon if horizon is not None else settings.get("horizon", scenario.horizon)
+        return CubeRLEnv(
+            CubeEnv(dataclasses.replace(scenario, horizon=length)),
+            push_shaping=settings.get("push_shaping", PUSH_SHAPING),
+            approach_shaping=settings.get("approach_shaping", APPROACH_SHAPING),
+            shaping_gamma=settings.get("shaping_gamma", SHAPING_GAMMA),
+        )
 
     def network(self, encoder: str, layout: str, gpu: bool):
         from proagent.training.networks import MlpConfig
