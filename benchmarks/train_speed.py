@@ -31,6 +31,7 @@ from flax.linen.initializers import constant, orthogonal
 from flax.training.train_state import TrainState
 
 import envs
+from proagent.domains.overcooked.rl_spec import OvercookedRLEnv, rl_env
 from proagent.training.config import PPOConfig
 from proagent.training.networks import NetworkConfig
 from proagent.training.ppo import gae, ppo_epochs
@@ -111,7 +112,7 @@ def time_calls(fn, carry, calls: int) -> tuple[float, object]:
     return time.perf_counter() - start, carry
 
 
-def bench_ours(config: PPOConfig, env: envs.OvercookedEnv, updates: int) -> tuple[float, float]:
+def bench_ours(config: PPOConfig, env: OvercookedRLEnv, updates: int) -> tuple[float, float]:
     init, update = make_self_play(config, env, 1)
     runner = init(jax.random.PRNGKey(0))
 
@@ -129,7 +130,7 @@ def bench_ours(config: PPOConfig, env: envs.OvercookedEnv, updates: int) -> tupl
 POPULATIONS = ("pop-sp", "pop-br", "pop-rr4")
 
 
-def bench_population(config: PPOConfig, env: envs.OvercookedEnv, updates: int, kind: str) -> tuple[float, float]:
+def bench_population(config: PPOConfig, env: OvercookedRLEnv, updates: int, kind: str) -> tuple[float, float]:
     """Training speed of the population program in one of its three shapes (no rollout-only timing)."""
     from proagent.training.algorithms.pairings import best_response, round_robin, self_play
     from proagent.training.population import Pairing, learner_params, make_population_train, stack_pool
@@ -180,9 +181,11 @@ def main(argv: list[str] | None = None) -> None:
             network=NetworkConfig(encoder=enc),
         )
         if name in POPULATIONS:
-            t_upd, t_roll = bench_population(cfg, env, args.updates, name)
+            t_upd, t_roll = bench_population(cfg, rl_env(env), args.updates, name)
+        elif name == "baseline":
+            t_upd, t_roll = bench_baseline(cfg, env, args.updates)
         else:
-            t_upd, t_roll = (bench_baseline if name == "baseline" else bench_ours)(cfg, env, args.updates)
+            t_upd, t_roll = bench_ours(cfg, rl_env(env), args.updates)
         steps = args.updates * cfg.steps_per_update
         results[name] = (steps / t_upd, steps / t_roll)
         print(

@@ -20,3 +20,25 @@ if not KNOWLEDGE_DIR.is_dir():  # pragma: no cover - only on a broken install
         f"proagent data folders not found next to the package ({PROJECT_ROOT}); "
         "install from a checkout with `pip install -e .` as the README says"
     )
+
+
+def partner_dir(world: str, layout: str, algo: str, root: Path = PARTNERS_DIR) -> Path:
+    """The home of a trained partner: ``partners/<world>/<layout>/<algo>/`` (a ':' of a generated
+    scenario name, e.g. CUBE's ``random:easy:3``, becomes '_'). Every partner lookup goes here."""
+    return root / world / layout.replace(":", "_") / algo
+
+
+def checkpoint_dir(path: Path) -> Path:
+    """A checkpoint folder as given, or its new home when it names an Overcooked partner's old
+    place ``partners/<layout>/<algo>/`` (before every world had its own folder) that is gone."""
+    if path.exists():
+        return path
+    resolved = path.resolve()
+    if not resolved.is_relative_to(PARTNERS_DIR):
+        return path
+    parts = resolved.relative_to(PARTNERS_DIR).parts
+    if len(parts) == 2:
+        moved = partner_dir("overcooked", parts[0], parts[1])
+        if moved.exists():
+            return moved
+    return path

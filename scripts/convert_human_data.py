@@ -6,7 +6,7 @@
 The pickle is overcooked_ai's ``src/human_aware_rl/static/human_data/dummy/2019_hh_trials_sample.pickle``
 (see data/human/README.md); without an argument it is read from the current directory.
 
-The output is dependency-free gzipped JSON lines, read by ``proagent.training.human_data``:
+The output is dependency-free gzipped JSON lines, read by ``proagent.domains.overcooked.human_data``:
 
 - one ``{"type": "trial", ...}`` header per trial: our layout name, the data's own layout name,
   trial id, the data's grid (player digits blanked), cook time, number of steps;

@@ -6,7 +6,7 @@ ProAgent with each of them (both seats), next to the V2 paper's Table 2.
     python scripts/overcooked_v2_table.py --llm openai/gpt-4o-mini   # a real model (costs money)
     python scripts/overcooked_v2_table.py --skip-proagent           # the RL block only (minutes)
 
-RL block: every trained partner of each layout (partners/<layout>/<name>, the same network) plays
+RL block: every trained partner of each layout (partners/overcooked/<layout>/<name>, the same network) plays
 every other and itself in one vmapped program (`proagent.training.crossplay`), ``--rl-episodes``
 episodes per ordered pair. SP is a partner with itself; XP is its mean with every *other* shipped
 partner of the layout, both seats (cross-method here: the paper's XP pairs seeds of one method,
@@ -139,9 +139,9 @@ def rl_table(rows: list[dict], paper: dict) -> str:
 
 
 def shipped(layout: str) -> list[str]:
-    from proagent.domains.overcooked.partners.rl import available_rl_partners
+    from proagent.training.partner import available_rl_partners
 
-    return available_rl_partners(layout)
+    return available_rl_partners("overcooked", layout)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Train OvercookedV2 partners (the paper's six coordination layouts) one run after another, into partners/.
+# Train OvercookedV2 partners (the paper's six coordination layouts) one run after another, into
+# partners/overcooked/ (--force: over the shipped checkpoints).
 #   scripts/train_v2_zoo.sh STEPS LAYOUT[,LAYOUT...] ALGO[,ALGO...] [SEED[,SEED...]]
 #   e.g. scripts/train_v2_zoo.sh 3000000 demo_cook_simple,grounded_coord_simple sp,op,state_aug,fcp 0,1
-# Seed 0 writes partners/<layout>/<algo>, seed s > 0 partners/<layout>/<algo>_s<s> (SP/XP matrices).
+# Seed 0 writes partners/overcooked/<layout>/<algo>, seed s > 0 .../<algo>_s<s> (SP/XP matrices).
 # CPU budget (what shipped): the CPU-sized recurrent network (--encoder auto on CPU), 32 envs x 128
 # steps, entropy 0.01, shaping annealed over 3/5 of the run (10M steps with shaping over 6M learn
 # several times faster than 3M with shaping over 2.5M; partners/README.md); self-play keeps its best
@@ -43,7 +44,7 @@ for layout in "${layouts[@]}"; do
       log="runs/zoo_logs/${layout}_${name}.log"
       echo "$(date -u +%H:%M:%S) $algo $layout seed $seed $steps -> $log"
       proagent train --algo "$algo" --layout "$layout" --seed "$seed" --steps "$steps" --shaping-horizon "$shaping" \
-        --encoder auto "${flags[@]}" --out "partners/$layout/$name" >"$log" 2>&1
+        --encoder auto "${flags[@]}" --out "partners/overcooked/$layout/$name" --force >"$log" 2>&1
       tail -n 1 "$log"
     done
   done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Train a layout's population agents from scratch (no warm start) on one GPU, one run at a time.
 #   scripts/train_zoo_gpu.sh OUT_ROOT LAYOUT [SCALE] [ALGOS]
-# Partners land in OUT_ROOT/<layout>/<algo>/ (a partners/ tree; human_proxy gives one folder per
+# Partners land in OUT_ROOT/overcooked/<layout>/<algo>/ (a partners/ tree; human_proxy gives one folder per
 # style), logs in OUT_ROOT/logs/<layout>_<algo>.log. SCALE multiplies every step budget (1: 80M env
 # steps for COLE, 120M for FCP and MEP, 40M for PBT and the human proxies); ALGOS is a
 # comma-separated subset of cole,fcp,mep,pbt,human_proxy (default: all, in that order).
@@ -23,7 +23,7 @@ train() {  # algo, seed, then more proagent train arguments
   [[ ",$algos," == *",$algo,"* ]] || return 0
   local log="$root/logs/${layout}_${algo}.log"
   python3 -m proagent.training.cli --algo "$algo" --layout "$layout" --seed "$seed" --encoder fast \
-    --out "$root/$layout/$algo" --set num_minibatches=8 "$@" >"$log" 2>&1 \
+    --out "$root/overcooked/$layout/$algo" --set num_minibatches=8 "$@" >"$log" 2>&1 \
     && tail -n 1 "$log" || echo "$layout $algo FAILED (see $log)"
 }
 train cole 0 --steps "$(steps 8e7)" --num-envs 1024 --algo-set generations=10

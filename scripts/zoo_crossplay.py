@@ -2,7 +2,7 @@
 
     python scripts/zoo_crossplay.py [--episodes 10] [--seed 0] [--out docs/zoo_crossplay_trained] [--root partners]
 
-``--root`` scores another zoo laid out like partners/ (<root>/<layout>/<name>/), e.g. candidate
+``--root`` scores another zoo laid out like partners/ (<root>/overcooked/<layout>/<name>/), e.g. candidate
 checkpoints next to the shipped ones before they replace them. ``--heldout a,b`` names partners
 kept out of "the rest of the zoo" and summarised on their own: each algorithm's mean with partners
 it was not trained with or derived from (a zero-shot test).

@@ -18,11 +18,11 @@ COLUMNS = ("layout", "partner", "algorithm", "env steps", "warm start", "train t
 
 
 def checkpoint_rows() -> list[tuple[str, ...]]:
-    """One row per shipped checkpoint, from its manifest."""
+    """One row per shipped Overcooked checkpoint, from its manifest."""
     from proagent.paths import PARTNERS_DIR
 
     rows = []
-    for path in sorted(PARTNERS_DIR.glob("*/*/manifest.json")):
+    for path in sorted(PARTNERS_DIR.glob("overcooked/*/*/manifest.json")):
         m = json.loads(path.read_text())
         sp = m.get("self_play") or {}  # an intermediate checkpoint (training still running) has no score yet
         rows.append(
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     console = Console()
     console.print("partners: " + ", ".join(get_domain(None).partner_names(None)), markup=False)
-    table = Table(title="trained checkpoints (partners/<layout>/<partner>/)")
+    table = Table(title="trained checkpoints (partners/overcooked/<layout>/<partner>/)")
     for column in COLUMNS:
         table.add_column(column)
     for row in rows:

@@ -1,21 +1,22 @@
-"""Behaviour cloning from the human-human trials: ``bc`` partners, a (weak) model of humans.
+"""Behaviour cloning from recorded play: ``bc`` partners, a (weak) model of humans.
 
     proagent train --algo bc --layout cramped_room [--seed 0] [--set epochs=100] [--set max_stay_run=0]
 
-The policy head of the usual ``ActorCritic`` (fast encoder by default) is fitted with
-cross-entropy to the human actions of ``proagent.training.human_data`` (both seats, from each
-seat's own observation). The value head is left at its initialisation: a BC checkpoint is a policy,
+Where the world's RL spec has ``demonstrations`` (Overcooked: the human-human trials of
+``proagent.domains.overcooked.human_data``), the policy head of the world's network (Overcooked:
+the fast encoder by default) is fitted with cross-entropy to the recorded actions (every seat,
+from each seat's own observation). The value head is left at its initialisation: a BC checkpoint is a policy,
 not a critic. All epochs run in one jitted ``lax.scan`` (shuffled minibatches, Adam with weight
 decay); the parameters of the epoch with the lowest validation loss are kept (early stopping on the
 held-out tail of each trial). Then the policy is scored in self-play with ``self_play_score`` and
-saved, with a data-provenance note, to ``partners/<layout>/bc/`` where ``RLPartner`` and the
-partner registry find it.
+saved, with the data's provenance, to ``--out`` (shipped: ``partners/<world>/<layout>/bc/``, where
+``RLPartner`` and the partner registry find it).
 
-STAY: by default every human STAY is dropped from the samples (``max_stay_run=0``), because most
-are UI idling (see ``human_data``), and a clone that keeps them idles through most of an episode.
-Validation accuracy is measured on the same filtered distribution (the non-STAY human actions).
+STAY: by default every idle action is dropped from the samples (``max_stay_run=0``), because most
+human STAYs are UI idling (see ``human_data``), and a clone that keeps them idles through most of
+an episode. Validation accuracy is measured on the same filtered distribution.
 
-Data: one human-human trial of ~1,200 steps per layout. This is a weak human model.
+Overcooked's data: one human-human trial of ~1,200 steps per layout. This is a weak human model.
 """
 
 from __future__ import annotations
@@ -31,11 +32,11 @@ import numpy as np
 import optax
 from pydantic import BaseModel, ConfigDict, Field
 
-import envs
 from proagent.training import checkpoint
 from proagent.training.evaluate import self_play_score
-from proagent.training.human_data import HUMAN_DATA, PROVENANCE, Samples, bc_dataset, load_trials
-from proagent.training.networks import ActorCritic, NetworkConfig, init_params
+from proagent.training.networks import Network, NetworkConfig, encoder_name, init_params, policy_fns
+from proagent.training.worlds import rl_spec
+from proagent.world.rl_spec import Demonstrations
 
 Log = Callable[[str], None]
 
@@ -43,6 +44,7 @@ Log = Callable[[str], None]
 class BCConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    world: str = "overcooked"
     layout: str = "cramped_room"
     seed: int = 0
     epochs: int = Field(100, ge=1)
@@ -51,7 +53,7 @@ class BCConfig(BaseModel):
     weight_decay: float = 1e-4
     max_stay_run: int | None = Field(0, ge=0, description="STAYs kept per idle run (None: all, 0: none)")
     val_fraction: float = Field(0.2, gt=0.0, lt=1.0, description="held-out tail of each trial")
-    network: NetworkConfig = NetworkConfig(encoder="fast")
+    network: Network = NetworkConfig(encoder="fast")
 
 
 class EpochMetrics(NamedTuple):
@@ -65,8 +67,8 @@ class BCResult(NamedTuple):
     params: dict
     history: EpochMetrics  # per epoch, numpy
     best_epoch: int
-    train: Samples
-    val: Samples
+    train: Demonstrations
+    val: Demonstrations
     wall_s: float
 
 
@@ -76,14 +78,13 @@ def _loss_acc(apply, params, obs, actions):
     return loss, (jnp.argmax(logits, -1) == actions).mean()
 
 
-def fit(config: BCConfig, train: Samples, val: Samples) -> BCResult:
+def fit(config: BCConfig, train: Demonstrations, val: Demonstrations, num_actions: int = 6) -> BCResult:
     """Train on ``train``, keep the parameters of the epoch with the lowest loss on ``val``."""
     start = time.perf_counter()
-    network = ActorCritic(config.network)
-    apply = network.apply
+    apply = policy_fns(config.network, num_actions).replay  # feedforward: the plain apply
     key = jax.random.PRNGKey(config.seed)
     k_init, k_run = jax.random.split(key)
-    params = init_params(config.network, train.obs.shape[1:], k_init)
+    params = init_params(config.network, train.obs.shape[1:], k_init, num_actions)
     tx = optax.adamw(config.lr, weight_decay=config.weight_decay)
     x, y = jnp.asarray(train.obs, jnp.float32), jnp.asarray(train.actions)
     vx, vy = jnp.asarray(val.obs, jnp.float32), jnp.asarray(val.actions)
@@ -126,36 +127,40 @@ def fit(config: BCConfig, train: Samples, val: Samples) -> BCResult:
 
 
 def train_bc(
-    config: BCConfig, out_dir: Path | None, eval_episodes: int = 100, data: Path = HUMAN_DATA, log: Log = print
+    config: BCConfig, out_dir: Path | None, eval_episodes: int = 100, log: Log = print
 ) -> tuple[checkpoint.Manifest, BCResult]:
-    """Load the layout's human trials, fit, score in self-play, save to ``out_dir`` (if given)."""
+    """Load the layout's recorded play, fit, score in self-play, save to ``out_dir`` (if given)."""
+    if config.network.recurrent:
+        raise ValueError("bc fits a feedforward network (network.memory=0)")
     commit = checkpoint.git_commit()  # the code that fits, read before fitting (as every trainer does)
-    env = envs.make(config.layout)
-    train, val = bc_dataset(env, config.max_stay_run, config.val_fraction, data)
+    spec = rl_spec(config.world)
+    if spec.demonstrations is None:
+        raise ValueError(f"bc: {config.world} has no recorded play to clone (its RL spec's demonstrations)")
+    env = spec.make_env(config.layout)
+    train, val = spec.demonstrations.split(env, config.layout, config.max_stay_run, config.val_fraction)
     log(f"bc on {config.layout}: {len(train)} train / {len(val)} validation samples (max_stay_run={config.max_stay_run})")
-    result = fit(config, train, val)
+    result = fit(config, train, val, env.num_actions)
     h, e = result.history, result.best_epoch
     log(
         f"best epoch {e + 1}/{config.epochs}: train loss {h.train_loss[e]:.3f} acc {h.train_accuracy[e]:.3f}, "
         f"val loss {h.val_loss[e]:.3f} acc {h.val_accuracy[e]:.3f} ({result.wall_s:.1f}s)"
     )
-    trials = load_trials(env.layout.name, data)
     manifest = checkpoint.Manifest(
+        world=config.world,
         algorithm="bc",
-        layout=env.layout.name,
+        layout=config.layout,
         seed=config.seed,
         env_steps=0,  # no environment interaction: imitation of recorded play
         train_wall_time_s=round(result.wall_s, 1),
         device=checkpoint.device_description(),
-        encoder=config.network.encoder,
+        encoder=encoder_name(config.network),
         network=config.network,
         obs_shape=tuple(int(d) for d in train.obs.shape[1:]),
         git_commit=commit,
         train_config=config.model_dump(mode="json"),
+        dynamics=env.record(),
         data={
-            "provenance": PROVENANCE,
-            "file": checkpoint.project_path(data),
-            "trials": [{"trial_id": t.trial_id, "source_layout": t.source_layout, "steps": len(t.steps), "score": t.score} for t in trials],
+            **spec.demonstrations.provenance(config.layout),
             "train_samples": len(train),
             "val_samples": len(val),
             "stay": "all human STAYs dropped" if config.max_stay_run == 0 else f"max_stay_run={config.max_stay_run}",
@@ -168,7 +173,9 @@ def train_bc(
             "train_accuracy": round(float(h.train_accuracy[e]), 4),
             "val_loss": round(float(h.val_loss[e]), 4),
             "val_accuracy": round(float(h.val_accuracy[e]), 4),
-            "val_majority_baseline": round(float(np.bincount(val.actions, minlength=6).max() / max(len(val), 1)), 4),
+            "val_majority_baseline": round(
+                float(np.bincount(val.actions, minlength=env.num_actions).max() / max(len(val), 1)), 4
+            ),
         },
     )
     manifest.self_play = self_play_score(env, config.network, result.params, config.seed + 10_000, eval_episodes)

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from proagent.training.networks import NetworkConfig
+from proagent.training.networks import Network, NetworkConfig
 
 
 class PPOHyperparameters(BaseModel):
-    """The PPO knobs every training program of the repository shares (the Overcooked zoo's
-    ``PPOConfig``, CUBE's ``IppoConfig``); each program sets its own defaults and adds its own fields."""
+    """The PPO knobs (defaults: the recipe above; a world's RL spec overrides some, e.g. CUBE's)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -54,11 +53,12 @@ class PPOHyperparameters(BaseModel):
 
 
 class PPOConfig(PPOHyperparameters):
-    """Independent PPO with one set of parameters shared by both seats (self-play)."""
+    """One PPO program's run: its world and layout, the PPO knobs, the shaping and the network."""
 
+    world: str = Field("overcooked", description="the world whose RL spec builds the env")
     layout: str = "cramped_room"
     shaping_horizon: int = Field(5_000_000, ge=0, description="env steps over which shaping goes 1 -> 0")
-    network: NetworkConfig = NetworkConfig()
+    network: Network = NetworkConfig()
 
 
 PAPER_RECIPE: dict = {"num_envs": 64, "num_steps": 256, "num_minibatches": 16, "ent_coef": 0.04, "lr": 4e-4}

@@ -1,4 +1,4 @@
-"""Cross-play of every trained partner of a layout with every other, both seats, all in one
+"""Cross-play of every trained partner of a two-seat layout with every other, both seats, all in one
 vmapped JAX program (``make_pair_scores``): 10 policies x 10 policies x 10 episodes of 400 steps
 run in a couple of minutes on 2 cores, where stepping RL partners one action at a time through
 the eval harness would take hours. Each ordered pair's key comes from its names, so adding a
@@ -15,10 +15,10 @@ import jax
 import numpy as np
 from pydantic import BaseModel
 
-import envs
-from proagent.paths import PARTNERS_DIR
+from proagent.paths import PARTNERS_DIR, partner_dir
 from proagent.training import checkpoint
 from proagent.training.evaluate import make_pair_scores
+from proagent.training.worlds import rl_spec
 
 
 class CrossPlay(BaseModel):
@@ -44,14 +44,19 @@ class CrossPlay(BaseModel):
         return np.concatenate([self.scores[i][j], self.scores[j][i]])
 
 
-def load_zoo(layout: str, root: Path = PARTNERS_DIR) -> tuple[list[str], list, list[str], dict[str, str]]:
+def load_zoo(
+    layout: str, root: Path = PARTNERS_DIR, world: str = "overcooked"
+) -> tuple[list[str], list, list[str], dict[str, str]]:
     """(names, params, skipped, parents) of the trained partners of ``layout`` sharing the first
-    one's network; ``parents`` maps a partner to the one it started from or trained with."""
+    one's network (and one network for every seat); ``parents`` maps a partner to the one it
+    started from or trained with."""
     names, params, skipped, parents, network = [], [], [], {}, None
-    for directory in sorted(p for p in (root / layout).iterdir() if (p / checkpoint.MANIFEST_FILE).is_file()):
+    folder = partner_dir(world, layout, "", root)
+    found = folder.iterdir() if folder.is_dir() else ()
+    for directory in sorted(p for p in found if (p / checkpoint.MANIFEST_FILE).is_file()):
         p, manifest = checkpoint.load(directory)
         network = network or manifest.network
-        if manifest.network != network:
+        if manifest.network != network or manifest.seat_groups:
             skipped.append(directory.name)
             continue
         names.append(directory.name)
@@ -84,12 +89,14 @@ def pair_key(seed: int, agent: str, partner: str) -> jax.Array:
     return key
 
 
-def zoo_crossplay(layout: str, episodes: int = 10, seed: int = 0, root: Path = PARTNERS_DIR) -> CrossPlay:
-    names, params, skipped, parents = load_zoo(layout, root)
+def zoo_crossplay(
+    layout: str, episodes: int = 10, seed: int = 0, root: Path = PARTNERS_DIR, world: str = "overcooked"
+) -> CrossPlay:
+    names, params, skipped, parents = load_zoo(layout, root, world)
     if not names:
-        raise ValueError(f"no trained partners for {layout!r} under {root}")
-    manifest = checkpoint.load_manifest(root / layout / names[0])
-    env = envs.make_layout_env(layout)
+        raise ValueError(f"no trained partners for {world} {layout!r} under {root}")
+    manifest = checkpoint.load_manifest(partner_dir(world, layout, names[0], root))
+    env = rl_spec(world).make_env(layout)
     stacked = jax.tree.map(lambda *x: np.stack(x), *params)
     scores = make_pair_scores(env, manifest.network, len(names), episodes)
     pair_keys = np.stack([np.stack([pair_key(seed, a, b) for b in names]) for a in names])

@@ -1,23 +1,25 @@
-"""Score a pair of policies over whole episodes, all episodes vmapped in one jitted scan.
+"""Score a team of policies over whole episodes, all episodes vmapped in one jitted scan.
 
-Self-play is the pair (pi, pi); cross-play later is (pi_i, pi_j). Each episode runs exactly the
-horizon from a fresh reset, actions sampled as trained (or argmax when ``stochastic`` is False).
-Needs flax/jax/numpy only, like the partner that loads a checkpoint.
+Self-play is the team (pi, pi, ...); cross-play is (pi_i, pi_j). Each episode runs exactly the
+env's horizon from a fresh reset (an ended episode stays frozen), actions sampled as trained (or
+argmax when ``stochastic`` is False); its score is the sum of the world's score deltas. Needs
+flax/jax/numpy only, like the partner that loads a checkpoint.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from envs import EnvState, OvercookedEnv
 from proagent.training.checkpoint import SelfPlayScore
-from proagent.training.networks import Hidden, NetworkConfig, policy_fns
+from proagent.training.networks import Hidden, Network, policy_fns
+from proagent.world.rl_spec import RLEnv, State
 
-# (hidden, obs (B, H, W, C), key) -> (hidden, actions (B,)); a feedforward policy's hidden is None
+# (hidden, obs (B, ...), key) -> (hidden, actions (B,)); a feedforward policy's hidden is None
 Act = Callable[[Hidden, jax.Array, jax.Array], tuple[Hidden, jax.Array]]
 
 
@@ -25,8 +27,8 @@ def _pick(key: jax.Array, logits: jax.Array, stochastic: bool) -> jax.Array:
     return jax.random.categorical(key, logits) if stochastic else jnp.argmax(logits, -1)
 
 
-def _actor(network: NetworkConfig, params, stochastic: bool = True) -> Act:
-    step = policy_fns(network).step
+def _actor(network: Network, num_actions: int, params, stochastic: bool = True) -> Act:
+    step = policy_fns(network, num_actions).step
 
     def act(hidden: Hidden, obs: jax.Array, key: jax.Array) -> tuple[Hidden, jax.Array]:
         hidden, logits, _ = step(params, hidden, obs)
@@ -36,45 +38,59 @@ def _actor(network: NetworkConfig, params, stochastic: bool = True) -> Act:
 
 
 def _episode_scores(
-    env: OvercookedEnv, acts: tuple[Act, Act], hidden: tuple[Hidden, Hidden], key: jax.Array, episodes: int
+    env: RLEnv, acts: tuple[Act, ...], hidden: tuple[Hidden, ...], key: jax.Array, episodes: int
 ) -> jax.Array:
     """Score of each of ``episodes`` episodes of the whole horizon from a fresh reset, one vmapped
-    scan (traceable: the callers jit it). ``hidden``: each seat's initial memory (None if none);
-    every episode is one whole episode, so no memory is reset inside it."""
+    scan (traceable: the callers jit it). ``acts``/``hidden``: each seat's policy and initial
+    memory (None if none); every episode is one whole episode, so no memory is reset inside it."""
     return _play(env, acts, hidden, key, episodes, keep_states=False)[0]
 
 
 def _play(
-    env: OvercookedEnv,
-    acts: tuple[Act, Act],
-    hidden: tuple[Hidden, Hidden],
+    env: RLEnv,
+    acts: tuple[Act, ...],
+    hidden: tuple[Hidden, ...],
     key: jax.Array,
     episodes: int,
     keep_states: bool,
-) -> tuple[jax.Array, EnvState | None]:
+) -> tuple[jax.Array, State | None]:
     """(scores (E,), the state before every step (T, E, ...) if ``keep_states``)."""
     k_reset, k_run = jax.random.split(key)
     states = jax.vmap(env.reset)(jax.random.split(k_reset, episodes))
+    seats = len(acts)
 
     def step(carry, key):
-        states, score, (h0, h1) = carry
-        k0, k1, k_env = jax.random.split(key, 3)
-        obs = jax.vmap(env.observe)(states)  # (E, A, H, W, C)
-        (h0, a0), (h1, a1) = acts[0](h0, obs[:, 0], k0), acts[1](h1, obs[:, 1], k1)
-        tr = jax.vmap(env.step)(jax.random.split(k_env, episodes), states, jnp.stack([a0, a1], -1))
-        return (tr.state, score + tr.reward, (h0, h1)), states if keep_states else None
+        states, score, memory = carry
+        keys = jax.random.split(key, seats + 1)  # one per seat, then the env's
+        obs = jax.vmap(env.observe)(states)  # (E, A, ...)
+        moved = [act(h, obs[:, seat], keys[seat]) for seat, (act, h) in enumerate(zip(acts, memory, strict=True))]
+        actions = jnp.stack([a for _, a in moved], -1)
+        tr = jax.vmap(env.step)(jax.random.split(keys[seats], episodes), states, actions)
+        return (tr.state, score + tr.score, tuple(h for h, _ in moved)), states if keep_states else None
 
-    init = (states, jnp.zeros((episodes,), jnp.float32), hidden)
-    (_, score, _), seen = jax.lax.scan(step, init, jax.random.split(k_run, env.dynamics.horizon))
+    init = (states, jnp.zeros((episodes,), jnp.float32), tuple(hidden))
+    (_, score, _), seen = jax.lax.scan(step, init, jax.random.split(k_run, env.horizon))
     return score, seen
 
 
-def self_play_score(env: OvercookedEnv, network: NetworkConfig, params, seed: int, episodes: int) -> SelfPlayScore:
-    """The policy paired with itself, stochastic as trained: the ``self_play`` of every manifest."""
-    act = _actor(network, params)
-    hidden = policy_fns(network).initial_hidden(episodes)
-    run = jax.jit(lambda key: _episode_scores(env, (act, act), (hidden, hidden), key, episodes))
-    return summarize(np.asarray(run(jax.random.PRNGKey(seed))), env.dynamics.horizon)
+def seat_params(params: Any, seat_groups: int, seats: int) -> tuple[Any, ...]:
+    """Each seat's parameters: ``params`` itself in every seat (``seat_groups`` 0), else leaves
+    stacked over ``seat_groups`` groups, seat s playing group s % seat_groups (see the manifest)."""
+    if seat_groups == 0:
+        return (params,) * seats
+    return tuple(jax.tree.map(lambda x, g=seat % seat_groups: x[g], params) for seat in range(seats))
+
+
+def self_play_score(
+    env: RLEnv, network: Network, params, seed: int, episodes: int, seat_groups: int = 0
+) -> SelfPlayScore:
+    """The policy (or per-seat policies, ``seat_params``) as a team, stochastic as trained: the
+    ``self_play`` of every manifest."""
+    team = seat_params(params, seat_groups, env.num_agents)
+    acts = tuple(_actor(network, env.num_actions, p) for p in team)
+    hidden = policy_fns(network, env.num_actions).initial_hidden(episodes)
+    run = jax.jit(lambda key: _episode_scores(env, acts, (hidden,) * len(acts), key, episodes))
+    return summarize(np.asarray(run(jax.random.PRNGKey(seed))), env.horizon)
 
 
 def summarize(scores: np.ndarray, horizon: int, stochastic: bool = True) -> SelfPlayScore:
@@ -90,7 +106,12 @@ def summarize(scores: np.ndarray, horizon: int, stochastic: bool = True) -> Self
     )
 
 
-def make_payoff_matrix(env: OvercookedEnv, network: NetworkConfig, size: int, episodes: int):
+def _two_seats(env: RLEnv) -> None:
+    if env.num_agents != 2:
+        raise ValueError(f"pairwise evaluation needs a two-seat layout, this one has {env.num_agents} agents")
+
+
+def make_payoff_matrix(env: RLEnv, network: Network, size: int, episodes: int):
     """-> jitted ``payoff(members, key) -> (size, size)``: ``make_pair_scores`` averaged over episodes."""
     scores = make_pair_scores(env, network, size, episodes)
 
@@ -101,7 +122,7 @@ def make_payoff_matrix(env: OvercookedEnv, network: NetworkConfig, size: int, ep
     return jax.jit(payoff)
 
 
-def make_pair_scores(env: OvercookedEnv, network: NetworkConfig, size: int, episodes: int):
+def make_pair_scores(env: RLEnv, network: Network, size: int, episodes: int):
     """-> jitted ``scores(members, pair_keys) -> (size, size, episodes)``: the score of every episode
     of member i in seat 0 with member j in seat 1, played with ``pair_keys[i, j]``.
 
@@ -111,13 +132,13 @@ def make_pair_scores(env: OvercookedEnv, network: NetworkConfig, size: int, epis
     as one vmapped scan compiled once, which keeps COLE's per-generation payoff matrix cheap (unused
     pool entries are evaluated too and sliced away by the caller).
     """
+    _two_seats(env)
     seat0 = jnp.asarray(np.repeat(np.arange(size), size))
     seat1 = jnp.asarray(np.tile(np.arange(size), size))
-
-    hidden = policy_fns(network).initial_hidden(episodes)
+    hidden = policy_fns(network, env.num_actions).initial_hidden(episodes)
 
     def one_pair(params0, params1, key: jax.Array) -> jax.Array:
-        acts = (_actor(network, params0), _actor(network, params1))
+        acts = (_actor(network, env.num_actions, params0), _actor(network, env.num_actions, params1))
         return _episode_scores(env, acts, (hidden, hidden), key, episodes)
 
     @jax.jit
@@ -130,21 +151,22 @@ def make_pair_scores(env: OvercookedEnv, network: NetworkConfig, size: int, epis
     return scores
 
 
-def make_pair_states(env: OvercookedEnv, network: NetworkConfig, size: int, episodes: int, every: int):
+def make_pair_states(env: RLEnv, network: Network, size: int, episodes: int, every: int):
     """-> jitted ``collect(members, key)``: every ``every``-th state (steps 0, every, ...) of
     ``episodes`` whole episodes of each ordered pair (i, j) of the ``size`` members (leaves stacked
     over ``size``), stacked on one leading axis: the start states of state-augmented self-play.
     Compiled once, called at every buffer refresh."""
+    _two_seats(env)
     seat0 = jnp.asarray(np.repeat(np.arange(size), size))
     seat1 = jnp.asarray(np.tile(np.arange(size), size))
-    hidden = policy_fns(network).initial_hidden(episodes)
+    hidden = policy_fns(network, env.num_actions).initial_hidden(episodes)
 
-    def one_pair(params0, params1, key: jax.Array) -> EnvState:
-        acts = (_actor(network, params0), _actor(network, params1))
+    def one_pair(params0, params1, key: jax.Array) -> State:
+        acts = (_actor(network, env.num_actions, params0), _actor(network, env.num_actions, params1))
         return _play(env, acts, (hidden, hidden), key, episodes, keep_states=True)[1]
 
     @jax.jit
-    def collect(members, key: jax.Array) -> EnvState:
+    def collect(members, key: jax.Array) -> State:
         params0 = jax.tree.map(lambda t: t[seat0], members)
         params1 = jax.tree.map(lambda t: t[seat1], members)
         states = jax.vmap(one_pair)(params0, params1, jax.random.split(key, size * size))  # (P, T, E, ...)

@@ -1,4 +1,9 @@
-"""The actor-critic shared by both seats, with two interchangeable observation encoders.
+"""The actor-critic networks of the RL program: a grid family (``NetworkConfig``: two
+interchangeable observation encoders, optionally recurrent) for image-like observations, and an
+MLP family (``MlpConfig``) for vector observations. A world's RL spec picks one; ``Network`` is
+either config, as a manifest stores it.
+
+Grid family:
 
 - ``cnn``: the OvercookedV2 paper's encoder (App. A.2): conv 32@5x5, 32@3x3, 32@3x3, zero padding,
   ReLU. Spatial convolutions are cheap on a GPU but dominate a CPU step.
@@ -7,8 +12,8 @@
   whole (small) kitchen at once, so no spatial receptive field is lost; it is several times
   cheaper on CPU (see benchmarks/train_speed.py).
 
-Both feed Dense(fc) -> LayerNorm -> ReLU -> Dense(fc) -> ReLU, then a policy head (6 logits) and a
-value head.
+Both feed Dense(fc) -> LayerNorm -> ReLU -> Dense(fc) -> ReLU, then a policy head (one logit per
+action) and a value head.
 
 With ``memory`` > 0 the policy is the OvercookedV2 paper's recurrent network (App. C.1.1), for
 partial views where an agent must remember what it saw (the recipe an indicator showed): the
@@ -24,17 +29,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, Literal, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
 
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
 from flax.linen.initializers import constant
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
 Encoder = Literal["cnn", "fast", "pointwise"]
-NUM_ACTIONS = 6
+NUM_ACTIONS = 6  # the grid family's default head (Overcooked's six actions)
 
 
 class NetworkConfig(BaseModel):
@@ -165,16 +170,17 @@ class PointwiseEncoder(nn.Module):
 
 
 class ActorCritic(nn.Module):
-    """obs (..., H, W, C) -> (logits (..., 6), value (...))."""
+    """obs (..., H, W, C) -> (logits (..., num_actions), value (...))."""
 
     config: NetworkConfig
+    num_actions: int = NUM_ACTIONS
 
     @nn.compact
     def __call__(self, obs: jax.Array) -> tuple[jax.Array, jax.Array]:
         cfg = self.config
         x = _torso(cfg, obs)
         x = nn.Dense(cfg.fc_dim, kernel_init=orthogonal(np.sqrt(2)), bias_init=constant(0.0))(x)
-        return _heads(nn.relu(x))
+        return _heads(nn.relu(x), self.num_actions)
 
 
 def _torso(cfg: NetworkConfig, obs: jax.Array) -> jax.Array:
@@ -191,16 +197,17 @@ def _torso(cfg: NetworkConfig, obs: jax.Array) -> jax.Array:
     return nn.relu(nn.LayerNorm()(x))
 
 
-def _heads(x: jax.Array) -> tuple[jax.Array, jax.Array]:
-    logits = nn.Dense(NUM_ACTIONS, kernel_init=orthogonal(0.01), bias_init=constant(0.0))(x)
+def _heads(x: jax.Array, num_actions: int) -> tuple[jax.Array, jax.Array]:
+    logits = nn.Dense(num_actions, kernel_init=orthogonal(0.01), bias_init=constant(0.0))(x)
     value = nn.Dense(1, kernel_init=orthogonal(1.0), bias_init=constant(0.0))(x)
     return logits, jnp.squeeze(value, -1)
 
 
 class RecurrentActorCritic(nn.Module):
-    """(hidden (B, memory), obs (B, H, W, C)) -> (hidden, logits (B, 6), value (B,))."""
+    """(hidden (B, memory), obs (B, H, W, C)) -> (hidden, logits (B, num_actions), value (B,))."""
 
     config: NetworkConfig
+    num_actions: int = NUM_ACTIONS
 
     @nn.compact
     def __call__(self, hidden: jax.Array, obs: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
@@ -210,7 +217,61 @@ class RecurrentActorCritic(nn.Module):
         cell = nn.GRUCell(cfg.memory, kernel_init=orthogonal(1.0), recurrent_kernel_init=orthogonal(1.0))
         hidden, x = cell(hidden, x)
         x = nn.relu(nn.Dense(cfg.fc_dim, kernel_init=orthogonal(np.sqrt(2)), bias_init=constant(0.0))(x))
-        return hidden, *_heads(x)
+        return hidden, *_heads(x, self.num_actions)
+
+
+class MlpConfig(BaseModel):
+    """The MLP family (vector observations): what rebuilds a policy from its parameters."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    hidden: int = Field(64, ge=1)
+    layers: int = Field(2, ge=1)
+
+    @property
+    def recurrent(self) -> bool:
+        return False
+
+
+class MlpActorCritic(nn.Module):
+    """obs (..., D) -> (logits (..., num_actions), value (...)): separate tanh MLP torsos for the
+    policy and the value (purejaxrl's IPPO)."""
+
+    config: MlpConfig
+    num_actions: int
+
+    @nn.compact
+    def __call__(self, obs: jax.Array) -> tuple[jax.Array, jax.Array]:
+        h = self.config.hidden
+
+        def torso(x: jax.Array) -> jax.Array:
+            for _ in range(self.config.layers):
+                x = jnp.tanh(nn.Dense(h, kernel_init=orthogonal(np.sqrt(2)), bias_init=constant(0.0))(x))
+            return x
+
+        obs = obs.astype(jnp.float32)
+        logits = nn.Dense(self.num_actions, kernel_init=orthogonal(0.01), bias_init=constant(0.0))(torso(obs))
+        value = nn.Dense(1, kernel_init=orthogonal(1.0), bias_init=constant(0.0))(torso(obs))
+        return logits, value[..., 0]
+
+
+def _family(value: Any) -> str:
+    """Which family a stored network config is: the MLP's fields are its own ("hidden")."""
+    if isinstance(value, MlpConfig) or (isinstance(value, dict) and "hidden" in value):
+        return "mlp"
+    return "grid"
+
+
+# a network config of either family, as manifests and training configs store it (no tag field:
+# the shipped manifests' network dicts load as they are)
+Network = Annotated[
+    Annotated[NetworkConfig, Tag("grid")] | Annotated[MlpConfig, Tag("mlp")], Discriminator(_family)
+]
+
+
+def encoder_name(config: NetworkConfig | MlpConfig) -> str:
+    """The manifest's ``encoder``: the grid family's encoder, or "mlp"."""
+    return "mlp" if isinstance(config, MlpConfig) else config.encoder
 
 
 Hidden = jax.Array | None  # (B, memory) for a recurrent policy, None for a feedforward one
@@ -231,12 +292,16 @@ class PolicyFns(NamedTuple):
     replay: Callable[[Any, Any], tuple[jax.Array, jax.Array]]
 
 
-def policy_fns(config: NetworkConfig) -> PolicyFns:
+def policy_fns(config: NetworkConfig | MlpConfig, num_actions: int = NUM_ACTIONS) -> PolicyFns:
+    if isinstance(config, MlpConfig):
+        mlp = MlpActorCritic(config, num_actions)
+        step = lambda params, hidden, obs: (hidden, *mlp.apply(params, obs))
+        return PolicyFns(mlp.init, step, lambda batch: None, mlp.apply)
     if not config.recurrent:
-        net = ActorCritic(config)
+        net = ActorCritic(config, num_actions)
         step = lambda params, hidden, obs: (hidden, *net.apply(params, obs))
         return PolicyFns(net.init, step, lambda batch: None, net.apply)
-    rnn = RecurrentActorCritic(config)
+    rnn = RecurrentActorCritic(config, num_actions)
 
     def init(key: jax.Array, obs: jax.Array) -> Any:
         return rnn.init(key, jnp.zeros((1, config.memory), jnp.float32), obs[None])
@@ -261,6 +326,8 @@ def reset_hidden(hidden: Hidden, done: jax.Array) -> Hidden:
     return None if hidden is None else jnp.where(done[:, None], 0.0, hidden)
 
 
-def init_params(config: NetworkConfig, obs_shape: tuple[int, ...], key: jax.Array):
-    """Fresh parameters for one observation of ``obs_shape`` (H, W, C)."""
-    return policy_fns(config).init(key, jnp.zeros(obs_shape, jnp.float32))
+def init_params(
+    config: NetworkConfig | MlpConfig, obs_shape: tuple[int, ...], key: jax.Array, num_actions: int = NUM_ACTIONS
+):
+    """Fresh parameters for one observation of ``obs_shape``."""
+    return policy_fns(config, num_actions).init(key, jnp.zeros(obs_shape, jnp.float32))

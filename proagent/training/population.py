@@ -32,12 +32,11 @@ import numpy as np
 from flax.training.train_state import TrainState
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from envs import EnvState, OvercookedEnv
 from proagent.training.config import PPOConfig
 from proagent.training.networks import Hidden, policy_fns
 from proagent.training.ppo import gae, optimizer, ppo_epochs, shaping_coef
-from proagent.training.rollout import Bonus, EnvBatch, Trajectory, check_observation_range, env_step, reset_envs
-from proagent.training.style_events import event_indicators
+from proagent.training.rollout import Bonus, EnvBatch, Trajectory, env_step, reset_envs
+from proagent.world.rl_spec import EventIndicators, RLEnv, State
 
 POOL = -1
 
@@ -52,14 +51,14 @@ class Pairing(BaseModel):
     pool_size: int = Field(0, ge=0, description="capacity of the frozen pool (entries may stay unused)")
     pop_entropy_coef: float = Field(0.0, ge=0.0, description="MEP bonus: coef * -log(mean population policy)")
     style_weights: tuple[tuple[float, ...], ...] | None = Field(
-        None, description="per learner, a weight per STYLE_EVENTS entry: a never-annealed event reward (human proxies)"
+        None, description="per learner, a weight per style event: a never-annealed event reward (human proxies)"
     )
 
     @model_validator(mode="after")
     def _check(self) -> Pairing:
         arr = np.asarray(self.slots)
-        if arr.ndim != 2 or arr.shape[1] != 2:
-            raise ValueError("slots must be (num_envs, 2)")
+        if arr.ndim != 2 or arr.shape[1] < 2:
+            raise ValueError("slots must be (num_envs, seats) with at least two seats")
         if arr.min() < POOL or arr.max() >= self.num_learners:
             raise ValueError(f"slot values must be learner indices 0..{self.num_learners - 1} or {POOL}")
         counts = [int((arr == k).sum()) for k in range(self.num_learners)]
@@ -75,8 +74,12 @@ class Pairing(BaseModel):
     def num_envs(self) -> int:
         return len(self.slots)
 
+    @property
+    def num_seats(self) -> int:
+        return len(self.slots[0])
+
     def learner_actors(self) -> np.ndarray:
-        """(K, S) flat actor indices (env * 2 + seat) of each learner, in order."""
+        """(K, S) flat actor indices (env * seats + seat) of each learner, in order."""
         flat = np.asarray(self.slots).reshape(-1)
         return np.stack([np.flatnonzero(flat == k) for k in range(self.num_learners)])
 
@@ -84,12 +87,17 @@ class Pairing(BaseModel):
         return np.flatnonzero(np.asarray(self.slots).reshape(-1) == POOL)
 
     @classmethod
-    def self_play(cls, num_envs: int) -> Pairing:
-        """Self-play PPO (``proagent train --algo sp``): one learner in both seats of every env."""
-        return cls(num_learners=1, slots=((0, 0),) * num_envs)
+    def self_play(cls, num_envs: int, seats: int = 2) -> Pairing:
+        """Self-play PPO (``proagent train --algo sp``): one learner in every seat of every env."""
+        return cls(num_learners=1, slots=((0,) * seats,) * num_envs)
+
+    @classmethod
+    def independent(cls, num_envs: int, seats: int) -> Pairing:
+        """Independent PPO (``--algo ippo``): learner s in seat s of every env, its own parameters."""
+        return cls(num_learners=seats, slots=(tuple(range(seats)),) * num_envs)
 
     def actor_style_weights(self) -> np.ndarray | None:
-        """(N * 2, events) style weights of each actor's learner (0 for pool partners)."""
+        """(N * seats, events) style weights of each actor's learner (0 for pool partners)."""
         if self.style_weights is None:
             return None
         weights = np.asarray(self.style_weights, np.float32)
@@ -128,7 +136,7 @@ class PopMetrics(NamedTuple):
 
 
 def policy_ids(pairing: Pairing, partner: jax.Array) -> jax.Array:
-    """(N, 2) policy id of each seat: learner index, or K + pool entry."""
+    """(N, seats) policy id of each seat: learner index, or K + pool entry."""
     slots = jnp.asarray(pairing.slots)
     return jnp.where(slots == POOL, pairing.num_learners + partner[:, None], slots)
 
@@ -165,7 +173,8 @@ class _Acting(NamedTuple):
     pairing: Pairing
     learner_actors: np.ndarray
     pool_actors: np.ndarray
-    style_weights: np.ndarray | None = None  # (N * 2, events)
+    style_weights: np.ndarray | None = None  # (N * seats, events)
+    events: EventIndicators | None = None  # the world's per-agent style events, with style_weights
 
 
 def _rows(hidden: Hidden, index: np.ndarray) -> Hidden:
@@ -179,13 +188,14 @@ def _act(acting: _Acting, runner: PopRunner, hidden: Hidden, obs: jax.Array, par
     l_hidden, l_logits, l_value = _per_learner(acting.apply, la.shape[0])(
         runner.learners.params, _rows(hidden, la), obs[la]
     )
-    logits = jnp.zeros((total, l_logits.shape[-1]), jnp.float32).at[la.reshape(-1)].set(l_logits.reshape(-1, 6))
+    actions = l_logits.shape[-1]
+    logits = jnp.zeros((total, actions), jnp.float32).at[la.reshape(-1)].set(l_logits.reshape(-1, actions))
     value = jnp.zeros((total,), jnp.float32).at[la.reshape(-1)].set(l_value.reshape(-1))
     if hidden is not None:
         hidden = hidden.at[la.reshape(-1)].set(l_hidden.reshape(-1, hidden.shape[-1]))
     pa = acting.pool_actors
     if pa.size:
-        who = partner[pa // 2]
+        who = partner[pa // acting.pairing.num_seats]
         params = jax.tree.map(lambda t: t[who], runner.pool_params)
         p_hidden, p_logits, p_value = jax.vmap(acting.apply)(params, _rows(hidden, pa), obs[pa])
         logits, value = logits.at[pa].set(p_logits), value.at[pa].set(p_value)
@@ -196,43 +206,44 @@ def _act(acting: _Acting, runner: PopRunner, hidden: Hidden, obs: jax.Array, par
 def _population_bonus(acting: _Acting, runner: PopRunner, obs: jax.Array, action: jax.Array) -> jax.Array:
     """MEP: -log of the learners' mean policy at the action taken, for learner actors (0 elsewhere)."""
     la = acting.learner_actors.reshape(-1)
-    logits = jax.vmap(lambda params: acting.apply(params, None, obs[la])[1])(runner.learners.params)  # (K, L, 6)
+    logits = jax.vmap(lambda params: acting.apply(params, None, obs[la])[1])(runner.learners.params)  # (K, L, actions)
     mean_probs = jax.nn.softmax(logits, -1).mean(0)
     taken = jnp.take_along_axis(mean_probs, action[la][:, None], -1)[:, 0]
     return jnp.zeros(obs.shape[0], jnp.float32).at[la].set(-jnp.log(taken + 1e-8))
 
 
-def _reward_bonus(env: OvercookedEnv, acting: _Acting, runner: PopRunner) -> Bonus | None:
+def _reward_bonus(acting: _Acting, runner: PopRunner) -> Bonus | None:
     """The never-annealed extra rewards of some pairings: MEP's population entropy, style events."""
-    coef, weights = acting.pairing.pop_entropy_coef, acting.style_weights
+    coef, weights, indicators = acting.pairing.pop_entropy_coef, acting.style_weights, acting.events
     if coef <= 0 and weights is None:
         return None
 
-    def bonus(before: EnvState, obs: jax.Array, action: jax.Array, after: EnvState) -> jax.Array:
+    def bonus(before: State, obs: jax.Array, action: jax.Array, after: State) -> jax.Array:
         extra = jnp.zeros(action.shape, jnp.float32)
         if coef > 0:
             extra = extra + coef * _population_bonus(acting, runner, obs, action)
         if weights is not None:
-            joint = action.reshape(-1, 2)
-            events = jax.vmap(lambda b, j, a: event_indicators(env, b, j, a))(before, joint, after)
+            joint = action.reshape(-1, acting.pairing.num_seats)
+            events = jax.vmap(indicators)(before, joint, after)
             extra = extra + (events.reshape(action.shape[0], -1) * weights).sum(-1)
         return extra
 
     return bonus
 
 
-def _env_step(env: OvercookedEnv, acting: _Acting, runner: PopRunner, carry, key: jax.Array, coef: jax.Array):
+def _env_step(env: RLEnv, acting: _Acting, runner: PopRunner, carry, key: jax.Array, coef: jax.Array):
     """``rollout.env_step`` with this pairing's actors, then a fresh pool partner where an episode ended."""
     batch, partner = carry
     policy = lambda hidden, obs: _act(acting, runner, hidden, obs, partner)
-    nxt, row = env_step(env, policy, batch, key, coef, _reward_bonus(env, acting, runner))
+    nxt, row = env_step(env, policy, batch, key, coef, _reward_bonus(acting, runner))
     k_partner = jax.random.split(key, 4)[3]  # env_step draws with split(key, 3), the same first three
     fresh = _sample_partners(k_partner, runner.pool_logits, partner.shape[0]) if acting.pool_actors.size else partner
     return (nxt, jnp.where(row.ep_done, fresh, partner)), (row, policy_ids(acting.pairing, partner))
 
 
 def _pair_sums(traj: Trajectory, ep_pair: jax.Array, num_policies: int) -> tuple[jax.Array, jax.Array, jax.Array]:
-    """(score, count, shaped) of the finished episodes per (seat-0 policy, seat-1 policy)."""
+    """(score, count, shaped) of the finished episodes per (seat-0 policy, seat-1 policy); a world
+    with more seats is summarised by its first two."""
     one_hot = lambda seat: jax.nn.one_hot(ep_pair[..., seat], num_policies)  # (T, N, P)
     weight = traj.ep_done.astype(jnp.float32)[..., None]
     total = lambda w: jnp.einsum("tni,tnj->ij", one_hot(0) * w, one_hot(1))
@@ -300,13 +311,26 @@ def check_population(config: PPOConfig, pairing: Pairing) -> None:
         raise ValueError(f"per-learner batch {per_learner} is not divisible by num_minibatches={config.num_minibatches}")
 
 
-def make_population_train(config: PPOConfig, pairing: Pairing, env: OvercookedEnv, updates_per_call: int = 1):
-    """-> (init(key) -> PopRunner, jitted update(PopRunner) -> (PopRunner, PopMetrics stacked over updates))."""
+def make_population_train(
+    config: PPOConfig,
+    pairing: Pairing,
+    env: RLEnv,
+    updates_per_call: int = 1,
+    events: EventIndicators | None = None,
+):
+    """-> (init(key) -> PopRunner, jitted update(PopRunner) -> (PopRunner, PopMetrics stacked over updates)).
+
+    ``events``: the world's per-agent event indicators, needed by a pairing with style weights."""
     check_population(config, pairing)
-    check_observation_range(env)
-    network = policy_fns(config.network)
+    if pairing.num_seats != env.num_agents:
+        raise ValueError(f"the pairing has {pairing.num_seats} seats, the env {env.num_agents} agents")
+    if pairing.style_weights is not None and events is None:
+        raise ValueError("style weights need the world's event indicators (its RL spec's styles)")
+    network = policy_fns(config.network, env.num_actions)
     tx = optimizer(config)
-    acting = _Acting(network.step, pairing, pairing.learner_actors(), pairing.pool_actors(), pairing.actor_style_weights())
+    acting = _Acting(
+        network.step, pairing, pairing.learner_actors(), pairing.pool_actors(), pairing.actor_style_weights(), events
+    )
     k, f = pairing.num_learners, pairing.pool_size
 
     def init(key: jax.Array, pool: Any = None, pool_logits: jax.Array | None = None) -> PopRunner:

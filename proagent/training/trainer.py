@@ -1,8 +1,8 @@
-"""Self-play PPO (``proagent train --algo sp``): the Python outer loop around the one PPO program,
-``population.make_population_train`` with ``Pairing.self_play`` (one learner in both seats of every
-env), for progress, intermediate checkpoints, resuming and the final evaluation. The population
-methods drive the same program from ``algorithms/``; this loop keeps self-play's own checkpoint,
-manifest (``train_config`` is the PPOConfig) and log-record formats.
+"""Self-play PPO (``proagent train --algo sp``, any world): the Python outer loop around the one PPO
+program, ``population.make_population_train`` with ``Pairing.self_play`` (one learner in every
+seat of every env), for progress, intermediate checkpoints, resuming and the final evaluation. The
+population methods drive the same program from ``algorithms/``; this loop keeps self-play's own
+checkpoint, manifest (``train_config`` is the PPOConfig) and log-record formats.
 
 Each jitted call runs ``updates_per_call`` updates, long enough to hide dispatch overhead (it
 matters on a GPU) and short enough to report progress every few seconds. ``total_steps`` is rounded
@@ -12,7 +12,6 @@ ends exactly where training does.
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Callable
@@ -24,13 +23,13 @@ import jax
 import numpy as np
 from pydantic import BaseModel
 
-import envs
 from proagent.training import checkpoint
 from proagent.training import resume as resume_state
 from proagent.training.best import BestSoFar, choose
 from proagent.training.checkpoint import InitFrom, Selection
 from proagent.training.config import PPOConfig
 from proagent.training.evaluate import self_play_score
+from proagent.training.networks import encoder_name
 from proagent.training.population import (
     Pairing,
     PopMetrics,
@@ -39,6 +38,8 @@ from proagent.training.population import (
     make_population_train,
     with_learner_params,
 )
+from proagent.training.worlds import rl_spec
+from proagent.world.rl_spec import RLEnv
 
 Log = Callable[[str], None]
 
@@ -54,9 +55,9 @@ def rounded_config(config: PPOConfig, updates_per_call: int) -> PPOConfig:
     return config.model_copy(update={"total_steps": calls * updates_per_call * config.steps_per_update})
 
 
-def make_self_play(config: PPOConfig, env: envs.OvercookedEnv, updates_per_call: int = 1):
+def make_self_play(config: PPOConfig, env: RLEnv, updates_per_call: int = 1):
     """-> (init(key) -> PopRunner, jitted update): self-play PPO, the PPO program's population of one."""
-    return make_population_train(config, Pairing.self_play(config.num_envs), env, updates_per_call)
+    return make_population_train(config, Pairing.self_play(config.num_envs, env.num_agents), env, updates_per_call)
 
 
 def summarize_call(metrics: PopMetrics, elapsed: float, steps: int) -> dict:
@@ -88,23 +89,24 @@ def _format(rec: dict, total: int) -> str:
 
 
 def _manifest(
-    config: PPOConfig, algo: str, runner: PopRunner, env: envs.OvercookedEnv, init_from: InitFrom | None
+    config: PPOConfig, algo: str, runner: PopRunner, env: RLEnv, init_from: InitFrom | None
 ) -> checkpoint.Manifest:
     """The run's manifest as of its start: ``git_commit`` is the code that trains (HEAD when the run
     began, not when a checkpoint is written). Steps and wall time are `_progressed`'s to fill."""
     return checkpoint.Manifest(
+        world=config.world,
         algorithm=algo,
         layout=config.layout,
         seed=config.seed,
         env_steps=0,
         train_wall_time_s=0.0,
         device=checkpoint.device_description(),
-        encoder=config.network.encoder,
+        encoder=encoder_name(config.network),
         network=config.network,
         obs_shape=tuple(int(d) for d in runner.envs.obs.shape[2:]),
         git_commit=checkpoint.git_commit(),
         train_config=config.model_dump(mode="json"),
-        dynamics=env.dynamics.model_dump(),
+        dynamics=env.record(),
         init_from=init_from,
     )
 
@@ -118,15 +120,20 @@ def _progressed(base: checkpoint.Manifest, config: PPOConfig, runner: PopRunner,
     return base.model_copy(update=update)
 
 
-def load_init(directory: Path, config: PPOConfig, env: envs.OvercookedEnv) -> tuple[object, InitFrom]:
+def load_init(directory: Path, config: PPOConfig, env: RLEnv) -> tuple[object, InitFrom]:
     """The params a fine-tuning run starts from, and their record. They must come from the same
-    layout, network and dynamics: anything else would not be a continuation of that agent."""
+    world, layout, network and env settings, and be one network for every seat: anything else
+    would not be a continuation of that agent."""
     asked_as = f"--init-from {directory}"
     params, parent = checkpoint.load_for(directory, config.network, asked_as, "a checkpoint folder is needed")
+    if parent.world != config.world:
+        raise ValueError(f"{asked_as}: trained in {parent.world}, not {config.world}")
     if parent.layout != config.layout:
         raise ValueError(f"{asked_as}: trained on {parent.layout}, not {config.layout}")
-    if parent.dynamics != env.dynamics.model_dump():
+    if parent.dynamics != env.record():
         raise ValueError(f"{asked_as}: trained under other dynamics ({parent.dynamics})")
+    if parent.seat_groups:
+        raise ValueError(f"{asked_as}: has one network per seat; self-play fine-tunes one network")
     record = InitFrom(
         path=checkpoint.project_path(directory.resolve()),
         algorithm=parent.algorithm,
@@ -140,7 +147,7 @@ def load_init(directory: Path, config: PPOConfig, env: envs.OvercookedEnv) -> tu
 
 def _select(
     config: PPOConfig,
-    env: envs.OvercookedEnv,
+    env: RLEnv,
     best: BestSoFar,
     final_params,
     manifest: checkpoint.Manifest,
@@ -183,7 +190,7 @@ class _Start(NamedTuple):
 
 def _start(
     config: PPOConfig,
-    env: envs.OvercookedEnv,
+    env: RLEnv,
     runner: PopRunner,
     out_dir: Path | None,
     resume: bool,
@@ -238,7 +245,7 @@ def train(
     if out_dir is not None and not resume:
         resume_state.refuse_to_overwrite(out_dir / resume_state.RESUME_DIR)
     config = rounded_config(config, updates_per_call)
-    env = envs.make_layout_env(config.layout)
+    env = rl_spec(config.world).make_env(config.layout)
     init, update = make_self_play(config, env, updates_per_call)
     runner, progress, best, lineage = _start(
         config, env, init(jax.random.PRNGKey(config.seed)), out_dir, resume, keep_best, init_from, log
@@ -270,7 +277,6 @@ def train(
     if best is not None and best.params is not None:
         params, manifest = _select(config, env, best, params, manifest, eval_episodes, log)
     if out_dir is not None:
-        manifest = checkpoint.save(out_dir, params, manifest)
-        (out_dir / "history.jsonl").write_text("".join(json.dumps(r) + "\n" for r in progress.history))
+        manifest = checkpoint.save(out_dir, params, manifest, progress.history)
         resume_state.clear(out_dir)
     return TrainResult(out_dir=str(out_dir) if out_dir else None, manifest=manifest, history=progress.history)

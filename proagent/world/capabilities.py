@@ -23,6 +23,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from proagent.world.rl_spec import RLSpec
 from proagent.world.types import DomainEnv, EngineState, Event, InterdependenceCollector, Perceiver, State
 
 
@@ -93,7 +94,7 @@ class Capabilities:
     teams: TeamSizing | None = None
     settings: EnvSettings | None = None
     plans: PlanTargets | None = None
-    rl: Any = None  # an RL spec for `proagent train` (see `proagent.training`), or None
+    rl: RLSpec | None = None  # what `proagent train` needs (`proagent.world.rl_spec`)
 
     def names(self) -> list[str]:
         """The capabilities present, for listings (`proagent layouts --domain W`)."""

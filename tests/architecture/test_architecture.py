@@ -70,14 +70,14 @@ def test_nothing_outside_the_cli_imports_it():
 
 
 # Lowest first; a unit imports only from its own unit or a lower layer. A world is
-# ``proagent.domains.<name>``; the registry ``proagent.domains`` sits above the worlds it imports.
+# ``proagent.domains.<name>``; the registry ``proagent.domains`` imports worlds only by name, on
+# use (importlib), so it sits low: the RL program and the runner look worlds up through it.
 LAYERS = (
     ("proagent", "proagent.world", "proagent.paths", "proagent.files", "proagent.jsonl", "proagent.tables_out"),
-    ("proagent.llm", "proagent.contract", "proagent.interdependence"),
+    ("proagent.domains", "proagent.llm", "proagent.contract", "proagent.interdependence"),
     ("proagent.maeil", "proagent.training"),
     ("proagent.agent",),
     ("world",),
-    ("proagent.domains",),
     ("proagent.runner", "proagent.builder"),
     ("proagent.eval", "proagent.web"),
     ("proagent.cli",),

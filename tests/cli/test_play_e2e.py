@@ -10,6 +10,7 @@ import pytest
 from proagent.cli import main
 from proagent.domains.overcooked.heuristic import heuristic_answer
 from proagent.llm.fake_server import FakeChatServer
+from proagent.paths import partner_dir
 from proagent.training import checkpoint
 
 
@@ -81,7 +82,7 @@ def test_play_with_a_shipped_trained_partner(server, tmp_path, partner):
     (run,) = list(tmp_path.glob(f"*-play-counter_circuit-{partner}"))
     (episode,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
     assert episode["partner"] == partner and episode["steps"] == 6
-    shipped = checkpoint.load_manifest(checkpoint.partner_dir("counter_circuit", partner)).params_sha256
+    shipped = checkpoint.load_manifest(partner_dir("overcooked", "counter_circuit", partner)).params_sha256
     config = json.loads((run / "config.json").read_text())
     assert config["partner_provenance"] == {partner: {"params_sha256": shipped}}  # which checkpoint played
 

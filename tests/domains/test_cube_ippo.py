@@ -1,5 +1,6 @@
-"""CUBE IPPO teammates: the seat-relative observation, a tiny deterministic training run, the
-shipped checkpoints (sha256, loading, registration) and an IPPO team playing easy_2a."""
+"""CUBE's RL spec and its IPPO teammates: the seat-relative observation, a tiny deterministic
+training run of the one RL program, the shipped checkpoints (sha256, loading through the one RL
+partner loader, registration) and an IPPO team playing easy_2a."""
 
 from __future__ import annotations
 
@@ -14,14 +15,17 @@ import pytest
 from envs.cube import CubeAction, make
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import get_domain
-from proagent.domains.cube.rl import checkpoint
-from proagent.domains.cube.rl.observation import obs_dim, observe, observe_all
-from proagent.domains.cube.rl.partner import IppoPartner
-from proagent.domains.cube.rl.train import IppoConfig, from_groups, make_train, to_groups
+from proagent.domains.cube.rl_spec import CUBE_RL, obs_dim, observe, observe_all
+from proagent.paths import PARTNERS_DIR, partner_dir
 from proagent.runner.episode import run_episode
+from proagent.training import checkpoint
+from proagent.training.config import PPOConfig
+from proagent.training.networks import MlpConfig
+from proagent.training.partner import RLPartner
+from proagent.training.population import Pairing, make_population_train
 
 DOMAIN = get_domain("cube")
-SHIPPED = sorted(p.parent for p in checkpoint.CUBE_PARTNERS_DIR.glob(f"*/*/{checkpoint.MANIFEST_FILE}"))
+SHIPPED = sorted(p.parent for p in (PARTNERS_DIR / "cube").glob(f"*/*/{checkpoint.MANIFEST_FILE}"))
 
 
 def test_observation_is_fixed_size_and_seat_relative() -> None:
@@ -49,61 +53,70 @@ def test_observation_is_fixed_size_and_seat_relative() -> None:
     assert many.shape == (4, 3, 3 + 2 + 4 + 9 * 3 + 1) and np.isfinite(np.asarray(many)).all()
 
 
-def test_actors_regroup_per_mode() -> None:
-    x = jnp.arange(3 * 4 * 2 * 5).reshape(3, 4, 2, 5)  # (T, N, A, D)
-    shared, independent = to_groups(x, "shared", 2), to_groups(x, "independent", 2)
-    assert shared.shape == (1, 24, 5) and independent.shape == (2, 12, 5)
-    np.testing.assert_array_equal(independent[1], x[:, :, 1].reshape(12, 5))  # group 1 = seat 1's actors
-    y = x[0]  # (N, A, D), as when acting
-    for mode in ("shared", "independent"):
-        np.testing.assert_array_equal(from_groups(to_groups(y, mode, 1), mode, (4,), 2), y)
+def test_independent_ppo_gives_each_seat_its_own_learner() -> None:
+    """Independent PPO is a pairing of the one program: learner s plays seat s of every env (the
+    shipped ``ippo_independent``); self-play (``ippo_shared``) is one learner in every seat."""
+    pairing = Pairing.independent(4, 3)
+    assert pairing.learner_actors().tolist() == [[0, 3, 6, 9], [1, 4, 7, 10], [2, 5, 8, 11]]
+    assert Pairing.self_play(2, 3).learner_actors().tolist() == [[0, 1, 2, 3, 4, 5]]
 
 
-def _tiny(mode: str) -> tuple[IppoConfig, object]:
-    config = IppoConfig(
-        scenario="easy_2a", params=mode, seed=3, total_steps=2 * 8 * 16, num_envs=8, num_steps=16, num_minibatches=2
-    )
-    return config, make_train(config)
+def test_the_spec_scores_deliveries_and_trains_on_the_step_cost_and_shaping() -> None:
+    env = CUBE_RL.make_env("easy_2a")
+    assert (env.num_agents, env.num_actions, env.horizon) == (2, len(CubeAction), 100)
+    state = env.reset(jax.random.PRNGKey(0))
+    out = jax.jit(env.step)(jax.random.PRNGKey(0), state, jnp.array([CubeAction.RIGHT, CubeAction.RIGHT]))
+    assert float(out.score) == 0.0 and float(out.reward) == pytest.approx(-env.env.scenario.step_cost)
+    assert out.shaped.shape == (2,) and np.isfinite(np.asarray(out.shaped)).all()
+    assert CUBE_RL.make_env("easy_2a", record=env.record()).record() == env.record()
+    with pytest.raises(ValueError, match="no encoder"):
+        CUBE_RL.network("cnn", "easy_2a", gpu=False)
 
 
 @pytest.mark.slow  # two tiny training runs (~8 s): the slow CI step runs it
 def test_a_tiny_training_run_changes_params_and_is_deterministic() -> None:
-    """Independent parameters (the seat-vmapped update); shared ones run the same program with one
-    group (``test_actors_regroup_per_mode``), compiling it again would double this test's time."""
-    config, trainer = _tiny("independent")
-    groups = 2
+    """Independent parameters (one learner per seat, vmapped) through the one RL program."""
+    recipe = {**CUBE_RL.ppo_defaults, "num_envs": 8}
+    config = PPOConfig(world="cube", layout="easy_2a", seed=3, total_steps=2 * 8 * 16, num_steps=16, num_minibatches=2,
+                       network=MlpConfig(), **recipe)  # fmt: skip
+    env = CUBE_RL.make_env("easy_2a")
+    init, update = make_population_train(config, Pairing.independent(8, 2), env)
 
     def run():
-        runner = trainer.init(jax.random.PRNGKey(config.seed))
-        start = runner.train_state.params
+        runner = init(jax.random.PRNGKey(config.seed))
+        start = runner.learners.params
         for _ in range(config.num_updates):
-            runner, metrics = trainer.update(runner)
-        return start, runner.train_state.params, metrics
+            runner, metrics = update(runner)
+        return start, runner.learners.params, metrics
 
     start, params, metrics = run()
     _, again, metrics_again = run()
     leaves, start_leaves = jax.tree.leaves(params), jax.tree.leaves(start)
-    assert all(leaf.shape[0] == groups for leaf in leaves)
+    assert all(leaf.shape[0] == 2 for leaf in leaves)
     assert any(not np.allclose(a, b) for a, b in zip(leaves, start_leaves, strict=True))
     assert all(np.array_equal(a, b) for a, b in zip(leaves, jax.tree.leaves(again), strict=True))
-    assert float(metrics["entropy"]) == float(metrics_again["entropy"]) and np.isfinite(float(metrics["value_loss"]))
+    assert np.array_equal(metrics.entropy, metrics_again.entropy) and np.isfinite(np.asarray(metrics.value_loss)).all()
 
 
 def test_shipped_checkpoints_match_their_manifests_and_load() -> None:
     assert {p.parent.name for p in SHIPPED} >= {"easy_2a", "medium_3a"}
     for directory in SHIPPED:
-        manifest = checkpoint.load_manifest(directory)
+        manifest = checkpoint.load_manifest(directory)  # CUBE's first manifest format, converted
         blob = (directory / checkpoint.PARAMS_FILE).read_bytes()
         assert hashlib.sha256(blob).hexdigest() == manifest.params_sha256
-        assert manifest.algorithm == directory.name and manifest.scenario == directory.parent.name
+        assert manifest.algorithm == directory.name and manifest.layout == directory.parent.name
+        assert manifest.world == "cube" and manifest.encoder == "mlp" and isinstance(manifest.network, MlpConfig)
+        assert manifest.seat_groups == (1 if manifest.algorithm == "ippo_shared" else manifest.num_agents)
         assert manifest.self_play is not None and manifest.self_play.episodes >= 50
         assert manifest.learned == (manifest.self_play.mean > 0)
-        assert (directory / checkpoint.HISTORY_FILE).is_file()
-        env = make(manifest.scenario)
-        partner = IppoPartner(directory, env)
-        assert isinstance(partner, Agent) and manifest.obs_dim == obs_dim(env.scenario)
-        logits = partner.logits(env.reset(jax.random.PRNGKey(0)), env.num_agents - 1)
-        assert logits.shape == (len(CubeAction),)
+        assert manifest.history is not None and manifest.history.records > 0  # history.jsonl stays in the run folder
+        env = make(manifest.layout)
+        partner = DOMAIN.make_partner(directory.name, env)
+        assert isinstance(partner, RLPartner) and isinstance(partner, Agent)
+        assert manifest.obs_shape == (obs_dim(env.scenario),)
+        seat = env.num_agents - 1
+        obs = observe(env.reset(jax.random.PRNGKey(0)), seat, env.scenario)
+        assert partner.logits(obs[None], seat).shape == (1, len(CubeAction))
 
 
 def test_ippo_partners_are_registered_only_where_a_checkpoint_ships() -> None:
@@ -111,15 +124,15 @@ def test_ippo_partners_are_registered_only_where_a_checkpoint_ships() -> None:
     assert {"ippo_shared", "ippo_independent", "pusher", "lazy"} <= set(DOMAIN.partner_names(easy))
     other = DOMAIN.make_env("random:easy:3", 100)
     assert DOMAIN.partner_names(other) == ["lazy", "pusher"]
-    with pytest.raises(UnknownAgentError, match=r"scenarios with one: .*easy_2a"):
+    with pytest.raises(UnknownAgentError, match=r"layouts with one: .*easy_2a"):
         DOMAIN.make_partner("ippo_shared", other)
-    assert isinstance(DOMAIN.make_partner("ippo_independent", easy), IppoPartner)
+    assert isinstance(DOMAIN.make_partner("ippo_independent", easy), RLPartner)
 
 
 @pytest.mark.parametrize("algorithm", ["ippo_shared", "ippo_independent"])
 def test_an_ippo_team_plays_easy_2a_through_the_runner(algorithm: str) -> None:
     env = DOMAIN.make_env("easy_2a", 100)
-    manifest = checkpoint.load_manifest(checkpoint.partner_dir("easy_2a", algorithm))
+    manifest = checkpoint.load_manifest(partner_dir("cube", "easy_2a", algorithm))
     team = [DOMAIN.make_partner(algorithm, env) for _ in range(env.num_agents)]
     record = asyncio.run(run_episode(env, DOMAIN, team, 0, 7, 0))
     score = record.domain_metrics["weight_delivered"]

@@ -11,6 +11,7 @@ from pathlib import Path
 from eval_helpers import lines
 
 from proagent.cli import main
+from proagent.paths import partner_dir
 from proagent.training import checkpoint
 
 
@@ -27,7 +28,7 @@ def resume(run: Path) -> int:
 
 def test_a_run_records_the_checkpoint_of_each_trained_partner(tmp_path):
     config = json.loads((finished_run(tmp_path) / "config.json").read_text())
-    shipped = checkpoint.load_manifest(checkpoint.partner_dir("cramped_room", "sp")).params_sha256
+    shipped = checkpoint.load_manifest(partner_dir("overcooked", "cramped_room", "sp")).params_sha256
     assert config["partner_provenance"] == {"sp": {"cramped_room": {"params_sha256": shipped}}}  # greedy is scripted
 
 

@@ -22,7 +22,7 @@ SCRIPTED = ["greedy", "onion_passer", "random", "recipe_greedy", "stay", "suppli
 def test_available_partners_lists_the_scripted_and_the_trained_ones():
     from proagent.paths import PARTNERS_DIR
 
-    trained = {m.parent.name for m in PARTNERS_DIR.glob("*/*/manifest.json")}
+    trained = {m.parent.name for m in PARTNERS_DIR.glob("overcooked/*/*/manifest.json")}
     assert available_partners() == sorted(set(SCRIPTED) | trained)
     assert "sp" in trained, "the self-play checkpoints ship with the repo"
 
@@ -30,8 +30,8 @@ def test_available_partners_lists_the_scripted_and_the_trained_ones():
 def test_trained_partner_without_a_checkpoint_for_the_layout_says_how_to_train(tmp_path):
     from proagent.domains.overcooked.partners.registry import PartnerRegistry, trained_factories
 
-    (tmp_path / "cramped_room" / "mep").mkdir(parents=True)
-    (tmp_path / "cramped_room" / "mep" / "manifest.json").write_text("{}")
+    (tmp_path / "overcooked" / "cramped_room" / "mep").mkdir(parents=True)
+    (tmp_path / "overcooked" / "cramped_room" / "mep" / "manifest.json").write_text("{}")
     registry = PartnerRegistry().with_factories(trained_factories(tmp_path))
     with pytest.raises(UnknownPartnerError, match="proagent train --algo mep --layout counter_circuit"):
         registry.make("mep", "counter_circuit")
@@ -82,13 +82,13 @@ def test_epsilon_must_be_a_probability():
 
 
 def test_partners_command_lists_every_shipped_checkpoint(capsys):
-    """`proagent partners --markdown`: one row per partners/<layout>/<algo>/manifest.json."""
+    """`proagent partners --markdown`: one row per partners/overcooked/<layout>/<algo>/manifest.json."""
     from proagent.cli import main
     from proagent.paths import PARTNERS_DIR
 
     assert main(["partners", "--markdown"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    shipped = sorted(PARTNERS_DIR.glob("*/*/manifest.json"))
+    shipped = sorted(PARTNERS_DIR.glob("overcooked/*/*/manifest.json"))
     assert len(lines) == 2 + len(shipped) and lines[0].startswith("| layout | partner | algorithm |")
     assert any("| counter_circuit | sp | sp |" in line for line in lines)
     assert any("| counter_circuit | cole_scratch | cole |" in line for line in lines)  # the folder names the partner

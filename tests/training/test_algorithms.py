@@ -6,8 +6,11 @@ from __future__ import annotations
 import jax
 import numpy as np
 import pytest
+from training_helpers import overcooked_partner
 
 import envs
+from proagent.domains.overcooked.rl_spec import rl_env
+from proagent.paths import partner_dir
 from proagent.training.algorithms import SETTINGS, TRAINERS, AlgoConfig
 from proagent.training.algorithms.best_response import pool_scores, rank_priority
 from proagent.training.algorithms.cole import in_degree_centrality, incompatibility_logits
@@ -63,7 +66,7 @@ def test_exploit_copies_best_into_worst_and_perturbs(round_robin_program):
 
 @pytest.mark.slow  # ~10 s or more: the slow CI step runs it (default suite < ~5 min)
 def test_payoff_matrix_is_per_ordered_pair():
-    env = envs.make("cramped_room", envs.Dynamics(horizon=5))
+    env = rl_env(envs.make("cramped_room", envs.Dynamics(horizon=5)))
     net = ActorCritic(NetworkConfig(encoder="fast"))
     obs = env.observe(env.reset(jax.random.PRNGKey(0)))[0]
     members = jax.tree.map(lambda *x: np.stack(x), *[net.init(jax.random.PRNGKey(i), obs) for i in range(3)])
@@ -74,7 +77,6 @@ def test_payoff_matrix_is_per_ordered_pair():
 @pytest.mark.slow
 @pytest.mark.parametrize("algo", ["cole", "fcp", "mep", "pbt"])
 def test_tiny_run_saves_a_partner_that_plays_both_seats(algo, tmp_path, monkeypatch):
-    from proagent.domains.overcooked.partners.rl import RLPartner
     from proagent.training import checkpoint
 
     calls = []  # HEAD moves on once training has begun (a commit beside the run)
@@ -91,12 +93,12 @@ def test_tiny_run_saves_a_partner_that_plays_both_seats(algo, tmp_path, monkeypa
     assert calls and manifest.algorithm == algo and manifest.self_play.episodes == 2 and manifest.details
     assert manifest.git_commit == "at-start"  # the code the run started with
     if algo == "fcp":  # the pool held the layout's shipped sp, and the manifest says which one
-        shipped = checkpoint.load_manifest(checkpoint.partner_dir("cramped_room", "sp"))
+        shipped = checkpoint.load_manifest(partner_dir("overcooked", "cramped_room", "sp"))
         assert manifest.details["pool"][-1] == "shipped sp"
         assert manifest.details["shipped_sp_sha256"] == shipped.params_sha256
     assert checkpoint.load_manifest(out).params_sha256 == manifest.params_sha256
     env = envs.make("cramped_room")
-    partner = RLPartner(out, env.layout)
+    partner = overcooked_partner(out, env.layout)
     for seat in (0, 1):
         partner.reset(seat, seed=3)
         state = env.reset(jax.random.PRNGKey(0))
@@ -150,7 +152,7 @@ def test_warm_start_loads_the_shipped_sp_into_chosen_learners(round_robin_progra
 
     _, init, _ = round_robin_program  # cramped_room, default fast network: the shipped SP's
     runner = init(jax.random.PRNGKey(0))
-    sp, _ = checkpoint.load(checkpoint.partner_dir("cramped_room", "sp"))
+    sp, _ = checkpoint.load(partner_dir("overcooked", "cramped_room", "sp"))
     warm = warm_started(runner, AlgoConfig(layout="cramped_room", warm_start="sp"), [1])
     for stacked, before, want in zip(jax.tree.leaves(warm.learners.params), jax.tree.leaves(runner.learners.params),
                                      jax.tree.leaves(sp)):  # fmt: skip
@@ -173,7 +175,7 @@ def test_human_proxies_can_train_beside_a_shipped_partner():
     assert beside.pool_size == 1 and np.asarray(beside.slots).tolist().count([0, POOL]) == 1
     assert logits.tolist() == [0.0] and facts["name"] == "sp" and len(facts["params_sha256"]) == 64
     assert jax.tree.leaves(params)[0].shape[0] == 1
-    with pytest.raises(ValueError, match="partner=nobody needs partners/cramped_room/nobody"):
+    with pytest.raises(ValueError, match="partner=nobody needs partners/overcooked/cramped_room/nobody"):
         proxy_pairing(algo, ProxySettings(partner="nobody"), weights, 8)
 
 
@@ -183,7 +185,7 @@ def test_human_proxy_ships_one_partner_per_style(tmp_path):
     from proagent.training.algorithms.human_proxy import ProxySettings, train_human_proxy
 
     algo = AlgoConfig(layout="cramped_room", total_steps=2 * 8 * 16, ppo=TINY, updates_per_call=1, eval_episodes=1)
-    out = tmp_path / "cramped_room" / "human_proxy"
+    out = tmp_path / "overcooked" / "cramped_room" / "human_proxy"
     manifests = train_human_proxy(algo, out, lambda _: None, ProxySettings(styles=("deliverer", "onion_fetcher")))
     assert [m.algorithm for m in manifests] == ["human_proxy_deliverer", "human_proxy_onion_fetcher"]
     assert {"human_proxy_deliverer", "human_proxy_onion_fetcher"} <= set(trained_factories(tmp_path))

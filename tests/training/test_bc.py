@@ -8,14 +8,15 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from flax import serialization
+from training_helpers import overcooked_partner
 
 import envs
 from envs import Action
+from proagent.domains.overcooked.human_data import bc_dataset
 from proagent.domains.overcooked.partners.registry import make_partner
-from proagent.domains.overcooked.partners.rl import RLPartner, available_rl_partners
 from proagent.training import cli
 from proagent.training.bc import BCConfig, fit, train_bc
-from proagent.training.human_data import bc_dataset
+from proagent.training.partner import available_rl_partners
 
 pytestmark = pytest.mark.slow  # trains behaviour cloning per module (~25 s on 2 cores); the slow CI step runs it
 
@@ -30,7 +31,7 @@ def cramped():
 
 @pytest.fixture(scope="module")
 def tiny_bc(tmp_path_factory, cramped):
-    out = tmp_path_factory.mktemp("bc") / "cramped_room" / "bc"
+    out = tmp_path_factory.mktemp("bc") / "overcooked" / "cramped_room" / "bc"
     manifest, result = train_bc(BCConfig(seed=1, **TINY), out, eval_episodes=4, log=lambda _: None)
     return manifest, result, out
 
@@ -70,7 +71,7 @@ def test_manifest_records_provenance_and_accuracy(tiny_bc):
 def test_checkpoint_plays_either_seat_as_rl_partner(tiny_bc):
     _, _, out = tiny_bc
     env = envs.make("cramped_room")
-    a, b = RLPartner(out, env.layout), RLPartner(out, env.layout)
+    a, b = overcooked_partner(out, env.layout), overcooked_partner(out, env.layout)
     assert a.name == "bc"
     state = env.jit_reset(jax.random.PRNGKey(0))
     a.reset(0, 0)
@@ -78,7 +79,7 @@ def test_checkpoint_plays_either_seat_as_rl_partner(tiny_bc):
     for t in range(10):
         kitchen = env.symbolic(state)
         joint = (a.policy(kitchen, state), b.policy(kitchen, state))
-        assert all(isinstance(x, Action) for x in joint)
+        assert all(isinstance(x, int) and x in set(map(int, Action)) for x in joint)
         state = env.jit_step(jax.random.PRNGKey(t), state, jnp.array([int(x) for x in joint])).state
 
 
@@ -93,7 +94,7 @@ def test_cli_trains_bc(tmp_path, capsys):
 
 @pytest.mark.parametrize("layout", ["cramped_room", "asymmetric_advantages", "counter_circuit"])
 def test_shipped_bc_partner_loads_by_name(layout):
-    if "bc" not in available_rl_partners(layout):
+    if "bc" not in available_rl_partners("overcooked", layout):
         pytest.skip(f"no shipped bc checkpoint for {layout}")
     partner = make_partner("bc", layout)
     m = partner.manifest

@@ -7,9 +7,9 @@ import json
 import jax
 import numpy as np
 import pytest
+from training_helpers import overcooked_partner
 
 import envs
-from proagent.domains.overcooked.partners.rl import RLPartner
 from proagent.training import checkpoint
 from proagent.training.networks import ActorCritic
 
@@ -47,7 +47,7 @@ def test_round_trip_gives_identical_actions(tiny_run):
     obs = env.observe_batch(env.reset_batch(jax.random.split(jax.random.PRNGKey(3), 8))).reshape(16, 4, 5, 30)
     key = jax.random.PRNGKey(7)
     net = ActorCritic(manifest.network)
-    partner = RLPartner(out, env.layout)
+    partner = overcooked_partner(out, env.layout)
     again = checkpoint.load(out)[0]
     logits_a, logits_b = net.apply(params, obs)[0], net.apply(again, obs)[0]
     np.testing.assert_array_equal(logits_a, logits_b)

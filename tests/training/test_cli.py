@@ -26,10 +26,13 @@ def test_arguments_build_the_config():
 
 
 def test_auto_encoder_is_cnn_on_gpu_only():
-    import jax
+    from proagent.domains.overcooked.rl_spec import OVERCOOKED_RL
 
-    assert cli.resolve_encoder("auto") == ("cnn" if jax.default_backend() == "gpu" else "fast")
-    assert cli.resolve_encoder("cnn") == "cnn"
+    assert OVERCOOKED_RL.network("auto", "cramped_room", gpu=True).encoder == "cnn"
+    assert OVERCOOKED_RL.network("auto", "cramped_room", gpu=False).encoder == "fast"
+    assert OVERCOOKED_RL.network("cnn", "cramped_room", gpu=False).encoder == "cnn"
+    with pytest.raises(ValueError, match="no encoder 'mlp'"):
+        OVERCOOKED_RL.network("mlp", "cramped_room", gpu=False)
 
 
 def test_bad_layout_or_field_exits_2(capsys):

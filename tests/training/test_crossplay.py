@@ -23,8 +23,8 @@ def load_script():
 def test_a_zoo_of_two_plays_every_ordered_pair(tiny_run, tmp_path):
     _, ckpt = tiny_run  # cramped_room/sp of the shared tiny run
     for name in ("sp", "cole"):
-        shutil.copytree(ckpt, tmp_path / "cramped_room" / name)
-    (tmp_path / "cramped_room" / "empty").mkdir()  # no manifest: not a partner
+        shutil.copytree(ckpt, tmp_path / "overcooked" / "cramped_room" / name)
+    (tmp_path / "overcooked" / "cramped_room" / "empty").mkdir()  # no manifest: not a partner
     cp = zoo_crossplay("cramped_room", episodes=2, seed=0, root=tmp_path)
     assert cp.names == ["cole", "sp"] and np.asarray(cp.scores).shape == (2, 2, 2)
     assert np.array_equal(cp.both_seats("sp", "cole"), np.concatenate([cp.scores[1][0], cp.scores[0][1]]))
@@ -36,11 +36,12 @@ def test_a_zoo_of_two_plays_every_ordered_pair(tiny_run, tmp_path):
 def test_a_cell_stays_put_when_the_zoo_grows(tmp_path):
     """Each pair's key comes from its names: adding a partner must not re-draw the others' episodes
     (counter_circuit's sp with pbt_scratch varies from episode to episode, so a re-draw shows)."""
-    shipped = PROJECT_ROOT / "partners" / "counter_circuit"
+    shipped = PROJECT_ROOT / "partners" / "overcooked" / "counter_circuit"
+    zoo = tmp_path / "overcooked" / "counter_circuit"
     for name in ("sp", "pbt_scratch"):
-        shutil.copytree(shipped / name, tmp_path / "counter_circuit" / name)
+        shutil.copytree(shipped / name, zoo / name)
     small = zoo_crossplay("counter_circuit", episodes=4, seed=3, root=tmp_path)
-    shutil.copytree(shipped / "cole_scratch", tmp_path / "counter_circuit" / "cole_scratch")
+    shutil.copytree(shipped / "cole_scratch", zoo / "cole_scratch")
     grown = zoo_crossplay("counter_circuit", episodes=4, seed=3, root=tmp_path)
     assert grown.names == ["cole_scratch", "pbt_scratch", "sp"]
     pair = small.both_seats("sp", "pbt_scratch")
@@ -52,10 +53,11 @@ def test_a_cell_stays_put_when_the_zoo_grows(tmp_path):
 
 
 def test_a_proxy_trained_beside_a_partner_counts_as_its_relative():
+    from proagent.paths import partner_dir
     from proagent.training import checkpoint
     from proagent.training.crossplay import training_parent
 
-    manifest = checkpoint.load_manifest(checkpoint.partner_dir("counter_circuit", "pbt_scratch"))
+    manifest = checkpoint.load_manifest(partner_dir("overcooked", "counter_circuit", "pbt_scratch"))
     assert training_parent(manifest) is None
     beside = manifest.model_copy(update={"details": {"trained_with_partner": {"name": "pbt_scratch"}}})
     assert training_parent(beside) == "pbt_scratch"
@@ -64,7 +66,7 @@ def test_a_proxy_trained_beside_a_partner_counts_as_its_relative():
 
 
 def _empty_root(tmp_path):
-    (tmp_path / "bare" / "cramped_room").mkdir(parents=True)
+    (tmp_path / "bare" / "overcooked" / "cramped_room").mkdir(parents=True)
     return tmp_path / "bare"
 
 

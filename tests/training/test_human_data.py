@@ -11,7 +11,7 @@ import pytest
 
 import envs
 from envs import Action
-from proagent.training import human_data as hd
+from proagent.domains.overcooked import human_data as hd
 
 LAYOUTS = ("cramped_room", "asymmetric_advantages", "counter_circuit")
 

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import envs
+from proagent.domains.overcooked.rl_spec import rl_env
 from proagent.training.algorithms.pairings import best_response, round_robin, self_play, self_play_and_pool
 from proagent.training.config import PPOConfig
 from proagent.training.networks import ActorCritic, NetworkConfig, policy_fns
@@ -31,7 +32,7 @@ def _config(num_envs: int) -> PPOConfig:
 
 @pytest.fixture(scope="module")
 def short_env():
-    return envs.make("cramped_room", envs.Dynamics(horizon=10))
+    return rl_env(envs.make("cramped_room", envs.Dynamics(horizon=10)))
 
 
 def test_pairing_rejects_unequal_or_unknown_slots():

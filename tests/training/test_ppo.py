@@ -17,6 +17,7 @@ from flax.training.train_state import TrainState
 from training_helpers import tiny_config
 
 import envs
+from proagent.domains.overcooked.rl_spec import OvercookedRLEnv, rl_env
 from proagent.training.config import PPOConfig
 from proagent.training.networks import ActorCritic
 from proagent.training.population import learner_params
@@ -110,7 +111,7 @@ def test_optimizer_is_adam_and_lr_mult_scales_its_step(anneal):
     assert np.array_equal(doubled["w"], 2 * ours.update(grads, state, params)[0]["w"])
 
 
-def _single_learner_program(config: PPOConfig, env: envs.OvercookedEnv):
+def _single_learner_program(config: PPOConfig, env: OvercookedRLEnv):
     """Self-play as a single-learner program (ppo.make_train of 4cbe9c3, which trained the shipped
     `sp` partners): one TrainState, ``optax.adam``, one policy in both seats, nothing vmapped."""
     network = ActorCritic(config.network)
@@ -141,7 +142,7 @@ def _single_learner_program(config: PPOConfig, env: envs.OvercookedEnv):
 def short_self_play():
     """(config, env, init, update) of tiny self-play with episodes ending inside rollouts: compiled once."""
     config = tiny_config().model_copy(update={"total_steps": 2 * 128})
-    env = envs.make("cramped_room", envs.Dynamics(horizon=20))
+    env = rl_env(envs.make("cramped_room", envs.Dynamics(horizon=20)))
     return (config, env, *make_self_play(config, env))
 
 
@@ -181,7 +182,7 @@ def test_rollout_resets_finished_episodes():
     """Short horizon: episodes finish inside one rollout and the env keeps playing."""
     from proagent.training.rollout import reset_envs, rollout
 
-    env = envs.make("cramped_room", envs.Dynamics(horizon=10))
+    env = rl_env(envs.make("cramped_room", envs.Dynamics(horizon=10)))
     uniform = lambda obs: (jnp.zeros((obs.shape[0], 6)), jnp.zeros(obs.shape[0]))
     batch, traj = jax.jit(lambda k: rollout(env, uniform, reset_envs(env, k, 3), k, 25, 1.0))(jax.random.PRNGKey(0))
     assert traj.ep_done.sum(0).tolist() == [2, 2, 2]  # steps 10 and 20

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import envs
+from proagent.domains.overcooked.rl_spec import rl_env
 from proagent.training.config import PPOConfig
 from proagent.training.networks import V2_CPU_NETWORK, NetworkConfig, policy_fns, reset_hidden
 from proagent.training.population import (
@@ -29,7 +30,7 @@ TINY = NetworkConfig(encoder="pointwise", pointwise=(8, 4), fc_dim=16, memory=8)
 @pytest.fixture(scope="module")
 def v2_env():
     """A V2 kitchen with the paper's partial view; a 12-step horizon ends episodes inside rollouts."""
-    return envs.make("demo_cook_simple", envs.Dynamics(agent_view_size=2, horizon=12, random_agent_positions=True))
+    return rl_env(envs.make("demo_cook_simple", envs.Dynamics(agent_view_size=2, horizon=12, random_agent_positions=True)))
 
 
 def test_replay_equals_stepping_with_resets():

@@ -7,12 +7,24 @@ from itertools import product
 import jax
 import jax.numpy as jnp
 import pytest
+from training_helpers import overcooked_partner
 
 import envs
 from envs import Action
 from proagent.domains.overcooked.partners.base import Partner, UnknownPartnerError
-from proagent.domains.overcooked.partners.rl import RLPartner, available_rl_partners, load_rl_partner
+from proagent.domains.overcooked.rl_spec import partner_env
 from proagent.paths import PARTNERS_DIR
+from proagent.training import partner as rl_partner
+
+OVERCOOKED = PARTNERS_DIR / "overcooked"
+
+
+def available_rl_partners(layout: str, root=PARTNERS_DIR) -> list[str]:
+    return rl_partner.available_rl_partners("overcooked", layout, root)
+
+
+def load_rl_partner(name: str, layout, root=PARTNERS_DIR):
+    return rl_partner.load_rl_partner("overcooked", layout.name, name, lambda m: partner_env(layout, m.dynamics), root)
 
 CLASSIC = ("cramped_room", "asymmetric_advantages", "coordination_ring", "forced_coordination", "counter_circuit")
 
@@ -33,7 +45,7 @@ def _play(env, partners, seed: int, steps: int) -> list[tuple[int, int]]:
 def test_plays_either_seat_and_replays_from_seed(tiny_run):
     _, out = tiny_run
     env = envs.make("cramped_room")
-    a, b = RLPartner(out, env.layout), RLPartner(out, env.layout)
+    a, b = overcooked_partner(out, env.layout), overcooked_partner(out, env.layout)
     assert isinstance(a, Partner) and a.name == "sp"
     first = _play(env, (a, b), seed=5, steps=25)
     assert all(x in set(map(int, Action)) for pair in first for x in pair)
@@ -43,7 +55,7 @@ def test_plays_either_seat_and_replays_from_seed(tiny_run):
 
 def test_lookup_by_name(tiny_run):
     _, out = tiny_run
-    root = out.parent.parent
+    root = out.parents[2]
     layout = envs.get_layout("cramped_room")
     assert available_rl_partners("cramped_room", root) == ["sp"]
     assert available_rl_partners("no_such_layout", root) == []
@@ -55,7 +67,7 @@ def test_lookup_by_name(tiny_run):
 def test_refuses_another_layout(tiny_run):
     _, out = tiny_run
     with pytest.raises(ValueError, match="trained on cramped_room"):
-        RLPartner(out, envs.get_layout("counter_circuit"))
+        overcooked_partner(out, envs.get_layout("counter_circuit"))
 
 
 REQUIRED = ("sp", "pbt", "fcp", "mep", "cole")
@@ -64,7 +76,7 @@ REQUIRED = ("sp", "pbt", "fcp", "mep", "cole")
 @pytest.mark.parametrize("layout", CLASSIC)
 def test_the_zoo_ships_for_every_classic_layout(layout):
     have = set(available_rl_partners(layout))
-    assert set(REQUIRED) <= have, f"missing in {PARTNERS_DIR / layout}: {set(REQUIRED) - have}"
+    assert set(REQUIRED) <= have, f"missing in {OVERCOOKED / layout}: {set(REQUIRED) - have}"
     assert "bc" in have or any(name.startswith("human_proxy_") for name in have)
 
 
@@ -104,7 +116,7 @@ def test_every_v2_method_ships_for_every_coordination_layout():
     for layout in COORDINATION_LAYOUTS:
         for method, seed in product(V2_METHODS, (0, 1)):
             name = f"{method}_s{seed}" if seed else method
-            path = PARTNERS_DIR / layout / name / "manifest.json"
+            path = OVERCOOKED / layout / name / "manifest.json"
             assert path.is_file() and (path.parent / "params.msgpack").is_file(), path
             m = Manifest.model_validate_json(path.read_text())
             assert (m.layout, m.algorithm, m.seed) == (layout, method, seed), path
@@ -134,7 +146,7 @@ def test_shipped_sp_seeds_meet_the_papers_anchor_where_claimed():
     meeting = {}
     for layout in COORDINATION_LAYOUTS:
         target = 0.9 * paper[layout]["sp"][0][0]
-        for path in sorted((PARTNERS_DIR / layout).glob("sp*/manifest.json")):
+        for path in sorted((OVERCOOKED / layout).glob("sp*/manifest.json")):
             m = Manifest.model_validate_json(path.read_text())
             if m.algorithm == "sp" and m.self_play is not None and m.self_play.mean >= target:
                 meeting.setdefault(layout, path.parent.name)

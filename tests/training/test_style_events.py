@@ -13,9 +13,9 @@ import pytest
 import envs
 from envs import Action, EventKind
 from envs.overcooked.engine import StaticObject
+from proagent.domains.overcooked import human_data as hd
 from proagent.domains.overcooked.partners.registry import make_partner
-from proagent.training import human_data as hd
-from proagent.training.style_events import (
+from proagent.domains.overcooked.style_events import (
     EVENT_INDEX,
     STYLE_EVENTS,
     StyleWeights,

@@ -9,10 +9,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from training_helpers import overcooked_partner
 
 import envs
+from proagent.domains.overcooked.rl_spec import OVERCOOKED_RL, recipe_ingredients, rl_env
 from proagent.training.algorithms import SETTINGS, TRAINERS, AlgoConfig
-from proagent.training.algorithms.other_play import OtherPlaySettings, other_play_env, recipe_ingredients
 from proagent.training.evaluate import make_pair_states
 from proagent.training.networks import NetworkConfig, policy_fns
 
@@ -28,7 +29,9 @@ def v2_env():
 @pytest.mark.slow  # ~20 s on a loaded machine
 def test_other_play_permutes_only_what_an_agent_sees(v2_env):
     assert recipe_ingredients(v2_env.layout) == (0, 1)
-    permuted = other_play_env(v2_env, OtherPlaySettings())
+    permuted_rl, items = OVERCOOKED_RL.symmetries.permuted(rl_env(v2_env), None)
+    permuted = permuted_rl.env
+    assert items == (0, 1)
     swapped = None
     for seed in range(8):  # find a reset where agent 0 sees the two ingredients swapped
         state = permuted.reset(jax.random.PRNGKey(seed))
@@ -48,7 +51,7 @@ def test_other_play_permutes_only_what_an_agent_sees(v2_env):
 
 def test_other_play_needs_two_ingredients():
     with pytest.raises(ValueError, match="at least two ingredients"):
-        other_play_env(envs.make("cramped_room"), OtherPlaySettings())
+        OVERCOOKED_RL.symmetries.permuted(rl_env(envs.make("cramped_room")), None)
 
 
 @pytest.mark.slow  # ~30 s: the slow CI step runs it
@@ -56,7 +59,7 @@ def test_pair_states_keeps_every_nth_state_of_every_pair(v2_env):
     fns = policy_fns(TINY_NET)
     obs = v2_env.observe(v2_env.reset(jax.random.PRNGKey(0)))[0].astype(jnp.float32)
     members = jax.tree.map(lambda *x: jnp.stack(x), *[fns.init(jax.random.PRNGKey(i), obs) for i in range(2)])
-    states = make_pair_states(v2_env, TINY_NET, 2, episodes=3, every=5)(members, jax.random.PRNGKey(0))
+    states = make_pair_states(rl_env(v2_env), TINY_NET, 2, episodes=3, every=5)(members, jax.random.PRNGKey(0))
     steps = np.asarray(states.step)
     assert steps.shape == (2 * 2 * 4 * 3,)  # 4 ordered pairs x steps 0, 5, 10, 15 x 3 episodes
     assert sorted(set(steps.tolist())) == [0, 5, 10, 15]
@@ -70,7 +73,6 @@ def test_pair_states_keeps_every_nth_state_of_every_pair(v2_env):
 @pytest.mark.slow  # ~40 s each: the slow CI step runs it (FCP's program is the population one state_aug runs)
 @pytest.mark.parametrize("algo", ["op", "state_aug"])
 def test_tiny_v2_run_saves_a_recurrent_partner(algo, tmp_path):
-    from proagent.domains.overcooked.partners.rl import RLPartner
     from proagent.training import checkpoint
 
     algo_cfg = AlgoConfig(
@@ -88,7 +90,7 @@ def test_tiny_v2_run_saves_a_recurrent_partner(algo, tmp_path):
     assert manifest.algorithm == algo and manifest.network.recurrent
     assert manifest.dynamics["agent_view_size"] == 2 and manifest.obs_shape[:2] == (5, 5)
     env = envs.make_layout_env("grounded_coord_simple")
-    partner = RLPartner(out, env.layout)
+    partner = overcooked_partner(out, env.layout)
     state = env.reset(jax.random.PRNGKey(0))
     for seat in (0, 1):
         partner.reset(seat, seed=3)

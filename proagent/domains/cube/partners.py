@@ -1,6 +1,8 @@
 """CUBE partners: scripted ``pusher`` (greedy, heaviest block first) and ``lazy`` (joins others),
-and the trained ``ippo_shared`` / ``ippo_independent`` teammates, wherever a checkpoint ships for
-the env's scenario (``partners/cube/<scenario>/``, see ``proagent.domains.cube.rl``).
+and the trained teammates (``ippo_shared``, ``ippo_independent``, or any other algorithm trained
+with ``proagent train --domain cube``), wherever a checkpoint ships for the env's scenario
+(``partners/cube/<scenario>/<algo>/``, loaded by the one RL partner loader,
+``proagent.training.partner``).
 
 Both ground their choice with the same controller as ProAgent, so they differ from it only in
 which skill they pick. Heaviest-first is a convention every pusher shares without talking: heavy
@@ -86,28 +88,28 @@ class LazyPartner(_SkillPartner):
 
 PARTNERS = {"lazy": LazyPartner, "pusher": PusherPartner}
 DEFAULT_PARTNER = "pusher"  # `play`'s teammate when none is named
-IPPO_PARTNERS = ("ippo_independent", "ippo_shared")
 
 
 def partner_names(env: CubeEnv | None = None) -> list[str]:
-    """The scripted partners, plus the IPPO ones that have a checkpoint for ``env``'s scenario (every
-    IPPO partner shipped for some scenario when ``env`` is None: a listing of what the world ships)."""
-    if env is None:
-        return sorted({*PARTNERS, *IPPO_PARTNERS})
-    from proagent.domains.cube.rl.checkpoint import available
+    """The scripted partners, plus the trained ones that have a checkpoint for ``env``'s scenario
+    (every trained one the world ships when ``env`` is None: a listing of what the world ships)."""
+    from proagent.training.partner import available_rl_partners, trained_names
 
-    return sorted({*PARTNERS, *available(env.name)})
+    trained = trained_names("cube") if env is None else available_rl_partners("cube", env.name)
+    return sorted({*PARTNERS, *trained})
 
 
 def make_partner(name: str, env: CubeEnv | None = None) -> Agent:
-    """A partner by name; an IPPO one loads the checkpoint of ``env``'s scenario (UnknownAgentError,
+    """A partner by name; a trained one loads the checkpoint of ``env``'s scenario (UnknownAgentError,
     naming the scenarios that have one, when there is none)."""
     if name in PARTNERS:
         return PARTNERS[name]()
-    if name in IPPO_PARTNERS:
+    from proagent.training.partner import load_rl_partner, trained_names
+
+    if name in trained_names("cube"):
         if env is None:
             raise UnknownAgentError(f"cube partner {name!r} needs the env: its scenario picks the checkpoint")
-        from proagent.domains.cube.rl.partner import load_ippo_partner
+        from proagent.domains.cube.rl_spec import partner_env
 
-        return load_ippo_partner(name, env)
+        return load_rl_partner("cube", env.name, name, lambda manifest: partner_env(env))
     raise UnknownAgentError(f"unknown partner {name!r}; cube partners: {', '.join(partner_names(env))}")

@@ -44,6 +44,7 @@ from proagent.domains.overcooked.partners.registry import (
     default_registry,
 )
 from proagent.domains.overcooked.perception import Perceiver
+from proagent.domains.overcooked.rl_spec import OVERCOOKED_RL
 from proagent.domains.overcooked.skills import SkillBook
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
 from proagent.world.capabilities import Capabilities, EnvSettings, Interdependence, Perception, Rendering
@@ -110,6 +111,7 @@ class OvercookedDomain(WorldBase):
             perception=Perception(Perceiver.for_env),
             interdependence=Interdependence(interdependence_collector, interdependence_model),
             settings=EnvSettings(self.make_env_with, env_settings),
+            rl=OVERCOOKED_RL,
         )
 
     @property

@@ -12,12 +12,14 @@ from proagent.training.algorithms.cole import COLESettings, train_cole
 from proagent.training.algorithms.common import AlgoConfig
 from proagent.training.algorithms.fcp import FCPSettings, train_fcp
 from proagent.training.algorithms.human_proxy import ProxySettings, train_human_proxy
+from proagent.training.algorithms.ippo import IPPOSettings, train_ippo
 from proagent.training.algorithms.mep import MEPSettings, train_mep
 from proagent.training.algorithms.other_play import OtherPlaySettings, train_other_play
 from proagent.training.algorithms.pbt import PBTSettings, train_pbt
 from proagent.training.algorithms.state_aug import StateAugSettings, train_state_aug
 
 TRAINERS = {
+    "ippo": train_ippo,
     "pbt": train_pbt,
     "fcp": train_fcp,
     "mep": train_mep,
@@ -28,6 +30,7 @@ TRAINERS = {
 }
 
 SETTINGS = {
+    "ippo": IPPOSettings,
     "pbt": PBTSettings,
     "fcp": FCPSettings,
     "mep": MEPSettings,

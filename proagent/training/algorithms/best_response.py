@@ -20,7 +20,6 @@ from typing import Any
 import jax
 import numpy as np
 
-import envs
 from proagent.training.algorithms.common import (
     AlgoConfig,
     Log,
@@ -39,6 +38,7 @@ from proagent.training.population import (
     with_learner_params,
 )
 from proagent.training.resume import ResumePolicy, StageSaves
+from proagent.world.rl_spec import RLEnv
 
 Priority = Callable[[np.ndarray], np.ndarray]  # mean score with each member -> logits
 
@@ -65,7 +65,7 @@ def rank_priority(beta: float) -> Priority:
 
 def train_best_response(
     algo: AlgoConfig,
-    env: envs.OvercookedEnv,
+    env: RLEnv,
     members: list[Any],
     steps: int,
     log: Log,

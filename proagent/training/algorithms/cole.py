@@ -20,7 +20,6 @@ import jax.numpy as jnp
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-import envs
 from proagent.training import checkpoint
 from proagent.training.algorithms.common import AlgoConfig, Log, Stage, open_saves, run_stage, save_agent, warm_started
 from proagent.training.algorithms.pairings import best_response, self_play_envs
@@ -34,6 +33,7 @@ from proagent.training.population import (
     set_pool_entry,
 )
 from proagent.training.resume import ResumePolicy
+from proagent.world.rl_spec import RLEnv
 
 
 class COLESettings(BaseModel):
@@ -73,7 +73,7 @@ def generation_bounds(calls: int, generations: int) -> list[int]:
     return [per_generation * (g + 1) for g in range(generations - 1)] + [calls]
 
 
-def cole_stage(algo: AlgoConfig, env: envs.OvercookedEnv, settings: COLESettings) -> Stage:
+def cole_stage(algo: AlgoConfig, env: RLEnv, settings: COLESettings) -> Stage:
     """The learner's one stage: a best response to a pool of generations + 1 slots, part self-play."""
     config = algo.stage_config(algo.total_steps)
     own = self_play_envs(config.num_envs, settings.self_play_share)

@@ -18,13 +18,15 @@ import jax
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-import envs
+from proagent.paths import partner_dir
 from proagent.training import checkpoint
 from proagent.training.config import PPOConfig
 from proagent.training.evaluate import self_play_score
-from proagent.training.networks import NetworkConfig
+from proagent.training.networks import Network, NetworkConfig, encoder_name
 from proagent.training.population import Pairing, PopMetrics, PopRunner, make_population_train, with_learner_params
 from proagent.training.resume import ResumePolicy, StageSaves, TrainedFor
+from proagent.training.worlds import rl_spec
+from proagent.world.rl_spec import EventIndicators, RLEnv, RLSpec
 
 Log = Callable[[str], None]
 OnCall = Callable[[int, PopRunner, PopMetrics, dict, dict], PopRunner]  # (call, runner, metrics, record, state)
@@ -35,26 +37,33 @@ class AlgoConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    world: str = Field("overcooked", description="the world whose RL spec builds the env")
     layout: str = "cramped_room"
     seed: int = 0
     total_steps: int = Field(6_000_000, ge=1, description="env steps of all stages together")
-    network: NetworkConfig = NetworkConfig()
+    network: Network = NetworkConfig()
     ppo: dict[str, Any] = Field(default_factory=dict, description="PPOConfig overrides (e.g. num_envs)")
     updates_per_call: int = Field(10, ge=1)
     eval_episodes: int = Field(100, ge=1)
-    horizon: int = Field(400, ge=1, description="episode length in training and evaluation")
+    horizon: int | None = Field(None, ge=1, description="episode length in training and evaluation (None: the world's)")
     warm_start: Literal["none", "sp"] = Field(
         "none", description="sp: the agent that ships starts from the layout's shipped self-play checkpoint"
     )
 
-    def make_env(self) -> envs.OvercookedEnv:
-        return envs.make_layout_env(self.layout, self.horizon)
+    @property
+    def spec(self) -> RLSpec:
+        return rl_spec(self.world)
+
+    def make_env(self) -> RLEnv:
+        return self.spec.make_env(self.layout, self.horizon)
 
     def stage_config(self, steps: int) -> PPOConfig:
         """PPO config of one stage: shaping annealed to 0 over the stage. (Annealing over half of a
         small stage left counter_circuit members that never delivered a soup.)"""
         fields = {"shaping_horizon": steps, **self.ppo}
-        return PPOConfig(layout=self.layout, seed=self.seed, total_steps=steps, network=self.network, **fields)
+        return PPOConfig(
+            world=self.world, layout=self.layout, seed=self.seed, total_steps=steps, network=self.network, **fields
+        )
 
 
 @dataclass
@@ -64,8 +73,9 @@ class Stage:
     name: str
     config: PPOConfig
     pairing: Pairing
-    env: envs.OvercookedEnv
+    env: RLEnv
     updates_per_call: int
+    events: EventIndicators | None = None  # the world's style events, for a pairing with style weights
     init: Callable = field(init=False)
     update: Callable = field(init=False)
 
@@ -73,7 +83,9 @@ class Stage:
         calls = math.ceil(self.config.num_updates / self.updates_per_call)
         steps = calls * self.updates_per_call * self.config.steps_per_update
         self.config = self.config.model_copy(update={"total_steps": steps})
-        self.init, self.update = make_population_train(self.config, self.pairing, self.env, self.updates_per_call)
+        self.init, self.update = make_population_train(
+            self.config, self.pairing, self.env, self.updates_per_call, self.events
+        )
 
     @property
     def calls(self) -> int:
@@ -140,9 +152,10 @@ def warm_started(runner: PopRunner, algo: AlgoConfig, learners: list[int]) -> Po
 def shipped_partner(algo: AlgoConfig, name: str, needed_by: str) -> tuple[Any, checkpoint.Manifest]:
     """The layout's shipped checkpoint ``name`` for ``algo.network``; a ValueError that names what
     ``needed_by`` it when the checkpoint is missing or has another network."""
-    hint = f"`proagent partners` lists the shipped ones; train it with proagent train --algo ... --out partners/{algo.layout}/{name}"
-    directory = checkpoint.partner_dir(algo.layout, name)
-    return checkpoint.load_for(directory, algo.network, f"{needed_by} needs partners/{algo.layout}/{name}", hint)
+    directory = partner_dir(algo.world, algo.layout, name)
+    shown = checkpoint.project_path(directory)
+    hint = f"`proagent partners` lists the shipped ones; train it with proagent train --algo ... --out {shown} --force"
+    return checkpoint.load_for(directory, algo.network, f"{needed_by} needs {shown}", hint)
 
 
 def best_final_learner(history: list[dict]) -> int:
@@ -196,36 +209,39 @@ def save_agent(
     algo: AlgoConfig,
     algorithm: str,
     params: Any,
-    env: envs.OvercookedEnv,
+    env: RLEnv,
     trained: TrainedFor,
     details: dict,
     history: list[dict],
     log: Log,
+    seat_groups: int = 0,
 ) -> checkpoint.Manifest:
-    """Score the shipped agent in self-play and write params + manifest (+ history) to ``out_dir``."""
-    import json
-
+    """Score the shipped agent in self-play and write params + manifest + history to ``out_dir``;
+    ``seat_groups`` > 0: ``params`` are stacked per seat (see ``checkpoint``)."""
     obs_shape = tuple(int(d) for d in env.observe(env.reset(jax.random.PRNGKey(0))).shape[1:])
     manifest = checkpoint.Manifest(
+        world=algo.world,
         algorithm=algorithm,
         layout=algo.layout,
         seed=algo.seed,
         env_steps=trained.env_steps,
         train_wall_time_s=round(trained.wall_s, 1),
         device=checkpoint.device_description(),
-        encoder=algo.network.encoder,
+        encoder=encoder_name(algo.network),
         network=algo.network,
         obs_shape=obs_shape,
+        seat_groups=seat_groups,
         git_commit=trained.commit,
         train_config=algo.model_dump(mode="json"),
-        dynamics=env.dynamics.model_dump(),
+        dynamics=env.record(),
         details=details,
     )
-    manifest.self_play = self_play_score(env, algo.network, params, algo.seed + 10_000, algo.eval_episodes)
+    manifest.self_play = self_play_score(
+        env, algo.network, params, algo.seed + 10_000, algo.eval_episodes, seat_groups
+    )
     log(
         f"{algorithm} self-play over {algo.eval_episodes} episodes: {manifest.self_play.mean:.1f} ± {manifest.self_play.se:.1f}"
     )
     if out_dir is not None:
-        manifest = checkpoint.save(out_dir, params, manifest)
-        (out_dir / "history.jsonl").write_text("".join(json.dumps(r) + "\n" for r in history))
+        manifest = checkpoint.save(out_dir, params, manifest, history)
     return manifest

@@ -18,8 +18,7 @@ from typing import Any, Literal
 import jax
 from pydantic import BaseModel, ConfigDict, Field
 
-import envs
-from proagent.paths import PARTNERS_DIR
+from proagent.paths import PARTNERS_DIR, partner_dir
 from proagent.training import checkpoint
 from proagent.training.algorithms.best_response import train_best_response
 from proagent.training.algorithms.common import (
@@ -34,6 +33,7 @@ from proagent.training.algorithms.common import (
 from proagent.training.algorithms.pairings import self_play
 from proagent.training.population import Pairing, PopMetrics, PopRunner, learner_params
 from proagent.training.resume import ResumePolicy, StageSaves
+from proagent.world.rl_spec import RLEnv
 
 
 class FCPSettings(BaseModel):
@@ -53,7 +53,7 @@ class FCPSettings(BaseModel):
 
 def shipped_sp(algo: AlgoConfig, root: Path = PARTNERS_DIR) -> tuple[Any, checkpoint.Manifest] | None:
     """The layout's shipped self-play checkpoint and manifest, if it has the same network (else None)."""
-    directory = checkpoint.partner_dir(algo.layout, "sp", root)
+    directory = partner_dir(algo.world, algo.layout, "sp", root)
     if not (directory / checkpoint.MANIFEST_FILE).is_file():
         return None
     params, manifest = checkpoint.load(directory)
@@ -61,7 +61,7 @@ def shipped_sp(algo: AlgoConfig, root: Path = PARTNERS_DIR) -> tuple[Any, checkp
 
 
 def train_self_play_pool(
-    algo: AlgoConfig, env: envs.OvercookedEnv, members: int, steps: int, saves: StageSaves, log: Log
+    algo: AlgoConfig, env: RLEnv, members: int, steps: int, saves: StageSaves, log: Log
 ):
     """-> (checkpoints [start, middle, end] of each seed, history) of ``members`` self-play seeds."""
     config = algo.stage_config(steps)

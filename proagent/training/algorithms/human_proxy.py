@@ -1,10 +1,10 @@
 """Human proxies: a pool of PPO agents with different play styles (in the spirit of ZSC-Eval).
 
-Each style of ``knowledge/overcooked/human_proxy_styles.toml`` weighs per-agent events (fetch
-onions, plate soup, put things on counters, ...). The styles train side by side in one population
+Each style of the world's RL spec (``styles``; Overcooked: ``knowledge/overcooked/human_proxy_styles.toml``)
+weighs per-agent events (fetch onions, plate soup, put things on counters, ...). The styles train side by side in one population
 program, each member in self-play in its own envs, on the team score + the usual annealed shaped
 reward + its style reward, which is never annealed: the bias must survive to the end of training.
-Each member ships as its own partner, ``partners/<layout>/human_proxy_<style>/``.
+Each member ships as its own partner, ``<out>_<style>/`` beside ``--out``.
 
 With self-play alone, styles that leave the cooking to others (deliverer, pot avoider) often never
 learn to cook at all: both copies wait. ``partner`` names a shipped partner of the layout (a skilled
@@ -37,7 +37,6 @@ from proagent.training.algorithms.common import (
 from proagent.training.algorithms.pairings import self_play, self_play_and_pool
 from proagent.training.population import Pairing, learner_params, stack_pool
 from proagent.training.resume import ResumePolicy
-from proagent.training.style_events import load_styles
 
 ALGORITHM = "human_proxy"
 
@@ -51,7 +50,7 @@ class ProxySettings(BaseModel):
 
 
 def proxy_dir(out_dir: Path, style: str) -> Path:
-    """``partners/<layout>/human_proxy`` -> ``partners/<layout>/human_proxy_<style>``."""
+    """``.../human_proxy`` -> ``.../human_proxy_<style>``."""
     return out_dir.parent / f"{out_dir.name}_{style}"
 
 
@@ -77,16 +76,19 @@ def train_human_proxy(
     policy: ResumePolicy | None = None,
 ) -> list[checkpoint.Manifest]:
     settings = settings or ProxySettings()
-    known = load_styles()
+    hook = algo.spec.styles
+    if hook is None:
+        raise ValueError(f"human_proxy: {algo.world} has no style events (its RL spec's styles)")
+    known = hook.styles()
     missing = [s for s in settings.styles if s not in known]
     if missing:
         raise ValueError(f"unknown styles {missing}; defined: {sorted(known)}")
     env = algo.make_env()
     config = algo.stage_config(algo.total_steps)
     k = len(settings.styles)
-    weights = tuple(tuple(float(w) for w in known[s].vector()) for s in settings.styles)
+    weights = tuple(known[s].weights for s in settings.styles)
     pairing, pool, partner_facts = proxy_pairing(algo, settings, weights, config.num_envs)
-    stage = Stage(ALGORITHM, config, pairing, env, algo.updates_per_call)
+    stage = Stage(ALGORITHM, config, pairing, env, algo.updates_per_call, hook.indicators(env))
     saves = open_saves(out_dir, ALGORITHM, algo, settings, policy)
     runner = warm_started(stage.init(jax.random.PRNGKey(algo.seed), *pool), algo, list(range(k)))
     runner, state = run_stage(stage, runner, {"history": []}, record_history, saves, log)
@@ -96,7 +98,7 @@ def train_human_proxy(
     manifests = []
     for i, style in enumerate(settings.styles):
         details = {
-            "style": known[style].model_dump(mode="json"),
+            "style": dict(known[style].record),
             "population": list(settings.styles),
             "trained_with_partner": partner_facts,
         }

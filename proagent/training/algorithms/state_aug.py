@@ -6,7 +6,7 @@ program). Training is cut into ``iterations``; at the start of each, every order
 members (self-pairs included) plays ``rollouts`` whole episodes together and every ``every``-th
 state of those episodes goes into a buffer. For the rest of the iteration each reset starts from a
 state drawn from that buffer (step counter 0: a whole episode from it), which JaxMARL's engine
-does (``OvercookedEnv(start_states=...)``). The learning-rate and shaping schedules run over the
+does for Overcooked (the world's RL spec's ``start_states`` hook; a world without one cannot train it). The learning-rate and shaping schedules run over the
 whole budget; only the env changes between iterations (one compile each). The member with the
 best score in the last iteration's self-play ships. A killed run resumes (``--resume``) after its
 last saved call with the runner and the buffer it then trained on, so it ends with the parameters
@@ -21,7 +21,6 @@ import jax
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-import envs
 from proagent.training import checkpoint
 from proagent.training.algorithms.common import AlgoConfig, Log, Stage, best_final_learner, open_saves, save_agent
 from proagent.training.algorithms.pairings import self_play
@@ -47,6 +46,9 @@ def train_state_aug(
     policy: ResumePolicy | None = None,
 ) -> checkpoint.Manifest:
     settings = settings or StateAugSettings()
+    hook = algo.spec.start_states
+    if hook is None:
+        raise ValueError(f"state_aug: {algo.world} cannot start episodes from given states (its RL spec's start_states)")
     saves = open_saves(out_dir, "state_aug", algo, settings, policy)
     env = algo.make_env()
     config = algo.stage_config(algo.total_steps)
@@ -69,7 +71,7 @@ def train_state_aug(
             key = jax.random.fold_in(jax.random.PRNGKey(algo.seed), 1_000 + it)
             state["states"] = jax.device_get(collect(runner.learners.params, key))
             state["buffers"].append(int(state["states"].step.shape[0]))
-        augmented = envs.OvercookedEnv(env.layout, env.dynamics, start_states=jax.device_put(state["states"]))
+        augmented = hook.with_start_states(env, state["states"])
         iteration = Stage("state_aug", config, pairing, augmented, algo.updates_per_call)
         log(f"[state_aug] iteration {it + 1}/{settings.iterations}: {state['buffers'][it]} start states")
         for i in range(done + 1, bounds[it + 1] + 1):

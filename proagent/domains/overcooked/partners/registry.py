@@ -123,16 +123,18 @@ class PartnerRegistry:
 def _load_trained(root: Path, algorithm: str, kitchen: KitchenLayout | None, dynamics: Dynamics) -> Partner:
     """A trained partner observes with the rules it was trained under (its manifest's), so the env's
     ``dynamics`` are not its to read."""
-    from proagent.domains.overcooked.partners.rl import load_rl_partner  # flax only when a trained partner is used
+    # flax only when a trained partner is used
+    from proagent.domains.overcooked.rl_spec import partner_env
+    from proagent.training.partner import load_rl_partner
 
     if kitchen is None:
         raise UnknownPartnerError(f"partner {algorithm!r} is trained per layout: give the layout")
-    return load_rl_partner(algorithm, kitchen, root=root)
+    return load_rl_partner("overcooked", kitchen.name, algorithm, lambda m: partner_env(kitchen, m.dynamics), root)
 
 
 def trained_factories(root: Path = PARTNERS_DIR) -> dict[str, PartnerFactory]:
-    """One factory per algorithm with a checkpoint for some layout (partners/<layout>/<algo>/)."""
-    algorithms = sorted({manifest.parent.name for manifest in root.glob("*/*/manifest.json")})
+    """One factory per algorithm with a checkpoint for some layout (partners/overcooked/<layout>/<algo>/)."""
+    algorithms = sorted({manifest.parent.name for manifest in (root / "overcooked").glob("*/*/manifest.json")})
     return {name: partial(_load_trained, root, name) for name in algorithms}
 
 

@@ -1,0 +1,160 @@
+"""The one RL partner of every world: a checkpoint playing one seat (``RLPartner``), found by name
+in ``partners/<world>/<layout>/<algo>/`` (``load_rl_partner``).
+
+A partner observes the engine state from its own seat through the world's ``RLEnv``
+(``observe_seat``: the observation it was trained on), built by the caller's ``observer`` from the
+partner's manifest (an Overcooked partner observes with the rules it trained under, its manifest's
+``dynamics``). It samples its action from the policy, stochastically by default, as in training
+(argmax play of a self-play policy tends to get stuck in loops); its random stream is seeded by
+``reset(seat, seed)``, so an episode replays exactly. A recurrent partner carries its memory from
+step to step, cleared by ``reset``; a per-seat checkpoint (``seat_groups``) plays each seat with
+that seat's network.
+
+``act_batch(obs, key)`` serves vmapped evaluation (cross-play tables): a batch of observations in,
+a batch of actions out, one jitted call. Loading needs only flax/jax/numpy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+
+from proagent.contract import ImmediateAgent, Observation, UnknownAgentError
+from proagent.paths import PARTNERS_DIR, partner_dir
+from proagent.training import checkpoint
+from proagent.training.networks import Hidden, PolicyFns, policy_fns
+from proagent.world.rl_spec import RLEnv, State
+
+Observer = Callable[[checkpoint.Manifest], RLEnv]  # the env a partner observes with, from its manifest
+
+
+class RLPartner(ImmediateAgent):
+    """A checkpointed policy playing one seat of ``layout``."""
+
+    def __init__(
+        self, directory: Path, observer: Observer, layout: str, name: str | None = None, stochastic: bool = True
+    ) -> None:
+        self.params, self.manifest = checkpoint.load(directory)
+        self.name = name or self.manifest.algorithm
+        self.directory = directory
+        self.stochastic = stochastic
+        self.env = observer(self.manifest)
+        self._check_fits(layout)
+        self.seat = 0
+        self._key = jax.random.PRNGKey(0)
+        self._hidden: Hidden = self._network.initial_hidden(1)
+
+    def _check_fits(self, layout: str) -> None:
+        """The env's observations must have the shape the network was trained on, and a per-seat
+        checkpoint needs as many seats as it has networks."""
+        state = jax.eval_shape(self.env.reset, jax.random.PRNGKey(0))
+        shape = tuple(jax.eval_shape(self.env.observe_seat, state, 0).shape)
+        groups = self.manifest.seat_groups
+        if tuple(self.manifest.obs_shape) != shape or groups > 1 and groups != self.env.num_agents:
+            m = self.manifest
+            raise ValueError(
+                f"partner {self.name!r} was trained on {m.layout} (observation {tuple(m.obs_shape)}, "
+                f"{max(groups, 1)} seat network(s)), not on {layout} (observation {shape}, {self.env.num_agents} "
+                f"agents); train one with `proagent train --domain {m.world} --layout {layout}`"
+            )
+
+    def provenance(self) -> dict[str, str]:
+        return {"params_sha256": self.manifest.params_sha256}
+
+    # ---- Partner protocol ----
+
+    def reset(self, seat: int, seed: int, first: Observation | None = None) -> None:
+        self.seat = seat
+        self._key = jax.random.PRNGKey(seed)
+        self._hidden = self._network.initial_hidden(1)
+
+    def policy(self, state: Any, engine: State) -> int:
+        self._key, key = jax.random.split(self._key)
+        self._hidden, action = self._act_one(self._seat_params(self.seat), self._hidden, engine, self.seat, key)
+        return int(action)
+
+    # ---- batched use ----
+
+    def logits(self, obs: jax.Array, seat: int = 0) -> jax.Array:
+        """obs (B, ...) -> logits (B, actions) of a feedforward partner in ``seat``; pure, for other jitted code."""
+        self._refuse_recurrent("logits")
+        return self._network.step(self._seat_params(seat), None, obs)[1]
+
+    def act_batch(self, obs: jax.Array, key: jax.Array, seat: int = 0) -> jax.Array:
+        """obs (B, ...) observations (each from the acting seat) -> actions (B,) int32 (feedforward
+        partners; a recurrent one needs its memory: ``training.evaluate``)."""
+        self._refuse_recurrent("act_batch")
+        return self._act_batch(self._seat_params(seat), obs, key)
+
+    def _refuse_recurrent(self, what: str) -> None:
+        if self.manifest.network.recurrent:
+            raise ValueError(f"partner {self.name!r} is recurrent: {what} has no memory; score it with training.evaluate")
+
+    # ---- jitted internals ----
+
+    def _seat_params(self, seat: int) -> Any:
+        groups = self.manifest.seat_groups
+        return self.params if groups == 0 else self._groups[seat % groups]
+
+    @cached_property
+    def _groups(self) -> list[Any]:
+        return [jax.tree.map(lambda x, g=g: x[g], self.params) for g in range(self.manifest.seat_groups)]
+
+    @cached_property
+    def _network(self) -> PolicyFns:
+        return policy_fns(self.manifest.network, self.env.num_actions)
+
+    def _pick(self, logits: jax.Array, key: jax.Array) -> jax.Array:
+        return jax.random.categorical(key, logits) if self.stochastic else jnp.argmax(logits, -1)
+
+    @cached_property
+    def _act_one(self):
+        def act(params: Any, hidden: Hidden, state: State, seat: jax.Array, key: jax.Array):
+            obs = self.env.observe_seat(state, seat)
+            hidden, logits, _ = self._network.step(params, hidden, obs[None])
+            return hidden, self._pick(logits[0], key)
+
+        return jax.jit(act)
+
+    @cached_property
+    def _act_batch(self):
+        return jax.jit(
+            lambda params, obs, key: self._pick(self._network.step(params, None, obs)[1], key).astype(jnp.int32)
+        )
+
+
+def available_rl_partners(world: str, layout: str, root: Path = PARTNERS_DIR) -> list[str]:
+    """Names (algorithm folders with a manifest) trained for ``layout`` of ``world``, e.g. ['sp']."""
+    folder = partner_dir(world, layout, "", root)
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if (p / checkpoint.MANIFEST_FILE).is_file())
+
+
+def trained_names(world: str, root: Path = PARTNERS_DIR) -> dict[str, list[str]]:
+    """Every partner name trained for some layout of ``world`` -> the layouts it is trained for."""
+    found: dict[str, list[str]] = {}
+    for manifest in sorted((root / world).glob(f"*/*/{checkpoint.MANIFEST_FILE}")):
+        found.setdefault(manifest.parent.name, []).append(manifest.parent.parent.name)
+    return found
+
+
+def load_rl_partner(
+    world: str, layout: str, name: str, observer: Observer, root: Path = PARTNERS_DIR, stochastic: bool = True
+) -> RLPartner:
+    """The partner ``name`` (e.g. 'sp') trained for ``layout`` of ``world``, observing through
+    ``observer``; UnknownAgentError (one line) lists the ones present and where ``name`` is trained."""
+    directory = partner_dir(world, layout, name, root)
+    if not (directory / checkpoint.MANIFEST_FILE).is_file():
+        have = available_rl_partners(world, layout, root)
+        elsewhere = trained_names(world, root).get(name, [])
+        raise UnknownAgentError(
+            f"no RL partner {name!r} for {world} layout {layout!r}; available: {have or 'none'}; layouts with one: "
+            f"{', '.join(elsewhere) or 'none'} (train one: proagent train --algo {name} --layout {layout} --domain {world})"
+        )
+    return RLPartner(directory, observer, layout, name=name, stochastic=stochastic)

@@ -1,0 +1,155 @@
+"""`proagent train`'s flags made into validated configs, through the world's RL spec: the world's
+network for the layout and backend, its PPO recipe, then the flags' overrides. Every function
+raises a ValueError in one line that names the flag at fault.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from typing import Any
+
+from proagent.world.rl_spec import RLSpec
+
+NEEDS: dict[str, tuple[Callable[[Any], object], str]] = {  # algorithm -> (its RL spec hook, what it is)
+    "op": (lambda spec: spec.symmetries, "a symmetry transform"),
+    "state_aug": (lambda spec: spec.start_states, "start states"),
+    "human_proxy": (lambda spec: spec.styles, "style events"),
+    "bc": (lambda spec: spec.demonstrations, "recorded play"),
+}
+
+
+def key_values(items: list[str], flag: str) -> dict[str, str]:
+    """``--set``/``--algo-set`` items as a dict; an item without ``=`` is a ValueError naming it."""
+    pairs = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"{flag} {item!r}: expected KEY=VALUE")
+        pairs[key] = value
+    return pairs
+
+
+def _json_values(pairs: dict[str, str]) -> dict[str, Any]:
+    return {key: json.loads(value) if value[:1] in "[{" else value for key, value in pairs.items()}
+
+
+def _validation_message(flag: str, exc: Exception, fields: Any) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return f"{flag} {where}: {first['msg']} (fields: {', '.join(fields)})"
+
+
+def world_of(args: argparse.Namespace) -> RLSpec:
+    """The world's RL spec; a ValueError (one line) for an unknown world or one without a spec."""
+    from proagent.training.worlds import rl_spec
+
+    return rl_spec(args.domain)
+
+
+def resolve_network(args: argparse.Namespace, layout: str):
+    """The world's network for ``--encoder`` on ``layout`` and this backend, then ``--network-set``."""
+    import jax
+    from pydantic import ValidationError
+
+    base = world_of(args).network(args.encoder, layout, jax.default_backend() == "gpu")
+    fields = _json_values(key_values(args.network_set, "--network-set"))
+    try:
+        return type(base)(**{**base.model_dump(), **fields})
+    except ValidationError as exc:
+        raise ValueError(_validation_message("--network-set", exc, type(base).model_fields)) from None
+
+
+def _ppo_fields(args: argparse.Namespace) -> dict[str, Any]:
+    """The world's PPO recipe, then ``--num-envs`` and ``--set``."""
+    fields: dict[str, Any] = dict(world_of(args).ppo_defaults)
+    if args.num_envs is not None:
+        fields["num_envs"] = args.num_envs
+    return {**fields, **key_values(args.set, "--set")}
+
+
+def build_config(args: argparse.Namespace):
+    """The validated PPOConfig of ``--algo sp`` (and the base of the population methods')."""
+    from proagent.training.config import PPOConfig
+
+    spec = world_of(args)
+    steps = int(args.steps)
+    horizon = int(args.shaping_horizon) if args.shaping_horizon is not None else steps // 2
+    layout = spec.layout_name(args.layout)
+    network = resolve_network(args, layout)
+    return PPOConfig(
+        world=spec.world,
+        layout=layout,
+        seed=args.seed,
+        total_steps=steps,
+        shaping_horizon=horizon,
+        network=network,
+        **_ppo_fields(args),
+    )
+
+
+def build_algo_config(args: argparse.Namespace):
+    """The population algorithms' config: the same flags, PPO overrides passed through."""
+    from proagent.training.algorithms import AlgoConfig
+
+    ppo = build_config(args)  # validates layout and overrides the same way as sp
+    # typed values from the validated config, so a manifest stores num_minibatches=8, not "8"
+    overrides = {"num_envs": ppo.num_envs, **{key: getattr(ppo, key) for key in _ppo_fields(args)}}
+    if args.shaping_horizon is not None:
+        overrides["shaping_horizon"] = int(args.shaping_horizon)
+    return AlgoConfig(
+        world=ppo.world,
+        layout=ppo.layout,
+        seed=args.seed,
+        total_steps=int(args.steps),
+        network=ppo.network,
+        ppo=overrides,
+        updates_per_call=args.updates_per_call,
+        eval_episodes=args.eval_episodes,
+        warm_start=args.warm_start,
+    )
+
+
+def build_algo_settings(args: argparse.Namespace):
+    """``--algo-set`` as the algorithm's settings model (None: its defaults). Values are strings that
+    pydantic converts, or JSON for lists; an unknown key or a bad value is a ValueError naming it."""
+    from pydantic import ValidationError
+
+    from proagent.training.algorithms import SETTINGS
+
+    if not args.algo_set:
+        return None
+    if args.algo not in SETTINGS:
+        raise ValueError(f"--algo-set: {args.algo} has no algorithm settings (population methods: {sorted(SETTINGS)})")
+    model = SETTINGS[args.algo]
+    try:
+        return model(**_json_values(key_values(args.algo_set, "--algo-set")))
+    except ValidationError as exc:
+        known = ", ".join(model.model_fields)
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ValueError(f"--algo-set for {args.algo}: {where}: {first['msg']} (settings: {known})") from None
+
+
+def refuse_algorithm(args: argparse.Namespace) -> None:
+    """A ValueError (one line) when the world's RL spec lacks what ``--algo`` needs."""
+    spec = world_of(args)
+    if args.algo in NEEDS:
+        hook, what = NEEDS[args.algo]
+        if hook(spec) is None:
+            raise ValueError(f"--algo {args.algo} needs {what}, which {spec.world} does not provide")
+
+
+
+def bc_config(args: argparse.Namespace):
+    """``--set`` sets BCConfig fields (epochs, batch_size, lr, weight_decay, max_stay_run, val_fraction)."""
+    from proagent.training.bc import BCConfig
+
+    spec = world_of(args)
+    layout = spec.layout_name(args.layout)
+    overrides: dict[str, str | None] = dict(key_values(args.set, "--set"))
+    if overrides.get("max_stay_run", "").lower() == "none":
+        overrides["max_stay_run"] = None
+    network = spec.network(args.encoder, layout, gpu=False)  # feedforward: recorded play has no memory
+    return BCConfig(world=spec.world, layout=layout, seed=args.seed, network=network, **overrides)

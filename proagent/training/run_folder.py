@@ -1,0 +1,63 @@
+"""Where a training run writes: a fresh run folder under ``runs/train/`` unless ``--out`` says
+otherwise, never silently over a checkpoint.
+
+The default is ``runs/train/<timestamp>-<world>-<layout>-<algo>/`` (git-ignored): a run never lands
+in ``partners/`` by default, so no shipped checkpoint is overwritten by accident; shipping one is a
+deliberate copy of its params.msgpack and manifest.json (``--out partners/... --force`` writes in
+place). ``--resume`` without ``--out`` continues the newest interrupted run of the same world,
+layout and algorithm.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from proagent.paths import RUNS_DIR
+from proagent.training.checkpoint import MANIFEST_FILE
+from proagent.training.resume import RESUME_DIR
+
+TRAIN_RUNS = RUNS_DIR / "train"
+
+
+def _slug(text: str) -> str:
+    """A layout given as a file path or a generated name, made a folder name."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "layout"
+
+
+def run_name(world: str, layout: str, algo: str) -> str:
+    """``<world>-<layout>-<algo>``: the part of a run folder's name after its timestamp."""
+    return f"{_slug(world)}-{_slug(layout)}-{_slug(algo)}"
+
+
+def default_out(world: str, layout: str, algo: str, root: Path | None = None) -> Path:
+    """A new run folder: ``<root>/<YYYYmmdd-HHMMSS>-<world>-<layout>-<algo>`` (a suffix if taken);
+    ``root`` defaults to ``runs/train``."""
+    root = TRAIN_RUNS if root is None else root
+    base = f"{time.strftime('%Y%m%d-%H%M%S')}-{run_name(world, layout, algo)}"
+    out, n = root / base, 1
+    while out.exists():
+        n += 1
+        out = root / f"{base}-{n}"
+    return out
+
+
+def interrupted_run(world: str, layout: str, algo: str, root: Path | None = None) -> Path | None:
+    """The newest run folder of this world, layout and algorithm that holds resume state."""
+    root = TRAIN_RUNS if root is None else root
+    name = run_name(world, layout, algo)
+    pattern = re.compile(rf"\d{{8}}-\d{{6}}-{re.escape(name)}(-\d+)?")
+    found = sorted(p.parent for p in root.glob(f"*/{RESUME_DIR}") if p.is_dir() and pattern.fullmatch(p.parent.name))
+    return found[-1] if found else None
+
+
+def refuse_checkpoint_overwrite(targets: Sequence[Path], force: bool, resume: bool) -> None:
+    """A ValueError (one line) when a target folder holds a checkpoint and neither ``--force`` nor
+    ``--resume`` (whose interrupted run wrote it) says to write there."""
+    if force or resume:
+        return
+    for target in targets:
+        if (target / MANIFEST_FILE).is_file():
+            raise ValueError(f"--out {target} holds a checkpoint: add --force to overwrite it, or pick another --out")
