@@ -53,7 +53,7 @@ def test_partners_prints_every_cell_whole(capsys):
     assert main(["partners"]) == 0
     out = capsys.readouterr().out
     assert "…" not in out
-    rows = checkpoint_rows()
+    rows = checkpoint_rows("overcooked")
     assert any(LONG_PARTNER in row for row in rows), "the shipped zoo has a long partner name"
     assert markdown_rows(COLUMNS, rows) in out  # the same rows as `proagent partners --markdown`
 
@@ -91,3 +91,14 @@ def test_analyze_prints_every_cell_whole(tmp_path, capsys):
     assert "…" not in out
     assert "| agent / partner / layout / seat | n | score | Int |" in out
     assert f"| {agent} / {LONG_PARTNER} / counter_circuit / p1 | 2 | 100.5 | 12.0 | 9.0 | 3.0 | 75.0 |" in out
+
+
+def test_every_world_lists_what_it_ships(capsys) -> None:
+    """`proagent partners --domain cube` lists the scripted and trained teammates and the checkpoints."""
+    from proagent.cli import main
+
+    assert main(["partners", "--domain", "cube"]) == 0
+    out = capsys.readouterr().out
+    assert "cube partners: ippo_independent, ippo_shared, lazy, pusher" in out
+    assert {row[:2] for row in checkpoint_rows("cube")} >= {("easy_2a", "ippo_shared"), ("hard_4a", "ippo_shared")}
+    assert main(["partners", "--domain", "no_such_world"]) == 2
