@@ -4,10 +4,11 @@ own time per decision. All figures come from the same run.
     python benchmarks/eval_throughput.py            # 1 s per LLM answer, 400-step episodes (~3 min)
     python benchmarks/eval_throughput.py --quick    # 0.2 s answers, 100-step episodes (~1 min)
 
-The agent is ProAgent through the real HTTP path (litellm -> `openai/fake` at ``api_base``) with
-the greedy partner on cramped_room; the LLM is `FakeChatServer` (its default responder plays a
-sensible policy) in a separate process on 127.0.0.1, answering after a fixed delay, so its CPU
-work does not share this process's core. No cache: every call waits the full delay. Environments
+The agent is ProAgent through the real HTTP path (the tests' loopback model: litellm to
+``api_base``, each request's grounding posted beside it) with the greedy partner on cramped_room;
+the LLM is `FakeChatServer` (tests/support; its Overcooked responder plays a sensible policy) in a
+separate process on 127.0.0.1, answering after a fixed delay, so its CPU work does not share this
+process's core. No cache: every call waits the full delay. Environments
 are compiled before timing; episode i plays seed i.
 
 Reported:
@@ -37,11 +38,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support (never tests/ itself)
+
 from proagent.eval.config import EvalConfig
 from proagent.eval.lockstep import LockstepEnv
 from proagent.eval.records import EvalRecord
 from proagent.eval.session import play_run, start_run
 from proagent.eval.world import World
+from tests.support.loopback import LOOPBACK_SPEC
 
 TARGET_RATIO = 1.2
 TARGET_OVERHEAD_MS = 5.0
@@ -50,10 +54,10 @@ MANY = 32
 
 def serve(delay: float) -> None:
     """Child process: run the fake server, print its URL, serve until killed."""
-    from proagent.domains.overcooked.heuristic import heuristic_answer
-    from proagent.llm.fake_server import FakeChatServer
+    from tests.support.fake_server import FakeChatServer
+    from tests.support.responders.overcooked import overcooked_answer
 
-    server = FakeChatServer(delay_s=delay, responder=heuristic_answer).start()
+    server = FakeChatServer(delay_s=delay, responder=overcooked_answer).start()
     print(server.url, flush=True)
     while True:
         time.sleep(3600)
@@ -70,7 +74,7 @@ def config(url: str, episodes: int, horizon: int, stepping: str = "lockstep", se
     return EvalConfig(
         seed=seed,
         name=f"bench-{episodes}",
-        agents=[{"kind": "proagent", "llm": "openai/fake", "api_base": url}],
+        agents=[{"kind": "proagent", "llm": LOOPBACK_SPEC, "api_base": url}],
         partners=["greedy"],
         layouts=["cramped_room"],
         seats=[0],
@@ -154,7 +158,8 @@ def report(r: Results) -> str:
     per_decision = (r.wall_longest - r.longest.llm_latency_s) / max(r.longest.decisions, 1) * 1000
     n = r.many
     out = [
-        f"eval throughput: ProAgent (openai/fake over HTTP, {r.delay:g} s per answer) + greedy, cramped_room, {r.horizon} steps",
+        (f"eval throughput: ProAgent (loopback over HTTP, {r.delay:g} s per answer) + greedy, cramped_room, "
+        f"{r.horizon} steps"),
         f"(a) {n} concurrent episodes: {r.wall_many:7.2f} s wall; LLM calls per episode {min(calls)}-{max(calls)} (mean {statistics.fmean(calls):.1f})",
         f"    longest of them alone:  {r.wall_longest:7.2f} s wall (seed {r.longest.seed}, {r.longest.llm_calls} LLM calls)",
         f"    seed 0 alone:           {r.wall_first:7.2f} s wall ({r.first.llm_calls} LLM calls)",

@@ -25,22 +25,22 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support (never tests/ itself)
 
 from proagent.agent.proagent import AgentConfig, ProAgent
 from proagent.domains import get_domain
-from proagent.domains.cube.heuristic import cube_answer
 from proagent.llm.factory import make_model
-from proagent.llm.fake_server import FakeChatServer
-from proagent.llm.scripted import ScriptedModel
 from proagent.maeil import TOPOLOGIES, TopologyConfig
 from proagent.runner.episode import run_episode
+from tests.support.fake_server import FakeChatServer
+from tests.support.loopback import LOOPBACK_SPEC
+from tests.support.responders.cube import cube_answer
+from tests.support.scripted import ScriptedModel, answering
 
 OVERHEAD_TARGET_MS = 5.0
 DOMAIN = get_domain("cube")
-
-
-def _respond(messages, structured) -> str:
-    return cube_answer({"messages": [m.model_dump() for m in messages], **({"response_format": {}} if structured else {})})
 
 
 class _Timed:
@@ -75,7 +75,8 @@ class _Timed:
 
 def overhead(topology: str, horizon: int) -> dict:
     env = DOMAIN.make_env("medium_3a", horizon)
-    team = [ProAgent(AgentConfig(), ScriptedModel(respond=_respond), DOMAIN, env) for _ in range(env.num_agents)]
+    model = ScriptedModel(respond=answering(cube_answer))
+    team = [ProAgent(AgentConfig(), model, DOMAIN, env) for _ in range(env.num_agents)]
     box = [0.0]
     for agent in team:
         _Timed(agent, box)
@@ -115,7 +116,7 @@ def concurrency(latency: float, horizon: int) -> dict:
 
     async def episode(url: str, topology: str | None) -> tuple[float, object]:
         team = [
-            ProAgent(AgentConfig(), make_model("openai/test", api_base=url, cache_dir=None, timeout_s=60), DOMAIN, env)
+            ProAgent(AgentConfig(), make_model(LOOPBACK_SPEC, api_base=url, cache_dir=None, timeout_s=60), DOMAIN, env)
             for _ in range(env.num_agents)
         ]
         t = time.perf_counter()

@@ -26,6 +26,7 @@ from proagent.eval.process_plots import bars_by_difficulty, failure_bars, radar_
 from proagent.eval.records import read_records
 from proagent.eval.stats import mean_se, metric_value
 from proagent.maeil import TOPOLOGIES
+from proagent.paths import PROJECT_ROOT
 
 TEAMS = (("easy", 2, ""), ("medium", 3, ""), ("hard", 4, ""), ("hard", 6, "@6"))
 COLUMNS = (
@@ -67,13 +68,16 @@ def run_eval(args: argparse.Namespace, specs: list[str]) -> Path:
         argv += ["--trace"]
     server = contextlib.nullcontext(None)
     if args.llm == "loopback":
-        from proagent.domains.cube.heuristic import cube_answer
-        from proagent.llm.fake_server import FakeChatServer
+        sys.path.insert(0, str(PROJECT_ROOT))  # the test doubles: tests.support (never tests/ itself)
+        from tests.support.fake_server import FakeChatServer
+        from tests.support.loopback import loopback_args
+        from tests.support.responders.cube import cube_answer
 
         server = FakeChatServer(delay_s=0.0, responder=cube_answer)
     with server as fake:
         if fake is not None:
-            argv[argv.index("--llm") + 1 :] = ["openai/loopback", "--api-base", fake.url, "--no-cache"] + argv[argv.index("--llm") + 2 :]
+            at = argv.index("--llm")
+            argv[at : at + 2] = loopback_args(fake.url)
         code = cli(argv)
     if code != 0:
         raise SystemExit(f"eval failed ({code})")

@@ -1,7 +1,7 @@
 """Golden runs: a Table-1-style evaluation whose episodes must not change under a refactor.
 
-ProAgent (through the real HTTP path: litellm -> the loopback FakeChatServer with the project's
-heuristic responder, no cache) and a scripted agent play the five classic layouts from both seats
+ProAgent (through the real HTTP path: litellm -> the loopback FakeChatServer with the tests'
+Overcooked responder, tests/support, no cache) and a scripted agent play the five classic layouts from both seats
 with several zoo partners. Per episode, the score, soups, LLM calls, decisions, rejections and
 parse failures are kept in ``tests/golden/eval_heuristic.json``. ``--record`` writes that file (do
 it only before a refactor starts, on the code the refactor must reproduce); the default compares a
@@ -19,10 +19,9 @@ import tempfile
 from pathlib import Path
 
 from proagent.cli import main as proagent_main
-from proagent.domains.overcooked.heuristic import heuristic_answer
-from proagent.llm.fake_server import FakeChatServer
 
-GOLDEN = Path(__file__).resolve().parents[1] / "tests" / "golden" / "eval_heuristic.json"
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = ROOT / "tests" / "golden" / "eval_heuristic.json"
 LAYOUTS = ("cramped_room", "asymmetric_advantages", "coordination_ring", "forced_coordination", "counter_circuit")
 PARTNERS = ("greedy", "sp", "cole")
 FIELDS = ("score", "soups", "wrong_soups", "llm_calls", "decisions", "rejections", "parse_failures", "fallbacks", "steps")
@@ -30,10 +29,15 @@ FIELDS = ("score", "soups", "wrong_soups", "llm_calls", "decisions", "rejections
 
 def play(horizon: int) -> dict[str, dict]:
     """Run the grid; one entry per episode key (agent|partner|layout|seat|episode)."""
-    with FakeChatServer(responder=heuristic_answer) as server, tempfile.TemporaryDirectory() as runs:
+    sys.path.insert(0, str(ROOT))  # the test doubles: tests.support (never tests/, which would shadow envs)
+    from tests.support.fake_server import FakeChatServer
+    from tests.support.loopback import loopback_args
+    from tests.support.responders.overcooked import overcooked_answer
+
+    with FakeChatServer(responder=overcooked_answer) as server, tempfile.TemporaryDirectory() as runs:
         argv = ["eval", "--agents", "proagent,greedy", "--partners", ",".join(PARTNERS), "--layouts", ",".join(LAYOUTS)]
         argv += ["--seats", "0,1", "--episodes", "1", "--horizon", str(horizon), "--seed", "0"]
-        argv += ["--llm", "openai/golden-heuristic", "--api-base", server.url, "--no-cache"]
+        argv += loopback_args(server.url)
         argv += ["--runs-dir", runs, "--progress", "off", "--name", "golden"]
         if proagent_main(argv) != 0:
             raise SystemExit("the golden evaluation failed; see the messages above")

@@ -16,7 +16,7 @@ each partner, with the recipe-aware scripted chef (``recipe_greedy``: a teammate
 neither ProAgent's knowledge text nor an RL convention) and with itself, ``--episodes`` per seat, one run folder per layout under runs/ (each
 layout has its own partners), so every finished episode is kept: ``--resume FOLDER`` (repeatable)
 finishes a stopped layout's run with `proagent eval --resume` and reuses a finished one. With the loopback responder (the V2
-heuristic test double, no language model) the ProAgent numbers measure the framework and that
+test double in tests/support, no language model) the ProAgent numbers measure the framework and that
 responder, not a model. Writes ``<out>.md`` (default docs/overcooked_v2_table.md).
 """
 
@@ -96,14 +96,15 @@ def _eval_layout(args: argparse.Namespace, layout: str, names: list[str]) -> Pat
     ]  # fmt: skip
     server = contextlib.nullcontext(None)
     if args.llm == "loopback":
-        from proagent.domains.overcooked.heuristic import heuristic_answer
-        from proagent.llm.fake_server import FakeChatServer
+        sys.path.insert(0, str(PROJECT_ROOT))  # the test doubles: tests.support (never tests/ itself)
+        from tests.support.fake_server import FakeChatServer
+        from tests.support.loopback import loopback_args
+        from tests.support.responders.overcooked import overcooked_answer
 
-        server = FakeChatServer(delay_s=0.0, responder=heuristic_answer)
+        server = FakeChatServer(delay_s=0.0, responder=overcooked_answer)
     with server as fake:
         if fake is not None:
-            at = argv.index("--llm")
-            argv[at:] = ["--llm", "openai/loopback", "--api-base", fake.url, "--no-cache"]
+            argv[argv.index("--llm") :] = loopback_args(fake.url)
         code = cli(argv)
     if code != 0:
         raise SystemExit(f"eval failed ({code})")
@@ -146,7 +147,9 @@ def shipped(layout: str) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--llm", default="loopback", help="'loopback' (the V2 heuristic responder), 'embedded' or a litellm id")
+    p.add_argument(
+        "--llm", default="loopback", help="'loopback' (the tests' Overcooked responder), 'embedded' or a litellm id"
+    )
     p.add_argument("--layouts", type=lambda s: s.split(","), default=list(LAYOUTS))
     p.add_argument("--episodes", type=int, default=1, help="ProAgent episodes per partner and seat")
     p.add_argument("--horizon", type=int, default=400, help="steps per ProAgent episode (the paper's 400)")

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from proagent.agent.prompts import Knowledge, PromptSet
-from proagent.llm.types import Message, StructuredOutput
+from proagent.llm.types import Grounding, Message, StructuredOutput
 from proagent.world.types import Skill, SkillBook, SkillParseError
 
 ANALYSIS_MAX_CHARS = 240  # default bound on the free-text analysis in structured output
@@ -101,6 +102,34 @@ class Planner:
     def explainer_messages(self, facts: dict, skill: Skill, reasons: list[str]) -> list[Message]:
         user = self.prompts.render("explainer.j2", {"facts": facts, "skill": str(skill), "reasons": reasons})
         return [Message(role="system", content=self.system_prompt), Message(role="user", content=user)]
+
+    def grounding(self, facts: dict, memory: list[dict], feedback: list[dict], talk: dict | None = None) -> Grounding:
+        """What `messages` renders the planner prompt from, for a test double to answer from
+        (the same arguments, so the two cannot disagree)."""
+        return Grounding(
+            purpose="plan",
+            facts=facts,
+            memory=tuple(memory),
+            feedback=tuple(feedback),
+            talk=talk,
+            fields=tuple(self.fields(talk)),
+            **self._grounding_common(),
+        )
+
+    def explainer_grounding(self, facts: dict, skill: Skill, reasons: list[str]) -> Grounding:
+        """What `explainer_messages` renders the explainer prompt from (its answer is one sentence)."""
+        common = self._grounding_common()
+        return Grounding(purpose="explain", facts=facts, skill=str(skill), reasons=tuple(reasons), **common)
+
+    def _grounding_common(self) -> dict[str, Any]:
+        """The system prompt's part of a grounding: seat, skills, layout knowledge, answer format."""
+        return {
+            "seat": self.seat,
+            "output_format": self.output_format,
+            "teammates": self.teammates,
+            "skills": tuple(s.signature for s in self.book.specs.values()),
+            "layout": self.knowledge.layout,
+        }
 
     def structured_output(self, allowed: list[Skill], talk: dict | None = None) -> StructuredOutput:
         """JSON schema of the answer: bounded free text, skills restricted to ``allowed``."""

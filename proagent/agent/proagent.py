@@ -24,7 +24,7 @@ from proagent.agent.planner import Planner, PlannerOutput, PlanParseError
 from proagent.agent.prompts import load_knowledge, load_prompt_set
 from proagent.contract import Observation, others
 from proagent.llm.sanitize import clip
-from proagent.llm.types import Completion, LLMResponseError, Model
+from proagent.llm.types import Completion, Grounding, LLMResponseError, Message, Model, StructuredOutput
 from proagent.maeil.talk import Deliberation, Talk
 from proagent.world.interface import Domain
 from proagent.world.types import DomainEnv, Event, Skill, State, TeammateView, wait_skill
@@ -334,10 +334,11 @@ class ProAgent:
     ) -> PlannerOutput | None:
         feedback = [{"skill": a.plan or "(unreadable answer)", "reasons": a.failures or [a.parse_error], "explanation": a.explanation} for a in attempts]
         messages = self.planner.messages(facts, memory, feedback, talk)
+        grounding = self.planner.grounding(facts, memory, feedback, talk)
         allowed = self._allowed_skills(self._believed(state), blocked)
         structured = self.planner.structured_output(allowed, talk) if self.config.answer_format == "json" else None
         try:
-            completion = await self._generate(messages, structured, self.config.max_tokens)
+            completion = await self._generate(messages, structured, self.config.max_tokens, grounding)
         except LLMResponseError as exc:  # a broken answer envelope: an unreadable answer, not the end of the run
             attempts.append(self._malformed(messages, exc))
             return None
@@ -356,8 +357,9 @@ class ProAgent:
         attempt.failures = failures
         self.stats.rejections += 1
         explain = self.planner.explainer_messages(facts, output.plan, failures)
+        grounding = self.planner.explainer_grounding(facts, output.plan, failures)
         try:
-            explanation = (await self._generate(explain, None, self.config.explain_max_tokens)).text.strip()
+            explanation = (await self._generate(explain, None, self.config.explain_max_tokens, grounding)).text.strip()
         except LLMResponseError:  # the checks' own reasons are still fed back
             explanation = ""
         attempt.explanation = clip(explanation, self.config.explanation_max_chars) or None
@@ -391,9 +393,17 @@ class ProAgent:
             return skills
         return [s for s in skills if not self._verify(state, s, blocked)]
 
-    async def _generate(self, messages, structured, max_tokens: int) -> Completion:
+    async def _generate(
+        self, messages: list[Message], structured: StructuredOutput | None, max_tokens: int, grounding: Grounding
+    ) -> Completion:
+        """One model call; ``grounding`` (what the prompt was rendered from) goes beside it for test doubles."""
         completion = await self.model.generate(
-            messages, structured=structured, max_tokens=max_tokens, temperature=self.config.temperature, seed=self.seed
+            messages,
+            structured=structured,
+            max_tokens=max_tokens,
+            temperature=self.config.temperature,
+            seed=self.seed,
+            grounding=grounding,
         )
         self.stats.add(completion)
         return completion

@@ -115,7 +115,9 @@ _KNOWLEDGE_ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trail
 
 def load_knowledge(root: Path, layout_name: str, seat: int, facts: dict | None = None) -> Knowledge:
     """The knowledge of one domain (``root``: its task.md, rules.md, layouts/<name>.toml) for one
-    seat; task and rules are Jinja texts that read ``facts`` (the domain's knowledge_facts)."""
+    seat; task and rules are Jinja texts that read ``facts`` (the domain's knowledge_facts). A
+    layout's ``[signal]`` table (a convention its notes state in words) rides along in ``layout``
+    as data; no template reads it."""
     path = root / "layouts" / f"{layout_name}.toml"
     data = tomllib.loads(path.read_text()) if path.is_file() else {}
     seat_data = data.get("seats", {}).get(str(seat), {})
@@ -123,7 +125,12 @@ def load_knowledge(root: Path, layout_name: str, seat: int, facts: dict | None =
     return Knowledge(
         task=raw.render((root / "task.md").read_text().strip()),
         rules=raw.render((root / "rules.md").read_text().strip()),
-        layout={"name": layout_name, "notes": data.get("notes", ""), "role": seat_data.get("role", "")},
+        layout={
+            "name": layout_name,
+            "notes": data.get("notes", ""),
+            "role": seat_data.get("role", ""),
+            "signal": data.get("signal"),
+        },
         demos=list(data.get("demos", [])) + list(seat_data.get("demos", [])),
         facts=raw.facts,
     )

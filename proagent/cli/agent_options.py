@@ -17,7 +17,11 @@ EMBEDDED_NOTICE = (
 
 def add_agent_options(p: argparse.ArgumentParser) -> None:
     """The LLM agent's options, shared by `play` and `human --agent proagent`."""
-    p.add_argument("--llm", default="embedded", help="'embedded' (default) or a litellm model id, e.g. openai/gpt-4o-mini")
+    p.add_argument(
+        "--llm",
+        default="embedded",
+        help="'embedded' (default), a litellm model id, e.g. openai/gpt-4o-mini, or python:module:factory",
+    )
     p.add_argument("--api-base", default=None, help="URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp)")
     p.add_argument("--prompt", default=None, help="prompt set: a folder in prompts/ (default: compact for the embedded model, else proagent)")
     p.add_argument("--belief", choices=("replace", "annotate", "off"), default="replace")

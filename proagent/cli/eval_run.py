@@ -41,7 +41,7 @@ def add_grid_flags(p: argparse.ArgumentParser) -> None:
 
 
 def add_agent_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--llm", help="model of every proagent agent: 'embedded' or a litellm id")
+    p.add_argument("--llm", help="model of every proagent agent: 'embedded', a litellm id or python:module:factory")
     p.add_argument("--api-base", help="OpenAI-compatible server URL for --llm")
     p.add_argument("--llm-timeout", dest="llm_timeout_s", type=positive_float, help="seconds to wait for one LLM answer (default 60)")
     p.add_argument("--prompt", help="prompt set (a folder in prompts/)")

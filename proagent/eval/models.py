@@ -18,7 +18,7 @@ from proagent.eval.config import AgentSpec
 from proagent.llm.accounting import MeteredModel, UsageMeter
 from proagent.llm.cache import CachedModel
 from proagent.llm.factory import make_model
-from proagent.llm.types import Completion, Message, Model, StructuredOutput
+from proagent.llm.types import Completion, Grounding, Message, Model, StructuredOutput
 
 ModelFactory = Callable[[AgentSpec], Model]
 
@@ -48,11 +48,17 @@ class LimitedModel:
         max_tokens: int = 256,
         temperature: float = 0.0,
         seed: int | None = None,
+        grounding: Grounding | None = None,
     ) -> Completion:
         started = time.perf_counter()
         async with self._limit:
             completion = await self._inner.generate(
-                messages, structured=structured, max_tokens=max_tokens, temperature=temperature, seed=seed
+                messages,
+                structured=structured,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                seed=seed,
+                grounding=grounding,
             )
         return completion.model_copy(update={"latency_s": time.perf_counter() - started})
 

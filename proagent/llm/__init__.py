@@ -4,7 +4,7 @@
 * `LiteLLMModel` talks to hosted APIs and OpenAI-compatible servers.
 * `EmbeddedModel` runs SmolLM2-135M in-process with llama.cpp (no key, no network).
 * `CachedModel` replays answers from disk; `MeteredModel`/`UsageMeter` count usage.
-* `ScriptedModel` is the test double for agent code.
+* The test doubles (scripted model, loopback server) live with the tests (tests/support).
 * Every answer's text is cleaned where its `Completion` is made (`sanitize_text`);
   provider failures are classified in `proagent.llm.faults`.
 
@@ -18,9 +18,9 @@ from proagent.llm.factory import EMBEDDED_SPEC, make_model
 from proagent.llm.litellm_backend import LiteLLMModel
 from proagent.llm.redaction import redact, redact_url
 from proagent.llm.sanitize import sanitize_text
-from proagent.llm.scripted import ScriptedCall, ScriptedModel
 from proagent.llm.types import (
     Completion,
+    Grounding,
     LLMConfigError,
     LLMError,
     LLMRequestError,
@@ -36,6 +36,7 @@ __all__ = [
     "CachedModel",
     "Completion",
     "EmbeddedModel",
+    "Grounding",
     "LLMConfigError",
     "LLMError",
     "LLMRequestError",
@@ -45,8 +46,6 @@ __all__ = [
     "Message",
     "MeteredModel",
     "Model",
-    "ScriptedCall",
-    "ScriptedModel",
     "StructuredOutput",
     "UsageMeter",
     "UsageSummary",

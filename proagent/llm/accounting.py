@@ -11,7 +11,7 @@ import threading
 
 from pydantic import BaseModel, ConfigDict
 
-from proagent.llm.types import Completion, Message, Model, StructuredOutput
+from proagent.llm.types import Completion, Grounding, Message, Model, StructuredOutput
 
 __all__ = ["MeteredModel", "UsageMeter", "UsageSummary"]
 
@@ -110,9 +110,15 @@ class MeteredModel:
         max_tokens: int = 256,
         temperature: float = 0.0,
         seed: int | None = None,
+        grounding: Grounding | None = None,
     ) -> Completion:
         completion = await self._inner.generate(
-            messages, structured=structured, max_tokens=max_tokens, temperature=temperature, seed=seed
+            messages,
+            structured=structured,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            seed=seed,
+            grounding=grounding,
         )
         self.meter.record(completion)
         return completion

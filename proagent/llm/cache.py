@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from proagent.files import write_atomic
 from proagent.llm.redaction import redact
-from proagent.llm.types import Completion, LLMRequestError, Message, Model, StructuredOutput
+from proagent.llm.types import Completion, Grounding, LLMRequestError, Message, Model, StructuredOutput
 
 __all__ = ["CACHE_FORMAT_VERSION", "CacheEntry", "CachedModel", "cache_key", "canonical_request"]
 
@@ -114,6 +114,7 @@ class CachedModel:
         max_tokens: int = 256,
         temperature: float = 0.0,
         seed: int | None = None,
+        grounding: Grounding | None = None,
     ) -> Completion:
         request = canonical_request(self.name, messages, structured, max_tokens, temperature, seed)
         key = _key_or_error(request)
@@ -132,7 +133,12 @@ class CachedModel:
             )
         self.misses += 1
         completion = await self._inner.generate(
-            messages, structured=structured, max_tokens=max_tokens, temperature=temperature, seed=seed
+            messages,
+            structured=structured,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            seed=seed,
+            grounding=grounding,
         )
         self._store(path, CacheEntry(key=key, request=request, completion=completion))
         return completion

@@ -38,7 +38,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from proagent.llm.types import Completion, LLMConfigError, LLMError, Message, StructuredOutput
+from proagent.llm.types import Completion, Grounding, LLMConfigError, LLMError, Message, StructuredOutput
 
 __all__ = ["INSTALL_HINT", "EmbeddedModel", "find_bundled_gguf", "import_llama_cpp"]
 
@@ -218,6 +218,7 @@ class EmbeddedModel:
         max_tokens: int = 256,
         temperature: float = 0.0,
         seed: int | None = None,
+        grounding: Grounding | None = None,
     ) -> Completion:
         return await asyncio.to_thread(self._generate_sync, messages, structured, max_tokens, temperature, seed)
 

@@ -5,6 +5,9 @@ internet), which is what a fresh checkout runs.  ``"embedded:/path/x.gguf"``
 runs another GGUF file.  Anything else is a litellm model id
 (``openai/gpt-4o-mini``, ``anthropic/claude-...``, ``ollama/llama3``, or
 ``openai/<name>`` with ``api_base`` for a local OpenAI-compatible server).
+``"python:package.module:attribute"`` calls that factory with ``api_base`` and
+``timeout_s`` for a `Model` of the caller's own (like ``--domain
+package.module:attribute`` for a world): the tests' loopback double is one.
 Configuration problems are reported here, before an episode starts, with the
 exact variable to set or package to install, and an ``api_base`` that is not an
 http(s) URL is refused here rather than retried as a connection error.
@@ -12,6 +15,8 @@ http(s) URL is refused here rather than retried as a connection error.
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
 from pathlib import Path
 
 from proagent.llm.cache import CachedModel
@@ -19,9 +24,10 @@ from proagent.llm.embedded import EmbeddedModel
 from proagent.llm.litellm_backend import LiteLLMModel, check_api_base, credential_env_vars, import_litellm
 from proagent.llm.types import LLMConfigError, Model
 
-__all__ = ["DEFAULT_TIMEOUT_S", "EMBEDDED_SPEC", "make_model"]
+__all__ = ["DEFAULT_TIMEOUT_S", "EMBEDDED_SPEC", "PYTHON_PREFIX", "make_model"]
 
 EMBEDDED_SPEC = "embedded"
+PYTHON_PREFIX = "python:"  # python:package.module:attribute, a factory of a Model
 DEFAULT_TIMEOUT_S = 60.0
 
 
@@ -55,6 +61,20 @@ def _make_litellm(spec: str, api_base: str | None, timeout_s: float) -> LiteLLMM
     return LiteLLMModel(spec, api_base=api_base, timeout_s=timeout_s)
 
 
+def _make_python(target: str, api_base: str | None, timeout_s: float) -> Model:
+    """The `Model` of the factory named ``package.module:attribute``, given ``api_base`` and ``timeout_s``."""
+    module_name, _, attribute = target.partition(":")
+    try:
+        factory: Callable[..., object] = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError, ValueError) as exc:
+        problem = f"model factory {target!r}: cannot import it ({exc}); name package.module:attribute"
+        raise LLMConfigError(problem) from exc
+    model = factory(api_base=api_base, timeout_s=timeout_s)
+    if not isinstance(model, Model):
+        raise LLMConfigError(f"model factory {target!r} returned {type(model).__name__}, not a Model")
+    return model
+
+
 def make_model(
     spec: str | None,
     *,
@@ -75,6 +95,8 @@ def make_model(
         if api_base is not None:
             raise LLMConfigError("api_base applies to API models, not to the embedded model")
         model = _make_embedded(spec)
+    elif spec.startswith(PYTHON_PREFIX):
+        model = _make_python(spec.removeprefix(PYTHON_PREFIX), api_base, timeout_s)
     else:
         model = _make_litellm(spec, api_base, timeout_s)
     if cache_dir is not None:

@@ -52,6 +52,7 @@ from proagent.llm.redaction import redact, redact_url
 from proagent.llm.sanitize import clip, excerpt
 from proagent.llm.types import (
     Completion,
+    Grounding,
     LLMConfigError,
     LLMError,
     LLMRequestError,
@@ -222,6 +223,7 @@ class LiteLLMModel:
         max_tokens: int = 256,
         temperature: float = 0.0,
         seed: int | None = None,
+        grounding: Grounding | None = None,
     ) -> Completion:
         _check_encodable(messages)
         litellm = import_litellm()

@@ -4,6 +4,8 @@ The agent only ever talks to a `Model`: one async ``generate`` call that takes
 chat messages and returns a `Completion` record.  Keeping the interface this
 small (smolagents-style) lets a hosted API, a local server, an in-process GGUF
 model, an on-disk cache and a scripted test double all be swapped freely.
+Beside the messages the agent sends a `Grounding`: what the prompt was rendered
+from, for the test doubles (tests/support) only.
 """
 
 from __future__ import annotations
@@ -83,6 +85,40 @@ class Completion(BaseModel):
         return {**data, "text": text, "anomalies": (*data.get("anomalies", ()), *notes)}
 
 
+Purpose = Literal["plan", "explain"]
+
+
+class Grounding(BaseModel):
+    """What one prompt was rendered from, sent beside it: for the test doubles only.
+
+    A test double that answered from a prompt's wording broke whenever a template's sentence was
+    reworded; one that answers from these typed values does not. They are exactly what the prompt
+    of that seat was rendered from (observation honesty: the seat's grounded facts, never the
+    engine state): the planner's facts, memory, feedback and conversation, or the explainer's
+    skill and reasons; the skills and layout knowledge of the system prompt; the answer's format.
+
+    Real backends never send it, the cache never keys on it, and nothing logs or records it, so
+    cache keys and recorded prompts are the same with or without it. Frozen: the dicts inside are
+    the agent's own and must not be changed by a reader.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    purpose: Purpose
+    seat: int
+    facts: dict[str, Any] = Field(description="the world's ground(...) facts for this seat")
+    output_format: Literal["json", "text"] = Field(description="the answer format the prompt asks for")
+    fields: tuple[str, ...] = Field((), description="the answer's fields (plan, analysis, intention, message)")
+    teammates: tuple[int, ...] = ()
+    skills: tuple[str, ...] = Field((), description="the skill signatures the system prompt lists")
+    layout: dict[str, Any] = Field(default_factory=dict, description="the layout's knowledge: name, notes, role, ...")
+    memory: tuple[dict[str, Any], ...] = Field((), description="the recent decisions the prompt shows")
+    feedback: tuple[dict[str, Any], ...] = Field((), description="this decision's rejected attempts")
+    talk: dict[str, Any] | None = Field(None, description="MAEIL: the conversation the prompt shows")
+    skill: str | None = Field(None, description="explain: the rejected skill")
+    reasons: tuple[str, ...] = Field((), description="explain: why the checks rejected it")
+
+
 @runtime_checkable
 class Model(Protocol):
     """Anything that can answer a chat prompt asynchronously."""
@@ -100,8 +136,10 @@ class Model(Protocol):
         max_tokens: int = 256,
         temperature: float = 0.0,
         seed: int | None = None,
+        grounding: Grounding | None = None,
     ) -> Completion:
-        """Answer ``messages``; see `Completion` for what comes back."""
+        """Answer ``messages``; see `Completion` for what comes back. ``grounding`` is for test
+        doubles: a real backend ignores it and a wrapper passes it on unchanged."""
         ...
 
 

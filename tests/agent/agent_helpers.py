@@ -2,14 +2,13 @@
 
 A kitchen script is a list of two-letter strings, one per step: player 0's action then player 1's,
 U/D/R/L = up/down/right/left, S = stay, I = interact (``"IS"``: player 0 interacts, player 1 stays).
-The LLM is always a ``ScriptedModel``; nothing here touches a network.
+The LLM is always a ``ScriptedModel`` (tests.support); nothing here touches a network.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import re
 from dataclasses import dataclass, field
 
 import jax
@@ -20,7 +19,7 @@ from envs import Action
 from proagent.agent.proagent import AgentConfig, ProAgent
 from proagent.contract import ImmediateAgent, Observation
 from proagent.domains.overcooked import OvercookedDomain
-from proagent.llm.types import Message, StructuredOutput
+from tests.support.scripted import ScriptedCall
 
 DOMAIN = OvercookedDomain()
 
@@ -160,25 +159,20 @@ def answer(plan: str, intention: str | None = "wait(1)", analysis: str | None = 
     return json.dumps(data)
 
 
-_POT = re.compile(r"^Pot at \[\d+, \d+\]: (.*)$", re.MULTILINE)
-_HELD = re.compile(r"^You \(player \d\) are at \[[^\]]*\] facing \w+, holding ([^.\n]*)\.$", re.MULTILINE)
-
-
-def sensible_policy(messages: list[Message], structured: StructuredOutput | None) -> str:
-    """A competent scripted 'LLM': picks from the schema's plan enum by priority.
+def sensible_policy(call: ScriptedCall) -> str:
+    """A competent scripted 'LLM': picks from the schema's plan enum by priority, from the grounding.
 
     deliver > fill (a pot cooks or is ready) > put onion > pickup dish (a pot cooks or is ready)
     > pickup onion > place a useless dish on a counter > wait(1). The explainer (no schema) gets
     a short sentence.
     """
-    if structured is None:
+    if call.structured is None or call.grounding is None:
         return "That skill cannot be done now."
-    allowed = structured.json_schema["properties"]["plan"]["enum"]
-    user = messages[-1].content
-    pots = _POT.findall(user)
-    soup_coming = any(p.startswith(("cooking", "soup ready")) for p in pots)
-    held_match = _HELD.search(user)
-    held = held_match.group(1) if held_match else "nothing"
+    allowed = call.structured.json_schema["properties"]["plan"]["enum"]
+    facts = call.grounding.facts
+    pots = [pot["status"] for pot in facts["pots"]]
+    soup_coming = any(status in ("cooking", "ready") for status in pots)
+    held = facts["me"]["held"] or "nothing"
     wants = ["deliver_soup()"]
     if soup_coming:
         wants += ["fill_dish_with_soup()"]

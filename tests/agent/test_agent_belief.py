@@ -11,8 +11,8 @@ from proagent.agent.belief import BeliefTracker
 from proagent.agent.memory import Memory, MemoryRecord
 from proagent.agent.prompts import load_prompt_set
 from proagent.domains.overcooked.skills import Skill, SkillBook
-from proagent.llm.scripted import ScriptedModel
 from proagent.paths import PROMPTS_DIR
+from tests.support.scripted import ScriptedModel
 
 OVERCOOKED_PROMPTS = PROMPTS_DIR / "overcooked"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from agent_helpers import answer, drive_live, make_agent
 
-from proagent.llm.scripted import ScriptedModel
+from tests.support.scripted import ScriptedModel
 
 PLANS = [
     "pickup(onion)",  # 0: up to (1,1), turn left, take          -> holding onion at 3
@@ -45,7 +45,7 @@ def _ended(plan: str, kitchen, started: int) -> bool:
 
 @pytest.fixture(scope="module")
 def played(cramped):
-    model = ScriptedModel([answer(p) for p in PLANS], respond=lambda messages, structured: answer("wait(20)"))
+    model = ScriptedModel([answer(p) for p in PLANS], respond=lambda call: answer("wait(20)"))
     agent = make_agent(cramped, model)
     log = drive_live(cramped, agent, model, STEPS)
     return agent, model, log

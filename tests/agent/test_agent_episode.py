@@ -16,10 +16,10 @@ from agent_helpers import StayPartner, act, make_agent, run, sensible_policy
 from envs import EventKind
 from proagent.agent.proagent import Attempt, Decision
 from proagent.llm.cache import CachedModel
-from proagent.llm.scripted import ScriptedModel
 from proagent.llm.types import LLMError
 from proagent.runner.episode import run_episode
 from proagent.runner.records import EpisodeRecord
+from tests.support.scripted import ScriptedModel
 
 TRACE_KEYS = {"episode", "step", "state", "actions", "events", "reward", "score", "skill", "decision", "belief", "seat", "kitchen"}
 FIRST_KEYS, LAST_KEYS = {"terrain"}, {"final"}  # once per episode, for the replay page

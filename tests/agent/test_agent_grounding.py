@@ -19,9 +19,9 @@ from proagent.agent.planner import Planner
 from proagent.agent.prompts import load_prompt_set
 from proagent.domains.overcooked.grounding import ground
 from proagent.domains.overcooked.skills import SkillBook
-from proagent.llm.scripted import ScriptedModel
 from proagent.paths import PROMPTS_DIR
 from proagent.world.types import TeammateView
+from tests.support.scripted import ScriptedModel
 
 OVERCOOKED_PROMPTS = PROMPTS_DIR / "overcooked"
 

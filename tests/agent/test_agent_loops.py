@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 
 import pytest
 from agent_helpers import answer, drive_live, make_agent
@@ -11,7 +10,7 @@ from agent_helpers import answer, drive_live, make_agent
 from envs import Event, EventKind, Item
 from proagent.agent.loops import UndoLoopGuard
 from proagent.domains.overcooked.skills import Skill, SkillBook
-from proagent.llm.scripted import ScriptedModel
+from tests.support.scripted import ScriptedCall, ScriptedModel
 
 ONION = Item("ingredient", (0,))
 DISH = Item("dish")
@@ -107,25 +106,17 @@ def test_the_window_forgets_old_decisions(first):
 
 # ---- the agent -----------------------------------------------------------------------------------
 
-_REJECTED = re.compile(r"Your plan (\S+) cannot be done now")
-
-
-def shuffler(messages, structured) -> str:
+def shuffler(call: ScriptedCall) -> str:
     """A degenerate 'model': always moves the onion, never cooks; takes feedback into account."""
-    if structured is None:  # the Verificator's explainer
+    if call.structured is None or call.grounding is None:  # the Verificator's explainer
         return "Do something else."
-    user = messages[-1].content
-    rejected = set(_REJECTED.findall(user))
-    enum = structured.json_schema["properties"]["plan"]["enum"]
+    rejected = {attempt["skill"] for attempt in call.grounding.feedback}
+    enum = call.structured.json_schema["properties"]["plan"]["enum"]
+    holding = call.grounding.facts["me"]["held"] is not None
     for plan in ("place_obj_on_counter()", "pickup(onion)", "wait(3)"):
-        if plan in enum and plan not in rejected and _legal_guess(user, plan):
+        if plan in enum and plan not in rejected and holding == plan.startswith("place"):
             return answer(plan)
     return answer("wait(3)")
-
-
-def _legal_guess(user: str, plan: str) -> bool:
-    holding = "holding nothing" not in user.split("You (player 0)")[1].split("\n")[0]
-    return holding == plan.startswith("place")
 
 
 @pytest.mark.parametrize("loop_check", [True, False])

@@ -11,7 +11,7 @@ from agent_helpers import act, answer, make_agent
 from envs import Action
 from proagent.agent.memory import Memory, MemoryRecord
 from proagent.agent.proagent import AgentConfig
-from proagent.llm.scripted import ScriptedModel
+from tests.support.scripted import ScriptedModel
 
 
 def _record(step: int, skill: str = "wait(1)") -> MemoryRecord:

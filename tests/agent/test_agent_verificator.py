@@ -10,7 +10,7 @@ import pytest
 from agent_helpers import act, answer, make_agent
 
 from envs import Action
-from proagent.llm.scripted import ScriptedModel
+from tests.support.scripted import ScriptedModel
 
 NOT_HOLDING = "you are not holding an onion (you hold nothing)"
 NO_SOUP = "you are not holding a soup (you hold nothing)"

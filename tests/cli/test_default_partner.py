@@ -8,19 +8,19 @@ import json
 import pytest
 
 from proagent.cli import main
-from proagent.domains.overcooked.heuristic import heuristic_answer
-from proagent.llm.fake_server import FakeChatServer
+from tests.support.fake_server import FakeChatServer
+from tests.support.loopback import loopback_args
 
 
 @pytest.fixture
 def server():
-    with FakeChatServer(delay_s=0.0, responder=heuristic_answer) as srv:
+    with FakeChatServer(delay_s=0.0) as srv:  # wait(1) in every world: the partner is under test
         yield srv
 
 
 def _play(layout: str, server: FakeChatServer, tmp_path, *extra: str) -> int:
     argv = ["play", "--layout", layout, "--horizon", "4", "--live", "off", "--no-gif", "--runs-dir", str(tmp_path)]
-    return main([*argv, *extra, "--llm", "openai/fake", "--api-base", server.url, "--no-cache"])
+    return main([*argv, *extra, *loopback_args(server.url)])
 
 
 @pytest.mark.parametrize(("layout", "partner"), [("demo_cook_simple", "sp"), ("cramped_room", "greedy"), ("easy_2a", "pusher")])

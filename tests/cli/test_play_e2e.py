@@ -8,27 +8,28 @@ import json
 import pytest
 
 from proagent.cli import main
-from proagent.domains.overcooked.heuristic import heuristic_answer
-from proagent.llm.fake_server import FakeChatServer
 from proagent.paths import partner_dir
 from proagent.training import checkpoint
+from tests.support.fake_server import FakeChatServer
+from tests.support.loopback import LOOPBACK_SPEC
+from tests.support.responders.overcooked import overcooked_answer
 
 
 @pytest.fixture
 def server():
-    with FakeChatServer(delay_s=0.0, responder=heuristic_answer) as srv:
+    with FakeChatServer(delay_s=0.0, responder=overcooked_answer) as srv:
         yield srv
 
 
 def test_play_with_an_openai_compatible_server_writes_a_complete_run(server, tmp_path, monkeypatch, capsys):
     secret = "sk-test-SECRET-never-in-runs-0123456789"
     monkeypatch.setenv("OPENAI_API_KEY", secret)
-    args = ["play", "--layout", "cramped_room", "--partner", "greedy", "--llm", "openai/fake-chef", "--api-base", server.url]
+    args = ["play", "--layout", "cramped_room", "--partner", "greedy", "--llm", LOOPBACK_SPEC, "--api-base", server.url]
     args += ["--horizon", "80", "--runs-dir", str(tmp_path), "--cache-dir", str(tmp_path / "cache"), "--live", "off"]
     assert main(args) == 0
     (run,) = list(tmp_path.glob("*-play-cramped_room-greedy"))
     config = json.loads((run / "config.json").read_text())
-    assert config["llm"] == "openai/fake-chef" and config["agent"]["legal_only"] is False
+    assert config["llm"] == LOOPBACK_SPEC and config["agent"]["legal_only"] is False
     assert config["prompt_hashes"] and config["git_commit"]
     (episode,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
     assert episode["steps"] == 80 and episode["llm_calls"] - episode["cached_calls"] == len(server.requests) > 0
@@ -58,9 +59,9 @@ def test_api_failure_is_a_clear_error_not_a_traceback(tmp_path, capsys, monkeypa
         real_init(self, model, api_base=api_base, **settings, max_retries=1, backoff_initial_s=0.01, backoff_max_s=0.01)
 
     monkeypatch.setattr(LiteLLMModel, "__init__", quick_retries)
-    with FakeChatServer(responder=heuristic_answer) as srv:
+    with FakeChatServer(responder=overcooked_answer) as srv:
         srv.replies = [(500, {"error": {"message": "boom"}})] * 50
-        args = ["play", "--partner", "stay", "--llm", "openai/fake", "--api-base", srv.url, "--horizon", "5"]
+        args = ["play", "--partner", "stay", "--llm", LOOPBACK_SPEC, "--api-base", srv.url, "--horizon", "5"]
         args += ["--runs-dir", str(tmp_path), "--no-cache", "--live", "off", "--no-gif", "--max-replans", "0"]
         assert main(args) == 1
     err = capsys.readouterr().err
@@ -76,7 +77,7 @@ def test_api_failure_is_a_clear_error_not_a_traceback(tmp_path, capsys, monkeypa
 )
 def test_play_with_a_shipped_trained_partner(server, tmp_path, partner):
     """`proagent play --layout counter_circuit --partner cole` (and the rest of the zoo) works offline."""
-    args = ["play", "--layout", "counter_circuit", "--partner", partner, "--llm", "openai/fake-chef"]
+    args = ["play", "--layout", "counter_circuit", "--partner", partner, "--llm", LOOPBACK_SPEC]
     args += ["--api-base", server.url, "--horizon", "6", "--runs-dir", str(tmp_path), "--live", "off", "--no-cache"]
     assert main(args) == 0
     (run,) = list(tmp_path.glob(f"*-play-counter_circuit-{partner}"))
@@ -88,8 +89,8 @@ def test_play_with_a_shipped_trained_partner(server, tmp_path, partner):
 
 
 def test_an_aborted_run_summarises_the_episodes_that_finished(tmp_path, capsys, monkeypatch):
-    from proagent.llm.fake_server import FakeChatServer, Reply
     from proagent.llm.litellm_backend import LiteLLMModel
+    from tests.support.fake_server import Reply
 
     real_init = LiteLLMModel.__init__
 
@@ -97,10 +98,11 @@ def test_an_aborted_run_summarises_the_episodes_that_finished(tmp_path, capsys, 
         real_init(self, model, api_base=api_base, **settings, max_retries=0)
 
     monkeypatch.setattr(LiteLLMModel, "__init__", quick_retries)
-    with FakeChatServer(responder=heuristic_answer) as srv:
+    with FakeChatServer(responder=overcooked_answer) as srv:
         # horizon 3: the first episode asks at most 3 times; then the server fails for good (401)
         srv.replies = [Reply()] * 3 + [Reply(status=401, body={"error": {"message": "key revoked"}})] * 20
-        argv = ["play", "--partner", "stay", "--llm", "openai/fake", "--api-base", srv.url, "--horizon", "3", "--episodes", "2"]
+        argv = ["play", "--partner", "stay", "--llm", LOOPBACK_SPEC, "--api-base", srv.url, "--horizon", "3"]
+        argv += ["--episodes", "2"]
         argv += ["--runs-dir", str(tmp_path), "--no-cache", "--live", "off", "--no-gif"]
         assert main(argv) == 1
     err = capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""Fixtures for the plugged-in domain tests: a hermetic environment and the lamps test model.
+"""Fixtures for the plugged-in domain tests: a hermetic environment and the lamps loopback server.
 
 ``lamps_world`` (this folder's package) is importable by name because pytest puts this folder on
 ``sys.path`` (rootdir-based "prepend" import mode: the folder holds no ``__init__.py``), which is
@@ -12,7 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from proagent.llm.fake_server import FakeChatServer
+from tests.support.fake_server import FakeChatServer
+from tests.support.responders.lamps import lamps_answer
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm must not fetch its price list
 
@@ -28,7 +29,5 @@ def _no_real_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="module")
 def lamps_server() -> Iterator[FakeChatServer]:
     """An OpenAI-compatible server on 127.0.0.1 that plays the lamps world sensibly."""
-    from lamps_responder import lamps_answer
-
     with FakeChatServer(delay_s=0.0, responder=lamps_answer) as server:
         yield server

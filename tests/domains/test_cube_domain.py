@@ -17,11 +17,12 @@ from proagent.builder import check_llm_agent
 from proagent.cli import main
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import builtin_domain_names, domain_for, get_domain
-from proagent.domains.cube.heuristic import cube_answer
 from proagent.domains.cube.skills import CubeController, cube_skill_book
-from proagent.llm.fake_server import FakeChatServer
 from proagent.runner.episode import run_episode
 from proagent.world.types import DomainInputError, Skill, SkillParseError, TeammateView
+from tests.support.fake_server import FakeChatServer
+from tests.support.loopback import loopback_args
+from tests.support.responders.cube import cube_answer
 
 DOMAIN = get_domain("cube")
 
@@ -120,17 +121,7 @@ def test_prompt_sets_render_from_every_seat(prompt: str) -> None:
 
 
 def _llm(server: FakeChatServer, tmp_path: Path) -> list[str]:
-    return [
-        "--domain",
-        "cube",
-        "--llm",
-        "openai/test",
-        "--api-base",
-        server.url,
-        "--no-cache",
-        "--runs-dir",
-        str(tmp_path),
-    ]
+    return ["--domain", "cube", *loopback_args(server.url), "--runs-dir", str(tmp_path)]
 
 
 def _lines(path: Path) -> list[dict]:

@@ -13,24 +13,22 @@ import pytest
 from proagent.agent.proagent import AgentConfig, ProAgent
 from proagent.cli import main
 from proagent.domains import get_domain
-from proagent.domains.cube.heuristic import cube_answer
-from proagent.llm.fake_server import FakeChatServer
-from proagent.llm.scripted import ScriptedModel
 from proagent.maeil import TOPOLOGIES, TopologyConfig
 from proagent.runner.episode import run_episode
+from tests.support.fake_server import FakeChatServer
+from tests.support.loopback import loopback_args
+from tests.support.responders.cube import cube_answer
+from tests.support.scripted import ScriptedModel, answering
 
 DOMAIN = get_domain("cube")
-
-
-def _respond(messages, structured) -> str:
-    body = {"messages": [m.model_dump() for m in messages], **({"response_format": {}} if structured else {})}
-    return cube_answer(body)
 
 
 def _episode(topology: str | None, layout: str, horizon: int, agents: int | None = None, partners: int = 0, focal: int = 0) -> tuple:
     env = DOMAIN.make_env(layout, horizon) if agents is None else DOMAIN.capabilities.teams.make_team_env(layout, horizon, agents)
     team = [
-        DOMAIN.make_partner("pusher", env) if seat >= env.num_agents - partners else ProAgent(AgentConfig(), ScriptedModel(respond=_respond), DOMAIN, env)
+        DOMAIN.make_partner("pusher", env)
+        if seat >= env.num_agents - partners
+        else ProAgent(AgentConfig(), ScriptedModel(respond=answering(cube_answer)), DOMAIN, env)
         for seat in range(env.num_agents)
     ]
     lines: list[dict] = []
@@ -100,7 +98,7 @@ def cube_server() -> Iterator[FakeChatServer]:
 
 def test_play_with_agents_and_topology_records_both(cube_server: FakeChatServer, tmp_path: Path) -> None:
     argv = ["play", "--domain", "cube", "--layout", "medium_3a", "--agents", "4", "--topology", "centralized", "--partner", "proagent,pusher,proagent"]
-    llm = ["--llm", "openai/test", "--api-base", cube_server.url, "--no-cache", "--runs-dir", str(tmp_path), "--horizon", "40", "--live", "off", "--no-gif"]
+    llm = [*loopback_args(cube_server.url), "--runs-dir", str(tmp_path), "--horizon", "40", "--live", "off", "--no-gif"]
     assert main([*argv, *llm]) == 0
     (run,) = tmp_path.glob("*-play-medium_3a@4-proagent+pusher+proagent")
     config = json.loads((run / "config.json").read_text())

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from proagent.cli import main
-from proagent.llm.fake_server import FakeChatServer
+from tests.support.fake_server import FakeChatServer
+from tests.support.loopback import loopback_args
 
 DOMAIN_SPEC = "lamps_world:DOMAIN"
 
@@ -20,17 +21,7 @@ def _lines(path: Path) -> list[dict]:
 
 
 def _llm(server: FakeChatServer, tmp_path: Path) -> list[str]:
-    return [
-        "--domain",
-        DOMAIN_SPEC,
-        "--llm",
-        "openai/test",
-        "--api-base",
-        server.url,
-        "--no-cache",
-        "--runs-dir",
-        str(tmp_path),
-    ]
+    return ["--domain", DOMAIN_SPEC, *loopback_args(server.url), "--runs-dir", str(tmp_path)]
 
 
 def test_play_proagent_with_the_walker_writes_a_complete_run(lamps_server: FakeChatServer, tmp_path: Path) -> None:

@@ -34,8 +34,8 @@ from proagent.domains.overcooked import OvercookedDomain
 from proagent.domains.overcooked.grounding import ground
 from proagent.domains.overcooked.perception import KitchenView, Perceiver
 from proagent.domains.overcooked.skills import SkillBook
-from proagent.llm.scripted import ScriptedModel
 from proagent.world.types import TeammateView
+from tests.support.scripted import ScriptedModel
 
 DOMAIN = OvercookedDomain()
 LAYOUT = "grounded_coord_simple"

@@ -1,5 +1,5 @@
 """End to end: ProAgent in both seats plays every OvercookedV2 coordination layout with the loopback
-responder (the heuristic behind the fake OpenAI-compatible server), under the paper's dynamics
+responder (tests.support, behind the fake OpenAI-compatible server), under the paper's dynamics
 (view radius 2, random starts, wrong-soup penalty, a new recipe after each delivery), through
 `proagent eval` and the real HTTP path. Each layout's recipe has to cross from the chef who sees it
 to the chef who cooks (the button, a counter signal, a demo in the pot): every episode must serve
@@ -13,8 +13,9 @@ import pytest
 
 from envs.overcooked.presets import COORDINATION_LAYOUTS
 from proagent.cli import main
-from proagent.domains.overcooked.heuristic import heuristic_answer
-from proagent.llm.fake_server import FakeChatServer
+from tests.support.fake_server import FakeChatServer
+from tests.support.loopback import loopback_args
+from tests.support.responders.overcooked import overcooked_answer
 
 V2 = COORDINATION_LAYOUTS
 
@@ -24,9 +25,9 @@ def test_proagent_pairs_cook_correct_soups_on_every_v2_layout(tmp_path):
     # Both chefs are ProAgent, so the agent's seat 1 is the same pair mirrored: seat 0 covers both
     # roles of every layout (docs/overcooked_v2_table.md shows equal scores from both seats).
     args = ["eval", "--layouts", ",".join(V2), "--partners", "proagent", "--seats", "0", "--episodes", "1"]
-    args += ["--horizon", "200", "--runs-dir", str(tmp_path), "--no-cache", "--progress", "off"]
-    with FakeChatServer(delay_s=0.0, responder=heuristic_answer) as server:
-        assert main([*args, "--llm", "openai/fake", "--api-base", server.url]) == 0
+    args += ["--horizon", "200", "--runs-dir", str(tmp_path), "--progress", "off"]
+    with FakeChatServer(delay_s=0.0, responder=overcooked_answer) as server:
+        assert main([*args, *loopback_args(server.url)]) == 0
     (run,) = tmp_path.iterdir()
     episodes = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines() if line.strip()]
     results = {

@@ -1,5 +1,6 @@
 """OvercookedV2 skills: put_in_pot() for any ingredient, press_button(), go_to_indicator(), the
-event -> skill inverse, recipe_fit, the V2 knowledge texts and the V2 heuristic responder.
+event -> skill inverse, recipe_fit and the V2 knowledge texts (the loopback responder's V2 cook is
+tested in test_overcooked_loopback.py).
 
 Classic (onion-only) kitchens keep exactly their skill list and wording; the V2 ones get the new
 skills only where their kitchen has the thing (several ingredients, a button, an indicator)."""
@@ -22,8 +23,6 @@ from envs.overcooked.symbolic import KitchenMap
 from proagent.agent.prompts import load_knowledge
 from proagent.domains.overcooked.controller import Controller
 from proagent.domains.overcooked.domain import OvercookedDomain
-from proagent.domains.overcooked.heuristic import heuristic_answer
-from proagent.domains.overcooked.heuristic_v2_prompt import Convention, is_v2, parse_convention, parse_recipe
 from proagent.domains.overcooked.skills import Skill, SkillBook, event_skill, kitchen_features, recipe_fit
 from proagent.paths import KNOWLEDGE_DIR
 from proagent.world.types import SkillParseError
@@ -263,48 +262,6 @@ def test_v2_knowledge(name):
             book.parse(demo["intention"])
 
 
-# ---- the V2 heuristic responder ----------------------------------------------------------------
-
-SYSTEM_V2 = "Skills:\n- pickup(obj)\n- put_in_pot()\n- fill_dish_with_soup()\n- deliver_soup()\n- place_obj_on_counter()\n- press_button()\n- go_to_indicator()\n- wait(n)"
-SYSTEM_DEMO = SYSTEM_V2.replace("\n- press_button()", "")
-
-
-def _ask(system: str, state: str) -> str:
-    body = {
-        "messages": [
-            {"role": "system", "content": system},
-            {"role": "user", "content": state + "\nAnswer in the format."},
-        ]
-    }
-    return heuristic_answer(body).rsplit("Plan: ", 1)[1]
-
-
-def _state(
-    held="nothing",
-    pot="empty",
-    recipe="unknown (no recipe indicator in view)",
-    dist="onion 3, tomato 2, dish 2, pot 1, serving spot 3, empty counter 1",
-):
-    return (
-        f"Step 5 of 400 (395 left). Score so far: 0. Recipe: {recipe}.\n"
-        f"You (player 1) are at [5, 2] facing left, holding {held}.\n"
-        f"Pot at [4, 2]: {pot}.\nThe counters are empty.\nSteps from you to the nearest: {dist}."
-    )
-
-
-def test_heuristic_v2_learns_the_recipe_first():
-    # looking is free, a press costs points: the indicator first, the button when it cannot be reached
-    assert _ask(SYSTEM_V2, _state()) == "go_to_indicator()"
-    no_indicator = (
-        _state() + "\nYour plan go_to_indicator() cannot be done now: no recipe indicator. Choose another skill."
-    )
-    assert _ask(SYSTEM_V2, no_indicator) == "press_button()"
-    assert _ask(SYSTEM_DEMO, _state()) == "go_to_indicator()"
-    assert _ask("Skills: pickup(obj), put_in_pot(), wait(n)", _state()) == "wait(3)"  # no way to learn: wait for a demo
-    rejected = _state() + "\nYour plan press_button() cannot be done now: no button. Choose another skill."
-    assert _ask(SYSTEM_DEMO, rejected) == "go_to_indicator()"
-
-
 def test_the_distances_line_says_which_indicators_a_seat_can_reach():
     from proagent.domains.overcooked.grounding import ground
     from proagent.world.types import TeammateView
@@ -318,66 +275,6 @@ def test_the_distances_line_says_which_indicators_a_seat_can_reach():
     assert dist("demo_cook_simple", 1)["recipe indicator"] is None
     assert isinstance(dist("grounded_coord_simple", 0)["button"], int) and dist("grounded_coord_simple", 1)["button"] is None
     assert "recipe indicator" not in dist("cramped_room", 0) and "button" not in dist("cramped_room", 0)
-
-
-def test_heuristic_v2_does_not_walk_to_an_indicator_it_cannot_reach():
-    base = "onion 3, tomato 2, dish 2, pot 1, serving spot 3, empty counter 1"
-    assert _ask(SYSTEM_DEMO, _state(dist=base + ", recipe indicator 4")) == "go_to_indicator()"
-    assert _ask(SYSTEM_DEMO, _state(dist=base + ", recipe indicator unreachable")) == "wait(3)"  # a demo will come
-    walled = base + ", recipe indicator unreachable, button unreachable"
-    assert _ask(SYSTEM_V2, _state(dist=walled)) not in ("go_to_indicator()", "press_button()")
-
-
-def test_heuristic_v2_follows_a_demo():
-    demo = _state(pot="1 of 3 ingredients (tomato), not cooking")
-    assert _ask(SYSTEM_DEMO, demo) == "pickup(tomato)"
-    assert _ask(SYSTEM_DEMO, _state(held="tomato", pot="1 of 3 ingredients (tomato), not cooking")) == "put_in_pot()"
-    assert (
-        _ask(SYSTEM_DEMO, _state(held="onion", pot="1 of 3 ingredients (tomato), not cooking"))
-        == "place_obj_on_counter()"
-    )
-
-
-def test_heuristic_v2_cooks_the_known_recipe():
-    known = "onion, tomato, tomato (seen on the indicator at step 3)"
-    assert _ask(SYSTEM_V2, _state(recipe=known)) == "pickup(onion)"
-    assert _ask(SYSTEM_V2, _state(recipe=known, pot="1 of 3 ingredients (onion), not cooking")) == "pickup(tomato)"
-    assert (
-        _ask(SYSTEM_V2, _state(recipe=known, held="tomato", pot="2 of 3 ingredients (onion, tomato), not cooking"))
-        == "put_in_pot()"
-    )
-    assert (
-        _ask(SYSTEM_V2, _state(recipe=known, held="onion", pot="2 of 3 ingredients (onion, tomato), not cooking"))
-        == "place_obj_on_counter()"
-    )
-    assert _ask(SYSTEM_V2, _state(recipe=known, pot="cooking, ready in 5 steps")) == "pickup(dish)"
-    assert _ask(SYSTEM_V2, _state(recipe=known, held="dish", pot="soup ready")) == "fill_dish_with_soup()"
-    assert _ask(SYSTEM_V2, _state(recipe=known, held="soup of onion, tomato, tomato", pot="empty")) == "deliver_soup()"
-    full_info = "onion, onion, onion"  # a V2 kitchen with the full view: no source in brackets
-    assert _ask(SYSTEM_V2, _state(recipe=full_info)) == "pickup(onion)"
-
-
-def test_heuristic_v2_shows_the_recipe_when_it_cannot_cook():
-    far = "onion unreachable, tomato unreachable, dish unreachable, pot unreachable, serving spot unreachable, empty counter 1"
-    assert (
-        _ask(SYSTEM_V2, _state(recipe="tomato, tomato, tomato (seen on the indicator at step 1)", dist=far))
-        == "press_button()"
-    )
-
-
-def test_recipe_line_contract():
-    assert parse_recipe("Recipe: unknown (no recipe indicator in view).") is None
-    assert parse_recipe("Recipe: unknown now; it was onion, onion, onion until step 40") is None
-    assert parse_recipe("x. Recipe: unknown.") is None
-    assert parse_recipe("Recipe: onion, onion, tomato (known since step 5).") == ("onion", "onion", "tomato")
-    assert parse_recipe("Recipe: tomato, tomato, tomato.") == ("tomato",) * 3
-
-
-def test_classic_prompts_are_not_v2():
-    classic = "Skills:\n- pickup(obj)\n- put_onion_in_pot()\n- wait(n)\n" + _state(recipe="onion, onion, onion")
-    assert not is_v2(classic)
-    body = {"messages": [{"role": "user", "content": classic.replace("player 1", "player 0") + "\nAnswer."}]}
-    assert heuristic_answer(body) == "Analysis: I hold nothing.\nIntention: pickup(onion)\nPlan: pickup(onion)"
 
 
 def test_interdependence_tracks_any_ingredient_and_the_button():
@@ -400,17 +297,6 @@ def test_interdependence_tracks_any_ingredient_and_the_button():
     ]
 
 
-def test_heuristic_v2_does_not_press_while_the_teammate_cooks_the_recipe():
-    far = "onion unreachable, tomato unreachable, dish unreachable, pot unreachable, serving spot unreachable, empty counter 1"
-    known = "tomato, tomato, tomato (seen on the indicator at step 1)"
-    assert _ask(SYSTEM_V2, _state(recipe=known, dist=far, pot="1 of 3 ingredients (tomato), not cooking")) == "wait(3)"
-    assert _ask(SYSTEM_V2, _state(recipe=known, dist=far, pot="cooking, ready in 4 steps")) == "wait(3)"
-    assert (
-        _ask(SYSTEM_V2, _state(recipe=known, dist=far, pot="1 of 3 ingredients (onion), not cooking"))
-        == "press_button()"
-    )
-
-
 def test_a_lit_button_cannot_be_pressed_again():
     _, kitchens, _, _ = _play("grounded_coord_simple", {0: [Skill("press_button")]}, steps=10)
     book = _book("grounded_coord_simple")
@@ -418,171 +304,3 @@ def test_a_lit_button_cannot_be_pressed_again():
     assert book.failures(lit, 0, Skill("press_button")) == ["the button is lit already: the recipe shows on it now"]
     assert book.targets(lit, Skill("press_button")) == ()
     assert book.is_done(lit, 0, Skill("press_button"), 0)
-
-
-# ---- the V2 responder's protocols: the button once per recipe, counter signals, demos -----------
-
-PICTURE_GCS = (
-    "X?X?I X?X X X X\nX?    X?D     O\nR     L P     S\nX?    X?D     T\nX?X?I X?X X X X"  # grounded_coord_simple
-)
-PICTURE_TTS = "X?X?I X?X X X X\nX?    X?D     O\nR     X?P     S\nX?    X?D     T\nX?X?I X?X X X X"  # test_time_simple
-LEFT_ROOM = "onion unreachable, tomato unreachable, ingredient2 1, dish unreachable, pot unreachable, serving spot unreachable, empty counter 1"
-RIGHT_ROOM = "onion 2, tomato 2, ingredient2 unreachable, dish 1, pot 1, serving spot 1, empty counter 1"
-NO_LOOKING = (
-    "\nYour plan go_to_indicator() cannot be done now: no recipe indicator can be reached. Choose another skill."
-)
-NO_PRESSING = "\nYour plan press_button() cannot be done now: no button can be reached. Choose another skill."
-
-
-def _view(me=(5, 2), held="nothing", recipe="unknown (no recipe indicator in view)", pot="empty", counters="", step=20,
-          memory=(), mate="is out of view and you have not seen it yet", dist=RIGHT_ROOM, picture=PICTURE_GCS) -> str:  # fmt: skip
-    """A partial-view prompt as the proagent state template writes it (perception on)."""
-    history = "".join(f"- step {s}: you chose {skill} (done)\n" for s, skill in memory)
-    objects = f"Objects on counters: {counters}." if counters else "You see and remember no objects on the counters."
-    return (
-        (f"Recent history (oldest first):\n{history}\n" if history else "")
-        + f"Step {step} of 200 ({200 - step} left). Score so far: 0. Recipe: {recipe}.\n"
-        + "You see only the cells at most 2 away from you in x and in y; the rest is as you last saw it.\n"
-        + f"Kitchen (x grows right, y grows down; two characters a cell; ? = out of view):\n{picture}\n"
-        + f"You (player 1) are at [{me[0]}, {me[1]}] facing left, holding {held}.\nYour teammate (player 0) {mate}.\n"
-        + f"Pot at [4, 2]: {pot}.\n{objects}\nSteps from you to the nearest (counting objects you remember): {dist}."
-    )
-
-
-def _notes(name: str) -> str:
-    return tomllib.loads((KNOWLEDGE_DIR / "overcooked" / "layouts" / f"{name}.toml").read_text())["notes"]
-
-
-def test_the_presser_presses_once_per_recipe():
-    onions = "onion, onion, onion (seen on the indicator at step 3)"
-    left = dict(me=(2, 2), recipe=onions, dist=LEFT_ROOM)  # from [2, 2] it sees the pot [4, 2]
-    assert _ask(SYSTEM_V2, _view(**left, step=0)) == "press_button()"  # the start: nobody knows yet
-    pressed = [(2, "press_button()"), (3, "wait(3)"), (6, "wait(3)")]
-    assert _ask(SYSTEM_V2, _view(**left, step=9, memory=pressed)) == "wait(3)"  # the light may still be on
-    assert _ask(SYSTEM_V2, _view(**left, pot="2 of 3 ingredients (onion, onion), not cooking")) == "wait(3)"
-    assert _ask(SYSTEM_V2, _view(**left, pot="cooking, ready in 5 steps")) == "wait(3)"
-    waits = [(s, "wait(3)") for s in (30, 33, 36, 39, 42)]
-    assert _ask(SYSTEM_V2, _view(**left, step=44, memory=waits)) == "press_button()"  # the soup was taken: a new recipe
-    assert (
-        _ask(SYSTEM_V2, _view(**left, pot="1 of 3 ingredients (tomato), not cooking")) == "press_button()"
-    )  # a wrong cook
-
-
-def test_a_presser_that_cannot_see_the_pot_presses_after_a_delivery_it_saw():
-    onions = "onion, onion, onion (seen on the indicator at step 40)"
-    ring = dict(me=(1, 2), recipe=onions, dist=LEFT_ROOM, pot="empty (out of view; as of step 0)", step=50)
-    assert _ask(SYSTEM_V2, _view(**ring)) == "wait(10)"  # nothing says the teammate needs it: it can press itself
-    delivered = "is out of view; last seen at step 44 at [5, 2] facing right, holding nothing; the last skill you saw it complete was deliver_soup() (step 44)"
-    assert _ask(SYSTEM_V2, _view(**ring, mate=delivered)) == "press_button()"
-    assert _ask(SYSTEM_V2, _view(**ring, mate=delivered, memory=[(46, "press_button()")])) == "wait(10)"
-
-
-def test_a_press_out_of_the_recent_history_is_remembered_by_the_button_line():
-    """The recent history holds a few skills; the button line keeps when the light was last seen,
-    so a presser whose teammate never cooks does not pay for the same recipe again and again."""
-    onions = "onion, onion, onion (seen on the indicator at step 3)"
-    left = dict(me=(2, 2), recipe=onions, dist=LEFT_ROOM, step=60, memory=[(s, "wait(3)") for s in (45, 48, 51, 54, 57)])
-    assert _ask(SYSTEM_V2, _view(**left)) == "press_button()"  # no sign of an earlier press: the pot is empty
-    shown = "\nButton indicator at [3, 2]: off; you last saw it lit at step 12."
-    assert _ask(SYSTEM_V2, _view(**left) + shown) == "wait(3)"
-    lit = "\nButton indicator at [3, 2]: lit, showing the recipe for 4 more steps."
-    assert _ask(SYSTEM_V2, _view(**left) + lit) == "wait(3)"
-    served = "is out of view; last seen at step 44 at [5, 2] facing right, holding nothing; the last skill you saw it complete was deliver_soup() (step 44)"
-    assert _ask(SYSTEM_V2, _view(**left, mate=served) + shown) == "press_button()"  # a new recipe since the light
-    unseen_delivery = "\nButton indicator at [3, 2]: off; you have not seen it lit since the soup served at step 50."
-    assert _ask(SYSTEM_V2, _view(**left) + unseen_delivery) == "press_button()"
-
-
-def test_the_cook_watches_the_button_and_presses_only_after_waiting():
-    stale = "unknown now; it was onion, onion, onion until step 42, when a soup was served, and it may have changed"
-    cannot = NO_LOOKING + NO_PRESSING
-    assert (
-        _ask(SYSTEM_V2, _view(me=(6, 2), recipe=stale, step=43) + cannot) == "pickup(dish)"
-    )  # L [3, 2] is out of view
-    assert _ask(SYSTEM_V2, _view(me=(5, 1), recipe=stale, step=46) + cannot) == "wait(3)"  # watching L
-    # a cook who can press (grounded_coord_ring's inner room) gives the teammate two waits first
-    assert _ask(SYSTEM_V2, _view(me=(5, 1), recipe=stale, step=46) + NO_LOOKING) == "wait(3)"
-    waited = [(44, "go_to_indicator()"), (45, "wait(3)"), (48, "wait(3)")]
-    assert _ask(SYSTEM_V2, _view(me=(5, 1), recipe=stale, step=51, memory=waited)) == "press_button()"
-
-
-def test_signal_conventions_in_the_knowledge():
-    assert parse_convention(_notes("test_time_simple")) == Convention(
-        "ingredient2", ((3, 1), (3, 2), (3, 3)), ("tomato",) * 3, ("onion",) * 3
-    )
-    assert parse_convention(_notes("test_time_wide")) == Convention(
-        "ingredient3", ((2, 3), (4, 3)), ("tomato",) * 3, ("onion",) * 3
-    )
-    assert parse_convention(_notes("grounded_coord_simple")) is None
-
-
-def test_the_signaller_keeps_the_signal_true():
-    system = SYSTEM_DEMO + "\n" + _notes("test_time_simple")
-    tomatoes, onions = (
-        "tomato, tomato, tomato (seen on the indicator at step 60)",
-        "onion, onion, onion (seen on the indicator at step 60)",
-    )
-    left = dict(me=(2, 1), dist=LEFT_ROOM, picture=PICTURE_TTS)
-    assert _ask(system, _view(**left, recipe=tomatoes)) == "pickup(ingredient2)"
-    assert _ask(system, _view(**left, recipe=tomatoes, held="ingredient2")) == "place_obj_on_counter()"
-    assert _ask(system, _view(**left, recipe=tomatoes, counters="ingredient2 at [3, 1]")) == "wait(2)"
-    assert (
-        _ask(system, _view(**left, recipe=onions, counters="ingredient2 at [3, 1]")) == "pickup(ingredient2)"
-    )  # take it down
-    assert _ask(system, _view(**left, recipe=onions, held="ingredient2")) == "wait(2)"  # and keep it in hand
-    assert _ask(system, _view(**left, recipe=onions)) == "pickup(ingredient2)"  # ready for the next change
-
-
-def test_the_cook_reads_the_signal_only_when_it_is_settled_and_in_view():
-    system = SYSTEM_DEMO + "\n" + _notes("test_time_simple")
-    cook = dict(picture=PICTURE_TTS)
-    assert _ask(system, _view(**cook, me=(5, 1), counters="ingredient2 at [3, 3]") + NO_LOOKING) == "pickup(tomato)"
-    assert _ask(system, _view(**cook, me=(5, 1)) + NO_LOOKING) == "pickup(onion)"
-    assert _ask(system, _view(**cook, me=(5, 1), step=4) + NO_LOOKING) == "wait(1)"  # the signaller is still setting it
-    served = "unknown now; it was tomato, tomato, tomato until step 18, when a soup was served, and it may have changed"
-    assert (
-        _ask(system, _view(**cook, me=(5, 1), recipe=served, counters="ingredient2 at [3, 3]") + NO_LOOKING)
-        == "wait(1)"
-    )
-    assert (
-        _ask(
-            system,
-            _view(**cook, me=(6, 2), counters="ingredient2 at [3, 3] (out of view; seen at step 9)") + NO_LOOKING,
-        )
-        == "pickup(dish)"
-    )
-    remembered = dict(**cook, me=(6, 3), counters="ingredient2 at [3, 3] (out of view; seen at step 12)")
-    assert _ask(system, _view(**remembered, held="tomato")) == "put_in_pot()"  # picked on a settled reading
-    assert _ask(system, _view(**remembered, held="onion")) == "place_obj_on_counter()"
-
-
-def test_the_demo_cook_does_not_start_a_pot_while_the_teammate_serves():
-    onions = "onion, onion, onion (seen on the indicator at step 60)"
-    serving = "is at [5, 1] facing up, holding soup of onion, onion, onion"
-    assert _ask(SYSTEM_DEMO, _view(recipe=onions, mate=serving)) == "wait(1)"
-    assert _ask(SYSTEM_DEMO, _view(recipe=onions, mate=serving, held="onion")) == "wait(1)"
-    assert (
-        _ask(
-            SYSTEM_DEMO, _view(recipe=onions, mate=serving, held="onion", pot="1 of 3 ingredients (onion), not cooking")
-        )
-        == "put_in_pot()"
-    )
-    idle = "is at [5, 1] facing up, holding nothing"
-    assert _ask(SYSTEM_DEMO, _view(recipe=onions, mate=idle)) == "pickup(onion)"
-
-
-def test_the_demo_cook_leaves_a_started_pot_to_the_teammate():
-    seen = "onion, onion, onion (seen on the indicator at step 60)"
-    filling = "1 of 3 ingredients (onion), not cooking"
-    # its own carried onion could wait by the cooking pot and start the next one as a wrong demo
-    assert _ask(SYSTEM_DEMO, _view(recipe=seen, pot=filling)) == "wait(3)"
-    assert (
-        _ask(SYSTEM_DEMO, _view(recipe=seen, pot="1 of 3 ingredients (tomato), not cooking")) == "wait(3)"
-    )  # off track
-    # a cook that learned it on the button (nobody else cooks) fills the pot itself
-    lit = "onion, onion, onion (seen on the lit button indicator at step 60)"
-    assert _ask(SYSTEM_DEMO, _view(recipe=lit, pot=filling)) == "pickup(onion)"
-    # no demo right after the teammate filled a dish: its delivery may draw a new recipe
-    filled = "is out of view; last seen at step 58 at [8, 2] facing left, holding nothing; the last skill you saw it complete was fill_dish_with_soup() (step 58)"
-    assert _ask(SYSTEM_DEMO, _view(recipe=seen, mate=filled, step=61)) == "wait(1)"
-    assert _ask(SYSTEM_DEMO, _view(recipe=seen, mate=filled, step=70)) == "pickup(onion)"

@@ -9,7 +9,7 @@ import pytest
 from eval_helpers import PricedModel, respond
 
 from proagent.eval.world import EnvCache, World
-from proagent.llm.scripted import ScriptedModel
+from tests.support.scripted import ScriptedModel
 
 
 @pytest.fixture(autouse=True)

@@ -1,7 +1,7 @@
 """Helpers for the evaluation tests: a scripted LLM that cooks sensibly, a priced one, small configs.
 
-Nothing here touches a network: the "LLM" is a ScriptedModel answering with the fake server's
-heuristic policy (read off the prompt), so episodes score and make a realistic number of calls.
+Nothing here touches a network: the "LLM" is a ScriptedModel answering with the Overcooked loopback
+responder (from each request's grounding), so episodes score and make a realistic number of calls.
 """
 
 from __future__ import annotations
@@ -11,21 +11,21 @@ import json
 from pathlib import Path
 from typing import Any
 
-from proagent.domains.overcooked.heuristic import heuristic_answer
 from proagent.eval.config import AgentSpec, EvalConfig
 from proagent.eval.records import EvalRecord
 from proagent.eval.runner import EvalOutcome
 from proagent.eval.session import RunHandle, play_run, report_run, start_run
 from proagent.eval.world import World
-from proagent.llm.scripted import ScriptedModel
-from proagent.llm.types import Completion, Message, StructuredOutput
+from proagent.llm.types import Completion, Grounding, Message, StructuredOutput
+from tests.support.responders.overcooked import overcooked_answer
+from tests.support.scripted import ScriptedCall, ScriptedModel
 
 HORIZON = 40  # one horizon for every test: the envs (and their compiled steps) are shared
 TIMING_FIELDS = {"wall_time_s", "llm_latency_s", "overhead_ms_median", "attempt", "cached_calls", "spent_usd", "cost_usd"}
 
 
-def respond(messages: list[Message], structured: StructuredOutput | None) -> str:
-    return heuristic_answer({"messages": [m.model_dump() for m in messages]})
+def respond(call: ScriptedCall) -> str:
+    return overcooked_answer(call.grounding)
 
 
 class PricedModel:
@@ -51,8 +51,16 @@ class PricedModel:
         max_tokens: int = 256,
         temperature: float = 0.0,
         seed: int | None = None,
+        grounding: Grounding | None = None,
     ) -> Completion:
-        done = await self._inner.generate(messages, structured=structured, max_tokens=max_tokens, temperature=temperature, seed=seed)
+        done = await self._inner.generate(
+            messages,
+            structured=structured,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            seed=seed,
+            grounding=grounding,
+        )
         return done.model_copy(update={"cost_usd": self.price})
 
 

@@ -10,20 +10,21 @@ import pytest
 from eval_helpers import lines
 
 from proagent.cli import main
-from proagent.domains.overcooked.heuristic import heuristic_answer
-from proagent.llm.fake_server import FakeChatServer
+from tests.support.fake_server import FakeChatServer
+from tests.support.loopback import LOOPBACK_SPEC
+from tests.support.responders.overcooked import overcooked_answer
 
 ABLATIONS = Path(__file__).parents[2] / "runs" / "ablations"
 
 
 @pytest.fixture(scope="module")
 def server():
-    with FakeChatServer(delay_s=0.0, responder=heuristic_answer) as srv:
+    with FakeChatServer(delay_s=0.0, responder=overcooked_answer) as srv:
         yield srv
 
 
 def test_ablation_config_runs_end_to_end(server, tmp_path, capsys):
-    args = ["ablate", str(ABLATIONS / "planner_modules.toml"), "--llm", "openai/fake", "--api-base", server.url]
+    args = ["ablate", str(ABLATIONS / "planner_modules.toml"), "--llm", LOOPBACK_SPEC, "--api-base", server.url]
     args += ["--episodes", "1", "--horizon", "30", "--seats", "0", "--runs-dir", str(tmp_path), "--no-cache", "--progress", "off"]
     assert main(args) == 0
     (run,) = tmp_path.iterdir()

@@ -17,8 +17,8 @@ from proagent.eval.records import read_records
 from proagent.eval.runner import Evaluator
 from proagent.eval.session import resume_run, start_run
 from proagent.eval.world import World
-from proagent.llm.scripted import ScriptedModel
 from proagent.llm.types import LLMConfigError, LLMUnavailableError
+from tests.support.scripted import ScriptedCall, ScriptedModel
 
 
 class Killed(BaseException):
@@ -61,7 +61,10 @@ def test_kill_then_resume_loses_nothing_and_counts_nothing_twice(world, tmp_path
 def test_same_seeds_and_cache_replay_the_same_table(env_cache, tmp_path):
     def moody(spec):  # answers differ from run to run unless they come from the cache
         rng = random.Random()
-        return ScriptedModel(respond=lambda m, s: "Plan: wait(1)" if rng.random() < 0.3 else respond(m, s), name="moody")
+        def answer(call: ScriptedCall) -> str:
+            return "Plan: wait(1)" if rng.random() < 0.3 else respond(call)
+
+        return ScriptedModel(respond=answer, name="moody")
 
     world = World(model_factory=moody, envs=env_cache)
     cfg = config(agents=[{"kind": "proagent"}], partners=["greedy"], cache=True, cache_dir=tmp_path / "cache")

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from proagent.llm.fake_server import FakeChatServer
+from tests.support.fake_server import FakeChatServer, fixed
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -26,5 +26,5 @@ PLAN_REPLY = '{"plan": "fetch_onion"}'
 
 @pytest.fixture
 def fake_openai_server() -> Iterator[FakeChatServer]:
-    with FakeChatServer(delay_s=0.05, responder=lambda body: PLAN_REPLY) as server:
+    with FakeChatServer(delay_s=0.05, responder=fixed(PLAN_REPLY)) as server:
         yield server

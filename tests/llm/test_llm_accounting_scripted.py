@@ -7,7 +7,8 @@ import asyncio
 import pytest
 from pydantic import ValidationError
 
-from proagent.llm import Completion, LLMError, Message, MeteredModel, Model, ScriptedModel, StructuredOutput, UsageMeter
+from proagent.llm import Completion, LLMError, Message, MeteredModel, Model, StructuredOutput, UsageMeter
+from tests.support.scripted import ScriptedModel
 
 
 def _c(cached: bool = False, cost: float | None = 0.01, latency: float = 1.0) -> Completion:
@@ -28,7 +29,7 @@ def test_meter_summary() -> None:
 
 def test_scripted_queue_function_errors_and_recording() -> None:
     schema = StructuredOutput(name="p", json_schema={"type": "object"})
-    model = ScriptedModel(["a b c", ValueError("scripted failure")], respond=lambda msgs, s: f"n={len(msgs)}")
+    model = ScriptedModel(["a b c", ValueError("scripted failure")], respond=lambda call: f"n={len(call.messages)}")
     assert isinstance(model, Model)
     msgs = [Message(role="user", content="one two")]
 

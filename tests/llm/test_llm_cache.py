@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from proagent.files import write_atomic
-from proagent.llm import CachedModel, Completion, Message, ScriptedModel, StructuredOutput, cache_key, canonical_request
+from proagent.llm import CachedModel, Completion, Message, StructuredOutput, cache_key, canonical_request
+from tests.support.scripted import ScriptedModel
 
 MSGS = [Message(role="system", content="You cook."), Message(role="user", content="What next?")]
 SCHEMA = StructuredOutput(name="plan", json_schema={"type": "object", "properties": {"plan": {"enum": ["a", "b"]}}})
@@ -122,7 +123,7 @@ def test_atomic_write_leaves_no_partial_file(tmp_path: Path, monkeypatch: pytest
 
 
 def test_concurrent_identical_requests_leave_one_valid_entry(tmp_path: Path) -> None:
-    model = CachedModel(ScriptedModel(respond=lambda m, s: "same"), tmp_path)
+    model = CachedModel(ScriptedModel(respond=lambda call: "same"), tmp_path)
 
     async def run() -> list[Completion]:
         return list(await asyncio.gather(*(model.generate(MSGS) for _ in range(8))))

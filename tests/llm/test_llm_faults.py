@@ -22,12 +22,12 @@ from typing import Any
 import pytest
 
 from proagent import llm
-from proagent.llm import fake_server
 from proagent.llm.cache import CachedModel
-from proagent.llm.fake_server import FakeChatServer
 from proagent.llm.litellm_backend import LiteLLMModel
-from proagent.llm.scripted import ScriptedModel
 from proagent.llm.types import Completion, LLMConfigError, LLMError, Message
+from tests.support import fake_server
+from tests.support.fake_server import FakeChatServer, fixed
+from tests.support.scripted import ScriptedModel
 
 MSGS = [Message(role="system", content="You are a chef."), Message(role="user", content="Plan?")]
 LOGGER = "proagent.llm.litellm_backend"
@@ -35,7 +35,7 @@ LOGGER = "proagent.llm.litellm_backend"
 
 @pytest.fixture
 def server() -> Iterator[FakeChatServer]:
-    with FakeChatServer(responder=lambda body: "Plan: pickup(onion)") as srv:
+    with FakeChatServer(responder=fixed("Plan: pickup(onion)")) as srv:
         yield srv
 
 

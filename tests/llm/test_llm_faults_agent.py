@@ -21,9 +21,9 @@ import pytest
 import envs
 from envs.overcooked.env import Dynamics
 from proagent.agent.proagent import AgentConfig, ProAgent
-from proagent.llm.scripted import ScriptedModel
 from proagent.llm.types import Completion, Message, StructuredOutput
 from proagent.runner.episode import run_episode
+from tests.support.scripted import ScriptedModel
 
 
 def _answer(plan: str, intention: str = "wait(1)", analysis: str = "ok") -> str:
@@ -101,7 +101,7 @@ def test_an_unreadable_answer_is_quoted_briefly_in_the_replan(env: envs.Overcook
 
 
 def test_retries_are_summed_into_stats_and_the_episode_record(env: envs.OvercookedEnv) -> None:
-    model = _Retrying(ScriptedModel(respond=lambda messages, structured: _answer("wait(1)")))
+    model = _Retrying(ScriptedModel(respond=lambda call: _answer("wait(1)")))
     agent = _agent(env, model)
     record = asyncio.run(run_episode(env, DOMAIN, seat_team(agent, 0, [_Stay()]), 0, 0, 0))
     assert record.llm_calls == len(model.inner.calls) > 0

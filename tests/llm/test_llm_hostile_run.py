@@ -15,9 +15,10 @@ import json
 import pytest
 
 from proagent.cli import main
-from proagent.domains.overcooked.heuristic import heuristic_answer
-from proagent.llm.fake_server import FakeChatServer, Reply
 from proagent.llm.litellm_backend import LiteLLMModel
+from tests.support.fake_server import FakeChatServer, Reply
+from tests.support.loopback import LOOPBACK_SPEC
+from tests.support.responders.overcooked import overcooked_answer
 
 HOSTILE_ANSWERS = 1000
 
@@ -63,9 +64,9 @@ def test_a_run_fed_a_thousand_hostile_answers_completes_and_counts_every_failure
         real_init(self, model, api_base=api_base, **settings, backoff_initial_s=0.001, backoff_max_s=0.001)
 
     monkeypatch.setattr(LiteLLMModel, "__init__", quick)
-    with FakeChatServer(responder=heuristic_answer) as server:
+    with FakeChatServer(responder=overcooked_answer) as server:
         server.replies = [KINDS[i % len(KINDS)] for i in range(HOSTILE_ANSWERS)]
-        argv = ["play", "--llm", "openai/hostile", "--api-base", server.url, "--partner", "greedy", "--horizon", "400"]
+        argv = ["play", "--llm", LOOPBACK_SPEC, "--api-base", server.url, "--partner", "greedy", "--horizon", "400"]
         argv += ["--runs-dir", str(tmp_path), "--no-cache", "--live", "off", "--no-gif", "--llm-timeout", "5"]
         assert main(argv) == 0
         seen = len(server.requests)

@@ -61,8 +61,8 @@ def test_blocking_proagent_waits_for_every_decision(cramped_env):
 
 
 def test_llm_failure_in_the_background_reaches_the_episode(cramped_env):
-    from proagent.llm.scripted import ScriptedModel
     from proagent.llm.types import LLMError
+    from tests.support.scripted import ScriptedModel
 
     first = cramped_env.symbolic(cramped_env.jit_reset(jax.random.PRNGKey(0)))
     agent = BackgroundProAgent(AgentConfig(), ScriptedModel([LLMError("down")]), DOMAIN, cramped_env)

@@ -109,14 +109,13 @@ def test_unknown_agent_lists_the_registry(tmp_path, capsys):
 def test_llm_agent_plays_in_real_time_through_an_openai_compatible_server(tmp_path, cramped_env, monkeypatch):
     """`--agent proagent` end to end (litellm → loopback server with 0.3 s latency): the game keeps
     its 20 steps/s while the agent thinks, and its decisions are in the trace."""
-    from proagent.domains.overcooked.heuristic import heuristic_answer
-    from proagent.llm.fake_server import FakeChatServer
+    from tests.support.fake_server import FakeChatServer
+    from tests.support.loopback import LOOPBACK_SPEC, loopback_args
+    from tests.support.responders.overcooked import overcooked_answer
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key-0000000000")
-    with FakeChatServer(delay_s=0.3, responder=heuristic_answer) as llm:
-        args = human_args(
-            tmp_path, "--agent", "proagent", "--llm", "openai/fake-chef", "--api-base", llm.url, "--fps", "20", "--no-cache", "--no-questionnaire"
-        )
+    with FakeChatServer(delay_s=0.3, responder=overcooked_answer) as llm:
+        args = human_args(tmp_path, "--agent", "proagent", *loopback_args(llm.url), "--fps", "20", "--no-questionnaire")
         session = build_human_session(args, cramped_env)
         with session.serve(0) as server:
             started = time.monotonic()
@@ -126,7 +125,8 @@ def test_llm_agent_plays_in_real_time_through_an_openai_compatible_server(tmp_pa
             wall = time.monotonic() - started
         assert session.game.record is not None, session.game.snapshot()["error"]
     config = json.loads((session.folder.path / "config.json").read_text())
-    assert config["agent"]["name"] == "proagent" and config["agent"]["background_decisions"] is True and config["llm"] == "openai/fake-chef"
+    assert config["agent"]["name"] == "proagent" and config["agent"]["background_decisions"] is True
+    assert config["llm"] == LOOPBACK_SPEC
     trace = _lines(session.folder.path / "trace.jsonl")
     assert len(trace) == 20 and any(r.get("thinking") for r in trace) and any(r["decision"] for r in trace)
     assert wall < 20 / 20 + 3.0, f"{wall:.1f} s for 20 steps at 20/s: the game waited for the LLM"

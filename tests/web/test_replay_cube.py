@@ -28,13 +28,14 @@ LAYOUT = "easy_2a"
 @pytest.fixture(scope="module")
 def cube_run(tmp_path_factory) -> Path:
     from proagent.cli import main
-    from proagent.domains.cube.heuristic import cube_answer
-    from proagent.llm.fake_server import FakeChatServer
+    from tests.support.fake_server import FakeChatServer
+    from tests.support.loopback import loopback_args
+    from tests.support.responders.cube import cube_answer
 
     root = tmp_path_factory.mktemp("cube-runs")
     with FakeChatServer(delay_s=0.0, responder=cube_answer) as server:
         argv = ["play", "--domain", "cube", "--layout", LAYOUT, "--partner", "pusher", "--horizon", str(HORIZON)]
-        llm = ["--llm", "openai/test", "--api-base", server.url, "--no-cache", "--runs-dir", str(root)]
+        llm = [*loopback_args(server.url), "--runs-dir", str(root)]
         assert main([*argv, *llm, "--live", "off", "--no-gif"]) == 0
     (run,) = root.glob(f"*-play-{LAYOUT}-pusher")
     return run

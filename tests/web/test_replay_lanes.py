@@ -14,11 +14,12 @@ import pytest
 from web_helpers import wait_for
 
 from proagent.cli import main
-from proagent.domains.cube.heuristic import cube_answer
-from proagent.llm.fake_server import FakeChatServer
 from proagent.web.replay_data import ReplayDrawing, episode_lanes, episode_payload, load_run
 from proagent.web.replay_page import PAGE, export_html, replay_routes
 from proagent.web.server import WebServer
+from tests.support.fake_server import FakeChatServer
+from tests.support.loopback import loopback_args
+from tests.support.responders.cube import cube_answer
 
 DATA = Path(__file__).resolve().parent / "data"
 HORIZON = 20
@@ -50,7 +51,7 @@ def maeil_run(tmp_path_factory) -> Path:
             "--partner",
             "proagent",
         ]
-        llm = ["--llm", "openai/test", "--api-base", server.url, "--no-cache", "--runs-dir", str(root)]
+        llm = [*loopback_args(server.url), "--runs-dir", str(root)]
         assert main([*argv, "--horizon", str(HORIZON), "--no-gif", "--live", "off", *llm]) == 0
     (run,) = root.glob("*-play-medium_3a-*")
     return run

@@ -47,8 +47,8 @@ def human_args(tmp_path: Path, *extra: str):
 def heuristic_model(reject_first: bool = True):
     """A ScriptedModel that answers like a competent cook; its first plan is an illegal one, so the
     trace has a Verificator rejection with an explanation."""
-    from proagent.domains.overcooked.heuristic import heuristic_answer
-    from proagent.llm.scripted import ScriptedModel
+    from tests.support.responders.overcooked import overcooked_answer
+    from tests.support.scripted import ScriptedModel, answering
 
     first = ["Analysis: soup first.\nIntention: pickup(onion)\nPlan: deliver_soup()"] if reject_first else []
-    return ScriptedModel(first, respond=lambda messages, structured: heuristic_answer({"messages": [m.model_dump() for m in messages]}))
+    return ScriptedModel(first, respond=answering(overcooked_answer))

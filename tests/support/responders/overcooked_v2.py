@@ -1,18 +1,18 @@
-"""The heuristic responder on OvercookedV2 prompts: several ingredients, recipes to learn, indicators.
+"""The Overcooked responder on V2 kitchens: several ingredients, recipes to learn, indicators.
 
-`heuristic.heuristic_answer` hands a prompt here when it is a V2 one (`is_v2`): the skill list
-offers ``put_in_pot()``, ``press_button()`` or ``go_to_indicator()``, or the recipe line says it is
-unknown. Classic prompts never are, so their answers stay exactly as before.
+`overcooked.overcooked_answer` hands a grounding here when it is a V2 one (`is_v2`): the skill
+list offers ``put_in_pot()``, ``press_button()`` or ``go_to_indicator()``, or the seat does not
+know the recipe. Classic prompts never are.
 
-A competent V2 cook, read off the prompt text as a model would (nothing else: what the agent's own
-prompt says it sees, remembers and did):
-- recipe known (``Recipe: a, b, c`` possibly followed by `` (...)``) and its ingredients and a pot
-  within reach: fetch the next ingredient the pot still misses, put it in, dish, fill, deliver. A
-  chef who reads the recipe on an indicator (partial view) only starts pots, a demo for the teammate
-  who follows it, and not while the teammate is about to serve (it carries a soup or just filled a
-  dish: its delivery may draw a new recipe); the rest of a started pot is the teammate's;
-- recipe known but no way to cook it: show it (`heuristic_v2_protocols`): press the button once per
-  recipe, or keep the layout's signal (an unused ingredient on the counters) up to date;
+A competent V2 cook, from what the seat's prompt holds (`overcooked_seat.read_seat`: what it sees,
+remembers and did, never the engine state):
+- recipe known and its ingredients and a pot within reach: fetch the next ingredient the pot still
+  misses, put it in, dish, fill, deliver. A chef who reads the recipe on an indicator (partial
+  view) only starts pots, a demo for the teammate who follows it, and not while the teammate is
+  about to serve (it carries a soup or just filled a dish: its delivery may draw a new recipe);
+  the rest of a started pot is the teammate's;
+- recipe known but no way to cook it: show it (`overcooked_v2_protocols`): press the button once
+  per recipe, or keep the layout's signal (an unused ingredient on the counters) up to date;
 - recipe unknown: read the teammate's signal or demo (a pot being filled with one ingredient), go
   and look at the indicator or press the button, watch the button or the signal counters, else wait.
 """
@@ -20,15 +20,25 @@ prompt says it sees, remembers and did):
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
-from proagent.domains.overcooked.heuristic_v2_prompt import Pos, Prompt, cells, parse_prompt
-from proagent.domains.overcooked.heuristic_v2_protocols import find_out, read_signal, show_recipe
 from proagent.domains.overcooked.skills import recipe_fit
+from proagent.llm.types import Grounding
+from tests.support.responders.overcooked_seat import PotReading, Seat, read_seat
+from tests.support.responders.overcooked_v2_protocols import find_out, read_signal, show_recipe
 
 SERVE_STEPS = 8  # a teammate that filled a dish this recently may not have served it yet
 
 
-def _demo(pots: list[tuple[str, tuple[str, ...]]]) -> tuple[str, ...] | None:
+def v2_answer(grounding: Grounding) -> str:
+    """The plan for a V2 kitchen's planner prompt, in labelled lines."""
+    p = read_seat(grounding)
+    target, why = _target(p)
+    reason = f"I hold {p.held}; the recipe is {', '.join(target) if target else 'unknown to me'}{why}."
+    return f"Analysis: {reason}\nIntention: wait(1)\nPlan: {_decide(p, target)}"
+
+
+def _demo(pots: tuple[PotReading, ...]) -> tuple[str, ...] | None:
     """The recipe a teammate's demo suggests: a pot being filled with one ingredient only."""
     for status, ingredients in pots:
         if status == "filling" and len(set(ingredients)) == 1:
@@ -36,16 +46,7 @@ def _demo(pots: list[tuple[str, tuple[str, ...]]]) -> tuple[str, ...] | None:
     return None
 
 
-def v2_answer(user: str, everything: str) -> str:
-    """The plan for a V2 prompt (``user``: the last user message; ``everything``: all messages, for
-    the skill list and the layout's knowledge)."""
-    p = parse_prompt(user, everything)
-    target, why = _target(p)
-    reason = f"I hold {p.held}; the recipe is {', '.join(target) if target else 'unknown to me'}{why}."
-    return f"Analysis: {reason}\nIntention: wait(1)\nPlan: {_decide(p, target, cells(user, 'L'))}"
-
-
-def _target(p: Prompt) -> tuple[tuple[str, ...] | None, str]:
+def _target(p: Seat) -> tuple[tuple[str, ...] | None, str]:
     """The recipe to cook and where it comes from: known, the teammate's signal or its demo."""
     if p.recipe is not None:
         return p.recipe, ""
@@ -58,11 +59,11 @@ def _target(p: Prompt) -> tuple[tuple[str, ...] | None, str]:
     return None, ""
 
 
-def _can_cook(p: Prompt, recipe: tuple[str, ...]) -> bool:
+def _can_cook(p: Seat, recipe: tuple[str, ...]) -> bool:
     return p.reach("pot") and all(p.reach(name) for name in set(recipe))
 
 
-def _decide(p: Prompt, target: tuple[str, ...] | None, buttons: list[Pos]) -> str:
+def _decide(p: Seat, target: tuple[str, ...] | None) -> str:
     soup_coming = any(status in ("cooking", "ready") for status, _ in p.pots)
     if p.held.startswith("soup"):
         return "deliver_soup()" if p.reach("serving spot") else "place_obj_on_counter()"
@@ -75,7 +76,7 @@ def _decide(p: Prompt, target: tuple[str, ...] | None, buttons: list[Pos]) -> st
     if p.recipe is not None and not _can_cook(p, p.recipe):
         return show_recipe(p)
     if target is None or not p.reach("pot"):
-        return find_out(p, buttons)
+        return find_out(p)
     if _first_demo_blocked(p):
         return "wait(1)"
     if _teammate_cooks_it(p):
@@ -83,7 +84,7 @@ def _decide(p: Prompt, target: tuple[str, ...] | None, buttons: list[Pos]) -> st
     return _next_ingredient(target, p.pots, p.reach) or "wait(3)"
 
 
-def _with_ingredient(p: Prompt, target: tuple[str, ...] | None) -> str:
+def _with_ingredient(p: Seat, target: tuple[str, ...] | None) -> str:
     """Put the held ingredient in a pot it fits, else free the hands (the signaller keeps its sign)."""
     if p.recipe is not None and not _can_cook(p, p.recipe):
         return show_recipe(p)
@@ -98,7 +99,7 @@ def _with_ingredient(p: Prompt, target: tuple[str, ...] | None) -> str:
     return p.put
 
 
-def _first_demo_blocked(p: Prompt) -> bool:
+def _first_demo_blocked(p: Seat) -> bool:
     """A chef who knows the recipe starts an empty pot (a demo for the teammate) only when the
     teammate is not about to serve (it carries a soup, or filled a dish in the last few steps):
     its delivery may draw a new recipe."""
@@ -110,16 +111,16 @@ def _first_demo_blocked(p: Prompt) -> bool:
     return filled or (p.mate_held is not None and p.mate_held.startswith("soup"))
 
 
-def _teammate_cooks_it(p: Prompt) -> bool:
+def _teammate_cooks_it(p: Seat) -> bool:
     """With a partial view, a chef who reads the recipe on an indicator leaves a pot on its way to it
-    to the teammate who follows the demo: an ingredient it carries there could wait by the cooking pot and
-    drop in the next one just when a delivery changes the recipe (a wrong demo)."""
-    if p.recipe is None or p.radius is None or "(seen on the indicator at step" not in p.user:
+    to the teammate who follows the demo: an ingredient it carries there could wait by the cooking
+    pot and drop in the next one just when a delivery changes the recipe (a wrong demo)."""
+    if p.recipe is None or p.radius is None or not p.recipe_on_indicator:
         return False
     return any(status == "filling" and not Counter(i) - Counter(p.recipe) for status, i in p.pots)
 
 
-def _next_ingredient(recipe: tuple[str, ...], pots: list[tuple[str, tuple[str, ...]]], reach) -> str | None:
+def _next_ingredient(recipe: tuple[str, ...], pots: tuple[PotReading, ...], reach: Callable[[str], bool]) -> str | None:
     """pickup(x) for the next ingredient the fullest pot on the way to ``recipe`` still misses."""
     candidates = [ingredients for status, ingredients in pots if status in ("empty", "filling")]
     candidates = [i for i in candidates if not Counter(i) - Counter(recipe)]

@@ -1,10 +1,12 @@
 """An OpenAI-compatible chat server on 127.0.0.1 for tests and benchmarks.
 
 It answers ``POST /v1/chat/completions`` after a fixed delay, with scripted error replies first
-(to exercise retries) and then content from a responder. A domain's heuristic responder (e.g.
-`proagent.domains.overcooked.heuristic.heuristic_answer`) plays a sensible policy read off the
-planner's prompt, so a whole episode runs through the real HTTP path (litellm, retries, cache,
-accounting) without any model; the default answers wait(1).
+(to exercise retries) and then content from a responder. A world's responder (`responders`) plays
+a sensible policy from the request's grounding, which `LoopbackModel` posts to the server's board
+(``POST /v1/loopback/grounding``, not a chat request: never recorded, never scripted) just before,
+so a whole episode runs through the real HTTP path (litellm, retries, cache, accounting) without
+any model; the default answers wait(1). A world responder asked without a grounding gets the
+client a 400 that says how to send one.
 
 A scripted reply is ``(status, json_body)`` or a `Reply`, which can also send raw bytes (a body
 that is not JSON), extra headers (``Retry-After``) or answer late (a client timeout); a `Reply`
@@ -21,7 +23,11 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-Responder = Callable[[dict[str, Any]], str]
+from proagent.llm.types import Grounding
+from tests.support.answers import MissingGrounding
+from tests.support.board import GROUNDING_PATH, GroundingBoard
+
+Responder = Callable[[Grounding | None], str]
 
 
 @dataclass(frozen=True)
@@ -33,9 +39,15 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
 
-def wait_answer(body: dict[str, Any]) -> str:
-    """The default responder: a valid plan in any domain (every domain has wait(n))."""
+
+def wait_answer(grounding: Grounding | None) -> str:
+    """The default responder: a valid plan in any world (every world has wait(n))."""
     return "Plan: wait(1)"
+
+
+def fixed(text: str) -> Responder:
+    """A responder that always answers ``text``."""
+    return lambda grounding: text
 
 
 @dataclass
@@ -43,10 +55,11 @@ class FakeChatServer:
     """Start with ``start()`` (or use as a context manager); ``url`` is the OpenAI base URL."""
 
     delay_s: float = 0.0
-    responder: Responder = wait_answer  # a domain's heuristic responder plays it sensibly
+    responder: Responder = wait_answer  # a world's responder plays it sensibly
     usage: tuple[int, int] = (42, 7)
     replies: list[tuple[int, dict[str, Any]] | Reply] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    board: GroundingBoard = field(default_factory=GroundingBoard)
     url: str = ""
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
@@ -58,13 +71,17 @@ class FakeChatServer:
         if isinstance(scripted, tuple):
             return Reply(status=scripted[0], body=scripted[1])
         if scripted.body is None:
-            return Reply(scripted.status, self.answer(body), scripted.headers, scripted.delay_s)
+            try:
+                answer = self.answer(body)
+            except MissingGrounding as exc:
+                return Reply(400, {"error": {"message": str(exc), "type": "invalid_request_error"}})
+            return Reply(scripted.status, answer, scripted.headers, scripted.delay_s)
         return scripted
 
     def answer(self, body: dict[str, Any]) -> dict[str, Any]:
         """The normal chat-completion envelope around the responder's text."""
         prompt, completion = self.usage
-        content = self.responder(body)
+        content = self.responder(self.board.find(body.get("messages", [])))
         return {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
@@ -101,6 +118,10 @@ def _handler_for(server: FakeChatServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:  # http.server's name
             length = int(self.headers.get("Content-Length", "0"))
             body = json.loads(self.rfile.read(length) or b"{}")
+            if self.path.endswith(GROUNDING_PATH):
+                server.board.put(body["key"], Grounding.model_validate(body["grounding"]))
+                self._send(Reply(body={}))
+                return
             with server._lock:
                 server.requests.append(
                     {

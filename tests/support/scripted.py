@@ -1,8 +1,9 @@
-"""`ScriptedModel`: a deterministic test double for code that uses a `Model`.
+"""`ScriptedModel`: a deterministic in-process `Model` for tests and benchmarks.
 
-Agent tests need to control exactly what the "LLM" says (including malformed
-answers and failures) and to inspect the prompts the agent built.  Answers
-come from a queue, or from a function of the request; every request is kept.
+Agent tests need to control exactly what the "LLM" says (including malformed answers and
+failures) and to inspect the prompts the agent built. Answers come from a queue, or from a
+function of the request (a `ScriptedCall`: the messages, the schema and the grounding the agent
+sent beside them, which a world's responder answers from); every request is kept.
 """
 
 from __future__ import annotations
@@ -12,11 +13,9 @@ from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel, ConfigDict
 
-from proagent.llm.types import Completion, LLMError, Message, StructuredOutput
+from proagent.llm.types import Completion, Grounding, LLMError, Message, StructuredOutput
 
-__all__ = ["Responder", "ScriptedCall", "ScriptedModel"]
-
-Responder = Callable[[list[Message], StructuredOutput | None], str]
+__all__ = ["Responder", "ScriptedCall", "ScriptedModel", "answering"]
 
 
 class ScriptedCall(BaseModel):
@@ -29,6 +28,15 @@ class ScriptedCall(BaseModel):
     max_tokens: int
     temperature: float
     seed: int | None
+    grounding: Grounding | None = None
+
+
+Responder = Callable[[ScriptedCall], str]
+
+
+def answering(world_responder: Callable[[Grounding | None], str]) -> Responder:
+    """A `ScriptedModel` responder that plays a world's responder on each call's grounding."""
+    return lambda call: world_responder(call.grounding)
 
 
 def _count_tokens(text: str) -> int:
@@ -39,8 +47,7 @@ def _count_tokens(text: str) -> int:
 class ScriptedModel:
     """Answers from ``responses`` in order (an Exception item is raised instead), then from ``respond``.
 
-    With neither left, a call raises `LLMError`, so a test notices an
-    unexpected extra call.
+    With neither left, a call raises `LLMError`, so a test notices an unexpected extra call.
     """
 
     def __init__(
@@ -74,23 +81,24 @@ class ScriptedModel:
         max_tokens: int = 256,
         temperature: float = 0.0,
         seed: int | None = None,
+        grounding: Grounding | None = None,
     ) -> Completion:
-        self.calls.append(
-            ScriptedCall(
-                messages=list(messages),
-                structured=structured,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                seed=seed,
-            )
+        call = ScriptedCall(
+            messages=list(messages),
+            structured=structured,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            seed=seed,
+            grounding=grounding,
         )
+        self.calls.append(call)
         if self._queue:
             item = self._queue.popleft()
             if isinstance(item, BaseException):
                 raise item
             text = item
         elif self._respond is not None:
-            text = self._respond(list(messages), structured)
+            text = self._respond(call)
         else:
             raise LLMError(f"ScriptedModel {self._name!r} has no scripted response left (call {len(self.calls)})")
         return Completion(

@@ -1,20 +1,20 @@
-"""How the V2 heuristic responder passes the recipe between chefs: the button, a counter signal,
-and what a chef who does not know the recipe does to learn it (`heuristic_v2`).
+"""How the V2 responder passes the recipe between chefs: the button, a counter signal, and what a
+chef who does not know the recipe does to learn it (`overcooked_v2`).
 
-Everything is read off the agent's own prompt: its recipe line, what it sees now (its position and
-view radius), what it remembers (counters, pots), its recent history and the layout's knowledge text
-(a signal convention both chefs read the same way, e.g. in the test-time layouts:
-``Signal convention: an ingredient2 on one of the counters [3, 1], [3, 2], [3, 3] means tomato,
-tomato, tomato; no ingredient2 on them means onion, onion, onion.``).
+Everything comes from the seat's grounding (`overcooked_seat.Seat`): its recipe, what it sees now
+(its position and view radius), what it remembers (counters, pots), its recent history and the
+layout's signal convention (the knowledge's ``[signal]`` table, which its notes state in words for
+both chefs, e.g. in the test-time layouts: an ingredient2 on one of the counters [3, 1], [3, 2],
+[3, 3] means tomato, tomato, tomato; none there means onion, onion, onion).
 
 - The button costs points at each press: the chef who sees the recipe presses it once per recipe,
   when its teammate may not know it: at the start, when the pot it sees is empty (a soup was just
   taken out: a new recipe follows its delivery), or after a delivery it saw; never while a pot it
   sees is on its way to the recipe, nor when it pressed (its recent history) or saw the button lit
-  (the prompt's button line, which forgets lights older than the last correct delivery) after the
-  teammate's last delivery it saw. A
-  chef who does not know the recipe watches the button (fetching a dish walks it where it sees the
-  button) and presses it itself, where it can, only after two waits without a light.
+  (the button facts, which forget lights older than the last correct delivery) after the
+  teammate's last delivery it saw. A chef who does not know the recipe watches the button
+  (fetching a dish walks it where it sees the button) and presses it itself, where it can, only
+  after two waits without a light.
 - The signaller keeps the signal true: the unused ingredient on a signal counter for one recipe,
   in its hands (off the counters) for the other.
 - The reader trusts the signal only when it sees all signal counters and the signaller had time to
@@ -24,23 +24,22 @@ tomato, tomato; no ingredient2 on them means onion, onion, onion.``).
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
-from proagent.domains.overcooked.heuristic_v2_prompt import Convention, Pos, Prompt
+from tests.support.responders.overcooked_seat import Convention, Seat
 
 START_SETTLE = 10  # steps the signaller needs at the start to fetch and place its sign
 DELIVERY_SETTLE = 5  # steps it needs to update the sign after a correct delivery
 
 
-def _sign_up(p: Prompt, convention: Convention, in_view_only: bool) -> bool:
+def _sign_up(p: Seat, convention: Convention, in_view_only: bool) -> bool:
     return any(
-        item == convention.item and pos in convention.spots and (seen or not in_view_only)
-        for item, pos, seen, _ in p.counters
+        c.item == convention.item and c.position in convention.spots and (c.in_view or not in_view_only)
+        for c in p.counters
     )
 
 
-def read_signal(p: Prompt) -> tuple[str, ...] | None:
+def read_signal(p: Seat) -> tuple[str, ...] | None:
     """The recipe the teammate's counter signal shows, when it can be trusted: all signal counters
     in view and settled; or, with an ingredient in hand (picked on a trusted reading), as remembered."""
     convention = p.convention
@@ -54,7 +53,7 @@ def read_signal(p: Prompt) -> tuple[str, ...] | None:
     return convention.present if _sign_up(p, convention, True) else convention.absent
 
 
-def show_recipe(p: Prompt) -> str:
+def show_recipe(p: Seat) -> str:
     """A chef who knows the recipe but cannot cook it shows it to the teammate."""
     convention = p.convention
     if convention is not None and p.reach(convention.item):
@@ -63,10 +62,10 @@ def show_recipe(p: Prompt) -> str:
         return "place_obj_on_counter()"  # a button is pressed with empty hands
     if p.can("press_button()") and p.reach("button") and _teammate_may_not_know(p):
         return "press_button()"
-    return "wait(3)" if _pot_in_view(p) else "wait(10)"
+    return "wait(3)" if p.pots_in_view else "wait(10)"
 
 
-def _keep_signal(p: Prompt, convention: Convention) -> str:
+def _keep_signal(p: Seat, convention: Convention) -> str:
     """The signal true to the recipe: the item on a signal counter, or in the signaller's hands."""
     up = _sign_up(p, convention, False)
     want_up = sorted(p.recipe or ()) == sorted(convention.present)
@@ -83,32 +82,25 @@ def _keep_signal(p: Prompt, convention: Convention) -> str:
     return "wait(2)"  # (a sign still up while it holds another: nothing it can do to take it down)
 
 
-def _pot_in_view(p: Prompt) -> bool:
-    return any(
-        not line.endswith(")") and "not seen" not in line
-        for line in re.findall(r"Pot at \[[^\]]*\]: ([^\n]*?)\.\n", p.user)
-    )
-
-
-def _teammate_may_not_know(p: Prompt) -> bool:
+def _teammate_may_not_know(p: Seat) -> bool:
     """No pot it sees is on its way to the recipe, no press of its own since the teammate's last
     delivery it saw is in its recent history, and it sees the pot (the start: nobody knows yet)."""
     recipe = p.recipe or ()
     for status, ingredients in p.pots:
         if status in ("cooking", "ready") or (status == "filling" and not Counter(ingredients) - Counter(recipe)):
             return False
-    shown = [step for step, skill, _ in p.memory if skill == "press_button()"]
+    shown = [step for step, skill in p.memory if skill == "press_button()"]
     if p.button_lit is not None:
         shown.append(p.button_lit)  # its own press out of the recent history still lit the button
     delivered = p.saw_mate is not None and p.saw_mate[0] == "deliver_soup()" and p.saw_mate[1] > max(shown, default=-1)
     if shown and not delivered:
         return False
-    return delivered or _pot_in_view(p) or p.step < START_SETTLE
+    return delivered or p.pots_in_view or p.step < START_SETTLE
 
 
-def find_out(p: Prompt, buttons: list[Pos]) -> str:
+def find_out(p: Seat) -> str:
     """No recipe to cook: look at an indicator, press the button, watch it or the signal counters."""
-    went = any(skill == "go_to_indicator()" for _, skill, _ in p.memory)
+    went = any(skill == "go_to_indicator()" for _, skill in p.memory)
     convention = p.convention
     if convention is not None:
         if p.can("go_to_indicator()") and p.reach("recipe indicator") and not went:
@@ -116,18 +108,18 @@ def find_out(p: Prompt, buttons: list[Pos]) -> str:
         if all(p.in_view(pos) for pos in convention.spots):
             return "wait(1)"  # the signaller is still setting its sign
         return _look(p)
-    watching = any(p.in_view(pos) for pos in buttons)
-    waited = len(p.memory) >= 2 and all(skill.startswith("wait") for _, skill, _ in p.memory[-2:])
+    watching = any(p.in_view(pos) for pos in p.buttons)
+    waited = len(p.memory) >= 2 and all(skill.startswith("wait") for _, skill in p.memory[-2:])
     if p.can("go_to_indicator()") and p.reach("recipe indicator") and not went and not watching:
         return "go_to_indicator()"
-    if p.can("press_button()") and p.reach("button") and (waited or not buttons):
+    if p.can("press_button()") and p.reach("button") and (waited or not p.buttons):
         return "press_button()"
-    if buttons and not watching:
+    if p.buttons and not watching:
         return _look(p)
     return "wait(3)"
 
 
-def _look(p: Prompt) -> str:
+def _look(p: Seat) -> str:
     """Walk where the signal can be seen: fetching a dish takes the chef next to the pot."""
     if p.held == "nothing" and p.reach("dish") and p.reach("pot"):
         return "pickup(dish)"

@@ -1,0 +1,47 @@
+"""The Overcooked responder: a competent cook's plan from the seat's grounding.
+
+Whole episodes, evals and benchmarks run through the real prompt, HTTP and parsing path with it
+instead of a model. It is a test double, not a product policy. Classic kitchens are decided here;
+V2 kitchens (several ingredients, recipes to learn, indicators) in `overcooked_v2`.
+
+It answers in labelled lines whatever format the prompt asked for (the planner reads both), as it
+always has: the golden runs' recorded answers stay byte-identical.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from proagent.llm.types import Grounding
+from tests.support.answers import require
+from tests.support.responders.overcooked_seat import is_v2
+from tests.support.responders.overcooked_v2 import v2_answer
+
+EXPLANATION = "The skill's preconditions do not hold in this state."
+
+
+def overcooked_answer(grounding: Grounding | None) -> str:
+    """The reply to one chat request: a plan (planner) or one sentence (failure explainer)."""
+    g = require(grounding)
+    if g.purpose == "explain":
+        return EXPLANATION
+    if is_v2(g):
+        return v2_answer(g)
+    held = g.facts["me"]["held"] or "nothing"
+    plan = classic_plan(held, g.facts["pots"])
+    return f"Analysis: I hold {held}.\nIntention: pickup(onion)\nPlan: {plan}"
+
+
+def classic_plan(held: str, pots: list[dict[str, Any]]) -> str:
+    """A three-onion cook: deliver, fill, put onions in, fetch a dish while a soup cooks."""
+    soup_coming = any(p["status"] in ("cooking", "ready") for p in pots)
+    pot_accepts = any(p["status"] == "empty" or (p["status"] == "filling" and p["num_ingredients"] < 3) for p in pots)
+    if held.startswith("soup"):
+        return "deliver_soup()"
+    if held == "dish":
+        return "fill_dish_with_soup()" if soup_coming else "place_obj_on_counter()"
+    if held == "onion":
+        return "put_onion_in_pot()" if pot_accepts else "place_obj_on_counter()"
+    if soup_coming:
+        return "pickup(dish)"
+    return "pickup(onion)" if pot_accepts else "wait(3)"
