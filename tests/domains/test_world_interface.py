@@ -66,3 +66,22 @@ def test_a_built_in_world_is_found_in_its_own_package() -> None:
         package = importlib.import_module(f"proagent.domains.{name}")
         assert registry.get_domain(name).name == name and ":" in package.WORLD
         assert registry.replay_drawing_for(name).domain == name
+
+
+def test_the_kit_counts_events_and_outcomes_by_default() -> None:
+    """`WorldBase`'s defaults: events per kind and seat, and metrics that count their event kind."""
+    from dataclasses import dataclass
+
+    from proagent.world.kit.base import WorldBase
+
+    @dataclass
+    class Happened:
+        agent: int
+        kind: str
+
+    class Tiny(WorldBase):
+        name, event_kinds, metric_names = "tiny", ("light", "miss"), ("light",)
+
+    events = [Happened(0, "light"), Happened(1, "light"), Happened(1, "miss")]
+    assert Tiny().count_events(events, 2) == {"light": [1, 1], "miss": [0, 1]}
+    assert Tiny().episode_metrics(events) == {"light": 2.0}

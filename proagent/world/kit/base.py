@@ -22,8 +22,9 @@ DEFAULT_HORIZON = 400  # steps per episode where neither the user nor the layout
 
 class WorldBase:
     """Defaults: layouts from the ``layouts`` table, action names from the ``actions`` enum, event
-    counts per kind in ``event_kinds`` and seat, the controller built from ``controller_type``, the
-    first listed partner as the default teammate, one horizon for every layout."""
+    counts per kind in ``event_kinds`` and seat, episode metrics that count the ``metric_names``
+    event kinds, the controller built from ``controller_type``, the first listed partner as the
+    default teammate, one horizon for every layout."""
 
     name: str
     prompts_root: Path
@@ -63,6 +64,12 @@ class WorldBase:
     def count_events(self, events: Sequence[Event], num_agents: int) -> dict[str, list[int]]:
         per_seat = Counter((str(e.kind), e.agent) for e in events)  # type: ignore[attr-defined]
         return {kind: [per_seat[(kind, seat)] for seat in range(num_agents)] for kind in self.event_kinds}
+
+    def episode_metrics(self, events: Sequence[Event]) -> dict[str, float]:
+        """Default outcomes: how often each of ``metric_names`` happened as an event kind, whole team
+        (worlds whose outcomes are not plain event counts override it)."""
+        counts = Counter(str(e.kind) for e in events)  # type: ignore[attr-defined]
+        return {name: float(counts[name]) for name in self.metric_names}
 
     def partner_names(self, env: DomainEnv | None) -> list[str]:
         return []
