@@ -220,6 +220,11 @@ class ProAgent:
             info["earlier_decisions"] = [d.model_dump() for d in self.earlier_decisions]
         return info
 
+    async def aclose(self) -> None:
+        """The episode is over; a plain ProAgent thinks only inside `act`, so nothing runs on
+        (`BackgroundProAgent` stops its thinking task here)."""
+        return None
+
     def episode_stats(self) -> dict[str, Any]:
         """The episode record's LLM and agent fields."""
         s = self.stats
