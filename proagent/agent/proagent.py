@@ -223,7 +223,7 @@ class ProAgent:
     async def aclose(self) -> None:
         """The episode is over; a plain ProAgent thinks only inside `act`, so nothing runs on
         (`BackgroundProAgent` stops its thinking task here)."""
-        return None
+        return
 
     def episode_stats(self) -> dict[str, Any]:
         """The episode record's LLM and agent fields."""

@@ -54,3 +54,13 @@ def positive_float(text: str) -> float:
 positive_int = bounded_int(1)
 non_negative_int = bounded_int(0)
 port_number = bounded_int(0, 65535)
+
+
+def run_name(text: str) -> str:
+    """An argparse type: a run folder's name part (`proagent.runner.run_folder.check_run_name`)."""
+    from proagent.runner.run_folder import check_run_name
+
+    try:
+        return check_run_name(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

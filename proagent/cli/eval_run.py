@@ -12,7 +12,7 @@ from types import MappingProxyType
 from typing import Any
 
 from proagent.builder import SetupError, parse_settings
-from proagent.cli.arg_types import non_negative_int, positive_float, positive_int
+from proagent.cli.arg_types import non_negative_int, positive_float, positive_int, run_name
 
 # flag dest -> EvalConfig field, for flags that set top-level fields
 GRID_FLAGS = MappingProxyType({f: f for f in ("name", "domain", "partners", "layouts", "seats", "topologies", "episodes", "seed", "horizon")})
@@ -25,7 +25,7 @@ LIST_FIELDS = ("partners", "layouts", "seats", "topologies")
 
 
 def add_grid_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--name", help="run folder suffix")
+    p.add_argument("--name", type=run_name, help="run folder suffix")
     p.add_argument("--domain", help="the world: a built-in name or module:attribute (default overcooked)")
     p.add_argument("--partners", help="comma list of partner names, or 'proagent' (an LLM agent) (default greedy)")
     p.add_argument("--layouts", help="comma list of layouts (default cramped_room)")

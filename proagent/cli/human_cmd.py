@@ -12,7 +12,7 @@ import webbrowser
 from pathlib import Path
 
 from proagent.cli.agent_options import EMBEDDED_NOTICE, add_agent_options
-from proagent.cli.arg_types import non_negative_int, port_number, positive_float, positive_int
+from proagent.cli.arg_types import non_negative_int, port_number, positive_float, positive_int, run_name
 
 EMBEDDED_REALTIME_NOTICE = (
     "In real time the agent waits in place while the model thinks; the embedded model needs seconds "
@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=port_number, default=8765, help="local port (0: any free port)")
     p.add_argument("--no-browser", action="store_true", help="print the address instead of opening a browser tab")
     p.add_argument("--no-questionnaire", action="store_true", help="skip the post-game questionnaire")
-    p.add_argument("--name", default=None, help="run folder suffix (default human-<layout>-<agent>)")
+    p.add_argument("--name", default=None, type=run_name, help="run folder suffix (default human-<layout>-<agent>)")
     p.add_argument("--runs-dir", type=Path, default=None)
     add_agent_options(p)
     p.set_defaults(run=run)

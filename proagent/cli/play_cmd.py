@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from proagent.cli.agent_options import EMBEDDED_NOTICE, add_agent_options, add_topology_options
-from proagent.cli.arg_types import non_negative_int, positive_int
+from proagent.cli.arg_types import non_negative_int, positive_int, run_name
 from proagent.runner.summary import own_events, summary_of
 
 
@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--horizon", type=positive_int, default=None, help="steps per episode (default: the layout's own, else 400)")
     p.add_argument("--seed", type=non_negative_int, default=0)
     add_agent_options(p)
-    p.add_argument("--name", default=None, help="run folder suffix (default play-<layout>-<partner>)")
+    p.add_argument("--name", default=None, type=run_name, help="run folder suffix (default play-<layout>-<partner>)")
     p.add_argument("--runs-dir", type=Path, default=None)
     p.add_argument("--no-gif", action="store_true")
     p.add_argument("--live", choices=("auto", "on", "off"), default="auto", help="live terminal view (auto: if a TTY)")

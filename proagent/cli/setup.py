@@ -30,7 +30,7 @@ from proagent.contract import Agent
 from proagent.llm.types import Model
 from proagent.maeil.topology import TopologyConfig
 from proagent.runner.records import RunConfig
-from proagent.runner.run_folder import RunFolder, git_state, package_versions
+from proagent.runner.run_folder import RunFolder, git_state, package_versions, run_name_from
 from proagent.world.interface import Domain
 from proagent.world.types import DomainEnv
 
@@ -77,7 +77,7 @@ def build_session(args: argparse.Namespace) -> Session:
     topology = topology_config(args, domain)
     llm = prepare_llm(LLMFlags.from_args(args), domain, env, [args.seat, *copies], args.seed)
     builder = session_builder(domain, llm)
-    folder = RunFolder.create(args.name or f"play-{env.name}-{args.partner.replace(',', '+')}", **({"root": args.runs_dir} if args.runs_dir else {}))
+    folder = RunFolder.create(args.name or run_name_from(f"play-{env.name}-{args.partner.replace(',', '+')}"), **({"root": args.runs_dir} if args.runs_dir else {}))
     commit, dirty = git_state()
     folder.write_json(
         "config.json",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from datetime import UTC, datetime
 from importlib import metadata
@@ -45,6 +46,27 @@ def now_stamp() -> str:
     return datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
 
 
+RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+=,-]{0,119}")
+
+
+def check_run_name(name: str) -> str:
+    """``name`` if it can be one part of a run folder's name (letters, digits and ``. _ : @ + = , -``,
+    starting with a letter or digit, at most 120 characters); ValueError in one line otherwise."""
+    if not RUN_NAME.fullmatch(name):
+        raise ValueError(
+            f"run name {name[:60]!r}: use letters, digits and . _ : @ + = , - (starting with a letter or digit, "
+            "no path separators, at most 120 characters)"
+        )
+    return name
+
+
+def run_name_from(text: str) -> str:
+    """A run name made from layout and agent names (a default ``--name``): every character
+    `check_run_name` refuses becomes ``_``."""
+    cleaned = re.sub(r"[^A-Za-z0-9._:@+=,-]", "_", text)[:120]
+    return cleaned if cleaned[:1].isalnum() else f"run-{cleaned}"[:120]
+
+
 class RunFolder:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -52,6 +74,9 @@ class RunFolder:
 
     @classmethod
     def create(cls, name: str, root: Path = RUNS_DIR) -> RunFolder:
+        """A new folder ``<root>/<timestamp>-<name>``; a name that is not one plain path part
+        (`check_run_name`) is refused, so no run is ever written outside ``root``."""
+        check_run_name(name)
         path = root / f"{now_stamp()}-{name}"
         suffix = 1
         while path.exists():

@@ -20,7 +20,7 @@ from proagent.builder import LLM_AGENT, LLMFlags, SetupError, prepare_llm, resol
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import domain_for
 from proagent.runner.records import EpisodeRecord, RunConfig
-from proagent.runner.run_folder import RunFolder, git_state, package_versions
+from proagent.runner.run_folder import RunFolder, git_state, package_versions, run_name_from
 from proagent.runner.summary import summary_of
 from proagent.web.human_app import human_routes
 from proagent.web.human_game import GameSettings, HumanGame
@@ -110,7 +110,7 @@ def build_human_session(args: argparse.Namespace, env: DomainEnv | None = None) 
     )
     spec = _llm_agent(args, domain, env, settings.agent_seat) if args.agent == LLM_AGENT else _partner_agent(args, domain, env)
     questionnaire = load_questionnaire() if settings.questionnaire else None
-    folder = RunFolder.create(args.name or f"human-{env.name}-{args.agent}", **({"root": args.runs_dir} if args.runs_dir else {}))
+    folder = RunFolder.create(args.name or run_name_from(f"human-{env.name}-{args.agent}"), **({"root": args.runs_dir} if args.runs_dir else {}))
     _write_config(folder, domain, env, args, settings, spec)
     _warm_up(env, args.seed)
     game = HumanGame(domain, env, spec.make, settings, folder, finish=lambda record: _finish(folder, domain, settings, record))

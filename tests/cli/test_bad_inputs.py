@@ -122,3 +122,25 @@ def test_a_wait_with_an_unreadable_number_is_a_parse_error_not_wait_1():
     with pytest.raises(SkillParseError, match="cannot read the argument '2.5'"):
         book.parse("wait(2.5)")
     assert str(book.parse("wait(3)")) == "wait(3)" and str(book.parse("wait")) == "wait(1)"
+
+
+@pytest.mark.parametrize("name", ["../../..", "a/b", "..", ".hidden", "x" * 121, "a b"])
+@pytest.mark.parametrize("command", ["play", "eval", "human"])
+def test_a_run_name_cannot_leave_the_runs_folder(command: str, name: str, tmp_path, capsys) -> None:
+    """``--name`` is one plain part of a folder name: anything else exits 2 in one line, no folder."""
+    runs = tmp_path / "runs"
+    with pytest.raises(SystemExit) as exit_info:
+        main([command, "--name", name, "--runs-dir", str(runs)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--name" in err and "run name" in err
+    assert not runs.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_run_folders_refuse_names_that_are_paths_and_defaults_are_cleaned(tmp_path) -> None:
+    from proagent.runner.run_folder import RunFolder, run_name_from
+
+    with pytest.raises(ValueError, match="run name"):
+        RunFolder.create("../escape", root=tmp_path)
+    assert run_name_from("play-my kitchen/x-greedy+sp") == "play-my_kitchen_x-greedy+sp"
+    assert RunFolder.create(run_name_from("../x"), root=tmp_path).path.parent == tmp_path
