@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from proagent.files import write_atomic
-from proagent.llm.redaction import redact
+from proagent.llm.redaction import redact_values
 from proagent.llm.types import Completion, Grounding, LLMRequestError, Message, Model, StructuredOutput
 
 __all__ = ["CACHE_FORMAT_VERSION", "CacheEntry", "CachedModel", "cache_key", "canonical_request"]
@@ -164,4 +164,5 @@ class CachedModel:
             # Not expected (answers are sanitised, the request was encoded for its key); the answer is still good.
             _LOG.warning("not caching %s: %s", path.name, str(exc).splitlines()[0][:160])
             return
-        write_atomic(path, redact(blob))  # a server that echoes a key must not put it on disk
+        # a server that echoes a key must not put it on disk; values are redacted, so the entry stays JSON
+        write_atomic(path, json.dumps(redact_values(json.loads(blob)), indent=1))

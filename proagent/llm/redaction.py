@@ -62,6 +62,31 @@ def redact(text: object, *, extra_secrets: tuple[str, ...] = (), environ: Mappin
     return out
 
 
+_SECRET_KEY = re.compile(r"(?i)^(?:x-)?(?:api[_-]?key|access[_-]?token|auth[_-]?token|secret|password|authorization)$")
+
+
+def redact_values(data: object, *, extra_secrets: tuple[str, ...] = ()) -> object:
+    """``data`` (JSON-able: dicts, lists, strings, numbers) with every string `redact`ed, and the
+    whole value of a key that names a credential (``{"password": ...}``) replaced.
+
+    Records and cache entries are redacted this way, *before* they are serialised: redacting the
+    serialised text would let a pattern run across JSON syntax (eat the backslash of an escaped
+    quote) and leave a line that is no longer JSON.
+    """
+    if isinstance(data, str):
+        return redact(data, extra_secrets=extra_secrets)
+    if isinstance(data, Mapping):
+        return {
+            redact(k, extra_secrets=extra_secrets): (
+                REDACTED if isinstance(v, str) and _SECRET_KEY.match(str(k)) else redact_values(v, extra_secrets=extra_secrets)
+            )
+            for k, v in data.items()
+        }
+    if isinstance(data, list | tuple):
+        return [redact_values(v, extra_secrets=extra_secrets) for v in data]
+    return data
+
+
 def redact_url(value: str) -> str:
     """``value`` with any user:password@ part, query string and fragment removed, then `redact`ed.
 
