@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from proagent.agent.prompts import Knowledge, PromptSet
+from proagent.llm.sanitize import clean_field
 from proagent.llm.types import Grounding, Message, StructuredOutput
 from proagent.world.types import Skill, SkillBook, SkillParseError
 
@@ -156,6 +157,7 @@ class Planner:
 
     def parse(self, raw: str) -> PlannerOutput:
         fields = _json_fields(raw) or _labelled_fields(raw)
+        fields = {name: clean_field(value, one_line=name == "message") for name, value in fields.items()}
         plan_text = fields.get("plan")
         if not plan_text:
             raise PlanParseError("the answer has no plan (expected a 'plan' field or a 'Plan:' line)", raw)

@@ -13,7 +13,7 @@ import re
 
 from proagent.llm.redaction import redact
 
-__all__ = ["ELLIPSIS", "MAX_TEXT_CHARS", "clip", "excerpt", "sanitize_text"]
+__all__ = ["ELLIPSIS", "MAX_TEXT_CHARS", "clean_field", "clip", "excerpt", "sanitize_text"]
 
 # Far above what any max_tokens the agent asks for yields (160 tokens are ~1 kB), far below what
 # hurts when the text is stored in every trace line and cache file.
@@ -52,6 +52,19 @@ def sanitize_text(text: str, max_chars: int = MAX_TEXT_CHARS) -> tuple[str, list
         notes.append(f"truncated:{len(text)}")
         text = text[:max_chars]
     return text, notes
+
+
+def clean_field(text: str, *, one_line: bool = False) -> str:
+    """A field decoded from an answer (JSON or labelled lines), cleaned like a raw answer.
+
+    JSON escapes (``\\ud83d``, ``\\u001b``) are plain ASCII in the raw text that `sanitize_text`
+    cleaned, and only become a lone surrogate or a control character when the JSON is decoded; so
+    every decoded field passes here, after parsing. ``one_line`` (a message to teammates) also
+    folds every run of whitespace, newlines included, into one space: a message is one line in
+    the recipients' prompts and cannot forge another sender's line there.
+    """
+    text, _ = sanitize_text(text)
+    return _WHITESPACE.sub(" ", text).strip() if one_line else text
 
 
 def clip(text: str | None, max_chars: int) -> str | None:

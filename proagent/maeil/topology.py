@@ -20,6 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from proagent.llm.sanitize import clean_field
 from proagent.maeil.talk import Deliberation, Message, Stage
 
 TopologyName = Literal["individual", "debate", "centralized", "decentralized"]
@@ -53,7 +54,8 @@ class Phase:
     closing: bool = False  # the round bound was reached: last deliberations, no more messages
 
     def message(self, sender: int, recipients: tuple[int, ...], text: str, kind: str) -> Message:
-        return Message(sender, recipients, text, kind, self.t_cog, self.t_env)
+        """A message from ``sender`` (set here, by the framework): its text is one clean line."""
+        return Message(sender, recipients, clean_field(text, one_line=True), kind, self.t_cog, self.t_env)
 
     def needing(self) -> list[int]:
         """Talkers in R or I: they must deliberate before they are ready."""

@@ -66,10 +66,10 @@ def test_followers_adopt_the_leaders_directive_and_prompts_hold_the_conversation
     assert all(f"player {seat}: {plan}" in directive["text"] for seat, plan in follower_plans.items())
     leader_prompt = lines[0]["decision"]["attempts"][0]["messages"][1]["content"]
     assert "You lead the team" in leader_prompt and "give every teammate one skill" in leader_prompt
-    assert "player 1 (request): player 1 needs a new plan" in leader_prompt and "message" in leader_prompt.split("Answer")[-1]
+    assert "player 1 (request) wrote: \"player 1 needs a new plan\"" in leader_prompt and "message" in leader_prompt.split("Answer")[-1]
     _, lines, _ = _episode("centralized", "medium_3a", 3, focal=1)
     follower_prompt = lines[0]["decision"]["attempts"][0]["messages"][1]["content"]
-    assert f"- player 0 (directive): {directive['text']}" in follower_prompt and "follow its directive" in follower_prompt
+    assert f"- player 0 (directive) wrote: {json.dumps(directive['text'])}" in follower_prompt and "follow its directive" in follower_prompt
     assert "message" not in follower_prompt.split("Answer")[-1]  # a follower acknowledges; it does not speak
 
 
