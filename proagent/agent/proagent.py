@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from proagent.agent.belief import BeliefMode, BeliefTracker
 from proagent.agent.loops import Loop, UndoLoopGuard
@@ -33,6 +33,8 @@ from proagent.world.types import DomainEnv, Event, Skill, State, TeammateView, w
 class AgentConfig(BaseModel):
     """Everything that changes the agent's behaviour; recorded with every run."""
 
+    model_config = ConfigDict(allow_inf_nan=False)  # a NaN or infinite setting is refused, not run
+
     prompt: str = "proagent"
     belief: BeliefMode = "replace"
     memory_k: int = Field(5, ge=0)
@@ -44,7 +46,7 @@ class AgentConfig(BaseModel):
     analysis_max_chars: int = Field(240, ge=0, description="bound on the analysis in structured output")
     max_tokens: int = Field(160, ge=16)
     explain_max_tokens: int = Field(60, ge=8)
-    temperature: float = 0.0
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
     skill_timeout: int = Field(60, ge=1, description="steps before a running skill is abandoned")
     loop_check: bool = Field(True, description="Verificator refuses a skill that repeats an undo cycle (agent/loops.py)")
     # Bounds on model text the agent carries on: a server that ignores max_tokens must not grow

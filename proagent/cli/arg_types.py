@@ -10,6 +10,8 @@ import argparse
 from collections.abc import Callable
 from typing import NoReturn
 
+from proagent.limits import MAX_CONCURRENCY, MAX_EPISODES, MAX_HORIZON, MAX_SEED
+
 
 class OneLineParser(argparse.ArgumentParser):
     """argparse's parser, with errors as one line (``proagent play: error: argument --horizon: ...``)
@@ -46,7 +48,7 @@ def positive_float(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
+    if not 0 < value < float("inf"):  # NaN fails both comparisons
         raise argparse.ArgumentTypeError(f"must be a number above 0, got {text!r}")
     return value
 
@@ -54,6 +56,10 @@ def positive_float(text: str) -> float:
 positive_int = bounded_int(1)
 non_negative_int = bounded_int(0)
 port_number = bounded_int(0, 65535)
+seed_number = bounded_int(0, MAX_SEED)
+episode_count = bounded_int(1, MAX_EPISODES)
+horizon_steps = bounded_int(1, MAX_HORIZON)
+concurrency_count = bounded_int(1, MAX_CONCURRENCY)
 
 
 def run_name(text: str) -> str:

@@ -12,7 +12,16 @@ from types import MappingProxyType
 from typing import Any
 
 from proagent.builder import SetupError, parse_settings
-from proagent.cli.arg_types import non_negative_int, positive_float, positive_int, run_name
+from proagent.cli.arg_types import (
+    concurrency_count,
+    episode_count,
+    horizon_steps,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    run_name,
+    seed_number,
+)
 
 # flag dest -> EvalConfig field, for flags that set top-level fields
 GRID_FLAGS = MappingProxyType({f: f for f in ("name", "domain", "partners", "layouts", "seats", "topologies", "episodes", "seed", "horizon")})
@@ -34,9 +43,9 @@ def add_grid_flags(p: argparse.ArgumentParser) -> None:
         "--topologies",
         help="comma list of MAEIL topologies (individual, debate, centralized, decentralized): each agent is also run in each (default: none, no conversation)",
     )
-    p.add_argument("--episodes", type=positive_int, help="episodes per agent x partner x layout x seat (x topology)")
-    p.add_argument("--seed", type=non_negative_int, help="episode i plays seed + i")
-    p.add_argument("--horizon", type=positive_int, help="steps per episode (default: each layout's own, else 400)")
+    p.add_argument("--episodes", type=episode_count, help="episodes per agent x partner x layout x seat (x topology)")
+    p.add_argument("--seed", type=seed_number, help="episode i plays seed + i")
+    p.add_argument("--horizon", type=horizon_steps, help="steps per episode (default: each layout's own, else 400)")
     p.add_argument("--env", action="append", metavar="KEY=VALUE", help="an environment setting for every layout (repeatable), e.g. agent_view_size=2")
 
 
@@ -55,7 +64,7 @@ def add_agent_flags(p: argparse.ArgumentParser) -> None:
 
 def add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resume", type=Path, help="continue runs/<run>: skip its finished episodes")
-    p.add_argument("--concurrency", type=positive_int, help="episodes in flight (default 8)")
+    p.add_argument("--concurrency", type=concurrency_count, help="episodes in flight (default 8)")
     p.add_argument("--llm-concurrency", type=positive_int, help="LLM requests in flight over all episodes (default 32)")
     p.add_argument("--max-cost", type=positive_float, help="USD: start no new episode once this much is spent")
     p.add_argument("--max-failures", type=positive_int)

@@ -12,7 +12,13 @@ import webbrowser
 from pathlib import Path
 
 from proagent.cli.agent_options import EMBEDDED_NOTICE, add_agent_options
-from proagent.cli.arg_types import non_negative_int, port_number, positive_float, positive_int, run_name
+from proagent.cli.arg_types import (
+    horizon_steps,
+    port_number,
+    positive_float,
+    run_name,
+    seed_number,
+)
 
 EMBEDDED_REALTIME_NOTICE = (
     "In real time the agent waits in place while the model thinks; the embedded model needs seconds "
@@ -28,8 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--human-seat", type=int, choices=(0, 1), default=0, help="the person's player index (the agent takes the other)")
     p.add_argument("--mode", choices=("realtime", "turns"), default="realtime", help="realtime: the game ticks at --fps; turns: one step per key press")
     p.add_argument("--fps", type=positive_float, default=5.0, help="steps a second in realtime mode (overcooked-demo plays at about 4-5)")
-    p.add_argument("--horizon", type=positive_int, default=400, help="steps in the game (400 at 5/s = 80 s)")
-    p.add_argument("--seed", type=non_negative_int, default=0)
+    p.add_argument("--horizon", type=horizon_steps, default=400, help="steps in the game (400 at 5/s = 80 s)")
+    p.add_argument("--seed", type=seed_number, default=0)
     p.add_argument("--port", type=port_number, default=8765, help="local port (0: any free port)")
     p.add_argument("--no-browser", action="store_true", help="print the address instead of opening a browser tab")
     p.add_argument("--no-questionnaire", action="store_true", help="skip the post-game questionnaire")

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from proagent.cli.agent_options import EMBEDDED_NOTICE, add_agent_options, add_topology_options
-from proagent.cli.arg_types import non_negative_int, positive_int, run_name
+from proagent.cli.arg_types import episode_count, horizon_steps, non_negative_int, positive_int, run_name, seed_number
 from proagent.runner.summary import own_events, summary_of
 
 
@@ -31,9 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="an environment setting (repeatable), e.g. agent_view_size=2, wrong_soup_penalty=false (default: the layout's own)",
     )
     add_topology_options(p)
-    p.add_argument("--episodes", type=positive_int, default=1)
-    p.add_argument("--horizon", type=positive_int, default=None, help="steps per episode (default: the layout's own, else 400)")
-    p.add_argument("--seed", type=non_negative_int, default=0)
+    p.add_argument("--episodes", type=episode_count, default=1)
+    p.add_argument("--horizon", type=horizon_steps, default=None, help="steps per episode (default: the layout's own, else 400)")
+    p.add_argument("--seed", type=seed_number, default=0)
     add_agent_options(p)
     p.add_argument("--name", default=None, type=run_name, help="run folder suffix (default play-<layout>-<partner>)")
     p.add_argument("--runs-dir", type=Path, default=None)

@@ -17,8 +17,8 @@ from proagent.domains import DomainInputError, get_domain
 from proagent.eval.config import (
     AgentSpec,
     ConfigError,
-    describe_validation_error,
     validate_config,
+    validation_problems,
 )
 from proagent.eval.manifest import AblationInfo
 from proagent.eval.stats import METRICS, unknown_metrics
@@ -40,18 +40,18 @@ def _check_metrics(metrics: list[str], domain_name: object, source: str) -> None
     try:
         domain_metrics = get_domain(str(domain_name) if domain_name else None).metric_names
     except DomainInputError as exc:
-        raise ConfigError(f"invalid config ({source}):\n  domain: {exc}") from None
+        raise ConfigError(f"invalid config ({source}): domain: {exc}") from None
     unknown = unknown_metrics(metrics, domain_metrics)
     if unknown:
         known = ", ".join([*METRICS, *domain_metrics])
-        raise ConfigError(f"invalid config ({source}):\n  metrics: unknown metrics {unknown}; known: {known} or any numeric record field")
+        raise ConfigError(f"invalid config ({source}): metrics: unknown metrics {unknown}; known: {known} or any numeric record field")
 
 
 def expand_ablation(data: dict[str, Any], source: str) -> tuple[dict[str, Any], AblationInfo]:
     """(evaluation config data with one agent per variant, ablation info); errors name the field
     (``variants.no_verificator.verificator: ...``)."""
     if "agents" in data:
-        raise ConfigError(f"invalid config ({source}):\n  agents: an ablation lists 'variants' of a 'base' agent, not 'agents'")
+        raise ConfigError(f"invalid config ({source}): agents: an ablation lists 'variants' of a 'base' agent, not 'agents'")
     spec = validate_config({k: data[k] for k in ABLATION_FIELDS if k in data}, source, AblationSpec)
     assert isinstance(spec, AblationSpec)
     _check_metrics(spec.metrics, data.get("domain"), source)
@@ -62,11 +62,10 @@ def expand_ablation(data: dict[str, Any], source: str) -> tuple[dict[str, Any], 
         try:
             AgentSpec.model_validate(fields)
         except ValidationError as exc:
-            text = describe_validation_error(exc, source).splitlines()[1:]
-            problems += [f"  variants.{name}.{line.strip()}" for line in text]
+            problems += [f"variants.{name}.{problem}" for problem in validation_problems(exc)]
         agents.append(fields)
     if problems:
-        raise ConfigError(f"invalid config ({source}):\n" + "\n".join(problems))
+        raise ConfigError(f"invalid config ({source}): " + "; ".join(problems))
     rest = {k: v for k, v in data.items() if k not in ABLATION_FIELDS}
     info = AblationInfo(title=spec.title, variants=list(spec.variants), metrics=spec.metrics)
     return {**rest, "agents": agents}, info

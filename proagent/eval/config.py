@@ -23,6 +23,7 @@ from pydantic import (
 from proagent.agent.presets import model_defaults
 from proagent.agent.proagent import AgentConfig
 from proagent.domains import DEFAULT_DOMAIN
+from proagent.limits import MAX_CONCURRENCY, MAX_EPISODES, MAX_GRID_EPISODES, MAX_HORIZON, MAX_SEED
 from proagent.maeil.topology import TopologyName
 from proagent.paths import PROJECT_ROOT
 
@@ -43,7 +44,7 @@ class AgentSpec(AgentConfig):
     """One evaluated agent: ``kind`` is 'proagent' (an LLM agent with these AgentConfig fields) or
     the name of a registered partner playing the agent's seat (for partner cross-play tables)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     kind: str = PROAGENT
     label: str | None = Field(None, pattern=r"^[A-Za-z0-9_.+=-]+$", description="column name; default: kind")
@@ -82,7 +83,7 @@ class AgentSpec(AgentConfig):
 class EvalConfig(BaseModel):
     """An evaluation grid and how to run it; saved in config.json with the run."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     name: str = Field("eval", pattern=r"^[A-Za-z0-9_.+=-]+$")
     domain: str = Field(DEFAULT_DOMAIN, description="the world: a built-in name or module:attribute")
@@ -95,20 +96,28 @@ class EvalConfig(BaseModel):
     )
     leader: int = Field(0, ge=0, description="centralized topology: the leader's seat")
     message_budget: int = Field(1, ge=0, description="decentralized topology: messages per agent per step")
-    episodes: int = Field(5, ge=1, description="episodes per agent x partner x layout x seat (x topology)")
-    seed: int = Field(0, ge=0, description="episode i plays seed + i, the same for every agent and partner")
+    episodes: int = Field(5, ge=1, le=MAX_EPISODES, description="episodes per agent x partner x layout x seat (x topology)")
+    seed: int = Field(0, ge=0, le=MAX_SEED, description="episode i plays seed + i, the same for every agent and partner")
     env: dict[str, str | int | float | bool | None] = Field(
         default_factory=dict, description="environment settings for every layout (Overcooked: Dynamics fields), over each layout's own"
     )
-    horizon: int | None = Field(None, ge=1, description="steps per episode; None: each layout's own (a CUBE scenario's), else 400")
-    concurrency: int = Field(8, ge=1, description="episodes in flight")
-    llm_concurrency: int = Field(32, ge=1, description="LLM requests in flight, over all episodes")
+    horizon: int | None = Field(None, ge=1, le=MAX_HORIZON, description="steps per episode; None: each layout's own (a CUBE scenario's), else 400")
+    concurrency: int = Field(8, ge=1, le=MAX_CONCURRENCY, description="episodes in flight")
+    llm_concurrency: int = Field(32, ge=1, le=MAX_CONCURRENCY, description="LLM requests in flight, over all episodes")
     max_cost_usd: float | None = Field(None, ge=0, description="start no new episode once this much was spent")
     max_failures: int = Field(5, ge=1, description="stop starting episodes after this many failed")
     trace: bool = Field(False, description="write every step to trace.jsonl (large)")
     cache: bool = True
     cache_dir: Path = DEFAULT_CACHE_DIR
     stepping: Literal["lockstep", "single"] = Field("lockstep", description="batch the envs of a layout, or step each alone")
+
+    @model_validator(mode="after")
+    def _bounded_grid(self) -> EvalConfig:
+        """The whole grid is bounded, not only each count: the plan is built before any episode."""
+        cells = len(self.agents) * len(self.partners) * len(self.layouts) * len(self.seats) * max(1, len(self.topologies))
+        if cells * self.episodes > MAX_GRID_EPISODES:
+            raise ValueError(f"the grid has {cells * self.episodes:,} episodes; at most {MAX_GRID_EPISODES:,} in one evaluation")
+        return self
 
     @field_validator("partners", "layouts", "seats")
     @classmethod
@@ -127,16 +136,21 @@ class EvalConfig(BaseModel):
         return self
 
 
-def describe_validation_error(exc: ValidationError, source: str) -> str:
-    """One line per problem, each starting with the field's path (``agents[1].memory_k``)."""
-    lines = [f"invalid config ({source}):"]
+def validation_problems(exc: ValidationError) -> list[str]:
+    """Each problem as ``<field path>: <message>`` (``agents[1].memory_k: ...``), no pydantic dump."""
+    problems = []
     for err in exc.errors():
         where = field_path(err["loc"]) or "(top level)"
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             msg = "unknown field"
-        lines.append(f"  {where}: {msg}")
-    return "\n".join(lines)
+        problems.append(f"{where}: {msg}")
+    return problems
+
+
+def describe_validation_error(exc: ValidationError, source: str) -> str:
+    """One line: every problem, separated by ``; `` (no pydantic dump, no documentation URLs)."""
+    return f"invalid config ({source}): " + "; ".join(validation_problems(exc))
 
 
 def field_path(loc: tuple) -> str:

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
+from proagent.limits import MAX_EPISODES, MAX_SEED, MAX_TRAIN_STEPS
 from proagent.training.run_config import build_algo_config, build_algo_settings, build_config, key_values
 
 ALGOS = ("sp", "ippo", "pbt", "fcp", "mep", "cole", "bc", "human_proxy", "op", "state_aug")
@@ -39,8 +41,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "agents (partners human_proxy_<style>); op: Other-Play; state_aug: state-augmented self-play (V2 paper)",
     )
     p.add_argument("--layout", required=True, help="layout or scenario name, or file (e.g. cramped_room, easy_2a)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--steps", type=float, default=10_000_000, help="environment steps (e.g. 1e7)")
+    p.add_argument("--seed", type=_bounded(int, 0, MAX_SEED), default=0)
+    p.add_argument("--steps", type=STEPS, default=10_000_000, help="environment steps (e.g. 1e7)")
     p.add_argument(
         "--encoder",
         default="auto",
@@ -56,15 +58,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--out", type=Path, default=None, help="run folder (default runs/train/<time>-<world>-<layout>-<algo>/)")
     p.add_argument("--force", action="store_true", help="write into an --out that already holds a checkpoint")
-    p.add_argument("--num-envs", type=int, default=None, help="parallel environments (default: the world's)")
+    p.add_argument("--num-envs", type=_bounded(int, 1, 65_536), default=None, help="parallel environments (default: the world's)")
     p.add_argument(
-        "--shaping-horizon", type=float, default=None, help="env steps to anneal shaping to 0 (default steps/2)"
+        "--shaping-horizon", type=_bounded(float, 0, MAX_TRAIN_STEPS), default=None, help="env steps to anneal shaping to 0 (default steps/2)"
     )
     p.add_argument(
-        "--updates-per-call", type=int, default=10, help="PPO updates per jitted call (progress granularity)"
+        "--updates-per-call", type=_bounded(int, 1, 100_000), default=10, help="PPO updates per jitted call (progress granularity)"
     )
-    p.add_argument("--eval-episodes", type=int, default=100, help="self-play episodes scored at the end")
-    p.add_argument("--checkpoint-every", type=float, default=120.0, help="seconds between intermediate checkpoints")
+    p.add_argument("--eval-episodes", type=_bounded(int, 0, MAX_EPISODES), default=100, help="self-play episodes scored at the end")
+    p.add_argument("--checkpoint-every", type=_bounded(float, 0, 10**9), default=120.0, help="seconds between intermediate checkpoints")
     p.add_argument(
         "--resume",
         action="store_true",
@@ -105,6 +107,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "population=8 (mep, pbt), generations=10 (cole), styles='[\"deliverer\"]' (human_proxy; JSON for lists)",
     )
 
+
+
+def _bounded(kind: type, low: float, high: float) -> Callable[[str], float]:
+    """An argparse type: a finite ``kind`` in ``[low, high]`` (``1e7`` is read as a number of steps)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+        if not low <= value <= high or (kind is int and value != int(value)):  # NaN fails the range
+            raise argparse.ArgumentTypeError(f"must be a {'whole ' if kind is int else ''}number from {low:g} to {high:g}, got {text!r}")
+        return kind(value)
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+STEPS = _bounded(float, 1, MAX_TRAIN_STEPS)
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train", help="train an RL partner of any world (SP, IPPO, PBT, FCP, MEP, COLE, OP, BC, ...)")

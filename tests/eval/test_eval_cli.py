@@ -62,4 +62,4 @@ def test_eval_from_flags_and_config_file_errors(server, tmp_path, capsys):
     with pytest.raises(SystemExit) as refused:  # checked while parsing the flags, before the run is touched
         main(["eval", "--resume", str(run), "--concurrency", "0"])
     assert refused.value.code == 2
-    assert "argument --concurrency: must be at least 1, got '0'" in capsys.readouterr().err
+    assert "argument --concurrency: must be between 1 and 4096, got '0'" in capsys.readouterr().err

@@ -1,0 +1,62 @@
+"""Every count, seed, horizon and size a user gives is bounded, and NaN or infinity is refused,
+on the command line and in config files alike: exit 2 with one line, before any folder or work."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from proagent.cli import main
+from proagent.limits import MAX_GRID_EPISODES
+
+GRID_TOO_LARGE = (
+    "agents:\n  - kind: greedy\npartners: [greedy, stay, random]\nlayouts: [cramped_room, counter_circuit]\n"
+    "seats: [0, 1]\nepisodes: 100000\n"
+)
+
+
+def _refused(argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str], words: str) -> None:
+    runs = tmp_path / "runs"
+    try:
+        code = main([*argv, "--runs-dir", str(runs)] if argv[0] != "train" else argv)
+    except SystemExit as exc:  # argparse's one-line error
+        code = exc.code
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and words in err, err
+    assert not runs.exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["eval", "--agents", "greedy", "--partners", "stay", "--episodes", "1000000000000"], "--episodes"),
+        (["eval", "--agents", "greedy", "--partners", "stay", "--seed", "99999999999999999999999"], "--seed"),
+        (["play", "--partner", "stay", "--horizon", "99999999999"], "--horizon"),
+        (["play", "--partner", "stay", "--seed", "-1"], "--seed"),
+        (["eval", "--agents", "greedy", "--partners", "stay", "--concurrency", "10000000"], "--concurrency"),
+        (["play", "--partner", "stay", "--llm-timeout", "nan"], "--llm-timeout"),
+        (["train", "--layout", "cramped_room", "--steps", "1e400"], "--steps"),
+        (["train", "--layout", "cramped_room", "--steps", "nan"], "--steps"),
+        (["train", "--layout", "cramped_room", "--seed", "99999999999"], "--seed"),
+        (["train", "--layout", "cramped_room", "--checkpoint-every", "-5"], "--checkpoint-every"),
+    ],
+)
+def test_flags_out_of_bounds_exit_2_in_one_line(argv, words, tmp_path, capsys) -> None:
+    _refused(argv, tmp_path, capsys, words)
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ("agents:\n  - kind: proagent\n    llm_timeout_s: .inf\npartners: [greedy]\nlayouts: [cramped_room]\n", "llm_timeout_s"),
+        ("agents:\n  - kind: proagent\n    temperature: .nan\npartners: [greedy]\nlayouts: [cramped_room]\n", "temperature"),
+        ("agents:\n  - kind: greedy\npartners: [greedy]\nlayouts: [cramped_room]\nmax_cost_usd: .inf\n", "max_cost_usd"),
+        ("agents:\n  - kind: greedy\npartners: [greedy]\nlayouts: [cramped_room]\nepisodes: 1000000000000\n", "episodes"),
+        (GRID_TOO_LARGE, f"at most {MAX_GRID_EPISODES:,}"),
+    ],
+)
+def test_config_files_refuse_nan_infinity_and_unbounded_grids(body, words, tmp_path, capsys) -> None:
+    cfg = tmp_path / "grid.yaml"
+    cfg.write_text(body)
+    _refused(["eval", str(cfg)], tmp_path, capsys, words)
