@@ -30,7 +30,7 @@ EnvState = engine.State
 class Dynamics(BaseModel):
     """Game rules; the defaults are the classic (legacy overcooked_ai) ones ProAgent was tested on."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)  # a NaN reward would score NaN
 
     horizon: int = Field(400, ge=1, description="steps per episode")
     cook_time: int = Field(20, ge=1, description="steps a full pot cooks")

@@ -60,3 +60,8 @@ def test_config_files_refuse_nan_infinity_and_unbounded_grids(body, words, tmp_p
     cfg = tmp_path / "grid.yaml"
     cfg.write_text(body)
     _refused(["eval", str(cfg)], tmp_path, capsys, words)
+
+
+@pytest.mark.parametrize("setting", ["soup_reward=nan", "soup_reward=inf", "soup_reward=-inf"])
+def test_env_rules_refuse_nan_and_infinity(setting, tmp_path, capsys) -> None:
+    _refused(["play", "--partner", "stay", "--env", setting], tmp_path, capsys, setting.split("=")[0])
