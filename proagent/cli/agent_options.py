@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from proagent.cli.arg_types import non_negative_int, positive_float
+from proagent.cli.arg_types import non_negative_int, positive_float, writable_folder
 from proagent.paths import PROJECT_ROOT
 
 EMBEDDED_NOTICE = (
@@ -40,7 +39,7 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         help="offer the model only skills whose preconditions hold (auto: on for the embedded model)",
     )
     p.add_argument("--llm-timeout", type=positive_float, default=60.0, help="seconds to wait for one LLM answer before retrying")
-    p.add_argument("--cache-dir", type=Path, default=PROJECT_ROOT / ".cache" / "llm", help="LLM response cache")
+    p.add_argument("--cache-dir", type=writable_folder, default=PROJECT_ROOT / ".cache" / "llm", help="LLM response cache")
     p.add_argument("--no-cache", action="store_true")
 
 

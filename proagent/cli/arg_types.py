@@ -7,7 +7,9 @@ called: a bad value exits with status 2 and one line that names the flag and the
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import NoReturn
 
 from proagent.limits import MAX_CONCURRENCY, MAX_EPISODES, MAX_HORIZON, MAX_SEED
@@ -70,3 +72,15 @@ def run_name(text: str) -> str:
         return check_run_name(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def writable_folder(text: str) -> Path:
+    """An argparse type: a folder to write into (``--runs-dir``, ``--cache-dir``): it may not exist
+    yet, but neither it nor its nearest existing parent may be a file or read-only."""
+    path = Path(text)
+    existing = next((p for p in (path, *path.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a folder ({existing} is a file)")
+    if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{text!r}: {existing} is not writable")
+    return path

@@ -21,6 +21,7 @@ from proagent.cli.arg_types import (
     positive_int,
     run_name,
     seed_number,
+    writable_folder,
 )
 
 # flag dest -> EvalConfig field, for flags that set top-level fields
@@ -71,8 +72,8 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trace", action="store_const", const=True, help="write every step to trace.jsonl")
     p.add_argument("--stepping", choices=("lockstep", "single"), help="batch envs per layout (default) or not")
     p.add_argument("--no-cache", dest="cache", action="store_const", const=False)
-    p.add_argument("--cache-dir", type=Path)
-    p.add_argument("--runs-dir", type=Path, help="where run folders go (default runs/)")
+    p.add_argument("--cache-dir", type=writable_folder)
+    p.add_argument("--runs-dir", type=writable_folder, help="where run folders go (default runs/)")
     p.add_argument("--progress", choices=("auto", "on", "off"), default="auto")
 
 

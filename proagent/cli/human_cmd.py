@@ -9,7 +9,6 @@ import os
 import sys
 import time
 import webbrowser
-from pathlib import Path
 
 from proagent.cli.agent_options import EMBEDDED_NOTICE, add_agent_options
 from proagent.cli.arg_types import (
@@ -18,6 +17,7 @@ from proagent.cli.arg_types import (
     positive_float,
     run_name,
     seed_number,
+    writable_folder,
 )
 
 EMBEDDED_REALTIME_NOTICE = (
@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-browser", action="store_true", help="print the address instead of opening a browser tab")
     p.add_argument("--no-questionnaire", action="store_true", help="skip the post-game questionnaire")
     p.add_argument("--name", default=None, type=run_name, help="run folder suffix (default human-<layout>-<agent>)")
-    p.add_argument("--runs-dir", type=Path, default=None)
+    p.add_argument("--runs-dir", type=writable_folder, default=None)
     add_agent_options(p)
     p.set_defaults(run=run)
 

@@ -8,7 +8,15 @@ import sys
 from pathlib import Path
 
 from proagent.cli.agent_options import EMBEDDED_NOTICE, add_agent_options, add_topology_options
-from proagent.cli.arg_types import episode_count, horizon_steps, non_negative_int, positive_int, run_name, seed_number
+from proagent.cli.arg_types import (
+    episode_count,
+    horizon_steps,
+    non_negative_int,
+    positive_int,
+    run_name,
+    seed_number,
+    writable_folder,
+)
 from proagent.runner.summary import own_events, summary_of
 
 
@@ -36,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=seed_number, default=0)
     add_agent_options(p)
     p.add_argument("--name", default=None, type=run_name, help="run folder suffix (default play-<layout>-<partner>)")
-    p.add_argument("--runs-dir", type=Path, default=None)
+    p.add_argument("--runs-dir", type=writable_folder, default=None)
     p.add_argument("--no-gif", action="store_true")
     p.add_argument("--live", choices=("auto", "on", "off"), default="auto", help="live terminal view (auto: if a TTY)")
     p.set_defaults(run=run)

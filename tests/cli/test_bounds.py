@@ -65,3 +65,15 @@ def test_config_files_refuse_nan_infinity_and_unbounded_grids(body, words, tmp_p
 @pytest.mark.parametrize("setting", ["soup_reward=nan", "soup_reward=inf", "soup_reward=-inf"])
 def test_env_rules_refuse_nan_and_infinity(setting, tmp_path, capsys) -> None:
     _refused(["play", "--partner", "stay", "--env", setting], tmp_path, capsys, setting.split("=")[0])
+
+
+@pytest.mark.parametrize("flag", ["--runs-dir", "--cache-dir"])
+@pytest.mark.parametrize("command", ["play", "eval"])
+def test_a_folder_flag_that_names_a_file_exits_2_in_one_line(flag, command, tmp_path, capsys) -> None:
+    a_file = tmp_path / "not_a_folder"
+    a_file.write_text("x")
+    argv = [command, flag, str(a_file / "runs" if flag == "--cache-dir" else a_file)]
+    with pytest.raises(SystemExit) as refused:
+        main(argv)
+    err = capsys.readouterr().err.strip()
+    assert refused.value.code == 2 and len(err.splitlines()) == 1 and flag in err and "is a file" in err
