@@ -260,8 +260,8 @@ def load_scenario(spec: str | Path | Scenario) -> Scenario:
         return SCENARIOS[text]
     if text.startswith("random:"):
         parts = text.split(":")
-        if len(parts) != 3 or not parts[2].lstrip("-").isdigit():
-            raise ScenarioError(f"bad random scenario spec {text!r}; expected random:<easy|medium|hard>:<seed>")
+        if len(parts) != 3 or not parts[2].isdigit() or int(parts[2]) > 2**31 - 1:
+            raise ScenarioError(f"bad random scenario spec {text!r}; expected random:<easy|medium|hard>:<seed> (seed 0 to 2^31-1)")
         return random_scenario(parts[1], int(parts[2]))
     if text.endswith(".toml") or Path(text).is_file():
         return parse_toml_file(Path(text))
@@ -279,7 +279,9 @@ def parse_toml_file(path: Path) -> Scenario:
     if not path.is_file():
         raise ScenarioError(f"scenario file {str(path)!r} not found")
     try:
-        data = tomllib.loads(path.read_text())
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ScenarioError(f"scenario file {str(path)!r} is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"scenario file {str(path)!r}: invalid TOML: {e}") from None
     return parse_scenario(data, default_name=path.stem)

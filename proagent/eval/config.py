@@ -176,7 +176,12 @@ def read_config_file(path: Path) -> dict[str, Any]:
     """The mapping in a .toml, .yaml or .yml file."""
     if not path.is_file():
         raise ConfigError(f"config file not found: {path}")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc.strerror})") from None
     if path.suffix == ".toml":
         try:
             data = tomllib.loads(text)
@@ -198,5 +203,8 @@ def _load_yaml(path: Path, text: str) -> Any:
         raise ConfigError(f"{path}: reading YAML needs PyYAML (pip install pyyaml), or use TOML") from None
     try:
         return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    except yaml.YAMLError as exc:  # its message spans lines (a snippet with a caret): keep the gist
+        marked = isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None
+        where = f" at line {exc.problem_mark.line + 1}, column {exc.problem_mark.column + 1}" if marked else ""
+        problem = (exc.problem if isinstance(exc, yaml.MarkedYAMLError) else None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{path}: not valid YAML{where}: {problem}") from None

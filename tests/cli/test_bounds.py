@@ -77,3 +77,27 @@ def test_a_folder_flag_that_names_a_file_exits_2_in_one_line(flag, command, tmp_
         main(argv)
     err = capsys.readouterr().err.strip()
     assert refused.value.code == 2 and len(err.splitlines()) == 1 and flag in err and "is a file" in err
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "words"),
+    [
+        ("grid.toml", b"\xff\xfe agents", "not UTF-8"),
+        ("grid.yaml", b"agents: [\n  - x", "not valid YAML at line 2"),
+    ],
+)
+def test_unreadable_config_files_exit_2_in_one_line(name, content, words, tmp_path, capsys) -> None:
+    cfg = tmp_path / name
+    cfg.write_bytes(content)
+    _refused(["eval", str(cfg)], tmp_path, capsys, words)
+
+
+@pytest.mark.parametrize("layout", ["random:medium:-1", "random:medium:99999999999"])
+def test_a_random_scenario_needs_a_seed_in_range(layout, tmp_path, capsys) -> None:
+    _refused(["play", "--domain", "cube", "--layout", layout, "--partner", "pusher"], tmp_path, capsys, "bad random scenario")
+
+
+def test_a_scenario_file_that_is_not_utf8_is_one_line(tmp_path, capsys) -> None:
+    scenario = tmp_path / "s.toml"
+    scenario.write_bytes(b"\xff\xfe grid")
+    _refused(["play", "--domain", "cube", "--layout", str(scenario), "--partner", "pusher"], tmp_path, capsys, "not UTF-8")
