@@ -54,8 +54,13 @@ def interrupted_run(world: str, layout: str, algo: str, root: Path | None = None
 
 
 def refuse_checkpoint_overwrite(targets: Sequence[Path], force: bool, resume: bool) -> None:
-    """A ValueError (one line) when a target folder holds a checkpoint and neither ``--force`` nor
-    ``--resume`` (whose interrupted run wrote it) says to write there."""
+    """A ValueError (one line) when a target is a file, or lies under one (training would fail at
+    its first save), or holds a checkpoint and neither ``--force`` nor ``--resume`` (whose
+    interrupted run wrote it) says to write there."""
+    for target in targets:
+        blocking = next((p for p in (target, *target.parents) if p.exists() and not p.is_dir()), None)
+        if blocking is not None:
+            raise ValueError(f"--out {target}: {blocking} is a file, not a folder")
     if force or resume:
         return
     for target in targets:

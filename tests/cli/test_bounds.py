@@ -101,3 +101,10 @@ def test_a_scenario_file_that_is_not_utf8_is_one_line(tmp_path, capsys) -> None:
     scenario = tmp_path / "s.toml"
     scenario.write_bytes(b"\xff\xfe grid")
     _refused(["play", "--domain", "cube", "--layout", str(scenario), "--partner", "pusher"], tmp_path, capsys, "not UTF-8")
+
+
+def test_train_out_that_is_a_file_exits_2_before_training(tmp_path, capsys) -> None:
+    a_file = tmp_path / "out"
+    a_file.write_text("x")
+    _refused(["train", "--layout", "cramped_room", "--steps", "1000", "--out", str(a_file)], tmp_path, capsys, "is a file")
+    assert a_file.read_text() == "x"
