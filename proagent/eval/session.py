@@ -35,7 +35,7 @@ from proagent.eval.report import Report, build_report, print_report, write_repor
 from proagent.eval.runner import EvalOutcome, Evaluator
 from proagent.eval.world import Resolved, World, resolve
 from proagent.paths import RUNS_DIR
-from proagent.runner.run_folder import RunFolder
+from proagent.runner.run_folder import RunFolder, RunFolderBusy
 
 RESUMABLE_FIELDS = EXECUTION_FIELDS | {"episodes"}
 
@@ -53,7 +53,7 @@ class RunHandle:
 
 def start_run(config: EvalConfig, world: World, command: str, runs_dir: Path | None = None, ablation: AblationInfo | None = None) -> RunHandle:
     resolved = resolve(config, world)
-    folder = RunFolder.create(config.name, root=runs_dir or RUNS_DIR)
+    folder = RunFolder.create(config.name, root=runs_dir or RUNS_DIR).lock()
     manifest = add_session(new_manifest(config, resolved, command, ablation), command)
     save_manifest(folder, manifest)
     return RunHandle(folder, manifest, resolved)
@@ -64,6 +64,10 @@ def resume_run(path: Path, changes: dict[str, Any], world: World, command: str) 
     folder = RunFolder(path) if path.is_dir() else None
     if folder is None:
         raise ConfigError(f"--resume: no run folder at {path}")
+    try:
+        folder.lock()
+    except RunFolderBusy as exc:
+        raise ConfigError(f"--resume: {exc}") from None
     manifest = load_manifest(folder)
     bad = sorted(set(changes) - RESUMABLE_FIELDS)
     if bad:

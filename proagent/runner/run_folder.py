@@ -6,6 +6,7 @@ finished episode and a reader never sees half a line counted as an episode.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -13,6 +14,7 @@ import subprocess
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
+from typing import IO
 
 from pydantic import BaseModel
 
@@ -73,10 +75,38 @@ def run_name_from(text: str) -> str:
     return cleaned if cleaned[:1].isalnum() else f"run-{cleaned}"[:120]
 
 
+class RunFolderBusy(ValueError):
+    """Another process is writing this run folder; the message says which and what to do."""
+
+
 class RunFolder:
+    LOCK_FILE = ".lock"
+
     def __init__(self, path: Path) -> None:
         self.path = path
         self.path.mkdir(parents=True, exist_ok=True)
+        self._lock: IO[str] | None = None
+
+    def lock(self) -> RunFolder:
+        """Hold this folder for this process (a POSIX record lock on ``.lock``): two processes
+        resuming one folder would play the same episodes and pay twice. Another process gets
+        `RunFolderBusy`; the lock goes with the process, even a killed one. Record locks belong to
+        the process, so the same process may reopen its own folder (a resume after an in-process
+        interruption)."""
+        handle = open(self.path / self.LOCK_FILE, "a+", encoding="utf-8")  # noqa: SIM115 - held until exit
+        try:
+            fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # EACCES or EAGAIN: another process holds it
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            raise RunFolderBusy(f"run folder {self.path} is in use by {holder}: wait for it to finish, then resume") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"proagent process {os.getpid()}")
+        handle.flush()
+        self._lock = handle
+        return self
 
     @classmethod
     def create(cls, name: str, root: Path = RUNS_DIR) -> RunFolder:

@@ -108,3 +108,33 @@ def test_train_out_that_is_a_file_exits_2_before_training(tmp_path, capsys) -> N
     a_file.write_text("x")
     _refused(["train", "--layout", "cramped_room", "--steps", "1000", "--out", str(a_file)], tmp_path, capsys, "is a file")
     assert a_file.read_text() == "x"
+
+
+def test_two_processes_cannot_write_one_run_folder(tmp_path, capsys) -> None:
+    """While another process holds a run folder, a resume of it exits 2 in one line and plays nothing."""
+    import subprocess
+    import sys
+
+    args = ["eval", "--agents", "greedy", "--partners", "stay", "--seats", "0", "--episodes", "1", "--horizon", "5"]
+    assert main([*args, "--runs-dir", str(tmp_path / "runs"), "--progress", "off"]) == 0
+    (run,) = (tmp_path / "runs").iterdir()
+    before = (run / "episodes.jsonl").read_text()
+    hold = (
+        "import fcntl, sys, time\n"
+        "from proagent.runner.run_folder import RunFolder\n"
+        "folder = RunFolder(__import__('pathlib').Path(sys.argv[1])).lock()\n"
+        "print('held', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    other = subprocess.Popen([sys.executable, "-c", hold, str(run)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert other.stdout is not None and other.stdout.readline().strip() == "held"
+        capsys.readouterr()
+        assert main(["eval", "--resume", str(run), "--episodes", "2", "--progress", "off"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and f"in use by proagent process {other.pid}" in err
+        assert (run / "episodes.jsonl").read_text() == before
+    finally:
+        other.kill()
+        other.wait()
+    assert main(["eval", "--resume", str(run), "--episodes", "2", "--progress", "off"]) == 0  # the lock died with it
