@@ -19,8 +19,8 @@
     const skill = isAgent ? frame.skill : frame.partner_skill;
     const action = frame.actions ? frame.actions[i] : "–";
     const think = isAgent && frame.thinking ? ' <span class="muted">(thinking…)</span>' : "";
-    return `<div class="row"><span class="chip" style="background:${ReplayDomain.seatColor(i)}"></span>` +
-      `<b>player ${i}</b> ${esc(d.names[i])}: skill <b>${esc(skill || "–")}</b>${think}, action ${esc(action)}` +
+    return `<div class="row"><span class="chip" style="background:${esc(ReplayDomain.seatColor(i))}"></span>` +
+      `<b>player ${esc(i)}</b> ${esc(d.names[i])}: skill <b>${esc(skill || "–")}</b>${think}, action ${esc(action)}` +
       `${status ? ", " + esc(status) : ""}</div>`;
   }
 
@@ -40,15 +40,15 @@
       }
       return `<div class="ok">✓ ${esc(a.plan)}</div>`;
     });
-    const late = dec.step !== null && dec.step !== undefined ? ` (asked at step ${dec.step})` : "";
+    const late = dec.step !== null && dec.step !== undefined ? ` (asked at step ${esc(dec.step)})` : "";
     return `<b>decision${late}:</b> ${esc(dec.skill)}${dec.fallback ? " (fallback: wait)" : ""}, ` +
-      `${dec.llm_calls} LLM call(s), ${dec.llm_latency_s.toFixed(2)} s${tries.join("")}`;
+      `${esc(dec.llm_calls)} LLM call(s), ${esc(Number(dec.llm_latency_s).toFixed(2))} s${tries.join("")}`;
   }
 
   function beliefHtml(b) {
     if (!b) return "";
     const cls = b.correct ? "ok" : "reject";
-    return `<b>belief correction:</b> <span class="${cls}">predicted “${esc(b.predicted)}” at step ${b.predicted_at}, ` +
+    return `<b>belief correction:</b> <span class="${cls}">predicted “${esc(b.predicted)}” at step ${esc(b.predicted_at)}, ` +
       `teammate did ${esc(b.actual)} ${b.correct ? "✓" : "✗"}</span>`;
   }
 
@@ -62,7 +62,7 @@
     $("intention").textContent = f.intention || "–";
     $("decision").innerHTML = decisionHtml(f.decision);
     $("belief").innerHTML = beliefHtml(f.belief);
-    $("events").innerHTML = f.events.length ? "<b>events:</b> " + f.events.map((e) => `player ${e.agent} ${esc(e.kind)}`).join(", ") : "";
+    $("events").innerHTML = f.events.length ? "<b>events:</b> " + f.events.map((e) => `player ${esc(e.agent)} ${esc(e.kind)}`).join(", ") : "";
     $("scrub").value = state.index;
     $("pos").textContent = `frame ${state.index + 1}/${d.frames.length}`;
     drawChart();
@@ -95,7 +95,7 @@
         if (note) items.push([i, `step ${f.step}: player ${e.agent} ${note}`, "ok"]);
       }
     });
-    $("timeline").innerHTML = items.map(([i, t, c]) => `<div class="${c}" data-i="${i}">${esc(t)}</div>`).join("") || '<span class="muted">nothing notable</span>';
+    $("timeline").innerHTML = items.map(([i, t, c]) => `<div class="${esc(c)}" data-i="${esc(i)}">${esc(t)}</div>`).join("") || '<span class="muted">nothing notable</span>';
     for (const el of $("timeline").children) if (el.dataset.i) el.onclick = () => seek(+el.dataset.i);
   }
 
@@ -292,7 +292,7 @@
   }
 
   function laneLegend() {
-    const chip = (color, text, border) => `<span class="chip" style="background:${color}${border ? ";border:1px solid #111" : ""}"></span>${esc(text)}`;
+    const chip = (color, text, border) => `<span class="chip" style="background:${esc(color)}${border ? ";border:1px solid #111" : ""}"></span>${esc(text)}`;
     const L = state.data.lanes;
     return [
       ...L.stage_names.map((n) => chip(stageColor(n), `${n} ${(STAGES[n] || [n])[0]}`)),
@@ -407,7 +407,7 @@
     state.data = data;
     state.index = 0;
     $("title").textContent = `${data.title} · ${data.layout} · ${data.names.map((n, i) => `player ${i}: ${n}`).join(", ")}`;
-    $("episode").innerHTML = data.episodes.map((label, i) => `<option value="${i}" ${i === data.episode ? "selected" : ""}>${esc(label)}</option>`).join("");
+    $("episode").innerHTML = data.episodes.map((label, i) => `<option value="${esc(i)}" ${i === data.episode ? "selected" : ""}>${esc(label)}</option>`).join("");
     $("episode").disabled = !!window.REPLAY_DATA;
     $("scrub").max = data.frames.length - 1;
     $("metrics").innerHTML = metricsHtml(data.metrics);
