@@ -111,3 +111,28 @@ def test_realtime_game_advances_without_keys_and_takes_a_held_arrow(browser, cra
         wait_for(lambda: session.game.finished.is_set(), timeout=10)
     trace = [json.loads(line) for line in (session.folder.path / "trace.jsonl").read_text().splitlines()]
     assert "right" in [r["actions"][0] for r in trace] and len(trace) == 20
+
+
+INJECTED = '<img src=x onerror="window.__pwned=1">'
+
+
+def test_a_crafted_trace_cannot_run_script_in_the_exported_page(browser, llm_run, tmp_path):
+    """Run folders get shared: every trace field the page shows (numbers included) is text, never markup."""
+    import shutil
+
+    crafted = tmp_path / llm_run.name
+    shutil.copytree(llm_run, crafted)
+    lines = [json.loads(line) for line in (crafted / "trace.jsonl").read_text().splitlines()]
+    for line in lines:
+        line["events"] = [{"agent": INJECTED, "kind": INJECTED, "step": line["step"]}]
+        if line.get("decision"):
+            line["decision"].update(step=INJECTED, llm_calls=INJECTED)
+    (crafted / "trace.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = export_html(load_run(crafted), tmp_path / "export.html")
+    browser.get(out.as_uri())
+    wait_for(lambda: browser.execute_script("return document.body.dataset.ready"))
+    for _ in range(3):
+        browser.find_element("id", "fwd").click()
+    assert browser.execute_script("return document.querySelectorAll('img').length") == 0
+    assert browser.execute_script("return window.__pwned === undefined")
+    assert INJECTED in browser.find_element("id", "events").text
