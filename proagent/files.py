@@ -20,3 +20,9 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def nearest_existing(path: Path) -> Path | None:
+    """``path`` or its nearest ancestor that exists (None if none does): where a write into
+    ``path`` would first meet the disk, so a file standing there can be named before any work."""
+    return next((p for p in (path, *path.parents) if p.exists()), None)

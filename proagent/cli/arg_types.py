@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from proagent.files import nearest_existing
 from proagent.limits import MAX_CONCURRENCY, MAX_EPISODES, MAX_HORIZON, MAX_SEED
 
 
@@ -78,7 +79,7 @@ def writable_folder(text: str) -> Path:
     """An argparse type: a folder to write into (``--runs-dir``, ``--cache-dir``): it may not exist
     yet, but neither it nor its nearest existing parent may be a file or read-only."""
     path = Path(text)
-    existing = next((p for p in (path, *path.parents) if p.exists()), None)
+    existing = nearest_existing(path)
     if existing is not None and not existing.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r} is not a folder ({existing} is a file)")
     if existing is not None and not os.access(existing, os.W_OK | os.X_OK):

@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from proagent.files import nearest_existing
 from proagent.paths import RUNS_DIR
 from proagent.training.checkpoint import MANIFEST_FILE
 from proagent.training.resume import RESUME_DIR
@@ -58,9 +59,9 @@ def refuse_checkpoint_overwrite(targets: Sequence[Path], force: bool, resume: bo
     its first save), or holds a checkpoint and neither ``--force`` nor ``--resume`` (whose
     interrupted run wrote it) says to write there."""
     for target in targets:
-        blocking = next((p for p in (target, *target.parents) if p.exists() and not p.is_dir()), None)
-        if blocking is not None:
-            raise ValueError(f"--out {target}: {blocking} is a file, not a folder")
+        existing = nearest_existing(target)
+        if existing is not None and not existing.is_dir():
+            raise ValueError(f"--out {target}: {existing} is a file, not a folder")
     if force or resume:
         return
     for target in targets:
