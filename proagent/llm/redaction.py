@@ -66,15 +66,16 @@ _SECRET_KEY = re.compile(r"(?i)^(?:x-)?(?:api[_-]?key|access[_-]?token|auth[_-]?
 
 
 def redact_values(data: object, *, extra_secrets: tuple[str, ...] = ()) -> object:
-    """``data`` (JSON-able: dicts, lists, strings, numbers) with every string `redact`ed, and the
-    whole value of a key that names a credential (``{"password": ...}``) replaced.
+    """``data`` as JSON-able values with every string `redact`ed, and the whole value of a key that
+    names a credential (``{"password": ...}``) replaced. Numbers, booleans and None stay; anything
+    else becomes its redacted ``str`` (what ``json.dumps(default=str)`` would have written).
 
     Records and cache entries are redacted this way, *before* they are serialised: redacting the
     serialised text would let a pattern run across JSON syntax (eat the backslash of an escaped
     quote) and leave a line that is no longer JSON.
     """
-    if isinstance(data, str):
-        return redact(data, extra_secrets=extra_secrets)
+    if data is None or isinstance(data, bool | int | float):
+        return data
     if isinstance(data, Mapping):
         return {
             redact(k, extra_secrets=extra_secrets): (
@@ -84,7 +85,7 @@ def redact_values(data: object, *, extra_secrets: tuple[str, ...] = ()) -> objec
         }
     if isinstance(data, list | tuple):
         return [redact_values(v, extra_secrets=extra_secrets) for v in data]
-    return data
+    return redact(data, extra_secrets=extra_secrets)
 
 
 def redact_url(value: str) -> str:

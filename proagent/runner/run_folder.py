@@ -62,12 +62,6 @@ def check_run_name(name: str) -> str:
     return name
 
 
-def _json_able(payload: object) -> object:
-    """``payload`` as plain JSON data (what ``json.dumps(default=str)`` would write), so redaction
-    sees every string before serialisation."""
-    return json.loads(json.dumps(payload, default=str))
-
-
 def run_name_from(text: str) -> str:
     """A run name made from layout and agent names (a default ``--name``): every character
     `check_run_name` refuses becomes ``_``."""
@@ -123,12 +117,12 @@ class RunFolder:
     def write_json(self, filename: str, data: BaseModel | dict) -> Path:
         payload = data.model_dump(mode="json") if isinstance(data, BaseModel) else data
         target = self.path / filename
-        write_atomic(target, json.dumps(redact_values(_json_able(payload)), indent=2))
+        write_atomic(target, json.dumps(redact_values(payload), indent=2))
         return target
 
     def append_jsonl(self, filename: str, record: BaseModel | dict, durable: bool = False) -> None:
         payload = record.model_dump(mode="json") if isinstance(record, BaseModel) else record
-        line = json.dumps(redact_values(_json_able(payload))) + "\n"
+        line = json.dumps(redact_values(payload)) + "\n"
         with open(self.path / filename, "a", encoding="utf-8") as fh:
             fh.write(line)
             if durable:
