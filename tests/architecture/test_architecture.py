@@ -73,7 +73,8 @@ def test_nothing_outside_the_cli_imports_it():
 # ``proagent.domains.<name>``; the registry ``proagent.domains`` imports worlds only by name, on
 # use (importlib), so it sits low: the RL program and the runner look worlds up through it.
 LAYERS = (
-    ("proagent", "proagent.world", "proagent.paths", "proagent.files", "proagent.jsonl", "proagent.tables_out", "proagent.limits"),
+    ("proagent", "proagent.world", "proagent.paths", "proagent.files", "proagent.jsonl", "proagent.tables_out", "proagent.limits",
+     "proagent.numbers"),
     ("proagent.domains", "proagent.llm", "proagent.contract", "proagent.interdependence"),
     ("proagent.maeil", "proagent.training"),
     ("proagent.agent",),

@@ -1,0 +1,39 @@
+"""How numbers read by people are written: scores, means with their uncertainty, episode numbers.
+
+One module so that a score reads the same on an episode line, in a summary, a replay header and a
+table (the same rounding everywhere), and so that an uncertainty is never shown where it cannot be
+estimated (no "± 0.0" from a single episode). Episodes are counted from 1 in everything a person
+reads; records and file names keep the 0-based ``episode`` index they store.
+"""
+
+from __future__ import annotations
+
+import math
+
+SCORE_DIGITS = 2  # scores are sums of rewards: integers in Overcooked, fractions in CUBE and shaped worlds
+
+
+def format_score(value: float, digits: int = SCORE_DIGITS) -> str:
+    """``value`` rounded to ``digits`` decimals, trailing zeros dropped: 5 -> "5", 5.5 -> "5.5",
+    -0.20999999530613422 -> "-0.21", -0.001 -> "0" (never "-0")."""
+    if not math.isfinite(value):
+        return str(value)
+    text = f"{value:.{digits}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def format_mean(mean: float, se: float, n: int, digits: int = 1) -> str:
+    """``mean ± se (n=…)``; below two samples there is no standard error to show, so only the value
+    and ``n=1`` (or ``n=0`` with no value)."""
+    if n <= 0:
+        return "n/a (n=0)"
+    if n < 2 or not math.isfinite(se):
+        return f"{mean:.{digits}f} (n={n})"
+    return f"{mean:.{digits}f} ± {se:.{digits}f} (n={n})"
+
+
+def episode_label(index: int) -> str:
+    """The person-facing name of the episode stored with 0-based ``index``: ``episode 1`` for index 0."""
+    return f"episode {index + 1}"
