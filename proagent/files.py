@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
+from typing import TypeGuard
 
 
 def write_atomic(path: Path, data: str | bytes) -> None:
@@ -26,3 +28,28 @@ def nearest_existing(path: Path) -> Path | None:
     """``path`` or its nearest ancestor that exists (None if none does): where a write into
     ``path`` would first meet the disk, so a file standing there can be named before any work."""
     return next((p for p in (path, *path.parents) if p.exists()), None)
+
+
+DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO, errno.EFBIG})
+
+
+def is_disk_error(exc: BaseException) -> TypeGuard[OSError]:
+    """True for a failure of the disk itself (full, over quota, read-only, I/O error): no episode
+    can be saved until it is fixed, so a run stops instead of counting episodes as failed."""
+    return isinstance(exc, OSError) and exc.errno in DISK_ERRNOS
+
+
+def disk_problem(exc: OSError) -> str:
+    """One line for a write or read the disk refused (full disk, quota, read-only file system,
+    permissions, I/O error): what failed, where, and what to do. Finished records are written one
+    whole line at a time, so the line can promise they are intact."""
+    reason = exc.strerror or type(exc).__name__
+    where = f" {exc.filename}" if exc.filename else ""
+    remedy = {
+        errno.ENOSPC: "free disk space",
+        errno.EDQUOT: "free space within your quota",
+        errno.EROFS: "choose a writable folder",
+        errno.EACCES: "choose a folder you may write",
+        errno.EPERM: "choose a folder you may write",
+    }.get(exc.errno or 0, "check the disk")
+    return f"cannot write{where}: {reason}; {remedy} and try again (finished episodes are kept intact)"

@@ -18,6 +18,7 @@ from proagent.cli import (
     report_cmd,
 )
 from proagent.cli.arg_types import OneLineParser
+from proagent.files import disk_problem, is_disk_error
 from proagent.training import cli as train_cmd
 
 
@@ -47,3 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; finished episodes are saved in the run folder", file=sys.stderr)
         return 130
+    except OSError as exc:
+        if not is_disk_error(exc) and not isinstance(exc, PermissionError):
+            raise
+        print(f"error: {disk_problem(exc)}", file=sys.stderr)
+        return 1

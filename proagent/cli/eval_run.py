@@ -140,7 +140,7 @@ def execute(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -> in
     print(f"run folder: {handle.folder.path}", file=sys.stderr)
     outcome = asyncio.run(play_run(handle, world, args.progress, Console(stderr=True)))
     finish_run(handle, outcome, console)
-    return 1 if outcome.failures else 0
+    return 1 if outcome.failures or outcome.disk_error else 0
 
 
 def error_exit(exc: Exception) -> int:

@@ -23,6 +23,7 @@ from proagent.eval.models import Budget, ModelPool
 from proagent.eval.plan import EpisodeJob
 from proagent.eval.records import FAILURES_FILE, TRACE_FILE, EpisodeLog, EvalRecord
 from proagent.eval.world import World
+from proagent.files import disk_problem, is_disk_error
 from proagent.llm.accounting import MeteredModel
 from proagent.llm.types import LLMConfigError
 from proagent.maeil.topology import TopologyConfig
@@ -54,6 +55,7 @@ class EvalOutcome:
     failures: list[str] = field(default_factory=list)
     stopped: str | None = None  # why episodes were left unstarted; None when the grid is complete
     remaining: int = 0
+    disk_error: str | None = None  # the disk refused a write: nothing more could be saved (also in ``stopped``)
 
 
 class EnvSource:
@@ -95,6 +97,7 @@ class Evaluator:
         self.records: list[EvalRecord] = []
         self.failures: list[str] = []
         self.stopped: str | None = None
+        self.disk_error: str | None = None
         self.steps = 0
         self._total = 0
         self._pending = 0
@@ -115,7 +118,8 @@ class Evaluator:
         before = len(self.records)
         workers = [self._worker(queue, source, on_record) for _ in range(min(self.config.concurrency, len(queue)))]
         await asyncio.gather(*workers)
-        return EvalOutcome(self.records, len(self.records) - before, self.failures, self.stopped if queue else None, len(queue))
+        stopped = self.stopped if queue else None
+        return EvalOutcome(self.records, len(self.records) - before, self.failures, stopped, len(queue), self.disk_error)
 
     def _spent_before(self) -> float:
         """Money earlier sessions spent on finished and on failed episodes (not on ones a kill cut short)."""
@@ -138,20 +142,36 @@ class Evaluator:
                 self.stopped = f"LLM configuration error: {exc}"
                 return
             except Exception as exc:  # noqa: BLE001 - one broken episode must not lose the others
+                if is_disk_error(exc):
+                    self._stop_on_disk(job, queue, exc)
+                    return
                 self._fail(job, exc, models)
                 if len(self.failures) >= self.config.max_failures:
                     self.stopped = f"{len(self.failures)} episodes failed (max_failures); see {FAILURES_FILE}"
                 continue
-            self.log.append(record)
+            try:
+                self.log.append(record)
+            except OSError as exc:  # the episode is lost with the disk; its answers may still be cached
+                self._stop_on_disk(job, queue, exc)
+                return
             self.records.append(record)
             if on_record is not None:
                 on_record(record)
+
+    def _stop_on_disk(self, job: EpisodeJob, queue: deque[EpisodeJob], exc: OSError) -> None:
+        """A disk that refuses writes stops the run: ``job`` goes back to the pending ones (a resume
+        plays it), finished episodes stay as written, and nothing more is written."""
+        queue.appendleft(job)
+        self.stopped = self.disk_error = disk_problem(exc)
 
     def _fail(self, job: EpisodeJob, exc: BaseException, models: list[MeteredModel]) -> None:
         message = f"{job.key.id}: {type(exc).__name__}: {exc}"
         self.failures.append(message)
         line = {"key": job.key.id, "attempt": self.attempt, "error": message, "spent_usd": _spent(models)}
-        self.folder.append_jsonl(FAILURES_FILE, line, durable=True)
+        try:
+            self.folder.append_jsonl(FAILURES_FILE, line, durable=True)
+        except OSError as write_error:  # the failure is still reported (self.failures); the run stops
+            self.stopped = self.disk_error = disk_problem(write_error)
 
     async def _play(self, job: EpisodeJob, source: EnvSource, models: list[MeteredModel]) -> EvalRecord:
         env = self.envs[job.key.layout]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from proagent.eval.config import (
     EXECUTION_FIELDS,
@@ -126,7 +127,16 @@ def report_run(path: Path) -> tuple[Report, list[Path]]:
 
 
 def finish_run(handle: RunHandle, outcome: EvalOutcome, console: Console) -> list[Path]:
-    """Write and print the report, then say what happened and how to continue."""
+    """Write and print the report, then say what happened and how to continue. After a disk that
+    refused a write, only one line: where the finished episodes are and how to go on."""
+    if outcome.disk_error is not None:
+        folder = escape(str(handle.folder.path))
+        console.print(
+            f"[red]stopped[/red]: {escape(outcome.disk_error)}; {len(outcome.records)} finished episode(s) in "
+            f"{folder}; then: proagent eval --resume {folder}",
+            highlight=False, soft_wrap=True,
+        )  # fmt: skip
+        return []
     report, written = report_run(handle.folder.path)
     print_report(report, console)
     console.print(f"{outcome.played} episode(s) played now, {len(outcome.records)} in the run; files in {handle.folder.path}")

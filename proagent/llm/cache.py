@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from proagent.files import write_atomic
+from proagent.files import disk_problem, write_atomic
 from proagent.llm.redaction import redact_values
 from proagent.llm.types import Completion, Grounding, LLMRequestError, Message, Model, StructuredOutput
 
@@ -81,8 +81,8 @@ class CachedModel:
     token counts and cost, ``latency_s=0`` and the original latency in
     ``original_latency_s``; it sent no request, so ``retries`` is 0.  Unreadable
     entries are treated as misses and overwritten.  Errors are never cached, and an
-    answer that cannot be stored is returned uncached (with a warning) rather than
-    ending the run.
+    answer that cannot be stored (read-only folder, full disk) is returned uncached, with one
+    warning per model, rather than ending the run.
     """
 
     def __init__(self, inner: Model, cache_dir: Path) -> None:
@@ -90,6 +90,7 @@ class CachedModel:
         self._dir = Path(cache_dir)
         self.hits = 0
         self.misses = 0
+        self._warned = False
 
     @property
     def name(self) -> str:
@@ -148,12 +149,21 @@ class CachedModel:
             raw = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return None
+        except (OSError, UnicodeDecodeError) as exc:  # unreadable folder or entry: ask the model instead
+            self._warn_once(f"cache entry {path} cannot be read ({exc.__class__.__name__}); asking the model")
+            return None
         try:
             entry = CacheEntry.model_validate_json(raw)
         except ValidationError:
             _LOG.warning("ignoring unreadable cache entry %s", path)
             return None
         return entry.completion if entry.key == key else None
+
+    def _warn_once(self, message: str) -> None:
+        """One warning per model: a read-only cache folder would otherwise warn on every call."""
+        if not self._warned:
+            self._warned = True
+            _LOG.warning("%s", message)
 
     def _store(self, path: Path, entry: CacheEntry) -> None:
         # The stored record is the fresh answer, so a hit can report the original latency.
@@ -165,4 +175,7 @@ class CachedModel:
             _LOG.warning("not caching %s: %s", path.name, str(exc).splitlines()[0][:160])
             return
         # a server that echoes a key must not put it on disk; values are redacted, so the entry stays JSON
-        write_atomic(path, json.dumps(redact_values(json.loads(blob)), indent=1))
+        try:
+            write_atomic(path, json.dumps(redact_values(json.loads(blob)), indent=1))
+        except OSError as exc:  # read-only or full disk: the answer is good, only the replay is lost
+            self._warn_once(f"answers are not being cached: {disk_problem(exc)}")

@@ -69,6 +69,22 @@ def run_name_from(text: str) -> str:
     return cleaned if cleaned[:1].isalnum() else f"run-{cleaned}"[:120]
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    """Unbuffered: a failed write leaves nothing queued that a later flush could append after the cut."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _cut_back(fd: int, end: int) -> None:
+    """Drop what a failed append left after ``end`` (a full disk can take half a line), so the next
+    line starts on a line of its own and no finished record is glued to a torn one."""
+    try:
+        os.ftruncate(fd, end)
+    except OSError:  # nothing more can be done; readers skip a torn last line
+        pass
+
+
 class RunFolderBusy(ValueError):
     """Another process is writing this run folder; the message says which and what to do."""
 
@@ -122,12 +138,19 @@ class RunFolder:
 
     def append_jsonl(self, filename: str, record: BaseModel | dict, durable: bool = False) -> None:
         payload = record.model_dump(mode="json") if isinstance(record, BaseModel) else record
-        line = json.dumps(redact_values(payload)) + "\n"
-        with open(self.path / filename, "a", encoding="utf-8") as fh:
-            fh.write(line)
-            if durable:
-                fh.flush()
-                os.fsync(fh.fileno())
+        data = (json.dumps(redact_values(payload)) + "\n").encode("utf-8")
+        fd = os.open(self.path / filename, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            end = os.lseek(fd, 0, os.SEEK_END)
+            try:
+                _write_all(fd, data)
+                if durable:
+                    os.fsync(fd)
+            except OSError as exc:
+                _cut_back(fd, end)
+                raise OSError(exc.errno, exc.strerror, str(self.path / filename)) from exc  # name the file
+        finally:
+            os.close(fd)
 
     def read_jsonl(self, filename: str) -> list[dict]:
         """The file's whole JSON objects; torn or undecodable lines are skipped with a warning."""
