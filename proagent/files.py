@@ -19,6 +19,9 @@ def write_atomic(path: Path, data: str | bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc  # name the file meant, not the temporary one
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -52,4 +55,4 @@ def disk_problem(exc: OSError) -> str:
         errno.EACCES: "choose a folder you may write",
         errno.EPERM: "choose a folder you may write",
     }.get(exc.errno or 0, "check the disk")
-    return f"cannot write{where}: {reason}; {remedy} and try again (finished episodes are kept intact)"
+    return f"cannot write{where}: {reason}; {remedy} and try again (what was finished before is kept intact)"

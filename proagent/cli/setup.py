@@ -26,11 +26,12 @@ from proagent.builder import (
     settled_partner,
     topology_problem,
 )
+from proagent.checkout import git_state
 from proagent.contract import Agent
 from proagent.llm.types import Model
 from proagent.maeil.topology import TopologyConfig
 from proagent.runner.records import RunConfig
-from proagent.runner.run_folder import RunFolder, git_state, package_versions, run_name_from
+from proagent.runner.run_folder import RunFolder, package_versions, run_name_from
 from proagent.world.interface import Domain
 from proagent.world.types import DomainEnv
 

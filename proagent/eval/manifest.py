@@ -9,9 +9,10 @@ from datetime import UTC, datetime
 from pydantic import BaseModel, Field, ValidationError
 
 from proagent.builder import env_settings
+from proagent.checkout import git_state
 from proagent.eval.config import PROAGENT, ConfigError, EvalConfig
 from proagent.eval.world import Resolved
-from proagent.runner.run_folder import RunFolder, git_state, package_versions
+from proagent.runner.run_folder import RunFolder, package_versions
 
 CONFIG_FILE = "config.json"
 

@@ -10,7 +10,6 @@ import fcntl
 import json
 import os
 import re
-import subprocess
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -21,17 +20,7 @@ from pydantic import BaseModel
 from proagent.files import write_atomic
 from proagent.jsonl import read_jsonl
 from proagent.llm.redaction import redact_values
-from proagent.paths import PROJECT_ROOT, RUNS_DIR
-
-
-def git_state() -> tuple[str, bool]:
-    """(commit, dirty) of the checkout, or ('unknown', False) outside git."""
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True).stdout.strip()
-        dirty = bool(subprocess.run(["git", "status", "--porcelain"], cwd=PROJECT_ROOT, capture_output=True, text=True, check=True).stdout.strip())
-        return commit, dirty
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown", False
+from proagent.paths import RUNS_DIR
 
 
 def package_versions() -> dict[str, str]:

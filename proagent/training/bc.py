@@ -32,6 +32,7 @@ import numpy as np
 import optax
 from pydantic import BaseModel, ConfigDict, Field
 
+from proagent import checkout
 from proagent.training import checkpoint
 from proagent.training.evaluate import self_play_score
 from proagent.training.networks import Network, NetworkConfig, encoder_name, init_params, policy_fns
@@ -132,7 +133,7 @@ def train_bc(
     """Load the layout's recorded play, fit, score in self-play, save to ``out_dir`` (if given)."""
     if config.network.recurrent:
         raise ValueError("bc fits a feedforward network (network.memory=0)")
-    commit = checkpoint.git_commit()  # the code that fits, read before fitting (as every trainer does)
+    commit = checkout.git_commit()  # the code that fits, read before fitting (as every trainer does)
     spec = rl_spec(config.world)
     if spec.demonstrations is None:
         raise ValueError(f"bc: {config.world} has no recorded play to clone (its RL spec's demonstrations)")

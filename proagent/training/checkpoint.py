@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import subprocess
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +28,7 @@ import numpy as np
 from flax import serialization
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from proagent.files import write_atomic
 from proagent.paths import PROJECT_ROOT
 from proagent.training.networks import Network
 
@@ -163,19 +163,6 @@ def project_path(path: Path) -> str:
     return str(path.relative_to(PROJECT_ROOT)) if path.is_relative_to(PROJECT_ROOT) else str(path)
 
 
-def git_commit() -> str:
-    """HEAD of the checkout (with '-dirty' when the tree has changes), '' outside git."""
-    try:
-        run = lambda *a: subprocess.run(
-            ["git", *a], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=10, check=False
-        )
-        head = run("rev-parse", "HEAD").stdout.strip()
-        dirty = run("status", "--porcelain", "--untracked-files=no").stdout.strip()
-        return f"{head}-dirty" if head and dirty else head
-    except (OSError, subprocess.SubprocessError):
-        return ""
-
-
 def device_description() -> str:
     dev = jax.devices()[0]
     return f"{dev.platform}:{getattr(dev, 'device_kind', dev.platform)}"
@@ -186,14 +173,15 @@ def save(directory: Path, params: Any, manifest: Manifest, history: Sequence[dic
     manifest (last, so a present manifest means a whole checkpoint); returns the manifest as written
     (with the params' sha256). The one writer of ``history.jsonl``."""
     directory.mkdir(parents=True, exist_ok=True)
+    (directory / MANIFEST_FILE).unlink(missing_ok=True)  # a save cut short must not leave an old manifest claiming it
     blob = serialization.msgpack_serialize(jax.tree.map(np.asarray, serialization.to_state_dict(params)))
-    (directory / PARAMS_FILE).write_bytes(blob)
+    write_atomic(directory / PARAMS_FILE, blob)
     update: dict[str, Any] = {"params_sha256": hashlib.sha256(blob).hexdigest()}
     if history is not None:
-        (directory / HISTORY_FILE).write_text("".join(json.dumps(r) + "\n" for r in history))
+        write_atomic(directory / HISTORY_FILE, "".join(json.dumps(r) + "\n" for r in history))
         update["history"] = HistorySummary.of(history)
     manifest = manifest.model_copy(update=update)
-    (directory / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2) + "\n")
+    write_atomic(directory / MANIFEST_FILE, manifest.model_dump_json(indent=2) + "\n")
     return manifest
 
 

@@ -23,6 +23,7 @@ import jax
 import numpy as np
 from pydantic import BaseModel
 
+from proagent import checkout
 from proagent.training import checkpoint
 from proagent.training import resume as resume_state
 from proagent.training.best import BestSoFar, choose
@@ -104,7 +105,7 @@ def _manifest(
         encoder=encoder_name(config.network),
         network=config.network,
         obs_shape=tuple(int(d) for d in runner.envs.obs.shape[2:]),
-        git_commit=checkpoint.git_commit(),
+        git_commit=checkout.git_commit(),
         train_config=config.model_dump(mode="json"),
         dynamics=env.record(),
         init_from=init_from,

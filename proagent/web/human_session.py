@@ -17,10 +17,11 @@ import jax
 import jax.numpy as jnp
 
 from proagent.builder import LLM_AGENT, LLMFlags, SetupError, prepare_llm, resolve_env, session_builder
+from proagent.checkout import git_state
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import domain_for
 from proagent.runner.records import EpisodeRecord, RunConfig
-from proagent.runner.run_folder import RunFolder, git_state, package_versions, run_name_from
+from proagent.runner.run_folder import RunFolder, package_versions, run_name_from
 from proagent.runner.summary import summary_of
 from proagent.web.human_app import human_routes
 from proagent.web.human_game import GameSettings, HumanGame

@@ -150,3 +150,30 @@ def test_a_cache_folder_the_user_may_not_write_is_refused_before_any_run(tmp_pat
     assert exit_.value.code == 2 and not runs.exists()
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "is not writable" in err[0]
+
+
+@pytest.mark.slow
+def test_training_on_a_disk_that_refuses_the_checkpoint_ends_with_one_line_and_no_half_checkpoint(tmp_path):
+    out = tmp_path / "out"
+    done = run_limited(["train", "--domain", "cube", "--layout", "easy_2a", "--steps", "512", "--out", str(out)], 3000, tmp_path)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    said = [line for line in done.stderr.splitlines() if "cannot write" in line]
+    assert len(said) == 1 and "params.msgpack" in said[0]
+    assert not any(out.iterdir())  # no truncated params, no manifest claiming a checkpoint
+
+
+def test_recording_the_commit_never_writes_the_repository(monkeypatch):
+    """git status refreshes the index under index.lock unless optional locks are off; a process that
+    dies there (a full disk, a kill) would leave the lock and break the user's next git command."""
+    from proagent import checkout
+
+    seen: list[dict[str, str]] = []
+    real_run = subprocess.run
+
+    def spy(args, **kwargs):
+        seen.append(kwargs["env"])
+        return real_run(args, **kwargs)
+
+    monkeypatch.setattr(checkout.subprocess, "run", spy)
+    assert checkout.git_state()[0] and checkout.git_commit() is not None
+    assert len(seen) == 4 and all(env.get("GIT_OPTIONAL_LOCKS") == "0" for env in seen)

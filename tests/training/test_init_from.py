@@ -15,12 +15,12 @@ quiet = lambda _: None
 
 @pytest.fixture(scope="module")
 def parent(tmp_path_factory):
-    from proagent.training import checkpoint
+    from proagent import checkout
 
     out = tmp_path_factory.mktemp("parent")
     heads = iter(["at-start"])
     with pytest.MonkeyPatch.context() as patch:  # HEAD moves on during the run (a commit beside it)
-        patch.setattr(checkpoint, "git_commit", lambda: next(heads, "moved-on"))
+        patch.setattr(checkout, "git_commit", lambda: next(heads, "moved-on"))
         run = train(tiny_config(), out, updates_per_call=1, eval_episodes=2, checkpoint_every_s=0.0, log=quiet)
     return run.manifest, out
 

@@ -18,6 +18,7 @@ import jax
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from proagent import checkout
 from proagent.paths import partner_dir
 from proagent.training import checkpoint
 from proagent.training.config import PPOConfig
@@ -113,7 +114,7 @@ def open_saves(
         "config": algo.model_dump(mode="json"),
         "settings": settings.model_dump(mode="json"),
     }
-    return StageSaves(out_dir, identity, policy or ResumePolicy(), commit=checkpoint.git_commit())
+    return StageSaves(out_dir, identity, policy or ResumePolicy(), commit=checkout.git_commit())
 
 
 def run_stage(
