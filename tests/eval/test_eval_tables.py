@@ -5,20 +5,11 @@ from __future__ import annotations
 import math
 
 import pytest
+from eval_helpers import rec
 
-from proagent.eval.records import EvalRecord
 from proagent.eval.render import pivot_csv, pivot_markdown, summary_markdown
 from proagent.eval.stats import mean_se, metric_value
 from proagent.eval.tables import pivot, summarize
-
-
-def rec(agent: str, partner: str, seat: int, episode: int, score: float, **extra) -> EvalRecord:
-    base = {
-        "episode": episode, "seed": episode, "layout": "cramped_room", "partner": partner, "seat": seat, "score": score,
-        "soups": int(score // 20), "steps": 400, "wall_time_s": 1.0, "shaped_return": [0.0, 0.0], "agent": agent,
-        "agent_kind": "proagent",
-    }  # fmt: skip
-    return EvalRecord(**{**base, **extra})
 
 
 def test_mean_and_standard_error():
