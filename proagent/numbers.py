@@ -34,6 +34,11 @@ def format_mean(mean: float, se: float, n: int, digits: int = 1) -> str:
     return f"{mean:.{digits}f} ± {se:.{digits}f} (n={n})"
 
 
+def format_interval(low: float, high: float, digits: int = 1) -> str:
+    """A confidence interval as ``[low, high]``, both ends rounded like `format_mean`'s mean."""
+    return f"[{low:.{digits}f}, {high:.{digits}f}]"
+
+
 def episode_label(index: int) -> str:
     """The person-facing name of the episode stored with 0-based ``index``: ``episode 1`` for index 0."""
     return f"episode {index + 1}"

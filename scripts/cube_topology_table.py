@@ -24,7 +24,7 @@ from pathlib import Path
 from proagent.cli import main as cli
 from proagent.eval.process_plots import bars_by_difficulty, failure_bars, radar_by_topology
 from proagent.eval.records import read_records
-from proagent.eval.stats import mean_se, metric_value
+from proagent.eval.stats import INTERVAL_NOTE, mean_se, metric_value, paired_difference
 from proagent.maeil import TOPOLOGIES
 from proagent.paths import PROJECT_ROOT
 
@@ -40,6 +40,8 @@ COLUMNS = (
     ("failed_attempts", "failed pushes"),
     ("llm_calls_team", "team LLM calls"),
 )
+PRIMARY = "score"  # the column that gets an interval and a paired difference
+BASELINE = "individual"  # the topology the others are compared with: no conversation
 
 
 def team_label(difficulty: str, agents: int) -> str:
@@ -92,7 +94,7 @@ def rows_of(folder: Path, labels: dict[str, str]) -> list[dict]:
         spec = next(s for s in labels if load_scenario(s).name == r.layout)
         total = load_scenario(spec).total_weight
         rows.append({
-            "topology": r.topology, "difficulty": labels[spec], "team_size": len(r.team), "score": r.score, "steps": r.steps,
+            "topology": r.topology, "difficulty": labels[spec], "scenario": spec, "team_size": len(r.team), "score": r.score, "steps": r.steps,
             "weight_share": r.metric("weight_delivered") / total, "llm_calls_team": float(sum(s.get("llm_calls", 0) for s in r.agent_stats)),
             **r.process_metrics,
             **{m: metric_value(r, m) for m in ("coop_rate", "resumption_rate")},
@@ -101,15 +103,27 @@ def rows_of(folder: Path, labels: dict[str, str]) -> list[dict]:
 
 
 def table(rows: list[dict]) -> str:
-    header = "| team | topology | n | " + " | ".join(title for _, title in COLUMNS) + " |"
-    lines = [header, "|" + "---|" * (3 + len(COLUMNS))]
+    """Per team and topology: each column's mean ± se (n=…), then the score's 95% t interval and its
+    difference from the baseline topology, paired by scenario (every topology plays the same ones)."""
+    header = "| team | topology | n | " + " | ".join(title for _, title in COLUMNS)
+    header += f" | {PRIMARY} 95% CI | Δ {PRIMARY} vs {BASELINE} [95% CI] |"
+    lines = [header, "|" + "---|" * (5 + len(COLUMNS))]
     for difficulty, agents, _ in TEAMS:
         label = team_label(difficulty, agents)
+        baseline = _by_scenario([r for r in rows if r["difficulty"] == label and r["topology"] == BASELINE])
         for topology in TOPOLOGIES:
             cell = [r for r in rows if r["difficulty"] == label and r["topology"] == topology]
             stats = [mean_se([float(r[m]) for r in cell if r.get(m) is not None]) for m, _ in COLUMNS]
-            lines.append(f"| {label} | {topology} | {len(cell)} | " + " | ".join(s.text(2) for s in stats) + " |")
+            primary = stats[[m for m, _ in COLUMNS].index(PRIMARY)]
+            diff = paired_difference(_by_scenario(cell), baseline)
+            delta = "baseline" if topology == BASELINE else f"{diff.text(2)} {diff.interval_text(2)}"
+            cells = [*(s.text(2) for s in stats), primary.interval_text(2), delta]
+            lines.append(f"| {label} | {topology} | {len(cell)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _by_scenario(rows: list[dict]) -> dict[str, float]:
+    return {str(r["scenario"]): float(r[PRIMARY]) for r in rows if r.get(PRIMARY) is not None}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,7 +148,9 @@ def main(argv: list[str] | None = None) -> int:
         f"# CUBE: topology x difficulty ({model})\n\n"
         f"Regenerate: `python scripts/cube_topology_table.py {' '.join(argv if argv is not None else sys.argv[1:])}`; "
         f"run folder `{folder.name}` ({len(rows)} episodes: {args.seeds} random scenario(s) per team, ProAgent in every seat, "
-        "mean ± standard error over scenarios).\n\n"
+        "mean ± standard error over scenarios, n = scenarios). "
+        f"{PRIMARY} 95% CI: the {INTERVAL_NOTE}; Δ: the topology minus `{BASELINE}`, paired by scenario "
+        "(every topology plays the same scenarios), mean ± se (n = pairs) and its 95% t interval.\n\n"
         + table(rows)
         + f"\n\n![radar]({radar.name})\n\n![score]({score.name})\n\n![failures]({fails.name})\n"
     )

@@ -22,6 +22,7 @@ from typing import Literal
 
 import numpy as np
 
+from proagent.numbers import format_mean
 from proagent.paths import PARTNERS_DIR
 from proagent.training.crossplay import CrossPlay, zoo_crossplay
 
@@ -36,8 +37,9 @@ INDEPENDENT_NOTE = (
 
 
 def mean_se(x: np.ndarray) -> str:
-    se = x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else 0.0
-    return f"{x.mean():.1f} ± {se:.1f}"
+    """``mean ± se (n=…)`` by the one formatter (no ± from a single episode)."""
+    se = x.std(ddof=1) / np.sqrt(len(x)) if len(x) > 1 else float("nan")
+    return format_mean(float(x.mean()), float(se), len(x))
 
 
 def layout_table(cp: CrossPlay) -> list[str]:

@@ -2,7 +2,9 @@
 
 The file is an evaluation config with ``base`` and ``variants`` instead of ``agents`` (see
 runs/ablations/README.md). Flags override it as in `proagent eval`, e.g. ``--llm``/``--api-base``
-to pick the model, ``--episodes 1 --horizon 60`` for a quick try, ``--resume`` to continue.
+to pick the model, ``--episodes 1 --horizon 60`` for a quick try, ``--resume`` to continue; a
+flag that sets a field the variants vary (``--memory-k`` on the memory_k ablation) is refused, since
+it would run every variant with one value under the variants' own labels.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from proagent.cli.eval_run import execute
-    from proagent.eval.ablation import expand_ablation
+    from proagent.cli.eval_run import agent_flags_given, execute
+    from proagent.eval.ablation import expand_ablation, refuse_varied_overrides
     from proagent.eval.config import ConfigError, read_config_file
 
     if args.resume is not None:
@@ -35,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         data, ablation = expand_ablation(read_config_file(args.config), str(args.config))
+        refuse_varied_overrides(ablation, agent_flags_given(args), str(args.config))
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -31,6 +31,11 @@ RUN_FLAGS = MappingProxyType({
     "max_failures": "max_failures", "trace": "trace", "stepping": "stepping", "cache": "cache", "cache_dir": "cache_dir",
 })  # fmt: skip
 AGENT_FLAGS = ("llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k", "max_replans", "verificator", "loop_check", "legal_only")
+# AgentSpec field -> the flag that sets it, for messages about a flag
+AGENT_FLAG_NAMES = MappingProxyType({
+    **{f: "--" + f.replace("_", "-") for f in AGENT_FLAGS},
+    "llm_timeout_s": "--llm-timeout", "verificator": "--no-verificator", "loop_check": "--no-loop-check",
+})  # fmt: skip
 LIST_FIELDS = ("partners", "layouts", "seats", "topologies")
 
 
@@ -105,6 +110,11 @@ def _is_proagent(agent: Any) -> bool:
 def _split(value: str, field: str) -> list:
     items = [v.strip() for v in str(value).split(",") if v.strip()]
     return [int(v) if field == "seats" and v.isdigit() else v for v in items]
+
+
+def agent_flags_given(args: argparse.Namespace) -> dict[str, str]:
+    """AgentSpec field -> the flag that set it, for each agent flag given on the command line."""
+    return {f: AGENT_FLAG_NAMES[f] for f in AGENT_FLAGS if getattr(args, f, None) is not None}
 
 
 def resume_changes(args: argparse.Namespace) -> dict[str, Any]:

@@ -26,7 +26,7 @@ def checkpoint_rows(world: str) -> list[tuple[str, ...]]:
     for path in sorted((PARTNERS_DIR / world).glob("*/*/manifest.json")):
         m = load_manifest(path.parent)
         sp = m.self_play  # an intermediate checkpoint (training still running) has no score yet
-        score = f"{sp.mean:.1f} ± {sp.se:.1f} (n={sp.episodes})" if sp is not None else "n/a"
+        score = sp.text() if sp is not None else "n/a"
         warm = str(m.train_config.get("warm_start", "none")) if isinstance(m.train_config, dict) else "none"
         row = (m.layout, path.parent.name, m.algorithm, f"{m.env_steps:,}", warm, f"{m.train_wall_time_s:.0f} s", m.device, m.encoder, score)
         rows.append(row)

@@ -17,6 +17,7 @@ from proagent.cli.arg_types import (
     seed_number,
     writable_folder,
 )
+from proagent.numbers import format_mean
 from proagent.runner.summary import own_events, summary_of
 
 
@@ -143,7 +144,8 @@ def _print_summary(records: list, folder: Path, useful: tuple[str, ...]) -> None
 
     summary = summary_of(records, useful)
     RunFolder(folder).write_json("summary.json", summary)
-    print(f"score {summary['score_mean']:.1f} ± {summary['score_se']:.1f} over {len(records)} episode(s); summary in {folder / 'summary.json'}")
+    score = format_mean(summary["score_mean"], summary["score_se"], len(records))
+    print(f"mean score over the episodes: {score}; summary in {folder / 'summary.json'}")
     if "constructive_mean" in summary:
         print(
             f"interdependencies {summary['interdependencies_mean']:.1f} per episode, "

@@ -9,6 +9,7 @@ like any evaluation; the report adds the comparison table and chart.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -67,5 +68,17 @@ def expand_ablation(data: dict[str, Any], source: str) -> tuple[dict[str, Any], 
     if problems:
         raise ConfigError(f"invalid config ({source}): " + "; ".join(problems))
     rest = {k: v for k, v in data.items() if k not in ABLATION_FIELDS}
-    info = AblationInfo(title=spec.title, variants=list(spec.variants), metrics=spec.metrics)
+    varied = list(dict.fromkeys(field for overrides in spec.variants.values() for field in overrides))
+    info = AblationInfo(title=spec.title, variants=list(spec.variants), metrics=spec.metrics, varied=varied)
     return {**rest, "agents": agents}, info
+
+
+def refuse_varied_overrides(info: AblationInfo, flags: Mapping[str, str], source: str) -> None:
+    """ConfigError when a command-line flag would set a field the ablation varies: the flag would
+    give every variant the same value while each stays labelled by its own. ``flags``: field -> the
+    flag given for it (``memory_k`` -> ``--memory-k``)."""
+    clashes = [(flag, field) for field, flag in flags.items() if field in info.varied]
+    if not clashes:
+        return
+    said = "; ".join(f"{flag} overrides {field}, which {source} varies" for flag, field in clashes)
+    raise ConfigError(f"{said}; drop the flag or edit the ablation file")

@@ -23,6 +23,7 @@ class AblationInfo(BaseModel):
     title: str
     variants: list[str]
     metrics: list[str]
+    varied: list[str] = Field(default_factory=list, description="the agent fields the variants set (empty in older runs)")
 
 
 class Session(BaseModel):

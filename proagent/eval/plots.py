@@ -1,11 +1,13 @@
 """Bar charts as PNG: scores per layout like ProAgent's Fig. 2 (hatched bars: the agent as player 1),
-and one panel per metric for comparisons. Uses matplotlib's object API with the Agg canvas, so no
-global backend is switched and no display is needed."""
+and one panel per metric for comparisons. An error bar is the standard error and is drawn only from
+two samples up; a bar resting on one is marked ``n=1`` instead. Uses matplotlib's object API with
+the Agg canvas, so no global backend is switched and no display is needed."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -16,13 +18,24 @@ from proagent.eval.tables import Pivot, Summary
 HATCH = ("", "//")  # by seat: the agent as player 1 is hatched, as in ProAgent's Fig. 2
 
 
-def _bar(ax, x: float, width: float, stat: MeanSE, color, hatch: str, label: str | None) -> None:
+def draw_bar(ax: Axes, x: float, width: float, stat: MeanSE, color: str, hatch: str = "", label: str | None = None) -> None:
+    """One bar of ``stat``'s mean with its standard error; below two samples there is no standard
+    error, so no error bar (not a zero-height one that reads as certainty) and ``n=1`` over the bar."""
     height = stat.mean if stat.mean is not None else 0.0
-    ax.bar(x, height, width, yerr=stat.se or 0.0, color=color, hatch=hatch, edgecolor="black", linewidth=0.5, capsize=2, label=label)
+    error = stat.se if stat.se is not None and stat.n >= 2 else None
+    ax.bar(x, height, width, yerr=error, color=color, hatch=hatch, edgecolor="black", linewidth=0.5, capsize=2, label=label)
+    if stat.mean is not None and error is None:
+        ax.annotate(f"n={stat.n}", (x, height), xytext=(0, 2), textcoords="offset points", ha="center", va="bottom", fontsize=6)
 
 
 def score_chart(table: Pivot, path: Path, title: str) -> Path:
-    """x: layouts; per layout one bar per column and seat (seat 1 hatched); error bars: se."""
+    """`score_figure` written to ``path``."""
+    score_figure(table, title).savefig(path, dpi=120, bbox_inches="tight")
+    return path
+
+
+def score_figure(table: Pivot, title: str) -> Figure:
+    """x: layouts; per layout one bar per column and seat (seat 1 hatched); error bars: se (n >= 2)."""
     layouts = list(dict.fromkeys(row.labels["layout"] for row in table.rows))
     seats = list(dict.fromkeys(int(row.labels["seat"]) for row in table.rows))
     cells = {(row.labels["layout"], int(row.labels["seat"])): row.cells for row in table.rows}
@@ -38,16 +51,21 @@ def score_chart(table: Pivot, path: Path, title: str) -> Path:
                 stat = cells.get((layout, seat), [MeanSE(n=0)] * len(table.columns))[ci]
                 x = li - 0.4 + width * (ci * len(seats) + si + 0.5)
                 label = f"{label_text(column)} (agent P{seat})" if li == 0 else None
-                _bar(ax, x, width, stat, colors[ci], HATCH[seat % 2], label)
+                draw_bar(ax, x, width, stat, colors[ci], HATCH[seat % 2], label)
     ax.set_xticks(range(len(layouts)), [name.replace("_", " ") for name in layouts], fontsize=8)
     ax.set_ylabel(table.metric)
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=7, ncols=min(3, n_bars), loc="upper center", bbox_to_anchor=(0.5, -0.1), frameon=False)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    return path
+    return fig
 
 
 def comparison_chart(table: Summary, path: Path, title: str) -> Path:
+    """`comparison_figure` written to ``path``."""
+    comparison_figure(table, title).savefig(path, dpi=120)
+    return path
+
+
+def comparison_figure(table: Summary, title: str) -> Figure:
     """One panel per metric, one bar per row of ``table`` (e.g. per ablation variant)."""
     metrics = table.metrics
     fig = Figure(figsize=(max(4.0, 3.2 * len(metrics)), 3.6))
@@ -56,10 +74,9 @@ def comparison_chart(table: Summary, path: Path, title: str) -> Path:
     for mi, metric in enumerate(metrics):
         ax = fig.add_subplot(1, len(metrics), mi + 1)
         for ri, row in enumerate(table.rows):
-            _bar(ax, ri, 0.7, row.stats[metric], f"C{ri % 10}", "", None)
+            draw_bar(ax, ri, 0.7, row.stats[metric], f"C{ri % 10}")
         ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=7)
         ax.set_title(metric, fontsize=9)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    return path
+    return fig

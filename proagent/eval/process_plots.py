@@ -19,6 +19,7 @@ from pathlib import Path
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from proagent.eval.plots import draw_bar
 from proagent.eval.stats import MeanSE, mean_se
 
 CONSTRAINTS: tuple[str, ...] = (
@@ -113,14 +114,35 @@ def ordered(values: Iterable[str], known: Sequence[str] = ()) -> list[str]:
     return [v for v in known if v in seen] + [v for v in seen if v not in known]
 
 
-def normalise(values: dict[str, float | None]) -> dict[str, float | None]:
-    """Min-max scaling to [0, 1] across the keys (the topologies shown): min -> 0, max -> 1; all
-    equal -> 0.5 (nothing to tell apart); None (undefined) stays None."""
-    known = [v for v in values.values() if v is not None]
-    if not known:
-        return dict(values)
-    low, high = min(known), max(known)
-    return {k: None if v is None else (0.5 if high == low else (v - low) / (high - low)) for k, v in values.items()}
+# Metrics that are shares of a whole: their axis runs from 0 to 1 whatever the data.
+RATE_METRICS = frozenset({"plan_coherence", "resumption_rate", "coop_satisfaction_rate", "coop_rate"})
+
+
+def nice_ceiling(value: float) -> float:
+    """The smallest of 1, 2, 2.5, 5 (times a power of ten) at or above ``value``; 1 for nothing
+    above 0 (an axis needs some length)."""
+    if not math.isfinite(value) or value <= 0:
+        return 1.0
+    power = 10.0 ** math.floor(math.log10(value))
+    return next(step * power for step in (1.0, 2.0, 2.5, 5.0, 10.0) if step * power >= value * (1 - 1e-12))
+
+
+def axis_top(metric: str, values: Iterable[float | None]) -> float:
+    """The value at the tip of ``metric``'s radar axis: 1 for a rate, else `nice_ceiling` of the
+    largest value over every series shown. Every axis starts at 0, so one value is always drawn
+    at one radius, whichever series holds it, and a small difference stays small."""
+    if metric in RATE_METRICS or metric.startswith("c_rate_"):
+        return 1.0
+    return nice_ceiling(max((v for v in values if v is not None), default=0.0))
+
+
+def radar_radii(means: dict[str, dict[str, float | None]]) -> tuple[dict[str, float], dict[str, list[float]]]:
+    """(metric -> its axis top, series -> its radius on each metric's axis in [0, 1]) for ``means``
+    (metric -> series -> mean); an undefined mean, or a negative one, is drawn at 0."""
+    tops = {m: axis_top(m, values.values()) for m, values in means.items()}
+    series = list(dict.fromkeys(s for values in means.values() for s in values))
+    radii = {s: [min(1.0, max(0.0, (means[m].get(s) or 0.0) / tops[m])) for m in means] for s in series}
+    return tops, radii
 
 
 def _stat(rows: Iterable[dict], metric: str) -> MeanSE:
@@ -140,9 +162,15 @@ def _figure(width: float, height: float, **subplot) -> tuple[Figure, object]:
 def radar_by_topology(
     rows: Sequence[dict], path: Path, metrics: Sequence[str] = RADAR_METRICS, title: str = ""
 ) -> Path:
-    """One radar, a polygon per topology: each axis a metric's mean over the topology's episodes,
-    min-max normalised across the topologies shown (`normalise`); the axis label gives the raw
-    range. A metric no episode of a topology defines is drawn at 0 for it."""
+    """`radar_figure` written to ``path``."""
+    radar_figure(rows, metrics, title).savefig(path, dpi=120, bbox_inches="tight")
+    return Path(path)
+
+
+def radar_figure(rows: Sequence[dict], metrics: Sequence[str] = RADAR_METRICS, title: str = "") -> Figure:
+    """One radar, a polygon per topology: each axis a metric's mean over the topology's episodes on
+    a fixed scale from 0 (`axis_top`: 0..1 for rates, else 0 up to a round value above the largest
+    mean); the axis label gives its range. A metric no episode of a topology defines is drawn at 0."""
     _check_rows(rows, "topology")
     metrics = list(metrics)
     if len(metrics) < 3:
@@ -150,30 +178,24 @@ def radar_by_topology(
     check_metrics(rows, metrics)
     topologies = ordered((row["topology"] for row in rows), TOPOLOGY_ORDER)
     means = {m: {t: _stat([r for r in rows if str(r["topology"]) == t], m).mean for t in topologies} for m in metrics}
-    scaled = {m: normalise(means[m]) for m in metrics}
+    tops, radii = radar_radii(means)
     angles = [2 * math.pi * i / len(metrics) for i in range(len(metrics))]
     fig, ax = _figure(6.4, 6.0, projection="polar")
     for i, topology in enumerate(topologies):
-        values = [scaled[m][topology] or 0.0 for m in metrics]
+        values = radii[topology]
         ax.plot([*angles, angles[0]], [*values, values[0]], color=f"C{i % 10}", linewidth=1.5, label=topology)
         ax.fill([*angles, angles[0]], [*values, values[0]], color=f"C{i % 10}", alpha=0.12)
-    labels = []
-    for m in metrics:
-        known = [v for v in means[m].values() if v is not None]
-        span = f"\n{min(known):.3g}–{max(known):.3g}" if known else "\n(undefined)"
-        labels.append(_label(m) + span)
-    ax.set_xticks(angles, labels, fontsize=8)
+    ax.set_xticks(angles, [f"{_label(m)}\n0–{tops[m]:g}" for m in metrics], fontsize=8)
     ax.xaxis.set_tick_params(pad=14)
     ax.set_ylim(0, 1)
     ax.set_yticks([0.25, 0.5, 0.75, 1.0], ["", "", "", ""])
     ax.set_title(
-        title or f"process metrics by topology ({len(rows)} episodes; axes min–max across topologies)",
+        title or f"process metrics by topology ({len(rows)} episodes; each axis from 0 to the value at its label)",
         fontsize=10,
         pad=30,
     )
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.12, 1.0), frameon=False)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    return Path(path)
+    return fig
 
 
 def bars_by_difficulty(rows: Sequence[dict], path: Path, metric: str, title: str = "") -> Path:
@@ -191,17 +213,7 @@ def bars_by_difficulty(rows: Sequence[dict], path: Path, metric: str, title: str
                 [r for r in rows if str(r["topology"]) == topology and str(r["difficulty"]) == difficulty], metric
             )
             x = di - 0.4 + width * (ti + 0.5)
-            ax.bar(
-                x,
-                stat.mean or 0.0,
-                width,
-                yerr=stat.se or 0.0,
-                color=f"C{ti % 10}",
-                edgecolor="black",
-                linewidth=0.5,
-                capsize=2,
-                label=topology if di == 0 else None,
-            )
+            draw_bar(ax, x, width, stat, f"C{ti % 10}", label=topology if di == 0 else None)
     ax.set_xticks(range(len(difficulties)), difficulties)
     ax.set_xlabel("difficulty")
     ax.set_ylabel(_label(metric))
@@ -269,11 +281,14 @@ def failure_bars(rows: Sequence[dict], path: Path, title: str = "") -> Path:
 __all__ = [
     "DERIVED",
     "RADAR_METRICS",
+    "axis_top",
     "bars_by_difficulty",
     "check_metrics",
     "failure_bars",
     "metric_value",
-    "normalise",
+    "nice_ceiling",
     "ordered",
     "radar_by_topology",
+    "radar_figure",
+    "radar_radii",
 ]

@@ -19,29 +19,34 @@ def keys_text(keys: list[str]) -> str:
     return " / ".join(keys)
 
 
-def _best(cells: list[MeanSE]) -> float | None:
-    means = [c.mean for c in cells if c.mean is not None]
-    return max(means) if len(means) > 1 else None
+def best_index(cells: list[MeanSE], digits: int) -> int | None:
+    """The cell to bold: the one whose mean, as printed, is strictly above every other's; None on a
+    tie for the top (a tie is no win) or with fewer than two cells to compare."""
+    shown = [(round(c.mean, digits), i) for i, c in enumerate(cells) if c.mean is not None]
+    if len(shown) < 2:
+        return None
+    ranked = sorted(shown, reverse=True)
+    return ranked[0][1] if ranked[0][0] > ranked[1][0] else None
 
 
 def pivot_markdown(table: Pivot, digits: int = 1) -> str:
-    """Markdown with the best mean of each row in bold, as in ProAgent's Table 1."""
+    """Markdown with the strictly best mean of each row in bold, as in ProAgent's Table 1."""
     header = [keys_text(table.row_keys) + " \\ " + keys_text(table.col_keys), *map(label_text, table.columns)]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in table.rows:
-        best = _best(row.cells)
-        cells = [f"**{c.text(digits)}**" if best is not None and c.mean == best else c.text(digits) for c in row.cells]
+        best = best_index(row.cells, digits)
+        cells = [f"**{c.text(digits)}**" if i == best else c.text(digits) for i, c in enumerate(row.cells)]
         lines.append("| " + " | ".join([label_text(row.labels), *cells]) + " |")
     return "\n".join(lines) + "\n"
 
 
 def summary_markdown(table: Summary, digits: int = 2, headers: dict[str, str] | None = None) -> str:
-    """``headers``: shorter column names (metric -> header), as in `summary_rich`."""
-    header = [keys_text(table.group_keys), "n", *((headers or {}).get(m, m) for m in table.metrics)]
+    """``headers``: shorter column names (metric -> header), as in `summary_rich`. Each cell carries
+    its own n: metrics a record lacks (an LLM metric of a partner agent) rest on fewer episodes."""
+    header = [keys_text(table.group_keys), *((headers or {}).get(m, m) for m in table.metrics)]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in table.rows:
-        n = max((s.n for s in row.stats.values()), default=0)
-        lines.append("| " + " | ".join([label_text(row.labels), str(n), *(row.stats[m].text(digits) for m in table.metrics)]) + " |")
+        lines.append("| " + " | ".join([label_text(row.labels), *(row.stats[m].text(digits) for m in table.metrics)]) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -76,8 +81,8 @@ def pivot_rich(table: Pivot, title: str, digits: int = 1) -> Table:
     for column in table.columns:
         out.add_column(label_text(column), justify="right")
     for row in table.rows:
-        best = _best(row.cells)
-        cells = [f"[bold]{c.text(digits)}[/bold]" if best is not None and c.mean == best else c.text(digits) for c in row.cells]
+        best = best_index(row.cells, digits)
+        cells = [f"[bold]{c.text(digits)}[/bold]" if i == best else c.text(digits) for i, c in enumerate(row.cells)]
         out.add_row(label_text(row.labels), *cells)
     return out
 
@@ -86,10 +91,8 @@ def summary_rich(table: Summary, title: str, digits: int = 2, headers: dict[str,
     """``headers``: shorter column names for a terminal (metric -> header)."""
     out = Table(title=title, title_justify="left")
     out.add_column(keys_text(table.group_keys), no_wrap=True)
-    out.add_column("n", justify="right")
     for metric in table.metrics:
         out.add_column((headers or {}).get(metric, metric), justify="right")
     for row in table.rows:
-        n = max((s.n for s in row.stats.values()), default=0)
-        out.add_row(label_text(row.labels), str(n), *(row.stats[m].text(digits) for m in table.metrics))
+        out.add_row(label_text(row.labels), *(row.stats[m].text(digits) for m in table.metrics))
     return out

@@ -16,6 +16,14 @@ from types import MappingProxyType
 
 from rich.console import Console
 
+from proagent.eval.ablation_table import (
+    AblationTable,
+    ablation_csv,
+    ablation_markdown,
+    ablation_rich,
+    ablation_rows,
+    ablation_table,
+)
 from proagent.eval.manifest import EvalManifest
 from proagent.eval.plots import comparison_chart, score_chart
 from proagent.eval.process_plots import failure_bars, radar_by_topology
@@ -30,7 +38,7 @@ from proagent.eval.render import (
 )
 from proagent.eval.stats import METRICS, PROCESS_METRICS, domain_metric_names
 from proagent.eval.tables import Pivot, Summary, pivot, summarize
-from proagent.tables_out import print_table
+from proagent.tables_out import markdown_rows, print_table
 
 # metric -> short header, for the per-pair table printed at the end of a run
 CONSOLE_METRICS = MappingProxyType({
@@ -57,8 +65,7 @@ class Report:
     interdependence: Summary | None = None  # cooperation metrics per agent x partner x layout x seat
     process: Summary | None = None  # cooperation-process metrics (MAEIL, constraints) per agent x partner x layout x seat
     process_rows: list[dict] | None = None  # one per episode played under a topology, for EmCoop's plots
-    ablation: Summary | None = None
-    ablation_title: str = ""
+    ablation: AblationTable | None = None
 
 
 def _with_domain(metrics: list[str], records: list[EvalRecord], first_only: bool = False) -> list[str]:
@@ -100,11 +107,7 @@ def build_report(records: list[EvalRecord], manifest: EvalManifest | None, title
         process_rows=process_rows(records),
     )
     if manifest is not None and manifest.ablation is not None:
-        info = manifest.ablation
-        variants = [r for r in records if r.agent in info.variants]
-        keys = ["agent"] + [k for k, values in (("partner", manifest.config.partners), ("layout", manifest.layout_names)) if len(values) > 1]
-        report.ablation = summarize(variants, keys, info.metrics, {**order, "agent": info.variants})
-        report.ablation_title = info.title
+        report.ablation = ablation_table(records, manifest, order)
     return report
 
 
@@ -130,17 +133,18 @@ def write_report(report: Report, folder: Path) -> list[Path]:
         written.append(score_chart(report.by_partner, folder / "scores.png", f"{report.title}: score (mean ± se)"))
     if report.ablation is not None and report.ablation.rows:
         written += [
-            _write(folder / "ablation.md", f"# {report.ablation_title}\n\n" + summary_markdown(report.ablation)),
-            _write(folder / "ablation.csv", summary_csv(report.ablation)),
+            _write(folder / "ablation.md", ablation_markdown(report.ablation)),
+            _write(folder / "ablation.csv", ablation_csv(report.ablation)),
             _write(folder / "ablation.json", report.ablation.model_dump_json(indent=1)),
-            comparison_chart(report.ablation, folder / "ablation.png", report.ablation_title),
+            comparison_chart(report.ablation.summary(), folder / "ablation.png", report.ablation.title),
         ]
     return written
 
 
 def _table_markdown(report: Report) -> str:
     return (
-        f"# {report.title}: score (mean ± se over episodes; best of each row in bold)\n\n"
+        f"# {report.title}: score (mean ± se over episodes, n = episodes; no ± below n = 2; "
+        "a row's strictly best mean in bold, none on a tie)\n\n"
         "Rows: layout and the evaluated agent's seat (P0 = player 0). Columns: agent / partner.\n\n"
         + pivot_markdown(report.by_partner)
         + "\n## Pooled over partners (each agent with all partners, as in ProAgent's Table 1)\n\n"
@@ -207,4 +211,4 @@ def print_report(report: Report, console: Console) -> None:
     headers = dict(CONSOLE_METRICS)
     print_table(console, summary_rich(report.pairs, pairs, 1, headers), summary_markdown(report.pairs, 1, headers))
     if report.ablation is not None:
-        print_table(console, summary_rich(report.ablation, report.ablation_title), summary_markdown(report.ablation))
+        print_table(console, ablation_rich(report.ablation), markdown_rows(*ablation_rows(report.ablation)))

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 from pydantic import BaseModel
 
 from proagent.eval.records import EvalRecord
+from proagent.numbers import format_interval, format_mean
 
 # name -> description; the order is the order of report columns.
 METRICS: MappingProxyType[str, str] = MappingProxyType({
@@ -61,17 +62,45 @@ LLM_METRICS = frozenset(
 )  # fmt: skip
 
 
+# Two-sided 95% critical values of Student's t for 1..30 degrees of freedom (scipy is not a
+# dependency); beyond 30 the normal's 1.96 is within 2% of t.
+T95 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+    2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+Z95 = 1.96
+INTERVAL_NOTE = "95% t interval of the mean (t with n - 1 degrees of freedom; none below n = 2)"
+
+
+def t_critical(df: int) -> float:
+    """The two-sided 95% critical value of t with ``df`` degrees of freedom (df >= 1)."""
+    if df < 1:
+        raise ValueError(f"t needs at least 1 degree of freedom, got {df}")
+    return T95[df - 1] if df <= len(T95) else Z95
+
+
 class MeanSE(BaseModel):
     n: int
     mean: float | None = None
     se: float | None = None
 
     def text(self, digits: int = 1) -> str:
+        """``mean ± se (n=…)`` by the one formatter (`proagent.numbers.format_mean`): no ± below n = 2."""
         if self.mean is None:
-            return "–"
-        if self.se is None:
-            return f"{self.mean:.{digits}f}"
-        return f"{self.mean:.{digits}f} ± {self.se:.{digits}f}"
+            return format_mean(0.0, math.nan, 0, digits)
+        return format_mean(self.mean, math.nan if self.se is None else self.se, self.n, digits)
+
+    def interval(self) -> tuple[float, float] | None:
+        """The 95% t interval of the mean; None below two samples, where there is no spread to use."""
+        if self.mean is None or self.se is None or self.n < 2:
+            return None
+        half = t_critical(self.n - 1) * self.se
+        return self.mean - half, self.mean + half
+
+    def interval_text(self, digits: int = 1) -> str:
+        """``[low, high]``, or ``–`` where no interval can be estimated (n < 2)."""
+        bounds = self.interval()
+        return "–" if bounds is None else format_interval(*bounds, digits)
 
 
 def mean_se(values: Sequence[float]) -> MeanSE:
@@ -81,6 +110,12 @@ def mean_se(values: Sequence[float]) -> MeanSE:
     mean = statistics.fmean(values)
     se = statistics.stdev(values) / math.sqrt(n) if n > 1 else None
     return MeanSE(n=n, mean=mean, se=se)
+
+
+def paired_difference(values: Mapping[Hashable, float], baseline: Mapping[Hashable, float]) -> MeanSE:
+    """Mean ± se of ``values[k] - baseline[k]`` over the keys both have (episodes played on the same
+    seed, layout, seat and partner), so that what the seed decides cancels out of the difference."""
+    return mean_se([values[k] - baseline[k] for k in values if k in baseline])
 
 
 def metric_value(record: EvalRecord, metric: str) -> float | None:

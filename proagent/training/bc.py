@@ -180,7 +180,7 @@ def train_bc(
         },
     )
     manifest.self_play = self_play_score(env, config.network, result.params, config.seed + 10_000, eval_episodes)
-    log(f"self-play score over {eval_episodes} episodes: {manifest.self_play.mean:.1f} ± {manifest.self_play.se:.1f}")
+    log(f"self-play score over {eval_episodes} episodes: {manifest.self_play.text()}")
     if out_dir is not None:
         manifest = checkpoint.save(out_dir, result.params, manifest)
     return manifest, result

@@ -29,6 +29,7 @@ from flax import serialization
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from proagent.files import write_atomic
+from proagent.numbers import format_mean
 from proagent.paths import PROJECT_ROOT
 from proagent.training.networks import Network
 
@@ -52,6 +53,10 @@ class SelfPlayScore(BaseModel):
     episodes: int
     horizon: int
     stochastic: bool = True
+
+    def text(self, digits: int = 1) -> str:
+        """``mean ± se (n=episodes)`` by the one formatter of means (no ± from a single episode)."""
+        return format_mean(self.mean, self.se, self.episodes, digits)
 
 
 class Selection(BaseModel):

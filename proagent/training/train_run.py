@@ -79,7 +79,7 @@ def run_training(args: argparse.Namespace) -> int:
         return _fail(exc)
     for manifest in manifests:
         sp = manifest.self_play
-        _say(f"saved {manifest.algorithm} ({manifest.train_wall_time_s:.0f}s; self-play {sp.mean:.2f} ± {sp.se:.2f})")
+        _say(f"saved {manifest.algorithm} ({manifest.train_wall_time_s:.0f}s; self-play {sp.text(2)})")
     return 0
 
 
@@ -116,5 +116,5 @@ def _run_bc(config: Any, out: Path, eval_episodes: int) -> int:
     except ValueError as exc:
         return _fail(exc)
     sp = manifest.self_play
-    _say(f"saved {out}  (val accuracy {manifest.bc['val_accuracy']:.3f}; self-play {sp.mean:.1f} ± {sp.se:.1f})")
+    _say(f"saved {out}  (val accuracy {manifest.bc['val_accuracy']:.3f}; self-play {sp.text()})")
     return 0

@@ -174,7 +174,7 @@ def _select(
     )
     log(
         f"best window (training score {best.score:.1f} at {best.env_steps:,} steps) scores "
-        f"{best_score.mean:.1f} ± {best_score.se:.1f}: shipping the {chosen} params"
+        f"{best_score.text()}: shipping the {chosen} params"
     )
     if chosen == "final":
         return final_params, manifest.model_copy(update={"selection": selection})
@@ -274,7 +274,7 @@ def train(
     params = learner_params(runner, 0)
     manifest = _progressed(base, config, runner, wall)
     manifest.self_play = self_play_score(env, config.network, params, config.seed + 10_000, eval_episodes)
-    log(f"self-play score over {eval_episodes} episodes: {manifest.self_play.mean:.1f} ± {manifest.self_play.se:.1f}")
+    log(f"self-play score over {eval_episodes} episodes: {manifest.self_play.text()}")
     if best is not None and best.params is not None:
         params, manifest = _select(config, env, best, params, manifest, eval_episodes, log)
     if out_dir is not None:

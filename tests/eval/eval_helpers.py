@@ -107,3 +107,13 @@ def lines(path: Path) -> list[dict]:
 
 def spec(**fields: Any) -> AgentSpec:
     return AgentSpec.model_validate(fields)
+
+
+def rec(agent: str, partner: str, seat: int, episode: int, score: float, **extra: Any) -> EvalRecord:
+    """A record of a finished episode on cramped_room with these fields (others: plausible constants)."""
+    base = {
+        "episode": episode, "seed": episode, "layout": "cramped_room", "partner": partner, "seat": seat, "score": score,
+        "soups": int(score // 20), "steps": 400, "wall_time_s": 1.0, "shaped_return": [0.0, 0.0], "agent": agent,
+        "agent_kind": "proagent",
+    }  # fmt: skip
+    return EvalRecord(**{**base, **extra})

@@ -5,30 +5,21 @@ from __future__ import annotations
 import math
 
 import pytest
+from eval_helpers import rec
 
-from proagent.eval.records import EvalRecord
 from proagent.eval.render import pivot_csv, pivot_markdown, summary_markdown
 from proagent.eval.stats import mean_se, metric_value
 from proagent.eval.tables import pivot, summarize
-
-
-def rec(agent: str, partner: str, seat: int, episode: int, score: float, **extra) -> EvalRecord:
-    base = {
-        "episode": episode, "seed": episode, "layout": "cramped_room", "partner": partner, "seat": seat, "score": score,
-        "soups": int(score // 20), "steps": 400, "wall_time_s": 1.0, "shaped_return": [0.0, 0.0], "agent": agent,
-        "agent_kind": "proagent",
-    }  # fmt: skip
-    return EvalRecord(**{**base, **extra})
 
 
 def test_mean_and_standard_error():
     s = mean_se([20.0, 40.0, 60.0, 80.0])
     assert s.n == 4 and s.mean == 50.0
     assert s.se == pytest.approx(math.sqrt(((30**2 + 10**2) * 2) / 3) / 2)  # stdev (n-1) / sqrt(n) = 12.91
-    assert s.text() == "50.0 ± 12.9"
+    assert s.text() == "50.0 ± 12.9 (n=4)"
     one = mean_se([7.0])
-    assert one.se is None and one.text() == "7.0"  # one episode: no error bar, not a fake zero
-    assert mean_se([]).text() == "–"
+    assert one.se is None and one.text() == "7.0 (n=1)"  # one episode: no error bar, not a fake zero
+    assert mean_se([]).text() == "n/a (n=0)"
 
 
 def test_derived_metrics_and_missing_values():
@@ -49,8 +40,8 @@ def test_pivot_rows_layout_seat_columns_agent_partner():
     assert [c.mean for c in p0.cells] == [100.0, 40.0] and p0.cells[1].se == pytest.approx(20 / math.sqrt(3))
     assert p1.cells[0].n == 0 and p1.cells[1].mean == 10.0  # sp never played seat 1
     md = pivot_markdown(table)
-    assert "| cramped_room / P0 | **100.0 ± 0.0** | 40.0 ± 11.5 |" in md
-    assert "| cramped_room / P1 | – | 10.0 ± 10.0 |" in md
+    assert "| cramped_room / P0 | **100.0 ± 0.0 (n=2)** | 40.0 ± 11.5 (n=3) |" in md
+    assert "| cramped_room / P1 | n/a (n=0) | 10.0 ± 10.0 (n=2) |" in md
     assert "cramped_room,0,pro,greedy,score,3,40,11.547" in pivot_csv(table)
 
 
@@ -59,4 +50,4 @@ def test_summary_pools_over_the_other_keys():
     table = summarize(records, ["agent"], ["score", "llm_calls"])
     (row,) = table.rows
     assert row.stats["score"].n == 4 and row.stats["score"].mean == 20.0 and row.stats["llm_calls"].mean == 10.5
-    assert "| pro | 4 | 20.00 ± 8.16 | 10.50 ± 0.29 |" in summary_markdown(table)
+    assert "| pro | 20.00 ± 8.16 (n=4) | 10.50 ± 0.29 (n=4) |" in summary_markdown(table)

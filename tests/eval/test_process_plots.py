@@ -1,4 +1,4 @@
-"""EmCoop's process plots: the files are written, the radar's axes are normalised exactly, derived
+"""EmCoop's process plots: the files are written, the radar's axes are fixed scales from 0, derived
 metrics come from the episode's fields, and a bad metric name is a clear error."""
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ from proagent.eval.process_plots import (
     bars_by_difficulty,
     failure_bars,
     metric_value,
-    normalise,
+    nice_ceiling,
     ordered,
     radar_by_topology,
+    radar_radii,
 )
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -70,12 +71,15 @@ def test_the_three_plots_are_written_as_pngs(rows, tmp_path):
         _png(tmp_path / f"{name}.png")
 
 
-def test_normalise_scales_across_topologies_exactly():
-    assert normalise({"a": 2.0, "b": 4.0, "c": 3.0}) == {"a": 0.0, "b": 1.0, "c": 0.5}
-    assert normalise({"a": -1.0, "b": 3.0}) == {"a": 0.0, "b": 1.0}
-    assert normalise({"a": 7.0, "b": 7.0}) == {"a": 0.5, "b": 0.5}, "nothing to tell apart: the middle"
-    assert normalise({"a": 1.0, "b": None, "c": 5.0}) == {"a": 0.0, "b": None, "c": 1.0}
-    assert normalise({"a": None}) == {"a": None} and normalise({}) == {}
+def test_radar_axes_have_fixed_scales_from_zero():
+    tops, radii = radar_radii({
+        "plan_coherence": {"a": 0.8, "b": 0.8},  # equal values: equal radius, on the 0..1 scale of a rate
+        "decision_latency_ms": {"a": 100.0, "b": 101.0},  # a 1% difference stays a 1% difference
+        "messages_per_step": {"a": None, "b": 3.0},  # undefined: drawn at 0
+    })  # fmt: skip
+    assert tops == {"plan_coherence": 1.0, "decision_latency_ms": 200.0, "messages_per_step": 5.0}
+    assert radii["a"] == pytest.approx([0.8, 0.5, 0.0]) and radii["b"] == pytest.approx([0.8, 0.505, 0.6])
+    assert [nice_ceiling(v) for v in (0.0, 0.3, 1.0, 1.2, 7.0, 101.0, 2.5)] == [1.0, 0.5, 1.0, 2.0, 10.0, 200.0, 2.5]
 
 
 def test_derived_metrics_and_orders():

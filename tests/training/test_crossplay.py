@@ -113,6 +113,6 @@ def test_the_held_out_detail_shows_each_partner_and_the_pooled_episodes():
     assert lines[2] == "| agent | proxy_a | proxy_b | pooled |"
     # with proxy_a: 10, 30, 30, 10 -> 20; with proxy_b: 0, 40, 20, 20 -> 20; pooled se = std(ddof=1) / sqrt(8)
     pooled = np.array([10.0, 30.0, 30.0, 10.0, 0.0, 40.0, 20.0, 20.0])
-    assert lines[4] == f"| sp | 20.0 | 20.0 | 20.0 ± {pooled.std(ddof=1) / np.sqrt(8):.1f} |"
+    assert lines[4] == f"| sp | 20.0 | 20.0 | 20.0 ± {pooled.std(ddof=1) / np.sqrt(8):.1f} (n=8) |"
     assert len(lines) == 6  # the held-out partners get no row of their own
     assert script.heldout_detail(cp, set()) == []

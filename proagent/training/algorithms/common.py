@@ -241,7 +241,7 @@ def save_agent(
         env, algo.network, params, algo.seed + 10_000, algo.eval_episodes, seat_groups
     )
     log(
-        f"{algorithm} self-play over {algo.eval_episodes} episodes: {manifest.self_play.mean:.1f} ± {manifest.self_play.se:.1f}"
+        f"{algorithm} self-play over {algo.eval_episodes} episodes: {manifest.self_play.text()}"
     )
     if out_dir is not None:
         manifest = checkpoint.save(out_dir, params, manifest, history)
