@@ -26,12 +26,13 @@ def _say(line: str) -> None:
 
 
 def _out_dir(args: argparse.Namespace, world: str, layout: str, settings: Any) -> Path:
-    """``--out``, else the newest interrupted run (``--resume``) or a fresh run folder; a ValueError
-    when it holds a checkpoint that ``--force`` does not allow to overwrite."""
+    """``--out`` or ``--ship``'s partner folder, else the newest interrupted run (``--resume``) or a
+    fresh run folder; a ValueError when it holds a checkpoint that ``--overwrite`` does not allow to
+    replace."""
     from proagent.training.algorithms.human_proxy import ProxySettings, proxy_dir
-    from proagent.training.run_folder import default_out, interrupted_run, refuse_checkpoint_overwrite
+    from proagent.training.run_folder import default_out, interrupted_run, refuse_checkpoint_overwrite, ship_out
 
-    out = args.out
+    out = ship_out(world, layout, args.ship or args.algo) if args.ship is not None else args.out
     if out is None and args.resume:
         out = interrupted_run(world, layout, args.algo)
         if out is None:
@@ -40,7 +41,7 @@ def _out_dir(args: argparse.Namespace, world: str, layout: str, settings: Any) -
     targets = [out]
     if args.algo == "human_proxy":
         targets += [proxy_dir(out, style) for style in (settings or ProxySettings()).styles]
-    refuse_checkpoint_overwrite(targets, args.force, args.resume)
+    refuse_checkpoint_overwrite(targets, args.overwrite, args.resume)
     return out
 
 
