@@ -37,7 +37,10 @@ LIST_FIELDS = ("partners", "layouts", "seats", "topologies")
 def add_grid_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", type=run_name, help="run folder suffix")
     p.add_argument("--domain", help="the world: a built-in name or module:attribute (default overcooked)")
-    p.add_argument("--partners", help="comma list of partner names, or 'proagent' (an LLM agent) (default greedy)")
+    p.add_argument(
+        "--partners",
+        help="comma list of partner names or checkpoint folders' paths, or 'proagent' (an LLM agent) (default greedy)",
+    )
     p.add_argument("--layouts", help="comma list of layouts (default cramped_room)")
     p.add_argument("--seats", help="the agent's seats: e.g. 0, 1 or 0,1 (default 0,1)")
     p.add_argument(

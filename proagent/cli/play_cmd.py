@@ -26,8 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--partner",
         default=None,
-        help="partner name (see `proagent partners`), 'proagent' for copies of the agent, or one name per other seat "
-        "(pusher,proagent); default: the world's own (greedy in classic kitchens, the layout's sp on V2 ones, pusher in CUBE)",
+        help="partner name (see `proagent partners`), a checkpoint folder's path (runs/train/<run>/), 'proagent' for "
+        "copies of the agent, or one name per other seat (pusher,proagent); default: the world's own (greedy in "
+        "classic kitchens, the best-scoring sp seed of the layout on V2 ones, pusher in CUBE)",
     )
     p.add_argument("--seat", type=non_negative_int, default=0, help="ProAgent's player index (0..agents-1)")
     p.add_argument("--domain", default=None, help="the world: a built-in name or module:attribute (default: the one owning --layout)")

@@ -91,6 +91,16 @@ def save_episode_gif(env: OvercookedEnv, states: Sequence[EngineState], path: Pa
     write_gif(frames, path, ms_per_frame=125)
 
 
+def _checkpoint_partner(directory: Path, env: OvercookedEnv | None) -> Agent:
+    """A checkpoint folder's partner on ``env``'s kitchen, observing with the rules it trained under."""
+    from proagent.domains.overcooked.rl_spec import partner_env
+    from proagent.training.partner import load_checkpoint_partner
+
+    if env is None:
+        raise ValueError(f"partner {str(directory)!r} is a checkpoint: it plays on a given layout")
+    return load_checkpoint_partner(directory, "overcooked", env.name, lambda m: partner_env(env.layout, m.dynamics))
+
+
 class OvercookedDomain(WorldBase):
     """The Overcooked world. Holds only its partner registry (scripted + the shipped zoo, or one a
     caller extends), so one instance serves every run."""
@@ -208,7 +218,13 @@ class OvercookedDomain(WorldBase):
 
     def make_partner(self, name: str, env: OvercookedEnv | None = None) -> Agent:
         """Raises UnknownAgentError (unknown name) or ValueError (no checkpoint for this layout). The
-        env's rules go along: a partner that perceives (``recipe_greedy``) sees what the env shows."""
+        env's rules go along: a partner that perceives (``recipe_greedy``) sees what the env shows.
+        A name with a ``/`` is a checkpoint folder's path: any trained checkpoint, shipped or not."""
+        from proagent.training.partner import checkpoint_named
+
+        directory = checkpoint_named(name)  # a checkpoint folder given by its path
+        if directory is not None:
+            return _checkpoint_partner(directory, env)
         if env is None:
             return self.registry.make(name)
         return self.registry.make(name, env.layout, env.dynamics)
