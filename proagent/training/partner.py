@@ -20,6 +20,7 @@ a batch of actions out, one jitted call. Loading needs only flax/jax/numpy.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
@@ -151,6 +152,21 @@ def trained_names(world: str, root: Path = PARTNERS_DIR) -> dict[str, list[str]]
     for manifest in sorted((root / world).glob(f"*/*/{checkpoint.MANIFEST_FILE}")):
         found.setdefault(manifest.parent.name, []).append(manifest.parent.parent.name)
     return found
+
+
+def best_seed(world: str, layout: str, algo: str, root: Path = PARTNERS_DIR) -> str | None:
+    """Of ``algo`` and its other seeds shipped for ``layout`` (``sp``, ``sp_s1``, ``sp_s2``...), the
+    one whose manifest records the highest self-play mean (a tie goes to the first by name; one
+    still training, with no score yet, comes last); None when none ships. Seeds of one recipe can
+    differ from a working partner to one that scores nothing, so a default must not take seed 0
+    on trust."""
+    seeds = re.compile(rf"{re.escape(algo)}(_s\d+)?")
+    scored: list[tuple[float, str]] = []
+    for name in available_rl_partners(world, layout, root):
+        if seeds.fullmatch(name):
+            sp = checkpoint.load_manifest(partner_dir(world, layout, name, root)).self_play
+            scored.append((sp.mean if sp is not None else float("-inf"), name))
+    return max(scored, key=lambda pair: pair[0])[1] if scored else None
 
 
 def load_rl_partner(

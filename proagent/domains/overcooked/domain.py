@@ -52,7 +52,7 @@ from proagent.world.kit.base import WorldBase
 from proagent.world.kit.pictures import write_gif
 from proagent.world.types import DomainInputError, EngineState, TeammateView
 
-TRAINED_DEFAULT = "sp"  # the default teammate on a kitchen the heuristic chefs cannot cook in
+TRAINED_DEFAULT = "sp"  # the default teammate (its best seed) on a kitchen the heuristic chefs cannot cook in
 PROGRESS_EVENTS = ("put_in_pot", "fill_dish", "deliver")  # an agent's own contribution to soups
 
 
@@ -232,11 +232,17 @@ class OvercookedDomain(WorldBase):
     def default_partner(self, env: OvercookedEnv) -> str:
         """The teammate `play` picks when none is named: ``greedy`` in a classic kitchen; where other
         recipes are asked for (the V2 layouts) the heuristic chefs cannot play, so the self-play
-        partner trained for the layout, else ``stay`` (ProAgent cooks alone)."""
+        seed trained for the layout that scores best in self-play by its manifest (on
+        test_time_wide ``sp`` scores 0 and ``sp_s2`` about 190), else ``stay`` (ProAgent cooks alone)."""
+        from proagent.training.partner import best_seed
+
         if cooks_classic_soup_only(env.layout):
             return "greedy"
-        try:
-            self.registry.make(TRAINED_DEFAULT, env.layout)
-        except ValueError:  # UnknownPartnerError included: no checkpoint for this kitchen
+        name = best_seed("overcooked", env.layout.name, TRAINED_DEFAULT)
+        if name is None:
             return "stay"
-        return TRAINED_DEFAULT
+        try:
+            self.registry.make(name, env.layout)
+        except ValueError:  # UnknownPartnerError included: not in this registry, or not for this kitchen
+            return "stay"
+        return name
