@@ -15,7 +15,9 @@ from dataclasses import dataclass
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("partners", help="list scripted partners and trained checkpoints")
     p.add_argument("--markdown", action="store_true", help="print the checkpoint table as Markdown (for docs)")
-    p.add_argument("--domain", default=None, help="one world (default: every registered world): a name or module:attribute")
+    p.add_argument(
+        "--domain", default=None, help="one world (default: every registered world): a name or module:attribute"
+    )
     p.set_defaults(run=run)
 
 
@@ -95,9 +97,10 @@ def run(args: argparse.Namespace) -> int:
     if args.markdown:
         from proagent.tables_out import markdown_rows
 
-        for domain in domains:
-            heading = "" if args.domain else f"## {domain.name}\n\n"
-            sys.stdout.write(heading + markdown_rows(COLUMNS, checkpoint_rows(domain.name)) + ("" if args.domain else "\n"))
+        sections = [markdown_rows(COLUMNS, checkpoint_rows(domain.name)) for domain in domains]
+        if not args.domain:  # every world: a heading each
+            sections = [f"## {domain.name}\n\n{table}\n" for domain, table in zip(domains, sections)]
+        sys.stdout.write("".join(sections))
         return 0
     console = Console()
     for domain in domains:
