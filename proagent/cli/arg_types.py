@@ -87,19 +87,20 @@ def writable_folder(text: str) -> Path:
     return path
 
 
-def add_progress_options(p: argparse.ArgumentParser) -> None:
-    """How often a long command writes a plain progress line where output is not a terminal."""
+def add_progress_options(p: argparse.ArgumentParser, unit: str = "decisions") -> None:
+    """How often a long command writes a plain progress line where output is not a terminal: every
+    N ``unit`` or every S seconds, whichever comes first."""
     p.add_argument(
         "--progress-every",
         type=positive_int,
         default=10,
         metavar="N",
-        help="without a terminal: a progress line every N decisions (or every --progress-seconds)",
+        help=f"without a terminal: a progress line every N {unit} (or every --progress-seconds)",
     )
     p.add_argument(
         "--progress-seconds",
         type=positive_float,
         default=10.0,
         metavar="S",
-        help="without a terminal: a progress line at least every S seconds, also while one decision runs long",
+        help="without a terminal: a progress line at least every S seconds, also while one step runs long",
     )
