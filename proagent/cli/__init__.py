@@ -16,9 +16,9 @@ from proagent.cli import (
     play_cmd,
     replay_cmd,
     report_cmd,
+    train_cmd,
 )
 from proagent.cli.arg_types import OneLineParser
-from proagent.training import cli as train_cmd
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -172,14 +172,15 @@ def main(argv: list[str] | None = None) -> int:
     return run(parser.parse_args(argv))
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, say: Callable[[str], None] | None = None) -> int:
+    """Refuse what cannot run, else train; progress lines go to ``say`` (default: stdout)."""
     from proagent.training.train_run import run_training
 
     refused = refuse_flags(args)
     if refused is not None:
         print(f"error: {refused}", file=sys.stderr)
         return 2
-    return run_training(args)
+    return run_training(args, say)
 
 
 __all__ = ["ALGOS", "add_arguments", "build_algo_config", "build_algo_settings", "build_config", "key_values", "main"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,31 +61,33 @@ def _prepare(args: argparse.Namespace) -> tuple[Any, Any, Path]:
     return config, settings, _out_dir(args, config.world, config.layout, settings)
 
 
-def run_training(args: argparse.Namespace) -> int:
+def run_training(args: argparse.Namespace, say: Callable[[str], None] | None = None) -> int:
+    """Train as the flags say; every progress line goes to ``say`` (default: stdout)."""
     from proagent.training import checkpoint
     from proagent.training.networks import encoder_name
 
+    say = say or _say
     try:
         config, settings, out = _prepare(args)
     except ValueError as exc:  # unknown world, algorithm the world lacks, bad layout, config or --out
         return _fail(exc)
     if args.algo == "bc":
-        return _run_bc(config, out, args.eval_episodes)
-    _say(
+        return _run_bc(config, out, args.eval_episodes, say)
+    say(
         f"training {args.algo} on {config.world} {config.layout}: {config.total_steps:,} steps, encoder "
         f"{encoder_name(config.network)}, device {checkpoint.device_description()} -> {out}"
     )
     try:
-        manifests = _train(args, config, settings, out)
+        manifests = _train(args, config, settings, out, say)
     except ValueError as exc:  # e.g. a run left to resume, --resume with other arguments, a bad --init-from
         return _fail(exc)
     for manifest in manifests:
         sp = manifest.self_play
-        _say(f"saved {manifest.algorithm} ({manifest.train_wall_time_s:.0f}s; self-play {sp.mean:.2f} ± {sp.se:.2f})")
+        say(f"saved {manifest.algorithm} ({manifest.train_wall_time_s:.0f}s; self-play {sp.mean:.2f} ± {sp.se:.2f})")
     return 0
 
 
-def _train(args: argparse.Namespace, config: Any, settings: Any, out: Path) -> list:
+def _train(args: argparse.Namespace, config: Any, settings: Any, out: Path, say: Callable[[str], None]) -> list:
     if args.algo == "sp":
         from proagent.training.trainer import train
 
@@ -95,7 +98,7 @@ def _train(args: argparse.Namespace, config: Any, settings: Any, out: Path) -> l
             args.updates_per_call,
             args.eval_episodes,
             args.checkpoint_every,
-            _say,
+            say,
             args.resume,
             args.keep_best,
             args.init_from,
@@ -105,17 +108,17 @@ def _train(args: argparse.Namespace, config: Any, settings: Any, out: Path) -> l
     from proagent.training.resume import ResumePolicy
 
     policy = ResumePolicy(resume=args.resume, every_s=args.checkpoint_every)
-    result = TRAINERS[args.algo](config, out, _say, settings, policy)
+    result = TRAINERS[args.algo](config, out, say, settings, policy)
     return result if isinstance(result, list) else [result]
 
 
-def _run_bc(config: Any, out: Path, eval_episodes: int) -> int:
+def _run_bc(config: Any, out: Path, eval_episodes: int, say: Callable[[str], None]) -> int:
     from proagent.training.bc import train_bc
 
     try:
-        manifest, _ = train_bc(config, out, eval_episodes, log=_say)
+        manifest, _ = train_bc(config, out, eval_episodes, log=say)
     except ValueError as exc:
         return _fail(exc)
     sp = manifest.self_play
-    _say(f"saved {out}  (val accuracy {manifest.bc['val_accuracy']:.3f}; self-play {sp.mean:.1f} ± {sp.se:.1f})")
+    say(f"saved {out}  (val accuracy {manifest.bc['val_accuracy']:.3f}; self-play {sp.mean:.1f} ± {sp.se:.1f})")
     return 0

@@ -1,6 +1,7 @@
 """Training never writes into partners/ unless asked: the default run leaves every shipped file
 byte-identical; ``--ship [NAME]`` writes where partners are looked up by name and, like any
-folder holding a checkpoint, is only replaced with ``--overwrite``."""
+folder holding a checkpoint, is only replaced with ``--overwrite``; the run's progress lines come
+through the `proagent train` heartbeat."""
 
 from __future__ import annotations
 
@@ -62,3 +63,16 @@ def test_ship_with_another_folder_or_a_path_is_refused_in_one_line(extra, messag
     err = capsys.readouterr().err.strip()
     assert message in err and err.count("\n") == 0, err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_proagent_train_writes_its_progress_lines_through_the_heartbeat(tmp_path, monkeypatch, capsys):
+    """Captured (not a terminal), `proagent train` prints a line per call with the steps done, then
+    the saved checkpoint; ``--progress-seconds`` sets when a silent stretch gets a line of its own."""
+    from proagent.cli import main
+
+    monkeypatch.setattr(run_folder, "TRAIN_RUNS", tmp_path / "runs")
+    assert main(["train", *TINY_CUBE, "--progress-seconds", "600"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    done = [int(line.split("/")[0].replace(",", "")) for line in out if "/256 steps" in line]
+    assert done == [64, 128, 192, 256], out
+    assert out[-1].startswith("saved sp (") and not any(line.startswith("still working") for line in out)
