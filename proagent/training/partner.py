@@ -206,5 +206,5 @@ def load_checkpoint_partner(
     another world or does not fit the layout."""
     trained_in = checkpoint.load_manifest(directory).world
     if trained_in != world:
-        raise ValueError(f"partner {str(directory)!r} is a {trained_in} checkpoint; this game is {world} {layout}")
+        raise ValueError(f"partner {str(directory)!r} was trained in {trained_in}; this game is {world} {layout}")
     return RLPartner(directory, observer, layout, name=str(directory), stochastic=stochastic)

@@ -70,8 +70,8 @@ def test_eval_with_a_checkpoint_folder_as_partner(tmp_path):
     ("layout", "source", "message"),
     [
         ("cramped_room", None, "no checkpoint folder: params.msgpack and manifest.json missing there"),
-        ("cramped_room", ("cube", "easy_2a", "ippo_shared"), "is a cube checkpoint; this game is overcooked cramped_room"),
-        ("easy_2a", ("overcooked", "cramped_room", "sp"), "is a overcooked checkpoint; this game is cube easy_2a"),
+        ("cramped_room", ("cube", "easy_2a", "ippo_shared"), "was trained in cube; this game is overcooked cramped_room"),
+        ("easy_2a", ("overcooked", "cramped_room", "sp"), "was trained in overcooked; this game is cube easy_2a"),
     ],
 )
 def test_a_path_without_a_fitting_checkpoint_is_one_line_and_no_run(server, tmp_path, capsys, layout, source, message):
