@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Train OvercookedV2 partners (the paper's six coordination layouts) one run after another, into
-# partners/overcooked/ (--force: over the shipped checkpoints).
+# partners/overcooked/ (--ship --overwrite: over the shipped checkpoints).
 #   scripts/train_v2_zoo.sh STEPS LAYOUT[,LAYOUT...] ALGO[,ALGO...] [SEED[,SEED...]]
 #   e.g. scripts/train_v2_zoo.sh 3000000 demo_cook_simple,grounded_coord_simple sp,op,state_aug,fcp 0,1
 # Seed 0 writes partners/overcooked/<layout>/<algo>, seed s > 0 .../<algo>_s<s> (SP/XP matrices).
@@ -44,7 +44,7 @@ for layout in "${layouts[@]}"; do
       log="runs/zoo_logs/${layout}_${name}.log"
       echo "$(date -u +%H:%M:%S) $algo $layout seed $seed $steps -> $log"
       proagent train --algo "$algo" --layout "$layout" --seed "$seed" --steps "$steps" --shaping-horizon "$shaping" \
-        --encoder auto "${flags[@]}" --out "partners/overcooked/$layout/$name" --force >"$log" 2>&1
+        --encoder auto "${flags[@]}" --ship "$name" --overwrite >"$log" 2>&1
       tail -n 1 "$log"
     done
   done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Train the population partners of the zoo on this machine, one run after another, into
-# partners/overcooked/<layout>/<algo>/ (--force: over the shipped checkpoint; histories stay git-ignored).
+# partners/overcooked/<layout>/<algo>/ (--ship --overwrite: over the shipped checkpoint; histories stay git-ignored).
 #   scripts/train_zoo.sh STEPS LAYOUT[,LAYOUT...] ALGO[,ALGO...]
 #   e.g. scripts/train_zoo.sh 1200000 cramped_room,forced_coordination cole,fcp,mep,pbt
 # STEPS is the whole-algorithm env-step budget (all stages and members); logs go to runs/zoo_logs/.
@@ -17,7 +17,7 @@ for layout in "${layouts[@]}"; do
     log="runs/zoo_logs/${layout}_${algo}.log"
     echo "$(date -u +%H:%M:%S) $algo $layout $steps -> $log"
     proagent train --algo "$algo" --layout "$layout" --seed 0 --steps "$steps" --encoder fast --warm-start sp \
-      --out "partners/overcooked/$layout/$algo" --force >"$log" 2>&1
+      --ship --overwrite >"$log" 2>&1
     tail -n 1 "$log"
   done
 done

@@ -16,10 +16,10 @@ from proagent.cli import (
     play_cmd,
     replay_cmd,
     report_cmd,
+    train_cmd,
 )
 from proagent.cli.arg_types import OneLineParser
 from proagent.files import disk_problem, is_disk_error
-from proagent.training import cli as train_cmd
 
 
 def build_parser() -> argparse.ArgumentParser:

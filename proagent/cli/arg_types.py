@@ -85,3 +85,22 @@ def writable_folder(text: str) -> Path:
     if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
         raise argparse.ArgumentTypeError(f"{text!r}: {existing} is not writable")
     return path
+
+
+def add_progress_options(p: argparse.ArgumentParser, unit: str = "decisions") -> None:
+    """How often a long command writes a plain progress line where output is not a terminal: every
+    N ``unit`` or every S seconds, whichever comes first."""
+    p.add_argument(
+        "--progress-every",
+        type=positive_int,
+        default=10,
+        metavar="N",
+        help=f"without a terminal: a progress line every N {unit} (or every --progress-seconds)",
+    )
+    p.add_argument(
+        "--progress-seconds",
+        type=positive_float,
+        default=10.0,
+        metavar="S",
+        help="without a terminal: a progress line at least every S seconds, also while one step runs long",
+    )

@@ -13,6 +13,7 @@ from typing import Any
 
 from proagent.builder import SetupError, parse_settings
 from proagent.cli.arg_types import (
+    add_progress_options,
     concurrency_count,
     episode_count,
     horizon_steps,
@@ -42,7 +43,10 @@ LIST_FIELDS = ("partners", "layouts", "seats", "topologies")
 def add_grid_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", type=run_name, help="run folder suffix")
     p.add_argument("--domain", help="the world: a built-in name or module:attribute (default overcooked)")
-    p.add_argument("--partners", help="comma list of partner names, or 'proagent' (an LLM agent) (default greedy)")
+    p.add_argument(
+        "--partners",
+        help="comma list of partner names or checkpoint folders' paths, or 'proagent' (an LLM agent) (default greedy)",
+    )
     p.add_argument("--layouts", help="comma list of layouts (default cramped_room)")
     p.add_argument("--seats", help="the agent's seats: e.g. 0, 1 or 0,1 (default 0,1)")
     p.add_argument(
@@ -80,6 +84,7 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cache-dir", type=writable_folder)
     p.add_argument("--runs-dir", type=writable_folder, help="where run folders go (default runs/)")
     p.add_argument("--progress", choices=("auto", "on", "off"), default="auto")
+    add_progress_options(p, "LLM calls")
 
 
 def apply_flags(data: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
@@ -133,6 +138,7 @@ def execute(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -> in
     from rich.console import Console
 
     from proagent.eval.config import ConfigError, EvalConfig, validate_config
+    from proagent.eval.progress import ProgressLines
     from proagent.eval.session import finish_run, play_run, resume_run, start_run
     from proagent.eval.world import World
 
@@ -148,7 +154,8 @@ def execute(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -> in
     except (ConfigError, SetupError) as exc:
         return error_exit(exc)
     print(f"run folder: {handle.folder.path}", file=sys.stderr)
-    outcome = asyncio.run(play_run(handle, world, args.progress, Console(stderr=True)))
+    lines = ProgressLines(args.progress_every, args.progress_seconds)
+    outcome = asyncio.run(play_run(handle, world, args.progress, Console(stderr=True), lines))
     finish_run(handle, outcome, console)
     return 1 if outcome.failures or outcome.disk_error else 0
 

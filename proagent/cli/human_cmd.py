@@ -30,7 +30,11 @@ LINGER_S = 1.5  # after the end, the page's last poll still gets an answer
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("human", help="play with an agent in the browser (keyboard: arrows + space)")
     p.add_argument("--layout", default="counter_circuit", help="layout name or path to a kitchen file")
-    p.add_argument("--agent", default="proagent", help="'proagent' (the LLM agent, see --llm) or a partner from `proagent partners`")
+    p.add_argument(
+        "--agent",
+        default="proagent",
+        help="'proagent' (the LLM agent, see --llm), a partner from `proagent partners`, or a checkpoint folder's path",
+    )
     p.add_argument("--human-seat", type=int, choices=(0, 1), default=0, help="the person's player index (the agent takes the other)")
     p.add_argument("--mode", choices=("realtime", "turns"), default="realtime", help="realtime: the game ticks at --fps; turns: one step per key press")
     p.add_argument("--fps", type=positive_float, default=5.0, help="steps a second in realtime mode (overcooked-demo plays at about 4-5)")

@@ -1,5 +1,7 @@
 """The live terminal view of `proagent play`: kitchen, current skill, analysis, intention, score,
-LLM calls and latency. Off when output is not a terminal (CI logs stay readable)."""
+LLM calls and latency, and under it a spinner counting the seconds of the decision under way (the
+model may think for half a minute). Off when output is not a terminal (CI logs stay readable):
+plain progress lines take its place (`proagent.cli.progress_lines`)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from proagent.agent.proagent import ProAgent
+from proagent.cli.progress_lines import DecisionSpinner
 from proagent.runner.episode import StepView
 from proagent.world.interface import Domain
 
@@ -21,14 +24,16 @@ class LiveView:
         self._live: Live | None = None
         self._analysis = ""
         self._intention = ""
+        self.spinner = DecisionSpinner()
 
     def __enter__(self) -> LiveView:
         if self.enabled:
-            self._live = Live(refresh_per_second=8, transient=False)
+            self._live = Live(self.spinner, refresh_per_second=8, transient=False)
             self._live.__enter__()
         return self
 
     def __exit__(self, *exc) -> None:
+        self.spinner.done = True
         if self._live is not None:
             self._live.__exit__(*exc)
 
@@ -53,4 +58,5 @@ class LiveView:
                     f"rejections {s.rejections}, loops {s.oscillations}, intention accuracy {agent.belief.hits}/{agent.belief.total}"
                 )
             )
-        self._live.update(Panel(Group(*lines), title=self.title))
+        self.spinner.stepped(int(view.state.step))
+        self._live.update(Group(Panel(Group(*lines), title=self.title), self.spinner))

@@ -1,63 +1,129 @@
-"""`proagent partners`: what partners exist, with each checkpoint's training facts."""
+"""`proagent partners`: what partners exist, with each checkpoint's training facts.
+
+Checkpoints are grouped by world and layout and sorted best first by their self-play return, and
+the ones whose self-play is at chance level are flagged: a zoo of 130 checkpoints holds seeds
+that score 0, and nothing else in the listing would tell a reader not to pair an agent with them.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("partners", help="list scripted partners and trained checkpoints")
     p.add_argument("--markdown", action="store_true", help="print the checkpoint table as Markdown (for docs)")
-    p.add_argument("--domain", default=None, help="the world (default overcooked): a registered name or module:attribute")
+    p.add_argument(
+        "--domain", default=None, help="one world (default: every registered world): a name or module:attribute"
+    )
     p.set_defaults(run=run)
 
 
-COLUMNS = ("layout", "partner", "algorithm", "env steps", "warm start", "train time", "device", "encoder", "self-play return")
+COLUMNS = (
+    "layout", "partner", "algorithm", "env steps", "warm start", "train time", "device", "encoder", "self-play return",
+    "note",
+)  # fmt: skip
+CHANCE_SHARE = 0.01  # a self-play mean at most this share of the layout's best checkpoint's is at chance level
+CHANCE_NOTE = "self-play at chance"
+CHANCE_RULE = (
+    f"'{CHANCE_NOTE}': self-play return at most {CHANCE_SHARE:.0%} of the best checkpoint's on its layout "
+    "(and at most 0): a partner that scores nothing with itself"
+)
 
 
-def checkpoint_rows(world: str) -> list[tuple[str, ...]]:
-    """One row per checkpoint ``world`` ships (``partners/<world>/<layout>/<name>/``), from its
-    manifest (older formats convert on load)."""
+@dataclass(frozen=True)
+class Checkpoint:
+    """One shipped checkpoint's row and its self-play mean (None: still training, no score yet)."""
+
+    row: tuple[str, ...]
+    mean: float | None
+
+    @property
+    def layout(self) -> str:
+        return self.row[0]
+
+    @property
+    def name(self) -> str:
+        return self.row[1]
+
+
+def _checkpoints(world: str) -> list[Checkpoint]:
+    """Every checkpoint ``world`` ships (``partners/<world>/<layout>/<name>/``), from its manifest
+    (older formats convert on load), without its note."""
     from proagent.paths import PARTNERS_DIR
     from proagent.training.checkpoint import load_manifest
 
-    rows = []
+    found = []
     for path in sorted((PARTNERS_DIR / world).glob("*/*/manifest.json")):
         m = load_manifest(path.parent)
         sp = m.self_play  # an intermediate checkpoint (training still running) has no score yet
         score = sp.text() if sp is not None else "n/a"
         warm = str(m.train_config.get("warm_start", "none")) if isinstance(m.train_config, dict) else "none"
         row = (m.layout, path.parent.name, m.algorithm, f"{m.env_steps:,}", warm, f"{m.train_wall_time_s:.0f} s", m.device, m.encoder, score)
-        rows.append(row)
-    return rows
+        found.append(Checkpoint(row, sp.mean if sp is not None else None))
+    return found
+
+
+def chance_bar(means: list[float | None]) -> float:
+    """The self-play return at or below which a checkpoint of one layout is at chance level:
+    `CHANCE_SHARE` of the layout's best, and never above 0 when nothing scores."""
+    scored = [mean for mean in means if mean is not None]
+    return max(0.0, CHANCE_SHARE * max(scored)) if scored else 0.0
+
+
+def checkpoint_rows(world: str) -> list[tuple[str, ...]]:
+    """One row per checkpoint ``world`` ships: layouts in name order, each layout's checkpoints best
+    self-play first (unscored ones last, ties by name), flagged in the note column when at chance."""
+    found = _checkpoints(world)
+    bars = {layout: chance_bar([c.mean for c in found if c.layout == layout]) for layout in {c.layout for c in found}}
+    found.sort(key=lambda c: (c.layout, c.mean is None, -(c.mean or 0.0), c.name))
+    return [(*c.row, CHANCE_NOTE if c.mean is not None and c.mean <= bars[c.layout] else "") for c in found]
 
 
 def run(args: argparse.Namespace) -> int:
-    """Every partner a world ships (default: the default world): its names, then its checkpoints."""
+    """Every partner of one world (``--domain``) or of every registered world: its names, then its
+    checkpoints by layout."""
     from rich.console import Console
-    from rich.table import Table
 
-    from proagent.domains import DomainInputError, get_domain
-    from proagent.tables_out import markdown_rows, print_table
+    from proagent.domains import DomainInputError, builtin_domain_names, get_domain
 
     try:
-        domain = get_domain(args.domain)
+        domains = [get_domain(spec) for spec in ([args.domain] if args.domain else builtin_domain_names())]
     except DomainInputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    rows = checkpoint_rows(domain.name)
     if args.markdown:
-        sys.stdout.write(markdown_rows(COLUMNS, rows))
+        from proagent.tables_out import markdown_rows
+
+        sections = [markdown_rows(COLUMNS, checkpoint_rows(domain.name)) for domain in domains]
+        if not args.domain:  # every world: a heading each
+            sections = [f"## {domain.name}\n\n{table}\n" for domain, table in zip(domains, sections)]
+        sys.stdout.write("".join(sections))
         return 0
     console = Console()
-    console.print(f"{domain.name} partners: " + ", ".join(domain.partner_names(None)), markup=False)
+    for domain in domains:
+        _print_world(console, domain.name, domain.partner_names(None))
+    return 0
+
+
+def _print_world(console, world: str, names: list[str]) -> None:
+    """One world's partner names, then its checkpoints (a section per layout on a terminal) and the
+    chance-level rule when a row is flagged."""
+    from rich.table import Table
+
+    from proagent.tables_out import markdown_rows, print_table
+
+    console.print(f"{world} partners: " + ", ".join(names), markup=False, soft_wrap=True)
+    rows = checkpoint_rows(world)
     if not rows:
-        return 0
-    table = Table(title=f"trained checkpoints (partners/{domain.name}/<layout>/<partner>/)")
+        return
+    table = Table(title=f"{world} trained checkpoints (partners/{world}/<layout>/<partner>/), by layout, best first")
     for column in COLUMNS:
         table.add_column(column)
-    for row in rows:
-        table.add_row(*row)
+    for row, after in zip(rows, [*rows[1:], None]):
+        table.add_row(*row, end_section=after is not None and after[0] != row[0])
     print_table(console, table, markdown_rows(COLUMNS, rows))
-    return 0
+    if any(row[-1] == CHANCE_NOTE for row in rows):
+        console.print(CHANCE_RULE, markup=False, soft_wrap=True)

@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from proagent.cli.agent_options import EMBEDDED_NOTICE, add_agent_options, add_topology_options
 from proagent.cli.arg_types import (
+    add_progress_options,
     episode_count,
     horizon_steps,
     non_negative_int,
@@ -18,6 +21,8 @@ from proagent.cli.arg_types import (
     writable_folder,
 )
 from proagent.numbers import format_mean
+from proagent.numbers import episode_label
+from proagent.runner.episode import StepView
 from proagent.runner.summary import own_events, summary_of
 
 
@@ -27,8 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--partner",
         default=None,
-        help="partner name (see `proagent partners`), 'proagent' for copies of the agent, or one name per other seat "
-        "(pusher,proagent); default: the world's own (greedy in classic kitchens, the layout's sp on V2 ones, pusher in CUBE)",
+        help="partner name (see `proagent partners`), a checkpoint folder's path (runs/train/<run>/), 'proagent' for "
+        "copies of the agent, or one name per other seat (pusher,proagent); default: the world's own (greedy in "
+        "classic kitchens, the best-scoring sp seed of the layout on V2 ones, pusher in CUBE)",
     )
     p.add_argument("--seat", type=non_negative_int, default=0, help="ProAgent's player index (0..agents-1)")
     p.add_argument("--domain", default=None, help="the world: a built-in name or module:attribute (default: the one owning --layout)")
@@ -48,6 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--runs-dir", type=writable_folder, default=None)
     p.add_argument("--no-gif", action="store_true")
     p.add_argument("--live", choices=("auto", "on", "off"), default="auto", help="live terminal view (auto: if a TTY)")
+    add_progress_options(p)
     p.set_defaults(run=run)
 
 
@@ -94,7 +101,6 @@ def _report_abort(records: list, folder: Path, planned: int, reason: str, useful
 async def _play_all(args: argparse.Namespace, session, records: list) -> None:
     """Play ``args.episodes`` episodes; each finished record is appended to ``records`` at once, so
     a failure in a later episode leaves the earlier ones for the summary."""
-    from proagent.cli.live import LiveView
     from proagent.runner.episode import run_episode
 
     live = args.live == "on" or (args.live == "auto" and sys.stdout.isatty())
@@ -102,7 +108,7 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
         seed = args.seed + episode
         team = session.new_team()
         states: list | None = None if args.no_gif else []
-        with LiveView(session.domain, enabled=live, title=f"episode {episode + 1}/{args.episodes}") as view:
+        with _progress_view(args, session, live, episode) as on_step:
             record = await run_episode(
                 session.env,
                 session.domain,
@@ -111,7 +117,7 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
                 seed,
                 episode,
                 trace=lambda r: session.folder.append_jsonl("trace.jsonl", r),
-                on_step=view.update,
+                on_step=on_step,
                 states=states,
                 topology=session.topology,
             )
@@ -129,6 +135,23 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
             f"the agent's own events: {own}",
             file=sys.stderr,
         )
+
+
+@contextmanager
+def _progress_view(args: argparse.Namespace, session, live: bool, episode: int) -> Iterator[Callable[[StepView], None]]:
+    """The episode's step callback: the live view (with a spinner per decision) on a terminal, else
+    plain progress lines on stderr every ``--progress-every`` decisions or ``--progress-seconds``."""
+    from proagent.cli.live import LiveView
+    from proagent.cli.progress_lines import PlainProgress, ProgressSettings
+
+    label = f"{episode_label(episode)}/{args.episodes}"
+    if live:
+        with LiveView(session.domain, enabled=True, title=label) as view:
+            yield view.update
+        return
+    settings = ProgressSettings(every_decisions=args.progress_every, every_s=args.progress_seconds)
+    with PlainProgress(settings, label, lambda line: print(line, file=sys.stderr, flush=True)) as progress:
+        yield progress.on_step
 
 
 def _save_gif(session, states: list, episode: int) -> None:

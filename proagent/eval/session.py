@@ -30,7 +30,7 @@ from proagent.eval.manifest import (
     save_manifest,
 )
 from proagent.eval.plan import plan_jobs
-from proagent.eval.progress import ProgressView
+from proagent.eval.progress import ProgressLines, ProgressView
 from proagent.eval.records import EPISODES_FILE, read_records
 from proagent.eval.report import Report, build_report, print_report, write_report
 from proagent.eval.runner import EvalOutcome, Evaluator
@@ -107,12 +107,19 @@ def refuse_changed_players(path: Path, manifest: EvalManifest, resolved: Resolve
         )
 
 
-async def play_run(handle: RunHandle, world: World, progress: str = "auto", console: Console | None = None) -> EvalOutcome:
-    """Play the run's pending episodes with a progress display."""
+async def play_run(
+    handle: RunHandle,
+    world: World,
+    progress: str = "auto",
+    console: Console | None = None,
+    lines: ProgressLines | None = None,
+) -> EvalOutcome:
+    """Play the run's pending episodes with a progress display (``lines``: how often the plain
+    progress line is written without a terminal)."""
     config = handle.config
     evaluator = Evaluator(config, handle.resolved.domain, handle.resolved.envs, world, handle.folder)
     jobs = plan_jobs(config, list(handle.resolved.envs))
-    async with ProgressView(progress, evaluator.snapshot, console) as view:
+    async with ProgressView(progress, evaluator.snapshot, console, lines) as view:
         return await evaluator.run(jobs, on_record=view.episode_done)
 
 

@@ -12,7 +12,9 @@ exit code 2, before a folder is made. ``--steps`` is the whole env-step budget o
 algorithm's own settings (e.g. ``pool_members=8``).
 
 The run writes to ``--out``, by default a fresh ``runs/train/<timestamp>-<world>-<layout>-<algo>/``
-(params.msgpack, manifest.json, history.jsonl); an existing checkpoint folder needs ``--force``.
+(params.msgpack, manifest.json, history.jsonl); ``--ship [NAME]`` writes into the world's partners
+folder instead (``partners/<world>/<layout>/<NAME or algo>/``), and a folder that already holds a
+checkpoint is only replaced with ``--overwrite``.
 The encoder defaults to ``auto``: the world's choice for the layout and backend (Overcooked: the
 paper's CNN on a GPU, the fast 1x1 encoder on CPU). Also runnable as ``python -m proagent.training.cli``.
 """
@@ -57,7 +59,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="override a network config field, e.g. memory=128 or pointwise='[128,128,8]' (JSON for lists)",
     )
     p.add_argument("--out", type=Path, default=None, help="run folder (default runs/train/<time>-<world>-<layout>-<algo>/)")
-    p.add_argument("--force", action="store_true", help="write into an --out that already holds a checkpoint")
+    p.add_argument(
+        "--ship",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="NAME",
+        help="write the checkpoint where partners are looked up, partners/<world>/<layout>/<NAME or the algo>/ "
+        "(with --overwrite if one is there)",
+    )
+    p.add_argument("--overwrite", action="store_true", help="replace the checkpoint --out or --ship holds")
     p.add_argument("--num-envs", type=_bounded(int, 1, 65_536), default=None, help="parallel environments (default: the world's)")
     p.add_argument(
         "--shaping-horizon", type=_bounded(float, 0, MAX_TRAIN_STEPS), default=None, help="env steps to anneal shaping to 0 (default steps/2)"
@@ -141,9 +152,18 @@ def refuse_flags(args: argparse.Namespace) -> str | None:
         return f"--keep-best is for sp runs; {args.algo} ships its own final agent"
     if args.init_from is not None and args.algo != "sp":
         return f"--init-from is for sp runs; {args.algo} starts from SP with --warm-start sp"
+    if args.ship is not None and args.out is not None:
+        return "--ship writes to partners/<world>/<layout>/<name>/ and --out names another folder: give one of them"
+    if args.ship and not _is_folder_name(args.ship):
+        return f"--ship {args.ship!r}: a partner name is letters, digits, '_', '-' and '.' (e.g. sp_s3)"
     if args.keep_best < 0:
         return f"--keep-best must be 0 (off) or a number of calls, got {args.keep_best}"
     return None
+
+
+def _is_folder_name(name: str) -> bool:
+    """Whether ``name`` is one folder name a partner can have (no path, nothing hidden)."""
+    return name[:1].isalnum() and all(c.isalnum() or c in "_-." for c in name)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -152,14 +172,15 @@ def main(argv: list[str] | None = None) -> int:
     return run(parser.parse_args(argv))
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, say: Callable[[str], None] | None = None) -> int:
+    """Refuse what cannot run, else train; progress lines go to ``say`` (default: stdout)."""
     from proagent.training.train_run import run_training
 
     refused = refuse_flags(args)
     if refused is not None:
         print(f"error: {refused}", file=sys.stderr)
         return 2
-    return run_training(args)
+    return run_training(args, say)
 
 
 __all__ = ["ALGOS", "add_arguments", "build_algo_config", "build_algo_settings", "build_config", "key_values", "main"]

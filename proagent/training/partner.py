@@ -10,12 +10,17 @@ partner's manifest (an Overcooked partner observes with the rules it trained und
 step to step, cleared by ``reset``; a per-seat checkpoint (``seat_groups``) plays each seat with
 that seat's network.
 
+Any checkpoint folder plays too, named by its path (``--partner runs/train/<run>/``:
+``checkpoint_named``, ``load_checkpoint_partner``), without being shipped into ``partners/``.
+
 ``act_batch(obs, key)`` serves vmapped evaluation (cross-play tables): a batch of observations in,
 a batch of actions out, one jitted call. Loading needs only flax/jax/numpy.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
@@ -64,7 +69,12 @@ class RLPartner(ImmediateAgent):
             )
 
     def provenance(self) -> dict[str, str]:
-        return {"params_sha256": self.manifest.params_sha256}
+        """The sha256 of the params it plays (checked against the manifest on load; hashed here for
+        a manifest too old to hold one), so a run names exactly which weights were its partner."""
+        sha = self.manifest.params_sha256
+        if not sha:
+            sha = hashlib.sha256((self.directory / checkpoint.PARAMS_FILE).read_bytes()).hexdigest()
+        return {"params_sha256": sha}
 
     # ---- Partner protocol ----
 
@@ -144,6 +154,21 @@ def trained_names(world: str, root: Path = PARTNERS_DIR) -> dict[str, list[str]]
     return found
 
 
+def best_seed(world: str, layout: str, algo: str, root: Path = PARTNERS_DIR) -> str | None:
+    """Of ``algo`` and its other seeds shipped for ``layout`` (``sp``, ``sp_s1``, ``sp_s2``...), the
+    one whose manifest records the highest self-play mean (a tie goes to the first by name; one
+    still training, with no score yet, comes last); None when none ships. Seeds of one recipe can
+    differ from a working partner to one that scores nothing, so a default must not take seed 0
+    on trust."""
+    seeds = re.compile(rf"{re.escape(algo)}(_s\d+)?")
+    scored: list[tuple[float, str]] = []
+    for name in available_rl_partners(world, layout, root):
+        if seeds.fullmatch(name):
+            sp = checkpoint.load_manifest(partner_dir(world, layout, name, root)).self_play
+            scored.append((sp.mean if sp is not None else float("-inf"), name))
+    return max(scored, key=lambda pair: pair[0])[1] if scored else None
+
+
 def load_rl_partner(
     world: str, layout: str, name: str, observer: Observer, root: Path = PARTNERS_DIR, stochastic: bool = True
 ) -> RLPartner:
@@ -158,3 +183,28 @@ def load_rl_partner(
             f"{', '.join(elsewhere) or 'none'} (train one: proagent train --algo {name} --layout {layout} --domain {world})"
         )
     return RLPartner(directory, observer, layout, name=name, stochastic=stochastic)
+
+
+def checkpoint_named(name: str) -> Path | None:
+    """The checkpoint folder a partner name gives as a path (one holding a ``/``, e.g.
+    ``runs/train/<run>/`` or ``./ckpt``), or None for a plain partner name; a ValueError (one line)
+    when that folder lacks the params or the manifest."""
+    if "/" not in name:
+        return None
+    directory = Path(name).expanduser()
+    missing = [f for f in (checkpoint.PARAMS_FILE, checkpoint.MANIFEST_FILE) if not (directory / f).is_file()]
+    if missing:
+        raise ValueError(f"partner {name!r} is a path, but no checkpoint folder: {' and '.join(missing)} missing there")
+    return directory
+
+
+def load_checkpoint_partner(
+    directory: Path, world: str, layout: str, observer: Observer, stochastic: bool = True
+) -> RLPartner:
+    """The checkpoint in ``directory`` (any folder, shipped or not) playing a seat of ``world``'s
+    ``layout``, named by the path it was given; a ValueError (one line) when it was trained in
+    another world or does not fit the layout."""
+    trained_in = checkpoint.load_manifest(directory).world
+    if trained_in != world:
+        raise ValueError(f"partner {str(directory)!r} was trained in {trained_in}; this game is {world} {layout}")
+    return RLPartner(directory, observer, layout, name=str(directory), stochastic=stochastic)

@@ -3,8 +3,8 @@ otherwise, never silently over a checkpoint.
 
 The default is ``runs/train/<timestamp>-<world>-<layout>-<algo>/`` (git-ignored): a run never lands
 in ``partners/`` by default, so no shipped checkpoint is overwritten by accident; shipping one is a
-deliberate copy of its params.msgpack and manifest.json (``--out partners/... --force`` writes in
-place). ``--resume`` without ``--out`` continues the newest interrupted run of the same world,
+deliberate act: ``--ship`` writes into ``partners/<world>/<layout>/<name>/`` and, like an ``--out``
+there, replaces a checkpoint only with ``--overwrite``. ``--resume`` without ``--out`` continues the newest interrupted run of the same world,
 layout and algorithm.
 """
 
@@ -16,11 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from proagent.files import nearest_existing
-from proagent.paths import RUNS_DIR
+from proagent.paths import PARTNERS_DIR, RUNS_DIR, partner_dir
 from proagent.training.checkpoint import MANIFEST_FILE
 from proagent.training.resume import RESUME_DIR
 
 TRAIN_RUNS = RUNS_DIR / "train"
+SHIP_ROOT = PARTNERS_DIR  # where ``--ship`` writes: the folder partners are loaded from by name
 
 
 def _slug(text: str) -> str:
@@ -54,16 +55,21 @@ def interrupted_run(world: str, layout: str, algo: str, root: Path | None = None
     return found[-1] if found else None
 
 
-def refuse_checkpoint_overwrite(targets: Sequence[Path], force: bool, resume: bool) -> None:
+def ship_out(world: str, layout: str, name: str) -> Path:
+    """Where ``--ship`` writes: the folder the partner ``name`` of ``layout`` is loaded from."""
+    return partner_dir(world, layout, name, SHIP_ROOT)
+
+
+def refuse_checkpoint_overwrite(targets: Sequence[Path], overwrite: bool, resume: bool) -> None:
     """A ValueError (one line) when a target is a file, or lies under one (training would fail at
-    its first save), or holds a checkpoint and neither ``--force`` nor ``--resume`` (whose
+    its first save), or holds a checkpoint and neither ``--overwrite`` nor ``--resume`` (whose
     interrupted run wrote it) says to write there."""
     for target in targets:
         existing = nearest_existing(target)
         if existing is not None and not existing.is_dir():
             raise ValueError(f"--out {target}: {existing} is a file, not a folder")
-    if force or resume:
+    if overwrite or resume:
         return
     for target in targets:
         if (target / MANIFEST_FILE).is_file():
-            raise ValueError(f"--out {target} holds a checkpoint: add --force to overwrite it, or pick another --out")
+            raise ValueError(f"{target} holds a checkpoint: add --overwrite to replace it, or write elsewhere (--out)")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +27,13 @@ def _say(line: str) -> None:
 
 
 def _out_dir(args: argparse.Namespace, world: str, layout: str, settings: Any) -> Path:
-    """``--out``, else the newest interrupted run (``--resume``) or a fresh run folder; a ValueError
-    when it holds a checkpoint that ``--force`` does not allow to overwrite."""
+    """``--out`` or ``--ship``'s partner folder, else the newest interrupted run (``--resume``) or a
+    fresh run folder; a ValueError when it holds a checkpoint that ``--overwrite`` does not allow to
+    replace."""
     from proagent.training.algorithms.human_proxy import ProxySettings, proxy_dir
-    from proagent.training.run_folder import default_out, interrupted_run, refuse_checkpoint_overwrite
+    from proagent.training.run_folder import default_out, interrupted_run, refuse_checkpoint_overwrite, ship_out
 
-    out = args.out
+    out = ship_out(world, layout, args.ship or args.algo) if args.ship is not None else args.out
     if out is None and args.resume:
         out = interrupted_run(world, layout, args.algo)
         if out is None:
@@ -40,7 +42,7 @@ def _out_dir(args: argparse.Namespace, world: str, layout: str, settings: Any) -
     targets = [out]
     if args.algo == "human_proxy":
         targets += [proxy_dir(out, style) for style in (settings or ProxySettings()).styles]
-    refuse_checkpoint_overwrite(targets, args.force, args.resume)
+    refuse_checkpoint_overwrite(targets, args.overwrite, args.resume)
     return out
 
 
@@ -59,31 +61,33 @@ def _prepare(args: argparse.Namespace) -> tuple[Any, Any, Path]:
     return config, settings, _out_dir(args, config.world, config.layout, settings)
 
 
-def run_training(args: argparse.Namespace) -> int:
+def run_training(args: argparse.Namespace, say: Callable[[str], None] | None = None) -> int:
+    """Train as the flags say; every progress line goes to ``say`` (default: stdout)."""
     from proagent.training import checkpoint
     from proagent.training.networks import encoder_name
 
+    say = say or _say
     try:
         config, settings, out = _prepare(args)
     except ValueError as exc:  # unknown world, algorithm the world lacks, bad layout, config or --out
         return _fail(exc)
     if args.algo == "bc":
-        return _run_bc(config, out, args.eval_episodes)
-    _say(
+        return _run_bc(config, out, args.eval_episodes, say)
+    say(
         f"training {args.algo} on {config.world} {config.layout}: {config.total_steps:,} steps, encoder "
         f"{encoder_name(config.network)}, device {checkpoint.device_description()} -> {out}"
     )
     try:
-        manifests = _train(args, config, settings, out)
+        manifests = _train(args, config, settings, out, say)
     except ValueError as exc:  # e.g. a run left to resume, --resume with other arguments, a bad --init-from
         return _fail(exc)
     for manifest in manifests:
         sp = manifest.self_play
-        _say(f"saved {manifest.algorithm} ({manifest.train_wall_time_s:.0f}s; self-play {sp.text(2)})")
+        say(f"saved {manifest.algorithm} ({manifest.train_wall_time_s:.0f}s; self-play {sp.text(2)})")
     return 0
 
 
-def _train(args: argparse.Namespace, config: Any, settings: Any, out: Path) -> list:
+def _train(args: argparse.Namespace, config: Any, settings: Any, out: Path, say: Callable[[str], None]) -> list:
     if args.algo == "sp":
         from proagent.training.trainer import train
 
@@ -94,7 +98,7 @@ def _train(args: argparse.Namespace, config: Any, settings: Any, out: Path) -> l
             args.updates_per_call,
             args.eval_episodes,
             args.checkpoint_every,
-            _say,
+            say,
             args.resume,
             args.keep_best,
             args.init_from,
@@ -104,17 +108,17 @@ def _train(args: argparse.Namespace, config: Any, settings: Any, out: Path) -> l
     from proagent.training.resume import ResumePolicy
 
     policy = ResumePolicy(resume=args.resume, every_s=args.checkpoint_every)
-    result = TRAINERS[args.algo](config, out, _say, settings, policy)
+    result = TRAINERS[args.algo](config, out, say, settings, policy)
     return result if isinstance(result, list) else [result]
 
 
-def _run_bc(config: Any, out: Path, eval_episodes: int) -> int:
+def _run_bc(config: Any, out: Path, eval_episodes: int, say: Callable[[str], None]) -> int:
     from proagent.training.bc import train_bc
 
     try:
-        manifest, _ = train_bc(config, out, eval_episodes, log=_say)
+        manifest, _ = train_bc(config, out, eval_episodes, log=say)
     except ValueError as exc:
         return _fail(exc)
     sp = manifest.self_play
-    _say(f"saved {out}  (val accuracy {manifest.bc['val_accuracy']:.3f}; self-play {sp.text()})")
+    say(f"saved {out}  (val accuracy {manifest.bc['val_accuracy']:.3f}; self-play {sp.text()})")
     return 0

@@ -23,7 +23,10 @@ def _play(layout: str, server: FakeChatServer, tmp_path, *extra: str) -> int:
     return main([*argv, *extra, *loopback_args(server.url)])
 
 
-@pytest.mark.parametrize(("layout", "partner"), [("demo_cook_simple", "sp"), ("cramped_room", "greedy"), ("easy_2a", "pusher")])
+@pytest.mark.parametrize(
+    ("layout", "partner"),
+    [("demo_cook_simple", "sp"), ("test_time_wide", "sp_s2"), ("cramped_room", "greedy"), ("easy_2a", "pusher")],
+)
 def test_play_without_a_partner_plays_the_worlds_default_and_records_it(server, tmp_path, layout, partner):
     assert _play(layout, server, tmp_path) == 0
     (run,) = tmp_path.glob(f"*-play-{layout}-{partner}")

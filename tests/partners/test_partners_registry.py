@@ -86,7 +86,7 @@ def test_partners_command_lists_every_shipped_checkpoint(capsys):
     from proagent.cli import main
     from proagent.paths import PARTNERS_DIR
 
-    assert main(["partners", "--markdown"]) == 0
+    assert main(["partners", "--domain", "overcooked", "--markdown"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     shipped = sorted(PARTNERS_DIR.glob("overcooked/*/*/manifest.json"))
     assert len(lines) == 2 + len(shipped) and lines[0].startswith("| layout | partner | algorithm |")

@@ -113,14 +113,14 @@ def test_what_cannot_train_exits_2_in_one_line_before_any_folder(argv, message, 
     assert list(tmp_path.iterdir()) == []
 
 
-def test_the_default_out_is_a_run_folder_and_a_checkpoint_needs_force(capsys):
+def test_the_default_out_is_a_run_folder_and_a_checkpoint_needs_overwrite(capsys):
     out = run_folder.default_out("overcooked", "cramped_room", "sp")
     assert out.is_relative_to(RUNS_DIR / "train") and not out.is_relative_to(PARTNERS_DIR)
     assert out.name.endswith("-overcooked-cramped_room-sp") and not out.exists()
     shipped = partner_dir("overcooked", "cramped_room", "sp")
     before = (shipped / checkpoint.MANIFEST_FILE).read_bytes()
     assert cli.main(["--layout", "cramped_room", "--steps", "256", "--out", str(shipped)]) == 2
-    assert "holds a checkpoint: add --force" in capsys.readouterr().err
+    assert "holds a checkpoint: add --overwrite" in capsys.readouterr().err
     assert (shipped / checkpoint.MANIFEST_FILE).read_bytes() == before
 
 

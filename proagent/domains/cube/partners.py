@@ -101,15 +101,21 @@ def partner_names(env: CubeEnv | None = None) -> list[str]:
 
 def make_partner(name: str, env: CubeEnv | None = None) -> Agent:
     """A partner by name; a trained one loads the checkpoint of ``env``'s scenario (UnknownAgentError,
-    naming the scenarios that have one, when there is none)."""
+    naming the scenarios that have one, when there is none); a name with a ``/`` is a checkpoint
+    folder's path (any checkpoint trained with ``proagent train --domain cube``)."""
     if name in PARTNERS:
         return PARTNERS[name]()
-    from proagent.training.partner import load_rl_partner, trained_names
+    from proagent.domains.cube.rl_spec import partner_env
+    from proagent.training.partner import checkpoint_named, load_checkpoint_partner, load_rl_partner, trained_names
+
+    directory = checkpoint_named(name)  # any checkpoint folder, by its path
+    if directory is not None:
+        if env is None:
+            raise ValueError(f"partner {name!r} is a checkpoint: it plays on a given scenario")
+        return load_checkpoint_partner(directory, "cube", env.name, lambda manifest: partner_env(env))
 
     if name in trained_names("cube"):
         if env is None:
             raise UnknownAgentError(f"cube partner {name!r} needs the env: its scenario picks the checkpoint")
-        from proagent.domains.cube.rl_spec import partner_env
-
         return load_rl_partner("cube", env.name, name, lambda manifest: partner_env(env))
     raise UnknownAgentError(f"unknown partner {name!r}; cube partners: {', '.join(partner_names(env))}")

@@ -52,7 +52,7 @@ from proagent.world.kit.base import WorldBase
 from proagent.world.kit.pictures import write_gif
 from proagent.world.types import DomainInputError, EngineState, TeammateView
 
-TRAINED_DEFAULT = "sp"  # the default teammate on a kitchen the heuristic chefs cannot cook in
+TRAINED_DEFAULT = "sp"  # the default teammate (its best seed) on a kitchen the heuristic chefs cannot cook in
 PROGRESS_EVENTS = ("put_in_pot", "fill_dish", "deliver")  # an agent's own contribution to soups
 
 
@@ -89,6 +89,16 @@ def save_episode_gif(env: OvercookedEnv, states: Sequence[EngineState], path: Pa
     """The episode as an animated GIF (rendered in jitted chunks: envs/overcooked/render.py)."""
     frames = render_rgb_batch(stack_states(list(states)), env.dynamics.agent_view_size)
     write_gif(frames, path, ms_per_frame=125)
+
+
+def _checkpoint_partner(directory: Path, env: OvercookedEnv | None) -> Agent:
+    """A checkpoint folder's partner on ``env``'s kitchen, observing with the rules it trained under."""
+    from proagent.domains.overcooked.rl_spec import partner_env
+    from proagent.training.partner import load_checkpoint_partner
+
+    if env is None:
+        raise ValueError(f"partner {str(directory)!r} is a checkpoint: it plays on a given layout")
+    return load_checkpoint_partner(directory, "overcooked", env.name, lambda m: partner_env(env.layout, m.dynamics))
 
 
 class OvercookedDomain(WorldBase):
@@ -208,7 +218,13 @@ class OvercookedDomain(WorldBase):
 
     def make_partner(self, name: str, env: OvercookedEnv | None = None) -> Agent:
         """Raises UnknownAgentError (unknown name) or ValueError (no checkpoint for this layout). The
-        env's rules go along: a partner that perceives (``recipe_greedy``) sees what the env shows."""
+        env's rules go along: a partner that perceives (``recipe_greedy``) sees what the env shows.
+        A name with a ``/`` is a checkpoint folder's path: any trained checkpoint, shipped or not."""
+        from proagent.training.partner import checkpoint_named
+
+        directory = checkpoint_named(name)  # a checkpoint folder given by its path
+        if directory is not None:
+            return _checkpoint_partner(directory, env)
         if env is None:
             return self.registry.make(name)
         return self.registry.make(name, env.layout, env.dynamics)
@@ -216,11 +232,17 @@ class OvercookedDomain(WorldBase):
     def default_partner(self, env: OvercookedEnv) -> str:
         """The teammate `play` picks when none is named: ``greedy`` in a classic kitchen; where other
         recipes are asked for (the V2 layouts) the heuristic chefs cannot play, so the self-play
-        partner trained for the layout, else ``stay`` (ProAgent cooks alone)."""
+        seed trained for the layout that scores best in self-play by its manifest (on
+        test_time_wide ``sp`` scores 0 and ``sp_s2`` about 190), else ``stay`` (ProAgent cooks alone)."""
+        from proagent.training.partner import best_seed
+
         if cooks_classic_soup_only(env.layout):
             return "greedy"
-        try:
-            self.registry.make(TRAINED_DEFAULT, env.layout)
-        except ValueError:  # UnknownPartnerError included: no checkpoint for this kitchen
+        name = best_seed("overcooked", env.layout.name, TRAINED_DEFAULT)
+        if name is None:
             return "stay"
-        return TRAINED_DEFAULT
+        try:
+            self.registry.make(name, env.layout)
+        except ValueError:  # UnknownPartnerError included: not in this registry, or not for this kitchen
+            return "stay"
+        return name

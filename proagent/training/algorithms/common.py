@@ -155,7 +155,10 @@ def shipped_partner(algo: AlgoConfig, name: str, needed_by: str) -> tuple[Any, c
     ``needed_by`` it when the checkpoint is missing or has another network."""
     directory = partner_dir(algo.world, algo.layout, name)
     shown = checkpoint.project_path(directory)
-    hint = f"`proagent partners` lists the shipped ones; train it with proagent train --algo ... --out {shown} --force"
+    hint = (
+        f"`proagent partners` lists the shipped ones; train it with proagent train --domain {algo.world} "
+        f"--layout {algo.layout} --algo <algorithm> --ship {name}"
+    )
     return checkpoint.load_for(directory, algo.network, f"{needed_by} needs {shown}", hint)
 
 
