@@ -20,8 +20,7 @@ from proagent.cli.arg_types import (
     seed_number,
     writable_folder,
 )
-from proagent.numbers import format_mean
-from proagent.numbers import episode_label
+from proagent.numbers import episode_label, format_mean
 from proagent.runner.episode import StepView
 from proagent.runner.summary import own_events, summary_of
 
