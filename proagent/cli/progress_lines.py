@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from typing import Self
 
 from pydantic import BaseModel, ConfigDict, Field
 from rich.spinner import Spinner
@@ -44,7 +45,36 @@ def team_decisions(team: Sequence[Agent]) -> int:
     return sum(agent.stats.decisions for agent in team if isinstance(agent, ProAgent))
 
 
-class PlainProgress:
+class _Ticking:
+    """A context manager running a daemon thread that calls ``tick`` a few times per ``period_s``:
+    the timed lines come even while the caller is blocked in one long step."""
+
+    def __init__(self, period_s: float, name: str) -> None:
+        self._period_s = period_s
+        self._name = name
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def tick(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(min(1.0, self._period_s / 4)):
+            self.tick()
+
+
+class PlainProgress(_Ticking):
     """Progress lines of one episode, fed by `run_episode`'s ``on_step``; a context manager that
     runs the thread writing the timed line while a decision is under way."""
 
@@ -54,22 +84,10 @@ class PlainProgress:
         self.horizon = 0  # the state's, from the first step on
         self._write = write
         self._clock = clock
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        super().__init__(settings.every_s, "progress-lines")
         self.started = self._last_line = self._last_step = clock()
         self.step = self.decisions = self._decisions_at_line = 0
         self.score = 0.0
-
-    def __enter__(self) -> PlainProgress:
-        self._thread = threading.Thread(target=self._run, name="progress-lines", daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
 
     def on_step(self, view: StepView) -> None:
         """After each step: a line once ``every_decisions`` more decisions were taken, or
@@ -87,10 +105,6 @@ class PlainProgress:
         with self._lock:
             if self._clock() - self._last_line >= self.settings.every_s:
                 self._line(waiting=True)
-
-    def _run(self) -> None:
-        while not self._stop.wait(min(1.0, self.settings.every_s / 4)):
-            self.tick()
 
     def _line(self, waiting: bool = False) -> None:
         now = self._clock()
@@ -124,7 +138,7 @@ class DecisionSpinner:
         return self._spinner
 
 
-class Heartbeat:
+class Heartbeat(_Ticking):
     """Writes the lines of a command that reports in its own lines (`say`), and a line of its own
     when nothing was said for ``every_s`` seconds (a compile, a long evaluation)."""
 
@@ -132,21 +146,9 @@ class Heartbeat:
         self.every_s = every_s
         self._write = write
         self._clock = clock
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        super().__init__(every_s, "heartbeat")
         self.started = self._last = clock()
         self.last_line = ""
-
-    def __enter__(self) -> Heartbeat:
-        self._thread = threading.Thread(target=self._run, name="heartbeat", daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
 
     def say(self, line: str) -> None:
         with self._lock:
@@ -161,7 +163,3 @@ class Heartbeat:
                 after = f" since: {self.last_line[:80]}" if self.last_line else ""
                 self._write(f"still working, {now - self.started:.0f} s in; {now - self._last:.0f} s{after}")
                 self._last = now
-
-    def _run(self) -> None:
-        while not self._stop.wait(min(1.0, self.every_s / 4)):
-            self.tick()
