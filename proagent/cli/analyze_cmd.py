@@ -20,12 +20,13 @@ def run(args: argparse.Namespace) -> int:
     from proagent.domains import DomainInputError
     from proagent.interdependence.folder import RESULT_FILE, NotARunFolder, analyze_folder
     from proagent.interdependence.report import LEGEND, group_rows, markdown_table, rich_table
+    from proagent.runner.run_world import RunFolderError
     from proagent.tables_out import print_table
 
     try:
         domain = _domain_of(args.folder)
         result = analyze_folder(args.folder, _model_for(domain), write=not args.no_write)
-    except (NotARunFolder, DomainInputError) as exc:
+    except (NotARunFolder, DomainInputError, RunFolderError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if not result.episodes:
@@ -50,17 +51,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _domain_of(folder: Path):
-    """The run's domain (config.json's ``domain``; runs from before domains: the default one)."""
-    import json
-
+    """The run's world, read as every front end reads it (`world_of`)."""
     from proagent.domains import get_domain
+    from proagent.runner.run_world import world_of
 
-    try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        config = {}
-    name = config.get("domain") or (config.get("config") or {}).get("domain") if isinstance(config, dict) else None
-    return get_domain(name)
+    return get_domain(world_of(folder))
 
 
 def _model_for(domain):

@@ -32,6 +32,9 @@ class Session(BaseModel):
 
 
 class EvalManifest(BaseModel):
+    domain: str | None = Field(
+        None, description="the world (config.domain) where every run folder names it: the top of config.json; None in older runs"
+    )
     config: EvalConfig
     layout_names: list[str] = Field(description="canonical names of config.layouts, in order")
     agent_configs: dict[str, dict] = Field(description="agent name -> effective AgentConfig")
@@ -56,6 +59,7 @@ def now() -> str:
 def new_manifest(config: EvalConfig, resolved: Resolved, command: str, ablation: AblationInfo | None) -> EvalManifest:
     commit, dirty = git_state()
     return EvalManifest(
+        domain=config.domain,
         config=config,
         layout_names=list(resolved.envs),
         agent_configs={a.name: a.agent_config().model_dump() for a in config.agents if a.kind == PROAGENT},

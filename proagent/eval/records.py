@@ -59,13 +59,24 @@ class EpisodeLog:
         return read_records(self.path)
 
 
-def read_records(path: Path) -> list[EvalRecord]:
+def read_records(path: Path, single_runs: bool = False) -> list[EvalRecord]:
     """Whole, valid records in file order, the first one of each key only. Lines that are not a
-    record (torn by a killed writer, bytes that are not UTF-8) are skipped with one warning."""
+    record (torn by a killed writer, bytes that are not UTF-8) are skipped with one warning.
+    ``single_runs``: the file is a play or human run's, whose records name no agent (`as_eval_record`)."""
     seen: set[str] = set()
     out: list[EvalRecord] = []
-    for record in read_jsonl(path, parse=EvalRecord.model_validate).records:
+    parse = as_eval_record if single_runs else EvalRecord.model_validate
+    for record in read_jsonl(path, parse=parse).records:
         if record.key.id not in seen:
             seen.add(record.key.id)
             out.append(record)
     return out
+
+
+def as_eval_record(data: dict) -> EvalRecord:
+    """A play or human run's episode record as an evaluation's, so one report reads every run: the
+    agent is the one in the record's seat (``team``; ProAgent in records from before teams) and its
+    kind is that name (ProAgent, or the partner agent a human played with)."""
+    record = EpisodeRecord.model_validate(data)
+    agent = record.team[record.seat] if record.seat < len(record.team) else "proagent"
+    return EvalRecord.model_validate({**record.model_dump(), "agent": agent, "agent_kind": agent})

@@ -59,6 +59,7 @@ class Report:
     process_rows: list[dict] | None = None  # one per episode played under a topology, for EmCoop's plots
     ablation: Summary | None = None
     ablation_title: str = ""
+    world: str = ""  # the world the run played (`world_of`), named in every table's heading
 
 
 def _with_domain(metrics: list[str], records: list[EvalRecord], first_only: bool = False) -> list[str]:
@@ -83,10 +84,11 @@ def run_order(manifest: EvalManifest | None) -> dict[str, list]:
     return {"agent": [a.name for a in config.agents], "partner": config.partners, "layout": manifest.layout_names, "seat": config.seats}
 
 
-def build_report(records: list[EvalRecord], manifest: EvalManifest | None, title: str) -> Report:
+def build_report(records: list[EvalRecord], manifest: EvalManifest | None, title: str, world: str = "") -> Report:
     order = run_order(manifest)
     report = Report(
-        title=title,
+        title=f"{title} ({world})" if world else title,
+        world=world,
         by_partner=pivot(records, "score", ["layout", "seat"], ["agent", "partner"], order),
         pooled=pivot(records, "score", ["layout", "seat"], ["agent"], order),
         metrics=summarize(records, ["agent", "partner", "layout", "seat"], _with_domain(list(METRICS), records), order),

@@ -23,14 +23,15 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from proagent.domains import DEFAULT_DOMAIN
 from proagent.domains import replay_drawing_for as domain_replay_drawing
 from proagent.jsonl import episode_id, finished_attempt, read_jsonl
+from proagent.runner.run_world import RunFolderError, world_of
 from proagent.world.replay import ReplayDrawing
 from proagent.world.types import DomainInputError
 
 TRACE_FILE = "trace.jsonl"
 EPISODES_FILE = "episodes.jsonl"
-LEGACY_DOMAIN = "overcooked"  # runs written before config.json named a domain are all of this one
 
 
 class ReplayError(ValueError):
@@ -65,11 +66,7 @@ class RunTrace:
     episodes: list[EpisodeTrace]
     extra: dict = field(default_factory=dict)  # summary.json, questionnaire.json when present
     unfinished: int = 0  # traced episodes left out: no record in episodes.jsonl (a killed or running attempt)
-
-    @property
-    def domain(self) -> str:
-        """The world the run played: config.json's ``domain``, else the only one that existed."""
-        return str(self.config.get("domain") or LEGACY_DOMAIN)
+    domain: str = DEFAULT_DOMAIN  # the world the run played (`world_of`: the one reader of every run folder's world)
 
 
 def load_run(path: Path) -> RunTrace:
@@ -103,7 +100,11 @@ def load_run(path: Path) -> RunTrace:
             raise ReplayError(f"{trace} has no finished episode: none of its episodes has a record in {EPISODES_FILE}")
     extra = {name: _read_json(path / f"{name}.json") for name in ("summary", "questionnaire")}
     config = _read_json(path / "config.json") or {}
-    return RunTrace(path, config, episodes, {k: v for k, v in extra.items() if v}, len(groups) - len(episodes))
+    try:
+        domain = world_of(path)
+    except RunFolderError as exc:
+        raise ReplayError(str(exc)) from None
+    return RunTrace(path, config, episodes, {k: v for k, v in extra.items() if v}, len(groups) - len(episodes), domain)
 
 
 def _finished(groups: dict[tuple[str, str], EpisodeTrace], episodes_file: Path) -> dict[tuple[str, str], dict]:
