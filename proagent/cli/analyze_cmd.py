@@ -19,7 +19,16 @@ def run(args: argparse.Namespace) -> int:
 
     from proagent.domains import DomainInputError
     from proagent.interdependence.folder import RESULT_FILE, NotARunFolder, analyze_folder
-    from proagent.interdependence.report import LEGEND, group_rows, markdown_table, rich_table
+    from proagent.interdependence.report import (
+        ANALYSIS_FILE,
+        INTENTION_NOTE,
+        LEGEND,
+        analysis_markdown,
+        group_rows,
+        intention_lines,
+        markdown_table,
+        rich_table,
+    )
     from proagent.runner.run_world import RunFolderError
     from proagent.tables_out import print_table
 
@@ -39,14 +48,15 @@ def run(args: argparse.Namespace) -> int:
     console.print(LEGEND, style="dim")
     traced = sum(e.source == "trace" for e in result.episodes)
     console.print(f"{traced} of {len(result.episodes)} episodes analyzed from the trace; the others from their records")
-    for e in result.episodes:
-        check = e.intention_recomputed
-        if check is not None and e.intention_reported is not None and (check.hits, check.total) != (e.intention_reported.hits, e.intention_reported.total):
-            console.print(f"note: episode {e.id}: intention {e.intention_reported.hits}/{e.intention_reported.total} reported, {check.hits}/{check.total} recomputed from the trace")
+    differ = intention_lines(result.episodes)
+    for line in differ:
+        console.print(f"note: {line}")
+    if differ:
+        console.print(INTENTION_NOTE, style="dim")
     if not args.no_write:
-        (args.folder / "interdependence.md").write_text(f"# {result.run}: cooperation metrics\n\n" + markdown_table(rows) + "\n" + LEGEND + "\n", encoding="utf-8")
+        (args.folder / ANALYSIS_FILE).write_text(analysis_markdown(result.run, rows, result.episodes), encoding="utf-8")
         traces = " and the grounded traces (episode_*.pddl.txt)" if traced else ""
-        console.print(f"saved {args.folder / RESULT_FILE}, interdependence.md{traces}")
+        console.print(f"saved {args.folder / RESULT_FILE}, {ANALYSIS_FILE}{traces}")
     return 0
 
 

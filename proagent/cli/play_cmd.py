@@ -17,6 +17,7 @@ from proagent.cli.arg_types import (
     seed_number,
     writable_folder,
 )
+from proagent.numbers import episode_label, format_score
 from proagent.runner.summary import own_events, summary_of
 
 
@@ -121,7 +122,7 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
         own = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in own_events(record, session.domain.useful_events).items())
         outcomes = ", ".join(f"{value:g} {name.replace('_', ' ')}" for name, value in record.domain_metrics.items())
         print(
-            f"episode {episode}: score {record.score:.0f} ({outcomes}), {record.decisions} decisions, "
+            f"{episode_label(episode)}: score {format_score(record.score)} ({outcomes}), {record.decisions} decisions, "
             f"{record.llm_calls} LLM calls, {record.rejections} rejected plans, {record.parse_failures} unreadable "
             f"answers, {record.fallbacks} fallbacks, {record.retries} retries, {record.oscillations} loops detected, "
             f"{record.wall_time_s:.1f} s; "

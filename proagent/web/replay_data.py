@@ -26,6 +26,7 @@ from pathlib import Path
 from proagent.domains import DEFAULT_DOMAIN
 from proagent.domains import replay_drawing_for as domain_replay_drawing
 from proagent.jsonl import episode_id, finished_attempt, read_jsonl
+from proagent.numbers import episode_label, format_score
 from proagent.runner.run_world import RunFolderError, world_of
 from proagent.world.replay import ReplayDrawing
 from proagent.world.types import DomainInputError
@@ -54,9 +55,16 @@ class EpisodeTrace:
     outcome: dict | None = None  # its record in episodes.jsonl, when it has one
 
     @property
-    def label(self) -> str:
+    def group(self) -> str:
+        """Who played it, for an eval run (agent|partner|layout|pSeat: its key without the episode);
+        empty for play and human runs, which have one pair."""
         tag = self.key.split("#")[0]
-        return f"{tag} (episode {self.episode})" if tag else f"episode {self.episode}"
+        return tag.rsplit("|", 1)[0] if "|" in tag else tag
+
+    @property
+    def label(self) -> str:
+        """The name people read: ``episode N`` counted from 1 (`episode_label`), after the pair."""
+        return f"{self.group} · {episode_label(self.episode)}" if self.group else episode_label(self.episode)
 
 
 @dataclass
@@ -90,12 +98,12 @@ def load_run(path: Path) -> RunTrace:
         groups.setdefault((episode_id(record), attempt), EpisodeTrace(key, int(record.get("episode", 0)))).records.append(record)
     if not groups:
         raise ReplayError(f"{trace} is empty")
-    episodes = list(groups.values())
+    episodes = _in_episode_order(list(groups.values()))
     if (path / EPISODES_FILE).exists():
         finished = _finished(groups, path / EPISODES_FILE)
         for k, outcome in finished.items():
             groups[k].outcome = outcome
-        episodes = [groups[k] for k in finished]
+        episodes = _in_episode_order([groups[k] for k in finished])
         if not episodes:
             raise ReplayError(f"{trace} has no finished episode: none of its episodes has a record in {EPISODES_FILE}")
     extra = {name: _read_json(path / f"{name}.json") for name in ("summary", "questionnaire")}
@@ -105,6 +113,13 @@ def load_run(path: Path) -> RunTrace:
     except RunFolderError as exc:
         raise ReplayError(str(exc)) from None
     return RunTrace(path, config, episodes, {k: v for k, v in extra.items() if v}, len(groups) - len(episodes), domain)
+
+
+def _in_episode_order(episodes: list[EpisodeTrace]) -> list[EpisodeTrace]:
+    """By pair (in the order the trace first names it), then by episode index: an eval's episodes
+    finish in any order, and a replay's list (and ``--episode``) must not depend on it."""
+    first = {e.group: i for i, e in reversed(list(enumerate(episodes)))}
+    return sorted(episodes, key=lambda e: (first[e.group], e.episode))
 
 
 def _finished(groups: dict[tuple[str, str], EpisodeTrace], episodes_file: Path) -> dict[tuple[str, str], dict]:
@@ -128,14 +143,16 @@ def _read_json(path: Path) -> dict | None:
 
 
 def episode_payload(run: RunTrace, index: int = 0, drawing: ReplayDrawing | None = None) -> dict:
-    """Everything the replay page needs for episode ``index`` (position in the run's trace), drawn
-    by ``drawing`` (default: the drawing of the run's domain)."""
+    """Everything the replay page needs for the episode at position ``index`` of ``run.episodes``
+    (the page's list; people pick one by its number and pair: `replay_index.select_episode`),
+    drawn by ``drawing`` (default: the drawing of the run's domain)."""
     if not 0 <= index < len(run.episodes):
-        raise ReplayError(f"episode {index} not in this run (it has {len(run.episodes)}: 0..{len(run.episodes) - 1})")
+        raise ReplayError(f"no episode at position {index} of this run's list (it has {len(run.episodes)})")
     drawing = drawing or drawing_of(run)
     trace = run.episodes[index]
     records = sorted(trace.records, key=lambda r: r.get("step", 0))
     seat = _seat(records[0], trace.key, run.config)
+    frames = _frames(records, drawing)
     payload = {
         "title": run.path.name,
         "episode": index,
@@ -145,7 +162,8 @@ def episode_payload(run: RunTrace, index: int = 0, drawing: ReplayDrawing | None
         "seat": seat,
         "names": _player_names(run.config, trace.key, seat, _seat_count(records, seat)),
         **drawing.scene(records[0]),
-        "frames": _frames(records, drawing),
+        "frames": frames,
+        "score_span": _score_span(frames),
         "metrics": episode_metrics(trace.outcome, drawing.legacy_metrics),
         "config": {k: run.config.get(k) for k in ("command", "layout", "partner", "llm", "seed", "horizon", "created") if k in run.config},
         "extra": run.extra,
@@ -162,6 +180,13 @@ def drawing_of(run: RunTrace) -> ReplayDrawing:
         return replay_drawing_for(run.domain)
     except DomainInputError as exc:
         raise ReplayError(f"{run.path} cannot be replayed: {exc}") from exc
+
+
+def _score_span(frames: list[dict]) -> list[str]:
+    """The lowest and highest score of the episode (0 included: the chart's axis), as people read
+    them (`format_score`): the score chart's range in this world, not a fixed maximum."""
+    scores = [0.0, *(float(f["score"]) for f in frames)]
+    return [format_score(min(scores)), format_score(max(scores))]
 
 
 def episode_metrics(record: dict | None, legacy: tuple[str, ...] = ()) -> dict[str, float]:
@@ -198,6 +223,7 @@ def _frame(record: dict, drawn: dict, decision: dict | None, analysis: str | Non
         "events": record.get("events", []),
         "reward": record.get("reward", 0.0),
         "score": record.get("score", 0.0),
+        "score_text": format_score(float(record.get("score", 0.0))),
         "skill": record.get("skill"),
         "partner_skill": record.get("partner_skill"),
         "thinking": bool(record.get("thinking")),
