@@ -123,12 +123,20 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
         outcomes = ", ".join(f"{value:g} {name.replace('_', ' ')}" for name, value in record.domain_metrics.items())
         print(
             f"{episode_label(episode)}: score {format_score(record.score)} ({outcomes}), {record.decisions} decisions, "
-            f"{record.llm_calls} LLM calls, {record.rejections} rejected plans, {record.parse_failures} unreadable "
+            f"{_calls(record)}, {record.rejections} rejected plans, {record.parse_failures} unreadable "
             f"answers, {record.fallbacks} fallbacks, {record.retries} retries, {record.oscillations} loops detected, "
             f"{record.wall_time_s:.1f} s; "
             f"the agent's own events: {own}",
             file=sys.stderr,
         )
+
+
+def _calls(record) -> str:
+    """The agent's LLM calls, and the team's where other seats called an LLM too (copies of ProAgent)."""
+    own = f"{record.llm_calls} LLM calls"
+    if record.team_llm_calls == record.llm_calls:
+        return own
+    return f"{own} ({record.team_llm_calls} by the team, {record.team_tokens} tokens)"
 
 
 def _save_gif(session, states: list, episode: int) -> None:

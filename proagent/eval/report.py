@@ -34,7 +34,8 @@ from proagent.tables_out import print_table
 
 # metric -> short header, for the per-pair table printed at the end of a run
 CONSOLE_METRICS = MappingProxyType({
-    "score": "score", "llm_calls": "LLM calls", "tokens": "tokens", "spent_usd": "$ spent",
+    "score": "score", "llm_calls": "agent calls", "team_llm_calls": "team calls", "tokens": "agent tokens",
+    "team_tokens": "team tokens", "spent_usd": "team $",
     "skill_success_rate": "skill ok", "intention_accuracy": "intention", "overhead_ms_median": "ovh ms",
     "oscillations": "loops",
     "int_constructive": "Int cons", "int_non_constructive": "Int non-cons",
