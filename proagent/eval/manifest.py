@@ -81,12 +81,17 @@ def add_session(manifest: EvalManifest, command: str) -> EvalManifest:
     return manifest.model_copy(update={"sessions": [*manifest.sessions, session]})
 
 
+MAX_MANIFEST_BYTES = 4 * 1024 * 1024  # a manifest is a few KiB
+
+
 def load_manifest(folder: RunFolder) -> EvalManifest:
     path = folder.path / CONFIG_FILE
     if not path.is_file():
         raise ConfigError(f"{folder.path} is not an evaluation run: it has no {CONFIG_FILE}")
-    try:
-        return EvalManifest.model_validate_json(path.read_text(encoding="utf-8"))
+    if path.stat().st_size > MAX_MANIFEST_BYTES:
+        raise ConfigError(f"{path}: {path.stat().st_size} bytes, more than an evaluation config ({MAX_MANIFEST_BYTES}); not read")
+    try:  # strict: a run folder may come from anywhere, and a "2" is not two episodes
+        return EvalManifest.model_validate_json(path.read_bytes(), strict=True)
     except ValidationError as exc:
         raise ConfigError(f"{path} is not an evaluation config ({exc.error_count()} problems, e.g. {exc.errors()[0]['msg']})") from None
 

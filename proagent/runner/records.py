@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from proagent.domains import DEFAULT_DOMAIN
 
@@ -38,13 +38,16 @@ class RunConfig(BaseModel):
 
 
 class SeatUsage(BaseModel):
-    """What one seat's agent spent on its LLM in an episode (all zero for a seat without one)."""
+    """What one seat's agent spent on its LLM in an episode (all zero for a seat without one).
+    Strict: read back from a run folder, a ``"12"`` is not twelve calls."""
 
-    llm_calls: int = 0
-    cached_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
+    model_config = ConfigDict(strict=True, allow_inf_nan=False)
+
+    llm_calls: int = Field(0, ge=0)
+    cached_calls: int = Field(0, ge=0)
+    prompt_tokens: int = Field(0, ge=0)
+    completion_tokens: int = Field(0, ge=0)
+    cost_usd: float = Field(0.0, ge=0)
 
     @classmethod
     def of(cls, stats: dict) -> SeatUsage:

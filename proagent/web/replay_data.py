@@ -19,19 +19,25 @@ without them have no ``lanes`` and their payload is as before.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from proagent.domains import DEFAULT_DOMAIN
 from proagent.domains import replay_drawing_for as domain_replay_drawing
 from proagent.jsonl import episode_id, finished_attempt, read_jsonl
 from proagent.numbers import episode_label, format_score
+from proagent.run_lines import MAX_SEATS, MAX_STEPS, NAME, check_plain, episode_line, trace_line
 from proagent.runner.run_world import RunFolderError, world_of
 from proagent.world.replay import ReplayDrawing
 from proagent.world.types import DomainInputError
 
 TRACE_FILE = "trace.jsonl"
+MAX_JSON_BYTES = 16 * 1024 * 1024  # config.json, summary.json, questionnaire.json: a few KiB each
+_LOG = logging.getLogger(__name__)
 EPISODES_FILE = "episodes.jsonl"
 
 
@@ -92,7 +98,7 @@ def load_run(path: Path) -> RunTrace:
     if not trace.exists():
         raise ReplayError(f"{path} has no {TRACE_FILE} (eval runs write one only with trace = true)")
     groups: dict[tuple[str, str], EpisodeTrace] = {}
-    for record in read_jsonl(trace).records:
+    for record in read_jsonl(trace, parse=trace_line).records:
         attempt = str(record.get("attempt", ""))
         key = f"{record.get('key', '')}#{attempt}#{record.get('episode', 0)}"
         groups.setdefault((episode_id(record), attempt), EpisodeTrace(key, int(record.get("episode", 0)))).records.append(record)
@@ -107,7 +113,7 @@ def load_run(path: Path) -> RunTrace:
         if not episodes:
             raise ReplayError(f"{trace} has no finished episode: none of its episodes has a record in {EPISODES_FILE}")
     extra = {name: _read_json(path / f"{name}.json") for name in ("summary", "questionnaire")}
-    config = _read_json(path / "config.json") or {}
+    config = _replay_config(path / "config.json")
     try:
         domain = world_of(path)
     except RunFolderError as exc:
@@ -126,7 +132,7 @@ def _finished(groups: dict[tuple[str, str], EpisodeTrace], episodes_file: Path) 
     """The (episode id, attempt) groups that have a record, in trace order, with that record (the
     first record of an episode counts, as in the eval's reading of episodes.jsonl)."""
     records: dict[str, dict] = {}
-    for record in read_jsonl(episodes_file).records:
+    for record in read_jsonl(episodes_file, parse=episode_line).records:
         records.setdefault(episode_id(record), record)
     attempts: dict[str, dict[str, list[dict]]] = {}
     for (eid, attempt), group in groups.items():
@@ -136,10 +142,59 @@ def _finished(groups: dict[tuple[str, str], EpisodeTrace], episodes_file: Path) 
 
 
 def _read_json(path: Path) -> dict | None:
+    """A JSON object within `check_plain`'s bounds, or None: missing, not UTF-8, not JSON, too big
+    or too deep (with a warning then: it is left out of the page)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # missing, not UTF-8, not JSON
+        if path.stat().st_size > MAX_JSON_BYTES:
+            raise ValueError(f"more than {MAX_JSON_BYTES} bytes")
+        value = json.loads(path.read_text(encoding="utf-8"))
+        check_plain(value)
+    except OSError:
         return None
+    except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON, out of bounds
+        _LOG.warning("%s: not read (%s)", path, str(exc)[:80])
+        return None
+    if not isinstance(value, dict):
+        _LOG.warning("%s: not read (a JSON %s, not an object)", path, type(value).__name__)
+        return None
+    return value
+
+
+class _Agent(BaseModel):
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    name: str | None = Field(None, max_length=NAME)
+
+
+class _ReplayConfig(BaseModel):
+    """The fields of config.json the page shows or the seats are named from (strict types)."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    command: str | None = Field(None, max_length=100_000)
+    layout: str | None = Field(None, max_length=NAME)
+    partner: str | None = Field(None, max_length=NAME)
+    llm: str | None = Field(None, max_length=NAME)
+    seed: int | None = None
+    horizon: int | None = Field(None, ge=0, le=MAX_STEPS)
+    created: str | None = Field(None, max_length=NAME)
+    seat: int | None = Field(None, ge=0, lt=MAX_SEATS)
+    agent: _Agent | None = None
+
+
+def _replay_config(path: Path) -> dict:
+    """config.json as the page reads it: {} when absent or unreadable; ReplayError naming the field
+    when a field the page uses has the wrong type or range (a run folder is untrusted)."""
+    config = _read_json(path)
+    if config is None:
+        return {}
+    try:
+        _ReplayConfig.model_validate(config)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(p) for p in error["loc"])
+        raise ReplayError(f"{path}: {where}: {error['msg']}") from None
+    return config
 
 
 def episode_payload(run: RunTrace, index: int = 0, drawing: ReplayDrawing | None = None) -> dict:
