@@ -11,6 +11,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("analyze", help="interdependence and intention metrics of a run folder")
     p.add_argument("folder", metavar="run", type=Path, help="a run folder (runs/<timestamp>-<name>/) of play or eval")
     p.add_argument("--no-write", action="store_true", help="print only; write no files into the run folder")
+    p.add_argument(
+        "--domain",
+        default=None,
+        help="the run's world as module:attribute, when it is not a registered one (a run folder alone never makes analyze import code)",
+    )
     p.set_defaults(run=run)
 
 
@@ -33,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from proagent.tables_out import print_table
 
     try:
-        domain = _domain_of(args.folder)
+        domain = _domain_of(args.folder, args.domain)
         result = analyze_folder(args.folder, _model_for(domain), write=not args.no_write)
     except (NotARunFolder, DomainInputError, RunFolderError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -60,12 +65,23 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _domain_of(folder: Path):
-    """The run's world, read as every front end reads it (`world_of`)."""
-    from proagent.domains import get_domain
+def _domain_of(folder: Path, given: str | None):
+    """The run's world, read as every front end reads it (`world_of`). A run folder may come from
+    anywhere: a world it names by ``module:attribute`` is imported only when ``--domain`` says so."""
+    from proagent.domains import DomainInputError, builtin_domain_names, get_domain
     from proagent.runner.run_world import world_of
 
-    return get_domain(world_of(folder))
+    name = world_of(folder)
+    if given is not None:
+        if given != name:
+            raise DomainInputError(f"--domain {given}: {folder} played {name!r}")
+        return get_domain(given)
+    if name not in builtin_domain_names():
+        raise DomainInputError(
+            f"{folder} names its world {name!r}, which is not a registered world; a run folder does not make analyze "
+            f"import code: pass --domain {name} if you trust it"
+        )
+    return get_domain(name)
 
 
 def _model_for(domain):

@@ -176,3 +176,16 @@ def test_an_eval_manifest_of_the_wrong_types_is_one_clear_error(good, tmp_path, 
     assert main(["report", str(folder), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "is not an evaluation config" in err
+
+
+def test_analyze_imports_no_code_a_run_folder_names(good, tmp_path, capsys, monkeypatch):
+    import sys
+
+    folder = Path(shutil.copytree(good["play"], tmp_path / "run"))
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    (folder / "config.json").write_text(json.dumps({**config, "domain": "tests.support.never_imported:WORLD"}), encoding="utf-8")
+    monkeypatch.delitem(sys.modules, "tests.support.never_imported", raising=False)
+    assert main(["analyze", str(folder), "--no-write"]) == 2
+    err = capsys.readouterr().err
+    assert "not a registered world" in err and "pass --domain tests.support.never_imported:WORLD" in err
+    assert "tests.support.never_imported" not in sys.modules
