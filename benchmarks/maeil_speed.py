@@ -136,9 +136,9 @@ def concurrency(latency: float, horizon: int) -> dict:
         wall_s=wall,
         cognition_s=p["decision_latency_ms"] * record.steps / 1000,
         rounds=rounds,
-        llm_calls=sum(s["llm_calls"] for s in record.agent_stats),
+        llm_calls=record.team_llm_calls,
         messages=p["messages"] + p["protocol_messages"],
-        sequential_calls=sum(s["llm_calls"] for s in seq.agent_stats),
+        sequential_calls=seq.team_llm_calls,
     )
     out["rounds_x_latency_s"] = rounds * latency
     out["calls_x_latency_s"] = out["llm_calls"] * latency

@@ -60,6 +60,9 @@ def read_jsonl(path: Path, parse: Callable[[dict], Any] | None = None, warn: boo
         except json.JSONDecodeError:
             out.skipped.append(Skipped(number, "torn JSON"))
             continue
+        except RecursionError:  # a crafted line of nested brackets, deeper than the parser goes
+            out.skipped.append(Skipped(number, "nested too deep"))
+            continue
         if not isinstance(value, dict):
             out.skipped.append(Skipped(number, f"a JSON {type(value).__name__}, not an object"))
             continue

@@ -95,7 +95,7 @@ def rows_of(folder: Path, labels: dict[str, str]) -> list[dict]:
         total = load_scenario(spec).total_weight
         rows.append({
             "topology": r.topology, "difficulty": labels[spec], "scenario": spec, "team_size": len(r.team), "score": r.score, "steps": r.steps,
-            "weight_share": r.metric("weight_delivered") / total, "llm_calls_team": float(sum(s.get("llm_calls", 0) for s in r.agent_stats)),
+            "weight_share": r.metric("weight_delivered") / total, "llm_calls_team": float(r.team_llm_calls),
             **r.process_metrics,
             **{m: metric_value(r, m) for m in ("coop_rate", "resumption_rate")},
         })  # fmt: skip

@@ -11,6 +11,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("analyze", help="interdependence and intention metrics of a run folder")
     p.add_argument("folder", metavar="run", type=Path, help="a run folder (runs/<timestamp>-<name>/) of play or eval")
     p.add_argument("--no-write", action="store_true", help="print only; write no files into the run folder")
+    p.add_argument(
+        "--domain",
+        default=None,
+        help="the run's world as module:attribute, when it is not a registered one (a run folder alone never makes analyze import code)",
+    )
     p.set_defaults(run=run)
 
 
@@ -19,13 +24,23 @@ def run(args: argparse.Namespace) -> int:
 
     from proagent.domains import DomainInputError
     from proagent.interdependence.folder import RESULT_FILE, NotARunFolder, analyze_folder
-    from proagent.interdependence.report import LEGEND, group_rows, markdown_table, rich_table
+    from proagent.interdependence.report import (
+        ANALYSIS_FILE,
+        INTENTION_NOTE,
+        LEGEND,
+        analysis_markdown,
+        group_rows,
+        intention_lines,
+        markdown_table,
+        rich_table,
+    )
+    from proagent.runner.run_world import RunFolderError
     from proagent.tables_out import print_table
 
     try:
-        domain = _domain_of(args.folder)
+        domain = _domain_of(args.folder, args.domain)
         result = analyze_folder(args.folder, _model_for(domain), write=not args.no_write)
-    except (NotARunFolder, DomainInputError) as exc:
+    except (NotARunFolder, DomainInputError, RunFolderError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if not result.episodes:
@@ -38,28 +53,34 @@ def run(args: argparse.Namespace) -> int:
     console.print(LEGEND, style="dim")
     traced = sum(e.source == "trace" for e in result.episodes)
     console.print(f"{traced} of {len(result.episodes)} episodes analyzed from the trace; the others from their records")
-    for e in result.episodes:
-        check = e.intention_recomputed
-        if check is not None and e.intention_reported is not None and (check.hits, check.total) != (e.intention_reported.hits, e.intention_reported.total):
-            console.print(f"note: episode {e.id}: intention {e.intention_reported.hits}/{e.intention_reported.total} reported, {check.hits}/{check.total} recomputed from the trace")
+    differ = intention_lines(result.episodes)
+    for line in differ:
+        console.print(f"note: {line}")
+    if differ:
+        console.print(INTENTION_NOTE, style="dim")
     if not args.no_write:
-        (args.folder / "interdependence.md").write_text(f"# {result.run}: cooperation metrics\n\n" + markdown_table(rows) + "\n" + LEGEND + "\n", encoding="utf-8")
+        (args.folder / ANALYSIS_FILE).write_text(analysis_markdown(result.run, rows, result.episodes), encoding="utf-8")
         traces = " and the grounded traces (episode_*.pddl.txt)" if traced else ""
-        console.print(f"saved {args.folder / RESULT_FILE}, interdependence.md{traces}")
+        console.print(f"saved {args.folder / RESULT_FILE}, {ANALYSIS_FILE}{traces}")
     return 0
 
 
-def _domain_of(folder: Path):
-    """The run's domain (config.json's ``domain``; runs from before domains: the default one)."""
-    import json
+def _domain_of(folder: Path, given: str | None):
+    """The run's world, read as every front end reads it (`world_of`). A run folder may come from
+    anywhere: a world it names by ``module:attribute`` is imported only when ``--domain`` says so."""
+    from proagent.domains import DomainInputError, builtin_domain_names, get_domain
+    from proagent.runner.run_world import world_of
 
-    from proagent.domains import get_domain
-
-    try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        config = {}
-    name = config.get("domain") or (config.get("config") or {}).get("domain") if isinstance(config, dict) else None
+    name = world_of(folder)
+    if given is not None:
+        if given != name:
+            raise DomainInputError(f"--domain {given}: {folder} played {name!r}")
+        return get_domain(given)
+    if name not in builtin_domain_names():
+        raise DomainInputError(
+            f"{folder} names its world {name!r}, which is not a registered world; a run folder does not make analyze "
+            f"import code: pass --domain {name} if you trust it"
+        )
     return get_domain(name)
 
 

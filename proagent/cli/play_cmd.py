@@ -20,7 +20,7 @@ from proagent.cli.arg_types import (
     seed_number,
     writable_folder,
 )
-from proagent.numbers import episode_label, format_mean
+from proagent.numbers import episode_label, format_mean, format_score
 from proagent.runner.episode import StepView
 from proagent.runner.summary import own_events, summary_of
 
@@ -127,8 +127,8 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
         own = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in own_events(record, session.domain.useful_events).items())
         outcomes = ", ".join(f"{value:g} {name.replace('_', ' ')}" for name, value in record.domain_metrics.items())
         print(
-            f"episode {episode}: score {record.score:.0f} ({outcomes}), {record.decisions} decisions, "
-            f"{record.llm_calls} LLM calls, {record.rejections} rejected plans, {record.parse_failures} unreadable "
+            f"{episode_label(episode)}: score {format_score(record.score)} ({outcomes}), {record.decisions} decisions, "
+            f"{_calls(record)}, {record.rejections} rejected plans, {record.parse_failures} unreadable "
             f"answers, {record.fallbacks} fallbacks, {record.retries} retries, {record.oscillations} loops detected, "
             f"{record.wall_time_s:.1f} s; "
             f"the agent's own events: {own}",
@@ -136,21 +136,8 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
         )
 
 
-@contextmanager
-def _progress_view(args: argparse.Namespace, session, live: bool, episode: int) -> Iterator[Callable[[StepView], None]]:
-    """The episode's step callback: the live view (with a spinner per decision) on a terminal, else
-    plain progress lines on stderr every ``--progress-every`` decisions or ``--progress-seconds``."""
-    from proagent.cli.live import LiveView
-    from proagent.cli.progress_lines import PlainProgress, ProgressSettings
-
-    label = f"{episode_label(episode)}/{args.episodes}"
-    if live:
-        with LiveView(session.domain, enabled=True, title=label) as view:
-            yield view.update
-        return
-    settings = ProgressSettings(every_decisions=args.progress_every, every_s=args.progress_seconds)
-    with PlainProgress(settings, label, lambda line: print(line, file=sys.stderr, flush=True)) as progress:
-        yield progress.on_step
+from proagent.numbers import episode_label, format_mean, format_score
+from proagent.runner.episode import StepView
 
 
 def _save_gif(session, states: list, episode: int) -> None:

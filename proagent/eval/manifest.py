@@ -34,6 +34,9 @@ class Session(BaseModel):
 
 
 class EvalManifest(BaseModel):
+    domain: str | None = Field(
+        None, description="the world (config.domain) where every run folder names it: the top of config.json; None in older runs"
+    )
     config: EvalConfig
     layout_names: list[str] = Field(description="canonical names of config.layouts, in order")
     agent_configs: dict[str, dict] = Field(description="agent name -> effective AgentConfig")
@@ -58,6 +61,7 @@ def now() -> str:
 def new_manifest(config: EvalConfig, resolved: Resolved, command: str, ablation: AblationInfo | None) -> EvalManifest:
     commit, dirty = git_state()
     return EvalManifest(
+        domain=config.domain,
         config=config,
         layout_names=list(resolved.envs),
         agent_configs={a.name: a.agent_config().model_dump() for a in config.agents if a.kind == PROAGENT},
@@ -79,12 +83,17 @@ def add_session(manifest: EvalManifest, command: str) -> EvalManifest:
     return manifest.model_copy(update={"sessions": [*manifest.sessions, session]})
 
 
+MAX_MANIFEST_BYTES = 4 * 1024 * 1024  # a manifest is a few KiB
+
+
 def load_manifest(folder: RunFolder) -> EvalManifest:
     path = folder.path / CONFIG_FILE
     if not path.is_file():
         raise ConfigError(f"{folder.path} is not an evaluation run: it has no {CONFIG_FILE}")
-    try:
-        return EvalManifest.model_validate_json(path.read_text(encoding="utf-8"))
+    if path.stat().st_size > MAX_MANIFEST_BYTES:
+        raise ConfigError(f"{path}: {path.stat().st_size} bytes, more than an evaluation config ({MAX_MANIFEST_BYTES}); not read")
+    try:  # strict: a run folder may come from anywhere, and a "2" is not two episodes
+        return EvalManifest.model_validate_json(path.read_bytes(), strict=True)
     except ValidationError as exc:
         raise ConfigError(f"{path} is not an evaluation config ({exc.error_count()} problems, e.g. {exc.errors()[0]['msg']})") from None
 

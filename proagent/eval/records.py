@@ -12,9 +12,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pydantic import ConfigDict
+
 from proagent.eval.plan import EpisodeKey
 from proagent.jsonl import read_jsonl
-from proagent.runner.records import EpisodeRecord
+from proagent.run_lines import MAX_SEATS, check_plain, typed
+from proagent.runner.records import EpisodeRecord, SeatUsage
 from proagent.runner.run_folder import RunFolder
 
 EPISODES_FILE = "episodes.jsonl"
@@ -59,13 +62,57 @@ class EpisodeLog:
         return read_records(self.path)
 
 
-def read_records(path: Path) -> list[EvalRecord]:
+def read_records(path: Path, single_runs: bool = False) -> list[EvalRecord]:
     """Whole, valid records in file order, the first one of each key only. Lines that are not a
-    record (torn by a killed writer, bytes that are not UTF-8) are skipped with one warning."""
+    record (torn by a killed writer, bytes that are not UTF-8) are skipped with one warning.
+    ``single_runs``: the file is a play or human run's, whose records name no agent (`as_eval_record`)."""
     seen: set[str] = set()
     out: list[EvalRecord] = []
-    for record in read_jsonl(path, parse=EvalRecord.model_validate).records:
+    parse = as_eval_record if single_runs else strict_record
+    for record in read_jsonl(path, parse=parse).records:
         if record.key.id not in seen:
             seen.add(record.key.id)
             out.append(record)
     return out
+
+
+def as_eval_record(data: dict) -> EvalRecord:
+    """A play or human run's episode record as an evaluation's, so one report reads every run: the
+    agent is the one in the record's seat (``team``; ProAgent in records from before teams) and its
+    kind is that name (ProAgent, or the partner agent a human played with)."""
+    check_plain(data)
+    record = typed(StrictEpisodeRecord, data)
+    agent = record.team[record.seat] if 0 <= record.seat < len(record.team) else "proagent"
+    return strict_record({**data, "agent": agent, "agent_kind": agent})
+
+
+class StrictEpisodeRecord(EpisodeRecord):
+    """An EpisodeRecord as read back from a run folder: no coercion, no NaN or infinity."""
+
+    model_config = ConfigDict(strict=True, allow_inf_nan=False)
+
+
+class StrictEvalRecord(EvalRecord):
+    """An EvalRecord as read back from a run folder: no coercion, no NaN or infinity."""
+
+    model_config = ConfigDict(strict=True, allow_inf_nan=False)
+
+
+# The record's integer fields that count something (all but the seed): never below 0.
+COUNTS = tuple(name for name, info in EvalRecord.model_fields.items() if info.annotation in (int, int | None) and name != "seed")
+
+
+def strict_record(data: dict) -> EvalRecord:
+    """A line of episodes.jsonl as read back from a run folder, which may come from anywhere: within
+    `check_plain`'s bounds (no NaN, no huge numbers, no deep nesting), every field of its type with
+    no coercion (a ``"40"`` is not 40 steps), and a seat that can index the team; ValueError otherwise."""
+    check_plain(data)
+    record = typed(StrictEvalRecord, data)
+    if record.seat >= MAX_SEATS:
+        raise ValueError(f"seat {record.seat}: beyond any team")
+    negative = [name for name in COUNTS if (getattr(record, name) or 0) < 0]
+    if negative:
+        raise ValueError(f"negative counts: {', '.join(negative)}")
+    for stats in record.agent_stats:
+        typed(SeatUsage, {k: v for k, v in stats.items() if k in SeatUsage.model_fields and v is not None})
+    return record

@@ -42,7 +42,8 @@ from proagent.tables_out import markdown_rows, print_table
 
 # metric -> short header, for the per-pair table printed at the end of a run
 CONSOLE_METRICS = MappingProxyType({
-    "score": "score", "llm_calls": "LLM calls", "tokens": "tokens", "spent_usd": "$ spent",
+    "score": "score", "llm_calls": "agent calls", "team_llm_calls": "team calls", "tokens": "agent tokens",
+    "team_tokens": "team tokens", "spent_usd": "team $",
     "skill_success_rate": "skill ok", "intention_accuracy": "intention", "overhead_ms_median": "ovh ms",
     "oscillations": "loops",
     "int_constructive": "Int cons", "int_non_constructive": "Int non-cons",
@@ -66,6 +67,7 @@ class Report:
     process: Summary | None = None  # cooperation-process metrics (MAEIL, constraints) per agent x partner x layout x seat
     process_rows: list[dict] | None = None  # one per episode played under a topology, for EmCoop's plots
     ablation: AblationTable | None = None
+    world: str = ""  # the world the run played (`world_of`), named in every table's heading
 
 
 def _with_domain(metrics: list[str], records: list[EvalRecord], first_only: bool = False) -> list[str]:
@@ -90,10 +92,11 @@ def run_order(manifest: EvalManifest | None) -> dict[str, list]:
     return {"agent": [a.name for a in config.agents], "partner": config.partners, "layout": manifest.layout_names, "seat": config.seats}
 
 
-def build_report(records: list[EvalRecord], manifest: EvalManifest | None, title: str) -> Report:
+def build_report(records: list[EvalRecord], manifest: EvalManifest | None, title: str, world: str = "") -> Report:
     order = run_order(manifest)
     report = Report(
-        title=title,
+        title=f"{title} ({world})" if world else title,
+        world=world,
         by_partner=pivot(records, "score", ["layout", "seat"], ["agent", "partner"], order),
         pooled=pivot(records, "score", ["layout", "seat"], ["agent"], order),
         metrics=summarize(records, ["agent", "partner", "layout", "seat"], _with_domain(list(METRICS), records), order),

@@ -230,8 +230,9 @@ class Evaluator:
             episodes_total=self._total,
             steps_done=self.steps,
             steps_total=self._pending * (self.config.horizon or DEFAULT_HORIZON),  # an estimate where layouts set their own
-            llm_calls=sum(r.llm_calls for r in earlier) + (usage.calls if usage else 0),
-            tokens=sum(r.prompt_tokens + r.completion_tokens for r in earlier) + (usage.prompt_tokens + usage.completion_tokens if usage else 0),
+            # every seat's calls: the pool meters all of this process's models, the records each team's
+            llm_calls=sum(r.team_llm_calls for r in earlier) + (usage.calls if usage else 0),
+            tokens=sum(r.team_tokens for r in earlier) + (usage.prompt_tokens + usage.completion_tokens if usage else 0),
             spent_usd=self.budget.spent if self.budget is not None else 0.0,
             failures=len(self.failures),
         )

@@ -37,6 +37,7 @@ from proagent.eval.runner import EvalOutcome, Evaluator
 from proagent.eval.world import Resolved, World, resolve
 from proagent.paths import RUNS_DIR
 from proagent.runner.run_folder import RunFolder, RunFolderBusy
+from proagent.runner.run_world import RunFolderError, is_evaluation_run, world_of
 
 RESUMABLE_FIELDS = EXECUTION_FIELDS | {"episodes"}
 
@@ -82,7 +83,8 @@ def resume_run(path: Path, changes: dict[str, Any], world: World, command: str) 
     if list(resolved.envs) != manifest.layout_names:
         raise ConfigError(f"--resume: layouts now resolve to {list(resolved.envs)}, not {manifest.layout_names}")
     refuse_changed_players(path, manifest, resolved)
-    pinned = {"config": config, "partner_provenance": resolved.partner_provenance}  # a run older than the record: pinned now
+    # a run older than these records: pinned now
+    pinned = {"config": config, "partner_provenance": resolved.partner_provenance, "domain": config.domain}
     manifest = add_session(manifest.model_copy(update=pinned), command)
     save_manifest(folder, manifest)
     return RunHandle(folder, manifest, resolved)
@@ -124,12 +126,17 @@ async def play_run(
 
 
 def report_run(path: Path) -> tuple[Report, list[Path]]:
-    """Rebuild and rewrite the run's tables and charts from its saved records."""
+    """Rebuild and rewrite the run's tables and charts from its saved records: an evaluation's, or
+    a play or human run's (one agent, one partner); the report names the world the run played."""
     folder = RunFolder(path)
-    manifest = load_manifest(folder) if (path / "config.json").exists() else None
-    records = read_records(path / EPISODES_FILE)
+    try:
+        world, evaluation = world_of(path), is_evaluation_run(path)
+    except RunFolderError as exc:
+        raise ConfigError(str(exc)) from None
+    manifest = load_manifest(folder) if evaluation else None
+    records = read_records(path / EPISODES_FILE, single_runs=not evaluation and (path / "config.json").exists())
     title = manifest.config.name if manifest is not None else path.name
-    report = build_report(records, manifest, title)
+    report = build_report(records, manifest, title, world)
     return report, write_report(report, path)
 
 

@@ -21,11 +21,13 @@ from proagent.numbers import format_interval, format_mean
 # name -> description; the order is the order of report columns.
 METRICS: MappingProxyType[str, str] = MappingProxyType({
     "score": "team score",
-    "llm_calls": "LLM calls (planner, explainer)",
-    "fresh_calls": "LLM calls not answered by the cache",
-    "tokens": "prompt + completion tokens",
+    "llm_calls": "LLM calls of the evaluated agent (planner, explainer)",
+    "team_llm_calls": "LLM calls of the whole team (every seat's LLM agent)",
+    "fresh_calls": "LLM calls of the evaluated agent not answered by the cache",
+    "tokens": "prompt + completion tokens of the evaluated agent",
+    "team_tokens": "prompt + completion tokens of the whole team",
     "llm_latency_s": "seconds waiting for the LLM",
-    "spent_usd": "money spent (fresh calls only)",
+    "spent_usd": "money the whole team spent (every seat; fresh calls only)",
     "decisions": "skills chosen",
     "rejections": "plans rejected by the Verificator",
     "replans_per_decision": "rejections + parse failures per decision",
@@ -55,7 +57,7 @@ METRICS: MappingProxyType[str, str] = MappingProxyType({
 LLM_METRICS = frozenset(
     {
         "llm_calls", "fresh_calls", "cached_calls", "tokens", "prompt_tokens", "completion_tokens", "llm_latency_s",
-        "spent_usd", "cost_usd", "decisions", "rejections", "replans_per_decision", "parse_failures", "fallbacks",
+        "cost_usd", "decisions", "rejections", "replans_per_decision", "parse_failures", "fallbacks",
         "oscillations", "retries", "skills_done", "skills_failed", "skill_success_rate", "intention_accuracy", "intention_hits",
         "intention_total", "skill_duration_mean", "overhead_ms_median",
     }

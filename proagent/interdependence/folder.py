@@ -26,6 +26,7 @@ from proagent.interdependence.model import InterdependenceModel, StepInput
 from proagent.interdependence.records import AgentCounts, EpisodeInterdependence
 from proagent.interdependence.strips import to_pddl_text
 from proagent.jsonl import episode_id, finished_attempt, read_jsonl
+from proagent.run_lines import episode_line, trace_line
 
 RESULT_FILE = "interdependence.json"
 LEGACY_AGENTS = 2  # traces whose lines carry no joint action were all two-player
@@ -121,9 +122,9 @@ def analyze_folder(path: Path, model_for: ModelFor, recompute_intentions: bool =
     path = Path(path)
     config = _load_config(path)
     specs = _layout_specs(config)
-    records = {episode_id(r): r for r in read_jsonl(path / "episodes.jsonl").records}
+    records = {episode_id(r): r for r in read_jsonl(path / "episodes.jsonl", parse=episode_line).records}
     traces: dict[str, dict[str, list[dict]]] = {}
-    for line in read_jsonl(path / "trace.jsonl").records:
+    for line in read_jsonl(path / "trace.jsonl", parse=trace_line).records:
         traces.setdefault(episode_id(line), {}).setdefault(str(line.get("attempt", "")), []).append(line)
     episodes = []
     for eid, record in records.items():

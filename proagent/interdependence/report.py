@@ -16,6 +16,7 @@ from rich.table import Table
 
 from proagent.interdependence.folder import EpisodeAnalysis
 from proagent.interdependence.records import EpisodeInterdependence, pair_key
+from proagent.numbers import episode_label
 
 HEAD_COLUMNS = (
     ("episodes", "n"),
@@ -141,5 +142,50 @@ LEGEND = (
     "(goal-reaching and non-looping, Def. 4.6) and the rest; cons %: constructive share of all pairs "
     "(pooled); init pN: trigger actions of player N per episode (Def. 4.2); pM acc. %: share of the "
     "other player's triggers that player M acted upon; intention: ProAgent's predictions of its "
-    "teammate's next completed skill that were right (pooled)."
+    "teammate's next completed skill that were right (pooled; the agent's own count, as recorded)."
 )
+
+ANALYSIS_FILE = "analysis.md"  # analyze's own table; an evaluation's report writes interdependence.md
+
+# Why a recomputed intention count can differ from the recorded one, said wherever both appear.
+INTENTION_NOTE = (
+    "Intention accuracy is counted twice. Recorded: the agent's own count, made while it played and "
+    "stored in its episode record; the tables use it. Recomputed: `analyze` counts it again from the "
+    "trace (predictions from the recorded decisions, completed skills from the recorded events), as a "
+    "check. They can differ because the agent scores a prediction only when it next acts and sees the "
+    "completed skill: a skill completed on the episode's last step, or one the agent did not witness "
+    "(a limited view), is in the recomputed count only."
+)
+
+
+def episode_name(eid: str) -> str:
+    """An episode as people name it: ``episode N`` (from 1) after its pair in eval runs (the id is
+    the key agent|partner|layout|pSeat|index there, the index in play and human runs)."""
+    group, _, index = eid.rpartition("|")
+    if not index.isdigit():
+        return eid
+    return f"{group} · {episode_label(int(index))}" if group else episode_label(int(index))
+
+
+def intention_lines(episodes: Sequence[EpisodeAnalysis]) -> list[str]:
+    """One line per episode whose recomputed intention count differs from the recorded one."""
+    lines = []
+    for e in episodes:
+        recorded, recomputed = e.intention_reported, e.intention_recomputed
+        if recorded is None or recomputed is None or (recorded.hits, recorded.total) == (recomputed.hits, recomputed.total):
+            continue
+        lines.append(
+            f"{episode_name(e.id)}: intention {recorded.hits}/{recorded.total} recorded (in the tables), "
+            f"{recomputed.hits}/{recomputed.total} recomputed from the trace"
+        )
+    return lines
+
+
+def analysis_markdown(run: str, rows: Sequence[GroupRow], episodes: Sequence[EpisodeAnalysis]) -> str:
+    """analysis.md: the table, its legend, and the intention counts where they differ."""
+    differ = intention_lines(episodes)
+    details = "\n".join(f"- {line}" for line in differ) if differ else "The two counts agree in every episode."
+    return (
+        f"# {run}: cooperation metrics (`proagent analyze`)\n\n{markdown_table(rows)}\n{LEGEND}\n\n"
+        f"## Intention accuracy: recorded and recomputed\n\n{INTENTION_NOTE}\n\n{details}\n"
+    )

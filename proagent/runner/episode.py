@@ -20,7 +20,7 @@ from proagent.contract import Agent, Observation, others, seat_seeds
 from proagent.interdependence.episode import record_fields
 from proagent.maeil.loop import Maeil
 from proagent.maeil.topology import TopologyConfig
-from proagent.runner.records import EpisodeRecord
+from proagent.runner.records import EpisodeRecord, SeatUsage, team_usage
 from proagent.world.interface import Domain
 from proagent.world.types import DomainEnv, EngineState, Event, State, Transition
 
@@ -188,6 +188,7 @@ def _step_record(domain: Domain, env: DomainEnv, team: Sequence[Agent], focal: i
 def _episode_record(env: DomainEnv, domain: Domain, team: Sequence[Agent], focal: int, seed: int, episode: int, score: float,
                     shaped: list[float], steps: int, events: list[Event], started: float) -> EpisodeRecord:
     mates = [team[seat].name for seat in others(focal, len(team))]
+    stats = [agent.episode_stats() for agent in team]
     return EpisodeRecord(
         episode=episode,
         seed=seed,
@@ -201,6 +202,7 @@ def _episode_record(env: DomainEnv, domain: Domain, team: Sequence[Agent], focal
         shaped_return=shaped,
         events=domain.count_events(events, len(team)),
         domain_metrics=domain.episode_metrics(events),
-        agent_stats=[agent.episode_stats() for agent in team],
-        **team[focal].episode_stats(),
+        agent_stats=stats,
+        **team_usage([SeatUsage.of(seat) for seat in stats]),
+        **stats[focal],
     )

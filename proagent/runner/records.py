@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from proagent.domains import DEFAULT_DOMAIN
 
@@ -37,6 +37,24 @@ class RunConfig(BaseModel):
     created: str
 
 
+class SeatUsage(BaseModel):
+    """What one seat's agent spent on its LLM in an episode (all zero for a seat without one).
+    Strict: read back from a run folder, a ``"12"`` is not twelve calls."""
+
+    model_config = ConfigDict(strict=True, allow_inf_nan=False)
+
+    llm_calls: int = Field(0, ge=0)
+    cached_calls: int = Field(0, ge=0)
+    prompt_tokens: int = Field(0, ge=0)
+    completion_tokens: int = Field(0, ge=0)
+    cost_usd: float = Field(0.0, ge=0)
+
+    @classmethod
+    def of(cls, stats: dict) -> SeatUsage:
+        """From an agent's ``episode_stats()`` (the fields it has; a partner without an LLM has none)."""
+        return cls.model_validate({k: v for k, v in stats.items() if k in cls.model_fields and v is not None})
+
+
 class EpisodeRecord(BaseModel):
     """One finished episode, about the agent in ``seat`` (the focal seat). Common fields for every
     domain; the world's own outcomes (deliveries, blocks moved...) live in ``domain_metrics``; each seat's
@@ -51,6 +69,11 @@ class EpisodeRecord(BaseModel):
     score: float
     domain_metrics: dict[str, float] = Field(default_factory=dict, description="the domain's per-episode outcomes")
     agent_stats: list[dict] = Field(default_factory=list, description="each seat's episode_stats() (LLM calls, ...)")
+    # What the whole team spent on LLMs: a table of the focal seat alone under-reports a team of LLM agents.
+    seat_usage: list[SeatUsage] = Field(default_factory=list, description="each seat's LLM calls, tokens and money")
+    team_llm_calls: int = Field(0, description="LLM calls of every seat")
+    team_tokens: int = Field(0, description="prompt + completion tokens of every seat")
+    team_cost_usd: float = Field(0.0, description="money every seat spent on fresh calls")
     process_metrics: dict[str, float] = Field(
         default_factory=dict, description="the cooperation process: MAEIL (messages, stages, re-plans) and the domain's constraints"
     )
@@ -89,6 +112,16 @@ class EpisodeRecord(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
+    def _team_usage(cls, data: Any) -> Any:
+        """The team's usage from each seat's ``agent_stats`` where the record does not carry it
+        (records written before it did): the same sums a new record stores."""
+        if not isinstance(data, dict) or "seat_usage" in data or not isinstance(data.get("agent_stats"), list):
+            return data
+        seats = [SeatUsage.of(stats) for stats in data["agent_stats"] if isinstance(stats, dict)]
+        return {**data, **team_usage(seats)}
+
+    @model_validator(mode="before")
+    @classmethod
     def _older_layout(cls, data: Any) -> Any:
         """Records written before domains kept the world's outcomes as top-level numbers: any
         numeric field the model does not know moves into ``domain_metrics``."""
@@ -103,3 +136,13 @@ class EpisodeRecord(BaseModel):
     def metric(self, name: str, default: float = 0.0) -> float:
         """A domain or process metric by name."""
         return self.domain_metrics.get(name, self.process_metrics.get(name, default))
+
+
+def team_usage(seats: list[SeatUsage]) -> dict[str, Any]:
+    """The record fields of a team's LLM usage: each seat's, and the sums over the team."""
+    return {
+        "seat_usage": seats,
+        "team_llm_calls": sum(s.llm_calls for s in seats),
+        "team_tokens": sum(s.prompt_tokens + s.completion_tokens for s in seats),
+        "team_cost_usd": sum(s.cost_usd for s in seats),
+    }

@@ -20,6 +20,9 @@ def summary_of(records: list[EpisodeRecord], useful_events: tuple[str, ...]) -> 
         "score_se": se,
         **{f"{name}_mean": statistics.fmean(r.metric(name) for r in records) for name in _metric_names(records)},
         "llm_calls_mean": statistics.fmean(r.llm_calls for r in records),
+        "team_llm_calls_mean": statistics.fmean(r.team_llm_calls for r in records),  # every seat's, not only the agent's
+        "team_tokens_mean": statistics.fmean(r.team_tokens for r in records),
+        "team_cost_usd_mean": statistics.fmean(r.team_cost_usd for r in records),
         "decisions_mean": statistics.fmean(r.decisions for r in records),
         "rejections_mean": statistics.fmean(r.rejections for r in records),
         "oscillations_mean": statistics.fmean(r.oscillations for r in records),

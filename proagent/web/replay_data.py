@@ -19,18 +19,26 @@ without them have no ``lanes`` and their payload is as before.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from proagent.domains import DEFAULT_DOMAIN
 from proagent.domains import replay_drawing_for as domain_replay_drawing
 from proagent.jsonl import episode_id, finished_attempt, read_jsonl
+from proagent.numbers import episode_label, format_score
+from proagent.run_lines import MAX_SEATS, MAX_STEPS, NAME, check_plain, episode_line, trace_line
+from proagent.runner.run_world import RunFolderError, world_of
 from proagent.world.replay import ReplayDrawing
 from proagent.world.types import DomainInputError
 
 TRACE_FILE = "trace.jsonl"
+MAX_JSON_BYTES = 16 * 1024 * 1024  # config.json, summary.json, questionnaire.json: a few KiB each
+_LOG = logging.getLogger(__name__)
 EPISODES_FILE = "episodes.jsonl"
-LEGACY_DOMAIN = "overcooked"  # runs written before config.json named a domain are all of this one
 
 
 class ReplayError(ValueError):
@@ -53,9 +61,16 @@ class EpisodeTrace:
     outcome: dict | None = None  # its record in episodes.jsonl, when it has one
 
     @property
-    def label(self) -> str:
+    def group(self) -> str:
+        """Who played it, for an eval run (agent|partner|layout|pSeat: its key without the episode);
+        empty for play and human runs, which have one pair."""
         tag = self.key.split("#")[0]
-        return f"{tag} (episode {self.episode})" if tag else f"episode {self.episode}"
+        return tag.rsplit("|", 1)[0] if "|" in tag else tag
+
+    @property
+    def label(self) -> str:
+        """The name people read: ``episode N`` counted from 1 (`episode_label`), after the pair."""
+        return f"{self.group} · {episode_label(self.episode)}" if self.group else episode_label(self.episode)
 
 
 @dataclass
@@ -65,11 +80,7 @@ class RunTrace:
     episodes: list[EpisodeTrace]
     extra: dict = field(default_factory=dict)  # summary.json, questionnaire.json when present
     unfinished: int = 0  # traced episodes left out: no record in episodes.jsonl (a killed or running attempt)
-
-    @property
-    def domain(self) -> str:
-        """The world the run played: config.json's ``domain``, else the only one that existed."""
-        return str(self.config.get("domain") or LEGACY_DOMAIN)
+    domain: str = DEFAULT_DOMAIN  # the world the run played (`world_of`: the one reader of every run folder's world)
 
 
 def load_run(path: Path) -> RunTrace:
@@ -87,30 +98,41 @@ def load_run(path: Path) -> RunTrace:
     if not trace.exists():
         raise ReplayError(f"{path} has no {TRACE_FILE} (eval runs write one only with trace = true)")
     groups: dict[tuple[str, str], EpisodeTrace] = {}
-    for record in read_jsonl(trace).records:
+    for record in read_jsonl(trace, parse=trace_line).records:
         attempt = str(record.get("attempt", ""))
         key = f"{record.get('key', '')}#{attempt}#{record.get('episode', 0)}"
         groups.setdefault((episode_id(record), attempt), EpisodeTrace(key, int(record.get("episode", 0)))).records.append(record)
     if not groups:
         raise ReplayError(f"{trace} is empty")
-    episodes = list(groups.values())
+    episodes = _in_episode_order(list(groups.values()))
     if (path / EPISODES_FILE).exists():
         finished = _finished(groups, path / EPISODES_FILE)
         for k, outcome in finished.items():
             groups[k].outcome = outcome
-        episodes = [groups[k] for k in finished]
+        episodes = _in_episode_order([groups[k] for k in finished])
         if not episodes:
             raise ReplayError(f"{trace} has no finished episode: none of its episodes has a record in {EPISODES_FILE}")
     extra = {name: _read_json(path / f"{name}.json") for name in ("summary", "questionnaire")}
-    config = _read_json(path / "config.json") or {}
-    return RunTrace(path, config, episodes, {k: v for k, v in extra.items() if v}, len(groups) - len(episodes))
+    config = _replay_config(path / "config.json")
+    try:
+        domain = world_of(path)
+    except RunFolderError as exc:
+        raise ReplayError(str(exc)) from None
+    return RunTrace(path, config, episodes, {k: v for k, v in extra.items() if v}, len(groups) - len(episodes), domain)
+
+
+def _in_episode_order(episodes: list[EpisodeTrace]) -> list[EpisodeTrace]:
+    """By pair (in the order the trace first names it), then by episode index: an eval's episodes
+    finish in any order, and a replay's list (and ``--episode``) must not depend on it."""
+    first = {e.group: i for i, e in reversed(list(enumerate(episodes)))}
+    return sorted(episodes, key=lambda e: (first[e.group], e.episode))
 
 
 def _finished(groups: dict[tuple[str, str], EpisodeTrace], episodes_file: Path) -> dict[tuple[str, str], dict]:
     """The (episode id, attempt) groups that have a record, in trace order, with that record (the
     first record of an episode counts, as in the eval's reading of episodes.jsonl)."""
     records: dict[str, dict] = {}
-    for record in read_jsonl(episodes_file).records:
+    for record in read_jsonl(episodes_file, parse=episode_line).records:
         records.setdefault(episode_id(record), record)
     attempts: dict[str, dict[str, list[dict]]] = {}
     for (eid, attempt), group in groups.items():
@@ -120,21 +142,72 @@ def _finished(groups: dict[tuple[str, str], EpisodeTrace], episodes_file: Path) 
 
 
 def _read_json(path: Path) -> dict | None:
+    """A JSON object within `check_plain`'s bounds, or None: missing, not UTF-8, not JSON, too big
+    or too deep (with a warning then: it is left out of the page)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # missing, not UTF-8, not JSON
+        if path.stat().st_size > MAX_JSON_BYTES:
+            raise ValueError(f"more than {MAX_JSON_BYTES} bytes")
+        value = json.loads(path.read_text(encoding="utf-8"))
+        check_plain(value)
+    except OSError:
         return None
+    except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON, out of bounds
+        _LOG.warning("%s: not read (%s)", path, str(exc)[:80])
+        return None
+    if not isinstance(value, dict):
+        _LOG.warning("%s: not read (a JSON %s, not an object)", path, type(value).__name__)
+        return None
+    return value
+
+
+class _Agent(BaseModel):
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    name: str | None = Field(None, max_length=NAME)
+
+
+class _ReplayConfig(BaseModel):
+    """The fields of config.json the page shows or the seats are named from (strict types)."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    command: str | None = Field(None, max_length=100_000)
+    layout: str | None = Field(None, max_length=NAME)
+    partner: str | None = Field(None, max_length=NAME)
+    llm: str | None = Field(None, max_length=NAME)
+    seed: int | None = None
+    horizon: int | None = Field(None, ge=0, le=MAX_STEPS)
+    created: str | None = Field(None, max_length=NAME)
+    seat: int | None = Field(None, ge=0, lt=MAX_SEATS)
+    agent: _Agent | None = None
+
+
+def _replay_config(path: Path) -> dict:
+    """config.json as the page reads it: {} when absent or unreadable; ReplayError naming the field
+    when a field the page uses has the wrong type or range (a run folder is untrusted)."""
+    config = _read_json(path)
+    if config is None:
+        return {}
+    try:
+        _ReplayConfig.model_validate(config)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(p) for p in error["loc"])
+        raise ReplayError(f"{path}: {where}: {error['msg']}") from None
+    return config
 
 
 def episode_payload(run: RunTrace, index: int = 0, drawing: ReplayDrawing | None = None) -> dict:
-    """Everything the replay page needs for episode ``index`` (position in the run's trace), drawn
-    by ``drawing`` (default: the drawing of the run's domain)."""
+    """Everything the replay page needs for the episode at position ``index`` of ``run.episodes``
+    (the page's list; people pick one by its number and pair: `replay_index.select_episode`),
+    drawn by ``drawing`` (default: the drawing of the run's domain)."""
     if not 0 <= index < len(run.episodes):
-        raise ReplayError(f"episode {index} not in this run (it has {len(run.episodes)}: 0..{len(run.episodes) - 1})")
+        raise ReplayError(f"no episode at position {index} of this run's list (it has {len(run.episodes)})")
     drawing = drawing or drawing_of(run)
     trace = run.episodes[index]
     records = sorted(trace.records, key=lambda r: r.get("step", 0))
     seat = _seat(records[0], trace.key, run.config)
+    frames = _frames(records, drawing)
     payload = {
         "title": run.path.name,
         "episode": index,
@@ -144,7 +217,8 @@ def episode_payload(run: RunTrace, index: int = 0, drawing: ReplayDrawing | None
         "seat": seat,
         "names": _player_names(run.config, trace.key, seat, _seat_count(records, seat)),
         **drawing.scene(records[0]),
-        "frames": _frames(records, drawing),
+        "frames": frames,
+        "score_span": _score_span(frames),
         "metrics": episode_metrics(trace.outcome, drawing.legacy_metrics),
         "config": {k: run.config.get(k) for k in ("command", "layout", "partner", "llm", "seed", "horizon", "created") if k in run.config},
         "extra": run.extra,
@@ -161,6 +235,13 @@ def drawing_of(run: RunTrace) -> ReplayDrawing:
         return replay_drawing_for(run.domain)
     except DomainInputError as exc:
         raise ReplayError(f"{run.path} cannot be replayed: {exc}") from exc
+
+
+def _score_span(frames: list[dict]) -> list[str]:
+    """The lowest and highest score of the episode (0 included: the chart's axis), as people read
+    them (`format_score`): the score chart's range in this world, not a fixed maximum."""
+    scores = [0.0, *(float(f["score"]) for f in frames)]
+    return [format_score(min(scores)), format_score(max(scores))]
 
 
 def episode_metrics(record: dict | None, legacy: tuple[str, ...] = ()) -> dict[str, float]:
@@ -197,6 +278,7 @@ def _frame(record: dict, drawn: dict, decision: dict | None, analysis: str | Non
         "events": record.get("events", []),
         "reward": record.get("reward", 0.0),
         "score": record.get("score", 0.0),
+        "score_text": format_score(float(record.get("score", 0.0))),
         "skill": record.get("skill"),
         "partner_skill": record.get("partner_skill"),
         "thinking": bool(record.get("thinking")),

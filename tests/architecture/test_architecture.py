@@ -74,7 +74,7 @@ def test_nothing_outside_the_cli_imports_it():
 # use (importlib), so it sits low: the RL program and the runner look worlds up through it.
 LAYERS = (
     ("proagent", "proagent.world", "proagent.paths", "proagent.files", "proagent.jsonl", "proagent.tables_out", "proagent.limits",
-     "proagent.numbers"),
+     "proagent.numbers", "proagent.run_lines"),
     ("proagent.domains", "proagent.llm", "proagent.contract", "proagent.interdependence", "proagent.checkout"),
     ("proagent.maeil", "proagent.training"),
     ("proagent.agent",),

@@ -103,4 +103,4 @@ def test_replay_of_a_killed_play_run_leaves_out_the_cut_episode(tmp_path):
     (run / "trace.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines) + '{"episode": 2, "st')
     assert len(load_run(run).episodes) == 3
     (run / "episodes.jsonl").write_text("".join(json.dumps({"episode": e, "score": 0}) + "\n" for e in range(2)))
-    assert [e.label for e in load_run(run).episodes] == ["episode 0", "episode 1"]
+    assert [e.label for e in load_run(run).episodes] == ["episode 1", "episode 2"]

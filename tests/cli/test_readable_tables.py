@@ -67,7 +67,7 @@ def test_report_prints_the_markdown_of_table_md(tmp_path, capsys):
     by_partner = table_md[table_md.index("| layout / seat") : table_md.index("\n## ")]
     assert by_partner.strip() in out  # the score table of table.md, cell for cell
     assert "| counter_circuit / P0 | 226.7 ± 54.6 (n=3) | **227.7 ± 54.6 (n=3)** |" in out
-    assert f"| {LONG_AGENT} / {LONG_PARTNER} | 226.7 ± 54.6 (n=3) |" in out and "LLM calls" in out
+    assert f"| {LONG_AGENT} / {LONG_PARTNER} | 226.7 ± 54.6 (n=3) |" in out and "agent calls" in out and "team calls" in out
 
 
 def test_eval_finish_prints_whole_cells_without_a_terminal(tmp_path, capsys):

@@ -21,7 +21,7 @@ from tests.support.responders.overcooked import overcooked_answer
 from tests.support.scripted import ScriptedCall, ScriptedModel
 
 HORIZON = 40  # one horizon for every test: the envs (and their compiled steps) are shared
-TIMING_FIELDS = {"wall_time_s", "llm_latency_s", "overhead_ms_median", "attempt", "cached_calls", "spent_usd", "cost_usd"}
+TIMING_FIELDS = {"wall_time_s", "llm_latency_s", "overhead_ms_median", "attempt", "cached_calls", "spent_usd", "cost_usd", "team_cost_usd"}
 
 
 def respond(call: ScriptedCall) -> str:
@@ -97,8 +97,11 @@ def comparable(records: list[EvalRecord]) -> dict[str, dict]:
 
 
 def _untimed(record: dict) -> dict:
-    """Each seat's agent_stats without its timing and cache fields, like the top-level ones."""
-    return {**record, "agent_stats": [{k: v for k, v in stats.items() if k not in TIMING_FIELDS} for stats in record["agent_stats"]]}
+    """Each seat's agent_stats and usage without its timing and cache fields, like the top-level ones."""
+    def untimed(seats: list[dict]) -> list[dict]:
+        return [{k: v for k, v in stats.items() if k not in TIMING_FIELDS} for stats in seats]
+
+    return {**record, "agent_stats": untimed(record["agent_stats"]), "seat_usage": untimed(record["seat_usage"])}
 
 
 def lines(path: Path) -> list[dict]:

@@ -89,7 +89,8 @@ def test_analyze_a_run_folder(episode, tmp_path, capsys):
     assert ep["interdependence"]["constructive"] == record.int_constructive
     pddl = (folder.path / "episode_000.pddl.txt").read_text()
     assert "(:init" in pddl and "(pickup_from_counter p1 onion" in pddl and "(deliver p1 soup" in pddl
-    assert (folder.path / "interdependence.md").exists()
+    analysis = (folder.path / "analysis.md").read_text()
+    assert "## Intention accuracy: recorded and recomputed" in analysis and "| proagent / greedy / counter_circuit / p0 |" in analysis
 
 
 def test_analyze_refuses_a_folder_that_is_not_a_run(tmp_path, capsys):

@@ -117,16 +117,17 @@ INJECTED = '<img src=x onerror="window.__pwned=1">'
 
 
 def test_a_crafted_trace_cannot_run_script_in_the_exported_page(browser, llm_run, tmp_path):
-    """Run folders get shared: every trace field the page shows (numbers included) is text, never markup."""
+    """Run folders get shared: every trace field the page shows is text, never markup (numeric fields
+    holding markup are not read at all: the reader types them, see tests/cli/test_untrusted_run_folders.py)."""
     import shutil
 
     crafted = tmp_path / llm_run.name
     shutil.copytree(llm_run, crafted)
     lines = [json.loads(line) for line in (crafted / "trace.jsonl").read_text().splitlines()]
     for line in lines:
-        line["events"] = [{"agent": INJECTED, "kind": INJECTED, "step": line["step"]}]
+        line["events"] = [{"agent": 0, "kind": INJECTED, "step": line["step"]}]
         if line.get("decision"):
-            line["decision"].update(step=INJECTED, llm_calls=INJECTED)
+            line["decision"].update(skill=INJECTED, analysis=INJECTED)
     (crafted / "trace.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     out = export_html(load_run(crafted), tmp_path / "export.html")
     browser.get(out.as_uri())

@@ -131,3 +131,17 @@ def test_llm_agent_plays_in_real_time_through_an_openai_compatible_server(tmp_pa
     assert len(trace) == 20 and any(r.get("thinking") for r in trace) and any(r["decision"] for r in trace)
     assert wall < 20 / 20 + 3.0, f"{wall:.1f} s for 20 steps at 20/s: the game waited for the LLM"
     assert session.game.record.llm_calls >= 1
+
+
+def test_a_human_run_is_reported_and_replayed_as_its_world(human_run, tmp_path, capsys):
+    import shutil
+
+    from proagent.cli import main
+    from proagent.runner.run_world import world_of
+
+    run = shutil.copytree(human_run, tmp_path / human_run.name)
+    assert world_of(run) == json.loads((run / "config.json").read_text())["domain"] == "overcooked"
+    assert main(["report", str(run), "--quiet"]) == 0
+    assert (run / "table.md").read_text().splitlines()[0].startswith(f"# {run.name} (overcooked)")
+    assert "| greedy / human |" in (run / "table.md").read_text(), "the agent in the record's seat, with the person as partner"
+    assert main(["replay", str(run), "--list"]) == 0 and "      1  -" in capsys.readouterr().out

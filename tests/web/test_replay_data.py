@@ -65,7 +65,7 @@ def test_bad_inputs_are_clear_errors(tmp_path, llm_run):
         load_run(tmp_path / "missing")
     with pytest.raises(ReplayError, match="trace = true"):
         load_run(tmp_path)
-    with pytest.raises(ReplayError, match="episode 3 not in this run"):
+    with pytest.raises(ReplayError, match="no episode at position 3"):
         episode_payload(load_run(llm_run), 3)
 
 

@@ -28,7 +28,8 @@ DATA = Path(__file__).resolve().parent / "data"
 WEB = Path(__file__).resolve().parents[2] / "proagent" / "web"
 GENERIC_FILES = ("replay_data.py", "replay_page.py", "server.py", "static/replay.js", "static/replay.html")
 OVERCOOKED_NAMES = re.compile(r"KitchenState|onion|soup|\bpot|envs\.overcooked|from envs|tomato|dish", re.IGNORECASE)
-ADDED = ("domain", "metrics")  # what the seam added to the payload
+ADDED = ("domain", "metrics", "score_span")  # what the seam and the score formatting added to the payload
+FRAME_ADDED = ("score_text",)  # each frame's score as people read it (proagent.numbers.format_score)
 
 
 def _old_run(tmp_path: Path) -> Path:
@@ -44,7 +45,8 @@ def _write_lines(run: Path, lines: list[dict]) -> None:
 
 
 def _without_added(payload: dict) -> dict:
-    return {k: v for k, v in json.loads(json.dumps(payload, default=str)).items() if k not in ADDED}
+    plain = {k: v for k, v in json.loads(json.dumps(payload, default=str)).items() if k not in ADDED}
+    return {**plain, "frames": [{k: v for k, v in f.items() if k not in FRAME_ADDED} for f in plain["frames"]]}
 
 
 def test_generic_web_files_name_nothing_of_overcooked():

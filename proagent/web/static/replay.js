@@ -55,7 +55,7 @@
   function render() {
     const d = state.data, f = d.frames[state.index];
     ReplayDomain.draw($("scene"), d, f, { names: d.names.map((n, i) => (i === d.seat ? "AI" : n === "human" ? "H" : "P")) });
-    $("score").textContent = f.score;
+    $("score").textContent = f.score_text ?? f.score;
     $("step").textContent = `step ${f.step} / ${ReplayDomain.horizon(f) || d.config.horizon || "?"}${f.final ? " (end)" : ""}`;
     $("players").innerHTML = d.names.map((_, i) => playerLine(f, i)).join("");
     $("analysis").textContent = f.analysis || "–";
@@ -70,18 +70,22 @@
   }
 
   function drawChart() {
+    // The axis spans this episode's own scores (0 included): worlds score on different scales, and
+    // some (step costs) go below 0. The label gives that span as the page writes scores.
     const canvas = $("chart"), ctx = canvas.getContext("2d"), frames = state.data.frames;
-    const w = canvas.width, h = canvas.height, max = Math.max(20, ...frames.map((f) => f.score));
+    const scores = frames.map((f) => f.score), lo = Math.min(0, ...scores), hi = Math.max(0, ...scores);
+    const w = canvas.width, h = canvas.height, span = hi - lo || 1;
     ctx.clearRect(0, 0, w, h);
     ctx.strokeStyle = "#2f6fd6"; ctx.lineWidth = 2; ctx.beginPath();
     frames.forEach((f, i) => {
-      const x = (i / Math.max(1, frames.length - 1)) * (w - 10) + 5, y = h - 5 - (f.score / max) * (h - 20);
+      const x = (i / Math.max(1, frames.length - 1)) * (w - 10) + 5, y = h - 5 - ((f.score - lo) / span) * (h - 20);
       i ? ctx.lineTo(x, y) : ctx.moveTo(x, y);
     });
     ctx.stroke();
     const cx = (state.index / Math.max(1, frames.length - 1)) * (w - 10) + 5;
     ctx.strokeStyle = "#c00"; ctx.lineWidth = 1; ctx.beginPath(); ctx.moveTo(cx, 0); ctx.lineTo(cx, h); ctx.stroke();
-    ctx.fillStyle = "#555"; ctx.font = "11px sans-serif"; ctx.fillText(`score over time (max ${max})`, 8, 12);
+    const range = state.data.score_span ? `${state.data.score_span[0]} to ${state.data.score_span[1]}` : `${lo} to ${hi}`;
+    ctx.fillStyle = "#555"; ctx.font = "11px sans-serif"; ctx.fillText(`score over time (${range})`, 8, 12);
   }
 
   function timeline() {

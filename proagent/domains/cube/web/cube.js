@@ -129,12 +129,13 @@ const Cube = (() => {
     return `#${p.block} ${p.direction} ${p.force}/${p.weight} ${result}`;
   }
 
-  function caption(ctx, cube, width, y) {
+  // score: the text the page writes the team's score as (the replay header's); else the state's own
+  function caption(ctx, cube, width, y, score) {
     ctx.fillStyle = C.caption;
     ctx.fillRect(0, y, width, CAPTION);
     const pushes = (cube && cube.pushes) || [];
     const delivered = cube ? cube.blocks.filter((b) => b.delivered).length : 0;
-    const head = cube ? `score ${cube.score} · delivered ${delivered}/${cube.blocks.length}` : "no CUBE record in this trace line";
+    const head = cube ? `score ${score ?? cube.score} · delivered ${delivered}/${cube.blocks.length}` : "no CUBE record in this trace line";
     const tail = pushes.length ? ` · previous step's pushes: ${pushes.map(describePush).join("; ")}` : "";
     ctx.save();
     ctx.beginPath(); ctx.rect(0, y, width, CAPTION); ctx.clip();
@@ -143,7 +144,8 @@ const Cube = (() => {
   }
 
   // board: {grid_size, goal_column, ...} (the payload's board); cube: CubeView.to_record() or null;
-  // events: this step's CubeEvent records; opts.seat: the agent's seat (ringed)
+  // events: this step's CubeEvent records; opts.seat: the agent's seat (ringed);
+  // opts.score: the caption's score text (the replay's, so canvas and header agree)
   function draw(canvas, board, cube, events, opts) {
     opts = opts || {};
     board = board || {};
@@ -165,7 +167,7 @@ const Cube = (() => {
       (cube.agents || []).forEach((pos, i) => agent(ctx, pos, i, S, i === opts.seat));
       (cube.agents || []).forEach((pos, i) => pushes[i] && pushArrow(ctx, pos, pushes[i].direction, pushes[i].ok, S));
     }
-    caption(ctx, cube, k * S, k * S);
+    caption(ctx, cube, k * S, k * S, opts.score);
   }
 
   return { draw, agentColor, pushesOf };
@@ -177,7 +179,7 @@ const Cube = (() => {
 const ReplayDomain = {
   notable: "deliveries, failed pushes",
   draw(canvas, data, frame, opts) {
-    Cube.draw(canvas, data.board, frame.cube, frame.events, { seat: data.seat, names: opts && opts.names });
+    Cube.draw(canvas, data.board, frame.cube, frame.events, { seat: data.seat, names: opts && opts.names, score: frame.score_text });
   },
   seatColor(i) {
     return Cube.agentColor(i);
