@@ -136,8 +136,29 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
         )
 
 
-from proagent.numbers import episode_label, format_mean, format_score
-from proagent.runner.episode import StepView
+@contextmanager
+def _progress_view(args: argparse.Namespace, session, live: bool, episode: int) -> Iterator[Callable[[StepView], None]]:
+    """The episode's step callback: the live view (with a spinner per decision) on a terminal, else
+    plain progress lines on stderr every ``--progress-every`` decisions or ``--progress-seconds``."""
+    from proagent.cli.live import LiveView
+    from proagent.cli.progress_lines import PlainProgress, ProgressSettings
+
+    label = f"{episode_label(episode)}/{args.episodes}"
+    if live:
+        with LiveView(session.domain, enabled=True, title=label) as view:
+            yield view.update
+        return
+    settings = ProgressSettings(every_decisions=args.progress_every, every_s=args.progress_seconds)
+    with PlainProgress(settings, label, lambda line: print(line, file=sys.stderr, flush=True)) as progress:
+        yield progress.on_step
+
+
+def _calls(record) -> str:
+    """The agent's LLM calls, and the team's where other seats called an LLM too (copies of ProAgent)."""
+    own = f"{record.llm_calls} LLM calls"
+    if record.team_llm_calls == record.llm_calls:
+        return own
+    return f"{own} ({record.team_llm_calls} by the team, {record.team_tokens} tokens)"
 
 
 def _save_gif(session, states: list, episode: int) -> None:
