@@ -39,6 +39,16 @@ def format_interval(low: float, high: float, digits: int = 1) -> str:
     return f"[{low:.{digits}f}, {high:.{digits}f}]"
 
 
+def format_score_mean(mean: float, se: float, n: int) -> str:
+    """A mean score beside the episodes' own scores: both numbers by `format_score`, so a single
+    episode's summary reads exactly as its episode line (``5.5 (n=1)`` after ``score 5.5``)."""
+    if n <= 0:
+        return "n/a (n=0)"
+    if n < 2 or not math.isfinite(se):
+        return f"{format_score(mean)} (n={n})"
+    return f"{format_score(mean)} ± {format_score(se)} (n={n})"
+
+
 def episode_label(index: int) -> str:
     """The person-facing name of the episode stored with 0-based ``index``: ``episode 1`` for index 0."""
     return f"episode {index + 1}"

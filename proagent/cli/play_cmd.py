@@ -20,7 +20,7 @@ from proagent.cli.arg_types import (
     seed_number,
     writable_folder,
 )
-from proagent.numbers import episode_label, format_mean, format_score
+from proagent.numbers import episode_label, format_score, format_score_mean
 from proagent.runner.episode import StepView
 from proagent.runner.summary import own_events, summary_of
 
@@ -174,7 +174,7 @@ def _print_summary(records: list, folder: Path, useful: tuple[str, ...]) -> None
 
     summary = summary_of(records, useful)
     RunFolder(folder).write_json("summary.json", summary)
-    score = format_mean(summary["score_mean"], summary["score_se"], len(records))
+    score = format_score_mean(summary["score_mean"], summary["score_se"], len(records))
     print(f"mean score over the episodes: {score}; summary in {folder / 'summary.json'}")
     if "constructive_mean" in summary:
         print(

@@ -52,5 +52,9 @@ def test_play_prints_its_summary_with_n_and_no_plus_minus_for_one_episode(tmp_pa
     argv += ["--runs-dir", str(tmp_path), "--no-gif", "--live", "off"]
     with FakeChatServer(delay_s=0.0, responder=overcooked_answer) as server:
         assert main([*argv, *loopback_args(server.url)]) == 0
-    summary = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("mean score"))
-    assert re.fullmatch(r"mean score over the episodes: -?\d+\.\d \(n=1\); summary in .*summary\.json", summary), summary
+    said = capsys.readouterr()
+    summary = next(line for line in said.out.splitlines() if line.startswith("mean score"))
+    match = re.fullmatch(r"mean score over the episodes: (-?\d+(?:\.\d+)?) \(n=1\); summary in .*summary\.json", summary)
+    assert match, summary
+    episode = next(line for line in said.err.splitlines() if line.startswith("episode 1: score "))
+    assert episode.startswith(f"episode 1: score {match.group(1)} ")  # one episode: the same number, written the same way
