@@ -139,10 +139,15 @@ def rl_table(rows: list[dict], paper: dict) -> str:
     return "\n".join(lines)
 
 
-def shipped(layout: str) -> list[str]:
-    from proagent.training.partner import available_rl_partners
+def shipped(layout: str, methods: list[str] | None = None) -> list[str]:
+    """Every partner shipped for ``layout``, or with ``methods`` only each method's best seed by its
+    manifest (``sp`` -> ``sp_s2`` on test_time_wide): a short run plays the partners worth meeting."""
+    from proagent.training.partner import available_rl_partners, best_seed
 
-    return available_rl_partners("overcooked", layout)
+    if methods is None:
+        return available_rl_partners("overcooked", layout)
+    chosen = (best_seed("overcooked", layout, method) for method in methods)
+    return [name for name in chosen if name is not None]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -156,6 +161,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rl-episodes", type=int, default=50, help="RL cross-play episodes per ordered pair")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--skip-proagent", action="store_true")
+    p.add_argument(
+        "--partners", type=lambda s: s.split(","), default=None,
+        help="ProAgent's RL partners: these methods' best shipped seed per layout (default: every shipped partner)",
+    )  # fmt: skip
     p.add_argument("--out", type=Path, default=Path("docs/overcooked_v2_table"))
     p.add_argument("--runs-dir", type=Path, default=Path("runs"))
     p.add_argument(
@@ -163,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
     paper = json.loads(PAPER.read_text())
-    partners = {layout: shipped(layout) for layout in args.layouts}
+    partners = {layout: shipped(layout, args.partners) for layout in args.layouts}
     rows = [row for layout in args.layouts for row in rl_rows(layout, args.rl_episodes, args.seed)]
     folders = [] if args.skip_proagent else run_proagent(args, partners)
     model = "the V2 loopback responder (scripted, no language model)" if args.llm == "loopback" else f"`{args.llm}`"
