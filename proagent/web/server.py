@@ -20,6 +20,7 @@ blocked or answers with a traceback.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import sys
 import threading
@@ -34,6 +35,8 @@ from typing import TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 from pydantic import BaseModel, ValidationError
+
+from proagent.files import disk_problem, is_disk_error
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 HOST = "127.0.0.1"
@@ -50,6 +53,8 @@ _SECURITY_HEADERS = {
     "Cross-Origin-Resource-Policy": "same-origin",
 }
 
+_LOG = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class Response:
@@ -64,6 +69,18 @@ def json_response(data: object, status: int = 200) -> Response:
 
 def error(status: int, message: str) -> Response:
     return json_response({"error": " ".join(message.split())}, status)
+
+
+def _failure(exc: Exception) -> Response:
+    """The answer to a request that failed inside: a disk that refuses a write (full, read-only) is
+    one line on the terminal and on the page, since it is the machine's state, not a bug; anything
+    else prints its traceback to the terminal and names only its kind to the page."""
+    if is_disk_error(exc) or isinstance(exc, PermissionError):
+        line = disk_problem(exc)
+        _LOG.error("%s", line)
+        return error(507, line)
+    traceback.print_exception(exc, file=sys.stderr)
+    return error(500, f"internal error: {type(exc).__name__}")
 
 
 class HttpError(Exception):
@@ -274,8 +291,7 @@ def _make_handler(server: WebServer) -> type[BaseHTTPRequestHandler]:
             except TimeoutError:
                 response = error(408, f"the body did not arrive within {server.request_timeout:g} s")
             except Exception as exc:  # noqa: BLE001 - one line to the page, the traceback to the terminal
-                traceback.print_exc(file=sys.stderr)
-                response = error(500, f"internal error: {type(exc).__name__}")
+                response = _failure(exc)
             if response.status >= 400:
                 self.close_connection = True
             try:

@@ -290,3 +290,17 @@ def test_a_failing_handler_answers_500_in_one_line(capsys):
         assert raw(server, "POST", "/api/broken", "{}")[0] == 500
         assert raw(server, "GET", "/api/nothing")[0] == 404, "the server still answers"
     assert "KeyError" in capsys.readouterr().err, "the traceback goes to the terminal"
+
+
+def test_a_full_disk_under_a_request_is_one_line_on_the_page_and_the_terminal(capsys, caplog):
+    import errno
+
+    def saving(query, body):
+        raise OSError(errno.ENOSPC, "No space left on device", "runs/x/episodes.jsonl")
+
+    with WebServer({("POST", "/api/save"): saving}, "replay.html", 0) as server:
+        status, answer = raw(server, "POST", "/api/save", "{}")
+        line = _one_line_error(answer)
+        assert status == 507 and "cannot write runs/x/episodes.jsonl: No space left on device" in line
+    assert "Traceback" not in capsys.readouterr().err  # the machine's state, not a bug: no traceback
+    assert [r.getMessage() for r in caplog.records if "No space left" in r.getMessage()] == [line]
