@@ -217,6 +217,7 @@ class YokaiEnv(JittedEntryPoints):
         # phase bookkeeping: observe -> next phase; move or skipped move -> hint; hint -> next turn
         turn_over = d.is_reveal | d.is_place
         phase = jnp.where(turn_over, int(Phase.OBSERVE_FIRST), jnp.minimum(s.phase + 1, int(Phase.HINT)))
+        phase = jnp.where(d.is_end, s.phase, phase)  # the game stops where it was
         moved = s._replace(
             card_pos=pos,
             adjacency=adj,

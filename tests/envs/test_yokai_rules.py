@@ -192,6 +192,15 @@ def test_cut_cards_of_a_line_cannot_move(env, mask):
     assert moves[0].sum() == 16  # the end card: above or below cards 1..8; its own cell does not count
 
 
+def test_a_board_with_no_legal_move_skips_the_move(env, mask, step):
+    """Both ends of a line carry hints and every other card is a cut card: NOOP passes to the hint."""
+    hints = dict(hint_status=np.array([2, 2, 1, 0], np.int32), hint_card=np.array([0, 8, -1, -1], np.int32))
+    s = built(env, card_pos=snake(), phase=np.int32(Phase.MOVE), **hints)
+    assert np.flatnonzero(np.asarray(mask(s))).tolist() == [env.layout.noop]
+    tr = play(env, step, s, env.layout.noop)
+    assert int(tr.state.phase) == Phase.HINT and int(tr.state.step) == 1 and int(tr.state.player) == 0
+
+
 def test_connectivity_and_adjacency_hold_in_random_play(env):
     ro = host(rollout_fn(env, 240)(jax.random.PRNGKey(7), SHAPED))
     for t in range(240):
