@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import jax
 import pytest
-from yokai_helpers import host, replay_reference, rollout_fn
+from yokai_play import host, replay_reference, rollout_fn
 
 from envs.yokai import YokaiParams, make
 

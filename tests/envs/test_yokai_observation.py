@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from yokai_helpers import host, random_actions, rollout_fn
+from yokai_play import host, random_actions, rollout_fn
 
 from envs.yokai import UNKNOWN, HintStatus, YokaiEventKind, YokaiParams, flatten, make
 
