@@ -60,6 +60,17 @@ def test_yokai_is_built_in_and_owns_its_layouts() -> None:
     assert DOMAIN.action_names[DOMAIN.idle_action] == "idle"
 
 
+def test_the_memory_rule_is_an_env_setting() -> None:
+    settings = DOMAIN.capabilities.settings
+    real = settings.make_env_with("9c_2p", 20, {"memory": "real"})
+    assert not real.perfect_memory and settings.describe(real) == {"memory": "real"}
+    assert settings.make_env_with("9c_2p", 20, {}).perfect_memory
+    with pytest.raises(DomainInputError, match="yokai settings: memory"):
+        settings.make_env_with("9c_2p", 20, {"speed": "2"})
+    with pytest.raises(DomainInputError, match="perfect, real"):
+        settings.make_env_with("9c_2p", 20, {"memory": "good"})
+
+
 def test_the_env_jits_vmaps_holds_when_done_and_ends_at_its_horizon() -> None:
     env = _env(horizon=3)
     keys = jax.random.split(jax.random.PRNGKey(1), 3)
@@ -106,6 +117,11 @@ def test_skills_a_phase_does_not_allow_are_refused_with_the_reason() -> None:
     assert "every card must stay one connected group" in book.failures(moving, 0, Skill("move", "4_to_0_0"))[0]
     assert book.failures(moving, 0, Skill("move", "0_to_2_4")) == []
     assert "only for a move phase where no move is legal" in book.failures(moving, 0, Skill("pass"))[0]
+    assert "already looked at card 4" in DOMAIN.skill_book(table).failures(
+        env.symbolic(env.step(jax.random.PRNGKey(0), env.reset(jax.random.PRNGKey(0)), jnp.array([lay.observe(4), lay.noop])).state),
+        0,
+        Skill("observe", 4),
+    )[0]
     controller = DOMAIN.controller(book, 0, 0)
     assert controller.act(moving, Skill("move", "0_to_2_4")) == lay.move(0, 2 * 9 + 4)
     assert DOMAIN.controller(book, 1, 0).act(moving, Skill("wait", 3)) == lay.noop

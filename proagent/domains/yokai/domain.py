@@ -10,7 +10,7 @@ used, correct and wrong, the length).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 import numpy as np
@@ -25,13 +25,14 @@ from proagent.domains.yokai.partners import DEFAULT_PARTNER, make_partner, partn
 from proagent.domains.yokai.skills import YokaiController, as_belief, skill_book_for
 from proagent.domains.yokai.table import EVENT_KINDS, TableEvent, YokaiTable, YokaiWorldEnv, make_world_env
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
-from proagent.world.capabilities import Capabilities, Perception
+from proagent.world.capabilities import Capabilities, EnvSettings, Perception
 from proagent.world.kit.base import WorldBase
 from proagent.world.kit.pictures import GridCanvas, grid_rendering
 from proagent.world.kit.skills import TableSkillBook
 from proagent.world.types import DomainInputError, TeammateView
 
 _CELL = 10  # pixels per cell in the GIF
+MEMORY_RULES = {"perfect": True, "real": False}  # --env memory=...
 HORIZON_FACTOR = 4  # runner steps per longest game (8|H|): room for the odd refused action
 
 
@@ -62,6 +63,22 @@ def frame(state: YokaiTable) -> np.ndarray:
     return canvas.image
 
 
+def make_env_with(spec: str, horizon: int, settings: Mapping[str, str]) -> YokaiWorldEnv:
+    """``--env memory=real`` plays the real game (a moved card's colour leaves every seat's
+    observation); ``memory=perfect`` (the paper's experiments, the default) keeps it."""
+    unknown = sorted(set(settings) - {"memory"})
+    if unknown:
+        raise DomainInputError(f"unknown --env setting {unknown[0]!r}; yokai settings: memory")
+    memory = str(settings.get("memory", "perfect")).lower()
+    if memory not in MEMORY_RULES:
+        raise DomainInputError(f"--env memory={memory}: one of {', '.join(MEMORY_RULES)}")
+    return make_world_env(_config(spec), horizon, perfect_memory=MEMORY_RULES[memory])
+
+
+def describe(env: YokaiWorldEnv) -> dict:
+    return {"memory": "perfect" if env.perfect_memory else "real"}
+
+
 def _perceiver(env: YokaiWorldEnv, seat: int) -> SeatMemory:
     return SeatMemory(seat)
 
@@ -80,7 +97,9 @@ class YokaiDomain(WorldBase):
     useful_events = ("move", "reveal", "place")
     metric_names = ("score", "won", "hints_used", "hints_correct", "hints_wrong", "length")
     layouts = MappingProxyType({name: name for name in available_layouts()})
-    capabilities = Capabilities(rendering=RENDERING, perception=Perception(_perceiver))
+    capabilities = Capabilities(
+        rendering=RENDERING, perception=Perception(_perceiver), settings=EnvSettings(make_env_with, describe)
+    )
 
     @property
     def action_names(self) -> tuple[str, ...]:

@@ -74,27 +74,42 @@ def action_of(b: SeatBelief, skill: Skill) -> int:
     return 0 if skill.name == "end_game" else lay.noop
 
 
+def _parts(skill: Skill) -> tuple[int | None, int | None]:
+    """(card, hint) that a phase skill names; None where it names none."""
+    arg = str(skill.arg)
+    if skill.name == "observe":
+        return int(arg), None
+    if skill.name == "move":
+        return read_move(arg)[0], None
+    if skill.name == "reveal_hint":
+        return None, int(arg)
+    if skill.name == "place_hint":
+        hint, card = read_place(arg)
+        return card, hint
+    return None, None
+
+
+REFUSALS = {
+    "move": "the cell must be empty and every card must stay one connected group",
+    "pass": "a card can still be moved: pass is only for a move phase where no move is legal",
+}
+
+
 def _not_allowed(b: SeatBelief, skill: Skill) -> str:
-    """Why the legal mask refuses ``skill`` (the phase first, then the card or hint)."""
-    if skill.name not in ("pass", "end_game") and skill.name in SKILL_PHASES:
-        arg = str(skill.arg)
-        if skill.name in ("observe", "move") or skill.name == "place_hint":
-            card = int(arg) if skill.name == "observe" else read_move(arg)[0] if skill.name == "move" else read_place(arg)[1]
-            if b.view.cards[card].hint is not None:
-                return f"card {card} carries hint {b.view.cards[card].hint}: it can no longer be looked at, moved or hinted"
-            if skill.name == "observe" and card in b.view.turn_cards:
-                return f"you already looked at card {card} this turn: look at a different one"
-            if skill.name == "move":
-                return f"card {card} cannot go there: the cell must be empty and every card must stay one connected group"
-        if skill.name in ("reveal_hint", "place_hint"):
-            hint = int(arg) if skill.name == "reveal_hint" else read_place(arg)[0]
-            status = b.view.hints[hint].status
-            want = HintStatus.FACE_DOWN if skill.name == "reveal_hint" else HintStatus.REVEALED
-            if status != want:
-                return f"hint {hint} is {status.name.lower().replace('_', ' ')}"
-    if skill.name == "pass":
-        return "a card can still be moved: pass is only for a move phase where no move is legal"
-    return f"{skill} is not a legal action now"
+    """Why the legal mask refuses a skill of the right phase: its card, its hint, or the board."""
+    card, hint = _parts(skill)
+    if card is not None and b.view.cards[card].hint is not None:
+        return f"card {card} carries hint {b.view.cards[card].hint}: it can no longer be looked at, moved or hinted"
+    if skill.name == "observe" and card in b.view.turn_cards:
+        return f"you already looked at card {card} this turn: look at a different one"
+    if hint is not None:
+        status = b.view.hints[hint].status
+        want = HintStatus.FACE_DOWN if skill.name == "reveal_hint" else HintStatus.REVEALED
+        if status != want:
+            return f"hint {hint} is {status.name.lower().replace('_', ' ')}"
+    if skill.name == "move":
+        return f"card {card} cannot go there: {REFUSALS['move']}"
+    return REFUSALS.get(skill.name, f"{skill} is not a legal action now")
 
 
 def phase_failures(state: SeatBelief | YokaiTable, seat: int, skill: Skill) -> list[str]:
