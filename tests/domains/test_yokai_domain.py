@@ -26,6 +26,7 @@ from proagent.domains.yokai.memory import SeatMemory
 from proagent.domains.yokai.skills import skill_book_for
 from proagent.domains.yokai.table import YokaiTable, YokaiWorldEnv
 from proagent.runner.episode import run_episode
+from proagent.web.replay_data import episode_payload, load_run
 from proagent.world.types import DomainInputError, Skill, SkillParseError
 from tests.support.fake_server import FakeChatServer
 from tests.support.loopback import loopback_args
@@ -226,3 +227,9 @@ def test_play_proagent_with_a_careful_partner_end_to_end(tmp_path: Path) -> None
     assert m["length"] > 0 and episode["llm_calls"] > 0 and episode["fallbacks"] == 0
     assert episode["events"]["observe"][0] > 0 and sum(episode["events"]["game_over"]) == 1
     assert episode["score"] == m["score"] if m["won"] else episode["score"] < 0  # eq. 4 on eq. 1
+    payload = episode_payload(load_run(run))  # the replay draws the game from the trace
+    frames = payload["frames"]
+    assert payload["domain"] == "yokai" and payload["board"]["grid_size"] == 9 and frames[-1]["final"]
+    assert [f["yokai"]["step"] for f in frames] == list(range(len(frames)))
+    assert {"move", "game_over"} <= {e["kind"] for f in frames for e in f["events"]}
+    assert main(["replay", str(run), "--export", str(tmp_path / "replay.html")]) == 0
