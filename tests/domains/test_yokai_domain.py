@@ -204,9 +204,9 @@ def test_a_careful_pair_finishes_with_a_valid_score() -> None:
     team = [DOMAIN.make_partner("careful", env), DOMAIN.make_partner("careful", env)]
     record = asyncio.run(run_episode(env, DOMAIN, team, 0, 0, 0))
     m = record.domain_metrics
-    assert m["won"] == 1.0 and record.score == m["score"] == pytest.approx(m["hints_correct"] - m["hints_wrong"])
+    assert m["win"] == 1.0 and record.score == m["game_score"] == pytest.approx(m["hints_correct"] - m["hints_wrong"])
     assert 0 < m["length"] <= env.config.max_steps and m["hints_used"] == m["hints_correct"] + m["hints_wrong"]
-    assert 0 <= m["score"] <= env.config.max_score
+    assert 0 <= m["game_score"] <= env.config.max_score
 
 
 def test_random_partners_play_legal_games_to_the_end() -> None:
@@ -226,7 +226,7 @@ def test_play_proagent_with_a_careful_partner_end_to_end(tmp_path: Path) -> None
     assert episode["team"] == ["proagent", "careful"] and set(m) == set(DOMAIN.metric_names)
     assert m["length"] > 0 and episode["llm_calls"] > 0 and episode["fallbacks"] == 0
     assert episode["events"]["observe"][0] > 0 and sum(episode["events"]["game_over"]) == 1
-    assert episode["score"] == m["score"] if m["won"] else episode["score"] < 0  # eq. 4 on eq. 1
+    assert episode["score"] == m["game_score"] if m["win"] else episode["score"] < 0  # eq. 4 on eq. 1
     payload = episode_payload(load_run(run))  # the replay draws the game from the trace
     frames = payload["frames"]
     assert payload["domain"] == "yokai" and payload["board"]["grid_size"] == 9 and frames[-1]["final"]

@@ -95,7 +95,7 @@ class YokaiDomain(WorldBase):
     idle_action = IDLE
     event_kinds = EVENT_KINDS
     useful_events = ("move", "reveal", "place")
-    metric_names = ("score", "won", "hints_used", "hints_correct", "hints_wrong", "length")
+    metric_names = ("game_score", "win", "hints_used", "hints_correct", "hints_wrong", "length")
     layouts = MappingProxyType({name: name for name in available_layouts()})
     capabilities = Capabilities(
         rendering=RENDERING, perception=Perception(_perceiver), settings=EnvSettings(make_env_with, describe)
@@ -141,15 +141,16 @@ class YokaiDomain(WorldBase):
         return memory_line(facts)
 
     def episode_metrics(self, events: Sequence[TableEvent]) -> dict[str, float]:
-        """The outcome of the game (its ``game_over`` event) and its length in game steps."""
+        """The outcome of the game (its ``game_over`` event): ``game_score`` is eq. 1 whatever the
+        outcome (the record's score is the reward, eq. 4), and its length in game steps."""
         over = [e for e in events if e.kind == "game_over" and e.outcome is not None]
         played = [e for e in events if e.kind != "game_over"]
         if not over:
             return {name: 0.0 for name in self.metric_names} | {"length": float(len(played))}
         o = over[-1].outcome
         return {
-            "score": float(o.score),
-            "won": float(o.won),
+            "game_score": float(o.score),
+            "win": float(o.won),
             "hints_used": float(o.correct + o.wrong),
             "hints_correct": float(o.correct),
             "hints_wrong": float(o.wrong),
