@@ -15,12 +15,12 @@ from types import MappingProxyType
 
 import numpy as np
 
-from envs.yokai import YokaiConfigError, available_layouts, load_config
+from envs.yokai import YokaiConfig, YokaiConfigError, available_layouts, load_config
 from envs.yokai.render import RGB
 from envs.yokai.rules import COLOUR_NAMES
 from proagent.contract import Agent
 from proagent.domains.yokai.grounding import ground_facts, memory_line, table_text
-from proagent.domains.yokai.memory import SeatMemory
+from proagent.domains.yokai.memory import SeatBelief, SeatMemory
 from proagent.domains.yokai.partners import DEFAULT_PARTNER, make_partner, partner_names
 from proagent.domains.yokai.skills import YokaiController, as_belief, skill_book_for
 from proagent.domains.yokai.table import EVENT_KINDS, TableEvent, YokaiTable, YokaiWorldEnv, make_world_env
@@ -42,7 +42,8 @@ IDLE = max(load_config(name).actions.size for name in available_layouts())
 ACTION_NAMES: tuple[str, ...] = (*(f"a{i}" for i in range(IDLE)), "idle")
 
 
-def _config(spec: str):
+def _config(spec: str) -> YokaiConfig:
+    """The layout's configuration; a bad name is a DomainInputError that lists the layouts."""
     try:
         return load_config(spec)
     except YokaiConfigError as exc:
@@ -76,10 +77,12 @@ def make_env_with(spec: str, horizon: int, settings: Mapping[str, str]) -> Yokai
 
 
 def describe(env: YokaiWorldEnv) -> dict:
+    """What a run's config records of the env's rules."""
     return {"memory": "perfect" if env.perfect_memory else "real"}
 
 
 def _perceiver(env: YokaiWorldEnv, seat: int) -> SeatMemory:
+    """A seat's senses: its own colours and memory, never the full table."""
     return SeatMemory(seat)
 
 
@@ -110,6 +113,7 @@ class YokaiDomain(WorldBase):
         return make_world_env(_config(spec), horizon)
 
     def default_horizon(self, spec: str) -> int:
+        """Four times the longest game: room for refused actions, never reached by a finished game."""
         return HORIZON_FACTOR * _config(spec).max_steps
 
     def skill_book(self, first: YokaiTable) -> TableSkillBook:
@@ -118,7 +122,11 @@ class YokaiDomain(WorldBase):
     def controller(self, book: TableSkillBook, seat: int, seed: int) -> YokaiController:
         return YokaiController(book, seat, seed)
 
-    def ground(self, state, seat: int, book: TableSkillBook, teammates: Sequence[TeammateView], score: float) -> dict:
+    def ground(
+        self, state: SeatBelief | YokaiTable, seat: int, book: TableSkillBook, teammates: Sequence[TeammateView], score: float
+    ) -> dict:
+        """The seat's belief (the perceiver's view); a full table, as the prompt check passes, is
+        first cut down to the seat's own view."""
         return ground_facts(as_belief(state, seat), teammates, score)
 
     def knowledge_facts(self, env: YokaiWorldEnv) -> dict:

@@ -9,6 +9,8 @@ ends the game once it knows every card's colour and each colour is one cluster.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from envs.yokai.rules import HintStatus, Phase
@@ -49,7 +51,8 @@ class CarefulPartner(ImmediateAgent):
     def reset(self, seat: int, seed: int, first: Observation | None = None) -> None:
         self.seat, self.memory = seat, SeatMemory(seat)
 
-    async def act(self, obs: Observation, events: list[TableEvent]) -> int:
+    async def act(self, obs: Observation, events: Sequence[TableEvent]) -> int:
+        """The step through this seat's senses, then the careful choice."""
         return careful_action(self.memory.observe(obs.state, events))
 
 
@@ -92,6 +95,7 @@ def sorted_out(b: SeatBelief) -> bool:
 
 
 def _same_neighbours(b: SeatBelief, card: int, cell: tuple[int, int], colour: str) -> int:
+    """How many side neighbours of ``cell`` (``card`` aside) this seat believes are ``colour``."""
     r, c = cell
     count = 0
     for other in b.view.cards:

@@ -125,6 +125,7 @@ def phase_failures(state: SeatBelief | YokaiTable, seat: int, skill: Skill) -> l
 
 
 def wait_failures(state: SeatBelief | YokaiTable, seat: int, skill: Skill) -> list[str]:
+    """Waiting on one's own turn would stall the game: only other players' turns may be waited out."""
     b = as_belief(state, seat)
     return [f"it is your turn: {PHASE_WORDS[b.phase]} (waiting would stall the game)"] if b.my_turn else []
 
@@ -190,6 +191,7 @@ def yokai_skill_book(num_cards: int, num_hints: int, grid_size: int) -> TableSki
 
 
 def skill_book_for(state: SeatBelief | YokaiTable) -> TableSkillBook:
+    """The book of the state's game size (its action layout)."""
     lay = state.layout
     return yokai_skill_book(lay.num_cards, lay.num_hints, lay.grid_size)
 

@@ -167,6 +167,7 @@ class YokaiWorldEnv(JittedEntryPoints):
         )
 
     def symbolic(self, state: WorldState) -> YokaiTable:
+        """The full view, each seat's own view and the actor's legal actions, decoded once per step."""
         host = jax.device_get(state)
         seats = tuple(decode_player(host.game, self.config, s) for s in range(self.num_agents))
         legal = frozenset(int(a) for a in np.flatnonzero(np.asarray(host.game.legal)))

@@ -39,6 +39,7 @@ def _connected(cells: set[tuple[int, int]]) -> bool:
 
 
 def sorted_out(facts: Facts) -> bool:
+    """Every card's colour known or remembered (the last one by the counts), each colour one cluster."""
     colours = [colour_of(c) for c in facts["cards"]]
     known = set(colours) - {None}
     if colours.count(None) == 1 and known:
@@ -80,6 +81,7 @@ def move_plan(facts: Facts) -> str:
 
 
 def hint_plan(facts: Facts) -> str:
+    """Place a revealed hint on a known matching card, else reveal one, else place one anywhere free."""
     free = [c for c in facts["cards"] if c["hint"] is None]
     revealed = [h for h in facts["hints"] if h["status"] == "revealed"]
     for h in revealed:
