@@ -123,6 +123,14 @@ def test_skills_a_phase_does_not_allow_are_refused_with_the_reason() -> None:
         0,
         Skill("observe", 4),
     )[0]
+    turn0 = (lay.observe(4), lay.observe(0), lay.move(0, 2 * 9 + 4), lay.reveal(0))
+    turn1 = (lay.observe(1), lay.observe(2), lay.move(6, 6 * 9 + 4), lay.place(0, 4 * 9 + 4))  # hint 0 on card 4
+    state = env.reset(jax.random.PRNGKey(0))
+    for action in turn0 + turn1:  # only the acting seat's entry is read
+        state = env.step(jax.random.PRNGKey(0), state, jnp.array([action, action])).state
+    hinted = env.symbolic(state)
+    assert hinted.game.step == 8 and hinted.game.cards[4].hint == 0 and hinted.game.player == 0 and len(hinted.game.turn_cards) == 0
+    assert "card 4 carries hint 0" in book.failures(hinted, 0, Skill("observe", 4))[0]
     controller = DOMAIN.controller(book, 0, 0)
     assert controller.act(moving, Skill("move", "0_to_2_4")) == lay.move(0, 2 * 9 + 4)
     assert DOMAIN.controller(book, 1, 0).act(moving, Skill("wait", 3)) == lay.noop
