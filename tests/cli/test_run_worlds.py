@@ -1,5 +1,5 @@
 """Every reader of a run folder reads the world the run played: `replay`, `report` and `analyze` on
-a `play` and an `eval` run of each world (Overcooked and CUBE, ProAgent on the loopback model, short
+a `play` and an `eval` run of each world (Overcooked, CUBE and Yōkai, ProAgent on the loopback model, short
 horizons). A CUBE evaluation is drawn as CUBE (its config names the world under ``config``), not as
 a kitchen; a play run has a report; `world_of` is the one function that says which world it was."""
 
@@ -25,11 +25,16 @@ from tests.support.fake_server import FakeChatServer
 from tests.support.loopback import loopback_args
 from tests.support.responders.cube import cube_answer
 from tests.support.responders.overcooked import overcooked_answer
+from tests.support.responders.yokai import yokai_answer
 
 HORIZON = 12
-WORLDS = {"overcooked": ("cramped_room", "greedy", overcooked_answer), "cube": ("easy_2a", "pusher", cube_answer)}
+WORLDS = {
+    "overcooked": ("cramped_room", "greedy", overcooked_answer),
+    "cube": ("easy_2a", "pusher", cube_answer),
+    "yokai": ("9c_2p", "careful", yokai_answer),
+}
 RUNS = [(world, kind) for world in WORLDS for kind in ("play", "eval")]
-OWN_METRIC = {"overcooked": "soups", "cube": "blocks_delivered"}
+OWN_METRIC = {"overcooked": "soups", "cube": "blocks_delivered", "yokai": "game_score"}
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +91,7 @@ def test_analyze_reads_the_world_of_the_run(runs, world, kind, capsys):
     if world == "overcooked":
         assert code == 0 and "2 of 2 episodes analyzed from the trace" in captured.out
     else:
-        assert code == 2 and "domain 'cube' has no interdependence model" in captured.err and "Traceback" not in captured.err
+        assert code == 2 and f"domain '{world}' has no interdependence model" in captured.err and "Traceback" not in captured.err
 
 
 def test_world_of_reads_older_and_training_folders(tmp_path):

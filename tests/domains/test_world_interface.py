@@ -17,7 +17,7 @@ from proagent.world.types import DomainInputError
 LAMPS_FOLDER = Path(__file__).parent / "lamps_world"
 
 
-@pytest.mark.parametrize("name", ["overcooked", "cube"])
+@pytest.mark.parametrize("name", ["overcooked", "cube", "yokai"])
 def test_builtin_worlds_have_every_required_member(name: str) -> None:
     world = registry.get_domain(name)
     assert [m for m in REQUIRED_MEMBERS if not hasattr(world, m)] == []
@@ -49,6 +49,8 @@ def test_an_installed_world_registers_through_its_entry_point(monkeypatch: pytes
 def test_world_prefixed_layouts_reach_every_world() -> None:
     env = registry.make_env("cube:easy_2a")
     assert env.name == "easy_2a" and env.num_agents == 2
+    yokai = registry.make_env("yokai:9c_2p")
+    assert yokai.name == "9c_2p" and yokai.num_agents == 2 and registry.domain_for("16c_3p", None).name == "yokai"
     assert registry.layout_of("cube:easy_2a") == "easy_2a" and registry.layout_of("random:hard:1") == "random:hard:1"
     with pytest.raises(DomainInputError, match="unknown domain"):
         registry.get_domain("no_such_world")
@@ -61,7 +63,7 @@ def test_a_built_in_world_is_found_in_its_own_package() -> None:
     import pkgutil
 
     packages = [info.name for info in pkgutil.iter_modules(registry.__path__) if info.ispkg]
-    assert sorted(packages) == registry.builtin_domain_names() == ["cube", "overcooked"]
+    assert sorted(packages) == registry.builtin_domain_names() == ["cube", "overcooked", "yokai"]
     for name in packages:
         package = importlib.import_module(f"proagent.domains.{name}")
         assert registry.get_domain(name).name == name and ":" in package.WORLD

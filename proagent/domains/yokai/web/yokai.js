@@ -1,0 +1,107 @@
+"use strict";
+// Draws one Yōkai table on a <canvas>: the grid, the cards in their true colours (a replay is
+// watched after the game) with their index, a white corner where a hint lies, this step's moved
+// card outlined, and a caption with the turn, the phase and the hints. No dependencies, so an
+// exported replay is one HTML file. The records are YokaiTable.to_record() and TableEvent.
+const Yokai = (() => {
+  const SEAT = ["#2f6fd6", "#25a35a", "#d9822b", "#8e44ad"];
+  const COLOUR = { red: "#d64541", green: "#4caf50", blue: "#4285f4", purple: "#9c27b0", null: "#8a8a8a" };
+  const C = { floor: "#fbfaf6", line: "#e4e0d6", text: "#222", caption: "#f1efe8", mark: "#111" };
+  const CAPTION = 22;
+
+  function cellSize(k) {
+    return Math.max(14, Math.min(48, Math.floor(520 / Math.max(1, k))));
+  }
+
+  function text(ctx, s, x, y, size, color, align) {
+    ctx.fillStyle = color || C.text;
+    ctx.font = `bold ${size}px sans-serif`;
+    ctx.textAlign = align || "center";
+    ctx.textBaseline = "middle";
+    ctx.fillText(s, x, y);
+  }
+
+  function grid(ctx, k, S) {
+    ctx.fillStyle = C.floor;
+    ctx.fillRect(0, 0, k * S, k * S);
+    ctx.strokeStyle = C.line; ctx.lineWidth = 1;
+    ctx.beginPath();
+    for (let i = 0; i <= k; i++) {
+      ctx.moveTo(i * S + 0.5, 0); ctx.lineTo(i * S + 0.5, k * S);
+      ctx.moveTo(0, i * S + 0.5); ctx.lineTo(k * S, i * S + 0.5);
+    }
+    ctx.stroke();
+  }
+
+  // card: [index, row, col, colour, hint]
+  function card(ctx, c, S, moved) {
+    const [index, row, col, colour, hint] = c, px = col * S, py = row * S;
+    ctx.fillStyle = COLOUR[colour] || COLOUR.null;
+    ctx.fillRect(px + 2, py + 2, S - 4, S - 4);
+    if (hint !== null && hint !== undefined) {
+      ctx.fillStyle = "#fff";
+      ctx.beginPath(); ctx.moveTo(px + S - 2, py + 2); ctx.lineTo(px + S - 2, py + S / 2); ctx.lineTo(px + S / 2, py + 2);
+      ctx.closePath(); ctx.fill();
+    }
+    if (moved) { ctx.strokeStyle = C.mark; ctx.lineWidth = 3; ctx.strokeRect(px + 2, py + 2, S - 4, S - 4); }
+    text(ctx, String(index), px + S / 2, py + S / 2, Math.max(8, S * 0.4), "#fff");
+  }
+
+  function caption(ctx, table, width, y, score) {
+    ctx.fillStyle = C.caption;
+    ctx.fillRect(0, y, width, CAPTION);
+    const hints = table ? table.hints.map((h) => `${h[0]}:${h[1].replace("_", " ")}${h[2].length ? " " + h[2].join("/") : ""}`) : [];
+    const head = table ? `score ${score ?? ""} · player ${table.player} · ${table.phase.replace("_", " ")} · hints ${hints.join(", ")}` : "no Yōkai record in this trace line";
+    ctx.save();
+    ctx.beginPath(); ctx.rect(0, y, width, CAPTION); ctx.clip();
+    text(ctx, head, 6, y + CAPTION / 2, 11, C.text, "left");
+    ctx.restore();
+  }
+
+  function draw(canvas, board, table, events, opts) {
+    opts = opts || {};
+    const k = (board && board.grid_size) || 10, S = cellSize(k);
+    if (canvas.width !== k * S || canvas.height !== k * S + CAPTION) {
+      canvas.width = k * S;
+      canvas.height = k * S + CAPTION;
+    }
+    const ctx = canvas.getContext("2d");
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    grid(ctx, k, S);
+    const moved = new Set((events || []).filter((e) => e.kind === "move").map((e) => e.card));
+    if (table) for (const c of table.cards || []) card(ctx, c, S, moved.has(c[0]));
+    caption(ctx, table, k * S, k * S, opts.score);
+  }
+
+  return { draw, seatColor: (i) => SEAT[i % SEAT.length] };
+})();
+
+// The generic replay page's hooks (the contract is ReplayDrawing in proagent/world/replay.py):
+// the payload's `board` and each frame's `yokai` come from proagent/domains/yokai/web/__init__.py.
+const ReplayDomain = {
+  notable: "moves, hints, the end",
+  draw(canvas, data, frame, opts) {
+    Yokai.draw(canvas, data.board, frame.yokai, frame.events, { seat: data.seat, names: opts && opts.names, score: frame.score_text });
+  },
+  seatColor(i) {
+    return Yokai.seatColor(i);
+  },
+  seatStatus(frame, i) {
+    const table = frame.yokai;
+    if (!table) return frame.actions && i < frame.actions.length ? "" : null;
+    if (frame.actions && i >= frame.actions.length) return null;
+    return table.player === i ? `to play: ${table.phase.replace("_", " ")}` : "waiting";
+  },
+  horizon(frame) {
+    return frame.yokai ? frame.yokai.horizon : null;
+  },
+  eventNote(e) {
+    const colours = (e.hint_colours || []).join("/");
+    if (e.kind === "move") return `moved card ${e.card} to (${e.target[0]}, ${e.target[1]})`;
+    if (e.kind === "reveal") return `revealed hint ${e.hint} (${colours})`;
+    if (e.kind === "place") return `placed hint ${e.hint} (${colours}) on card ${e.card}`;
+    if (e.kind === "end") return "ended the game";
+    if (e.kind === "game_over" && e.outcome) return `game over: score ${e.outcome.score}, ${e.outcome.won ? "won" : "lost"}`;
+    return null;
+  },
+};

@@ -1,0 +1,243 @@
+"""Yōkai as a built-in world: the contract (env, skills, prompts, partners), observation honesty
+(a prompt states only colours its seat has seen, and in the real-memory game a moved card's colour
+only as remembered), phase checks, scripted games, and `play` end to end on the loopback model."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from envs.yokai import make
+from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.agent.prompt_check import check_prompt_set
+from proagent.agent.prompts import load_prompt_set
+from proagent.cli import main
+from proagent.contract import Agent, UnknownAgentError
+from proagent.domains import domain_for, get_domain
+from proagent.domains.yokai.grounding import ground_facts
+from proagent.domains.yokai.memory import SeatMemory
+from proagent.domains.yokai.skills import skill_book_for
+from proagent.domains.yokai.table import YokaiTable, YokaiWorldEnv
+from proagent.runner.episode import run_episode
+from proagent.web.replay_data import episode_payload, load_run
+from proagent.world.types import DomainInputError, Skill, SkillParseError
+from tests.support.fake_server import FakeChatServer
+from tests.support.loopback import loopback_args
+from tests.support.responders.yokai import yokai_answer
+from tests.support.scripted import ScriptedCall, ScriptedModel
+
+DOMAIN = get_domain("yokai")
+STATED = re.compile(r"Card (\d+) at \(\d+, \d+\): (red|green|blue|purple)")
+REMEMBERED = re.compile(r"Card (\d+) at \(\d+, \d+\): colour not known now; you remember it (red|green|blue|purple)")
+BOARD = re.compile(r"(?<![A-Za-z?])([RGBPrgbp])(\d+)")  # R3: known red card 3, r3: remembered
+MEMORY = re.compile(r"(\d+)=(red|green|blue|purple)")  # the memory lines' "colours you know"
+
+
+def _env(layout: str = "9c_2p", horizon: int | None = None) -> YokaiWorldEnv:
+    return DOMAIN.make_env(layout, horizon or DOMAIN.default_horizon(layout))
+
+
+def _table(env: YokaiWorldEnv, seed: int = 0) -> YokaiTable:
+    return env.symbolic(env.reset(jax.random.PRNGKey(seed)))
+
+
+def test_yokai_is_built_in_and_owns_its_layouts() -> None:
+    assert DOMAIN.layout_names() == ["16c_2p", "16c_3p", "16c_4p", "9c_2p", "9c_3p", "9c_4p"]
+    assert domain_for("9c_3p", None).name == "yokai" and not DOMAIN.owns("medium_3a")
+    with pytest.raises(DomainInputError, match="9c_2p"):
+        DOMAIN.make_env("12c_2p", 10)
+    env = _env()
+    assert DOMAIN.default_partner(env) == "careful" and DOMAIN.partner_names(env) == ["careful", "random"]
+    assert all(isinstance(DOMAIN.make_partner(n, env), Agent) for n in DOMAIN.partner_names(env))
+    with pytest.raises(UnknownAgentError, match="careful, random"):
+        DOMAIN.make_partner("greedy", env)
+    assert DOMAIN.action_names[DOMAIN.idle_action] == "idle"
+
+
+def test_the_memory_rule_is_an_env_setting() -> None:
+    settings = DOMAIN.capabilities.settings
+    real = settings.make_env_with("9c_2p", 20, {"memory": "real"})
+    assert not real.perfect_memory and settings.describe(real) == {"memory": "real"}
+    assert settings.make_env_with("9c_2p", 20, {}).perfect_memory
+    with pytest.raises(DomainInputError, match="yokai settings: memory"):
+        settings.make_env_with("9c_2p", 20, {"speed": "2"})
+    with pytest.raises(DomainInputError, match="perfect, real"):
+        settings.make_env_with("9c_2p", 20, {"memory": "good"})
+
+
+def test_the_env_jits_vmaps_holds_when_done_and_ends_at_its_horizon() -> None:
+    env = _env(horizon=3)
+    keys = jax.random.split(jax.random.PRNGKey(1), 3)
+    batch = env.reset_batch(keys)
+    idle = jnp.full((3, 2), DOMAIN.idle_action, jnp.int32)
+    stepped = env.step_batch(keys, batch, idle)
+    single = env.jit_step(keys[1], env.jit_reset(keys[1]), idle[1])
+    assert all(bool(jnp.all(a[1] == b)) for a, b in zip(jax.tree.leaves(stepped), jax.tree.leaves(single), strict=True))
+    state = env.jit_reset(keys[0])
+    for _ in range(3):  # refused actions change nothing in the game; the clock still ends the episode
+        tr = env.jit_step(keys[0], state, idle[0])
+        state = tr.state
+    assert bool(tr.done) and float(tr.reward) < 0 and env.symbolic(state).game.step == 0
+    again = env.jit_step(keys[0], state, idle[0])
+    assert float(again.reward) == 0 and int(again.state.clock) == 3
+    json.dumps(env.symbolic(state).to_record())
+
+
+def test_every_skill_parses_back_and_bad_texts_are_refused() -> None:
+    book = skill_book_for(_table(_env()))
+    skills = book.all_skills()
+    assert Skill("move", "4_to_2_5") in skills and Skill("place_hint", "3_on_8") in skills and Skill("pass") in skills
+    assert all(book.parse(str(s)) == s for s in skills)
+    assert book.parse("Plan: observe( 4 )") == Skill("observe", 4)
+    for bad in ("observe(9)", "move(4_to_9_0)", "place_hint(4_on_0)", "reveal_hint(x)", "fly()"):
+        with pytest.raises(SkillParseError):
+            book.parse(bad)
+
+
+def test_skills_a_phase_does_not_allow_are_refused_with_the_reason() -> None:
+    env = _env()
+    table = _table(env)
+    book = DOMAIN.skill_book(table)
+    assert book.failures(table, 0, Skill("observe", 4)) == [] and book.failures(table, 0, Skill("end_game")) == []
+    assert "player 0's turn" in book.failures(table, 1, Skill("observe", 4))[0]
+    assert "not allowed in this phase" in book.failures(table, 0, Skill("move", "4_to_2_4"))[0]
+    assert "not allowed in this phase" in book.failures(table, 0, Skill("reveal_hint", 0))[0]
+    assert "your turn" in book.failures(table, 0, Skill("wait", 1))[0] and book.failures(table, 1, Skill("wait", 1)) == []
+    state = env.reset(jax.random.PRNGKey(0))
+    lay = env.config.actions
+    for action in (lay.observe(4), lay.observe(0)):
+        state = env.step(jax.random.PRNGKey(0), state, jnp.array([action, lay.noop])).state
+    moving = env.symbolic(state)
+    assert "every card must stay one connected group" in book.failures(moving, 0, Skill("move", "4_to_0_0"))[0]
+    assert book.failures(moving, 0, Skill("move", "0_to_2_4")) == []
+    assert "only for a move phase where no move is legal" in book.failures(moving, 0, Skill("pass"))[0]
+    assert "already looked at card 4" in DOMAIN.skill_book(table).failures(
+        env.symbolic(env.step(jax.random.PRNGKey(0), env.reset(jax.random.PRNGKey(0)), jnp.array([lay.observe(4), lay.noop])).state),
+        0,
+        Skill("observe", 4),
+    )[0]
+    turn0 = (lay.observe(4), lay.observe(0), lay.move(0, 2 * 9 + 4), lay.reveal(0))
+    turn1 = (lay.observe(1), lay.observe(2), lay.move(6, 6 * 9 + 4), lay.place(0, 4 * 9 + 4))  # hint 0 on card 4
+    state = env.reset(jax.random.PRNGKey(0))
+    for action in turn0 + turn1:  # only the acting seat's entry is read
+        state = env.step(jax.random.PRNGKey(0), state, jnp.array([action, action])).state
+    hinted = env.symbolic(state)
+    assert hinted.game.step == 8 and hinted.game.cards[4].hint == 0 and hinted.game.player == 0 and len(hinted.game.turn_cards) == 0
+    assert "card 4 carries hint 0" in book.failures(hinted, 0, Skill("observe", 4))[0]
+    controller = DOMAIN.controller(book, 0, 0)
+    assert controller.act(moving, Skill("move", "0_to_2_4")) == lay.move(0, 2 * 9 + 4)
+    assert DOMAIN.controller(book, 1, 0).act(moving, Skill("wait", 3)) == lay.noop
+
+
+def test_the_prompt_sets_render_from_every_seat_of_every_layout() -> None:
+    for layout in DOMAIN.layout_names():
+        env = _env(layout)
+        table = _table(env)
+        for name in ("proagent", "compact"):
+            prompts = load_prompt_set(name, DOMAIN.prompts_root)
+            for seat in range(env.num_agents):
+                check_prompt_set(prompts, DOMAIN, env, table, seat)
+        facts = DOMAIN.knowledge_facts(env)
+        assert facts["num_hints"] == env.config.num_hints and facts["colours"][-1] in ("blue", "purple")
+
+
+def test_in_the_real_memory_game_a_moved_card_is_only_remembered() -> None:
+    game = make("9c_2p", perfect_memory=False)
+    env = YokaiWorldEnv(game, 100)
+    lay, key = game.layout, jax.random.PRNGKey(0)
+    state = env.reset(key)
+    memory = SeatMemory(0)
+    memory.observe(env.symbolic(state), [])
+    for action in (lay.observe(4), lay.observe(0), lay.move(0, 2 * 9 + 4)):
+        before = env.symbolic(state)
+        state = env.step(key, state, jnp.array([action, lay.noop])).state
+        belief = memory.observe(env.symbolic(state), env.events(before, [action, lay.noop], env.symbolic(state)))
+        facts = ground_facts(belief, [], 0.0)
+    truth = env.symbolic(state).game.cards[0].colour
+    assert facts["cards"][0]["colour"] is None and facts["cards"][0]["remembered"]["colour"] == truth
+    assert facts["cards"][4]["colour"] == env.symbolic(state).game.cards[4].colour
+    assert "player 0 moved card 0 from (3, 3) to (2, 4)" in facts["events"]
+    assert ground_facts(SeatMemory(1).observe(env.symbolic(state), []), [], 0.0)["cards"][4]["colour"] is None
+
+
+def _honest_game(layout: str, perfect_memory: bool) -> tuple[int, Counter, list[str]]:
+    """ProAgent in seat 0 with a careful partner; every prompt is checked against the true table
+    of the moment it was written: colours stated or drawn only for cards its seat has looked at."""
+    game = make(layout, perfect_memory=perfect_memory)
+    env = YokaiWorldEnv(game, DOMAIN.default_horizon(layout))
+    now: list[YokaiTable] = [_table(env, 5)]
+    problems: list[str] = []
+    checked: Counter = Counter()
+
+    def respond(call: ScriptedCall) -> str:
+        seat = call.grounding.facts["me"]["seat"]
+        truth = {c.index: c for c in now[0].game.cards}
+        text = "\n".join(m.content for m in call.messages)
+        stated = STATED.findall(text) + REMEMBERED.findall(text) + MEMORY.findall(text)
+        stated += [(card, letter) for letter, card in BOARD.findall(text)]
+        checked.update(stated=len(stated), remembered=len(REMEMBERED.findall(text)))
+        for card, colour in stated:
+            c = truth[int(card)]
+            if seat not in c.seen_by or colour[0].lower() != str(c.colour)[0]:
+                problems.append(f"step {now[0].step}: card {card} stated {colour}")
+        if not perfect_memory:
+            for card, _ in STATED.findall(text):
+                if now[0].seats[seat].cards[int(card)].colour is None:
+                    problems.append(f"step {now[0].step}: moved card {card} stated as known")
+        return yokai_answer(call.grounding)
+
+    agent = ProAgent(AgentConfig(), ScriptedModel(respond=respond), DOMAIN, env)
+    team = [agent, DOMAIN.make_partner("careful", env)]
+    record = asyncio.run(run_episode(env, DOMAIN, team, 0, 5, 0, on_step=lambda v: now.__setitem__(0, v.state)))
+    assert sum(record.events["game_over"]) == 1
+    return agent.stats.llm_calls, checked, problems
+
+
+@pytest.mark.parametrize("perfect_memory", [True, False])
+def test_every_prompt_of_a_game_states_only_colours_its_seat_has_seen(perfect_memory: bool) -> None:
+    calls, checked, problems = _honest_game("9c_2p", perfect_memory)
+    assert calls > 5 and checked["stated"] > 20 and problems == []
+    assert (checked["remembered"] > 0) == (not perfect_memory)
+
+
+def test_a_careful_pair_finishes_with_a_valid_score() -> None:
+    env = _env()
+    team = [DOMAIN.make_partner("careful", env), DOMAIN.make_partner("careful", env)]
+    record = asyncio.run(run_episode(env, DOMAIN, team, 0, 0, 0))
+    m = record.domain_metrics
+    assert m["win"] == 1.0 and record.score == m["game_score"] == pytest.approx(m["hints_correct"] - m["hints_wrong"])
+    assert 0 < m["length"] <= env.config.max_steps and m["hints_used"] == m["hints_correct"] + m["hints_wrong"]
+    assert 0 <= m["game_score"] <= env.config.max_score
+
+
+def test_random_partners_play_legal_games_to_the_end() -> None:
+    env = _env("16c_3p")
+    team = [DOMAIN.make_partner("random", env) for _ in range(3)]
+    record = asyncio.run(run_episode(env, DOMAIN, team, 0, 2, 0))
+    assert record.domain_metrics["length"] > 0 and sum(record.events["game_over"]) == 1
+
+
+def test_play_proagent_with_a_careful_partner_end_to_end(tmp_path: Path) -> None:
+    argv = ["play", "--domain", "yokai", "--layout", "9c_2p", "--partner", "careful", "--live", "off"]
+    with FakeChatServer(delay_s=0.0, responder=yokai_answer) as server:
+        assert main([*argv, *loopback_args(server.url), "--runs-dir", str(tmp_path)]) == 0
+    (run,) = tmp_path.glob("*-play-9c_2p-careful")
+    (episode,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
+    m = episode["domain_metrics"]
+    assert episode["team"] == ["proagent", "careful"] and set(m) == set(DOMAIN.metric_names)
+    assert m["length"] > 0 and episode["llm_calls"] > 0 and episode["fallbacks"] == 0
+    assert episode["events"]["observe"][0] > 0 and sum(episode["events"]["game_over"]) == 1
+    assert episode["score"] == m["game_score"] if m["win"] else episode["score"] < 0  # eq. 4 on eq. 1
+    payload = episode_payload(load_run(run))  # the replay draws the game from the trace
+    frames = payload["frames"]
+    assert payload["domain"] == "yokai" and payload["board"]["grid_size"] == 9 and frames[-1]["final"]
+    assert [f["yokai"]["step"] for f in frames] == list(range(len(frames)))
+    assert {"move", "game_over"} <= {e["kind"] for f in frames for e in f["events"]}
+    assert main(["replay", str(run), "--export", str(tmp_path / "replay.html")]) == 0
