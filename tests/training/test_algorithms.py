@@ -77,10 +77,11 @@ def test_payoff_matrix_is_per_ordered_pair():
 @pytest.mark.slow
 @pytest.mark.parametrize("algo", ["cole", "fcp", "mep", "pbt"])
 def test_tiny_run_saves_a_partner_that_plays_both_seats(algo, tmp_path, monkeypatch):
+    from proagent import checkout
     from proagent.training import checkpoint
 
     calls = []  # HEAD moves on once training has begun (a commit beside the run)
-    monkeypatch.setattr(checkpoint, "git_commit", lambda: "moved-on" if calls else "at-start")
+    monkeypatch.setattr(checkout, "git_commit", lambda: "moved-on" if calls else "at-start")
 
     envs_needed = 16 if algo == "pbt" else 8  # PBT's 4 members play every ordered pair: 16 envs at least
     ppo = {**TINY, "num_envs": envs_needed, "num_minibatches": 2}
