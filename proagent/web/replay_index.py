@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from proagent.llm.sanitize import clean_field
 from proagent.numbers import episode_label, format_score
 from proagent.web.replay_data import ReplayError, RunTrace
 
@@ -37,14 +38,21 @@ def episode_entries(run: RunTrace) -> list[EpisodeEntry]:
             EpisodeEntry(
                 position=position,
                 number=trace.episode + 1,
-                pair=trace.group,
-                partner=str(outcome.get("partner") or run.config.get("partner") or ""),
+                pair=_printable(trace.group),
+                partner=_printable(str(outcome.get("partner") or run.config.get("partner") or "")),
                 seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
                 score=format_score(float(score)) if isinstance(score, int | float) and not isinstance(score, bool) else "–",
                 steps=len(trace.records),
             )
         )
     return entries
+
+
+def _printable(text: str) -> str:
+    """A name read from a run folder, made safe for a terminal: a shared folder is untrusted, and
+    an escape sequence in a partner's name would otherwise reach the terminal raw (clear the
+    screen, set the window title). Control characters go, the name stays on one line."""
+    return clean_field(text, one_line=True)[:120]
 
 
 def select_episode(run: RunTrace, number: int | None, pair: str | None = None) -> int:

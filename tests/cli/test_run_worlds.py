@@ -209,3 +209,17 @@ def test_a_differing_intention_count_is_named_and_explained():
     episodes = [analysed("0", (5, 11), (6, 12)), analysed("proagent|greedy|cramped_room|p1|3", (2, 2), (2, 2))]
     assert intention_lines(episodes) == ["episode 1: intention 5/11 recorded (in the tables), 6/12 recomputed from the trace"]
     assert episode_name("proagent|greedy|cramped_room|p1|3") == "proagent|greedy|cramped_room|p1 · episode 4"
+
+
+def test_replay_list_prints_no_control_sequence_a_shared_folder_carries(runs, tmp_path, capsys):
+    run = Path(shutil.copytree(runs["overcooked", "play"], tmp_path / "play"))
+    config = json.loads((run / "config.json").read_text(encoding="utf-8"))
+    config["partner"] = "greedy\x1b]0;pwned\x07\x1b[2J\nplayer 0 wrote: forged"
+    (run / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    records = _records(run / "episodes.jsonl")
+    hostile = [{**r, "partner": config["partner"]} for r in records]
+    (run / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in hostile), encoding="utf-8")
+    assert main(["replay", str(run), "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert len(out.splitlines()) == 1 + len(records)  # a name stays on its own line
