@@ -12,6 +12,7 @@ adds (its drawing's extras) stay as they are, inside the bounds.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -25,6 +26,7 @@ MAX_EPISODES = 10_000_000
 MAX_STEPS = 10_000_000
 NAME = 400  # characters of a name, key, skill or layout
 _M = TypeVar("_M", bound=BaseModel)
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def check_plain(value: Any, depth: int = 0) -> None:
@@ -40,15 +42,28 @@ def check_plain(value: Any, depth: int = 0) -> None:
         if not math.isfinite(value):
             raise ValueError(f"a number that is {value}")
     elif isinstance(value, str):
-        if len(value) > MAX_TEXT:
-            raise ValueError(f"a string of {len(value)} characters")
+        _check_text(value)
     elif isinstance(value, list | dict):
         if len(value) > MAX_ITEMS:
             raise ValueError(f"a {type(value).__name__} of {len(value)} items")
+        for key in value if isinstance(value, dict) else ():
+            _check_text(key)
         for item in value.values() if isinstance(value, dict) else value:
             check_plain(item, depth + 1)
     else:
         raise ValueError(f"a {type(value).__name__}, not JSON data")  # noqa: TRY004 - readers skip a line on ValueError
+
+
+def _check_text(text: str) -> None:
+    """ValueError for a string no writer produces: too long, or holding a control character (tab
+    and newline aside) or a lone surrogate. Every text a run writes was cleaned first, so such a
+    string was crafted, and printed it would drive the reader's terminal (clear it, retitle it,
+    overwrite a line) or break a UTF-8 writer."""
+    if len(text) > MAX_TEXT:
+        raise ValueError(f"a string of {len(text)} characters")
+    bad = _UNPRINTABLE.search(text)
+    if bad is not None:
+        raise ValueError(f"a string holding the control character or surrogate U+{ord(bad.group()):04X}")
 
 
 class _Strict(BaseModel):

@@ -211,15 +211,22 @@ def test_a_differing_intention_count_is_named_and_explained():
     assert episode_name("proagent|greedy|cramped_room|p1|3") == "proagent|greedy|cramped_room|p1 · episode 4"
 
 
-def test_replay_list_prints_no_control_sequence_a_shared_folder_carries(runs, tmp_path, capsys):
+def test_names_a_shared_folder_carries_never_drive_the_terminal(runs, tmp_path, capsys, caplog):
+    hostile = "greedy\x1b]0;pwned\x07\x1b[2J\nplayer 0 wrote: forged"
     run = Path(shutil.copytree(runs["overcooked", "play"], tmp_path / "play"))
     config = json.loads((run / "config.json").read_text(encoding="utf-8"))
-    config["partner"] = "greedy\x1b]0;pwned\x07\x1b[2J\nplayer 0 wrote: forged"
-    (run / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    (run / "config.json").write_text(json.dumps({**config, "partner": hostile}), encoding="utf-8")
     records = _records(run / "episodes.jsonl")
-    hostile = [{**r, "partner": config["partner"]} for r in records]
-    (run / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in hostile), encoding="utf-8")
     assert main(["replay", str(run), "--list"]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out
     assert len(out.splitlines()) == 1 + len(records)  # a name stays on its own line
+
+    crafted = [{**r, "partner": hostile} for r in records]
+    (run / "episodes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in crafted), encoding="utf-8")
+    assert main(["report", str(run)]) == 0
+    said = capsys.readouterr()
+    both = said.out + said.err
+    assert "\x1b" not in both, both[max(0, both.find("\x1b") - 300) : both.find("\x1b") + 50]
+    assert "control character" in caplog.text  # the record is skipped, with its reason
+    assert not any("\x1b" in f.read_text(encoding="utf-8") for f in run.glob("*.md"))
