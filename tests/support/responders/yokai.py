@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from proagent.domains.yokai.table import connected
 from proagent.llm.types import Grounding
 from tests.support.answers import Answer, format_answer, require
 
@@ -26,18 +27,6 @@ def colour_of(card: dict[str, Any]) -> str | None:
     return card["colour"] or (card["remembered"] or {}).get("colour")
 
 
-def _connected(cells: set[tuple[int, int]]) -> bool:
-    start = next(iter(cells))
-    seen, todo = {start}, [start]
-    while todo:
-        r, c = todo.pop()
-        for nxt in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
-            if nxt in cells and nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
-    return len(seen) == len(cells)
-
-
 def sorted_out(facts: Facts) -> bool:
     """Every card's colour known or remembered (the last one by the counts), each colour one cluster."""
     colours = [colour_of(c) for c in facts["cards"]]
@@ -50,7 +39,7 @@ def sorted_out(facts: Facts) -> bool:
     groups: dict[str, set[tuple[int, int]]] = {}
     for card, colour in zip(facts["cards"], colours, strict=True):
         groups.setdefault(str(colour), set()).add((card["row"], card["col"]))
-    return all(_connected(cells) for cells in groups.values())
+    return all(connected(cells) for cells in groups.values())
 
 
 def _neighbours(facts: Facts, card: int, cell: tuple[int, int], colour: str) -> int:
