@@ -9,6 +9,7 @@ from __future__ import annotations
 
 MAX_EPISODES = 100_000  # episodes per cell of an evaluation, or per play
 MAX_SEED = 2**31 - 1 - MAX_EPISODES  # seed + episode index stays a 32-bit key
+MAX_SEEDS = 64  # seeds trained side by side in one program (`proagent train --seeds`)
 MAX_HORIZON = 100_000  # steps per episode
 MAX_GRID_EPISODES = 1_000_000  # episodes in one evaluation grid (agents x partners x layouts x seats x ...)
 MAX_CONCURRENCY = 4_096  # episodes or LLM requests in flight

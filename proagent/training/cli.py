@@ -17,6 +17,12 @@ folder instead (``partners/<world>/<layout>/<NAME or algo>/``), and a folder tha
 checkpoint is only replaced with ``--overwrite``.
 The encoder defaults to ``auto``: the world's choice for the layout and backend (Overcooked: the
 paper's CNN on a GPU, the fast 1x1 encoder on CPU). Also runnable as ``python -m proagent.training.cli``.
+
+``--seeds N`` (sp, op; N=1 is the plain run) trains seeds ``--seed`` .. ``--seed+N-1`` of the same
+per-seed recipe (``--steps``, ``--num-envs``, ``--shaping-horizon`` are per seed) side by side in one
+vmapped program (`proagent.training.algorithms.side_by_side`); seed s lands in ``<NAME>`` (s = 0) or
+``<NAME>_s<s>``, inside ``--out`` or as ``--ship``'s partners, every one checked against
+``--overwrite`` before training starts; ``--keep-best``, ``--init-from`` and ``--warm-start`` are refused.
 """
 
 from __future__ import annotations
@@ -26,10 +32,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from proagent.limits import MAX_EPISODES, MAX_SEED, MAX_TRAIN_STEPS
+from proagent.limits import MAX_EPISODES, MAX_SEED, MAX_SEEDS, MAX_TRAIN_STEPS
 from proagent.training.run_config import build_algo_config, build_algo_settings, build_config, key_values
 
 ALGOS = ("sp", "ippo", "pbt", "fcp", "mep", "cole", "bc", "human_proxy", "op", "state_aug")
+SIDE_BY_SIDE = ("sp", "op")  # the algorithms --seeds trains side by side (algorithms/side_by_side.py)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -44,6 +51,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--layout", required=True, help="layout or scenario name, or file (e.g. cramped_room, easy_2a)")
     p.add_argument("--seed", type=_bounded(int, 0, MAX_SEED), default=0)
+    p.add_argument(
+        "--seeds",
+        type=_bounded(int, 1, MAX_SEEDS),
+        default=1,
+        metavar="N",
+        help=f"sp, op: train seeds --seed .. --seed+N-1 side by side in one vmapped program (1..{MAX_SEEDS}); "
+        "--steps, --num-envs and --shaping-horizon are per seed, so each seed gets a lone run's updates, "
+        "schedule and minibatches. Seed s ships to <NAME> (s = 0) or <NAME>_s<s> in --ship's partner folder or "
+        "in --out; its initial params come from the program's key (--seed split), not a lone --seed s run's",
+    )
     p.add_argument("--steps", type=STEPS, default=10_000_000, help="environment steps (e.g. 1e7)")
     p.add_argument(
         "--encoder",
@@ -158,6 +175,23 @@ def refuse_flags(args: argparse.Namespace) -> str | None:
         return f"--ship {args.ship!r}: a partner name is letters, digits, '_', '-' and '.' (e.g. sp_s3)"
     if args.keep_best < 0:
         return f"--keep-best must be 0 (off) or a number of calls, got {args.keep_best}"
+    return refuse_seeds(args) if args.seeds > 1 else None
+
+
+def refuse_seeds(args: argparse.Namespace) -> str | None:
+    """What ``--seeds N`` (N > 1, one program for all seeds) cannot run with, as one line."""
+    if args.algo not in SIDE_BY_SIDE:
+        return f"--seeds trains {' or '.join(SIDE_BY_SIDE)} seeds side by side; {args.algo} trains one seed a run"
+    if args.keep_best:
+        return "--keep-best keeps one run's best window; with --seeds each seed ships its final params"
+    if args.init_from is not None:
+        return "--init-from fine-tunes one checkpoint; it cannot be combined with --seeds"
+    if args.warm_start != "none":
+        return "--warm-start is for population methods; --seeds starts every seed from the program's key"
+    if args.eval_episodes < 1:
+        return "--seeds scores every seed in self-play: give --eval-episodes 1 or more"
+    if args.seed + args.seeds - 1 > MAX_SEED:
+        return f"--seed {args.seed} --seeds {args.seeds}: the last seed would pass {MAX_SEED}"
     return None
 
 

@@ -96,8 +96,8 @@ def build_algo_config(args: argparse.Namespace):
     ppo = build_config(args)  # validates layout and overrides the same way as sp
     # typed values from the validated config, so a manifest stores num_minibatches=8, not "8"
     overrides = {"num_envs": ppo.num_envs, **{key: getattr(ppo, key) for key in _ppo_fields(args)}}
-    if args.shaping_horizon is not None:
-        overrides["shaping_horizon"] = int(args.shaping_horizon)
+    if args.shaping_horizon is not None or args.algo == "sp":  # sp (--seeds): self-play's default, steps / 2
+        overrides["shaping_horizon"] = ppo.shaping_horizon
     return AlgoConfig(
         world=ppo.world,
         layout=ppo.layout,

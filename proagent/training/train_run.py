@@ -33,17 +33,39 @@ def _out_dir(args: argparse.Namespace, world: str, layout: str, settings: Any) -
     from proagent.training.algorithms.human_proxy import ProxySettings, proxy_dir
     from proagent.training.run_folder import default_out, interrupted_run, refuse_checkpoint_overwrite, ship_out
 
-    out = ship_out(world, layout, args.ship or args.algo) if args.ship is not None else args.out
+    out = args.out
+    if args.ship is not None:  # --seeds N: the first seed's partner folder
+        out = _members(args, world, layout, None)[0] if args.seeds > 1 else ship_out(world, layout, args.ship or args.algo)
+    run = _run_label(args)
     if out is None and args.resume:
-        out = interrupted_run(world, layout, args.algo)
+        out = interrupted_run(world, layout, run)
         if out is None:
-            raise ValueError(f"--resume: no interrupted {args.algo} run of {world} {layout} under runs/train; give --out")
-    out = out or default_out(world, layout, args.algo)
-    targets = [out]
+            raise ValueError(f"--resume: no interrupted {run} run of {world} {layout} under runs/train; give --out")
+    out = out or default_out(world, layout, run)
+    targets = _members(args, world, layout, out) if args.seeds > 1 else [out]
     if args.algo == "human_proxy":
         targets += [proxy_dir(out, style) for style in (settings or ProxySettings()).styles]
     refuse_checkpoint_overwrite(targets, args.overwrite, args.resume)
     return out
+
+
+def _run_label(args: argparse.Namespace) -> str:
+    """The algorithm as a run folder's name carries it: ``sp``, or ``sp-3seeds`` for ``--seeds 3``, so
+    ``--resume`` never takes a one-seed run for a side-by-side one, nor the other way round."""
+    return args.algo if args.seeds == 1 else f"{args.algo}-{args.seeds}seeds"
+
+
+def _members(args: argparse.Namespace, world: str, layout: str, out: Path | None) -> list[Path]:
+    """Where each seed of a ``--seeds`` run lands: ``--ship``'s partner folders, else folders in
+    ``out`` (the run's own folder, which keeps the resume state; with ``--ship``, the first seed's)."""
+    from proagent.training.algorithms.side_by_side import member_name
+    from proagent.training.run_folder import ship_out
+
+    names = [member_name(args.ship or args.algo, seed) for seed in range(args.seed, args.seed + args.seeds)]
+    if args.ship is not None:
+        return [ship_out(world, layout, name) for name in names]
+    assert out is not None
+    return [out / name for name in names]
 
 
 def _prepare(args: argparse.Namespace) -> tuple[Any, Any, Path]:
@@ -54,7 +76,8 @@ def _prepare(args: argparse.Namespace) -> tuple[Any, Any, Path]:
     if args.algo == "bc":
         config, settings = run_config.bc_config(args), None
     else:
-        config = run_config.build_config(args) if args.algo == "sp" else run_config.build_algo_config(args)
+        one_seed_sp = args.algo == "sp" and args.seeds == 1  # trainer.py's loop; --seeds N: side_by_side.py's
+        config = run_config.build_config(args) if one_seed_sp else run_config.build_algo_config(args)
         settings = run_config.build_algo_settings(args)
     if args.init_from is not None:
         args.init_from = checkpoint_dir(args.init_from)  # an Overcooked partner's old place resolves
@@ -73,9 +96,11 @@ def run_training(args: argparse.Namespace, say: Callable[[str], None] | None = N
         return _fail(exc)
     if args.algo == "bc":
         return _run_bc(config, out, args.eval_episodes, say)
+    seeds = f" x {args.seeds} seeds ({args.seed}..{args.seed + args.seeds - 1})" if args.seeds > 1 else ""
+    per_seed = " per seed" if args.seeds > 1 else ""
     say(
-        f"training {args.algo} on {config.world} {config.layout}: {config.total_steps:,} steps, encoder "
-        f"{encoder_name(config.network)}, device {checkpoint.device_description()} -> {out}"
+        f"training {args.algo}{seeds} on {config.world} {config.layout}: {config.total_steps:,} steps{per_seed}, "
+        f"encoder {encoder_name(config.network)}, device {checkpoint.device_description()} -> {out}"
     )
     try:
         manifests = _train(args, config, settings, out, say)
@@ -83,11 +108,20 @@ def run_training(args: argparse.Namespace, say: Callable[[str], None] | None = N
         return _fail(exc)
     for manifest in manifests:
         sp = manifest.self_play
-        say(f"saved {manifest.algorithm} ({manifest.train_wall_time_s:.0f}s; self-play {sp.text(2)})")
+        seed = f" seed {manifest.seed}" if args.seeds > 1 else ""
+        say(f"saved {manifest.algorithm}{seed} ({manifest.train_wall_time_s:.0f}s; self-play {sp.text(2)})")
     return 0
 
 
 def _train(args: argparse.Namespace, config: Any, settings: Any, out: Path, say: Callable[[str], None]) -> list:
+    from proagent.training.resume import ResumePolicy
+
+    policy = ResumePolicy(resume=args.resume, every_s=args.checkpoint_every)
+    if args.seeds > 1:
+        from proagent.training.algorithms.side_by_side import train_side_by_side
+
+        members = _members(args, config.world, config.layout, out)
+        return train_side_by_side(config, args.algo, members, out, say, settings, policy)
     if args.algo == "sp":
         from proagent.training.trainer import train
 
@@ -105,9 +139,7 @@ def _train(args: argparse.Namespace, config: Any, settings: Any, out: Path, say:
         )
         return [result.manifest]
     from proagent.training.algorithms import TRAINERS
-    from proagent.training.resume import ResumePolicy
 
-    policy = ResumePolicy(resume=args.resume, every_s=args.checkpoint_every)
     result = TRAINERS[args.algo](config, out, say, settings, policy)
     return result if isinstance(result, list) else [result]
 

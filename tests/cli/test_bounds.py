@@ -39,6 +39,7 @@ def _refused(argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
         (["train", "--layout", "cramped_room", "--steps", "1e400"], "--steps"),
         (["train", "--layout", "cramped_room", "--steps", "nan"], "--steps"),
         (["train", "--layout", "cramped_room", "--seed", "99999999999"], "--seed"),
+        (["train", "--layout", "cramped_room", "--seeds", "65"], "--seeds"),
         (["train", "--layout", "cramped_room", "--checkpoint-every", "-5"], "--checkpoint-every"),
     ],
 )

@@ -26,6 +26,7 @@ from proagent.training.algorithms.common import (
 )
 from proagent.training.population import Pairing, learner_params
 from proagent.training.resume import ResumePolicy
+from proagent.world.rl_spec import RLEnv
 
 
 class OtherPlaySettings(BaseModel):
@@ -36,6 +37,18 @@ class OtherPlaySettings(BaseModel):
     )
 
 
+def permuted_env(algo: AlgoConfig, settings: OtherPlaySettings) -> tuple[RLEnv, RLEnv, dict]:
+    """(the plain env agents are scored in, the env they train in, whose agents each see a symmetry
+    drawn at every reset, the manifest's details of it); a ValueError for a world without one. One
+    builder, so every OP run (one seed or several side by side) trains in the same env."""
+    symmetries = algo.spec.symmetries
+    if symmetries is None:
+        raise ValueError(f"op: {algo.world} has no symmetry transform (its RL spec's symmetries)")
+    env = algo.make_env()
+    permuted, items = symmetries.permuted(env, settings.permute)
+    return env, permuted, {"permuted": list(items), "settings": settings.model_dump(mode="json")}
+
+
 def train_other_play(
     algo: AlgoConfig,
     out_dir: Path | None,
@@ -44,17 +57,12 @@ def train_other_play(
     policy: ResumePolicy | None = None,
 ) -> checkpoint.Manifest:
     settings = settings or OtherPlaySettings()
-    symmetries = algo.spec.symmetries
-    if symmetries is None:
-        raise ValueError(f"op: {algo.world} has no symmetry transform (its RL spec's symmetries)")
+    env, permuted, details = permuted_env(algo, settings)
     saves = open_saves(out_dir, "op", algo, settings, policy)
-    env = algo.make_env()
-    permuted, items = symmetries.permuted(env, settings.permute)
     config = algo.stage_config(algo.total_steps)
     stage = Stage("op", config, Pairing.self_play(config.num_envs, env.num_agents), permuted, algo.updates_per_call)
     runner = stage.init(jax.random.PRNGKey(algo.seed))
     runner, state = run_stage(stage, runner, {"history": []}, record_history, saves, log)
-    details = {"permuted": list(items), "settings": settings.model_dump(mode="json")}
     steps = int(runner.update) * config.steps_per_update
     params = learner_params(runner, 0)
     manifest = save_agent(out_dir, algo, "op", params, env, saves.trained(steps), details, state["history"], log)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from proagent.training.population import POOL
 
 
-def self_play(num_learners: int, num_envs: int) -> tuple[tuple[int, int], ...]:
-    """Each learner plays itself in ``num_envs / num_learners`` envs."""
+def self_play(num_learners: int, num_envs: int, seats: int = 2) -> tuple[tuple[int, ...], ...]:
+    """Each learner plays itself (every one of the ``seats``) in ``num_envs / num_learners`` envs."""
     if num_envs % num_learners:
         raise ValueError(f"num_envs={num_envs} must be a multiple of the population size {num_learners}")
-    return tuple((n % num_learners, n % num_learners) for n in range(num_envs))
+    return tuple((n % num_learners,) * seats for n in range(num_envs))
 
 
 def self_play_and_pool(num_learners: int, num_envs: int, pool_share: float) -> tuple[tuple[int, int], ...]:
