@@ -220,6 +220,58 @@ class RecurrentActorCritic(nn.Module):
         return hidden, *_heads(x, self.num_actions)
 
 
+class _RecurrentTorso(nn.Module):
+    """``RecurrentActorCritic``'s layers before its GRU, on their own: created in the same order,
+    they get the same parameter names, so ``replay`` runs them on the full's parameters."""
+
+    config: NetworkConfig
+
+    @nn.compact
+    def __call__(self, obs: jax.Array) -> jax.Array:
+        return _torso(self.config, obs)
+
+
+class _RecurrentHeads(nn.Module):
+    """``RecurrentActorCritic``'s layers after its GRU (its ``Dense_1..3`` are ``Dense_0..2`` here)."""
+
+    config: NetworkConfig
+    num_actions: int
+
+    @nn.compact
+    def __call__(self, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+        x = nn.relu(nn.Dense(self.config.fc_dim, kernel_init=orthogonal(np.sqrt(2)), bias_init=constant(0.0))(x))
+        return _heads(x, self.num_actions)
+
+
+def _recurrent_replay(config: NetworkConfig, num_actions: int) -> Callable:
+    """``replay`` of the recurrent network with only the GRU cell inside the time scan: the torso
+    (encoder, Dense, LayerNorm) and the heads depend on one step alone, so they run once over all
+    (B, T) steps. Why: the PPO loss replays every minibatch over its whole rollout, and a scan
+    whose body is the whole network launches a few dozen small kernels per step, which left a GPU
+    idle (the paper's recipe ran at a few thousand env steps/s on an H200). Same function as
+    stepping (``test_replay_equals_stepping_with_resets``)."""
+    torso, heads = _RecurrentTorso(config), _RecurrentHeads(config, num_actions)
+    cell = nn.GRUCell(config.memory)
+
+    def replay(params: Any, seq: tuple[jax.Array, jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
+        hidden, obs, done = seq
+        p = params["params"]
+        head_names = ("Dense_1", "Dense_2", "Dense_3")
+        torso_params = {k: v for k, v in p.items() if k not in ("GRUCell_0", *head_names)}
+        x = torso.apply({"params": torso_params}, obs)  # (B, T, fc)
+
+        def one(hidden: jax.Array, xs: tuple[jax.Array, jax.Array]):
+            x_t, done_t = xs
+            hidden, out = cell.apply({"params": p["GRUCell_0"]}, hidden, x_t)
+            return reset_hidden(hidden, done_t), out
+
+        _, outs = jax.lax.scan(one, hidden, (jnp.swapaxes(x, 0, 1), jnp.swapaxes(done, 0, 1)))
+        renamed = {f"Dense_{i}": p[name] for i, name in enumerate(head_names)}
+        return heads.apply({"params": renamed}, jnp.swapaxes(outs, 0, 1))
+
+    return replay
+
+
 class MlpConfig(BaseModel):
     """The MLP family (vector observations): what rebuilds a policy from its parameters."""
 
@@ -306,19 +358,8 @@ def policy_fns(config: NetworkConfig | MlpConfig, num_actions: int = NUM_ACTIONS
     def init(key: jax.Array, obs: jax.Array) -> Any:
         return rnn.init(key, jnp.zeros((1, config.memory), jnp.float32), obs[None])
 
-    def replay(params: Any, seq: tuple[jax.Array, jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
-        hidden, obs, done = seq
-
-        def one(hidden: jax.Array, xs: tuple[jax.Array, jax.Array]):
-            obs_t, done_t = xs
-            hidden, logits, value = rnn.apply(params, hidden, obs_t)
-            return reset_hidden(hidden, done_t), (logits, value)
-
-        _, (logits, value) = jax.lax.scan(one, hidden, (jnp.swapaxes(obs, 0, 1), jnp.swapaxes(done, 0, 1)))
-        return jnp.swapaxes(logits, 0, 1), jnp.swapaxes(value, 0, 1)
-
     zeros = lambda batch: jnp.zeros((batch, config.memory), jnp.float32)
-    return PolicyFns(init, rnn.apply, zeros, replay)
+    return PolicyFns(init, rnn.apply, zeros, _recurrent_replay(config, num_actions))
 
 
 def reset_hidden(hidden: Hidden, done: jax.Array) -> Hidden:
