@@ -2,7 +2,7 @@
 
 Self-play is the team (pi, pi, ...); cross-play is (pi_i, pi_j). Each episode runs exactly the
 env's horizon from a fresh reset (an ended episode stays frozen), actions sampled as trained (or
-argmax when ``stochastic`` is False); its score is the sum of the world's score deltas. Needs
+argmax when ``stochastic`` is False) among the legal actions where the world has masks; its score is the sum of the world's score deltas. Needs
 flax/jax/numpy only, like the partner that loads a checkpoint.
 """
 
@@ -16,11 +16,12 @@ import jax.numpy as jnp
 import numpy as np
 
 from proagent.training.checkpoint import SelfPlayScore
-from proagent.training.networks import Hidden, Network, policy_fns
+from proagent.training.networks import Hidden, Network, mask_logits, policy_fns
 from proagent.world.rl_spec import RLEnv, State
 
-# (hidden, obs (B, ...), key) -> (hidden, actions (B,)); a feedforward policy's hidden is None
-Act = Callable[[Hidden, jax.Array, jax.Array], tuple[Hidden, jax.Array]]
+# (hidden, obs (B, ...), key, legal (B, actions) or None) -> (hidden, actions (B,)); a feedforward
+# policy's hidden is None, a world without masks passes legal None
+Act = Callable[[Hidden, jax.Array, jax.Array, jax.Array | None], tuple[Hidden, jax.Array]]
 
 
 def _pick(key: jax.Array, logits: jax.Array, stochastic: bool) -> jax.Array:
@@ -30,9 +31,9 @@ def _pick(key: jax.Array, logits: jax.Array, stochastic: bool) -> jax.Array:
 def _actor(network: Network, num_actions: int, params, stochastic: bool = True) -> Act:
     step = policy_fns(network, num_actions).step
 
-    def act(hidden: Hidden, obs: jax.Array, key: jax.Array) -> tuple[Hidden, jax.Array]:
+    def act(hidden: Hidden, obs: jax.Array, key: jax.Array, legal: jax.Array | None) -> tuple[Hidden, jax.Array]:
         hidden, logits, _ = step(params, hidden, obs)
-        return hidden, _pick(key, logits, stochastic)
+        return hidden, _pick(key, mask_logits(logits, legal), stochastic)
 
     return act
 
@@ -63,7 +64,12 @@ def _play(
         states, score, memory = carry
         keys = jax.random.split(key, seats + 1)  # one per seat, then the env's
         obs = jax.vmap(env.observe)(states)  # (E, A, ...)
-        moved = [act(h, obs[:, seat], keys[seat]) for seat, (act, h) in enumerate(zip(acts, memory, strict=True))]
+        legal = jax.vmap(env.legal_actions)(states)  # (E, A, actions), or None
+        seat_legal = lambda seat: None if legal is None else legal[:, seat]
+        moved = [
+            act(h, obs[:, seat], keys[seat], seat_legal(seat))
+            for seat, (act, h) in enumerate(zip(acts, memory, strict=True))
+        ]
         actions = jnp.stack([a for _, a in moved], -1)
         tr = jax.vmap(env.step)(jax.random.split(keys[seats], episodes), states, actions)
         return (tr.state, score + tr.score, tuple(h for h, _ in moved)), states if keep_states else None

@@ -362,6 +362,18 @@ def policy_fns(config: NetworkConfig | MlpConfig, num_actions: int = NUM_ACTIONS
     return PolicyFns(init, rnn.apply, zeros, _recurrent_replay(config, num_actions))
 
 
+# the logit of an illegal action: finite, so log_softmax and the entropy (p * log p = 0 * -1e9) stay
+# finite where -inf would give nan; exp(-1e9 - max) is exactly 0 in float32, so it is never sampled
+ILLEGAL_LOGIT = -1e9
+
+
+def mask_logits(logits: jax.Array, legal: jax.Array | None) -> jax.Array:
+    """``logits`` with every illegal action (``legal`` False) at ``ILLEGAL_LOGIT``; ``legal`` None
+    (a world without masks, ``RLEnv.legal_actions``) returns ``logits`` itself, untouched, so those
+    worlds compute exactly what they computed before masks existed."""
+    return logits if legal is None else jnp.where(legal, logits, ILLEGAL_LOGIT)
+
+
 def reset_hidden(hidden: Hidden, done: jax.Array) -> Hidden:
     """Zero the memory of every actor whose episode just ended (``None`` stays ``None``)."""
     return None if hidden is None else jnp.where(done[:, None], 0.0, hidden)

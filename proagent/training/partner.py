@@ -14,7 +14,9 @@ Any checkpoint folder plays too, named by its path (``--partner runs/train/<run>
 ``checkpoint_named``, ``load_checkpoint_partner``), without being shipped into ``partners/``.
 
 ``act_batch(obs, key)`` serves vmapped evaluation (cross-play tables): a batch of observations in,
-a batch of actions out, one jitted call. Loading needs only flax/jax/numpy.
+a batch of actions out, one jitted call. Where the world has legal-action masks
+(``RLEnv.legal_actions``) the partner samples among its seat's legal actions only (``act_batch``
+takes the batch's masks). Loading needs only flax/jax/numpy.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import jax.numpy as jnp
 from proagent.contract import ImmediateAgent, Observation, UnknownAgentError
 from proagent.paths import PARTNERS_DIR, partner_dir
 from proagent.training import checkpoint
-from proagent.training.networks import Hidden, PolicyFns, policy_fns
+from proagent.training.networks import Hidden, PolicyFns, mask_logits, policy_fns
 from proagent.world.rl_spec import RLEnv, State
 
 Observer = Callable[[checkpoint.Manifest], RLEnv]  # the env a partner observes with, from its manifest
@@ -95,11 +97,12 @@ class RLPartner(ImmediateAgent):
         self._refuse_recurrent("logits")
         return self._network.step(self._seat_params(seat), None, obs)[1]
 
-    def act_batch(self, obs: jax.Array, key: jax.Array, seat: int = 0) -> jax.Array:
+    def act_batch(self, obs: jax.Array, key: jax.Array, seat: int = 0, legal: jax.Array | None = None) -> jax.Array:
         """obs (B, ...) observations (each from the acting seat) -> actions (B,) int32 (feedforward
-        partners; a recurrent one needs its memory: ``training.evaluate``)."""
+        partners; a recurrent one needs its memory: ``training.evaluate``). ``legal`` (B, actions):
+        the acting seats' legal actions in a world with masks (None: every action may be drawn)."""
         self._refuse_recurrent("act_batch")
-        return self._act_batch(self._seat_params(seat), obs, key)
+        return self._act_batch(self._seat_params(seat), obs, key, legal)
 
     def _refuse_recurrent(self, what: str) -> None:
         if self.manifest.network.recurrent:
@@ -126,16 +129,19 @@ class RLPartner(ImmediateAgent):
     def _act_one(self):
         def act(params: Any, hidden: Hidden, state: State, seat: jax.Array, key: jax.Array):
             obs = self.env.observe_seat(state, seat)
+            legal = self.env.legal_actions(state)
             hidden, logits, _ = self._network.step(params, hidden, obs[None])
-            return hidden, self._pick(logits[0], key)
+            return hidden, self._pick(mask_logits(logits[0], None if legal is None else legal[seat]), key)
 
         return jax.jit(act)
 
     @cached_property
     def _act_batch(self):
-        return jax.jit(
-            lambda params, obs, key: self._pick(self._network.step(params, None, obs)[1], key).astype(jnp.int32)
-        )
+        def act(params: Any, obs: jax.Array, key: jax.Array, legal: jax.Array | None) -> jax.Array:
+            logits = mask_logits(self._network.step(params, None, obs)[1], legal)
+            return self._pick(logits, key).astype(jnp.int32)
+
+        return jax.jit(act)
 
 
 def available_rl_partners(world: str, layout: str, root: Path = PARTNERS_DIR) -> list[str]:

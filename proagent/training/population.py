@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from proagent.training.config import PPOConfig
 from proagent.training.networks import Hidden, policy_fns
-from proagent.training.ppo import gae, optimizer, ppo_epochs, shaping_coef
+from proagent.training.ppo import PPOBatch, gae, optimizer, ppo_epochs, shaping_coef
 from proagent.training.rollout import Bonus, EnvBatch, Trajectory, env_step, reset_envs
 from proagent.world.rl_spec import EventIndicators, RLEnv, State
 
@@ -250,12 +250,12 @@ def _pair_sums(traj: Trajectory, ep_pair: jax.Array, num_policies: int) -> tuple
     return total(weight * traj.ep_score[..., None]), total(weight), total(weight * traj.ep_shaped[..., None])
 
 
-def _learner_data(acting: _Acting, traj: Trajectory, adv: jax.Array, target: jax.Array, hidden0: Hidden) -> tuple:
+def _learner_data(acting: _Acting, traj: Trajectory, adv: jax.Array, target: jax.Array, hidden0: Hidden) -> PPOBatch:
     """Per-learner batches cut out of the (T, N*A, ...) rollout: (K, T*S, ...) transitions for a
     feedforward policy; for a recurrent one (K, S, T, ...) sequences, the observations joined by
     each actor's memory at the rollout's start and its episode ends, which the loss replays."""
     la = acting.learner_actors
-    fields = (traj.obs, traj.action, traj.log_prob, traj.value, adv, target)
+    fields = (traj.obs, traj.action, traj.log_prob, traj.value, adv, target, traj.legal)  # legal may be None
     if hidden0 is None:
 
         def cut(x: jax.Array) -> jax.Array:
@@ -263,10 +263,10 @@ def _learner_data(acting: _Acting, traj: Trajectory, adv: jax.Array, target: jax
             y = jnp.moveaxis(y, 1, 0)
             return y.reshape(y.shape[0], -1, *y.shape[3:])
 
-        return tuple(map(cut, fields))
+        return PPOBatch(*jax.tree.map(cut, fields))
     seq = lambda x: jnp.moveaxis(x[:, la], 0, 2)  # (K, S, T, ...)
-    obs, *rest = map(seq, fields)
-    return ((hidden0[la], obs, seq(traj.done)), *rest)
+    obs, *rest = jax.tree.map(seq, fields)
+    return PPOBatch((hidden0[la], obs, seq(traj.done)), *rest)
 
 
 def _one_update(env, config: PPOConfig, acting: _Acting, runner: PopRunner, _) -> tuple[PopRunner, PopMetrics]:

@@ -9,12 +9,15 @@ change to PPO itself is made once. benchmarks/train_speed.py's IPPO baseline reu
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 import jax
 import jax.numpy as jnp
 import optax
 from flax.training.train_state import TrainState
 
 from proagent.training.config import PPOConfig
+from proagent.training.networks import mask_logits
 from proagent.training.rollout import Trajectory
 
 
@@ -83,15 +86,30 @@ def gae(traj: Trajectory, last_value: jax.Array, gamma: float, lam: float) -> tu
     return adv, adv + traj.value
 
 
+class PPOBatch(NamedTuple):
+    """One learner's rollout data, in the order ``ppo_loss`` reads it; a plain tuple of the first six
+    fields works too (``legal`` then None: no mask, as in a world without legal-action masks)."""
+
+    obs: Any  # observations, or a recurrent policy's (hidden0, obs, done) sequences
+    action: jax.Array
+    log_prob: jax.Array
+    value: jax.Array
+    adv: jax.Array
+    target: jax.Array
+    legal: jax.Array | None = None  # the rollout's legal-action mask
+
+
 def ppo_loss(params, apply_fn, config: PPOConfig, batch: tuple, ent_coef: jax.Array | float):
     """Clipped surrogate + clipped value loss - entropy bonus, on one minibatch. ``ent_coef`` is an
     argument (not ``config.ent_coef``) so population training can give each learner its own.
 
     ``obs`` is what ``apply_fn`` takes: observations (B, ...) for a feedforward policy, or a
     recurrent policy's ``(hidden0, obs, done)`` sequences with the other fields (B, T) (see
-    ``networks.PolicyFns.replay``)."""
-    obs, action, old_logp, old_value, adv, target = batch
+    ``networks.PolicyFns.replay``); ``legal`` is the rollout's mask of legal actions (``None`` in a
+    world without masks)."""
+    obs, action, old_logp, old_value, adv, target, legal = PPOBatch(*batch)
     logits, value = apply_fn(params, obs)
+    logits = mask_logits(logits, legal)  # the distribution the rollout sampled from (None: no mask)
     logp_all = jax.nn.log_softmax(logits)
     logp = jnp.take_along_axis(logp_all, action[..., None], -1)[..., 0]
     v_clipped = old_value + jnp.clip(value - old_value, -config.clip_eps, config.clip_eps)

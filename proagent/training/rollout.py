@@ -9,6 +9,10 @@ exactly the horizon (Overcooked) all envs finish on the same step: the (comparat
 batched reset runs under ``lax.cond`` only on the steps where some episode ended, and the per-env
 select handles worlds whose episodes end early (CUBE, once every block is delivered).
 
+Where the world has legal-action masks (``RLEnv.legal_actions``), the actors' logits are masked
+before sampling and the mask is stored with the step, so the PPO loss scores the same masked
+distribution the action was drawn from; a world without masks stores ``None`` and runs unmasked.
+
 The team reward and the shaped reward stay apart up to the learner: the training reward is
 ``reward + shaping_coef * shaped`` but the logged episode return is the world's score alone.
 """
@@ -21,7 +25,7 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 
-from proagent.training.networks import Hidden, reset_hidden
+from proagent.training.networks import Hidden, mask_logits, reset_hidden
 from proagent.world.rl_spec import RLEnv, State
 
 Policy = Callable[[jax.Array], tuple[jax.Array, jax.Array]]  # obs (B, ...) -> logits, value
@@ -53,11 +57,17 @@ class Trajectory(NamedTuple):
     ep_score: jax.Array  # (T, N) finished episodes' score, 0 elsewhere
     ep_shaped: jax.Array  # (T, N)
     ep_done: jax.Array  # (T, N)
+    legal: jax.Array | None = None  # (T, B, actions) bool the actor's legal actions; None: all legal
 
 
 def observe(env: RLEnv, states: State) -> jax.Array:
     """Batched observations in the dtype the world stores them (Overcooked: uint8 grids)."""
     return jax.vmap(env.observe)(states)
+
+
+def legal_actions(env: RLEnv, states: State) -> jax.Array | None:
+    """(N, A, actions) bool batched legal actions, or None for a world without masks."""
+    return jax.vmap(env.legal_actions)(states)
 
 
 def reset_envs(env: RLEnv, key: jax.Array, num_envs: int, hidden: Hidden = None) -> EnvBatch:
@@ -92,7 +102,10 @@ def env_step(
     k_act, k_step, k_reset = jax.random.split(key, 3)
     n, a = batch.obs.shape[:2]
     obs = batch.obs.reshape(n * a, *batch.obs.shape[2:])
+    legal = legal_actions(env, batch.states)
+    legal = None if legal is None else legal.reshape(n * a, -1)
     hidden, logits, value = policy(batch.hidden, obs)
+    logits = mask_logits(logits, legal)
     action = jax.random.categorical(k_act, logits)
     log_prob = jnp.take_along_axis(jax.nn.log_softmax(logits), action[:, None], -1)[:, 0]
     tr = jax.vmap(env.step)(jax.random.split(k_step, n), batch.states, action.reshape(n, a))
@@ -115,6 +128,7 @@ def env_step(
         ep_score=jnp.where(tr.done, score, 0.0),
         ep_shaped=jnp.where(tr.done, shaped, 0.0),
         ep_done=tr.done,
+        legal=legal,
     )
     return nxt, row
 

@@ -8,6 +8,12 @@ world-specific lives behind them: the observation encoding (per seat, in the dty
 stores), the team reward the learners train on, the score that is reported, and the per-agent
 shaped reward the program anneals to 0 over ``shaping_horizon`` env steps.
 
+Legal actions: ``RLEnv.legal_actions`` gives every seat's mask of legal actions, or ``None`` for a
+world where every action is always legal (Overcooked, CUBE). The program masks the logits with it
+(``proagent.training.networks.mask_logits``) wherever it samples, scores a log-probability or an entropy:
+rollout, PPO loss, evaluation and partners. ``None`` is static: those worlds run with no mask at all,
+so their training stays the same bit for bit.
+
 Required of every spec: ``world``, ``layout_name``, ``make_env``, ``network`` (the network family
 and its default size for a layout), ``encoders`` and ``ppo_defaults``. Optional, ``None`` where
 the world has none (an algorithm that needs one is refused with one line):
@@ -75,6 +81,12 @@ class RLEnv(Protocol):
         """(*obs_shape) one seat's observation: what a partner playing that seat sees."""
         ...
 
+    def legal_actions(self, state: State) -> jax.Array | None:
+        """(A, num_actions) bool: the actions each seat may take in ``state`` (a turn-based world
+        lets the seats not on turn take only their no-op); ``None`` where every action is always
+        legal. A world returns ``None`` for every state or for none: the choice is static."""
+        ...
+
     def record(self) -> dict[str, Any]:
         """The env's settings as a manifest keeps them (JSON); ``make_env(layout, record=...)``
         rebuilds the env a checkpoint trained in."""
@@ -85,9 +97,13 @@ class Symmetries(Protocol):
     """Other-Play (Hu et al., 2020): each agent sees the world through a symmetry drawn at every
     reset, so no policy can rely on an arbitrary convention."""
 
-    def permuted(self, env: RLEnv, chosen: tuple[int, ...] | None) -> tuple[RLEnv, tuple[int, ...]]:
+    def permuted(
+        self, env: RLEnv, chosen: tuple[int, ...] | None, group: str | None = None
+    ) -> tuple[RLEnv, tuple[int, ...]]:
         """(``env`` with permuted observations, the items permuted). ``chosen`` names them in the
-        world's terms (``None``: the world's own choice); a ValueError when nothing can be permuted."""
+        world's terms (``None``: the world's own choice); ``group`` a symmetry family by the world's
+        name for it (``None``: the world's default); a ValueError when nothing can be permuted or
+        the world has no such family."""
         ...
 
 

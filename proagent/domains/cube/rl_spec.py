@@ -148,6 +148,9 @@ class CubeRLEnv:
     def observe_seat(self, state: CubeEnvState, seat: jax.Array | int) -> jax.Array:
         return observe(state, seat, self.env.scenario)
 
+    def legal_actions(self, state: Any) -> None:
+        """Every action is legal in every state: no mask."""
+
     def record(self) -> dict[str, Any]:
         return {
             "horizon": self.horizon,

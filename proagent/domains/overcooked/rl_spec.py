@@ -61,6 +61,9 @@ class OvercookedRLEnv:
     def observe_seat(self, state: EnvState, seat: jax.Array | int) -> jax.Array:
         return self.observe(state)[seat]
 
+    def legal_actions(self, state: Any) -> None:
+        """Every action is legal in every state: no mask."""
+
     def record(self) -> dict[str, Any]:
         return self.env.dynamics.model_dump()
 
@@ -87,7 +90,11 @@ class IngredientSymmetry:
     ingredients permuted, one permutation drawn per agent at every reset; JaxMARL's engine permutes
     every ingredient channel of the observation (held items, pots, dishes, piles, indicators)."""
 
-    def permuted(self, env: RLEnv, chosen: tuple[int, ...] | None) -> tuple[RLEnv, tuple[int, ...]]:
+    def permuted(
+        self, env: RLEnv, chosen: tuple[int, ...] | None, group: str | None = None
+    ) -> tuple[RLEnv, tuple[int, ...]]:
+        if group not in (None, "ingredients"):
+            raise ValueError(f"other-play on overcooked: no symmetry group {group!r}; the one group: ingredients")
         kitchen = _unwrap(env)
         layout = kitchen.layout
         items = chosen if chosen is not None else recipe_ingredients(layout)

@@ -35,6 +35,10 @@ class OtherPlaySettings(BaseModel):
     permute: tuple[int, ...] | None = Field(
         None, description="the world's items permuted among themselves (Overcooked: ingredient indices; default: the world's)"
     )
+    group: str | None = Field(
+        None,
+        description="the world's symmetry family by name (Yōkai: colour_rotation, colour, rotation); default: the world's",
+    )
 
 
 def permuted_env(algo: AlgoConfig, settings: OtherPlaySettings) -> tuple[RLEnv, RLEnv, dict]:
@@ -45,7 +49,7 @@ def permuted_env(algo: AlgoConfig, settings: OtherPlaySettings) -> tuple[RLEnv, 
     if symmetries is None:
         raise ValueError(f"op: {algo.world} has no symmetry transform (its RL spec's symmetries)")
     env = algo.make_env()
-    permuted, items = symmetries.permuted(env, settings.permute)
+    permuted, items = symmetries.permuted(env, settings.permute, settings.group)
     return env, permuted, {"permuted": list(items), "settings": settings.model_dump(mode="json")}
 
 
