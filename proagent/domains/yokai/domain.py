@@ -22,6 +22,7 @@ from proagent.contract import Agent
 from proagent.domains.yokai.grounding import ground_facts, memory_line, table_text
 from proagent.domains.yokai.memory import SeatBelief, SeatMemory
 from proagent.domains.yokai.partners import DEFAULT_PARTNER, make_partner, partner_names
+from proagent.domains.yokai.rl_spec import YOKAI_RL
 from proagent.domains.yokai.skills import YokaiController, as_belief, skill_book_for
 from proagent.domains.yokai.table import EVENT_KINDS, TableEvent, YokaiTable, YokaiWorldEnv, make_world_env
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
@@ -101,7 +102,10 @@ class YokaiDomain(WorldBase):
     metric_names = ("game_score", "win", "hints_used", "hints_correct", "hints_wrong", "length")
     layouts = MappingProxyType({name: name for name in available_layouts()})
     capabilities = Capabilities(
-        rendering=RENDERING, perception=Perception(_perceiver), settings=EnvSettings(make_env_with, describe)
+        rendering=RENDERING,
+        perception=Perception(_perceiver),
+        settings=EnvSettings(make_env_with, describe),
+        rl=YOKAI_RL,
     )
 
     @property
@@ -166,10 +170,10 @@ class YokaiDomain(WorldBase):
         }
 
     def partner_names(self, env: YokaiWorldEnv | None = None) -> list[str]:
-        return partner_names()
+        return partner_names(env)  # the scripted ones, plus the trained ones that ship for the layout
 
     def make_partner(self, name: str, env: YokaiWorldEnv | None = None) -> Agent:
-        return make_partner(name)
+        return make_partner(name, env)
 
     def default_partner(self, env: YokaiWorldEnv) -> str:
         return DEFAULT_PARTNER

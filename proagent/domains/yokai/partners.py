@@ -17,7 +17,7 @@ from envs.yokai.rules import HintStatus, Phase
 from proagent.contract import Agent, ImmediateAgent, Observation, UnknownAgentError
 from proagent.domains.yokai.memory import SeatBelief, SeatMemory
 from proagent.domains.yokai.skills import action_of, first_legal, place_arg
-from proagent.domains.yokai.table import TableEvent, WorldState, YokaiTable, connected
+from proagent.domains.yokai.table import TableEvent, WorldState, YokaiTable, YokaiWorldEnv, connected
 from proagent.world.types import Skill
 
 DEFAULT_PARTNER = "careful"
@@ -145,11 +145,31 @@ def hint_skill(b: SeatBelief) -> Skill | None:
 PARTNERS = {"careful": CarefulPartner, "random": RandomPartner}
 
 
-def partner_names() -> list[str]:
-    return sorted(PARTNERS)
+def partner_names(env: YokaiWorldEnv | None = None) -> list[str]:
+    """The scripted partners, plus the trained ones with a checkpoint for ``env``'s layout (every
+    trained one the world ships when ``env`` is None: a listing of what the world ships)."""
+    from proagent.training.partner import available_rl_partners, trained_names
+
+    trained = trained_names("yokai") if env is None else available_rl_partners("yokai", env.name)
+    return sorted({*PARTNERS, *trained})
 
 
-def make_partner(name: str) -> Agent:
-    if name not in PARTNERS:
-        raise UnknownAgentError(f"unknown partner {name!r}; yokai partners: {', '.join(partner_names())}")
-    return PARTNERS[name]()
+def make_partner(name: str, env: YokaiWorldEnv | None = None) -> Agent:
+    """A partner by name; a trained one (``partners/yokai/<layout>/<name>/``, by the one RL partner
+    loader) plays ``env``'s layout, observing through the memory rule it trained under; a name with
+    a ``/`` is a checkpoint folder's path (any checkpoint trained with ``proagent train --domain yokai``)."""
+    if name in PARTNERS:
+        return PARTNERS[name]()
+    from proagent.domains.yokai.rl_spec import partner_env
+    from proagent.training.partner import checkpoint_named, load_checkpoint_partner, load_rl_partner, trained_names
+
+    directory = checkpoint_named(name)
+    if directory is not None:
+        if env is None:
+            raise ValueError(f"partner {name!r} is a checkpoint: it plays on a given layout")
+        return load_checkpoint_partner(directory, "yokai", env.name, lambda m: partner_env(env, m.dynamics))
+    if name in trained_names("yokai"):
+        if env is None:
+            raise UnknownAgentError(f"yokai partner {name!r} needs the env: its layout picks the checkpoint")
+        return load_rl_partner("yokai", env.name, name, lambda m: partner_env(env, m.dynamics))
+    raise UnknownAgentError(f"unknown partner {name!r}; yokai partners: {', '.join(partner_names(env))}")
