@@ -11,9 +11,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from proagent.training import checkpoint
 from proagent.training.config import PPOConfig
 from proagent.training.evaluate import self_play_score
 from proagent.training.networks import ILLEGAL_LOGIT, MlpConfig, mask_logits, policy_fns
+from proagent.training.partner import RLPartner
 from proagent.training.population import (
     Pairing,
     _Acting,
@@ -142,3 +144,24 @@ def test_an_unmasked_policy_would_play_illegal_actions():
     logits = fns.step(params, None, jnp.tile(env.observe_seat(state, 0), (64, 1)))[1]
     actions = np.asarray(jax.random.categorical(jax.random.PRNGKey(1), logits))
     assert not np.asarray(env.legal_actions(state))[0, actions].all()
+
+
+def test_a_partner_plays_only_its_seats_legal_actions(tmp_path):
+    """``policy`` reads its seat's mask from the engine state; ``act_batch`` takes the batch's masks."""
+    env = TurnEnv()
+    state = env.reset(jax.random.PRNGKey(0))
+    params = policy_fns(TINY, ACTIONS).init(jax.random.PRNGKey(0), env.observe_seat(state, 0))
+    manifest = checkpoint.Manifest(
+        world="test", algorithm="sp", layout="turns", seed=0, env_steps=0, train_wall_time_s=0.0, device="cpu",
+        encoder="mlp", network=TINY, obs_shape=(HORIZON + 2,),
+    )  # fmt: skip
+    checkpoint.save(tmp_path, params, manifest)
+    partner = RLPartner(tmp_path, lambda m: env, "turns")
+    legal = np.asarray(env.legal_actions(state))
+    for seat in (0, 1):
+        partner.reset(seat, seed=seat)
+        assert all(legal[seat, partner.policy(None, state)] for _ in range(20))
+    obs = jnp.tile(env.observe_seat(state, 0), (64, 1))
+    actions = np.asarray(partner.act_batch(obs, jax.random.PRNGKey(1), legal=jnp.tile(legal[0], (64, 1))))
+    assert legal[0, actions].all()
+    assert not legal[0, np.asarray(partner.act_batch(obs, jax.random.PRNGKey(1)))].all()  # unmasked: it would err
