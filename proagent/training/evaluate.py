@@ -54,8 +54,10 @@ def _play(
     key: jax.Array,
     episodes: int,
     keep_states: bool,
-) -> tuple[jax.Array, State | None]:
-    """(scores (E,), the state before every step (T, E, ...) if ``keep_states``)."""
+    keep_memory: bool = False,
+) -> tuple[jax.Array, State | None, tuple[Hidden, ...] | None]:
+    """(scores (E,), the state before every step (T, E, ...) if ``keep_states``, each seat's memory
+    after it acted at every step (T, E, M) if ``keep_memory``)."""
     k_reset, k_run = jax.random.split(key)
     states = jax.vmap(env.reset)(jax.random.split(k_reset, episodes))
     seats = len(acts)
@@ -72,11 +74,12 @@ def _play(
         ]
         actions = jnp.stack([a for _, a in moved], -1)
         tr = jax.vmap(env.step)(jax.random.split(keys[seats], episodes), states, actions)
-        return (tr.state, score + tr.score, tuple(h for h, _ in moved)), states if keep_states else None
+        memory = tuple(h for h, _ in moved)
+        return (tr.state, score + tr.score, memory), (states if keep_states else None, memory if keep_memory else None)
 
     init = (states, jnp.zeros((episodes,), jnp.float32), tuple(hidden))
-    (_, score, _), seen = jax.lax.scan(step, init, jax.random.split(k_run, env.horizon))
-    return score, seen
+    (_, score, _), (seen, memories) = jax.lax.scan(step, init, jax.random.split(k_run, env.horizon))
+    return score, seen, memories
 
 
 def seat_params(params: Any, seat_groups: int, seats: int) -> tuple[Any, ...]:
@@ -155,6 +158,19 @@ def make_pair_scores(env: RLEnv, network: Network, size: int, episodes: int):
         return jax.vmap(one_pair)(params0, params1, keys).reshape(size, size, episodes)
 
     return scores
+
+
+def pair_traces(env: RLEnv, network: Network, params0: Any, params1: Any, key: jax.Array, episodes: int):
+    """(the state before every step (T, E, ...), seat 0's memory after it acted (T, E, M)) of
+    ``episodes`` whole episodes of a recurrent ``params0`` in seat 0 with ``params1`` in seat 1, as
+    trained (stochastic): what a probe of seat 0's memory reads. Jit it at the call site."""
+    _two_seats(env)
+    if not network.recurrent:
+        raise ValueError("pair_traces reads a recurrent policy's memory; this network has none")
+    hidden = policy_fns(network, env.num_actions).initial_hidden(episodes)
+    acts = (_actor(network, env.num_actions, params0), _actor(network, env.num_actions, params1))
+    _, states, memories = _play(env, acts, (hidden, hidden), key, episodes, keep_states=True, keep_memory=True)
+    return states, memories[0]
 
 
 def make_pair_states(env: RLEnv, network: Network, size: int, episodes: int, every: int):
