@@ -103,57 +103,37 @@ class SymmetricState(NamedTuple):
 
 
 @dataclass(frozen=True)
-class SymmetricYokaiEnv:
+class SymmetricYokaiEnv(YokaiRLEnv):
     """``YokaiRLEnv`` in which each seat sees the game through its own symmetry (Other-Play): its
     observation is recoloured and turned, its legal actions and chosen action turned with it."""
 
-    plain: YokaiRLEnv
     group: SymmetryGroup = "colour_rotation"
 
-    @property
-    def num_agents(self) -> int:
-        return self.plain.num_agents
-
-    @property
-    def num_actions(self) -> int:
-        return self.plain.num_actions
-
-    @property
-    def horizon(self) -> int:
-        return self.plain.horizon
-
-    def reset(self, key: jax.Array) -> SymmetricState:
+    def reset(self, key: jax.Array) -> SymmetricState:  # type: ignore[override]  # the game plus the symmetries
         k_game, k_col, k_rot = jax.random.split(key, 3)
-        a, c = self.num_agents, self.plain.config.num_colours
+        a, c = self.num_agents, self.config.num_colours
         colours = jnp.tile(jnp.arange(c, dtype=jnp.int32), (a, 1))
         if self.group != "rotation":
             colours = jax.vmap(jax.random.permutation)(jax.random.split(k_col, a), colours)
         rotation = jnp.zeros(a, jnp.int32)
         if self.group != "colour":
             rotation = jax.random.randint(k_rot, (a,), 0, rl_obs.ROTATIONS, jnp.int32)
-        return SymmetricState(self.plain.reset(k_game), colours, rotation)
+        return SymmetricState(super().reset(k_game), colours, rotation)
 
     def _to_real(self) -> jax.Array:
-        return jnp.asarray(rl_obs.action_to_real(self.plain.config))
+        return jnp.asarray(rl_obs.action_to_real(self.config))
 
-    def step(self, key: jax.Array, state: SymmetricState, actions: jax.Array) -> StepOut:
-        real = self._to_real()[state.rotation, actions]
-        out = self.plain.step(key, state.world, real)
+    def step(self, key: jax.Array, state: SymmetricState, actions: jax.Array) -> StepOut:  # type: ignore[override]
+        out = super().step(key, state.world, self._to_real()[state.rotation, actions])
         return out._replace(state=state._replace(world=out.state))
 
-    def observe(self, state: SymmetricState) -> jax.Array:
-        return jax.vmap(lambda seat: self.observe_seat(state, seat))(jnp.arange(self.num_agents))
-
-    def observe_seat(self, state: SymmetricState, seat: jax.Array | int) -> jax.Array:
+    def observe_seat(self, state: SymmetricState, seat: jax.Array | int) -> jax.Array:  # type: ignore[override]
         obs = observe(state.world.game, seat)
-        return rl_obs.encode(obs, self.plain.config, state.colours[seat], state.rotation[seat])
+        return rl_obs.encode(obs, self.config, state.colours[seat], state.rotation[seat])
 
-    def legal_actions(self, state: SymmetricState) -> jax.Array:
-        real = self.plain.legal_actions(state.world)  # (A, N)
+    def legal_actions(self, state: SymmetricState) -> jax.Array:  # type: ignore[override]
+        real = super().legal_actions(state.world)  # (A, N)
         return jnp.take_along_axis(real, self._to_real()[state.rotation], axis=1)
-
-    def record(self) -> dict[str, Any]:
-        return self.plain.record()
 
 
 class YokaiSymmetries:
@@ -164,15 +144,15 @@ class YokaiSymmetries:
     def permuted(
         self, env: RLEnv, chosen: tuple[int, ...] | None, group: str | None = None
     ) -> tuple[RLEnv, tuple[int, ...]]:
-        if not isinstance(env, YokaiRLEnv):
-            raise TypeError(f"a Yōkai hook got another world's env ({type(env).__name__})")
+        if not isinstance(env, YokaiRLEnv) or isinstance(env, SymmetricYokaiEnv):
+            raise TypeError(f"Yōkai's symmetries permute its plain env, not a {type(env).__name__}")
         group = group or "colour_rotation"
         if group not in GROUPS:
             raise ValueError(f"other-play on yokai: no symmetry group {group!r}; choices: {', '.join(GROUPS)}")
         colours = tuple(range(env.config.num_colours))
         if chosen is not None and tuple(sorted(chosen)) != colours:
             raise ValueError(f"other-play on yokai permutes all colours {list(colours)}; got {list(chosen)}")
-        permuted = SymmetricYokaiEnv(env, group)  # type: ignore[arg-type]  # checked by the literal above
+        permuted = SymmetricYokaiEnv(env.world, group)  # type: ignore[arg-type]  # a name of GROUPS
         return permuted, colours if group != "rotation" else ()
 
 
