@@ -1,8 +1,11 @@
 """Yōkai's RL spec: registration, the grid observation, the turn structure through the legal mask,
-eq. 4 and the shaping, and Other-Play's colour x rotation symmetries (each seat's view, legal
-actions and chosen actions turned consistently)."""
+eq. 4 and the shaping, Other-Play's colour x rotation symmetries (each seat's view, legal actions
+and chosen actions turned consistently), and the shipped partners (small, listed, loaded by the
+world, playing whole games with legal actions only)."""
 
 from __future__ import annotations
+
+import hashlib
 
 import jax
 import jax.numpy as jnp
@@ -10,8 +13,13 @@ import numpy as np
 import pytest
 
 from envs.yokai.rules import Phase
+from proagent.contract import UnknownAgentError
+from proagent.domains import get_domain
 from proagent.domains.yokai import rl_obs
 from proagent.domains.yokai.rl_spec import YOKAI_RL, SymmetricYokaiEnv
+from proagent.paths import PARTNERS_DIR
+from proagent.training import checkpoint
+from proagent.training.partner import RLPartner
 from proagent.training.worlds import rl_spec
 
 ENV = YOKAI_RL.make_env("9c_2p")
@@ -130,3 +138,40 @@ def test_random_legal_play_always_ends_within_the_horizon():
     for state in states[:-1]:
         legal = np.asarray(ENV.legal_actions(state))
         assert legal.any(axis=1).all()  # every seat always has a legal action (NOOP at least)
+
+
+SHIPPED = sorted(p.parent for p in (PARTNERS_DIR / "yokai").glob(f"*/*/{checkpoint.MANIFEST_FILE}"))
+
+
+def test_partners_ship_for_9c_2p_and_the_world_lists_them():
+    names = {p.name for p in SHIPPED if p.parent.name == "9c_2p"}
+    assert {"sp", "sp_s1", "op", "sp_hi_ent"} <= names
+    domain = get_domain("yokai")
+    env = domain.make_env("9c_2p", domain.default_horizon("9c_2p"))
+    assert names <= set(domain.partner_names(env)) and {"careful", "random"} <= set(domain.partner_names(env))
+    with pytest.raises(UnknownAgentError, match="needs the env"):
+        domain.make_partner("sp", None)
+
+
+@pytest.mark.parametrize("folder", SHIPPED, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_shipped_partner_is_small_and_plays_a_whole_game_legally(folder):
+    params = folder / checkpoint.PARAMS_FILE
+    manifest = checkpoint.load_manifest(folder)
+    assert params.stat().st_size < 1_000_000
+    assert hashlib.sha256(params.read_bytes()).hexdigest() == manifest.params_sha256
+    assert manifest.world == "yokai" and manifest.self_play is not None and manifest.self_play.episodes >= 100
+    domain = get_domain("yokai")
+    world = domain.make_env(folder.parent.name, domain.default_horizon(folder.parent.name))
+    partners = [domain.make_partner(folder.name, world) for _ in range(world.num_agents)]
+    assert all(isinstance(p, RLPartner) for p in partners)
+    for seat, partner in enumerate(partners):
+        partner.reset(seat, seed=seat)
+    state, step = world.reset(jax.random.PRNGKey(0)), jax.jit(world.step)
+    for _ in range(world.config.max_steps):
+        legal = np.asarray(world.game.legal_mask(state.game))
+        actions = [p.policy(None, state) for p in partners]
+        assert all(legal[seat, a] for seat, a in enumerate(actions))
+        state = step(jax.random.PRNGKey(0), state, jnp.asarray(actions)).state
+        if bool(state.game.done):
+            break
+    assert bool(state.game.done)
