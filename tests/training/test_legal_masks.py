@@ -10,11 +10,12 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from proagent.training import checkpoint
 from proagent.training.config import PPOConfig
 from proagent.training.evaluate import self_play_score
-from proagent.training.networks import ILLEGAL_LOGIT, MlpConfig, mask_logits, policy_fns
+from proagent.training.networks import ILLEGAL_LOGIT, MlpConfig, NetworkConfig, mask_logits, policy_fns
 from proagent.training.partner import RLPartner
 from proagent.training.population import (
     Pairing,
@@ -24,7 +25,7 @@ from proagent.training.population import (
     learner_params,
     make_population_train,
 )
-from proagent.training.ppo import PPOBatch
+from proagent.training.ppo import PPOBatch, ppo_loss
 from proagent.world.rl_spec import StepOut
 
 ACTIONS, HORIZON, NOOP = 6, 8, 5
@@ -71,23 +72,32 @@ class TurnEnv:
         return {}
 
 
+@dataclass(frozen=True)
+class GridTurnEnv(TurnEnv):
+    """``TurnEnv`` observed as a 1 x D x 1 grid, for the recurrent (grid-family) network."""
+
+    def observe_seat(self, state: TurnState, seat: Any) -> jax.Array:
+        return super().observe_seat(state, seat)[None, :, None]
+
+
 TINY = MlpConfig(hidden=16, layers=1)
+TINY_GRU = NetworkConfig(encoder="pointwise", pointwise=(4,), fc_dim=8, memory=8)
 
 
-def _config(num_envs: int = 4) -> PPOConfig:
+def _config(num_envs: int = 4, network: MlpConfig | NetworkConfig = TINY) -> PPOConfig:
     return PPOConfig(
         world="test", layout="turns", num_envs=num_envs, num_steps=16, update_epochs=1, num_minibatches=2,
-        total_steps=10_000, network=TINY, ent_coef=0.0,
+        total_steps=10_000, network=network, ent_coef=0.0,
     )  # fmt: skip
 
 
-def _rollout(env: TurnEnv, seed: int = 0):
-    """16 steps of self-play from fresh params (near-uniform logits): (runner, the Trajectory)."""
-    config = _config()
+def _rollout(env: TurnEnv, seed: int = 0, network: MlpConfig | NetworkConfig = TINY):
+    """16 steps (two episodes) of self-play from fresh params (near-uniform logits): (runner, the Trajectory)."""
+    config = _config(network=network)
     pairing = Pairing.self_play(config.num_envs)
     init, _ = make_population_train(config, pairing, env)
     runner = init(jax.random.PRNGKey(seed))
-    acting = _Acting(policy_fns(TINY, ACTIONS).step, pairing, pairing.learner_actors(), pairing.pool_actors())
+    acting = _Acting(policy_fns(network, ACTIONS).step, pairing, pairing.learner_actors(), pairing.pool_actors())
     body = lambda carry, key: _env_step(env, acting, runner, carry, key, 0.0)
     keys = jax.random.split(jax.random.PRNGKey(seed + 1), config.num_steps)
     _, (traj, _) = jax.jit(lambda c: jax.lax.scan(body, c, keys))((runner.envs, runner.partner))
@@ -110,18 +120,24 @@ def test_the_rollout_draws_only_legal_actions_and_stores_the_mask():
     assert float(np.asarray(traj.reward).min()) == 0.0  # no illegal action was ever paid for
 
 
-def test_the_loss_scores_the_masked_distribution_the_rollout_sampled():
+@pytest.mark.parametrize(("env", "network"), [(TurnEnv(), TINY), (GridTurnEnv(), TINY_GRU)], ids=["mlp", "gru"])
+def test_the_loss_scores_the_masked_distribution_the_rollout_sampled(env, network):
     """PPO's first ratio is 1: the loss's log-prob of each action is the rollout's, which holds only
     if the loss masks the logits as the rollout did (unmasked, near-uniform logits give log(1/6),
-    not log(1/2) or log(1))."""
-    runner, acting, traj = _rollout(TurnEnv())
+    not log(1/2) or log(1)); a recurrent policy's replayed sequences carry the mask step by step."""
+    runner, acting, traj = _rollout(env, network=network)
     zeros = jnp.zeros_like(traj.reward)
-    batch = PPOBatch(*jax.tree.map(lambda x: x[0], _learner_data(acting, traj, zeros, zeros, None)))
-    logits, _ = policy_fns(TINY, ACTIONS).replay(learner_params(runner, 0), batch.obs)
+    data = _learner_data(acting, traj, zeros, zeros, runner.envs.hidden)
+    batch = PPOBatch(*jax.tree.map(lambda x: x[0], data))
+    fns = policy_fns(network, ACTIONS)
+    logits, _ = fns.replay(learner_params(runner, 0), batch.obs)
     logp_all = jax.nn.log_softmax(mask_logits(logits, batch.legal))
-    logp = jnp.take_along_axis(logp_all, batch.action[:, None], -1)[:, 0]
+    logp = jnp.take_along_axis(logp_all, batch.action[..., None], -1)[..., 0]
     np.testing.assert_allclose(logp, batch.log_prob, atol=1e-5)
     assert float(np.asarray(batch.log_prob).min()) > np.log(0.5) - 0.05  # at most two legal actions
+    # the loss itself: ratio 1 everywhere, so its KL estimate is 0 (unmasked it would be > 0.1)
+    _, (_, _, entropy, approx_kl) = ppo_loss(learner_params(runner, 0), fns.replay, _config(network=network), batch, 0.0)
+    assert abs(float(approx_kl)) < 1e-5 and float(entropy) < np.log(2) + 1e-3
 
 
 def test_training_and_evaluation_stay_legal():
