@@ -113,11 +113,12 @@ def test_each_seat_sees_its_own_symmetry_and_acts_through_it():
     obs = np.asarray(sym.observe(state))[0]
     real = int(state.world.game.card_colour[0])
     assert obs[3, 5, 1 + [2, 0, 1][real]] == 1 and obs[3, 3, 1 : 1 + CFG.num_colours].sum() == 0
-    # a move chosen in seat 0's frame lands on the real cell it names
-    move = int(np.flatnonzero(seen_legal)[0])
-    moved = sym.step(jax.random.PRNGKey(0), state, jnp.array([move, layout.noop])).state
-    card, cell = divmod(int(table[1, move]) - layout.move_start, layout.cells)
-    assert tuple(np.asarray(moved.world.game.card_pos[card])) == divmod(cell, 9)
+    # every move seat 0 may choose puts the card where seat 0 then sees it: the cell it chose in its frame
+    for move in np.flatnonzero(seen_legal)[:: max(1, int(seen_legal.sum()) // 6)]:
+        card, seen_cell = divmod(int(move) - layout.move_start, layout.cells)
+        moved = sym.step(jax.random.PRNGKey(0), state, jnp.array([move, layout.noop])).state
+        after = np.asarray(sym.observe(moved))[0]
+        assert after[(*divmod(seen_cell, 9), CC - CFG.num_cards + card)] == 1  # the card's id channel
 
 
 def test_symmetry_groups_and_their_refusals():
