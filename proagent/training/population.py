@@ -33,9 +33,9 @@ from flax.training.train_state import TrainState
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from proagent.training.config import PPOConfig
-from proagent.training.networks import Hidden, policy_fns
+from proagent.training.networks import Hidden, mask_logits, policy_fns
 from proagent.training.ppo import PPOBatch, gae, optimizer, ppo_epochs, shaping_coef
-from proagent.training.rollout import Bonus, EnvBatch, Trajectory, env_step, reset_envs
+from proagent.training.rollout import Bonus, EnvBatch, Trajectory, env_step, legal_actions, reset_envs
 from proagent.world.rl_spec import EventIndicators, RLEnv, State
 
 POOL = -1
@@ -203,16 +203,20 @@ def _act(acting: _Acting, runner: PopRunner, hidden: Hidden, obs: jax.Array, par
     return hidden, logits, value
 
 
-def _population_bonus(acting: _Acting, runner: PopRunner, obs: jax.Array, action: jax.Array) -> jax.Array:
-    """MEP: -log of the learners' mean policy at the action taken, for learner actors (0 elsewhere)."""
+def _population_bonus(
+    acting: _Acting, runner: PopRunner, obs: jax.Array, action: jax.Array, legal: jax.Array | None = None
+) -> jax.Array:
+    """MEP: -log of the learners' mean policy at the action taken, for learner actors (0 elsewhere);
+    each policy is the masked one the rollout samples from (``legal`` (B, actions), None: no mask)."""
     la = acting.learner_actors.reshape(-1)
     logits = jax.vmap(lambda params: acting.apply(params, None, obs[la])[1])(runner.learners.params)  # (K, L, actions)
+    logits = mask_logits(logits, None if legal is None else legal[la])
     mean_probs = jax.nn.softmax(logits, -1).mean(0)
     taken = jnp.take_along_axis(mean_probs, action[la][:, None], -1)[:, 0]
     return jnp.zeros(obs.shape[0], jnp.float32).at[la].set(-jnp.log(taken + 1e-8))
 
 
-def _reward_bonus(acting: _Acting, runner: PopRunner) -> Bonus | None:
+def _reward_bonus(env: RLEnv, acting: _Acting, runner: PopRunner) -> Bonus | None:
     """The never-annealed extra rewards of some pairings: MEP's population entropy, style events."""
     coef, weights, indicators = acting.pairing.pop_entropy_coef, acting.style_weights, acting.events
     if coef <= 0 and weights is None:
@@ -221,7 +225,9 @@ def _reward_bonus(acting: _Acting, runner: PopRunner) -> Bonus | None:
     def bonus(before: State, obs: jax.Array, action: jax.Array, after: State) -> jax.Array:
         extra = jnp.zeros(action.shape, jnp.float32)
         if coef > 0:
-            extra = extra + coef * _population_bonus(acting, runner, obs, action)
+            legal = legal_actions(env, before)
+            legal = None if legal is None else legal.reshape(action.shape[0], -1)
+            extra = extra + coef * _population_bonus(acting, runner, obs, action, legal)
         if weights is not None:
             joint = action.reshape(-1, acting.pairing.num_seats)
             events = jax.vmap(indicators)(before, joint, after)
@@ -235,7 +241,7 @@ def _env_step(env: RLEnv, acting: _Acting, runner: PopRunner, carry, key: jax.Ar
     """``rollout.env_step`` with this pairing's actors, then a fresh pool partner where an episode ended."""
     batch, partner = carry
     policy = lambda hidden, obs: _act(acting, runner, hidden, obs, partner)
-    nxt, row = env_step(env, policy, batch, key, coef, _reward_bonus(acting, runner))
+    nxt, row = env_step(env, policy, batch, key, coef, _reward_bonus(env, acting, runner))
     k_partner = jax.random.split(key, 4)[3]  # env_step draws with split(key, 3), the same first three
     fresh = _sample_partners(k_partner, runner.pool_logits, partner.shape[0]) if acting.pool_actors.size else partner
     return (nxt, jnp.where(row.ep_done, fresh, partner)), (row, policy_ids(acting.pairing, partner))

@@ -22,6 +22,7 @@ from proagent.training.population import (
     _Acting,
     _env_step,
     _learner_data,
+    _population_bonus,
     learner_params,
     make_population_train,
 )
@@ -181,3 +182,23 @@ def test_a_partner_plays_only_its_seats_legal_actions(tmp_path):
     actions = np.asarray(partner.act_batch(obs, jax.random.PRNGKey(1), legal=jnp.tile(legal[0], (64, 1))))
     assert legal[0, actions].all()
     assert not legal[0, np.asarray(partner.act_batch(obs, jax.random.PRNGKey(1)))].all()  # unmasked: it would err
+
+
+def test_the_population_entropy_bonus_scores_the_masked_policies():
+    """MEP's bonus, -log(mean policy at the action taken), of near-uniform fresh policies: about
+    log 2 for the actor (two legal actions) and 0 for the seat whose only legal action is NOOP;
+    unmasked it would be about log 6 for both."""
+    env = TurnEnv()
+    config = _config()
+    pairing = Pairing(num_learners=2, slots=((0, 1), (1, 0), (0, 1), (1, 0)))
+    init, _ = make_population_train(config, pairing, env)
+    runner = init(jax.random.PRNGKey(0))
+    acting = _Acting(policy_fns(TINY, ACTIONS).step, pairing, pairing.learner_actors(), pairing.pool_actors())
+    states = jax.vmap(env.reset)(jax.random.split(jax.random.PRNGKey(0), config.num_envs))
+    obs = jax.vmap(env.observe)(states).reshape(8, -1)
+    legal = jax.vmap(env.legal_actions)(states).reshape(8, ACTIONS)
+    action = jnp.tile(jnp.array([0, NOOP]), 4)  # at t = 0 seat 0 may play 0 or 1, seat 1 only NOOP
+    bonus = np.asarray(_population_bonus(acting, runner, obs, action, legal)).reshape(4, 2)
+    np.testing.assert_allclose(bonus[:, 0], np.log(2), atol=0.05)
+    np.testing.assert_allclose(bonus[:, 1], 0.0, atol=1e-5)
+    assert np.asarray(_population_bonus(acting, runner, obs, action)).min() > np.log(6) - 0.1
