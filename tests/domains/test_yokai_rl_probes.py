@@ -7,7 +7,7 @@ import jax
 import numpy as np
 import pytest
 
-from proagent.domains.yokai.probes import ProbeSamples, fit_probe, predict, probe_report, probe_samples
+from proagent.domains.yokai.rl_probes import ProbeSamples, fit_probe, predict, probe_report, probe_samples
 from proagent.domains.yokai.rl_spec import YOKAI_RL
 from proagent.training.networks import init_params
 

@@ -1,8 +1,8 @@
-"""Linear probes of shipped recurrent Yōkai partners (``proagent.domains.yokai.probes``): for each
+"""Linear probes of shipped recurrent Yōkai partners (``proagent.domains.yokai.rl_probes``): for each
 probed partner A, a colour probe fit on A's self-play memory (80% of the episodes), scored on the
 held-out self-play episodes and on cross-play with each other named partner B (A in seat 0).
 
-    python scripts/yokai_probes.py --layout 9c_2p --partners sp_gru,sp_gru_s1 [--episodes 500] [--seed 0]
+    python scripts/yokai_rl_probes.py --layout 9c_2p --partners sp_gru,sp_gru_s1 [--episodes 500] [--seed 0]
 
 Prints a Markdown table: accuracy ± se over episodes (n episodes) per (A, B); the row B = A has no
 cross-play column.
@@ -15,7 +15,7 @@ import sys
 
 import jax
 
-from proagent.domains.yokai.probes import ProbeScore, probe_report, probe_samples
+from proagent.domains.yokai.rl_probes import ProbeScore, probe_report, probe_samples
 from proagent.domains.yokai.rl_spec import YOKAI_RL
 from proagent.numbers import format_mean
 from proagent.paths import PARTNERS_DIR, partner_dir
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(networks) > 1:
             raise ValueError(f"partners {', '.join(names)} differ in network; cross-play here needs one network")
     except ValueError as error:
-        print(f"yokai_probes: {error}", file=sys.stderr)
+        print(f"yokai_rl_probes: {error}", file=sys.stderr)
         return 2
     print("| probed A | partner B | chance | fit (SP) | held-out SP | with B |")
     print("|---|---|---|---|---|---|")
