@@ -29,7 +29,7 @@ def _text(score: ProbeScore) -> str:
 def _load(layout: str, name: str):
     directory = partner_dir("yokai", layout, name, PARTNERS_DIR)
     if not (directory / checkpoint.MANIFEST_FILE).is_file():
-        raise ValueError(f"no yokai partner {name!r} for {layout} (looked in {directory})")
+        raise ValueError(f"no yokai partner {name!r} for {layout} (partners/yokai/{layout}/{name}/ holds none)")
     params, manifest = checkpoint.load(directory)
     if not manifest.network.recurrent:
         raise ValueError(f"partner {name!r} has no memory to probe (train one with --encoder pointwise)")
