@@ -24,6 +24,9 @@ from proagent.cli.arg_types import (
     seed_number,
     writable_folder,
 )
+from proagent.domains import DEFAULT_DOMAIN, get_domain
+from proagent.eval.config import DEFAULT_PARTNER
+from proagent.world.types import DomainInputError
 
 # flag dest -> EvalConfig field, for flags that set top-level fields
 GRID_FLAGS = MappingProxyType({f: f for f in ("name", "domain", "partners", "layouts", "seats", "topologies", "episodes", "seed", "horizon")})
@@ -45,9 +48,10 @@ def add_grid_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--domain", help="the world: a built-in name or module:attribute (default overcooked)")
     p.add_argument(
         "--partners",
-        help="comma list of partner names or checkpoint folders' paths, or 'proagent' (an LLM agent) (default greedy)",
+        help="comma list of partner names or checkpoint folders' paths, or 'proagent' (an LLM agent), or 'default' "
+        "(each layout's default teammate: its best shipped partner) (default: default)",
     )
-    p.add_argument("--layouts", help="comma list of layouts (default cramped_room)")
+    p.add_argument("--layouts", help="comma list of layouts (default: the world's first; cramped_room for overcooked)")
     p.add_argument("--seats", help="the agent's seats: e.g. 0, 1 or 0,1 (default 0,1)")
     p.add_argument(
         "--topologies",
@@ -99,13 +103,25 @@ def apply_flags(data: dict[str, Any], args: argparse.Namespace) -> dict[str, Any
     if getattr(args, "agents", None):
         out["agents"] = [{"kind": kind} for kind in _split(args.agents, "agents")]
     out.setdefault("agents", [{"kind": "proagent"}])
-    out.setdefault("partners", ["greedy"])
-    out.setdefault("layouts", ["cramped_room"])
+    out.setdefault("partners", [DEFAULT_PARTNER])
+    out.setdefault("layouts", [default_layout(out.get("domain"))])
     agent_flags = {f: getattr(args, f) for f in AGENT_FLAGS if getattr(args, f, None) is not None}
     if "legal_only" in agent_flags:
         agent_flags["legal_only"] = {"auto": "auto", "on": True, "off": False}[agent_flags["legal_only"]]
     out["agents"] = [{**a, **agent_flags} if _is_proagent(a) else a for a in out["agents"]]
     return out
+
+
+def default_layout(domain: str | None) -> str:
+    """The layout an evaluation plays when none is named: cramped_room in Overcooked, else the
+    world's first (an unknown world is reported by the config check, with the layout)."""
+    if domain is None or domain == DEFAULT_DOMAIN:
+        return "cramped_room"
+    try:
+        names = get_domain(domain).layout_names()
+    except DomainInputError:
+        return "cramped_room"
+    return names[0] if names else "cramped_room"
 
 
 def _is_proagent(agent: Any) -> bool:
