@@ -88,7 +88,10 @@ class SetupError(ValueError):
 
 def partner_names(partner: str, num_agents: int) -> list[str]:
     """The agents of the non-focal seats, in seat order: one name for all, or one per seat
-    (``pusher,proagent`` or ``pusher+proagent``); ValueError when a list does not match the team size."""
+    (``pusher,proagent`` or ``pusher+proagent``); ValueError when a list does not match the team size.
+    A checkpoint folder is one name even when its path holds a ``,`` or ``+``."""
+    if Path(partner).is_dir():
+        return [partner] * (num_agents - 1)
     names = [n.strip() for n in partner.replace("+", ",").split(",")]
     if len(names) == 1:
         return names * (num_agents - 1)
