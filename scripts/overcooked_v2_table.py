@@ -158,7 +158,7 @@ def seed_table(rows: list[dict], paper: dict) -> str:
         sps = [r["sp"].mean for r in seeds if r["sp"].n]
         kin = [r["xp_same"].mean for r in seeds if r["xp_same"].n]
         reach = f"{sum(sp >= REACH * ref[0][0] for sp in sps)}" if ref and sps else "-"
-        best = f"{max(sps) / ref[0][0]:.2f}x" if ref and sps and ref[0][0] > 0 else "-"
+        best = f"{round(max(sps) / ref[0][0], 2) + 0.0:.2f}x" if ref and sps and ref[0][0] > 0 else "-"  # never -0.00x
         among = f"{np.mean(kin):.1f} (n={len(kin)} seeds)" if kin else "- (one seed)"
         paper_xp = f"{ref[1][0]} ± {ref[1][1]} (sd)" if ref else "-"
         lines.append(f"| {layout} | {method} | {len(seeds)} | {reach} | {best} | {among} | {paper_xp} |")
@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     model = "the V2 loopback responder (scripted, no language model)" if args.llm == "loopback" else f"`{args.llm}`"
     command = " ".join(argv if argv is not None else sys.argv[1:])
     text = (
-        "# OvercookedV2: shipped partners and ProAgent\n\n"
+        f"# OvercookedV2: shipped partners{'' if args.skip_proagent else ' and ProAgent'}\n\n"
         f"Regenerate: `python scripts/overcooked_v2_table.py {command}`.\n\n"
         f"## RL partners ({args.rl_episodes} episodes of 400 steps per ordered pair, mean ± standard error; "
         "paper: 10 seeds, mean ± standard deviation)\n\n"
