@@ -231,7 +231,7 @@ def test_play_proagent_with_a_careful_partner_end_to_end(tmp_path: Path) -> None
     (run,) = tmp_path.glob("*-play-9c_2p-careful")
     (episode,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
     m = episode["domain_metrics"]
-    assert episode["team"] == ["proagent", "careful"] and set(m) == set(DOMAIN.metric_names)
+    assert episode["team"] == ["proagent", "careful"] and set(m) | {"win_if_early"} == set(DOMAIN.metric_names)
     assert m["length"] > 0 and episode["llm_calls"] > 0 and episode["fallbacks"] == 0
     assert episode["events"]["observe"][0] > 0 and sum(episode["events"]["game_over"]) == 1
     assert episode["score"] == m["game_score"] if m["win"] else episode["score"] < 0  # eq. 4 on eq. 1
