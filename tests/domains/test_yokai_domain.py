@@ -54,9 +54,9 @@ def test_yokai_is_built_in_and_owns_its_layouts() -> None:
     with pytest.raises(DomainInputError, match="9c_2p"):
         DOMAIN.make_env("12c_2p", 10)
     env = _env()
-    assert DOMAIN.default_partner(env) == "careful" and DOMAIN.partner_names(env) == ["careful", "random"]
+    assert DOMAIN.default_partner(env) == "careful" and DOMAIN.partner_names(env) == ["careful", "hint_reader", "random"]
     assert all(isinstance(DOMAIN.make_partner(n, env), Agent) for n in DOMAIN.partner_names(env))
-    with pytest.raises(UnknownAgentError, match="careful, random"):
+    with pytest.raises(UnknownAgentError, match="careful, hint_reader, random"):
         DOMAIN.make_partner("greedy", env)
     assert DOMAIN.action_names[DOMAIN.idle_action] == "idle"
 
