@@ -8,6 +8,7 @@ import asyncio
 import dataclasses
 from collections.abc import Sequence
 
+from envs.yokai import YokaiView
 from envs.yokai.rules import HintStatus
 from proagent.contract import Observation
 from proagent.domains import get_domain
@@ -66,7 +67,7 @@ def _scrambled(table: YokaiTable, seat: int) -> YokaiTable:
     """``table`` with every colour ``seat`` may not know changed (the full view, the other seats)."""
     names = sorted({str(c.colour) for c in table.game.cards})
 
-    def shift(view):  # noqa: ANN001, ANN202 - a YokaiView
+    def shift(view: YokaiView) -> YokaiView:
         cards = tuple(
             dataclasses.replace(c, colour=None if c.colour is None else names[(names.index(c.colour) + 1) % len(names)])
             for c in view.cards
