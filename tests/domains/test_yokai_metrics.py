@@ -37,6 +37,7 @@ TURN = ["observe", "observe", "move", "reveal"]
 def test_an_early_win_pays_eq_1_and_counts_for_ee_see_and_wee() -> None:
     # one turn with a hint placed correctly, then END: 5 * 3 face-down + 1 correct = 16
     events = _game(["observe", "observe", "move", "place", "end"], _outcome(16, True, 1, 0, 3))
+    assert list(DOMAIN.episode_metrics(events)) == list(METRIC_NAMES)  # the report's column order
     assert DOMAIN.episode_metrics(events) == {
         "reward": 16.0, "game_score": 16.0, "win": 1.0, "early_end": 1.0, "early_win": 1.0, WEE: 1.0,
         "length": 5.0, "hints_used": 1.0, "hints_correct": 1.0, "hints_wrong": 0.0,

@@ -51,7 +51,8 @@ class GameMetrics(BaseModel):
     hints_wrong: int
 
     def as_metrics(self) -> dict[str, float]:
-        """The record's ``domain_metrics``: numbers only, WEE only for a game that ended early."""
+        """The record's ``domain_metrics``, in `METRIC_NAMES` order: numbers only, WEE only for a
+        game that ended early."""
         out = {
             "reward": self.reward,
             "game_score": self.game_score,
@@ -65,7 +66,7 @@ class GameMetrics(BaseModel):
         }
         if self.early_end:
             out[WEE] = float(self.win)
-        return out
+        return {name: out[name] for name in METRIC_NAMES if name in out}  # report columns follow this order
 
 
 def eq4_reward(outcome: Outcome, ended_early: bool) -> float:
