@@ -238,6 +238,7 @@ def test_play_proagent_with_a_careful_partner_end_to_end(tmp_path: Path) -> None
     payload = episode_payload(load_run(run))  # the replay draws the game from the trace
     frames = payload["frames"]
     assert payload["domain"] == "yokai" and payload["board"]["grid_size"] == 9 and frames[-1]["final"]
+    assert payload["metrics"] == m  # the page's episode summary: the paper's metrics, as recorded
     assert [f["yokai"]["step"] for f in frames] == list(range(len(frames)))
     assert {"move", "game_over"} <= {e["kind"] for f in frames for e in f["events"]}
     assert main(["replay", str(run), "--export", str(tmp_path / "replay.html")]) == 0
