@@ -54,9 +54,9 @@ def test_yokai_is_built_in_and_owns_its_layouts() -> None:
     with pytest.raises(DomainInputError, match="9c_2p"):
         DOMAIN.make_env("12c_2p", 10)
     env = _env()
-    assert DOMAIN.default_partner(env) == "careful" and DOMAIN.partner_names(env) == ["careful", "random"]
+    assert DOMAIN.default_partner(env) == "careful" and DOMAIN.partner_names(env) == ["careful", "hint_reader", "random"]
     assert all(isinstance(DOMAIN.make_partner(n, env), Agent) for n in DOMAIN.partner_names(env))
-    with pytest.raises(UnknownAgentError, match="careful, random"):
+    with pytest.raises(UnknownAgentError, match="careful, hint_reader, random"):
         DOMAIN.make_partner("greedy", env)
     assert DOMAIN.action_names[DOMAIN.idle_action] == "idle"
 
@@ -231,13 +231,14 @@ def test_play_proagent_with_a_careful_partner_end_to_end(tmp_path: Path) -> None
     (run,) = tmp_path.glob("*-play-9c_2p-careful")
     (episode,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
     m = episode["domain_metrics"]
-    assert episode["team"] == ["proagent", "careful"] and set(m) == set(DOMAIN.metric_names)
+    assert episode["team"] == ["proagent", "careful"] and set(m) | {"win_if_early"} == set(DOMAIN.metric_names)
     assert m["length"] > 0 and episode["llm_calls"] > 0 and episode["fallbacks"] == 0
     assert episode["events"]["observe"][0] > 0 and sum(episode["events"]["game_over"]) == 1
     assert episode["score"] == m["game_score"] if m["win"] else episode["score"] < 0  # eq. 4 on eq. 1
     payload = episode_payload(load_run(run))  # the replay draws the game from the trace
     frames = payload["frames"]
     assert payload["domain"] == "yokai" and payload["board"]["grid_size"] == 9 and frames[-1]["final"]
+    assert payload["metrics"] == m  # the page's episode summary: the paper's metrics, as recorded
     assert [f["yokai"]["step"] for f in frames] == list(range(len(frames)))
     assert {"move", "game_over"} <= {e["kind"] for f in frames for e in f["events"]}
     assert main(["replay", str(run), "--export", str(tmp_path / "replay.html")]) == 0
