@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from proagent.agent.background import BackgroundProAgent
 from proagent.agent.belief import BeliefMode
+from proagent.agent.memory import MemoryRetrieval
 from proagent.agent.presets import model_defaults
 from proagent.agent.proagent import AgentConfig, ProAgent
 from proagent.agent.prompt_check import check_prompt_set
@@ -111,6 +112,7 @@ class LLMFlags(BaseModel):
     prompt: str | None = None
     belief: BeliefMode = "replace"
     memory_k: int = 5
+    memory_retrieval: MemoryRetrieval | None = None
     max_replans: int = 4
     no_verificator: bool = False
     no_loop_check: bool = False
@@ -130,6 +132,7 @@ def agent_config(flags: LLMFlags, embedded: bool) -> AgentConfig:
         **defaults.model_dump(),
         belief=flags.belief,
         memory_k=flags.memory_k,
+        memory_retrieval=flags.memory_retrieval,
         verificator=not flags.no_verificator,
         loop_check=not flags.no_loop_check,
         max_replans=flags.max_replans,

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from proagent.agent.belief import BeliefMode, BeliefTracker
 from proagent.agent.loops import Loop, UndoLoopGuard
-from proagent.agent.memory import Memory, MemoryRecord
+from proagent.agent.memory import Memory, MemoryRecord, MemoryRetrieval
 from proagent.agent.planner import Planner, PlannerOutput, PlanParseError
 from proagent.agent.prompts import load_knowledge, load_prompt_set
 from proagent.contract import Observation, others
@@ -38,6 +38,9 @@ class AgentConfig(BaseModel):
     prompt: str = "proagent"
     belief: BeliefMode = "replace"
     memory_k: int = Field(5, ge=0)
+    memory_retrieval: MemoryRetrieval | None = Field(
+        None, description="what each of the memory_k records shows: outcomes, or the paper's trajectory with analyses (None: the prompt set's)"
+    )
     memory_capacity: int = Field(64, ge=1)
     verificator: bool = True
     max_replans: int = Field(4, ge=0, description="re-plans after a failed check before waiting one step")
@@ -124,6 +127,7 @@ class ProAgent:
         self.domain = domain
         self.env = env
         self.prompts = load_prompt_set(config.prompt, domain.prompts_root)
+        self.retrieval: MemoryRetrieval = config.memory_retrieval or self.prompts.memory
         self.stats = AgentStats()
         self.seat = -1
         self.seed = 0
@@ -304,7 +308,7 @@ class ProAgent:
         started = time.perf_counter()
         llm_before, calls_before = self.stats.llm_latency_s, self.stats.llm_calls
         facts = self.domain.ground(self.view, self.seat, self.book, list(self.teammates.values()), score)  # what it may know
-        memory = [r.model_dump() for r in self.memory.recent(self.config.memory_k)]
+        memory = self.memory.retrieve(self.config.memory_k, self.retrieval)
         loops = self.loops.blocked(state)
         self.stats.oscillations += int(bool(loops))
         blocked = loops if self.config.loop_check else []
