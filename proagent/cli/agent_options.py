@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from proagent.agent.memory import MEMORY_RETRIEVALS
+from proagent.agent.verificator_modes import VERIFICATOR_MODES
 from proagent.cli.arg_types import non_negative_int, positive_float, writable_folder
 from proagent.paths import PROJECT_ROOT
 
@@ -28,7 +29,6 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--memory-k", type=non_negative_int, default=5, help="recent trajectory records shown to the planner")
     add_pipeline_options(p)
     p.add_argument("--max-replans", type=non_negative_int, default=4)
-    p.add_argument("--no-verificator", action="store_true", help="accept any parsed plan without checking it")
     p.add_argument(
         "--no-loop-check",
         action="store_true",
@@ -54,6 +54,20 @@ def add_pipeline_options(p: argparse.ArgumentParser) -> None:
         default=None,
         help="what each recent record shows the planner: outcomes, or trajectory (also its analysis, as in the paper) "
         "(default: the prompt set's)",
+    )
+    p.add_argument(
+        "--verificator",
+        choices=VERIFICATOR_MODES,
+        default=None,
+        help="code: the precondition checks and one explanation call; llm3: the same checks, explained in the paper's "
+        "three rounds (preconditions check, double-check, error conclusion); off: no check (default: the prompt set's)",
+    )
+    p.add_argument(
+        "--no-verificator",
+        dest="verificator",
+        action="store_const",
+        const="off",
+        help="accept any parsed plan without checking it (--verificator off)",
     )
 
 

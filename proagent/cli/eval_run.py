@@ -42,7 +42,7 @@ AGENT_FLAGS = (
 # AgentSpec field -> the flag that sets it, for messages about a flag
 AGENT_FLAG_NAMES = MappingProxyType({
     **{f: "--" + f.replace("_", "-") for f in AGENT_FLAGS},
-    "llm_timeout_s": "--llm-timeout", "verificator": "--no-verificator", "loop_check": "--no-loop-check",
+    "llm_timeout_s": "--llm-timeout", "verificator": "--verificator/--no-verificator", "loop_check": "--no-loop-check",
 })  # fmt: skip
 LIST_FIELDS = ("partners", "layouts", "seats", "topologies")
 
@@ -76,7 +76,6 @@ def add_agent_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--memory-k", type=non_negative_int)
     add_pipeline_options(p)
     p.add_argument("--max-replans", type=non_negative_int)
-    p.add_argument("--no-verificator", dest="verificator", action="store_const", const=False)
     p.add_argument("--no-loop-check", dest="loop_check", action="store_const", const=False)
     p.add_argument("--legal-only", choices=("auto", "on", "off"))
 

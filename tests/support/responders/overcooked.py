@@ -25,11 +25,28 @@ def overcooked_answer(grounding: Grounding | None) -> str:
     g = require(grounding)
     if g.purpose == "explain":
         return EXPLANATION
+    if g.purpose == "verify":
+        return verify_answer(g)
     if is_v2(g):
         return v2_answer(g)
     held = g.facts["me"]["held"] or "nothing"
     plan = classic_plan(held, g.facts["pots"])
     return f"Analysis: I hold {held}.\nIntention: pickup(onion)\nPlan: {plan}"
+
+
+def verify_answer(g: Grounding) -> str:
+    """One round of the llm3 Verificator, from the seat's facts and the checks' reasons: what it
+    holds and the pots (preconditions check), the first failing check (double-check), and a
+    conclusion naming the skill a cook would do instead."""
+    held = g.facts["me"]["held"] or "nothing"
+    if g.verify_round == "preconditions":
+        pots = ", ".join(p["status"] for p in g.facts["pots"])
+        return f"Step by step: I hold {held}; the pots are {pots}. A precondition of {g.skill} does not hold."
+    if g.verify_round == "double_check":
+        return f"Agreed: {g.reasons[0] if g.reasons else 'a precondition fails'}."
+    better = classic_plan(held, g.facts["pots"]) if not is_v2(g) else "wait(1)"
+    because = "; ".join(g.reasons)
+    return f"Conclusion: {g.skill} fails because {because}; holding {held}, {better} makes progress instead."
 
 
 def classic_plan(held: str, pots: list[dict[str, Any]]) -> str:

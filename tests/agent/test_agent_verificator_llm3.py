@@ -1,0 +1,93 @@
+"""The llm3 Verificator (the paper's three rounds) through `proagent play` and the loopback server:
+each rejection makes three metered, cached rounds recorded in the decision trace, the re-plan
+prompt holds the Error Conclusion, and ``code`` mode keeps its one explanation call."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from proagent.agent.proagent import AgentConfig
+from proagent.cli import main
+from proagent.llm.types import Grounding
+from tests.support.answers import Answer, format_answer
+from tests.support.fake_server import FakeChatServer
+from tests.support.loopback import LOOPBACK_SPEC
+from tests.support.responders.overcooked import EXPLANATION, overcooked_answer
+
+ROUNDS = ["preconditions", "double_check", "conclusion"]
+
+
+def _hasty_cook(grounding: Grounding | None) -> str:
+    """The Overcooked responder, except that a decision's first plan with empty hands is
+    deliver_soup() (which no empty-handed cook can do): every such decision has a rejection."""
+    g = grounding
+    if g is not None and g.purpose == "plan" and not g.feedback and g.facts["me"]["held"] is None:
+        return format_answer(g, Answer(analysis="Serve now.", intention="pickup(onion)", plan="deliver_soup()"))
+    return overcooked_answer(grounding)
+
+
+def _play(tmp_path: Path, server: FakeChatServer, name: str, *flags: str) -> tuple[dict, list[dict]]:
+    """One short episode; its record and its decisions (from the trace)."""
+    args = ["play", "--layout", "cramped_room", "--partner", "stay", "--horizon", "25", "--prompt", "proagent"]
+    args += ["--llm", LOOPBACK_SPEC, "--api-base", server.url, "--cache-dir", str(tmp_path / "cache")]
+    args += ["--runs-dir", str(tmp_path / name), "--live", "off", "--no-gif", *flags]
+    assert main(args) == 0
+    (run,) = (tmp_path / name).glob("*-play-*")
+    (record,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
+    trace = [json.loads(line) for line in (run / "trace.jsonl").read_text().splitlines()]
+    return record, [step["decision"] for step in trace if step["decision"]]
+
+
+def _verify_requests(server: FakeChatServer) -> list[str]:
+    """The user messages of the requests that were Verificator rounds (their first line is the state)."""
+    return [r["body"]["messages"][-1]["content"] for r in server.requests if len(r["body"]["messages"]) > 2]
+
+
+def test_each_rejection_gets_three_recorded_rounds_and_the_replan_reads_the_conclusion(tmp_path):
+    with FakeChatServer(responder=_hasty_cook) as server:
+        record, decisions = _play(tmp_path, server, "first", "--verificator", "llm3")
+        attempts = [a for d in decisions for a in d["attempts"]]
+        rejected = [a for a in attempts if a["failures"]]
+        assert record["rejections"] == len(rejected) >= 2
+        for attempt in rejected:
+            assert [r["round"] for r in attempt["verification"]] == ROUNDS
+            assert attempt["explanation"] == attempt["verification"][-1]["response"]
+            assert "deliver_soup() fails because you are not holding a soup" in attempt["explanation"]
+        # one planner call per attempt and three rounds per rejection, all metered
+        assert record["llm_calls"] == len(attempts) + 3 * len(rejected) == len(server.requests)
+        assert len(_verify_requests(server)) == 2 * len(rejected)  # rounds 2 and 3 carry the earlier rounds
+        for decision in decisions:
+            for rejected_attempt, replan in zip(decision["attempts"], decision["attempts"][1:], strict=False):
+                if rejected_attempt["failures"]:
+                    assert rejected_attempt["explanation"] in replan["messages"][-1]["content"]
+        # the rounds are one conversation: the last round's request holds the first two answers
+        last = next(r["body"]["messages"] for r in reversed(server.requests) if len(r["body"]["messages"]) == 6)
+        assert [m["role"] for m in last] == ["system", "user", "assistant", "user", "assistant", "user"]
+        assert last[2]["content"].startswith("Step by step: I hold nothing")
+
+        sent = len(server.requests)  # the same episode again: every round is a cache hit
+        again, replayed = _play(tmp_path, server, "second", "--verificator", "llm3")
+        assert len(server.requests) == sent and again["cached_calls"] == again["llm_calls"] == record["llm_calls"]
+        rounds = [r for d in replayed for a in d["attempts"] for r in a["verification"]]
+        assert len(rounds) == 3 * len(rejected) and all(r["cached"] for r in rounds)
+        assert [r["response"] for r in rounds] == [r["response"] for a in rejected for r in a["verification"]]
+
+
+def test_code_mode_keeps_one_explanation_call_per_rejection(tmp_path):
+    with FakeChatServer(responder=_hasty_cook) as server:
+        record, decisions = _play(tmp_path, server, "code", "--verificator", "code")
+    attempts = [a for d in decisions for a in d["attempts"]]
+    rejected = [a for a in attempts if a["failures"]]
+    assert rejected and all(a["explanation"] == EXPLANATION and a["verification"] == [] for a in rejected)
+    assert record["llm_calls"] == len(attempts) + len(rejected)
+
+
+def test_no_verificator_is_off_and_old_switches_read_as_modes():
+    assert AgentConfig(verificator=False).verificator == "off"
+    assert AgentConfig(verificator=True).verificator == "code"
+    assert AgentConfig().verificator is None  # the prompt set's
+    with pytest.raises(ValueError):
+        AgentConfig(verificator="llm4")
