@@ -24,8 +24,8 @@ from proagent.world.types import TeammateView
 OVERCOOKED_PROMPTS = PROMPTS_DIR / "overcooked"
 
 SETS = available_prompt_sets(OVERCOOKED_PROMPTS)
-# Sets worded like the paper's full prompt (the compact set for small models has its own tests below).
-FULL_SETS = [s for s in SETS if s != "compact"]
+# Sets worded like the proagent set (compact, for small models, has its own tests below; paper in its own file).
+FULL_SETS = [s for s in SETS if s not in ("compact", "paper")]  # paper: test_agent_paper_prompt.py
 LAYOUTS = list(envs.CLASSIC_LAYOUTS)
 
 

@@ -11,22 +11,11 @@ import pytest
 
 from proagent.agent.proagent import AgentConfig
 from proagent.cli import main
-from proagent.llm.types import Grounding
-from tests.support.answers import Answer, format_answer
 from tests.support.fake_server import FakeChatServer
 from tests.support.loopback import LOOPBACK_SPEC
-from tests.support.responders.overcooked import EXPLANATION, overcooked_answer
+from tests.support.responders.overcooked import EXPLANATION, hasty_answer
 
 ROUNDS = ["preconditions", "double_check", "conclusion"]
-
-
-def _hasty_cook(grounding: Grounding | None) -> str:
-    """The Overcooked responder, except that a decision's first plan with empty hands is
-    deliver_soup() (which no empty-handed cook can do): every such decision has a rejection."""
-    g = grounding
-    if g is not None and g.purpose == "plan" and not g.feedback and g.facts["me"]["held"] is None:
-        return format_answer(g, Answer(analysis="Serve now.", intention="pickup(onion)", plan="deliver_soup()"))
-    return overcooked_answer(grounding)
 
 
 def _play(tmp_path: Path, server: FakeChatServer, name: str, *flags: str) -> tuple[dict, list[dict]]:
@@ -47,7 +36,7 @@ def _verify_requests(server: FakeChatServer) -> list[str]:
 
 
 def test_each_rejection_gets_three_recorded_rounds_and_the_replan_reads_the_conclusion(tmp_path):
-    with FakeChatServer(responder=_hasty_cook) as server:
+    with FakeChatServer(responder=hasty_answer) as server:
         record, decisions = _play(tmp_path, server, "first", "--verificator", "llm3")
         attempts = [a for d in decisions for a in d["attempts"]]
         rejected = [a for a in attempts if a["failures"]]
@@ -77,7 +66,7 @@ def test_each_rejection_gets_three_recorded_rounds_and_the_replan_reads_the_conc
 
 
 def test_code_mode_keeps_one_explanation_call_per_rejection(tmp_path):
-    with FakeChatServer(responder=_hasty_cook) as server:
+    with FakeChatServer(responder=hasty_answer) as server:
         record, decisions = _play(tmp_path, server, "code", "--verificator", "code")
     attempts = [a for d in decisions for a in d["attempts"]]
     rejected = [a for a in attempts if a["failures"]]

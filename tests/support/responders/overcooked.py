@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from proagent.llm.types import Grounding
-from tests.support.answers import require
+from tests.support.answers import Answer, format_answer, require
 from tests.support.responders.overcooked_seat import is_v2
 from tests.support.responders.overcooked_v2 import v2_answer
 
@@ -32,6 +32,15 @@ def overcooked_answer(grounding: Grounding | None) -> str:
     held = g.facts["me"]["held"] or "nothing"
     plan = classic_plan(held, g.facts["pots"])
     return f"Analysis: I hold {held}.\nIntention: pickup(onion)\nPlan: {plan}"
+
+
+def hasty_answer(grounding: Grounding | None) -> str:
+    """`overcooked_answer`, except that a decision's first plan with empty hands is deliver_soup(),
+    which no empty-handed cook can do: every such decision has a rejection for the Verificator."""
+    g = require(grounding)
+    if g.purpose == "plan" and not g.feedback and g.facts["me"]["held"] is None:
+        return format_answer(g, Answer(analysis="Serve now.", intention="pickup(onion)", plan="deliver_soup()"))
+    return overcooked_answer(g)
 
 
 def verify_answer(g: Grounding) -> str:
