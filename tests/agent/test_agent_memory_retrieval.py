@@ -50,9 +50,8 @@ def test_outcomes_retrieval_shows_no_analysis(tmp_path):
 def test_retrieve_blanks_analyses_only_for_outcomes():
     memory = Memory(capacity=4)
     for step in range(3):
-        record = MemoryRecord(
-            step=step, state=f"s{step}", analysis=f"a{step}", intention=None, belief=None, skill="wait(1)", outcome="done"
-        )
+        texts = {"state": f"s{step}", "analysis": f"a{step}", "intention": None, "belief": None}
+        record = MemoryRecord(step=step, skill="wait(1)", outcome="done", **texts)
         memory.add(record)
     assert [r["analysis"] for r in memory.retrieve(2, "trajectory")] == ["a1", "a2"]
     assert [(r["state"], r["analysis"]) for r in memory.retrieve(2, "outcomes")] == [("s1", None), ("s2", None)]

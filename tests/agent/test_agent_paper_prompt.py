@@ -68,6 +68,7 @@ def test_the_knowledge_library_and_trajectory_render_for_every_layout_and_seat(
     templates = ("verify_preconditions.j2", "verify_double_check.j2")
     rounds = [planner.verify_prompt(t, facts, Skill("deliver_soup"), ["you hold nothing"]) for t in templates]
     assert "Analysis of why I cannot execute this skill in the current scene step by step" in rounds[0]
+    assert f"You chose deliver_soup(): {knowledge.render(book.specs['deliver_soup'].description)}" in rounds[0]
     # round 1 finds the failing precondition itself; round 2 is told the checks' reasons
     assert "you hold nothing" not in rounds[0] and "you hold nothing" in rounds[1]
 

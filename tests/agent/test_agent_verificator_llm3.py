@@ -4,13 +4,17 @@ prompt holds the Error Conclusion, and ``code`` mode keeps its one explanation c
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
 import pytest
 
 from proagent.agent.proagent import AgentConfig
+from proagent.builder import LLMFlags, agent_config
 from proagent.cli import main
+from proagent.cli.agent_options import add_agent_options
+from proagent.cli.eval_run import add_agent_flags, apply_flags
 from tests.support.fake_server import FakeChatServer
 from tests.support.loopback import LOOPBACK_SPEC
 from tests.support.responders.overcooked import EXPLANATION, hasty_answer
@@ -80,3 +84,23 @@ def test_no_verificator_is_off_and_old_switches_read_as_modes():
     assert AgentConfig().verificator is None  # the prompt set's
     with pytest.raises(ValueError):
         AgentConfig(verificator="llm4")
+
+
+@pytest.mark.parametrize(
+    ("flags", "mode", "retrieval"),
+    [
+        ([], None, None),
+        (["--no-verificator"], "off", None),
+        (["--verificator", "llm3", "--memory-retrieval", "trajectory"], "llm3", "trajectory"),
+    ],
+)
+def test_eval_and_play_flags_set_the_same_fields(flags, mode, retrieval):
+    """One definition of the flags (`add_pipeline_options`): eval's agent spec and play's config agree."""
+    play_args = argparse.ArgumentParser()
+    add_agent_options(play_args)
+    config = agent_config(LLMFlags.from_args(play_args.parse_args(flags)), embedded=False)
+    eval_args = argparse.ArgumentParser()
+    add_agent_flags(eval_args)
+    (spec,) = apply_flags({}, eval_args.parse_args(flags))["agents"]
+    assert (config.verificator, config.memory_retrieval) == (mode, retrieval)
+    assert (spec.get("verificator"), spec.get("memory_retrieval")) == (mode, retrieval)
