@@ -64,6 +64,7 @@ def test_the_knowledge_library_and_trajectory_render_for_every_layout_and_seat(
     assert f"Belief: your teammate will wait(1) ({CORRECTED}). Skill: wait(2) (running)." in user
     assert "Error conclusion: Fetch a soup first. Re-plan with another skill." in user
     assert "Let's think step by step" in user
+    assert f"Skill: wait(2) (running).\n\nCurrent state:\nStep {facts['step']} of" in user
     check_prompt_set(PAPER, DOMAIN, agent_env(layout), kitchen, seat, "llm3")  # the three rounds render too
     templates = ("verify_preconditions.j2", "verify_double_check.j2")
     rounds = [planner.verify_prompt(t, facts, Skill("deliver_soup"), ["you hold nothing"]) for t in templates]
