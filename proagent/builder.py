@@ -17,10 +17,12 @@ from pydantic import BaseModel, ConfigDict
 
 from proagent.agent.background import BackgroundProAgent
 from proagent.agent.belief import BeliefMode
+from proagent.agent.memory import MemoryRetrieval
 from proagent.agent.presets import model_defaults
 from proagent.agent.proagent import AgentConfig, ProAgent
 from proagent.agent.prompt_check import check_prompt_set
 from proagent.agent.prompts import PromptSetError, load_prompt_set
+from proagent.agent.verificator_modes import VerificatorMode
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import domain_for
 from proagent.llm.factory import EMBEDDED_SPEC, make_model
@@ -43,7 +45,7 @@ def check_llm_agent(domain: Domain, env: DomainEnv, config: AgentConfig, seats: 
     prompts = load_prompt_set(config.prompt, domain.prompts_root)
     first = env.symbolic(env.jit_reset(_key(seed)))
     for seat in seats:
-        check_prompt_set(prompts, domain, env, first, seat)
+        check_prompt_set(prompts, domain, env, first, seat, config.settled_verificator(prompts))
     return prompts.source_hashes()
 
 
@@ -114,8 +116,9 @@ class LLMFlags(BaseModel):
     prompt: str | None = None
     belief: BeliefMode = "replace"
     memory_k: int = 5
+    memory_retrieval: MemoryRetrieval | None = None
     max_replans: int = 4
-    no_verificator: bool = False
+    verificator: VerificatorMode | None = None
     no_loop_check: bool = False
     legal_only: Literal["auto", "on", "off"] = "auto"
 
@@ -133,7 +136,8 @@ def agent_config(flags: LLMFlags, embedded: bool) -> AgentConfig:
         **defaults.model_dump(),
         belief=flags.belief,
         memory_k=flags.memory_k,
-        verificator=not flags.no_verificator,
+        memory_retrieval=flags.memory_retrieval,
+        verificator=flags.verificator,
         loop_check=not flags.no_loop_check,
         max_replans=flags.max_replans,
     )

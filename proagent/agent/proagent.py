@@ -15,13 +15,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from proagent.agent.belief import BeliefMode, BeliefTracker
 from proagent.agent.loops import Loop, UndoLoopGuard
-from proagent.agent.memory import Memory, MemoryRecord
+from proagent.agent.memory import Memory, MemoryRecord, MemoryRetrieval
 from proagent.agent.planner import Planner, PlannerOutput, PlanParseError
-from proagent.agent.prompts import load_knowledge, load_prompt_set
+from proagent.agent.prompts import PromptSet, load_knowledge, load_prompt_set
+from proagent.agent.verificator import RoundBudget, VerifyRound, conclusion, three_rounds
+from proagent.agent.verificator_modes import VerificatorMode, from_switch
 from proagent.contract import Observation, others
 from proagent.llm.sanitize import clip
 from proagent.llm.types import Completion, Grounding, LLMResponseError, Message, Model, StructuredOutput
@@ -38,14 +40,26 @@ class AgentConfig(BaseModel):
     prompt: str = "proagent"
     belief: BeliefMode = "replace"
     memory_k: int = Field(5, ge=0)
+    memory_retrieval: MemoryRetrieval | None = Field(
+        None,
+        description="what each of the memory_k records shows: outcomes, or the paper's trajectory with analyses "
+        "(None: the prompt set's)",
+    )
     memory_capacity: int = Field(64, ge=1)
-    verificator: bool = True
+    verificator: VerificatorMode | None = Field(
+        None,
+        description="off, code (the checks + one explanation call) or llm3 (the checks + the paper's three rounds); "
+        "None: the prompt set's",
+    )
     max_replans: int = Field(4, ge=0, description="re-plans after a failed check before waiting one step")
     legal_only: bool = Field(False, description="offer the model only skills whose preconditions hold now")
     answer_format: str = Field("json", pattern="^(json|text)$")
     analysis_max_chars: int = Field(240, ge=0, description="bound on the analysis in structured output")
     max_tokens: int = Field(160, ge=16)
     explain_max_tokens: int = Field(60, ge=8)
+    verify_max_tokens: int = Field(
+        160, ge=8, description="tokens of each llm3 Verificator round before the conclusion (explain_max_tokens)"
+    )
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     skill_timeout: int = Field(60, ge=1, description="steps before a running skill is abandoned")
     loop_check: bool = Field(True, description="Verificator refuses a skill that repeats an undo cycle (agent/loops.py)")
@@ -57,6 +71,19 @@ class AgentConfig(BaseModel):
         1000, ge=0, description="bound on the analysis, teammate intention and unreadable-answer error kept or re-sent"
     )
 
+    @field_validator("verificator", mode="before")
+    @classmethod
+    def _verificator_switch(cls, value: object) -> object:
+        return from_switch(value)
+
+    def settled_verificator(self, prompts: PromptSet) -> VerificatorMode:
+        """The Verificator mode this agent runs: its own setting, else the prompt set's default."""
+        return self.verificator or prompts.verificator
+
+    def settled_retrieval(self, prompts: PromptSet) -> MemoryRetrieval:
+        """What each recent memory record shows: its own setting, else the prompt set's default."""
+        return self.memory_retrieval or prompts.memory
+
 
 class Attempt(BaseModel):
     messages: list[dict]
@@ -65,6 +92,7 @@ class Attempt(BaseModel):
     failures: list[str] = []
     explanation: str | None = None
     parse_error: str | None = None
+    verification: list[VerifyRound] = []  # llm3 Verificator: the rounds on this rejection, in order
 
 
 class Decision(BaseModel):
@@ -124,6 +152,8 @@ class ProAgent:
         self.domain = domain
         self.env = env
         self.prompts = load_prompt_set(config.prompt, domain.prompts_root)
+        self.retrieval = config.settled_retrieval(self.prompts)
+        self.verificator = config.settled_verificator(self.prompts)
         self.stats = AgentStats()
         self.seat = -1
         self.seed = 0
@@ -304,7 +334,7 @@ class ProAgent:
         started = time.perf_counter()
         llm_before, calls_before = self.stats.llm_latency_s, self.stats.llm_calls
         facts = self.domain.ground(self.view, self.seat, self.book, list(self.teammates.values()), score)  # what it may know
-        memory = [r.model_dump() for r in self.memory.recent(self.config.memory_k)]
+        memory = self.memory.retrieve(self.config.memory_k, self.retrieval)
         loops = self.loops.blocked(state)
         self.stats.oscillations += int(bool(loops))
         blocked = loops if self.config.loop_check else []
@@ -363,6 +393,12 @@ class ProAgent:
             return output
         attempt.failures = failures
         self.stats.rejections += 1
+        if self.verificator == "llm3":
+            budget = self._round_budget()
+            rounds = await three_rounds(self.planner, facts, output.plan, failures, self._generate_text, budget)
+            attempt.verification = rounds
+            attempt.explanation = conclusion(attempt.verification)
+            return None
         explain = self.planner.explainer_messages(facts, output.plan, failures)
         grounding = self.planner.explainer_grounding(facts, output.plan, failures)
         try:
@@ -371,6 +407,19 @@ class ProAgent:
             explanation = ""
         attempt.explanation = clip(explanation, self.config.explanation_max_chars) or None
         return None
+
+    def _round_budget(self) -> RoundBudget:
+        c = self.config
+        return RoundBudget(
+            round_tokens=c.verify_max_tokens,
+            conclusion_tokens=c.explain_max_tokens,
+            round_chars=c.carried_text_max_chars,
+            conclusion_chars=c.explanation_max_chars,
+        )
+
+    async def _generate_text(self, messages: list[Message], max_tokens: int, grounding: Grounding) -> Completion:
+        """A free-text model call (no structured output), metered like every other."""
+        return await self._generate(messages, None, max_tokens, grounding)
 
     def _malformed(self, messages: list, exc: LLMResponseError) -> Attempt:
         """The record of an attempt whose answer could not be read at all (after the backend's retries)."""
@@ -389,8 +438,9 @@ class ProAgent:
         )
 
     def _verify(self, state: State, skill: Skill, blocked: list[Loop]) -> list[str]:
-        """The Verificator: the skill's preconditions, then the undo-loop check (both off with --no-verificator)."""
-        if not self.config.verificator:
+        """The Verificator's legality check, in code in every mode: the skill's preconditions, then the
+        undo-loop check (both off with --no-verificator)."""
+        if self.verificator == "off":
             return []
         return self.book.failures(state, self.seat, skill) + [loop.reason for loop in blocked if loop.skill == skill]
 

@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import Any
 
 from proagent.builder import SetupError, parse_settings
+from proagent.cli.agent_options import add_pipeline_options
 from proagent.cli.arg_types import (
     add_progress_options,
     concurrency_count,
@@ -34,11 +35,14 @@ RUN_FLAGS = MappingProxyType({
     "concurrency": "concurrency", "llm_concurrency": "llm_concurrency", "max_cost": "max_cost_usd",
     "max_failures": "max_failures", "trace": "trace", "stepping": "stepping", "cache": "cache", "cache_dir": "cache_dir",
 })  # fmt: skip
-AGENT_FLAGS = ("llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k", "max_replans", "verificator", "loop_check", "legal_only")
+AGENT_FLAGS = (
+    "llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k", "memory_retrieval", "max_replans", "verificator", "loop_check",
+    "legal_only",
+)  # fmt: skip
 # AgentSpec field -> the flag that sets it, for messages about a flag
 AGENT_FLAG_NAMES = MappingProxyType({
     **{f: "--" + f.replace("_", "-") for f in AGENT_FLAGS},
-    "llm_timeout_s": "--llm-timeout", "verificator": "--no-verificator", "loop_check": "--no-loop-check",
+    "llm_timeout_s": "--llm-timeout", "verificator": "--verificator/--no-verificator", "loop_check": "--no-loop-check",
 })  # fmt: skip
 LIST_FIELDS = ("partners", "layouts", "seats", "topologies")
 
@@ -70,8 +74,8 @@ def add_agent_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prompt", help="prompt set (a folder in prompts/)")
     p.add_argument("--belief", choices=("replace", "annotate", "off"))
     p.add_argument("--memory-k", type=non_negative_int)
+    add_pipeline_options(p)
     p.add_argument("--max-replans", type=non_negative_int)
-    p.add_argument("--no-verificator", dest="verificator", action="store_const", const=False)
     p.add_argument("--no-loop-check", dest="loop_check", action="store_const", const=False)
     p.add_argument("--legal-only", choices=("auto", "on", "off"))
 

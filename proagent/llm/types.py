@@ -85,7 +85,7 @@ class Completion(BaseModel):
         return {**data, "text": text, "anomalies": (*data.get("anomalies", ()), *notes)}
 
 
-Purpose = Literal["plan", "explain"]
+Purpose = Literal["plan", "explain", "verify"]
 
 
 class Grounding(BaseModel):
@@ -117,6 +117,9 @@ class Grounding(BaseModel):
     talk: dict[str, Any] | None = Field(None, description="MAEIL: the conversation the prompt shows")
     skill: str | None = Field(None, description="explain: the rejected skill")
     reasons: tuple[str, ...] = Field((), description="explain: why the checks rejected it")
+    verify_round: str | None = Field(
+        None, description="verify: the llm3 Verificator's round (preconditions, double_check, conclusion)"
+    )
 
 
 @runtime_checkable
