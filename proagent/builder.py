@@ -19,6 +19,7 @@ from proagent.agent.background import BackgroundProAgent
 from proagent.agent.belief import BeliefMode
 from proagent.agent.presets import model_defaults
 from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.agent.probe import check_probe
 from proagent.agent.prompt_check import check_prompt_set
 from proagent.agent.prompts import PromptSetError, load_prompt_set
 from proagent.contract import Agent, UnknownAgentError
@@ -44,6 +45,8 @@ def check_llm_agent(domain: Domain, env: DomainEnv, config: AgentConfig, seats: 
     first = env.symbolic(env.jit_reset(_key(seed)))
     for seat in seats:
         check_prompt_set(prompts, domain, env, first, seat)
+        if config.belief_probe:
+            check_probe(domain, env, config.probe_template, first, seat)
     return prompts.source_hashes()
 
 
@@ -115,6 +118,7 @@ class LLMFlags(BaseModel):
     no_verificator: bool = False
     no_loop_check: bool = False
     legal_only: Literal["auto", "on", "off"] = "auto"
+    belief_probe: bool = False
 
     @classmethod
     def from_args(cls, args: object) -> LLMFlags:
@@ -133,6 +137,7 @@ def agent_config(flags: LLMFlags, embedded: bool) -> AgentConfig:
         verificator=not flags.no_verificator,
         loop_check=not flags.no_loop_check,
         max_replans=flags.max_replans,
+        belief_probe=flags.belief_probe,
     )
 
 

@@ -31,7 +31,10 @@ RUN_FLAGS = MappingProxyType({
     "concurrency": "concurrency", "llm_concurrency": "llm_concurrency", "max_cost": "max_cost_usd",
     "max_failures": "max_failures", "trace": "trace", "stepping": "stepping", "cache": "cache", "cache_dir": "cache_dir",
 })  # fmt: skip
-AGENT_FLAGS = ("llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k", "max_replans", "verificator", "loop_check", "legal_only")
+AGENT_FLAGS = (
+    "llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k", "max_replans", "verificator", "loop_check", "legal_only",
+    "belief_probe",
+)  # fmt: skip
 # AgentSpec field -> the flag that sets it, for messages about a flag
 AGENT_FLAG_NAMES = MappingProxyType({
     **{f: "--" + f.replace("_", "-") for f in AGENT_FLAGS},
@@ -70,6 +73,13 @@ def add_agent_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-verificator", dest="verificator", action="store_const", const=False)
     p.add_argument("--no-loop-check", dest="loop_check", action="store_const", const=False)
     p.add_argument("--legal-only", choices=("auto", "on", "off"))
+    p.add_argument(
+        "--belief-probe",
+        dest="belief_probe",
+        action="store_const",
+        const=True,
+        help="each turn, also ask every proagent agent what it believes of hidden facts (one more call; worlds with belief probes)",
+    )
 
 
 def add_run_flags(p: argparse.ArgumentParser) -> None:

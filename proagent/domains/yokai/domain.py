@@ -22,6 +22,7 @@ from proagent.contract import Agent
 from proagent.domains.yokai.grounding import ground_facts, memory_line, table_text
 from proagent.domains.yokai.memory import SeatBelief, SeatMemory
 from proagent.domains.yokai.partners import DEFAULT_PARTNER, make_partner, partner_names
+from proagent.domains.yokai.probes import BELIEF_PROBES
 from proagent.domains.yokai.skills import YokaiController, as_belief, skill_book_for
 from proagent.domains.yokai.table import EVENT_KINDS, TableEvent, YokaiTable, YokaiWorldEnv, make_world_env
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
@@ -101,7 +102,10 @@ class YokaiDomain(WorldBase):
     metric_names = ("game_score", "win", "hints_used", "hints_correct", "hints_wrong", "length")
     layouts = MappingProxyType({name: name for name in available_layouts()})
     capabilities = Capabilities(
-        rendering=RENDERING, perception=Perception(_perceiver), settings=EnvSettings(make_env_with, describe)
+        rendering=RENDERING,
+        perception=Perception(_perceiver),
+        settings=EnvSettings(make_env_with, describe),
+        belief_probes=BELIEF_PROBES,
     )
 
     @property
