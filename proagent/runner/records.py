@@ -37,6 +37,12 @@ class RunConfig(BaseModel):
     created: str
 
 
+class HumanRunConfig(RunConfig):
+    """RunConfig plus the human marker (`proagent human`): the person's seat and how they played."""
+
+    human: dict
+
+
 class SeatUsage(BaseModel):
     """What one seat's agent spent on its LLM in an episode (all zero for a seat without one).
     Strict: read back from a run folder, a ``"12"`` is not twelve calls."""
