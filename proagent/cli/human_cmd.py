@@ -90,6 +90,10 @@ def _settle(args: argparse.Namespace) -> bool:
         raise SetupError(str(exc)) from exc
     if args.layout is None:
         args.layout = WEB_LAYOUT if args.domain is None else next(iter(domain.layout_names()), WEB_LAYOUT)
+    if args.interface == "web" and has_view(domain):
+        raise SetupError(
+            f"--interface web: the {domain.name} page draws the whole table, more than a seat may see; use --interface text"
+        )
     text = args.interface == "text" or (args.interface == "auto" and has_view(domain))
     if not text and args.horizon is None:
         args.horizon = WEB_HORIZON

@@ -121,6 +121,7 @@ def test_the_terminal_interface_reads_lines_and_an_early_end_keeps_the_trace(tmp
         (["--human-seat", "2"], "--human-seat 2: 9c_2p has seats 0..1"),
         (["--layout", "9c_9p"], "9c_9p"),
         (["--interface", "text", "--domain", "overcooked", "--layout", "cramped_room"], "has no text view"),
+        (["--interface", "web"], "--interface web: the yokai page draws the whole table"),
     ],
 )
 def test_bad_arguments_are_one_line_and_no_run_folder(tmp_path: Path, capsys, extra: list[str], message: str) -> None:
