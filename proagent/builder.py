@@ -20,6 +20,7 @@ from proagent.agent.belief import BeliefMode
 from proagent.agent.memory import MemoryRetrieval
 from proagent.agent.presets import model_defaults
 from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.agent.probe import check_probe
 from proagent.agent.prompt_check import check_prompt_set
 from proagent.agent.prompts import PromptSetError, load_prompt_set
 from proagent.agent.verificator_modes import VerificatorMode
@@ -46,6 +47,8 @@ def check_llm_agent(domain: Domain, env: DomainEnv, config: AgentConfig, seats: 
     first = env.symbolic(env.jit_reset(_key(seed)))
     for seat in seats:
         check_prompt_set(prompts, domain, env, first, seat, config.settled_verificator(prompts))
+        if config.belief_probe:
+            check_probe(domain, env, config.probe_template, first, seat)
     return prompts.source_hashes()
 
 
@@ -121,6 +124,7 @@ class LLMFlags(BaseModel):
     verificator: VerificatorMode | None = None
     no_loop_check: bool = False
     legal_only: Literal["auto", "on", "off"] = "auto"
+    belief_probe: bool = False
 
     @classmethod
     def from_args(cls, args: object) -> LLMFlags:
@@ -140,6 +144,7 @@ def agent_config(flags: LLMFlags, embedded: bool) -> AgentConfig:
         verificator=flags.verificator,
         loop_check=not flags.no_loop_check,
         max_replans=flags.max_replans,
+        belief_probe=flags.belief_probe,
     )
 
 

@@ -21,6 +21,7 @@ from proagent.agent.belief import BeliefMode, BeliefTracker
 from proagent.agent.loops import Loop, UndoLoopGuard
 from proagent.agent.memory import Memory, MemoryRecord, MemoryRetrieval
 from proagent.agent.planner import Planner, PlannerOutput, PlanParseError
+from proagent.agent.probe import BeliefProber, ProbeTurn, probe_schema, probe_summary
 from proagent.agent.prompts import PromptSet, load_knowledge, load_prompt_set
 from proagent.agent.verificator import RoundBudget, VerifyRound, conclusion, three_rounds
 from proagent.agent.verificator_modes import VerificatorMode, from_switch
@@ -70,6 +71,11 @@ class AgentConfig(BaseModel):
     carried_text_max_chars: int = Field(
         1000, ge=0, description="bound on the analysis, teammate intention and unreadable-answer error kept or re-sent"
     )
+    # Belief probes (agent/probe.py): one extra, metered call per turn of the seat, in worlds that offer them.
+    belief_probe: bool = Field(False, description="ask the model each turn what it believes of hidden facts (world's belief_probes)")
+    probe_template: str = Field("beliefs", pattern=r"^[a-z0-9_]{1,40}$", description="prompts/<world>/probes/<name>.j2")
+    probe_max_tokens: int = Field(256, ge=16)
+    probe_max_chars: int = Field(2000, ge=0, description="bound on a probe answer before it is read")
 
     @field_validator("verificator", mode="before")
     @classmethod
@@ -187,6 +193,10 @@ class ProAgent:
         self.earlier_decisions: list[Decision] = []
         self.guides: dict[str, str] = {}  # topology -> its knowledge text (`_topology_guide`)
         self.last_belief: dict | None = None
+        probes = self.domain.capabilities.belief_probes if self.config.belief_probe else None
+        c = self.config
+        self.prober = BeliefProber(probes, self.env, self.domain.prompts_root, c.probe_template, seat, c.probe_max_chars) if probes else None
+        self.last_probe: ProbeTurn | None = None
 
     async def act(self, obs: Observation, events: Sequence[Event]) -> int:
         if self.prepare(obs, events):
@@ -197,7 +207,7 @@ class ProAgent:
     def prepare(self, obs: Observation, events: Sequence[Event]) -> bool:
         """Read the step's events (belief correction) and judge the running skill; True when a new
         plan is needed. With `execute` and `deliberate`, this is `act` split for MAEIL."""
-        self.last_decision, self.last_belief = None, None
+        self.last_decision, self.last_belief, self.last_probe = None, None, None
         self.earlier_decisions = []
         self._perceive(obs, events)
         self.loops.observe(events)
@@ -248,6 +258,8 @@ class ProAgent:
             "decision": self.last_decision.model_dump() if self.last_decision else None,
             "belief": self.last_belief,
         }
+        if self.last_probe is not None:
+            info["probe"] = self.last_probe.model_dump()
         if self.earlier_decisions:  # MAEIL: deliberations before the last one this step
             info["earlier_decisions"] = [d.model_dump() for d in self.earlier_decisions]
         return info
@@ -283,6 +295,7 @@ class ProAgent:
             "intention_by_teammate": {str(seat): {"hits": h, "total": t} for seat, (h, t) in sorted(self.belief.by_teammate.items())},
             "overhead_ms_median": 1000 * statistics.median(s.overhead_s) if s.overhead_s else None,
             "skill_duration_mean": statistics.fmean(s.skill_durations) if s.skill_durations else None,
+            **(probe_summary(self.prober.turns) if self.prober is not None else {}),
         }
 
     def _adopt(self, state: State, skill: Skill) -> None:
@@ -364,7 +377,24 @@ class ProAgent:
             overhead_s=overhead,
             message=accepted.message if accepted else None,
         )
+        await self._probe(state, facts)
         return skill, accepted.message if accepted else None
+
+    async def _probe(self, state: State, facts: dict) -> None:
+        """The turn's belief probe, if one is due: one more model call on the same honest facts,
+        scored against the world's truth of ``state`` (the full state), which no prompt sees."""
+        question = self.prober.due(self._believed(state)) if self.prober is not None else None
+        if question is None:
+            return
+        messages = self.prober.messages(facts, question)
+        grounding = self.prober.grounding(facts, question)
+        text, error = "", None
+        try:
+            text = (await self._generate(messages, probe_schema(question), self.config.probe_max_tokens, grounding)).text
+        except LLMResponseError as exc:  # counted like any failed call; the probe scores as all unknown
+            self._count_failed(exc)
+            error = clip(f"the answer was malformed: {exc}", self.config.carried_text_max_chars)
+        self.last_probe = self.prober.record(state.step, question, text, self.prober.probes.truth(state), messages, error)
 
     async def _attempt(
         self, state: State, facts: dict, memory: list[dict], attempts: list[Attempt], blocked: list[Loop], talk: dict | None = None
@@ -423,12 +453,16 @@ class ProAgent:
 
     def _malformed(self, messages: list, exc: LLMResponseError) -> Attempt:
         """The record of an attempt whose answer could not be read at all (after the backend's retries)."""
-        self.stats.llm_calls += 1
-        self.stats.retries += max(0, exc.attempts - 1)  # every request the server saw is accounted for
-        self.stats.retry_causes[type(exc).__name__] += max(0, exc.attempts - 1)
+        self._count_failed(exc)
         self.stats.parse_failures += 1
         error = clip(f"the answer was malformed: {exc}", self.config.carried_text_max_chars)
         return Attempt(messages=[m.model_dump() for m in messages], response=exc.excerpt or "", parse_error=error)
+
+    def _count_failed(self, exc: LLMResponseError) -> None:
+        """A call whose answer could not be read still cost a call (and its retries)."""
+        self.stats.llm_calls += 1
+        self.stats.retries += max(0, exc.attempts - 1)  # every request the server saw is accounted for
+        self.stats.retry_causes[type(exc).__name__] += max(0, exc.attempts - 1)
 
     def _bounded(self, output: PlannerOutput) -> PlannerOutput:
         """The planner's free texts cut to ``carried_text_max_chars`` before memory, beliefs and records see them."""

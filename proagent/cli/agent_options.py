@@ -40,6 +40,11 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         default="auto",
         help="offer the model only skills whose preconditions hold (auto: on for the embedded model)",
     )
+    p.add_argument(
+        "--belief-probe",
+        action="store_true",
+        help="each turn, also ask the model what it believes of hidden facts (one more call; worlds with belief probes)",
+    )
     p.add_argument("--llm-timeout", type=positive_float, default=60.0, help="seconds to wait for one LLM answer before retrying")
     p.add_argument("--cache-dir", type=writable_folder, default=PROJECT_ROOT / ".cache" / "llm", help="LLM response cache")
     p.add_argument("--no-cache", action="store_true")

@@ -37,7 +37,7 @@ RUN_FLAGS = MappingProxyType({
 })  # fmt: skip
 AGENT_FLAGS = (
     "llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k", "memory_retrieval", "max_replans", "verificator", "loop_check",
-    "legal_only",
+    "legal_only", "belief_probe",
 )  # fmt: skip
 # AgentSpec field -> the flag that sets it, for messages about a flag
 AGENT_FLAG_NAMES = MappingProxyType({
@@ -78,6 +78,13 @@ def add_agent_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-replans", type=non_negative_int)
     p.add_argument("--no-loop-check", dest="loop_check", action="store_const", const=False)
     p.add_argument("--legal-only", choices=("auto", "on", "off"))
+    p.add_argument(
+        "--belief-probe",
+        dest="belief_probe",
+        action="store_const",
+        const=True,
+        help="each turn, also ask every proagent agent what it believes of hidden facts (one more call; worlds with belief probes)",
+    )
 
 
 def add_run_flags(p: argparse.ArgumentParser) -> None:

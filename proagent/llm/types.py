@@ -85,7 +85,7 @@ class Completion(BaseModel):
         return {**data, "text": text, "anomalies": (*data.get("anomalies", ()), *notes)}
 
 
-Purpose = Literal["plan", "explain", "verify"]
+Purpose = Literal["plan", "explain", "verify", "probe"]
 
 
 class Grounding(BaseModel):
@@ -120,6 +120,8 @@ class Grounding(BaseModel):
     verify_round: str | None = Field(
         None, description="verify: the llm3 Verificator's round (preconditions, double_check, conclusion)"
     )
+    probe_items: tuple[str, ...] = Field((), description="probe: the items the seat is asked about")
+    probe_values: tuple[str, ...] = Field((), description="probe: the values an answer may take (and 'unknown')")
 
 
 @runtime_checkable

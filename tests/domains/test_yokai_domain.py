@@ -168,8 +168,9 @@ def test_in_the_real_memory_game_a_moved_card_is_only_remembered() -> None:
 
 
 def _honest_game(layout: str, perfect_memory: bool) -> tuple[int, Counter, list[str]]:
-    """ProAgent in seat 0 with a careful partner; every prompt is checked against the true table
-    of the moment it was written: colours stated or drawn only for cards its seat has looked at."""
+    """ProAgent in seat 0 with a careful partner; every prompt, its belief probes' included, is checked
+    against the true table of the moment it was written: colours stated or drawn only for cards its
+    seat has looked at."""
     game = make(layout, perfect_memory=perfect_memory)
     env = YokaiWorldEnv(game, DOMAIN.default_horizon(layout))
     now: list[YokaiTable] = [_table(env, 5)]
@@ -182,7 +183,7 @@ def _honest_game(layout: str, perfect_memory: bool) -> tuple[int, Counter, list[
         text = "\n".join(m.content for m in call.messages)
         stated = STATED.findall(text) + REMEMBERED.findall(text) + MEMORY.findall(text)
         stated += [(card, letter) for letter, card in BOARD.findall(text)]
-        checked.update(stated=len(stated), remembered=len(REMEMBERED.findall(text)))
+        checked.update(stated=len(stated), remembered=len(REMEMBERED.findall(text)), probes=call.grounding.purpose == "probe")
         for card, colour in stated:
             c = truth[int(card)]
             if seat not in c.seen_by or colour[0].lower() != str(c.colour)[0]:
@@ -193,7 +194,7 @@ def _honest_game(layout: str, perfect_memory: bool) -> tuple[int, Counter, list[
                     problems.append(f"step {now[0].step}: moved card {card} stated as known")
         return yokai_answer(call.grounding)
 
-    agent = ProAgent(AgentConfig(), ScriptedModel(respond=respond), DOMAIN, env)
+    agent = ProAgent(AgentConfig(belief_probe=True), ScriptedModel(respond=respond), DOMAIN, env)
     team = [agent, DOMAIN.make_partner("careful", env)]
     record = asyncio.run(run_episode(env, DOMAIN, team, 0, 5, 0, on_step=lambda v: now.__setitem__(0, v.state)))
     assert sum(record.events["game_over"]) == 1
@@ -203,7 +204,7 @@ def _honest_game(layout: str, perfect_memory: bool) -> tuple[int, Counter, list[
 @pytest.mark.parametrize("perfect_memory", [True, False])
 def test_every_prompt_of_a_game_states_only_colours_its_seat_has_seen(perfect_memory: bool) -> None:
     calls, checked, problems = _honest_game("9c_2p", perfect_memory)
-    assert calls > 5 and checked["stated"] > 20 and problems == []
+    assert calls > 5 and checked["stated"] > 20 and checked["probes"] > 2 and problems == []
     assert (checked["remembered"] > 0) == (not perfect_memory)
 
 

@@ -22,6 +22,7 @@ from proagent.domains.yokai.grounding import ground_facts, memory_line, table_te
 from proagent.domains.yokai.memory import SeatBelief, SeatMemory
 from proagent.domains.yokai.metrics import METRIC_NAMES, game_metrics
 from proagent.domains.yokai.partners import DEFAULT_PARTNER, make_partner, partner_names
+from proagent.domains.yokai.probes import BELIEF_PROBES
 from proagent.domains.yokai.skills import YokaiController, as_belief, skill_book_for
 from proagent.domains.yokai.table import EVENT_KINDS, TableEvent, YokaiTable, YokaiWorldEnv, make_world_env
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
@@ -101,7 +102,10 @@ class YokaiDomain(WorldBase):
     metric_names = METRIC_NAMES
     layouts = MappingProxyType({name: name for name in available_layouts()})
     capabilities = Capabilities(
-        rendering=RENDERING, perception=Perception(_perceiver), settings=EnvSettings(make_env_with, describe)
+        rendering=RENDERING,
+        perception=Perception(_perceiver),
+        settings=EnvSettings(make_env_with, describe),
+        belief_probes=BELIEF_PROBES,
     )
 
     @property
