@@ -55,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def refuse(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    """One line (a config's problems, listed one a line by the validator, are joined), status 2."""
+    print("error: " + " ".join(line.strip() for line in message.splitlines()), file=sys.stderr)
     return 2
 
 

@@ -138,10 +138,11 @@ class Estimate(BaseModel):
 def token_prices(model: str) -> tuple[float, float] | None:
     """(USD per prompt token, USD per completion token) from litellm's price table, trying the id as
     given and without its provider prefix (``openai/gpt-4o-mini`` is listed as ``gpt-4o-mini``)."""
-    import litellm
+    from proagent.llm.litellm_backend import import_litellm
 
+    prices = import_litellm().model_cost
     for key in (model, model.partition("/")[2]):
-        entry = litellm.model_cost.get(key) if key else None
+        entry = prices.get(key) if key else None
         if entry and "input_cost_per_token" in entry and "output_cost_per_token" in entry:
             return float(entry["input_cost_per_token"]), float(entry["output_cost_per_token"])
     return None
