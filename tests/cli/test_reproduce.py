@@ -120,3 +120,13 @@ def test_verificator_ablation_shows_variants_the_paper_lacks(server: FakeChatSer
     off = metric_stat([r for r in records if r.agent == "verificator_off"], "skill_success_rate")
     assert f"| verificator_off | {off.text(2)} | 0.20 | {off.mean - 0.2:.2f} |" in text
     assert "| verificator_on | " in text and text.split("| verificator_on | ")[1].split("\n")[0].endswith("| – | – |")
+
+
+def test_a_script_target_runs_its_script_with_the_mapped_flags(tmp_path: Path) -> None:
+    out, runs = tmp_path / "yokai", tmp_path / "runs"
+    assert main(["reproduce", "yokai-table2", "--episodes", "1", "--out", str(out), "--runs-dir", str(runs)]) == 0
+    (run,) = runs.iterdir()
+    records = read_records(run / "episodes.jsonl")
+    assert len(records) == 3 * 3 * 2 and {r.episode for r in records} == {0}  # 3 agents x 3 partners x 2 seats, 1 game
+    text = out.with_suffix(".md").read_text()
+    assert f"run folder `{run.name}`" in text and "| H | real |" in text  # ours from the run, the paper's beside them
