@@ -104,6 +104,7 @@ def run_grid(target: Target, args: argparse.Namespace) -> int:
 
 def dry_run(target: Target, config: EvalConfig, llm: str | None) -> int:
     from proagent.eval.reproduce import episode_count, estimate
+    from proagent.llm.factory import EMBEDDED_SPEC
 
     model = llm or next((a.llm for a in config.agents if a.kind == "proagent"), None)
     e = estimate(target, episode_count(config), model)
@@ -113,7 +114,9 @@ def dry_run(target: Target, config: EvalConfig, llm: str | None) -> int:
         return 0
     print(f"expected LLM calls: {e.llm_calls:,.0f}; prompt tokens: {e.prompt_tokens:,.0f}; completion tokens: {e.completion_tokens:,.0f}")
     print(f"  (per-episode figures measured: {e.source})")
-    if e.cost_usd is None:
+    if model == EMBEDDED_SPEC:
+        print("expected cost: none to a provider (the embedded model runs on this machine)")
+    elif e.cost_usd is None:
         print(f"expected cost: no list price for {model!r} in litellm's price table")
     else:
         print(f"expected cost with {model}: ${e.cost_usd:,.2f} (litellm's list prices; --max-cost caps a run)")
