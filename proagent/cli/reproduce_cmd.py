@@ -93,6 +93,9 @@ def run_grid(target: Target, args: argparse.Namespace) -> int:
         config = checked_config(apply_flags(data, args), target.name)
     except ConfigError as exc:
         return refuse(str(exc))
+    problem = resume_problem(args.resume, config.name) if args.resume is not None else None
+    if problem is not None:
+        return refuse(problem)
     if args.dry_run:
         return dry_run(target, config, args.llm)
     args.config = None
@@ -100,6 +103,22 @@ def run_grid(target: Target, args: argparse.Namespace) -> int:
     if folder is not None:
         write_comparison(target, folder, args.out, shlex.join(args.command_line))
     return code
+
+
+def resume_problem(path: Path, name: str) -> str | None:
+    """Why ``path`` cannot continue this target (None if it can): a run of another target would be
+    finished and then compared with the wrong paper's numbers."""
+    from proagent.eval.config import ConfigError
+    from proagent.eval.manifest import load_manifest
+    from proagent.runner.run_folder import RunFolder
+
+    if not path.is_dir():
+        return f"--resume: no run folder at {path}"
+    try:
+        found = load_manifest(RunFolder(path)).config.name
+    except ConfigError as exc:
+        return f"--resume: {exc}"
+    return None if found == name else f"--resume: {path} is a run of {found!r}, not of this target ({name!r})"
 
 
 def dry_run(target: Target, config: EvalConfig, llm: str | None) -> int:

@@ -70,6 +70,7 @@ def test_dry_run_counts_the_grid_the_flags_leave(capsys: pytest.CaptureFixture) 
         (["reproduce", "proagent-planner-ablation", "--prompt", "plan_only"], "--prompt"),
         (["reproduce", "interdependence-table1", "--llm", "openai/gpt-4o-mini"], "takes no --llm"),
         (["reproduce", "yokai-table2", "--api-base", "http://127.0.0.1:1/v1"], "takes no --api-base"),
+        (["reproduce", "proagent-table1", "--resume", "no/such/run"], "--resume: no run folder at no/such/run"),
     ],
 )
 def test_bad_input_is_one_line_exit_2_before_any_run_folder(tmp_path: Path, capsys: pytest.CaptureFixture, argv: list, said: str) -> None:
@@ -112,6 +113,26 @@ def test_planner_ablation_runs_on_the_double_beside_the_papers_numbers(server: F
     for variant, paper in (("analysis_intention_belief", 204), ("analysis_only", 184), ("plan_only", 100)):
         ours = metric_stat([r for r in records if r.agent == variant], "score")
         assert f"| {variant} | cramped_room | {ours.text(1)} | {paper:.1f} | {ours.mean - paper:.1f} |" in text
+
+
+def test_resume_finishes_the_run_and_rewrites_the_table(server: FakeChatServer, tmp_path: Path) -> None:
+    flags = ("--episodes", "1", "--horizon", "20", "--seats", "0")
+    _, _, run = _run(server, tmp_path, "proagent-planner-ablation", *flags)
+    argv = ["reproduce", "proagent-planner-ablation", "--resume", str(run), "--episodes", "2", "--out", str(tmp_path / "table"), "--progress", "off"]
+    assert main([*argv, "--no-cache"]) == 0  # the model and its server come from the run's config
+    records = read_records(run / "episodes.jsonl")
+    assert len(records) == 3 * 2 and [p.name for p in (tmp_path / "runs").iterdir()] == [run.name]
+    ours = metric_stat([r for r in records if r.agent == "plan_only"], "score")
+    assert ours.n == 2 and f"| plan_only | cramped_room | {ours.text(1)} | 100.0 |" in (tmp_path / "table.md").read_text()
+
+
+def test_resume_refuses_another_targets_run(server: FakeChatServer, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    _, _, run = _run(server, tmp_path, "proagent-planner-ablation", "--episodes", "1", "--horizon", "5", "--seats", "0")
+    capsys.readouterr()
+    assert main(["reproduce", "proagent-verificator-ablation", "--resume", str(run)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "is a run of 'ablation-planner-modules'" in err and len(err.splitlines()) == 1
+    assert len(read_records(run / "episodes.jsonl")) == 3  # untouched
 
 
 def test_verificator_ablation_shows_variants_the_paper_lacks(server: FakeChatServer, tmp_path: Path) -> None:
