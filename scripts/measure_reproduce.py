@@ -50,7 +50,10 @@ def measured_block(run: Path, tokenizer: str, command: str) -> str:
     if not records:
         raise SystemExit(f"no ProAgent episode in {run}")
     n = len(records)
-    calls, prompt, completion = (round(sum(values) / n, 1) for values in zip(*((r.llm_calls, r.prompt_tokens, r.completion_tokens) for r in records)))
+    calls, prompt, completion = (
+        round(sum(values) / n, 1)
+        for values in zip(*((r.llm_calls, r.prompt_tokens, r.completion_tokens) for r in records))
+    )
     source = (
         f"loopback test double (no language model), {n} episodes of `{command}`; prompt tokens counted by litellm "
         f"for {tokenizer}, completion tokens are the double's short answers"
@@ -70,7 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("target")
     p.add_argument("--tokenizer", default="gpt-4o-mini", help="the model whose tokenizer counts the tokens")
     args, rest = p.parse_known_args(argv)
-    with tempfile.TemporaryDirectory() as runs, CountingServer(responder=overcooked_answer, tokenizer=args.tokenizer) as server:
+    with (
+        tempfile.TemporaryDirectory() as runs,
+        CountingServer(responder=overcooked_answer, tokenizer=args.tokenizer) as server,
+    ):
         flags = [*rest, "--runs-dir", runs, "--progress", "off"]
         code = proagent_main(["reproduce", args.target, *flags, *loopback_args(server.url)])
         if code != 0:

@@ -30,7 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("reproduce", help="regenerate a published table (see --list) beside the paper's numbers")
     p.add_argument("target", nargs="?", help="a target name from --list")
     p.add_argument("--list", action="store_true", help="list the targets: paper, table, setting, implementation")
-    p.add_argument("--dry-run", action="store_true", help="print the episodes, expected LLM calls, tokens and cost; run nothing")
+    p.add_argument(
+        "--dry-run", action="store_true", help="print the episodes, expected LLM calls, tokens and cost; run nothing"
+    )
     p.add_argument("--out", type=Path, help="where the comparison table goes (default: reproduce.md in the run folder)")
     add_grid_flags(p)
     add_agent_flags(p)
@@ -78,18 +80,14 @@ def given_flags(args: argparse.Namespace) -> list[str]:
 def run_grid(target: Target, args: argparse.Namespace) -> int:
     """An eval or ablate target: validate (before any run folder), then dry-run or play and compare."""
     from proagent.cli.eval_run import agent_flags_given, apply_flags, execute_run
-    from proagent.eval.ablation import expand_ablation, refuse_varied_overrides
-    from proagent.eval.config import ConfigError, read_config_file
+    from proagent.eval.ablation import refuse_varied_overrides
+    from proagent.eval.config import ConfigError
     from proagent.eval.reproduce import checked_config, grid_data
-    from proagent.paths import PROJECT_ROOT
 
-    ablation = None
     try:
-        if target.implementation == "ablate":
-            data, ablation = expand_ablation(read_config_file(PROJECT_ROOT / target.config_file), target.config_file)
-            refuse_varied_overrides(ablation, agent_flags_given(args), target.config_file)
-        else:
-            data = grid_data(target)
+        data, ablation = grid_data(target)
+        if ablation is not None:
+            refuse_varied_overrides(ablation, agent_flags_given(args), target.name)
         config = checked_config(apply_flags(data, args), target.name)
     except ConfigError as exc:
         return refuse(str(exc))
@@ -131,7 +129,9 @@ def dry_run(target: Target, config: EvalConfig, llm: str | None) -> int:
     if e.llm_calls is None:
         print("LLM calls and tokens: not measured for this target")
         return 0
-    print(f"expected LLM calls: {e.llm_calls:,.0f}; prompt tokens: {e.prompt_tokens:,.0f}; completion tokens: {e.completion_tokens:,.0f}")
+    print(
+        f"expected LLM calls: {e.llm_calls:,.0f}; prompt tokens: {e.prompt_tokens:,.0f}; completion tokens: {e.completion_tokens:,.0f}"
+    )
     print(f"  (per-episode figures measured: {e.source})")
     if model == EMBEDDED_SPEC:
         print("expected cost: none to a provider (the embedded model runs on this machine)")
@@ -183,7 +183,12 @@ def run_script(target: Target, args: argparse.Namespace) -> int:
     if args.dry_run:
         print(f"{target.name}: the episode count is set by {target.script} (not estimated); run it to see")
         return 0
-    argv = [part for d, flag in target.flags.items() if vars(args).get(d) is not None for part in (flag, script_value(vars(args)[d]))]
+    argv = [
+        part
+        for d, flag in target.flags.items()
+        if vars(args).get(d) is not None
+        for part in (flag, script_value(vars(args)[d]))
+    ]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))}
     print(f"running: python {target.script} {shlex.join(argv)}", file=sys.stderr)
     return subprocess.call([sys.executable, str(PROJECT_ROOT / target.script), *argv], cwd=PROJECT_ROOT, env=env)

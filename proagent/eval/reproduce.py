@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from proagent.eval.ablation import expand_ablation
 from proagent.eval.config import EvalConfig, read_config_file, validate_config
+from proagent.eval.manifest import AblationInfo
 from proagent.paths import DATA_DIR, PROJECT_ROOT
 
 TARGETS_FILE = DATA_DIR / "reproduce_targets.toml"
@@ -67,12 +68,10 @@ class Target(BaseModel):
     def _one_implementation(self) -> Target:
         needed = {"eval": self.config, "ablate": self.config_file, "script": self.script}[self.implementation]
         if needed is None:
-            raise ValueError(f"target {self.name}: implementation {self.implementation!r} needs its config, config_file or script")
+            raise ValueError(
+                f"target {self.name}: implementation {self.implementation!r} needs its config, config_file or script"
+            )
         return self
-
-    def command(self, extra: list[str] | None = None) -> str:
-        """The command line that regenerates this target."""
-        return " ".join(["proagent reproduce", self.name, *(extra or [])])
 
 
 class Registry(BaseModel):
@@ -99,20 +98,25 @@ def load_registry(path: Path = TARGETS_FILE) -> Registry:
     return Registry.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
 
 
-def grid_data(target: Target) -> dict[str, Any]:
+def grid_data(target: Target) -> tuple[dict[str, Any], AblationInfo | None]:
     """The evaluation config data of an eval or ablate target (an ablation expanded to one agent a
-    variant), before command-line flags are applied."""
+    variant, with its info for the ablation table), before command-line flags are applied."""
     if target.implementation == "eval" and target.config is not None:
-        return dict(target.config)
+        return dict(target.config), None
     if target.implementation == "ablate" and target.config_file is not None:
-        data, _ = expand_ablation(read_config_file(PROJECT_ROOT / target.config_file), target.config_file)
-        return data
+        return expand_ablation(read_config_file(PROJECT_ROOT / target.config_file), target.config_file)
     raise ValueError(f"{target.name} runs a script, not an evaluation grid")
 
 
 def episode_count(config: EvalConfig) -> int:
     """Episodes the grid plays: agents x partners x layouts x seats (x topologies) x episodes."""
-    cells = len(config.agents) * len(config.partners) * len(config.layouts) * len(config.seats) * max(1, len(config.topologies))
+    cells = (
+        len(config.agents)
+        * len(config.partners)
+        * len(config.layouts)
+        * len(config.seats)
+        * max(1, len(config.topologies))
+    )
     return cells * config.episodes
 
 
@@ -157,5 +161,11 @@ def estimate(target: Target, episodes: int, model: str | None) -> Estimate:
     prices = token_prices(model) if model else None
     cost = prompt * prices[0] + completion * prices[1] if prices else None
     return Estimate(
-        episodes=episodes, llm_calls=calls, prompt_tokens=prompt, completion_tokens=completion, model=model, cost_usd=cost, source=m.source
+        episodes=episodes,
+        llm_calls=calls,
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        model=model,
+        cost_usd=cost,
+        source=m.source,
     )

@@ -75,7 +75,11 @@ def compare(records: list[EvalRecord], paper: PaperNumbers) -> list[ComparisonRo
     paper_cells = {row.cell(keys): row for row in paper.rows}
     cells = [*paper_cells, *(c for c in by_cell if c not in paper_cells)]
     return [
-        ComparisonRow(cell=dict(zip(keys, cell)), ours=metric_stat(by_cell.get(cell, []), paper.metric), paper=paper_cells.get(cell))
+        ComparisonRow(
+            cell=dict(zip(keys, cell)),
+            ours=metric_stat(by_cell.get(cell, []), paper.metric),
+            paper=paper_cells.get(cell),
+        )
         for cell in cells
     ]
 
@@ -89,9 +93,22 @@ def comparison_markdown(title: str, rows: list[ComparisonRow], paper: PaperNumbe
     digits = 2 if all(abs(row.paper.mean) <= 1 for row in rows if row.paper) else 1
     keys = paper.keys()
     header = [*keys, f"ours ({paper.metric})", "paper", "difference (ours − paper)"]
-    lines = [f"# {title}", "", *notes, "", f"Paper: {paper.source}.", "", "| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
+    lines = [
+        f"# {title}",
+        "",
+        *notes,
+        "",
+        f"Paper: {paper.source}.",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|---" * len(header) + "|",
+    ]
     for row in rows:
-        theirs = "–" if row.paper is None else _number(row.paper.mean, digits) + ("" if row.paper.se is None else f" ± {row.paper.se:g}")
+        theirs = (
+            "–"
+            if row.paper is None
+            else _number(row.paper.mean, digits) + ("" if row.paper.se is None else f" ± {row.paper.se:g}")
+        )
         cells = [str(row.cell[k]) for k in keys]
         lines.append("| " + " | ".join([*cells, row.ours.text(digits), theirs, _number(row.difference, digits)]) + " |")
     return "\n".join(lines) + "\n"

@@ -42,7 +42,15 @@ def test_list_shows_every_target_with_its_paper(capsys: pytest.CaptureFixture) -
 
 
 def test_dry_run_counts_and_prices_table1_for_gpt_4o_mini(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    argv = ["reproduce", "proagent-table1", "--dry-run", "--llm", "openai/gpt-4o-mini", "--runs-dir", str(tmp_path / "runs")]
+    argv = [
+        "reproduce",
+        "proagent-table1",
+        "--dry-run",
+        "--llm",
+        "openai/gpt-4o-mini",
+        "--runs-dir",
+        str(tmp_path / "runs"),
+    ]
     assert main(argv) == 0
     out = capsys.readouterr().out
     measured = load_registry().get("proagent-table1").measured
@@ -56,7 +64,12 @@ def test_dry_run_counts_and_prices_table1_for_gpt_4o_mini(tmp_path: Path, capsys
 
 
 def test_dry_run_counts_the_grid_the_flags_leave(capsys: pytest.CaptureFixture) -> None:
-    assert main(["reproduce", "proagent-verificator-ablation", "--dry-run", "--layouts", "cramped_room", "--episodes", "2"]) == 0
+    assert (
+        main(
+            ["reproduce", "proagent-verificator-ablation", "--dry-run", "--layouts", "cramped_room", "--episodes", "2"]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.startswith("proagent-verificator-ablation: 12 episodes")  # 3 variants x 2 seats x 2
 
 
@@ -73,7 +86,9 @@ def test_dry_run_counts_the_grid_the_flags_leave(capsys: pytest.CaptureFixture) 
         (["reproduce", "proagent-table1", "--resume", "no/such/run"], "--resume: no run folder at no/such/run"),
     ],
 )
-def test_bad_input_is_one_line_exit_2_before_any_run_folder(tmp_path: Path, capsys: pytest.CaptureFixture, argv: list, said: str) -> None:
+def test_bad_input_is_one_line_exit_2_before_any_run_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture, argv: list, said: str
+) -> None:
     assert _exit_code([*argv, "--runs-dir", str(tmp_path / "runs")]) == 2
     err = capsys.readouterr().err.strip()
     assert said in err and len(err.splitlines()) == 1 and not (tmp_path / "runs").exists()
@@ -88,7 +103,17 @@ def _exit_code(argv: list[str]) -> int | str | None:
 
 
 def _run(server: FakeChatServer, tmp_path: Path, target: str, *flags: str) -> tuple[list, str, Path]:
-    argv = ["reproduce", target, *flags, "--out", str(tmp_path / "table"), "--runs-dir", str(tmp_path / "runs"), "--progress", "off"]
+    argv = [
+        "reproduce",
+        target,
+        *flags,
+        "--out",
+        str(tmp_path / "table"),
+        "--runs-dir",
+        str(tmp_path / "runs"),
+        "--progress",
+        "off",
+    ]
     assert main([*argv, *loopback_args(server.url)]) == 0
     (run,) = (tmp_path / "runs").iterdir()
     return read_records(run / "episodes.jsonl"), (tmp_path / "table.md").read_text(), run
@@ -108,7 +133,9 @@ def test_table1_runs_on_the_double_beside_the_papers_numbers(server: FakeChatSer
 
 
 def test_planner_ablation_runs_on_the_double_beside_the_papers_numbers(server: FakeChatServer, tmp_path: Path) -> None:
-    records, text, _ = _run(server, tmp_path, "proagent-planner-ablation", "--episodes", "1", "--horizon", "20", "--seats", "0")
+    records, text, _ = _run(
+        server, tmp_path, "proagent-planner-ablation", "--episodes", "1", "--horizon", "20", "--seats", "0"
+    )
     assert sorted(r.agent for r in records) == ["analysis_intention_belief", "analysis_only", "plan_only"]
     for variant, paper in (("analysis_intention_belief", 204), ("analysis_only", 184), ("plan_only", 100)):
         ours = metric_stat([r for r in records if r.agent == variant], "score")
@@ -118,15 +145,30 @@ def test_planner_ablation_runs_on_the_double_beside_the_papers_numbers(server: F
 def test_resume_finishes_the_run_and_rewrites_the_table(server: FakeChatServer, tmp_path: Path) -> None:
     flags = ("--episodes", "1", "--horizon", "20", "--seats", "0")
     _, _, run = _run(server, tmp_path, "proagent-planner-ablation", *flags)
-    argv = ["reproduce", "proagent-planner-ablation", "--resume", str(run), "--episodes", "2", "--out", str(tmp_path / "table"), "--progress", "off"]
+    argv = [
+        "reproduce",
+        "proagent-planner-ablation",
+        "--resume",
+        str(run),
+        "--episodes",
+        "2",
+        "--out",
+        str(tmp_path / "table"),
+        "--progress",
+        "off",
+    ]
     assert main([*argv, "--no-cache"]) == 0  # the model and its server come from the run's config
     records = read_records(run / "episodes.jsonl")
     assert len(records) == 3 * 2 and [p.name for p in (tmp_path / "runs").iterdir()] == [run.name]
     ours = metric_stat([r for r in records if r.agent == "plan_only"], "score")
-    assert ours.n == 2 and f"| plan_only | cramped_room | {ours.text(1)} | 100.0 |" in (tmp_path / "table.md").read_text()
+    assert (
+        ours.n == 2 and f"| plan_only | cramped_room | {ours.text(1)} | 100.0 |" in (tmp_path / "table.md").read_text()
+    )
 
 
-def test_resume_refuses_another_targets_run(server: FakeChatServer, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_resume_refuses_another_targets_run(
+    server: FakeChatServer, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     _, _, run = _run(server, tmp_path, "proagent-planner-ablation", "--episodes", "1", "--horizon", "5", "--seats", "0")
     capsys.readouterr()
     assert main(["reproduce", "proagent-verificator-ablation", "--resume", str(run)]) == 2
