@@ -23,8 +23,6 @@ if TYPE_CHECKING:
     from proagent.eval.config import EvalConfig
     from proagent.eval.reproduce import Registry, Target
 
-SCRIPT_FLAG_DESTS = ("llm", "episodes", "out", "resume", "runs_dir")  # the flags a table script may take
-
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("reproduce", help="regenerate a published table (see --list) beside the paper's numbers")
@@ -176,7 +174,7 @@ def run_script(target: Target, args: argparse.Namespace) -> int:
 
     from proagent.paths import PROJECT_ROOT
 
-    unsupported = [d for d in given_flags(args) if d not in SCRIPT_FLAG_DESTS or d not in target.flags]
+    unsupported = [d for d in given_flags(args) if d not in target.flags]
     if unsupported:
         names = ", ".join("--" + d.replace("_", "-") for d in unsupported)
         return refuse(f"{target.name} runs {target.script}, which takes no {names} (it takes: {script_flags(target)})")

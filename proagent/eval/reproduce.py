@@ -23,7 +23,7 @@ from proagent.paths import DATA_DIR, PROJECT_ROOT
 
 TARGETS_FILE = DATA_DIR / "reproduce_targets.toml"
 Implementation = Literal["eval", "ablate", "script"]
-RunFlag = Literal["llm", "episodes", "out", "resume", "runs_dir"]
+RunFlag = Literal["llm", "episodes", "out", "resume", "runs_dir", "layouts", "horizon", "seed"]
 
 
 class Paper(BaseModel):
