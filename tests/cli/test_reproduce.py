@@ -193,3 +193,22 @@ def test_a_script_target_runs_its_script_with_the_mapped_flags(tmp_path: Path) -
     assert len(records) == 3 * 3 * 2 and {r.episode for r in records} == {0}  # 3 agents x 3 partners x 2 seats, 1 game
     text = out.with_suffix(".md").read_text()
     assert f"run folder `{run.name}`" in text and "| H | real |" in text  # ours from the run, the paper's beside them
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"implementation": "ablate"}, "needs its config, config_file or script"),
+        ({"paper": "nobody"}, "unknown papers: nobody"),
+        ({"flags": {"partners": "--partners"}}, "flags.partners"),
+    ],
+)
+def test_a_malformed_registry_is_refused_when_read(change: dict, said: str) -> None:
+    from pydantic import ValidationError
+
+    from proagent.eval.reproduce import Registry
+
+    registry = load_registry()
+    target = registry.get("yokai-table2").model_dump() | change
+    with pytest.raises(ValidationError, match=said):
+        Registry.model_validate({"papers": registry.model_dump()["papers"], "targets": [target]})
