@@ -162,6 +162,12 @@ def resume_changes(args: argparse.Namespace) -> dict[str, Any]:
 
 def execute(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -> int:
     """Start (or resume) the run, play it, report. Shared by eval and ablate."""
+    return execute_run(args, data, ablation)[0]
+
+
+def execute_run(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -> tuple[int, Path | None]:
+    """`execute`, also giving the run folder (None when the run never started) for a command that
+    reads the records afterwards (`proagent reproduce`)."""
     from rich.console import Console
 
     from proagent.eval.config import ConfigError, EvalConfig, validate_config
@@ -179,12 +185,12 @@ def execute(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -> in
             config = validate_config(apply_flags(data, args), str(args.config or "flags"), EvalConfig)
             handle = start_run(config, world, command, args.runs_dir, ablation)
     except (ConfigError, SetupError) as exc:
-        return error_exit(exc)
+        return error_exit(exc), None
     print(f"run folder: {handle.folder.path}", file=sys.stderr)
     lines = ProgressLines(args.progress_every, args.progress_seconds)
     outcome = asyncio.run(play_run(handle, world, args.progress, Console(stderr=True), lines))
     finish_run(handle, outcome, console)
-    return 1 if outcome.failures or outcome.disk_error else 0
+    return (1 if outcome.failures or outcome.disk_error else 0), handle.folder.path
 
 
 def error_exit(exc: Exception) -> int:

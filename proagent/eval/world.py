@@ -80,7 +80,7 @@ def resolve(config: EvalConfig, world: World) -> Resolved:
     try:
         domain = world.domain(config.domain)
     except DomainInputError as exc:
-        raise ConfigError(f"invalid config:\n  domain: {exc}") from None
+        raise ConfigError(f"invalid config: domain: {exc}") from None
     problems: list[str] = []
     envs = _resolve_layouts(config, world, domain, problems)
     _check_seats(config, envs, problems)
@@ -90,7 +90,7 @@ def resolve(config: EvalConfig, world: World) -> Resolved:
     _check_topologies(config, domain, problems)
     hashes = _check_agents(config, world, domain, envs, problems, provenance)
     if problems:
-        raise ConfigError("invalid config:\n" + "\n".join(f"  {p}" for p in problems))
+        raise ConfigError("invalid config: " + "; ".join(problems))  # one line, as every bad input
     return Resolved(domain, envs, hashes, knowledge_hash(domain.knowledge_root), provenance, partners)
 
 
