@@ -17,10 +17,13 @@ from pydantic import BaseModel, ConfigDict
 
 from proagent.agent.background import BackgroundProAgent
 from proagent.agent.belief import BeliefMode
+from proagent.agent.memory import MemoryRetrieval
 from proagent.agent.presets import model_defaults
 from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.agent.probe import check_probe
 from proagent.agent.prompt_check import check_prompt_set
 from proagent.agent.prompts import PromptSetError, load_prompt_set
+from proagent.agent.verificator_modes import VerificatorMode
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import domain_for
 from proagent.llm.factory import EMBEDDED_SPEC, make_model
@@ -43,7 +46,9 @@ def check_llm_agent(domain: Domain, env: DomainEnv, config: AgentConfig, seats: 
     prompts = load_prompt_set(config.prompt, domain.prompts_root)
     first = env.symbolic(env.jit_reset(_key(seed)))
     for seat in seats:
-        check_prompt_set(prompts, domain, env, first, seat)
+        check_prompt_set(prompts, domain, env, first, seat, config.settled_verificator(prompts))
+        if config.belief_probe:
+            check_probe(domain, env, config.probe_template, first, seat)
     return prompts.source_hashes()
 
 
@@ -88,7 +93,10 @@ class SetupError(ValueError):
 
 def partner_names(partner: str, num_agents: int) -> list[str]:
     """The agents of the non-focal seats, in seat order: one name for all, or one per seat
-    (``pusher,proagent`` or ``pusher+proagent``); ValueError when a list does not match the team size."""
+    (``pusher,proagent`` or ``pusher+proagent``); ValueError when a list does not match the team size.
+    A checkpoint folder is one name even when its path holds a ``,`` or ``+``."""
+    if Path(partner).is_dir():
+        return [partner] * (num_agents - 1)
     names = [n.strip() for n in partner.replace("+", ",").split(",")]
     if len(names) == 1:
         return names * (num_agents - 1)
@@ -111,10 +119,12 @@ class LLMFlags(BaseModel):
     prompt: str | None = None
     belief: BeliefMode = "replace"
     memory_k: int = 5
+    memory_retrieval: MemoryRetrieval | None = None
     max_replans: int = 4
-    no_verificator: bool = False
+    verificator: VerificatorMode | None = None
     no_loop_check: bool = False
     legal_only: Literal["auto", "on", "off"] = "auto"
+    belief_probe: bool = False
 
     @classmethod
     def from_args(cls, args: object) -> LLMFlags:
@@ -130,9 +140,11 @@ def agent_config(flags: LLMFlags, embedded: bool) -> AgentConfig:
         **defaults.model_dump(),
         belief=flags.belief,
         memory_k=flags.memory_k,
-        verificator=not flags.no_verificator,
+        memory_retrieval=flags.memory_retrieval,
+        verificator=flags.verificator,
         loop_check=not flags.no_loop_check,
         max_replans=flags.max_replans,
+        belief_probe=flags.belief_probe,
     )
 
 

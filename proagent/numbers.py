@@ -24,19 +24,25 @@ def format_score(value: float, digits: int = SCORE_DIGITS) -> str:
     return "0" if text in ("-0", "") else text
 
 
+def _fixed(value: float, digits: int) -> str:
+    """``value`` with ``digits`` decimals, never "-0.0" (a mean of tiny negative costs rounds to 0)."""
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text
+
+
 def format_mean(mean: float, se: float, n: int, digits: int = 1) -> str:
     """``mean ± se (n=…)``; below two samples there is no standard error to show, so only the value
     and ``n=1`` (or ``n=0`` with no value)."""
     if n <= 0:
         return "n/a (n=0)"
     if n < 2 or not math.isfinite(se):
-        return f"{mean:.{digits}f} (n={n})"
-    return f"{mean:.{digits}f} ± {se:.{digits}f} (n={n})"
+        return f"{_fixed(mean, digits)} (n={n})"
+    return f"{_fixed(mean, digits)} ± {_fixed(se, digits)} (n={n})"
 
 
 def format_interval(low: float, high: float, digits: int = 1) -> str:
     """A confidence interval as ``[low, high]``, both ends rounded like `format_mean`'s mean."""
-    return f"[{low:.{digits}f}, {high:.{digits}f}]"
+    return f"[{_fixed(low, digits)}, {_fixed(high, digits)}]"
 
 
 def format_score_mean(mean: float, se: float, n: int) -> str:

@@ -22,7 +22,8 @@ from pathlib import Path
 import envs
 from proagent.contract import seat_team
 from proagent.domains.overcooked import OvercookedDomain
-from proagent.domains.overcooked.partners.registry import available_partners, make_partner
+from proagent.domains.overcooked.partners.registry import available_partners, make_partner, trained_factories
+from proagent.paths import partner_dir
 from proagent.runner.episode import run_episode
 from proagent.runner.records import EpisodeRecord
 
@@ -51,6 +52,13 @@ def play(partner: str, passer_seat: int, episodes: int, horizon: int, seed: int)
         passer, other = make_partner(PASSER, LAYOUT), make_partner(partner, LAYOUT)
         out.append(asyncio.run(run_episode(env, DOMAIN, seat_team(passer, passer_seat, [other]), passer_seat, seed + i, i)))
     return out
+
+
+def layout_partners() -> list[str]:
+    """Every partner that plays LAYOUT: the scripted ones, and the trained ones with a checkpoint for
+    it (the registry also names methods trained only for other layouts, e.g. OvercookedV2's seeds)."""
+    trained = set(trained_factories())
+    return [n for n in available_partners() if n not in trained or partner_dir("overcooked", LAYOUT, n).is_dir()]
 
 
 def row(partner: str, seat: int, records: list[EpisodeRecord]) -> dict:
@@ -94,11 +102,11 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=10)
     parser.add_argument("--horizon", type=int, default=400)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--partners", nargs="*", default=None, help="default: every partner in the registry")
+    parser.add_argument("--partners", nargs="*", default=None, help="default: every partner in the registry that plays counter_circuit")
     parser.add_argument("--seats", nargs="*", type=int, default=[0, 1], help="the passer's seats")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    partners = args.partners or available_partners()
+    partners = args.partners or layout_partners()
     rows, started = [], time.perf_counter()
     for partner in partners:
         for seat in args.seats:

@@ -139,6 +139,32 @@ def rl_table(rows: list[dict], paper: dict) -> str:
     return "\n".join(lines)
 
 
+REACH = 0.9  # a seed "reaches" the paper when its SP is at least this share of the paper's SP mean
+
+
+def seed_table(rows: list[dict], paper: dict) -> str:
+    """Per layout and method: how many shipped seeds reach ``REACH`` x the paper's self-play, the
+    best seed's share of it, and the seeds' cross-play with each other (mean of each seed's "XP
+    same method" mean) next to the paper's XP, which pairs seeds of one method the same way."""
+    lines = [
+        f"| layout | method | seeds shipped | seeds >= {REACH}x paper SP | best SP / paper SP | XP among seeds | paper XP |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["layout"], method_of(r["name"])), []).append(r)
+    for (layout, method), seeds in groups.items():
+        ref = paper["layouts"].get(layout, {}).get(method)
+        sps = [r["sp"].mean for r in seeds if r["sp"].n]
+        kin = [r["xp_same"].mean for r in seeds if r["xp_same"].n]
+        reach = f"{sum(sp >= REACH * ref[0][0] for sp in sps)}" if ref and sps else "-"
+        best = f"{round(max(sps) / ref[0][0], 2) + 0.0:.2f}x" if ref and sps and ref[0][0] > 0 else "-"  # never -0.00x
+        among = f"{np.mean(kin):.1f} (n={len(kin)} seeds)" if kin else "- (one seed)"
+        paper_xp = f"{ref[1][0]} ± {ref[1][1]} (sd)" if ref else "-"
+        lines.append(f"| {layout} | {method} | {len(seeds)} | {reach} | {best} | {among} | {paper_xp} |")
+    return "\n".join(lines)
+
+
 def shipped(layout: str, methods: list[str] | None = None) -> list[str]:
     """Every partner shipped for ``layout``, or with ``methods`` only each method's best seed by its
     manifest (``sp`` -> ``sp_s2`` on test_time_wide): a short run plays the partners worth meeting."""
@@ -178,13 +204,19 @@ def main(argv: list[str] | None = None) -> int:
     model = "the V2 loopback responder (scripted, no language model)" if args.llm == "loopback" else f"`{args.llm}`"
     command = " ".join(argv if argv is not None else sys.argv[1:])
     text = (
-        "# OvercookedV2: shipped partners and ProAgent\n\n"
+        f"# OvercookedV2: shipped partners{'' if args.skip_proagent else ' and ProAgent'}\n\n"
         f"Regenerate: `python scripts/overcooked_v2_table.py {command}`.\n\n"
         f"## RL partners ({args.rl_episodes} episodes of 400 steps per ordered pair, mean ± standard error; "
         "paper: 10 seeds, mean ± standard deviation)\n\n"
         + (rl_table(rows, paper) if rows else "No V2 partners are shipped for these layouts.")
         + "\n"
     )
+    if rows:
+        text += (
+            f"\n## Seeds per method (SP as above; a seed reaches the paper at {REACH}x its SP mean)\n\n"
+            + seed_table(rows, paper)
+            + "\n"
+        )
     if folders:
         text += (
             f"\n## ProAgent with {model}, {args.episodes} episode(s) of {args.horizon} steps per partner and seat\n\n"

@@ -104,6 +104,14 @@ class Planner:
         user = self.prompts.render("explainer.j2", {"facts": facts, "skill": str(skill), "reasons": reasons})
         return [Message(role="system", content=self.system_prompt), Message(role="user", content=user)]
 
+    def verify_prompt(self, template: str, facts: dict, skill: Skill, reasons: list[str]) -> str:
+        """One round's user message of the llm3 Verificator (`agent/verificator.py`): the state, the
+        rejected skill with its description (its preconditions in words) and the checks' reasons."""
+        spec = self.book.specs.get(skill.name)
+        description = self.knowledge.render(spec.description) if spec is not None else ""
+        variables = {"facts": facts, "skill": str(skill), "description": description, "reasons": reasons}
+        return self.prompts.render(template, variables)
+
     def grounding(self, facts: dict, memory: list[dict], feedback: list[dict], talk: dict | None = None) -> Grounding:
         """What `messages` renders the planner prompt from, for a test double to answer from
         (the same arguments, so the two cannot disagree)."""
@@ -121,6 +129,13 @@ class Planner:
         """What `explainer_messages` renders the explainer prompt from (its answer is one sentence)."""
         common = self._grounding_common()
         return Grounding(purpose="explain", facts=facts, skill=str(skill), reasons=tuple(reasons), **common)
+
+    def verify_grounding(self, round_name: str, facts: dict, skill: Skill, reasons: list[str]) -> Grounding:
+        """What `verify_prompt` renders one llm3 round from, and which round it is."""
+        common = self._grounding_common()
+        return Grounding(
+            purpose="verify", verify_round=round_name, facts=facts, skill=str(skill), reasons=tuple(reasons), **common
+        )
 
     def _grounding_common(self) -> dict[str, Any]:
         """The system prompt's part of a grounding: seat, skills, layout knowledge, answer format."""

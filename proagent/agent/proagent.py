@@ -15,13 +15,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from proagent.agent.belief import BeliefMode, BeliefTracker
 from proagent.agent.loops import Loop, UndoLoopGuard
-from proagent.agent.memory import Memory, MemoryRecord
+from proagent.agent.memory import Memory, MemoryRecord, MemoryRetrieval
 from proagent.agent.planner import Planner, PlannerOutput, PlanParseError
-from proagent.agent.prompts import load_knowledge, load_prompt_set
+from proagent.agent.probe import BeliefProber, ProbeTurn, probe_schema, probe_summary
+from proagent.agent.prompts import PromptSet, load_knowledge, load_prompt_set
+from proagent.agent.verificator import RoundBudget, VerifyRound, conclusion, three_rounds
+from proagent.agent.verificator_modes import VerificatorMode, from_switch
 from proagent.contract import Observation, others
 from proagent.llm.sanitize import clip
 from proagent.llm.types import Completion, Grounding, LLMResponseError, Message, Model, StructuredOutput
@@ -38,14 +41,26 @@ class AgentConfig(BaseModel):
     prompt: str = "proagent"
     belief: BeliefMode = "replace"
     memory_k: int = Field(5, ge=0)
+    memory_retrieval: MemoryRetrieval | None = Field(
+        None,
+        description="what each of the memory_k records shows: outcomes, or the paper's trajectory with analyses "
+        "(None: the prompt set's)",
+    )
     memory_capacity: int = Field(64, ge=1)
-    verificator: bool = True
+    verificator: VerificatorMode | None = Field(
+        None,
+        description="off, code (the checks + one explanation call) or llm3 (the checks + the paper's three rounds); "
+        "None: the prompt set's",
+    )
     max_replans: int = Field(4, ge=0, description="re-plans after a failed check before waiting one step")
     legal_only: bool = Field(False, description="offer the model only skills whose preconditions hold now")
     answer_format: str = Field("json", pattern="^(json|text)$")
     analysis_max_chars: int = Field(240, ge=0, description="bound on the analysis in structured output")
     max_tokens: int = Field(160, ge=16)
     explain_max_tokens: int = Field(60, ge=8)
+    verify_max_tokens: int = Field(
+        160, ge=8, description="tokens of each llm3 Verificator round before the conclusion (explain_max_tokens)"
+    )
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     skill_timeout: int = Field(60, ge=1, description="steps before a running skill is abandoned")
     loop_check: bool = Field(True, description="Verificator refuses a skill that repeats an undo cycle (agent/loops.py)")
@@ -56,6 +71,24 @@ class AgentConfig(BaseModel):
     carried_text_max_chars: int = Field(
         1000, ge=0, description="bound on the analysis, teammate intention and unreadable-answer error kept or re-sent"
     )
+    # Belief probes (agent/probe.py): one extra, metered call per turn of the seat, in worlds that offer them.
+    belief_probe: bool = Field(False, description="ask the model each turn what it believes of hidden facts (world's belief_probes)")
+    probe_template: str = Field("beliefs", pattern=r"^[a-z0-9_]{1,40}$", description="prompts/<world>/probes/<name>.j2")
+    probe_max_tokens: int = Field(256, ge=16)
+    probe_max_chars: int = Field(2000, ge=0, description="bound on a probe answer before it is read")
+
+    @field_validator("verificator", mode="before")
+    @classmethod
+    def _verificator_switch(cls, value: object) -> object:
+        return from_switch(value)
+
+    def settled_verificator(self, prompts: PromptSet) -> VerificatorMode:
+        """The Verificator mode this agent runs: its own setting, else the prompt set's default."""
+        return self.verificator or prompts.verificator
+
+    def settled_retrieval(self, prompts: PromptSet) -> MemoryRetrieval:
+        """What each recent memory record shows: its own setting, else the prompt set's default."""
+        return self.memory_retrieval or prompts.memory
 
 
 class Attempt(BaseModel):
@@ -65,6 +98,7 @@ class Attempt(BaseModel):
     failures: list[str] = []
     explanation: str | None = None
     parse_error: str | None = None
+    verification: list[VerifyRound] = []  # llm3 Verificator: the rounds on this rejection, in order
 
 
 class Decision(BaseModel):
@@ -124,6 +158,8 @@ class ProAgent:
         self.domain = domain
         self.env = env
         self.prompts = load_prompt_set(config.prompt, domain.prompts_root)
+        self.retrieval = config.settled_retrieval(self.prompts)
+        self.verificator = config.settled_verificator(self.prompts)
         self.stats = AgentStats()
         self.seat = -1
         self.seed = 0
@@ -157,6 +193,10 @@ class ProAgent:
         self.earlier_decisions: list[Decision] = []
         self.guides: dict[str, str] = {}  # topology -> its knowledge text (`_topology_guide`)
         self.last_belief: dict | None = None
+        probes = self.domain.capabilities.belief_probes if self.config.belief_probe else None
+        c = self.config
+        self.prober = BeliefProber(probes, self.env, self.domain.prompts_root, c.probe_template, seat, c.probe_max_chars) if probes else None
+        self.last_probe: ProbeTurn | None = None
 
     async def act(self, obs: Observation, events: Sequence[Event]) -> int:
         if self.prepare(obs, events):
@@ -167,7 +207,7 @@ class ProAgent:
     def prepare(self, obs: Observation, events: Sequence[Event]) -> bool:
         """Read the step's events (belief correction) and judge the running skill; True when a new
         plan is needed. With `execute` and `deliberate`, this is `act` split for MAEIL."""
-        self.last_decision, self.last_belief = None, None
+        self.last_decision, self.last_belief, self.last_probe = None, None, None
         self.earlier_decisions = []
         self._perceive(obs, events)
         self.loops.observe(events)
@@ -218,6 +258,8 @@ class ProAgent:
             "decision": self.last_decision.model_dump() if self.last_decision else None,
             "belief": self.last_belief,
         }
+        if self.last_probe is not None:
+            info["probe"] = self.last_probe.model_dump()
         if self.earlier_decisions:  # MAEIL: deliberations before the last one this step
             info["earlier_decisions"] = [d.model_dump() for d in self.earlier_decisions]
         return info
@@ -253,6 +295,7 @@ class ProAgent:
             "intention_by_teammate": {str(seat): {"hits": h, "total": t} for seat, (h, t) in sorted(self.belief.by_teammate.items())},
             "overhead_ms_median": 1000 * statistics.median(s.overhead_s) if s.overhead_s else None,
             "skill_duration_mean": statistics.fmean(s.skill_durations) if s.skill_durations else None,
+            **(probe_summary(self.prober.turns) if self.prober is not None else {}),
         }
 
     def _adopt(self, state: State, skill: Skill) -> None:
@@ -304,7 +347,7 @@ class ProAgent:
         started = time.perf_counter()
         llm_before, calls_before = self.stats.llm_latency_s, self.stats.llm_calls
         facts = self.domain.ground(self.view, self.seat, self.book, list(self.teammates.values()), score)  # what it may know
-        memory = [r.model_dump() for r in self.memory.recent(self.config.memory_k)]
+        memory = self.memory.retrieve(self.config.memory_k, self.retrieval)
         loops = self.loops.blocked(state)
         self.stats.oscillations += int(bool(loops))
         blocked = loops if self.config.loop_check else []
@@ -334,7 +377,24 @@ class ProAgent:
             overhead_s=overhead,
             message=accepted.message if accepted else None,
         )
+        await self._probe(state, facts)
         return skill, accepted.message if accepted else None
+
+    async def _probe(self, state: State, facts: dict) -> None:
+        """The turn's belief probe, if one is due: one more model call on the same honest facts,
+        scored against the world's truth of ``state`` (the full state), which no prompt sees."""
+        question = self.prober.due(self._believed(state)) if self.prober is not None else None
+        if question is None:
+            return
+        messages = self.prober.messages(facts, question)
+        grounding = self.prober.grounding(facts, question)
+        text, error = "", None
+        try:
+            text = (await self._generate(messages, probe_schema(question), self.config.probe_max_tokens, grounding)).text
+        except LLMResponseError as exc:  # counted like any failed call; the probe scores as all unknown
+            self._count_failed(exc)
+            error = clip(f"the answer was malformed: {exc}", self.config.carried_text_max_chars)
+        self.last_probe = self.prober.record(state.step, question, text, self.prober.probes.truth(state), messages, error)
 
     async def _attempt(
         self, state: State, facts: dict, memory: list[dict], attempts: list[Attempt], blocked: list[Loop], talk: dict | None = None
@@ -363,6 +423,12 @@ class ProAgent:
             return output
         attempt.failures = failures
         self.stats.rejections += 1
+        if self.verificator == "llm3":
+            budget = self._round_budget()
+            rounds = await three_rounds(self.planner, facts, output.plan, failures, self._generate_text, budget)
+            attempt.verification = rounds
+            attempt.explanation = conclusion(attempt.verification)
+            return None
         explain = self.planner.explainer_messages(facts, output.plan, failures)
         grounding = self.planner.explainer_grounding(facts, output.plan, failures)
         try:
@@ -372,14 +438,31 @@ class ProAgent:
         attempt.explanation = clip(explanation, self.config.explanation_max_chars) or None
         return None
 
+    def _round_budget(self) -> RoundBudget:
+        c = self.config
+        return RoundBudget(
+            round_tokens=c.verify_max_tokens,
+            conclusion_tokens=c.explain_max_tokens,
+            round_chars=c.carried_text_max_chars,
+            conclusion_chars=c.explanation_max_chars,
+        )
+
+    async def _generate_text(self, messages: list[Message], max_tokens: int, grounding: Grounding) -> Completion:
+        """A free-text model call (no structured output), metered like every other."""
+        return await self._generate(messages, None, max_tokens, grounding)
+
     def _malformed(self, messages: list, exc: LLMResponseError) -> Attempt:
         """The record of an attempt whose answer could not be read at all (after the backend's retries)."""
-        self.stats.llm_calls += 1
-        self.stats.retries += max(0, exc.attempts - 1)  # every request the server saw is accounted for
-        self.stats.retry_causes[type(exc).__name__] += max(0, exc.attempts - 1)
+        self._count_failed(exc)
         self.stats.parse_failures += 1
         error = clip(f"the answer was malformed: {exc}", self.config.carried_text_max_chars)
         return Attempt(messages=[m.model_dump() for m in messages], response=exc.excerpt or "", parse_error=error)
+
+    def _count_failed(self, exc: LLMResponseError) -> None:
+        """A call whose answer could not be read still cost a call (and its retries)."""
+        self.stats.llm_calls += 1
+        self.stats.retries += max(0, exc.attempts - 1)  # every request the server saw is accounted for
+        self.stats.retry_causes[type(exc).__name__] += max(0, exc.attempts - 1)
 
     def _bounded(self, output: PlannerOutput) -> PlannerOutput:
         """The planner's free texts cut to ``carried_text_max_chars`` before memory, beliefs and records see them."""
@@ -389,8 +472,9 @@ class ProAgent:
         )
 
     def _verify(self, state: State, skill: Skill, blocked: list[Loop]) -> list[str]:
-        """The Verificator: the skill's preconditions, then the undo-loop check (both off with --no-verificator)."""
-        if not self.config.verificator:
+        """The Verificator's legality check, in code in every mode: the skill's preconditions, then the
+        undo-loop check (both off with --no-verificator)."""
+        if self.verificator == "off":
             return []
         return self.book.failures(state, self.seat, skill) + [loop.reason for loop in blocked if loop.skill == skill]
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from proagent.agent.memory import MemoryRecord
 from proagent.agent.planner import Planner
 from proagent.agent.prompts import PromptSet, load_knowledge
+from proagent.agent.verificator import LLM3_ROUNDS
+from proagent.agent.verificator_modes import VerificatorMode
 from proagent.contract import others
 from proagent.world.interface import Domain
 from proagent.world.types import DomainEnv, State, TeammateView, wait_skill
@@ -19,8 +21,11 @@ from proagent.world.types import DomainEnv, State, TeammateView, wait_skill
 _SAMPLE_SKILL = wait_skill(1)
 
 
-def check_prompt_set(prompts: PromptSet, domain: Domain, env: DomainEnv, state: State, seat: int) -> None:
-    """Raise `PromptSetError` (naming the set and template) if any template fails to render."""
+def check_prompt_set(
+    prompts: PromptSet, domain: Domain, env: DomainEnv, state: State, seat: int, verificator: VerificatorMode = "code"
+) -> None:
+    """Raise `PromptSetError` (naming the set and template) if any template fails to render; the
+    llm3 Verificator's round templates too when that is the mode the agent will run."""
     book = domain.skill_book(state)
     knowledge = load_knowledge(domain.knowledge_root, env.name, seat, domain.knowledge_facts(env))
     idle = domain.action_names[domain.idle_action]
@@ -31,6 +36,9 @@ def check_prompt_set(prompts: PromptSet, domain: Domain, env: DomainEnv, state: 
         planner.messages(facts, _sample_memory(), [_sample_feedback()])
         planner.messages(facts, [], [])
     planner.explainer_messages(facts, _SAMPLE_SKILL, ["a sample reason"])
+    if verificator == "llm3":
+        for _, template in LLM3_ROUNDS:
+            planner.verify_prompt(template, facts, _SAMPLE_SKILL, ["a sample reason"])
     for mode in ("replace", "annotate"):
         prompts.render("belief.j2", {"mode": mode, "predicted": str(_SAMPLE_SKILL), "actual": str(_SAMPLE_SKILL)})
 

@@ -10,9 +10,12 @@ import hashlib
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 import jinja2
+
+from proagent.agent.memory import MEMORY_RETRIEVALS, MemoryRetrieval
+from proagent.agent.verificator_modes import VERIFICATOR_MODES, VerificatorMode
 
 Level = Literal["plan", "analysis", "intention"]
 LEVEL_FIELDS: dict[str, tuple[str, ...]] = {
@@ -21,6 +24,7 @@ LEVEL_FIELDS: dict[str, tuple[str, ...]] = {
     "intention": ("analysis", "intention", "plan"),
 }
 ANSWER_FIELDS = ("analysis", "intention", "plan")  # the fields an answer may have
+_Option = TypeVar("_Option", bound=str)
 REQUIRED_TEMPLATES = ("planner_system.j2", "planner_user.j2", "explainer.j2", "belief.j2")
 
 
@@ -38,6 +42,8 @@ class PromptSet:
     level: Level
     env: jinja2.Environment
     answer_fields: tuple[str, ...] | None = None  # prompt.toml's `fields`, when it overrides the level's
+    memory: MemoryRetrieval = "outcomes"  # prompt.toml's `memory`: what the agent retrieves unless configured otherwise
+    verificator: VerificatorMode = "code"  # prompt.toml's `verificator`: the mode unless configured otherwise
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -45,8 +51,11 @@ class PromptSet:
         return self.answer_fields or LEVEL_FIELDS[self.level]
 
     def render(self, template: str, variables: dict) -> str:
+        """``template`` of this set, else the world's shared one (``_shared/``: e.g. the llm3
+        Verificator's rounds, which a set overrides by having its own file)."""
         try:
-            return self.env.get_template(f"{self.name}/{template}").render(variables).strip()
+            found = self.env.select_template([f"{self.name}/{template}", f"_shared/{template}"])
+            return found.render(variables).strip()
         except jinja2.TemplateError as exc:
             raise PromptSetError(f"prompt set {self.name!r}, template {template}: {exc}") from exc
 
@@ -72,13 +81,23 @@ def load_prompt_set(name: str, root: Path) -> PromptSet:
     if level not in LEVEL_FIELDS:
         raise PromptSetError(f"prompt set {name!r}: level must be one of {list(LEVEL_FIELDS)}, got {level!r}")
     fields = _answer_fields(name, settings.get("fields"))
+    memory = _choice(name, "memory", settings.get("memory", "outcomes"), MEMORY_RETRIEVALS)
+    verificator = _choice(name, "verificator", settings.get("verificator", "code"), VERIFICATOR_MODES)
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(root)),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=False,
         autoescape=False,
     )
-    return PromptSet(name=name, level=level, env=env, answer_fields=fields)
+    return PromptSet(name=name, level=level, env=env, answer_fields=fields, memory=memory, verificator=verificator)
+
+
+def _choice(name: str, key: str, value: object, allowed: tuple[_Option, ...]) -> _Option:
+    """prompt.toml's ``key``, one of ``allowed``; a set's default the agent uses unless told otherwise."""
+    for option in allowed:
+        if value == option:
+            return option
+    raise PromptSetError(f"prompt set {name!r}: {key} must be one of {list(allowed)}, got {value!r}")
 
 
 def _answer_fields(name: str, fields: object) -> tuple[str, ...] | None:

@@ -16,6 +16,7 @@ from proagent.cli import (
     play_cmd,
     replay_cmd,
     report_cmd,
+    reproduce_cmd,
     train_cmd,
 )
 from proagent.cli.arg_types import OneLineParser
@@ -33,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
         partners_cmd,
         eval_cmd,
         ablate_cmd,
+        reproduce_cmd,
         report_cmd,
         analyze_cmd,
         train_cmd,
@@ -43,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.command_line = ["proagent", *(sys.argv[1:] if argv is None else argv)]  # as typed, for the tables that quote it
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:

@@ -1,9 +1,11 @@
-"""The LLM agent's command-line options, shared by `play` and `human` (and nothing else)."""
+"""The LLM agent's command-line options, shared by `play` and `human`; `add_pipeline_options` also by `eval`."""
 
 from __future__ import annotations
 
 import argparse
 
+from proagent.agent.memory import MEMORY_RETRIEVALS
+from proagent.agent.verificator_modes import VERIFICATOR_MODES
 from proagent.cli.arg_types import non_negative_int, positive_float, writable_folder
 from proagent.paths import PROJECT_ROOT
 
@@ -25,8 +27,8 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prompt", default=None, help="prompt set: a folder in prompts/ (default: compact for the embedded model, else proagent)")
     p.add_argument("--belief", choices=("replace", "annotate", "off"), default="replace")
     p.add_argument("--memory-k", type=non_negative_int, default=5, help="recent trajectory records shown to the planner")
+    add_pipeline_options(p)
     p.add_argument("--max-replans", type=non_negative_int, default=4)
-    p.add_argument("--no-verificator", action="store_true", help="accept any parsed plan without checking it")
     p.add_argument(
         "--no-loop-check",
         action="store_true",
@@ -38,9 +40,40 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         default="auto",
         help="offer the model only skills whose preconditions hold (auto: on for the embedded model)",
     )
+    p.add_argument(
+        "--belief-probe",
+        action="store_true",
+        help="each turn, also ask the model what it believes of hidden facts (one more call; worlds with belief probes)",
+    )
     p.add_argument("--llm-timeout", type=positive_float, default=60.0, help="seconds to wait for one LLM answer before retrying")
     p.add_argument("--cache-dir", type=writable_folder, default=PROJECT_ROOT / ".cache" / "llm", help="LLM response cache")
     p.add_argument("--no-cache", action="store_true")
+
+
+def add_pipeline_options(p: argparse.ArgumentParser) -> None:
+    """The pipeline choices a prompt set gives defaults for (prompt.toml): left unset (None), the set decides.
+    One definition for `play`, `human` and `eval`, so their flags cannot drift apart."""
+    p.add_argument(
+        "--memory-retrieval",
+        choices=MEMORY_RETRIEVALS,
+        default=None,
+        help="what each recent record shows the planner: outcomes, or trajectory (also its analysis, as in the paper) "
+        "(default: the prompt set's)",
+    )
+    p.add_argument(
+        "--verificator",
+        choices=VERIFICATOR_MODES,
+        default=None,
+        help="code: the precondition checks and one explanation call; llm3: the same checks, explained in the paper's "
+        "three rounds (preconditions check, double-check, error conclusion); off: no check (default: the prompt set's)",
+    )
+    p.add_argument(
+        "--no-verificator",
+        dest="verificator",
+        action="store_const",
+        const="off",
+        help="accept any parsed plan without checking it (--verificator off)",
+    )
 
 
 def add_topology_options(p: argparse.ArgumentParser) -> None:

@@ -12,6 +12,7 @@ from types import MappingProxyType
 from typing import Any
 
 from proagent.builder import SetupError, parse_settings
+from proagent.cli.agent_options import add_pipeline_options
 from proagent.cli.arg_types import (
     add_progress_options,
     concurrency_count,
@@ -24,6 +25,9 @@ from proagent.cli.arg_types import (
     seed_number,
     writable_folder,
 )
+from proagent.domains import DEFAULT_DOMAIN, get_domain
+from proagent.eval.config import DEFAULT_PARTNER
+from proagent.world.types import DomainInputError
 
 # flag dest -> EvalConfig field, for flags that set top-level fields
 GRID_FLAGS = MappingProxyType({f: f for f in ("name", "domain", "partners", "layouts", "seats", "topologies", "episodes", "seed", "horizon")})
@@ -31,11 +35,14 @@ RUN_FLAGS = MappingProxyType({
     "concurrency": "concurrency", "llm_concurrency": "llm_concurrency", "max_cost": "max_cost_usd",
     "max_failures": "max_failures", "trace": "trace", "stepping": "stepping", "cache": "cache", "cache_dir": "cache_dir",
 })  # fmt: skip
-AGENT_FLAGS = ("llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k", "max_replans", "verificator", "loop_check", "legal_only")
+AGENT_FLAGS = (
+    "llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k", "memory_retrieval", "max_replans", "verificator", "loop_check",
+    "legal_only", "belief_probe",
+)  # fmt: skip
 # AgentSpec field -> the flag that sets it, for messages about a flag
 AGENT_FLAG_NAMES = MappingProxyType({
     **{f: "--" + f.replace("_", "-") for f in AGENT_FLAGS},
-    "llm_timeout_s": "--llm-timeout", "verificator": "--no-verificator", "loop_check": "--no-loop-check",
+    "llm_timeout_s": "--llm-timeout", "verificator": "--verificator/--no-verificator", "loop_check": "--no-loop-check",
 })  # fmt: skip
 LIST_FIELDS = ("partners", "layouts", "seats", "topologies")
 
@@ -45,9 +52,10 @@ def add_grid_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--domain", help="the world: a built-in name or module:attribute (default overcooked)")
     p.add_argument(
         "--partners",
-        help="comma list of partner names or checkpoint folders' paths, or 'proagent' (an LLM agent) (default greedy)",
+        help="comma list of partner names or checkpoint folders' paths, or 'proagent' (an LLM agent), or 'default' "
+        "(each layout's default teammate: its best shipped partner) (default: default)",
     )
-    p.add_argument("--layouts", help="comma list of layouts (default cramped_room)")
+    p.add_argument("--layouts", help="comma list of layouts (default: the world's first; cramped_room for overcooked)")
     p.add_argument("--seats", help="the agent's seats: e.g. 0, 1 or 0,1 (default 0,1)")
     p.add_argument(
         "--topologies",
@@ -66,10 +74,17 @@ def add_agent_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prompt", help="prompt set (a folder in prompts/)")
     p.add_argument("--belief", choices=("replace", "annotate", "off"))
     p.add_argument("--memory-k", type=non_negative_int)
+    add_pipeline_options(p)
     p.add_argument("--max-replans", type=non_negative_int)
-    p.add_argument("--no-verificator", dest="verificator", action="store_const", const=False)
     p.add_argument("--no-loop-check", dest="loop_check", action="store_const", const=False)
     p.add_argument("--legal-only", choices=("auto", "on", "off"))
+    p.add_argument(
+        "--belief-probe",
+        dest="belief_probe",
+        action="store_const",
+        const=True,
+        help="each turn, also ask every proagent agent what it believes of hidden facts (one more call; worlds with belief probes)",
+    )
 
 
 def add_run_flags(p: argparse.ArgumentParser) -> None:
@@ -99,13 +114,25 @@ def apply_flags(data: dict[str, Any], args: argparse.Namespace) -> dict[str, Any
     if getattr(args, "agents", None):
         out["agents"] = [{"kind": kind} for kind in _split(args.agents, "agents")]
     out.setdefault("agents", [{"kind": "proagent"}])
-    out.setdefault("partners", ["greedy"])
-    out.setdefault("layouts", ["cramped_room"])
+    out.setdefault("partners", [DEFAULT_PARTNER])
+    out.setdefault("layouts", [default_layout(out.get("domain"))])
     agent_flags = {f: getattr(args, f) for f in AGENT_FLAGS if getattr(args, f, None) is not None}
     if "legal_only" in agent_flags:
         agent_flags["legal_only"] = {"auto": "auto", "on": True, "off": False}[agent_flags["legal_only"]]
     out["agents"] = [{**a, **agent_flags} if _is_proagent(a) else a for a in out["agents"]]
     return out
+
+
+def default_layout(domain: str | None) -> str:
+    """The layout an evaluation plays when none is named: cramped_room in Overcooked, else the
+    world's first (an unknown world is reported by the config check, with the layout)."""
+    if domain is None or domain == DEFAULT_DOMAIN:
+        return "cramped_room"
+    try:
+        names = get_domain(domain).layout_names()
+    except DomainInputError:
+        return "cramped_room"
+    return names[0] if names else "cramped_room"
 
 
 def _is_proagent(agent: Any) -> bool:
@@ -135,6 +162,12 @@ def resume_changes(args: argparse.Namespace) -> dict[str, Any]:
 
 def execute(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -> int:
     """Start (or resume) the run, play it, report. Shared by eval and ablate."""
+    return execute_run(args, data, ablation)[0]
+
+
+def execute_run(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -> tuple[int, Path | None]:
+    """`execute`, also giving the run folder (None when the run never started) for a command that
+    reads the records afterwards (`proagent reproduce`)."""
     from rich.console import Console
 
     from proagent.eval.config import ConfigError, EvalConfig, validate_config
@@ -152,12 +185,12 @@ def execute(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -> in
             config = validate_config(apply_flags(data, args), str(args.config or "flags"), EvalConfig)
             handle = start_run(config, world, command, args.runs_dir, ablation)
     except (ConfigError, SetupError) as exc:
-        return error_exit(exc)
+        return error_exit(exc), None
     print(f"run folder: {handle.folder.path}", file=sys.stderr)
     lines = ProgressLines(args.progress_every, args.progress_seconds)
     outcome = asyncio.run(play_run(handle, world, args.progress, Console(stderr=True), lines))
     finish_run(handle, outcome, console)
-    return 1 if outcome.failures or outcome.disk_error else 0
+    return (1 if outcome.failures or outcome.disk_error else 0), handle.folder.path
 
 
 def error_exit(exc: Exception) -> int:

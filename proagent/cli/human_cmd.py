@@ -1,6 +1,9 @@
-"""`proagent human`: a person plays one chef in the browser, an agent (ProAgent or any registered
-partner) plays the other; the session is saved as a normal run folder (config, trace, episode
-record, summary, replay.html) plus questionnaire.json after the optional post-game form."""
+"""`proagent human`: a person plays one seat, agents (ProAgent or any registered partner) the
+others; the session is saved as a normal run folder (config, trace, episode record, summary).
+
+Two interfaces: ``web`` (real-time worlds: a page with keyboard control, replay.html and an optional
+questionnaire.json after the game) and ``text`` (turn-based worlds with a text view, Yōkai: the
+person types skills in the terminal; `human_text.py`). ``auto`` picks text where the world has one."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ import webbrowser
 from proagent.cli.agent_options import EMBEDDED_NOTICE, add_agent_options
 from proagent.cli.arg_types import (
     horizon_steps,
+    non_negative_int,
     port_number,
     positive_float,
     run_name,
@@ -25,20 +29,29 @@ EMBEDDED_REALTIME_NOTICE = (
     "per decision (much longer on a busy CPU). --mode turns makes the game wait for it instead."
 )
 LINGER_S = 1.5  # after the end, the page's last poll still gets an answer
+WEB_LAYOUT = "counter_circuit"
+WEB_HORIZON = 400  # steps of a web game: 80 s at 5 steps a second
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("human", help="play with an agent in the browser (keyboard: arrows + space)")
-    p.add_argument("--layout", default="counter_circuit", help="layout name or path to a kitchen file")
+    p = sub.add_parser("human", help="play with agents: in the browser (arrows + space), or typing skills (Yōkai)")
+    p.add_argument("--layout", default=None, help="layout name or path to a kitchen file (default counter_circuit, or the --domain's first)")
+    p.add_argument("--domain", default=None, help="the world: a built-in name or module:attribute (default: the one owning --layout)")
+    p.add_argument(
+        "--interface",
+        choices=("auto", "web", "text"),
+        default="auto",
+        help="web: the browser page; text: type skills in the terminal (turn-based worlds); auto: text where the world has a text view",
+    )
     p.add_argument(
         "--agent",
         default="proagent",
         help="'proagent' (the LLM agent, see --llm), a partner from `proagent partners`, or a checkpoint folder's path",
     )
-    p.add_argument("--human-seat", type=int, choices=(0, 1), default=0, help="the person's player index (the agent takes the other)")
+    p.add_argument("--human-seat", type=non_negative_int, default=0, help="the person's player index (agents take the others)")
     p.add_argument("--mode", choices=("realtime", "turns"), default="realtime", help="realtime: the game ticks at --fps; turns: one step per key press")
     p.add_argument("--fps", type=positive_float, default=5.0, help="steps a second in realtime mode (overcooked-demo plays at about 4-5)")
-    p.add_argument("--horizon", type=horizon_steps, default=400, help="steps in the game (400 at 5/s = 80 s)")
+    p.add_argument("--horizon", type=horizon_steps, default=None, help="steps in the game (web default 400: 80 s at 5/s; text: the layout's own)")
     p.add_argument("--seed", type=seed_number, default=0)
     p.add_argument("--port", type=port_number, default=8765, help="local port (0: any free port)")
     p.add_argument("--no-browser", action="store_true", help="print the address instead of opening a browser tab")
@@ -50,6 +63,44 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from proagent.builder import SetupError
+
+    try:
+        text = _settle(args)
+    except SetupError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if text:
+        from proagent.cli.human_text import run_text
+
+        return run_text(args)
+    return _run_web(args)
+
+
+def _settle(args: argparse.Namespace) -> bool:
+    """Fill the defaults that depend on the world (layout, interface, horizon); True for text."""
+    from proagent.agent.person import has_view
+    from proagent.builder import SetupError
+    from proagent.domains import domain_for
+    from proagent.world.types import DomainInputError
+
+    try:
+        domain = domain_for(args.layout, args.domain)
+    except DomainInputError as exc:
+        raise SetupError(str(exc)) from exc
+    if args.layout is None:
+        args.layout = WEB_LAYOUT if args.domain is None else next(iter(domain.layout_names()), WEB_LAYOUT)
+    if args.interface == "web" and has_view(domain):
+        raise SetupError(
+            f"--interface web: the {domain.name} page draws the whole table, more than a seat may see; use --interface text"
+        )
+    text = args.interface == "text" or (args.interface == "auto" and has_view(domain))
+    if not text and args.horizon is None:
+        args.horizon = WEB_HORIZON
+    return text
+
+
+def _run_web(args: argparse.Namespace) -> int:
     from proagent.builder import SetupError
     from proagent.web.human_session import build_human_session
 

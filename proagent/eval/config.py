@@ -28,6 +28,9 @@ from proagent.maeil.topology import TopologyName
 from proagent.paths import PROJECT_ROOT
 
 PROAGENT = "proagent"
+# A partner entry that stands for each layout's own default teammate (`Domain.default_partner`: the
+# best shipped seed where trained partners ship); records name the partner it resolved to.
+DEFAULT_PARTNER = "default"
 EMBEDDED = "embedded"
 DEFAULT_CACHE_DIR = PROJECT_ROOT / ".cache" / "llm"
 # Settings that change how a run executes, not what it measures: a resumed run may change them.

@@ -8,6 +8,7 @@ few cells fully.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
@@ -42,10 +43,13 @@ def agent_label(name: str, topology: str | None) -> str:
     return name if topology is None else f"{name}@{topology}"
 
 
-def plan_jobs(config: EvalConfig, layouts: list[str]) -> list[EpisodeJob]:
-    """Every episode of the grid; ``layouts``: the canonical names of ``config.layouts``. With
-    topologies, each agent plays under each (its label ``agent@topology`` keys the episode)."""
+def plan_jobs(config: EvalConfig, layouts: list[str], partners: Mapping[str, list[str]] | None = None) -> list[EpisodeJob]:
+    """Every episode of the grid; ``layouts``: the canonical names of ``config.layouts``;
+    ``partners``: each layout's partners where they differ from ``config.partners`` (its
+    ``default`` entry resolved per layout). With topologies, each agent plays under each (its label
+    ``agent@topology`` keys the episode)."""
     topologies: list[str | None] = list(config.topologies) or [None]
+    partners = partners or {}
     return [
         EpisodeJob(
             EpisodeKey(agent=agent_label(spec.name, topology), partner=partner, layout=layout, seat=seat, episode=i),
@@ -57,7 +61,7 @@ def plan_jobs(config: EvalConfig, layouts: list[str]) -> list[EpisodeJob]:
         for layout in layouts
         for spec in config.agents
         for topology in topologies
-        for partner in config.partners
+        for partner in partners.get(layout, config.partners)
         for seat in config.seats
     ]
 

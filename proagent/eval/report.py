@@ -70,16 +70,25 @@ class Report:
     world: str = ""  # the world the run played (`world_of`), named in every table's heading
 
 
-def _with_domain(metrics: list[str], records: list[EvalRecord], first_only: bool = False) -> list[str]:
+def declared_metrics(world: str) -> list[str]:
+    """A registered world's own metric names, in its order: its columns even where no record has
+    the metric (Yōkai's WEE in a run where no game ended early: "n/a (n=0)", not a missing column).
+    Nothing for a world named as ``module:attribute``: a report of a run folder imports no code it names."""
+    from proagent.domains import builtin_domain_names, get_domain
+
+    return list(get_domain(world).metric_names) if world in builtin_domain_names() else []
+
+
+def _with_domain(metrics: list[str], records: list[EvalRecord], first_only: bool = False, world: str = "") -> list[str]:
     """``metrics`` with the domain's own metrics right after the score (the console table shows
     only the first, e.g. the deliveries, to stay narrow)."""
-    extra = domain_metric_names(records)
+    extra = list(dict.fromkeys([*declared_metrics(world), *domain_metric_names(records)]))
     return [metrics[0], *(extra[:1] if first_only else extra), *metrics[1:]]
 
 
-def _console_metrics(records: list[EvalRecord]) -> list[str]:
+def _console_metrics(records: list[EvalRecord], world: str = "") -> list[str]:
     """The per-pair console columns; the interdependence ones only when the records have them."""
-    metrics = _with_domain(list(CONSOLE_METRICS), records, first_only=True)
+    metrics = _with_domain(list(CONSOLE_METRICS), records, first_only=True, world=world)
     if any(r.int_total is not None for r in records):
         return metrics
     return [m for m in metrics if not m.startswith("int_")]
@@ -99,8 +108,8 @@ def build_report(records: list[EvalRecord], manifest: EvalManifest | None, title
         world=world,
         by_partner=pivot(records, "score", ["layout", "seat"], ["agent", "partner"], order),
         pooled=pivot(records, "score", ["layout", "seat"], ["agent"], order),
-        metrics=summarize(records, ["agent", "partner", "layout", "seat"], _with_domain(list(METRICS), records), order),
-        pairs=summarize(records, ["agent", "partner"], _console_metrics(records), order),
+        metrics=summarize(records, ["agent", "partner", "layout", "seat"], _with_domain(list(METRICS), records, world=world), order),
+        pairs=summarize(records, ["agent", "partner"], _console_metrics(records, world), order),
         interdependence=summarize(records, ["agent", "partner", "layout", "seat"], list(INTERDEPENDENCE_METRICS), order)
         if any(r.int_total is not None for r in records)
         else None,  # a domain without an interdependence model: no table of dashes

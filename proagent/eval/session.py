@@ -120,7 +120,7 @@ async def play_run(
     progress line is written without a terminal)."""
     config = handle.config
     evaluator = Evaluator(config, handle.resolved.domain, handle.resolved.envs, world, handle.folder)
-    jobs = plan_jobs(config, list(handle.resolved.envs))
+    jobs = plan_jobs(config, list(handle.resolved.envs), handle.resolved.partners)
     async with ProgressView(progress, evaluator.snapshot, console, lines) as view:
         return await evaluator.run(jobs, on_record=view.episode_done)
 

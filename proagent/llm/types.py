@@ -85,7 +85,7 @@ class Completion(BaseModel):
         return {**data, "text": text, "anomalies": (*data.get("anomalies", ()), *notes)}
 
 
-Purpose = Literal["plan", "explain"]
+Purpose = Literal["plan", "explain", "verify", "probe"]
 
 
 class Grounding(BaseModel):
@@ -117,6 +117,11 @@ class Grounding(BaseModel):
     talk: dict[str, Any] | None = Field(None, description="MAEIL: the conversation the prompt shows")
     skill: str | None = Field(None, description="explain: the rejected skill")
     reasons: tuple[str, ...] = Field((), description="explain: why the checks rejected it")
+    verify_round: str | None = Field(
+        None, description="verify: the llm3 Verificator's round (preconditions, double_check, conclusion)"
+    )
+    probe_items: tuple[str, ...] = Field((), description="probe: the items the seat is asked about")
+    probe_values: tuple[str, ...] = Field((), description="probe: the values an answer may take (and 'unknown')")
 
 
 @runtime_checkable

@@ -37,6 +37,12 @@ class RunConfig(BaseModel):
     created: str
 
 
+class HumanRunConfig(RunConfig):
+    """RunConfig plus the human marker (`proagent human`): the person's seat and how they played."""
+
+    human: dict
+
+
 class SeatUsage(BaseModel):
     """What one seat's agent spent on its LLM in an episode (all zero for a seat without one).
     Strict: read back from a run folder, a ``"12"`` is not twelve calls."""
@@ -102,6 +108,11 @@ class EpisodeRecord(BaseModel):
     intention_by_teammate: dict[str, dict[str, int]] = Field(default_factory=dict, description="teammate seat -> hits, total")
     overhead_ms_median: float | None = None
     skill_duration_mean: float | None = None
+    # Belief probes (agent/probe.py; --belief-probe): 0/None in runs without them.
+    belief_probes: int = Field(0, description="turns the focal agent was asked what it believes")
+    belief_seen_accuracy: float | None = Field(None, description="mean over probed turns: items the seat had seen")
+    belief_unseen_accuracy: float | None = Field(None, description="mean over probed turns: items it never saw")
+    belief_by_turn: list[dict] = Field(default_factory=list, description="per probed turn: turn, step, accuracies, counts")
     events: dict[str, list[int]] = Field(default_factory=dict, description="event counts per kind, per player")
     # Interdependence (proagent.interdependence): None/empty in records written before it existed.
     int_total: int | None = Field(None, description="interdependent action pairs (either direction)")

@@ -3,6 +3,7 @@ pooled intention accuracy, the interdependence means. Shared, so no front end im
 
 from __future__ import annotations
 
+import math
 import statistics
 from datetime import UTC, datetime
 
@@ -18,7 +19,7 @@ def summary_of(records: list[EpisodeRecord], useful_events: tuple[str, ...]) -> 
         "episodes": len(records),
         "score_mean": mean,
         "score_se": se,
-        **{f"{name}_mean": statistics.fmean(r.metric(name) for r in records) for name in _metric_names(records)},
+        **{f"{name}_mean": _mean_where_defined(records, name) for name in _metric_names(records)},
         "llm_calls_mean": statistics.fmean(r.llm_calls for r in records),
         "team_llm_calls_mean": statistics.fmean(r.team_llm_calls for r in records),  # every seat's, not only the agent's
         "team_tokens_mean": statistics.fmean(r.team_tokens for r in records),
@@ -42,6 +43,13 @@ def _metric_names(records: list[EpisodeRecord]) -> list[str]:
     for record in records:
         names.update(dict.fromkeys(record.domain_metrics))
     return list(names)
+
+
+def _mean_where_defined(records: list[EpisodeRecord], name: str) -> float | None:
+    """The mean over the episodes that have the metric: one a game may lack (Yōkai's win rate of the
+    games ended early) is undefined there, not zero; None (JSON null) where no episode has it."""
+    values = [v for v in (r.metric(name, math.nan) for r in records) if not math.isnan(v)]
+    return statistics.fmean(values) if values else None
 
 
 def own_events(record: EpisodeRecord, useful_events: tuple[str, ...]) -> dict[str, int]:

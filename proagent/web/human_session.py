@@ -20,7 +20,7 @@ from proagent.builder import LLM_AGENT, LLMFlags, SetupError, prepare_llm, resol
 from proagent.checkout import git_state
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import domain_for
-from proagent.runner.records import EpisodeRecord, RunConfig
+from proagent.runner.records import EpisodeRecord, HumanRunConfig
 from proagent.runner.run_folder import RunFolder, package_versions, run_name_from
 from proagent.runner.summary import summary_of
 from proagent.web.human_app import human_routes
@@ -31,12 +31,6 @@ from proagent.world.interface import Domain
 from proagent.world.types import DomainEnv
 
 PAGE = "human.html"
-
-
-class HumanRunConfig(RunConfig):
-    """RunConfig plus the human marker: the person's seat, mode, tick rate, questionnaire."""
-
-    human: dict
 
 
 @dataclass

@@ -14,6 +14,8 @@ see what it can add and the core never probes a world for a member it might have
 - ``settings``: ``--env KEY=VALUE`` overrides of the env's rules, and what a run records of them.
 - ``plans``: what a plan works on (MAEIL's plan coherence across agents).
 - ``rl``: what the one RL program needs to train partners for the world (`proagent train`).
+- ``belief_probes``: what the agent can be asked it believes of hidden facts, and the truth to score
+  it against (`proagent.world.probes`; ``--belief-probe``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from proagent.world.probes import BeliefProbes
 from proagent.world.rl_spec import RLSpec
 from proagent.world.types import DomainEnv, EngineState, Event, InterdependenceCollector, Perceiver, State
 
@@ -95,6 +98,7 @@ class Capabilities:
     settings: EnvSettings | None = None
     plans: PlanTargets | None = None
     rl: RLSpec | None = None  # what `proagent train` needs (`proagent.world.rl_spec`)
+    belief_probes: BeliefProbes | None = None  # `proagent.world.probes`
 
     def names(self) -> list[str]:
         """The capabilities present, for listings (`proagent layouts --domain W`)."""
@@ -102,6 +106,7 @@ class Capabilities:
 
 
 __all__ = [
+    "BeliefProbes",
     "Capabilities",
     "EnvSettings",
     "Event",

@@ -24,8 +24,8 @@ from proagent.world.types import TeammateView
 OVERCOOKED_PROMPTS = PROMPTS_DIR / "overcooked"
 
 SETS = available_prompt_sets(OVERCOOKED_PROMPTS)
-# Sets worded like the paper's full prompt (the compact set for small models has its own tests below).
-FULL_SETS = [s for s in SETS if s != "compact"]
+# Sets worded like the proagent set (compact, for small models, has its own tests below; paper in its own file).
+FULL_SETS = [s for s in SETS if s not in ("compact", "paper")]  # paper: test_agent_paper_prompt.py
 LAYOUTS = list(envs.CLASSIC_LAYOUTS)
 
 
@@ -75,7 +75,8 @@ def test_every_set_renders_for_every_layout_and_seat(first_kitchens, name, layou
     me = kitchen.players[seat]
     assert f"You (player {seat}) are at [{me.position[0]}, {me.position[1]}] facing up, holding nothing." in user
     assert "its last completed skill was pickup(onion)" in user
-    assert "- step 3: you chose pickup(onion) (done); you expected your teammate to pickup(dish)" in user
+    # a retrieved analysis is shown (memory_retrieval "trajectory"); "outcomes" retrieval hands None
+    assert "- step 3: you chose pickup(onion) (done); your analysis then: a; you expected your teammate to pickup(dish)" in user
     assert "- step 7: you chose wait(2) (failed: took too long); your teammate actually did deliver_soup()" in user
     assert "Your plan deliver_soup() cannot be done now: you are not holding a soup (you hold nothing). Get a soup first." in user
     assert f"Answer with one JSON object with the keys {', '.join(prompts.fields)}" in user

@@ -10,6 +10,7 @@ import pytest
 from agent_helpers import act, answer, make_agent
 
 from envs import Action
+from proagent.llm.types import LLMResponseError
 from tests.support.scripted import ScriptedModel
 
 NOT_HOLDING = "you are not holding an onion (you hold nothing)"
@@ -187,3 +188,26 @@ def test_the_text_format_sends_no_schema(cramped, start):
     assert "Answer in exactly this format:" in model.calls[0].messages[1].content
     assert agent.last_decision.skill == "pickup(dish)"
     assert agent.last_decision.intention == "pickup(onion)"
+
+
+def test_llm3_bounds_model_text_and_an_unreadable_round_ends_the_dialogue(cramped, start):
+    """Model text is untrusted: a round's runaway answer is cut before it is re-sent; a round that
+    cannot be read ends the dialogue (kept so far), and the re-plan still gets the checks' reasons."""
+    runaway = "x" * 5000
+    model = ScriptedModel(
+        [
+            answer("put_onion_in_pot()"),
+            runaway,  # preconditions check
+            LLMResponseError("no choices"),  # double-check
+            answer("pickup(onion)"),
+        ]
+    )
+    agent, _ = _decide(cramped, start, model, verificator="llm3", carried_text_max_chars=100)
+    assert len(model.calls) == 4
+    resent = model.calls[2].messages  # the double-check request carries round 1's answer, bounded
+    assert [m.role for m in resent] == ["system", "user", "assistant", "user"] and len(resent[2].content) <= 100
+    (rejected, accepted) = agent.last_decision.attempts
+    assert [r.round for r in rejected.verification] == ["preconditions"] and rejected.explanation is None
+    feedback = f"Your plan put_onion_in_pot() cannot be done now: {NOT_HOLDING}. Choose another skill."
+    assert feedback in accepted.messages[1]["content"]
+    assert agent.last_decision.skill == "pickup(onion)"

@@ -81,3 +81,11 @@ def test_a_path_without_a_fitting_checkpoint_is_one_line_and_no_run(server, tmp_
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and message in err, err
     assert not runs.exists()
+
+
+def test_a_checkpoint_folder_with_a_comma_or_plus_in_its_path_is_one_partner(tmp_path: Path) -> None:
+    from proagent.builder import partner_names
+
+    folder = _copy("cube", "easy_2a", "ippo_shared", tmp_path / "sweep+lr,1e-4")
+    assert partner_names(str(folder), 3) == [str(folder)] * 2
+    assert partner_names("pusher+lazy", 3) == ["pusher", "lazy"]  # a list of names still splits

@@ -26,3 +26,15 @@ def test_the_table_has_our_numbers_next_to_the_papers(tmp_path: Path) -> None:
     assert "| demo_cook_simple | sp | " in text and "172 ± 19 (sd)" in text  # ours, then the paper's SP
     proagent_block = text.split("## ProAgent")[1]
     assert all(f"| demo_cook_simple | {name} | " in proagent_block for name in ("proagent", "sp", "recipe_greedy"))
+
+
+def test_the_seed_table_counts_the_seeds_that_reach_the_papers_self_play() -> None:
+    table = load_script("overcooked_v2_table")
+    from proagent.eval.stats import mean_se
+
+    paper = {"layouts": {"L": {"sp": [[100, 10], [-10, 50], [110, 20]]}}}
+    row = lambda name, sp, kin: {"layout": "L", "name": name, "sp": mean_se(sp), "xp_same": mean_se(kin)}
+    rows = [row("sp", [95.0, 95.0], [4.0, 6.0]), row("sp_s1", [89.0, 89.0], [0.0, 2.0]), row("op", [50.0], [])]
+    lines = table.seed_table(rows, paper).splitlines()
+    assert lines[2] == "| L | sp | 2 | 1 | 0.95x | 3.0 (n=2 seeds) | -10 ± 50 (sd) |"  # 95 >= 90 > 89
+    assert lines[3] == "| L | op | 1 | - | - | - (one seed) | - |"  # no paper row for op here

@@ -54,9 +54,10 @@ def test_yokai_is_built_in_and_owns_its_layouts() -> None:
     with pytest.raises(DomainInputError, match="9c_2p"):
         DOMAIN.make_env("12c_2p", 10)
     env = _env()
-    assert DOMAIN.default_partner(env) == "careful" and {"careful", "random"} <= set(DOMAIN.partner_names(env))
+    scripted = {"careful", "hint_reader", "random"}
+    assert DOMAIN.default_partner(env) == "careful" and scripted <= set(DOMAIN.partner_names(env))
     assert all(isinstance(DOMAIN.make_partner(n, env), Agent) for n in DOMAIN.partner_names(env))
-    with pytest.raises(UnknownAgentError, match="yokai partners: careful, .*random"):
+    with pytest.raises(UnknownAgentError, match="yokai partners: careful, hint_reader, .*random"):
         DOMAIN.make_partner("greedy", env)
     assert DOMAIN.action_names[DOMAIN.idle_action] == "idle"
 
@@ -168,8 +169,9 @@ def test_in_the_real_memory_game_a_moved_card_is_only_remembered() -> None:
 
 
 def _honest_game(layout: str, perfect_memory: bool) -> tuple[int, Counter, list[str]]:
-    """ProAgent in seat 0 with a careful partner; every prompt is checked against the true table
-    of the moment it was written: colours stated or drawn only for cards its seat has looked at."""
+    """ProAgent in seat 0 with a careful partner; every prompt, its belief probes' included, is checked
+    against the true table of the moment it was written: colours stated or drawn only for cards its
+    seat has looked at."""
     game = make(layout, perfect_memory=perfect_memory)
     env = YokaiWorldEnv(game, DOMAIN.default_horizon(layout))
     now: list[YokaiTable] = [_table(env, 5)]
@@ -182,7 +184,7 @@ def _honest_game(layout: str, perfect_memory: bool) -> tuple[int, Counter, list[
         text = "\n".join(m.content for m in call.messages)
         stated = STATED.findall(text) + REMEMBERED.findall(text) + MEMORY.findall(text)
         stated += [(card, letter) for letter, card in BOARD.findall(text)]
-        checked.update(stated=len(stated), remembered=len(REMEMBERED.findall(text)))
+        checked.update(stated=len(stated), remembered=len(REMEMBERED.findall(text)), probes=call.grounding.purpose == "probe")
         for card, colour in stated:
             c = truth[int(card)]
             if seat not in c.seen_by or colour[0].lower() != str(c.colour)[0]:
@@ -193,7 +195,7 @@ def _honest_game(layout: str, perfect_memory: bool) -> tuple[int, Counter, list[
                     problems.append(f"step {now[0].step}: moved card {card} stated as known")
         return yokai_answer(call.grounding)
 
-    agent = ProAgent(AgentConfig(), ScriptedModel(respond=respond), DOMAIN, env)
+    agent = ProAgent(AgentConfig(belief_probe=True), ScriptedModel(respond=respond), DOMAIN, env)
     team = [agent, DOMAIN.make_partner("careful", env)]
     record = asyncio.run(run_episode(env, DOMAIN, team, 0, 5, 0, on_step=lambda v: now.__setitem__(0, v.state)))
     assert sum(record.events["game_over"]) == 1
@@ -203,7 +205,7 @@ def _honest_game(layout: str, perfect_memory: bool) -> tuple[int, Counter, list[
 @pytest.mark.parametrize("perfect_memory", [True, False])
 def test_every_prompt_of_a_game_states_only_colours_its_seat_has_seen(perfect_memory: bool) -> None:
     calls, checked, problems = _honest_game("9c_2p", perfect_memory)
-    assert calls > 5 and checked["stated"] > 20 and problems == []
+    assert calls > 5 and checked["stated"] > 20 and checked["probes"] > 2 and problems == []
     assert (checked["remembered"] > 0) == (not perfect_memory)
 
 
@@ -231,13 +233,14 @@ def test_play_proagent_with_a_careful_partner_end_to_end(tmp_path: Path) -> None
     (run,) = tmp_path.glob("*-play-9c_2p-careful")
     (episode,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
     m = episode["domain_metrics"]
-    assert episode["team"] == ["proagent", "careful"] and set(m) == set(DOMAIN.metric_names)
+    assert episode["team"] == ["proagent", "careful"] and set(m) | {"win_if_early"} == set(DOMAIN.metric_names)
     assert m["length"] > 0 and episode["llm_calls"] > 0 and episode["fallbacks"] == 0
     assert episode["events"]["observe"][0] > 0 and sum(episode["events"]["game_over"]) == 1
     assert episode["score"] == m["game_score"] if m["win"] else episode["score"] < 0  # eq. 4 on eq. 1
     payload = episode_payload(load_run(run))  # the replay draws the game from the trace
     frames = payload["frames"]
     assert payload["domain"] == "yokai" and payload["board"]["grid_size"] == 9 and frames[-1]["final"]
+    assert payload["metrics"] == m  # the page's episode summary: the paper's metrics, as recorded
     assert [f["yokai"]["step"] for f in frames] == list(range(len(frames)))
     assert {"move", "game_over"} <= {e["kind"] for f in frames for e in f["events"]}
     assert main(["replay", str(run), "--export", str(tmp_path / "replay.html")]) == 0

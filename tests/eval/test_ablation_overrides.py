@@ -28,20 +28,24 @@ def server():
 
 
 @pytest.mark.parametrize(
-    ("file", "flag", "field"),
+    ("file", "flag", "field", "shown"),
     [
-        ("memory_k.toml", ["--memory-k", "3"], "memory_k"),
-        ("verificator.toml", ["--no-verificator"], "verificator"),
-        ("prompt_variants.toml", ["--legal-only", "on"], "legal_only"),
-        ("belief.toml", ["--belief", "off"], "belief"),
+        ("memory_k.toml", ["--memory-k", "3"], "memory_k", "--memory-k"),
+        ("verificator.toml", ["--no-verificator"], "verificator", "--verificator/--no-verificator"),
+        ("verificator.toml", ["--verificator", "llm3"], "verificator", "--verificator/--no-verificator"),
+        ("prompt_variants.toml", ["--legal-only", "on"], "legal_only", "--legal-only"),
+        ("belief.toml", ["--belief", "off"], "belief", "--belief"),
     ],
 )
-def test_a_flag_over_a_varied_field_is_refused_before_any_run_folder(file, flag, field, server, tmp_path, capsys):
+def test_a_flag_over_a_varied_field_is_refused_before_any_run_folder(
+    file, flag, field, shown, server, tmp_path, capsys
+):
     path = ABLATIONS / file  # with a working model and grid: the flag is the only thing wrong
     code = main(["ablate", str(path), *flag, *loopback_args(server.url), *QUICK, "--runs-dir", str(tmp_path)])
     err = capsys.readouterr().err.strip()
     assert code == 2 and list(tmp_path.iterdir()) == []
-    assert err.splitlines() == [f"error: {flag[0]} overrides {field}, which {path} varies; drop the flag or edit the ablation file"]
+    expected = f"error: {shown} overrides {field}, which {path} varies; drop the flag or edit the ablation file"
+    assert err.splitlines() == [expected]
 
 
 def test_flags_over_fields_no_variant_sets_are_accepted():

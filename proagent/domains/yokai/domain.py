@@ -4,8 +4,7 @@ Everything the core needs to play Yōkai is reached from here: the env bounded b
 (`table.py`), each seat's senses (`memory.py`, the world's perception: a seat's prompt, checks and
 controller read only what it may know), the phase skills and controller (`skills.py`), the prompt
 facts (`grounding.py`), the knowledge folder (`knowledge/yokai/`), the prompt sets
-(`prompts/yokai/`), the scripted partners and the per-game metrics (eq. 1's score, the win, hints
-used, correct and wrong, the length).
+(`prompts/yokai/`), the scripted partners and the paper's per-game metrics (`metrics.py`).
 """
 
 from __future__ import annotations
@@ -21,7 +20,9 @@ from envs.yokai.rules import COLOUR_NAMES
 from proagent.contract import Agent
 from proagent.domains.yokai.grounding import ground_facts, memory_line, table_text
 from proagent.domains.yokai.memory import SeatBelief, SeatMemory
+from proagent.domains.yokai.metrics import METRIC_NAMES, game_metrics
 from proagent.domains.yokai.partners import DEFAULT_PARTNER, make_partner, partner_names
+from proagent.domains.yokai.probes import BELIEF_PROBES
 from proagent.domains.yokai.rl_spec import YOKAI_RL
 from proagent.domains.yokai.skills import YokaiController, as_belief, skill_book_for
 from proagent.domains.yokai.table import EVENT_KINDS, TableEvent, YokaiTable, YokaiWorldEnv, make_world_env
@@ -99,12 +100,13 @@ class YokaiDomain(WorldBase):
     idle_action = IDLE
     event_kinds = EVENT_KINDS
     useful_events = ("move", "reveal", "place")
-    metric_names = ("game_score", "win", "hints_used", "hints_correct", "hints_wrong", "length")
+    metric_names = METRIC_NAMES
     layouts = MappingProxyType({name: name for name in available_layouts()})
     capabilities = Capabilities(
         rendering=RENDERING,
         perception=Perception(_perceiver),
         settings=EnvSettings(make_env_with, describe),
+        belief_probes=BELIEF_PROBES,
         rl=YOKAI_RL,
     )
 
@@ -153,21 +155,8 @@ class YokaiDomain(WorldBase):
         return memory_line(facts)
 
     def episode_metrics(self, events: Sequence[TableEvent]) -> dict[str, float]:
-        """The outcome of the game (its ``game_over`` event): ``game_score`` is eq. 1 whatever the
-        outcome (the record's score is the reward, eq. 4), and its length in game steps."""
-        over = [e for e in events if e.kind == "game_over" and e.outcome is not None]
-        played = [e for e in events if e.kind != "game_over"]
-        if not over:
-            return {name: 0.0 for name in self.metric_names} | {"length": float(len(played))}
-        o = over[-1].outcome
-        return {
-            "game_score": float(o.score),
-            "win": float(o.won),
-            "hints_used": float(o.correct + o.wrong),
-            "hints_correct": float(o.correct),
-            "hints_wrong": float(o.wrong),
-            "length": float(len(played)),
-        }
+        """The paper's per-game metrics (`metrics.py`); ``win_if_early`` only for a game ended early."""
+        return game_metrics(events).as_metrics()
 
     def partner_names(self, env: YokaiWorldEnv | None = None) -> list[str]:
         return partner_names(env)  # the scripted ones, plus the trained ones that ship for the layout

@@ -56,7 +56,8 @@ class YokaiTable:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """A finished board: eq. 1's score, whether each colour is one cluster, the placed hints."""
+    """A finished board: eq. 1's score, whether each colour is one cluster, the placed hints, and
+    how many colours are one cluster of how many (eq. 4's c_a and |C|, the lost game's penalty)."""
 
     score: int
     won: bool
@@ -64,6 +65,8 @@ class Outcome:
     wrong: int
     revealed: int
     face_down: int
+    clusters: int
+    colours: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +134,8 @@ def outcome_of(view: YokaiView) -> Outcome:
     revealed = sum(1 for h in view.hints if h.status == HintStatus.REVEALED)
     wrong = len(placed) - correct
     score = 5 * face_down + 2 * revealed + correct - wrong
-    return Outcome(score, all(clusters(view).values()), correct, wrong, revealed, face_down)
+    joined = clusters(view)
+    return Outcome(score, all(joined.values()), correct, wrong, revealed, face_down, sum(joined.values()), len(joined))
 
 
 class YokaiWorldEnv(JittedEntryPoints):

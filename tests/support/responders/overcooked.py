@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from proagent.llm.types import Grounding
-from tests.support.answers import require
+from tests.support.answers import Answer, format_answer, require
 from tests.support.responders.overcooked_seat import is_v2
 from tests.support.responders.overcooked_v2 import v2_answer
 
@@ -25,11 +25,37 @@ def overcooked_answer(grounding: Grounding | None) -> str:
     g = require(grounding)
     if g.purpose == "explain":
         return EXPLANATION
+    if g.purpose == "verify":
+        return verify_answer(g)
     if is_v2(g):
         return v2_answer(g)
     held = g.facts["me"]["held"] or "nothing"
     plan = classic_plan(held, g.facts["pots"])
     return f"Analysis: I hold {held}.\nIntention: pickup(onion)\nPlan: {plan}"
+
+
+def hasty_answer(grounding: Grounding | None) -> str:
+    """`overcooked_answer`, except that a decision's first plan with empty hands is deliver_soup(),
+    which no empty-handed cook can do: every such decision has a rejection for the Verificator."""
+    g = require(grounding)
+    if g.purpose == "plan" and not g.feedback and g.facts["me"]["held"] is None:
+        return format_answer(g, Answer(analysis="Serve now.", intention="pickup(onion)", plan="deliver_soup()"))
+    return overcooked_answer(g)
+
+
+def verify_answer(g: Grounding) -> str:
+    """One round of the llm3 Verificator, from the seat's facts and the checks' reasons: what it
+    holds and the pots (preconditions check), the first failing check (double-check), and a
+    conclusion naming the skill a cook would do instead."""
+    held = g.facts["me"]["held"] or "nothing"
+    if g.verify_round == "preconditions":
+        pots = ", ".join(p["status"] for p in g.facts["pots"])
+        return f"Step by step: I hold {held}; the pots are {pots}. A precondition of {g.skill} does not hold."
+    if g.verify_round == "double_check":
+        return f"Agreed: {g.reasons[0] if g.reasons else 'a precondition fails'}."
+    better = classic_plan(held, g.facts["pots"]) if not is_v2(g) else "wait(1)"
+    because = "; ".join(g.reasons)
+    return f"Conclusion: {g.skill} fails because {because}; holding {held}, {better} makes progress instead."
 
 
 def classic_plan(held: str, pots: list[dict[str, Any]]) -> str:

@@ -5,11 +5,14 @@ remembers (the last one follows from the counts) forms one cluster per colour; o
 at cards it has not seen, moves a known card next to a known card of its colour (from the legal
 moves the grounding lists; ``pass()`` when there are none), and in the hint phase places a revealed
 hint on a known matching card, else reveals one, else places one anywhere free. It predicts its
-teammates wait. The answer takes the format the prompt asked for (`answers`).
+teammates wait. The answer takes the format the prompt asked for (`answers`). Asked for its beliefs
+(a probe), it gives the colours it knows or remembers, reads a one-colour hint placed on a card it
+never saw, and answers "unknown" for the rest.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from proagent.domains.yokai.table import connected
@@ -97,11 +100,21 @@ def plan_for(facts: Facts) -> str:
     return move_plan(facts) if phase == "move" else hint_plan(facts)
 
 
+def belief_answer(g: Grounding) -> str:
+    """A probe's answer: seen colours, a placed one-colour hint's colour, else "unknown"."""
+    hinted = {h["card"]: h["colours"][0] for h in g.facts["hints"] if h["card"] is not None and len(h["colours"] or []) == 1}
+    cards = {str(c["index"]): c for c in g.facts["cards"]}
+    return json.dumps({i: colour_of(cards[i]) or hinted.get(cards[i]["index"], "unknown") for i in g.probe_items})
+
+
 def yokai_answer(grounding: Grounding | None) -> str:
-    """The reply to one chat request: a plan (planner) or one sentence (failure explainer)."""
+    """The reply to one chat request: a plan (planner), one sentence (failure explainer) or the
+    colours it believes (belief probe)."""
     g = require(grounding)
     if g.purpose == "explain":
         return EXPLANATION
+    if g.purpose == "probe":
+        return belief_answer(g)
     facts = g.facts
     plan = plan_for(facts)
     mates = [t["seat"] for t in facts["teammates"]]

@@ -76,6 +76,13 @@ const Yokai = (() => {
   return { draw, seatColor: (i) => SEAT[i % SEAT.length] };
 })();
 
+// The finished board (table.py's Outcome): eq. 1's score, and for a lost game how many colours were
+// one cluster (eq. 4's c_a of |C|; older traces lack them). Numbers only: the page escapes the note.
+function gameOver(o) {
+  const joined = Number.isInteger(o.clusters) && Number.isInteger(o.colours) ? `, ${o.clusters} of ${o.colours} colours joined` : "";
+  return `game over: score ${o.score} (eq. 1), ${o.won ? "won" : "lost" + joined}`;
+}
+
 // The generic replay page's hooks (the contract is ReplayDrawing in proagent/world/replay.py):
 // the payload's `board` and each frame's `yokai` come from proagent/domains/yokai/web/__init__.py.
 const ReplayDomain = {
@@ -101,7 +108,7 @@ const ReplayDomain = {
     if (e.kind === "reveal") return `revealed hint ${e.hint} (${colours})`;
     if (e.kind === "place") return `placed hint ${e.hint} (${colours}) on card ${e.card}`;
     if (e.kind === "end") return "ended the game";
-    if (e.kind === "game_over" && e.outcome) return `game over: score ${e.outcome.score}, ${e.outcome.won ? "won" : "lost"}`;
+    if (e.kind === "game_over" && e.outcome) return gameOver(e.outcome);
     return null;
   },
 };

@@ -1,0 +1,201 @@
+"""`proagent reproduce NAME`: regenerate a published table with your own model, in one command.
+
+The targets (data/reproduce_targets.toml) say which paper and table, the exact setting, and the one
+implementation that runs it: an evaluation grid or an ablation file (played here, as `proagent eval`
+and `proagent ablate` play them, then written beside the paper's numbers) or a table script of
+scripts/ (run with the flags it takes; it writes its own page beside the paper's). `--list` shows the
+targets, `--dry-run` the episodes, LLM calls, tokens and cost a run would take, without running.
+Flags override the target's setting as in `proagent eval` (e.g. ``--episodes 1 --horizon 60`` for a
+quick try); the table says the command that made it, so a changed setting is never mistaken for the paper's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from proagent.cli.eval_run import AGENT_FLAGS, GRID_FLAGS, RUN_FLAGS, add_agent_flags, add_grid_flags, add_run_flags
+
+if TYPE_CHECKING:
+    from proagent.eval.config import EvalConfig
+    from proagent.eval.reproduce import Registry, Target
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("reproduce", help="regenerate a published table (see --list) beside the paper's numbers")
+    p.add_argument("target", nargs="?", help="a target name from --list")
+    p.add_argument("--list", action="store_true", help="list the targets: paper, table, setting, implementation")
+    p.add_argument(
+        "--dry-run", action="store_true", help="print the episodes, expected LLM calls, tokens and cost; run nothing"
+    )
+    p.add_argument("--out", type=Path, help="where the comparison table goes (default: reproduce.md in the run folder)")
+    add_grid_flags(p)
+    add_agent_flags(p)
+    add_run_flags(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from proagent.eval.reproduce import load_registry
+
+    registry = load_registry()
+    if args.list:
+        return list_targets(registry)
+    if args.target is None:
+        return refuse("give a target name (see proagent reproduce --list)")
+    target = registry.get(args.target)
+    if target is None:
+        return refuse(f"unknown target {args.target!r}; known: {', '.join(t.name for t in registry.targets)}")
+    if target.implementation == "script":
+        return run_script(target, args)
+    return run_grid(target, args)
+
+
+def refuse(message: str) -> int:
+    """One line (a config's problems, listed one a line by the validator, are joined), status 2."""
+    print("error: " + " ".join(line.strip() for line in message.splitlines()), file=sys.stderr)
+    return 2
+
+
+def list_targets(registry: Registry) -> int:
+    for t in registry.targets:
+        paper = registry.papers[t.paper]
+        print(f"{t.name}\n  paper: {paper.title} ({t.table})\n  setting: {t.setting}")
+        where = t.config_file or t.script or "the grid in data/reproduce_targets.toml"
+        print(f"  runs: {t.implementation} ({where})\n  paper's numbers: {t.paper_numbers or t.paper_note}")
+    return 0
+
+
+def given_flags(args: argparse.Namespace) -> list[str]:
+    """The dests of the eval flags given on the command line (those not left at None)."""
+    dests = [*GRID_FLAGS, *RUN_FLAGS, *AGENT_FLAGS, "env", "runs_dir", "resume", "out"]
+    return [d for d in dests if vars(args).get(d) is not None]
+
+
+def run_grid(target: Target, args: argparse.Namespace) -> int:
+    """An eval or ablate target: validate (before any run folder), then dry-run or play and compare."""
+    from proagent.cli.eval_run import agent_flags_given, apply_flags, execute_run
+    from proagent.eval.ablation import refuse_varied_overrides
+    from proagent.eval.config import ConfigError
+    from proagent.eval.reproduce import checked_config, grid_data
+
+    try:
+        data, ablation = grid_data(target)
+        if ablation is not None:
+            refuse_varied_overrides(ablation, agent_flags_given(args), target.name)
+        config = checked_config(apply_flags(data, args), target.name)
+    except ConfigError as exc:
+        return refuse(str(exc))
+    problem = resume_problem(args.resume, config.name) if args.resume is not None else None
+    if problem is not None:
+        return refuse(problem)
+    if args.dry_run:
+        return dry_run(target, config, args.llm)
+    args.config = None
+    code, folder = execute_run(args, data, ablation)
+    if folder is not None:
+        write_comparison(target, folder, args.out, shlex.join(args.command_line))
+    return code
+
+
+def resume_problem(path: Path, name: str) -> str | None:
+    """Why ``path`` cannot continue this target (None if it can): a run of another target would be
+    finished and then compared with the wrong paper's numbers."""
+    from proagent.eval.config import ConfigError
+    from proagent.eval.manifest import load_manifest
+    from proagent.runner.run_folder import RunFolder
+
+    if not path.is_dir():
+        return f"--resume: no run folder at {path}"
+    try:
+        found = load_manifest(RunFolder(path)).config.name
+    except ConfigError as exc:
+        return f"--resume: {exc}"
+    return None if found == name else f"--resume: {path} is a run of {found!r}, not of this target ({name!r})"
+
+
+def dry_run(target: Target, config: EvalConfig, llm: str | None) -> int:
+    from proagent.eval.reproduce import episode_count, estimate
+    from proagent.llm.factory import EMBEDDED_SPEC
+
+    model = llm or next((a.llm for a in config.agents if a.kind == "proagent"), None)
+    e = estimate(target, episode_count(config), model)
+    print(f"{target.name}: {e.episodes} episodes (nothing run)")
+    if e.llm_calls is None:
+        print("LLM calls and tokens: not measured for this target")
+        return 0
+    print(
+        f"expected LLM calls: {e.llm_calls:,.0f}; prompt tokens: {e.prompt_tokens:,.0f}; completion tokens: {e.completion_tokens:,.0f}"
+    )
+    print(f"  (per-episode figures measured: {e.source})")
+    if model == EMBEDDED_SPEC:
+        print("expected cost: none to a provider (the embedded model runs on this machine)")
+    elif e.cost_usd is None:
+        print(f"expected cost: no list price for {model!r} in litellm's price table")
+    else:
+        print(f"expected cost with {model}: ${e.cost_usd:,.2f} (litellm's list prices; --max-cost caps a run)")
+    return 0
+
+
+def write_comparison(target: Target, folder: Path, out: Path | None, command: str) -> None:
+    """Our numbers from the run's records beside the paper's, with the command that regenerates them."""
+    from proagent.eval.manifest import load_manifest
+    from proagent.eval.records import read_records
+    from proagent.eval.reproduce_table import compare, comparison_markdown, read_paper_numbers
+    from proagent.paths import PROJECT_ROOT
+    from proagent.runner.run_folder import RunFolder
+
+    if target.paper_numbers is None:
+        return
+    paper = read_paper_numbers(PROJECT_ROOT / target.paper_numbers)
+    records = read_records(folder / "episodes.jsonl")
+    config = load_manifest(RunFolder(folder)).config
+    models = ", ".join(sorted({a.llm for a in config.agents if a.kind == "proagent"})) or "none (no LLM agent)"
+    notes = [
+        f"Setting: {target.setting}.",
+        f"Regenerate: `{command}` (run folder `{folder.name}`).",
+        f"Model (--llm, from the run's config.json): {models}.",
+    ]
+    text = comparison_markdown(f"{target.name}: {target.table}", compare(records, paper), paper, notes)
+    path = out.with_suffix(".md") if out is not None else folder / "reproduce.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    print(text)
+    print(f"table: {path}", file=sys.stderr)
+
+
+def run_script(target: Target, args: argparse.Namespace) -> int:
+    """A script target: refuse flags it does not take (one line, before it runs), then run it."""
+    import os
+    import subprocess
+
+    from proagent.paths import PROJECT_ROOT
+
+    unsupported = [d for d in given_flags(args) if d not in target.flags]
+    if unsupported:
+        names = ", ".join("--" + d.replace("_", "-") for d in unsupported)
+        return refuse(f"{target.name} runs {target.script}, which takes no {names} (it takes: {script_flags(target)})")
+    if args.dry_run:
+        print(f"{target.name}: the episode count is set by {target.script} (not estimated); run it to see")
+        return 0
+    argv = [
+        part
+        for d, flag in target.flags.items()
+        if vars(args).get(d) is not None
+        for part in (flag, script_value(vars(args)[d]))
+    ]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))}
+    print(f"running: python {target.script} {shlex.join(argv)}", file=sys.stderr)
+    return subprocess.call([sys.executable, str(PROJECT_ROOT / target.script), *argv], cwd=PROJECT_ROOT, env=env)
+
+
+def script_value(value: object) -> str:
+    """A flag's value for the script, which runs from the project root: paths made absolute."""
+    return str(value.resolve()) if isinstance(value, Path) else str(value)
+
+
+def script_flags(target: Target) -> str:
+    return ", ".join("--" + d.replace("_", "-") for d in target.flags) or "none"

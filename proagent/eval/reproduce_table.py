@@ -1,0 +1,114 @@
+"""Our numbers beside a paper's: the table `proagent reproduce` writes after an evaluation run.
+
+The paper's numbers are a JSON file of rows (data/proagent_paper_*.json), each naming the cell it
+belongs to by agent, layout and/or seat; ours are the run's records of that cell. Rows are read from
+the records, never typed in, so the table can only say what the run did; a cell the paper has and
+the run lacks shows "–" on our side, and one the run has and the paper lacks shows "–" on theirs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from proagent.eval.records import EvalRecord
+from proagent.eval.stats import MeanSE, metric_stat
+
+KEYS = ("agent", "layout", "seat")
+Cell = tuple[str | int | None, ...]
+
+
+class PaperRow(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    agent: str | None = None
+    layout: str | None = None
+    seat: int | None = None
+    mean: float
+    se: float | None = None
+
+    def cell(self, keys: tuple[str, ...]) -> Cell:
+        fields = self.model_dump(include=set(KEYS))
+        return tuple(fields[k] for k in keys)
+
+
+class PaperNumbers(BaseModel):
+    """A paper's numbers for one table: where they come from, the metric and the rows."""
+
+    model_config = ConfigDict(extra="forbid")
+    source: str
+    metric: str
+    rows: list[PaperRow]
+
+    def keys(self) -> tuple[str, ...]:
+        """The fields the rows name their cells by (those set in some row), in KEYS order."""
+        return tuple(k for k in KEYS if any(row.cell((k,)) != (None,) for row in self.rows))
+
+
+class ComparisonRow(BaseModel):
+    cell: dict[str, str | int | None]
+    ours: MeanSE
+    paper: PaperRow | None
+
+    @property
+    def difference(self) -> float | None:
+        return None if self.paper is None or self.ours.mean is None else self.ours.mean - self.paper.mean
+
+
+def read_paper_numbers(path: Path) -> PaperNumbers:
+    return PaperNumbers.model_validate(json.loads(path.read_text(encoding="utf-8")))
+
+
+def record_cell(record: EvalRecord, keys: tuple[str, ...]) -> Cell:
+    values = {"agent": record.agent, "layout": record.layout, "seat": record.seat}
+    return tuple(values[k] for k in keys)
+
+
+def compare(records: list[EvalRecord], paper: PaperNumbers) -> list[ComparisonRow]:
+    """One row per cell the paper or the run has: paper cells in the paper's order, then the run's
+    other cells in the order the run first recorded them."""
+    keys = paper.keys()
+    by_cell: dict[Cell, list[EvalRecord]] = {}
+    for record in records:
+        by_cell.setdefault(record_cell(record, keys), []).append(record)
+    paper_cells = {row.cell(keys): row for row in paper.rows}
+    cells = [*paper_cells, *(c for c in by_cell if c not in paper_cells)]
+    return [
+        ComparisonRow(
+            cell=dict(zip(keys, cell)),
+            ours=metric_stat(by_cell.get(cell, []), paper.metric),
+            paper=paper_cells.get(cell),
+        )
+        for cell in cells
+    ]
+
+
+def _number(value: float | None, digits: int) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def comparison_markdown(title: str, rows: list[ComparisonRow], paper: PaperNumbers, notes: list[str]) -> str:
+    """The table: one line per cell, ours (mean ± se (n)), the paper's, ours minus the paper's."""
+    digits = 2 if all(abs(row.paper.mean) <= 1 for row in rows if row.paper) else 1
+    keys = paper.keys()
+    header = [*keys, f"ours ({paper.metric})", "paper", "difference (ours − paper)"]
+    lines = [
+        f"# {title}",
+        "",
+        *notes,
+        "",
+        f"Paper: {paper.source}.",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|---" * len(header) + "|",
+    ]
+    for row in rows:
+        theirs = (
+            "–"
+            if row.paper is None
+            else _number(row.paper.mean, digits) + ("" if row.paper.se is None else f" ± {row.paper.se:g}")
+        )
+        cells = [str(row.cell[k]) for k in keys]
+        lines.append("| " + " | ".join([*cells, row.ours.text(digits), theirs, _number(row.difference, digits)]) + " |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,251 @@
+"""The Yōkai SP/XP table, regenerated: partners in self-play and cross-play with the paper's columns,
+beside the paper's Table 2 (2-player 9C), and the cross-play matrices as heatmaps.
+
+    python scripts/yokai_table.py                                   # the scripted partners (minutes)
+    python scripts/yokai_table.py --agents careful,hint_reader,random,<rl name>   # an RL partner too
+    python scripts/yokai_table.py --agents careful,proagent --llm loopback         # ProAgent (test double)
+
+Every name in ``--agents`` plays every name (itself included) in both seats through `proagent eval`
+(``--episodes`` games per ordered pair and seat, seeds ``--seed`` on). A name is a scripted partner
+of the world, ``proagent`` (the LLM agent, ``--llm``: ``loopback`` is the tests' Yōkai responder,
+no language model) or a trained partner the world ships (``partners/yokai/<layout>/<name>/``).
+SP is a name with itself; XP its games with every *other* name, both seats. This is cross-play
+between different conventions, not the paper's inter-seed XP of one method. R is eq. 4 (the
+record's score); SEE, EE and WEE are percentages; WEE = P(win | EE) counts only the games that
+ended early (its n), "–" where none did. Writes ``<out>.md``, ``<out>.csv`` (one line per agent,
+setting and metric: mean, se, n) and ``<out>_xp_<metric>.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from proagent.cli import main as cli
+from proagent.domains import get_domain
+from proagent.eval.records import EvalRecord, read_records
+from proagent.eval.stats import MeanSE, metric_stat
+from proagent.paths import PROJECT_ROOT
+from proagent.world.types import DomainInputError
+
+DOMAIN = get_domain("yokai")
+LLM = "proagent"
+PAPER = PROJECT_ROOT / "data" / "yokai_paper_table2.json"
+# (metric, column, in percent): the paper's five columns first, then the rest of the record's metrics.
+PAPER_COLUMNS = (("score", "R", False), ("early_win", "SEE", True), ("early_end", "EE", True),
+                 ("win_if_early", "WEE", True), ("length", "LEN", False))  # fmt: skip
+MORE_COLUMNS = (("win", "win %", True), ("game_score", "S (eq. 1)", False), ("hints_used", "hints", False),
+                ("hints_correct", "correct", False), ("hints_wrong", "wrong", False))  # fmt: skip
+HEATMAPS = (("score", "R (eq. 4)"), ("early_win", "SEE %"))
+
+
+class InputError(ValueError):
+    """A bad argument, said in one line before anything runs."""
+
+
+def kind_of(name: str, layout: str) -> str:
+    """Which sort of agent a name is: the LLM agent, a trained (RL) partner, or a scripted one."""
+    from proagent.training.partner import available_rl_partners
+
+    if name == LLM:
+        return "LLM"
+    return "RL" if "/" in name or name in available_rl_partners("yokai", layout) else "scripted"
+
+
+def check_names(names: Sequence[str], layout: str) -> None:
+    """Every name plays on ``layout``: InputError naming the ones that do not and what would."""
+    try:
+        env = DOMAIN.make_env(layout, DOMAIN.default_horizon(layout))
+    except DomainInputError as exc:
+        raise InputError(str(exc)) from exc
+    known = [*DOMAIN.partner_names(env), LLM]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise InputError(f"unknown agent(s) {', '.join(map(repr, unknown))} for yokai {layout}; known: {', '.join(known)}")
+    if len(set(names)) != len(names):
+        raise InputError(f"--agents names an agent twice: {','.join(names)}")
+
+
+def run_eval(args: argparse.Namespace) -> Path:
+    """Every name with every name, both seats, in one `proagent eval` run folder."""
+    names = ",".join(args.agents)
+    label = f"yokai-table-{args.layout}"
+    argv = [
+        "eval", "--domain", "yokai", "--name", label, "--agents", names, "--partners", names,
+        "--layouts", args.layout, "--seats", "0,1", "--episodes", str(args.episodes), "--seed", str(args.seed),
+        "--progress", "off", "--runs-dir", str(args.runs_dir), "--llm", args.llm,
+    ]  # fmt: skip
+    server = contextlib.nullcontext(None)
+    if LLM in args.agents and args.llm == "loopback":
+        sys.path.insert(0, str(PROJECT_ROOT))  # the test doubles: tests.support (never tests/ itself)
+        from tests.support.fake_server import FakeChatServer
+        from tests.support.loopback import loopback_args
+        from tests.support.responders.yokai import yokai_answer
+
+        server = FakeChatServer(delay_s=0.0, responder=yokai_answer)
+    with server as fake:
+        if fake is not None:
+            argv[argv.index("--llm") :] = loopback_args(fake.url)
+        elif args.llm == "loopback":
+            argv = argv[: argv.index("--llm")]  # no LLM agent: the flag is not needed
+        code = cli(argv)
+    if code != 0:
+        raise SystemExit(f"eval failed ({code})")
+    return max(args.runs_dir.glob(f"*-{label}"), key=lambda p: p.stat().st_mtime)
+
+
+def stat(records: Sequence[EvalRecord], metric: str, percent: bool) -> MeanSE:
+    """Mean ± se of ``metric`` over ``records`` (only those that have it), in percent for a rate."""
+    s = metric_stat(records, metric)
+    if not percent or s.mean is None:
+        return s
+    return MeanSE(n=s.n, mean=100 * s.mean, se=None if s.se is None else 100 * s.se)
+
+
+def cell(s: MeanSE, percent: bool) -> str:
+    """The one formatter's ``mean ± se (n=…)``; "–" where no game has the metric (WEE without an early end)."""
+    return "–" if s.n == 0 else s.text(0 if percent else 1)
+
+
+def settings(records: Sequence[EvalRecord], name: str) -> dict[str, list[EvalRecord]]:
+    """``name``'s games with itself (SP) and with every other agent (XP), in both seats."""
+    mine = [r for r in records if r.agent == name]
+    return {"SP": [r for r in mine if r.partner == name], "XP": [r for r in mine if r.partner != name]}
+
+
+def ours_table(records: Sequence[EvalRecord], names: Sequence[str], layout: str) -> str:
+    """The paper's layout: one row per agent, SP columns then XP columns."""
+    head = [f"{setting} {col}" for setting in ("SP", "XP") for _, col, _ in PAPER_COLUMNS]
+    lines = ["| kind | agent | " + " | ".join(head) + " |", "|---|---|" + "---|" * len(head)]
+    for name in names:
+        games = settings(records, name)
+        cells = [cell(stat(games[s], m, p), p) for s in ("SP", "XP") for m, _, p in PAPER_COLUMNS]
+        lines.append(f"| {kind_of(name, layout)} | {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def more_table(records: Sequence[EvalRecord], names: Sequence[str], layout: str) -> str:
+    """The record's other metrics (win, eq. 1's score, the hints) per agent and setting."""
+    lines = ["| kind | agent | setting | " + " | ".join(c for _, c, _ in MORE_COLUMNS) + " |", "|---|---|---|" + "---|" * len(MORE_COLUMNS)]
+    for name in names:
+        for setting, games in settings(records, name).items():
+            cells = [cell(stat(games, m, p), p) for m, _, p in MORE_COLUMNS]
+            lines.append(f"| {kind_of(name, layout)} | {name} | {setting} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def paper_table() -> str:
+    """The paper's Table 2 rows for 2-player 9C, as printed (mean ± se over 12 seeds)."""
+    paper = json.loads(PAPER.read_text())
+    head = [f"{setting} {col}" for setting in ("SP", "XP") for col in paper["columns"]]
+    lines = ["| method | memory | " + " | ".join(head) + " |", "|---|---|" + "---|" * len(head)]
+    lines += [f"| {r['method']} | {r['memory']} | " + " | ".join([*r["sp"], *r["xp"]]) + " |" for r in paper["rows"]]
+    return paper["source"] + ".\n\n" + "\n".join(lines)
+
+
+def write_csv(records: Sequence[EvalRecord], names: Sequence[str], layout: str, path: Path) -> None:
+    with path.open("w", newline="") as fh:
+        out = csv.writer(fh)
+        out.writerow(["kind", "agent", "setting", "metric", "mean", "se", "n"])
+        for name in names:
+            for setting, games in settings(records, name).items():
+                for metric, _, percent in (*PAPER_COLUMNS, *MORE_COLUMNS):
+                    s = stat(games, metric, percent)
+                    out.writerow([kind_of(name, layout), name, setting, metric + (" %" if percent else ""), s.mean, s.se, s.n])
+
+
+def heatmap(records: Sequence[EvalRecord], names: Sequence[str], metric: str, title: str, path: Path) -> Path:
+    """Agent (rows) x partner (columns), both seats pooled; each cell reads its mean and n."""
+    percent = title.endswith("%")
+    grid = [[stat([r for r in records if r.agent == a and r.partner == b], metric, percent) for b in names] for a in names]
+    fig = Figure(figsize=(1.6 + 1.3 * len(names), 1.2 + 1.0 * len(names)))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    image = ax.imshow([[s.mean if s.mean is not None else float("nan") for s in row] for row in grid], cmap="viridis")
+    fig.colorbar(image, ax=ax, shrink=0.8)
+    for i, row in enumerate(grid):
+        for j, s in enumerate(row):
+            text = "–" if s.mean is None else f"{s.mean:.{0 if percent else 1}f}\nn={s.n}"
+            light = s.mean is not None and image.norm(s.mean) > 0.6  # viridis is light at its top
+            ax.text(j, i, text, ha="center", va="center", fontsize=8, color="black" if light else "white")
+    ax.set_xticks(range(len(names)), list(names), rotation=30, ha="right", fontsize=8)
+    ax.set_yticks(range(len(names)), list(names), fontsize=8)
+    ax.set_xlabel("partner")
+    ax.set_ylabel("agent")
+    ax.set_title(title, fontsize=10)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    return path
+
+
+def page(args: argparse.Namespace, records: Sequence[EvalRecord], folder: Path, images: Sequence[Path], command: str) -> str:
+    names, layout = args.agents, args.layout
+    kinds = ", ".join(f"{n} ({kind_of(n, layout).lower()})" for n in names)
+    model = "" if LLM not in names else f" ProAgent's model: `{args.llm}`" + (
+        " (the tests' Yōkai loopback responder, no language model)." if args.llm == "loopback" else "."
+    )
+    return (
+        f"# Yōkai {layout}: self-play and cross-play with the paper's metrics\n\n"
+        f"Regenerate: `{('python scripts/yokai_table.py ' + command).strip()}` (run folder `{folder.name}`, "
+        f"{len(records)} games: every agent with every agent, both seats, {args.episodes} per ordered pair and "
+        f"seat, seeds {args.seed} on, perfect memory as in the paper).\n\n"
+        f"Agents: {kinds}.{model} SP is an agent with itself; XP its games with every other agent here "
+        "(cross-play between different conventions, not the paper's inter-seed XP of one method). "
+        "R is eq. 4 (the record's score); SEE, EE, WEE and win are percentages; WEE = P(win | EE) counts "
+        "only the games that ended early (its n), \"–\" where none did. Cells: mean ± standard error over games "
+        "(n = games; the paper's ± is over 12 training seeds).\n\n"
+        f"## Ours\n\n{ours_table(records, names, layout)}\n\n"
+        f"### The other metrics\n\n{more_table(records, names, layout)}\n\n"
+        f"## The paper, Table 2 (2-player 9C)\n\n{paper_table()}\n\n"
+        "## Cross-play matrices (agent x partner, both seats pooled)\n\n"
+        + "\n".join(f"![{p.stem}]({p.name})" for p in images)
+        + "\n"
+    )
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--agents", type=lambda s: [n.strip() for n in s.split(",") if n.strip()],
+                   default=["careful", "hint_reader", "random"],
+                   help="comma list: scripted partners, 'proagent' (the LLM agent) or trained partners")  # fmt: skip
+    p.add_argument("--layout", default="9c_2p")
+    p.add_argument("--episodes", type=int, default=100, choices=range(1, 10_001), metavar="1..10000",
+                   help="games per ordered pair and seat")  # fmt: skip
+    p.add_argument("--seed", type=int, default=0, choices=range(1_000_001), metavar="0..1000000")
+    p.add_argument("--llm", default="loopback", help="ProAgent's model: 'loopback' (the tests' Yōkai responder), 'embedded' or a litellm id")
+    p.add_argument("--out", type=Path, default=Path("docs/yokai_table"))
+    p.add_argument("--runs-dir", type=Path, default=Path("runs"))
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    try:
+        if not args.agents:
+            raise InputError("--agents names no agent")
+        check_names(args.agents, args.layout)
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    folder = run_eval(args)
+    records = read_records(folder / "episodes.jsonl")
+    out: Path = args.out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    images = [heatmap(records, args.agents, m, t, out.with_name(f"{out.name}_xp_{m}.png")) for m, t in HEATMAPS]
+    write_csv(records, args.agents, args.layout, out.with_suffix(".csv"))
+    command = " ".join(argv if argv is not None else sys.argv[1:])
+    text = page(args, records, folder, images, command)
+    out.with_suffix(".md").write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,214 @@
+"""`proagent reproduce`: the targets are listed, a dry run counts and prices a target without running
+it, bad input is one line and exit 2 before any run folder, and the cheap targets run end to end on
+the loopback test double, writing our numbers (read from the run's records) beside the paper's."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from proagent.cli import main
+from proagent.eval.records import read_records
+from proagent.eval.reproduce import load_registry, token_prices
+from proagent.eval.stats import metric_stat
+from tests.support.fake_server import FakeChatServer
+from tests.support.loopback import loopback_args
+from tests.support.responders.overcooked import overcooked_answer
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm must not fetch its price list
+
+REQUIRED = (
+    "proagent-table1", "proagent-planner-ablation", "proagent-verificator-ablation", "overcooked-v2-table2",
+    "interdependence-table1", "emcoop-topologies", "yokai-table2",
+)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def server():
+    with FakeChatServer(delay_s=0.0, responder=overcooked_answer) as srv:
+        yield srv
+
+
+def test_list_shows_every_target_with_its_paper(capsys: pytest.CaptureFixture) -> None:
+    assert main(["reproduce", "--list"]) == 0
+    out = capsys.readouterr().out
+    registry = load_registry()
+    assert set(REQUIRED) <= {t.name for t in registry.targets}
+    for target in registry.targets:
+        assert f"{target.name}\n  paper: {registry.papers[target.paper].title} ({target.table})" in out
+
+
+def test_dry_run_counts_and_prices_table1_for_gpt_4o_mini(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    argv = [
+        "reproduce",
+        "proagent-table1",
+        "--dry-run",
+        "--llm",
+        "openai/gpt-4o-mini",
+        "--runs-dir",
+        str(tmp_path / "runs"),
+    ]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    measured = load_registry().get("proagent-table1").measured
+    episodes = 5 * 5 * 2 * 5  # partners x layouts x seats x episodes
+    prompt_price, completion_price = token_prices("openai/gpt-4o-mini")
+    cost = episodes * (measured.prompt_tokens * prompt_price + measured.completion_tokens * completion_price)
+    assert out.startswith(f"proagent-table1: {episodes} episodes (nothing run)")
+    assert f"expected LLM calls: {measured.llm_calls * episodes:,.0f};" in out
+    assert f"expected cost with openai/gpt-4o-mini: ${cost:,.2f}" in out and "loopback test double" in out
+    assert not (tmp_path / "runs").exists()
+
+
+def test_dry_run_counts_the_grid_the_flags_leave(capsys: pytest.CaptureFixture) -> None:
+    assert (
+        main(
+            ["reproduce", "proagent-verificator-ablation", "--dry-run", "--layouts", "cramped_room", "--episodes", "2"]
+        )
+        == 0
+    )
+    assert capsys.readouterr().out.startswith("proagent-verificator-ablation: 12 episodes")  # 3 variants x 2 seats x 2
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["reproduce", "no-such-table"], "unknown target 'no-such-table'"),
+        (["reproduce"], "give a target name"),
+        (["reproduce", "proagent-table1", "--episodes", "0"], "--episodes"),
+        (["reproduce", "proagent-table1", "--layouts", "nowhere"], "nowhere"),
+        (["reproduce", "proagent-planner-ablation", "--prompt", "plan_only"], "--prompt"),
+        (["reproduce", "interdependence-table1", "--llm", "openai/gpt-4o-mini"], "takes no --llm"),
+        (["reproduce", "yokai-table2", "--api-base", "http://127.0.0.1:1/v1"], "takes no --api-base"),
+        (["reproduce", "proagent-table1", "--resume", "no/such/run"], "--resume: no run folder at no/such/run"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_before_any_run_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture, argv: list, said: str
+) -> None:
+    assert _exit_code([*argv, "--runs-dir", str(tmp_path / "runs")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert said in err and len(err.splitlines()) == 1 and not (tmp_path / "runs").exists()
+
+
+def _exit_code(argv: list[str]) -> int | str | None:
+    """The command's status, whether it returns it or the parser exits with it (a bad flag value)."""
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return exc.code
+
+
+def _run(server: FakeChatServer, tmp_path: Path, target: str, *flags: str) -> tuple[list, str, Path]:
+    argv = [
+        "reproduce",
+        target,
+        *flags,
+        "--out",
+        str(tmp_path / "table"),
+        "--runs-dir",
+        str(tmp_path / "runs"),
+        "--progress",
+        "off",
+    ]
+    assert main([*argv, *loopback_args(server.url)]) == 0
+    (run,) = (tmp_path / "runs").iterdir()
+    return read_records(run / "episodes.jsonl"), (tmp_path / "table.md").read_text(), run
+
+
+def test_table1_runs_on_the_double_beside_the_papers_numbers(server: FakeChatServer, tmp_path: Path) -> None:
+    flags = ("--layouts", "cramped_room", "--partners", "sp", "--episodes", "1", "--horizon", "20", "--max-cost", "0.5")
+    records, text, run = _run(server, tmp_path, "proagent-table1", *flags)
+    assert sorted((r.partner, r.seat) for r in records) == [("sp", 0), ("sp", 1)]
+    assert json.loads((run / "config.json").read_text())["config"]["max_cost_usd"] == 0.5
+    for seat, paper in ((0, 197.3), (1, 194.2)):
+        ours = metric_stat([r for r in records if r.seat == seat], "score")
+        row = f"| proagent | cramped_room | {seat} | {ours.text(1)} | {paper:.1f} ± "
+        assert row in text and text.split(row)[1].split("\n")[0].endswith(f"| {ours.mean - paper:.1f} |")
+    assert "| proagent | counter_circuit | 0 | n/a (n=0) | 126.3 ± 32.3 | – |" in text  # the paper's, not run here
+    assert "proagent reproduce proagent-table1 --layouts cramped_room" in text and "tests.support.loopback" in text
+
+
+def test_planner_ablation_runs_on_the_double_beside_the_papers_numbers(server: FakeChatServer, tmp_path: Path) -> None:
+    records, text, _ = _run(
+        server, tmp_path, "proagent-planner-ablation", "--episodes", "1", "--horizon", "20", "--seats", "0"
+    )
+    assert sorted(r.agent for r in records) == ["analysis_intention_belief", "analysis_only", "plan_only"]
+    for variant, paper in (("analysis_intention_belief", 204), ("analysis_only", 184), ("plan_only", 100)):
+        ours = metric_stat([r for r in records if r.agent == variant], "score")
+        assert f"| {variant} | cramped_room | {ours.text(1)} | {paper:.1f} | {ours.mean - paper:.1f} |" in text
+
+
+def test_resume_finishes_the_run_and_rewrites_the_table(server: FakeChatServer, tmp_path: Path) -> None:
+    flags = ("--episodes", "1", "--horizon", "20", "--seats", "0")
+    _, _, run = _run(server, tmp_path, "proagent-planner-ablation", *flags)
+    argv = [
+        "reproduce",
+        "proagent-planner-ablation",
+        "--resume",
+        str(run),
+        "--episodes",
+        "2",
+        "--out",
+        str(tmp_path / "table"),
+        "--progress",
+        "off",
+    ]
+    assert main([*argv, "--no-cache"]) == 0  # the model and its server come from the run's config
+    records = read_records(run / "episodes.jsonl")
+    assert len(records) == 3 * 2 and [p.name for p in (tmp_path / "runs").iterdir()] == [run.name]
+    ours = metric_stat([r for r in records if r.agent == "plan_only"], "score")
+    assert (
+        ours.n == 2 and f"| plan_only | cramped_room | {ours.text(1)} | 100.0 |" in (tmp_path / "table.md").read_text()
+    )
+
+
+def test_resume_refuses_another_targets_run(
+    server: FakeChatServer, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    _, _, run = _run(server, tmp_path, "proagent-planner-ablation", "--episodes", "1", "--horizon", "5", "--seats", "0")
+    capsys.readouterr()
+    assert main(["reproduce", "proagent-verificator-ablation", "--resume", str(run)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "is a run of 'ablation-planner-modules'" in err and len(err.splitlines()) == 1
+    assert len(read_records(run / "episodes.jsonl")) == 3  # untouched
+
+
+def test_verificator_ablation_shows_variants_the_paper_lacks(server: FakeChatServer, tmp_path: Path) -> None:
+    flags = ("--episodes", "1", "--horizon", "20", "--seats", "0", "--layouts", "cramped_room")
+    records, text, _ = _run(server, tmp_path, "proagent-verificator-ablation", *flags)
+    off = metric_stat([r for r in records if r.agent == "verificator_off"], "skill_success_rate")
+    assert f"| verificator_off | {off.text(2)} | 0.20 | {off.mean - 0.2:.2f} |" in text
+    assert "| verificator_on | " in text and text.split("| verificator_on | ")[1].split("\n")[0].endswith("| – | – |")
+
+
+def test_a_script_target_runs_its_script_with_the_mapped_flags(tmp_path: Path) -> None:
+    out, runs = tmp_path / "yokai", tmp_path / "runs"
+    assert main(["reproduce", "yokai-table2", "--episodes", "1", "--out", str(out), "--runs-dir", str(runs)]) == 0
+    (run,) = runs.iterdir()
+    records = read_records(run / "episodes.jsonl")
+    assert len(records) == 3 * 3 * 2 and {r.episode for r in records} == {0}  # 3 agents x 3 partners x 2 seats, 1 game
+    text = out.with_suffix(".md").read_text()
+    assert f"run folder `{run.name}`" in text and "| H | real |" in text  # ours from the run, the paper's beside them
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"implementation": "ablate"}, "needs its config, config_file or script"),
+        ({"paper": "nobody"}, "unknown papers: nobody"),
+        ({"flags": {"partners": "--partners"}}, "flags.partners"),
+    ],
+)
+def test_a_malformed_registry_is_refused_when_read(change: dict, said: str) -> None:
+    from pydantic import ValidationError
+
+    from proagent.eval.reproduce import Registry
+
+    registry = load_registry()
+    target = registry.get("yokai-table2").model_dump() | change
+    with pytest.raises(ValidationError, match=said):
+        Registry.model_validate({"papers": registry.model_dump()["papers"], "targets": [target]})

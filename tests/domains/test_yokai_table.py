@@ -1,0 +1,83 @@
+"""Yōkai cross-play: `proagent eval --domain yokai` with ProAgent (the loopback double) and scripted
+agents in both seats records the paper's metrics, and scripts/yokai_table.py writes the SP/XP page
+(its numbers read back from the run's records), the CSV and the heatmaps, and refuses bad names."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from scripts_loader import load_script
+
+from proagent.cli import main
+from proagent.domains.yokai.metrics import METRIC_NAMES, WEE
+from proagent.eval.records import read_records
+from proagent.eval.stats import metric_stat
+from tests.support.fake_server import FakeChatServer
+from tests.support.loopback import loopback_args
+from tests.support.responders.yokai import yokai_answer
+
+
+def test_eval_plays_proagent_and_scripted_agents_in_both_seats(tmp_path: Path) -> None:
+    argv = ["eval", "--domain", "yokai", "--agents", "proagent,hint_reader", "--partners", "careful", "--layouts", "9c_2p",
+            "--seats", "0,1", "--episodes", "1", "--progress", "off", "--runs-dir", str(tmp_path)]  # fmt: skip
+    with FakeChatServer(delay_s=0.0, responder=yokai_answer) as server:
+        assert main([*argv, *loopback_args(server.url)]) == 0
+    (run,) = tmp_path.glob("*-eval")
+    records = read_records(run / "episodes.jsonl")
+    assert sorted((r.agent, r.seat) for r in records) == [("hint_reader", 0), ("hint_reader", 1), ("proagent", 0), ("proagent", 1)]
+    for r in records:
+        assert set(r.domain_metrics) | {WEE} == set(METRIC_NAMES) and r.score == r.domain_metrics["reward"]
+        assert (WEE in r.domain_metrics) == (r.domain_metrics["early_end"] == 1)
+    assert all(r.llm_calls > 0 for r in records if r.agent == "proagent")
+    header = (run / "metrics.md").read_text().splitlines()
+    assert any("early_win" in line and "win_if_early" in line and "length" in line for line in header)
+
+
+def _load():
+    return load_script("yokai_table")
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--agents", "careful,greedy"], "'greedy'"),
+        (["--agents", "careful,careful"], "twice"),
+        (["--layout", "12c_2p"], "9c_2p"),
+        (["--agents", ","], "no agent"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2_before_any_run(tmp_path: Path, capsys: pytest.CaptureFixture, argv: list, said: str) -> None:
+    assert _load().main([*argv, "--runs-dir", str(tmp_path / "runs"), "--out", str(tmp_path / "t")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert said in err and len(err.splitlines()) == 1 and not (tmp_path / "runs").exists() and not list(tmp_path.iterdir())
+
+
+def test_the_page_reads_its_numbers_from_the_run(tmp_path: Path) -> None:
+    script, out = _load(), tmp_path / "docs" / "yokai"
+    assert script.main(["--agents", "careful,random", "--episodes", "2", "--out", str(out), "--runs-dir", str(tmp_path)]) == 0
+    text = out.with_suffix(".md").read_text()
+    (run,) = tmp_path.glob("*-yokai-table-9c_2p")
+    records = read_records(run / "episodes.jsonl")
+    assert len(records) == 2 * 2 * 2 * 2 and f"run folder `{run.name}`" in text
+    assert "python scripts/yokai_table.py --agents careful,random --episodes 2" in text
+    rows: dict[str, list[str]] = {}  # the first table's rows (the second repeats each agent per setting)
+    for line in text.splitlines():
+        if line.startswith("| scripted |"):
+            rows.setdefault(line.split(" | ")[1], line.strip("| ").split(" | "))
+    careful, random = rows["careful"], rows["random"]
+    xp = [r for r in records if r.agent == "careful" and r.partner == "random"]
+    assert careful[7] == metric_stat(xp, "score").text(1) and careful[7].endswith("(n=4)")
+    sp = [r for r in records if r.agent == "random" and r.partner == "random"]
+    ee = metric_stat(sp, "early_end")
+    assert random[4] == ee.model_copy(update={"mean": 100 * ee.mean, "se": 100 * (ee.se or 0)}).text(0)
+    wee = metric_stat(sp, WEE)
+    assert (random[5] == "–") == (wee.n == 0)  # WEE only over the games that ended early
+    assert "| H | real | - | - | - | - | - | 5.7 ± 0.5 | 65 ± 11 | 65 ± 11 | 100 ± 0 | - |" in text
+    assert "| OP | perfect | 6.6 ± 0.2 | 84 ± 2 | 90 ± 2 | 93 ± 1 | 25.2 ± 0.2 | 4.8 ± 0.1 |" in text
+    lines = list(csv.DictReader(out.with_suffix(".csv").open()))
+    assert len(lines) == 2 * 2 * 10 and {"careful", "random"} == {line["agent"] for line in lines}
+    for metric in ("score", "early_win"):
+        png = out.with_name(f"yokai_xp_{metric}.png")
+        assert png.read_bytes()[:4] == b"\x89PNG" and f"]({png.name})" in text
