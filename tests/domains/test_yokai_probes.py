@@ -74,5 +74,6 @@ def test_belief_probe_on_a_world_without_probes_is_refused_before_any_run(tmp_pa
     args = ["eval", "--domain", "overcooked", "--layouts", "cramped_room", "--partners", "greedy", "--episodes", "1"]
     assert main([*args, "--belief-probe", "--llm", "embedded", "--runs-dir", str(tmp_path), "--progress", "off"]) == 2
     problems = [line for line in capsys.readouterr().err.splitlines() if "belief" in line]
-    assert problems == ["  agents[0].prompt: --belief-probe: the overcooked world offers no belief probes"]
+    assert len(problems) == 1  # one line, whichever way the config check lays out its problems
+    assert problems[0].endswith("agents[0].prompt: --belief-probe: the overcooked world offers no belief probes")
     assert not list(tmp_path.iterdir())
