@@ -45,6 +45,13 @@ def format_interval(low: float, high: float, digits: int = 1) -> str:
     return f"[{_fixed(low, digits)}, {_fixed(high, digits)}]"
 
 
+def format_published(value: str, error: float | None) -> str:
+    """A paper's own number as it printed it: ``value`` (already rounded as the paper has it) and its
+    error bar, whatever the paper's kind (standard error over seeds, standard deviation); no n,
+    since the paper's n is not ours to state."""
+    return value if error is None else f"{value} ± {error:g}"
+
+
 def format_score_mean(mean: float, se: float, n: int) -> str:
     """A mean score beside the episodes' own scores: both numbers by `format_score`, so a single
     episode's summary reads exactly as its episode line (``5.5 (n=1)`` after ``score 5.5``)."""

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from proagent.eval.records import EvalRecord
 from proagent.eval.stats import MeanSE, metric_stat
+from proagent.numbers import format_published
 
 KEYS = ("agent", "layout", "seat")
 Cell = tuple[str | int | None, ...]
@@ -107,7 +108,7 @@ def comparison_markdown(title: str, rows: list[ComparisonRow], paper: PaperNumbe
         theirs = (
             "–"
             if row.paper is None
-            else _number(row.paper.mean, digits) + ("" if row.paper.se is None else f" ± {row.paper.se:g}")
+            else format_published(_number(row.paper.mean, digits), row.paper.se)
         )
         cells = [str(row.cell[k]) for k in keys]
         lines.append("| " + " | ".join([*cells, row.ours.text(digits), theirs, _number(row.difference, digits)]) + " |")
