@@ -47,3 +47,7 @@ def test_a_mean_that_rounds_to_zero_is_never_written_negative() -> None:
     assert format_mean(-0.04, 0.0, 1) == "0.0 (n=1)"
     assert format_interval(-0.04, 0.5) == "[0.0, 0.5]"
     assert format_mean(-0.06, 0.01, 2) == "-0.1 ± 0.0 (n=2)"
+
+
+def test_yokai_lists_the_papers_main_setting_first() -> None:
+    assert default_layout("yokai") == "9c_2p"  # what `eval --domain yokai` and `human --domain yokai` play

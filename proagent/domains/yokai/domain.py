@@ -110,6 +110,11 @@ class YokaiDomain(WorldBase):
         rl=YOKAI_RL,
     )
 
+    def layout_names(self) -> list[str]:
+        """Smallest game first (9C before 16C, then by players): the first is the paper's main
+        setting, 9c_2p, which commands that take a world's first layout then play."""
+        return sorted(self.layouts, key=lambda name: tuple(int(part[:-1]) for part in name.split("_")))
+
     @property
     def action_names(self) -> tuple[str, ...]:
         """Primitive actions are eq. 9 ids (``a<id>``) of the largest layout, then ``idle``."""
