@@ -165,6 +165,20 @@ def seed_table(rows: list[dict], paper: dict) -> str:
     return "\n".join(lines)
 
 
+def without_resume(argv: list[str]) -> list[str]:
+    """The command line without its ``--resume FOLDER`` pairs: run folders stay on the machine that
+    made them, so the command a page names must regenerate it from nothing."""
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--resume":
+            skip = True
+        elif not arg.startswith("--resume="):
+            out.append(arg)
+    return out
+
+
 def shipped(layout: str, methods: list[str] | None = None) -> list[str]:
     """Every partner shipped for ``layout``, or with ``methods`` only each method's best seed by its
     manifest (``sp`` -> ``sp_s2`` on test_time_wide): a short run plays the partners worth meeting."""
@@ -202,10 +216,11 @@ def main(argv: list[str] | None = None) -> int:
     rows = [row for layout in args.layouts for row in rl_rows(layout, args.rl_episodes, args.seed)]
     folders = [] if args.skip_proagent else run_proagent(args, partners)
     model = "the V2 loopback responder (scripted, no language model)" if args.llm == "loopback" else f"`{args.llm}`"
-    command = " ".join(argv if argv is not None else sys.argv[1:])
+    command = " ".join(without_resume(argv if argv is not None else sys.argv[1:]))
+    reused = " (this page's run reused the episodes of earlier run folders with `--resume`)" if args.resume else ""
     text = (
         f"# OvercookedV2: shipped partners{'' if args.skip_proagent else ' and ProAgent'}\n\n"
-        f"Regenerate: `python scripts/overcooked_v2_table.py {command}`.\n\n"
+        f"Regenerate: `python scripts/overcooked_v2_table.py {command}`{reused}.\n\n"
         f"## RL partners ({args.rl_episodes} episodes of 400 steps per ordered pair, mean ± standard error; "
         "paper: 10 seeds, mean ± standard deviation)\n\n"
         + (rl_table(rows, paper) if rows else "No V2 partners are shipped for these layouts.")

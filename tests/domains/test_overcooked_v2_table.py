@@ -38,3 +38,9 @@ def test_the_seed_table_counts_the_seeds_that_reach_the_papers_self_play() -> No
     lines = table.seed_table(rows, paper).splitlines()
     assert lines[2] == "| L | sp | 2 | 1 | 0.95x | 3.0 (n=2 seeds) | -10 ± 50 (sd) |"  # 95 >= 90 > 89
     assert lines[3] == "| L | op | 1 | - | - | - (one seed) | - |"  # no paper row for op here
+
+
+def test_the_regenerate_command_names_no_run_folder_of_this_machine() -> None:
+    table = load_script("overcooked_v2_table")
+    argv = ["--llm", "embedded", "--resume", "runs/a", "--episodes", "1", "--resume=runs/b", "--out", "x"]
+    assert table.without_resume(argv) == ["--llm", "embedded", "--episodes", "1", "--out", "x"]
