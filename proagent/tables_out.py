@@ -32,3 +32,17 @@ def markdown_rows(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
+
+
+def without_resume(argv: list[str]) -> list[str]:
+    """The command line without its ``--resume FOLDER`` pairs: run folders stay on the machine that
+    made them, so the command a results page names must regenerate it from nothing."""
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--resume":
+            skip = True
+        elif not arg.startswith("--resume="):
+            out.append(arg)
+    return out

@@ -27,6 +27,7 @@ from proagent.eval.records import read_records
 from proagent.eval.stats import INTERVAL_NOTE, mean_se, metric_value, paired_difference
 from proagent.maeil import TOPOLOGIES
 from proagent.paths import PROJECT_ROOT
+from proagent.tables_out import without_resume
 
 TEAMS = (("easy", 2, ""), ("medium", 3, ""), ("hard", 4, ""), ("hard", 6, "@6"))
 COLUMNS = (
@@ -146,7 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     model = "the CUBE loopback responder (scripted, no language model)" if args.llm == "loopback" else f"`{args.llm}`"
     text = (
         f"# CUBE: topology x difficulty ({model})\n\n"
-        f"Regenerate: `python scripts/cube_topology_table.py {' '.join(argv if argv is not None else sys.argv[1:])}`; "
+        f"Regenerate: `python scripts/cube_topology_table.py {' '.join(without_resume(argv if argv is not None else sys.argv[1:]))}`"
+        f"{' (this page reused an earlier run folder with `--resume`)' if args.resume else ''}; "
         f"run folder `{folder.name}` ({len(rows)} episodes: {args.seeds} random scenario(s) per team, ProAgent in every seat, "
         "mean ± standard error over scenarios, n = scenarios). "
         f"{PRIMARY} 95% CI: the {INTERVAL_NOTE}; Δ: the topology minus `{BASELINE}`, paired by scenario "

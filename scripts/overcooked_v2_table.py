@@ -35,6 +35,7 @@ from proagent.cli import main as cli
 from proagent.eval.records import read_records
 from proagent.eval.stats import mean_se
 from proagent.paths import PROJECT_ROOT
+from proagent.tables_out import without_resume
 
 LAYOUTS = COORDINATION_LAYOUTS
 SCRIPTED = ("recipe_greedy",)  # the scripted partners that play V2 kitchens
@@ -163,20 +164,6 @@ def seed_table(rows: list[dict], paper: dict) -> str:
         paper_xp = f"{ref[1][0]} ± {ref[1][1]} (sd)" if ref else "-"
         lines.append(f"| {layout} | {method} | {len(seeds)} | {reach} | {best} | {among} | {paper_xp} |")
     return "\n".join(lines)
-
-
-def without_resume(argv: list[str]) -> list[str]:
-    """The command line without its ``--resume FOLDER`` pairs: run folders stay on the machine that
-    made them, so the command a page names must regenerate it from nothing."""
-    out, skip = [], False
-    for arg in argv:
-        if skip:
-            skip = False
-        elif arg == "--resume":
-            skip = True
-        elif not arg.startswith("--resume="):
-            out.append(arg)
-    return out
 
 
 def shipped(layout: str, methods: list[str] | None = None) -> list[str]:
