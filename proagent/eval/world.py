@@ -85,8 +85,9 @@ def resolve(config: EvalConfig, world: World) -> Resolved:
     envs = _resolve_layouts(config, world, domain, problems)
     _check_seats(config, envs, problems)
     provenance: dict[str, dict[str, dict]] = {}  # every non-LLM agent and partner that has one
-    partners = _layout_partners(config, domain, envs, problems)
-    _check_partners(config, domain, envs, problems, provenance)
+    defaults = _default_partners(config, domain, envs, problems)
+    partners = _layout_partners(config, envs, defaults)
+    _check_partners(config, domain, envs, problems, provenance, defaults)
     _check_topologies(config, domain, problems)
     hashes = _check_agents(config, world, domain, envs, problems, provenance)
     if problems:
@@ -94,21 +95,27 @@ def resolve(config: EvalConfig, world: World) -> Resolved:
     return Resolved(domain, envs, hashes, knowledge_hash(domain.knowledge_root), provenance, partners)
 
 
-def _layout_partners(config: EvalConfig, domain: Domain, envs: dict[str, DomainEnv], problems: list[str]) -> dict[str, list[str]]:
-    """Each layout's partners: the config's, with ``default`` replaced by that layout's default
-    teammate (`settled_partner`), so the episodes and records name the partner that played."""
-    out: dict[str, list[str]] = {}
+def _default_partners(config: EvalConfig, domain: Domain, envs: dict[str, DomainEnv], problems: list[str]) -> dict[str, str]:
+    """Each layout's default teammate (`settled_partner`), resolved once, when ``default`` is
+    listed; a layout without one is a problem."""
+    if DEFAULT_PARTNER not in config.partners:
+        return {}
+    defaults: dict[str, str] = {}
     for layout, env in envs.items():
-        names = []
-        for entry in config.partners:
-            if entry != DEFAULT_PARTNER:
-                names.append(entry)
-                continue
-            try:
-                names.append(settled_partner(domain, env, None))
-            except SetupError as exc:
-                problems.append(f"partners: {DEFAULT_PARTNER} on layout {layout!r}: {exc}")
-        out[layout] = list(dict.fromkeys(names))  # `default` may name a partner listed too
+        try:
+            defaults[layout] = settled_partner(domain, env, None)
+        except SetupError as exc:
+            problems.append(f"partners: {DEFAULT_PARTNER} on layout {layout!r}: {exc}")
+    return defaults
+
+
+def _layout_partners(config: EvalConfig, envs: dict[str, DomainEnv], defaults: dict[str, str]) -> dict[str, list[str]]:
+    """Each layout's partners: the config's, with ``default`` replaced by that layout's default
+    teammate, so the episodes and records name the partner that played."""
+    out: dict[str, list[str]] = {}
+    for layout in envs:
+        names = [defaults.get(layout) if entry == DEFAULT_PARTNER else entry for entry in config.partners]
+        out[layout] = list(dict.fromkeys(n for n in names if n is not None))  # `default` may name a listed one
     return out
 
 
@@ -149,12 +156,17 @@ def _check_partner(domain: Domain, name: str, envs: dict[str, DomainEnv], proven
 
 
 def _check_partners(
-    config: EvalConfig, domain: Domain, envs: dict[str, DomainEnv], problems: list[str], provenance: dict[str, dict[str, dict]]
+    config: EvalConfig,
+    domain: Domain,
+    envs: dict[str, DomainEnv],
+    problems: list[str],
+    provenance: dict[str, dict[str, dict]],
+    defaults: dict[str, str],
 ) -> None:
     llm_names = llm_agent_names(config)
     for i, entry in enumerate(config.partners):
         if entry == DEFAULT_PARTNER:
-            _check_defaults(domain, envs, problems, provenance)
+            _check_defaults(domain, envs, problems, provenance, defaults)
             continue
         for name in entry.split("+"):  # one name for every other seat, or one per seat (pusher+proagent)
             if name in llm_names:
@@ -167,14 +179,16 @@ def _check_partners(
             problems.append(f"partners[{i}]: {entry!r} names {entry.count('+') + 1} seats' agents; the layouts have {sorted(sizes)} agents")
 
 
-def _check_defaults(domain: Domain, envs: dict[str, DomainEnv], problems: list[str], provenance: dict[str, dict[str, dict]]) -> None:
+def _check_defaults(
+    domain: Domain,
+    envs: dict[str, DomainEnv],
+    problems: list[str],
+    provenance: dict[str, dict[str, dict]],
+    defaults: dict[str, str],
+) -> None:
     """Each layout's default teammate builds on its layout (a missing default was reported already)."""
-    for layout, env in envs.items():
-        try:
-            name = settled_partner(domain, env, None)
-        except SetupError:
-            continue
-        problem = _check_partner(domain, name, {layout: env}, provenance)
+    for layout, name in defaults.items():
+        problem = _check_partner(domain, name, {layout: envs[layout]}, provenance)
         if problem:
             problems.append(f"partners: {DEFAULT_PARTNER} on layout {layout!r}: {problem}")
 
