@@ -1,0 +1,148 @@
+"""The typed, JAX-free view of an MA-Crafter state: what skills, grounding, metrics and drawing read.
+
+``decode(settings, state)`` turns the env's arrays into a `CrafterView`. The view holds the whole
+world (the env's truth); what one agent may know is cut from it by the world's perception (its
+local ``view_width x view_height`` window, its own bag, what teammates said). The last step's
+collection and crafting attempts ride in the view (``attempts``), as CUBE's push records do, so
+events and constraint metrics are derived from (view, actions, next view) alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from envs.macrafter.rules import Item, Material, Vital
+
+Pos = tuple[int, int]  # (x, y), y grows downwards
+Outcome = Literal["ok", "too_few", "no_tool", "no_station", "missing_items", "blocked"]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentState:
+    """One agent as the env knows it. ``inventory`` maps every `Item` name (lower case) to a count."""
+
+    seat: int
+    position: Pos
+    facing: Pos  # (dx, dy) of the way it faces
+    alive: bool
+    sleeping: bool
+    inventory: dict[str, int]
+    vitals: dict[str, int]  # health, food, drink, energy
+
+    def count(self, item: Item | str) -> int:
+        name = item.name.lower() if isinstance(item, Item) else item
+        return self.inventory.get(name, 0)
+
+    def vital(self, vital: Vital) -> int:
+        return self.vitals[vital.name.lower()]
+
+    @property
+    def faced_cell(self) -> Pos:
+        return (self.position[0] + self.facing[0], self.position[1] + self.facing[1])
+
+    def tool_tier(self) -> int:
+        """The best pickaxe held: 0 none, 1 wood, 2 stone, 3 iron."""
+        for tier, name in ((3, "iron_pickaxe"), (2, "stone_pickaxe"), (1, "wood_pickaxe")):
+            if self.inventory.get(name, 0) > 0:
+                return tier
+        return 0
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """One cooperative act tried in the last step: a collection on one cell, or a craft of one item.
+
+    ``participants`` acted on it together (DO on the cell within reach, or the same MAKE_* near the
+    station); ``capable`` are those of them holding the needed tool; ``leader`` is whose bag a craft
+    consumed (None when nothing was consumed). ``outcome`` is ``ok`` or the first unmet rule.
+    """
+
+    kind: Literal["collect", "craft"]
+    target: str  # the resource (tree, stone, coal, iron, diamond) or the crafted item
+    cell: Pos | None  # the resource's cell; for a craft the station the leader used (None if none)
+    participants: tuple[int, ...]
+    capable: tuple[int, ...]
+    required: int  # the quorum
+    tool: str  # the tool each participant needs ("none" for crafts and trees)
+    outcome: Outcome
+    leader: int | None = None
+
+    def to_record(self) -> dict:
+        return {
+            "kind": self.kind,
+            "target": self.target,
+            "cell": None if self.cell is None else list(self.cell),
+            "participants": list(self.participants),
+            "capable": list(self.capable),
+            "required": self.required,
+            "tool": self.tool,
+            "outcome": self.outcome,
+            "leader": self.leader,
+        }
+
+
+@dataclass(frozen=True)
+class CrafterView:
+    """The whole world at one step. ``grid[y][x]`` is a `Material` value."""
+
+    step: int
+    horizon: int
+    done: bool
+    score: float
+    width: int
+    height: int
+    grid: tuple[tuple[int, ...], ...]
+    agents: tuple[AgentState, ...]
+    attempts: tuple[Attempt, ...] = ()  # what the last step tried (empty at reset)
+    shares: tuple[tuple[int, int, str, int], ...] = ()  # last step: (giver, receiver, item, qty) done
+    names: tuple[str, ...] = field(default=tuple(m.name.lower() for m in Material), repr=False)
+
+    def material(self, cell: Pos) -> Material | None:
+        x, y = cell
+        if 0 <= x < self.width and 0 <= y < self.height:
+            return Material(self.grid[y][x])
+        return None
+
+    def agent_at(self, cell: Pos) -> int | None:
+        for agent in self.agents:
+            if agent.alive and agent.position == cell:
+                return agent.seat
+        return None
+
+    def cells_of(self, material: Material) -> list[Pos]:
+        return [(x, y) for y, row in enumerate(self.grid) for x, m in enumerate(row) if m == material]
+
+    def window(self, seat: int, width: int, height: int) -> tuple[Pos, Pos]:
+        """The top-left and bottom-right cells (inclusive, clipped to the world) of a seat's view."""
+        x, y = self.agents[seat].position
+        hw, hh = width // 2, height // 2
+        return (max(0, x - hw), max(0, y - hh)), (min(self.width - 1, x + hw), min(self.height - 1, y + hh))
+
+    def to_record(self) -> dict:
+        return {
+            "step": self.step,
+            "horizon": self.horizon,
+            "done": self.done,
+            "score": self.score,
+            "width": self.width,
+            "height": self.height,
+            "grid": [list(row) for row in self.grid],
+            "agents": [
+                {
+                    "seat": a.seat,
+                    "position": list(a.position),
+                    "facing": list(a.facing),
+                    "alive": a.alive,
+                    "sleeping": a.sleeping,
+                    "inventory": dict(a.inventory),
+                    "vitals": dict(a.vitals),
+                }
+                for a in self.agents
+            ],
+            "attempts": [a.to_record() for a in self.attempts],
+            "shares": [list(s) for s in self.shares],
+        }
+
+
+__all__ = ["AgentState", "Attempt", "CrafterView", "Outcome", "Pos"]
