@@ -11,7 +11,14 @@ import numpy as np
 from proagent.world.capabilities import Rendering
 
 Colour = tuple[int, int, int]
-SEAT_COLOURS: tuple[Colour, ...] = ((220, 60, 60), (60, 110, 220), (60, 170, 80), (160, 80, 200), (230, 140, 30), (30, 170, 170))
+SEAT_COLOURS: tuple[Colour, ...] = (
+    (220, 60, 60),
+    (60, 110, 220),
+    (60, 170, 80),
+    (160, 80, 200),
+    (230, 140, 30),
+    (30, 170, 170),
+)
 
 
 def seat_colour(seat: int) -> Colour:
@@ -37,23 +44,78 @@ class GridCanvas:
 
 def write_gif(frames: Iterable[np.ndarray], path: Path, ms_per_frame: int) -> Path:
     """RGB frames as a looping animated GIF (the folder is made)."""
-    from PIL import Image
-
-    images = [Image.fromarray(np.asarray(f, np.uint8)) for f in frames]
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    images[0].save(path, save_all=True, append_images=images[1:], duration=ms_per_frame, loop=0)
-    return path
+    recorder = _FrameBuffer()
+    for frame in frames:
+        recorder.add(frame)
+    return recorder.save(path, ms_per_frame)
 
 
-def gif_of_states(frame: Callable[[Any], np.ndarray], ms_per_frame: int) -> Callable[[Any, Sequence[Any], Path], None]:
-    """A `Rendering.save_gif` from a picture of one symbolic state: decodes each engine state with
-    the env (``env.symbolic``) and writes them all."""
+class _FrameBuffer:
+    """Frames kept as palette images (a byte a pixel, what the GIF stores anyway)."""
 
-    def save_gif(env: Any, states: Sequence[Any], path: Path) -> None:
-        write_gif((frame(env.symbolic(s)) for s in states), path, ms_per_frame)
+    def __init__(self) -> None:
+        self.images: list[Any] = []
 
-    return save_gif
+    def add(self, frame: np.ndarray) -> None:
+        from PIL import Image
+
+        self.images.append(Image.fromarray(np.asarray(frame, np.uint8)).quantize(256, Image.Quantize.FASTOCTREE))
+
+    def save(self, path: Path, ms_per_frame: int) -> Path:
+        if not self.images:
+            raise ValueError("a GIF needs at least one frame")
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        first, *rest = self.images
+        first.save(path, save_all=True, append_images=rest, duration=ms_per_frame, loop=0)
+        return path
+
+
+class GifRecorder:
+    """An episode's GIF drawn as it plays: ``append`` takes each engine state (the runner's
+    ``states`` sink), every ``chunk`` states become frames and the states are let go, so memory
+    holds ``chunk`` states and small frames whatever the horizon (holding every engine state for
+    the end grew by a fifth of a MiB a step on a kitchen)."""
+
+    def __init__(self, env: Any, rendering: Rendering, chunk: int = 64) -> None:
+        self.env, self.rendering, self.chunk = env, rendering, chunk
+        self.pending: list[Any] = []
+        self.frames = _FrameBuffer()
+
+    def append(self, state: Any) -> None:
+        self.pending.append(state)
+        if len(self.pending) >= self.chunk:
+            self._draw()
+
+    def __len__(self) -> int:
+        return len(self.frames.images) + len(self.pending)
+
+    def _draw(self) -> None:
+        for frame in self.rendering.frames(self.env, self.pending):
+            self.frames.add(frame)
+        self.pending = []
+
+    def save(self, path: Path) -> Path:
+        self._draw()
+        return self.frames.save(path, self.rendering.ms_per_frame)
+
+
+def save_gif(env: Any, rendering: Rendering, states: Iterable[Any], path: Path) -> Path:
+    """A whole run of engine states as the world's GIF (what `GifRecorder` writes while playing)."""
+    recorder = GifRecorder(env, rendering)
+    for state in states:
+        recorder.append(state)
+    return recorder.save(path)
+
+
+def frames_of_states(frame: Callable[[Any], np.ndarray]) -> Callable[[Any, Sequence[Any]], Iterable[np.ndarray]]:
+    """A `Rendering.frames` from a picture of one symbolic state (each engine state decoded with
+    ``env.symbolic``)."""
+
+    def frames(env: Any, states: Sequence[Any]) -> Iterable[np.ndarray]:
+        return [frame(env.symbolic(s)) for s in states]
+
+    return frames
 
 
 def grid_rendering(
@@ -76,4 +138,4 @@ def grid_rendering(
             extras["final"] = {"state": text(after), key: record(after)}
         return extras
 
-    return Rendering(text, record, page_facts, frame_extras, gif_of_states(frame, ms_per_frame))
+    return Rendering(text, record, page_facts, frame_extras, frames_of_states(frame), ms_per_frame)
