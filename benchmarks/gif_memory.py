@@ -38,13 +38,14 @@ def child(variant: str, horizon: int, layout: str) -> None:
     rendering = domain.capabilities.rendering
     assert rendering is not None
     team = [domain.make_partner("greedy", env) for _ in range(env.num_agents)]
-    sink = GifRecorder(env, rendering) if variant == "recorder" else []
-    asyncio.run(run_episode(env, domain, team, 0, 0, 0, states=sink))
     with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "episode.gif"
+        sink = GifRecorder(env, rendering, path) if variant == "recorder" else []
+        asyncio.run(run_episode(env, domain, team, 0, 0, 0, states=sink))
         if isinstance(sink, GifRecorder):
-            sink.save(Path(tmp) / "episode.gif")
-        else:
-            save_gif(env, rendering, sink, Path(tmp) / "episode.gif")
+            sink.save()
+        else:  # every state kept, then drawn at the end
+            save_gif(env, rendering, sink, path)
     print(json.dumps({"peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 
 

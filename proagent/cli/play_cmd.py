@@ -119,7 +119,8 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
         seed = args.seed + episode
         team = session.new_team()
         rendering = session.domain.capabilities.rendering
-        gif = None if args.no_gif or rendering is None else GifRecorder(session.env, rendering)
+        picture = session.folder.path / ("episode.gif" if episode == 0 else f"episode-{episode}.gif")
+        gif = None if args.no_gif or rendering is None else GifRecorder(session.env, rendering, picture)
         with _progress_view(args, session, live, episode) as on_step:
             record = await run_episode(
                 session.env,
@@ -135,7 +136,7 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
             )
         session.folder.append_jsonl("episodes.jsonl", record, durable=True)
         if gif is not None and len(gif):
-            gif.save(session.folder.path / ("episode.gif" if episode == 0 else f"episode-{episode}.gif"))
+            gif.save()
         records.append(record)
         own = ", ".join(
             f"{n} {kind.replace('_', ' ')}" for kind, n in own_events(record, session.domain.useful_events).items()

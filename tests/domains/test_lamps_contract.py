@@ -180,14 +180,15 @@ def test_walkers_score_through_the_core_runner_and_lockstep_matches_single_steps
 
 
 def test_the_gif_recorder_draws_as_the_episode_plays_and_keeps_at_most_a_chunk_of_states(tmp_path: Path) -> None:
-    """Memory must not grow with every engine state of a long episode: the recorder turns each
-    chunk of states into frames as they come, and the GIF still has one frame per state."""
+    """Memory must not grow with a long episode: the recorder draws each chunk of states and writes
+    its frames to the file as they come; the GIF still has one frame per state, and no half-written
+    GIF is ever found under the final name."""
     from PIL import Image
 
     from proagent.world.kit.pictures import GifRecorder
 
     env = DOMAIN.make_env("line3", HORIZON)
-    recorder = GifRecorder(env, DOMAIN.capabilities.rendering, chunk=4)
+    recorder = GifRecorder(env, DOMAIN.capabilities.rendering, tmp_path / "episode.gif", chunk=4)
     most_held = 0
 
     class Watching:
@@ -199,5 +200,6 @@ def test_the_gif_recorder_draws_as_the_episode_plays_and_keeps_at_most_a_chunk_o
     team = [DOMAIN.make_partner("walker", env) for _ in range(env.num_agents)]
     asyncio.run(run_episode(env, DOMAIN, team, 0, 7, 0, states=Watching()))
     assert most_held <= 4 and len(recorder) == HORIZON + 1
-    with Image.open(recorder.save(tmp_path / "episode.gif")) as gif:
+    assert recorder.stream.count > 0 and not (tmp_path / "episode.gif").exists()  # written as it played
+    with Image.open(recorder.save()) as gif:
         assert gif.n_frames == HORIZON + 1
