@@ -54,7 +54,7 @@ def compute(study: Study) -> StudyTables:
 
 
 def _m(value: Mean) -> str:
-    return format_mean(value.mean, value.se or float("nan"), value.n, DIGITS) if value.mean is not None else "n/a (n=0)"
+    return format_mean(value.mean, value.se if value.se is not None else float("nan"), value.n, DIGITS) if value.mean is not None else "n/a (n=0)"
 
 
 def _num(value: float | None, digits: int = 3) -> str:

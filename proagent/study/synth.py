@@ -76,7 +76,7 @@ def synthetic_answers(questionnaire: Questionnaire, rng: random.Random, bias: fl
     neutral = (points + 1) / 2
     out = {}
     for q in questionnaire.questions:
-        value = neutral + bias + effect + SLOPE * min(constructive, 12) - 0.9 + rng.gauss(0, 0.7)
+        value = neutral + bias + effect + SLOPE * min(constructive, 12) - 0.6 + rng.gauss(0, 0.7)
         out[q.id] = max(1, min(points, round(value)))
     return out
 
