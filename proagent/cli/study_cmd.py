@@ -27,7 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--rounds", type=bounded_int(1, 500), default=8, help="rounds per participant")
     s.add_argument("--seed", type=seed_number, default=0)
     s.add_argument("--horizon", type=horizon_steps, default=100, help="steps per round")
-    s.add_argument("--proxy", default="greedy", help="the partner playing the human seat (e.g. greedy, human_proxy_deliverer)")
+    s.add_argument(
+        "--proxy", default="greedy", help="the partner playing the human seat (e.g. greedy, human_proxy_deliverer)"
+    )
     s.add_argument("--partners", default=None, help="comma-separated study partners (default: the scripted ones)")
     s.set_defaults(run=run_synth)
 

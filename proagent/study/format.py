@@ -102,9 +102,13 @@ class StudyConfig(_Record):
     human_seat: int = Field(0, ge=0, le=1)
     trial: TrialRound | None = None
     questionnaire: str = Field(
-        DEFAULT_QUESTIONNAIRE, max_length=200, description="'default' or a TOML file in the study folder (same format as knowledge/questionnaire.toml)"
+        DEFAULT_QUESTIONNAIRE,
+        max_length=200,
+        description="'default' or a TOML file in the study folder (same format as knowledge/questionnaire.toml)",
     )
-    neutral: int | None = Field(None, ge=1, le=11, description="the scale point the one-sample tests compare with (default: its middle)")
+    neutral: int | None = Field(
+        None, ge=1, le=11, description="the scale point the one-sample tests compare with (default: its middle)"
+    )
 
     @model_validator(mode="after")
     def _unique(self) -> StudyConfig:
@@ -125,7 +129,9 @@ class Demographics(_Record):
 
     age_range: str | None = Field(None, max_length=SHORT)
     gender: str | None = Field(None, max_length=SHORT)
-    familiarity: str | None = Field(None, max_length=SHORT, description="with the game, in the participant's words or a choice")
+    familiarity: str | None = Field(
+        None, max_length=SHORT, description="with the game, in the participant's words or a choice"
+    )
 
 
 class PlannedRound(_Record):

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 from proagent.study.read import Study
 from proagent.study.stats import Mean
+from proagent.study.tables import StudyTables
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from proagent.study.report import StudyTables
 
 OUTCOMES_PNG = "table2.png"
 RATINGS_PNG = "ratings.png"
@@ -43,10 +43,24 @@ def _bars(ax: Axes, study: Study, value: Callable[[str, str], Mean | None], titl
                 continue
             x = i + (j - (len(layouts) - 1) / 2) * width
             error = stat.se if stat.n >= 2 else None
-            ax.bar(x, stat.mean, width, yerr=error, color=f"C{j}", edgecolor="black", linewidth=0.5, capsize=2, label=layout.label if i == 0 else None)
+            ax.bar(
+                x,
+                stat.mean,
+                width,
+                yerr=error,
+                color=f"C{j}",
+                edgecolor="black",
+                linewidth=0.5,
+                capsize=2,
+                label=layout.label if i == 0 else None,
+            )
             if error is None:
-                ax.annotate(f"n={stat.n}", (x, stat.mean), xytext=(0, 2), textcoords="offset points", ha="center", fontsize=6)
-    ax.set_xticks(range(len(study.config.partners)), [p.shown for p in study.config.partners], rotation=30, ha="right", fontsize=8)
+                ax.annotate(
+                    f"n={stat.n}", (x, stat.mean), xytext=(0, 2), textcoords="offset points", ha="center", fontsize=6
+                )
+    ax.set_xticks(
+        range(len(study.config.partners)), [p.shown for p in study.config.partners], rotation=30, ha="right", fontsize=8
+    )
     ax.set_title(title, fontsize=9)
 
 
@@ -58,8 +72,17 @@ def _outcomes(study: Study, result: StudyTables, path: Path) -> Path:
     figure = Figure(figsize=(11, 3.4))
     FigureCanvasAgg(figure)
     axes = figure.subplots(1, 3)
-    for ax, (field, title) in zip(axes, (("reward", "task reward"), ("constructive", "Int_cons"), ("non_constructive", "Int_non-cons")), strict=True):
-        _bars(ax, study, lambda p, lay, f=field: getattr(cells[(p, lay)], f) if (p, lay) in cells else None, f"{title} (mean ± se per round)")
+    for ax, (field, title) in zip(
+        axes,
+        (("reward", "task reward"), ("constructive", "Int_cons"), ("non_constructive", "Int_non-cons")),
+        strict=True,
+    ):
+        _bars(
+            ax,
+            study,
+            lambda p, lay, f=field: getattr(cells[(p, lay)], f) if (p, lay) in cells else None,
+            f"{title} (mean ± se per round)",
+        )
     axes[0].legend(fontsize=7)
     figure.tight_layout()
     figure.savefig(path, dpi=110)

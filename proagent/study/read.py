@@ -250,7 +250,11 @@ def _read_round(study: Study, pid: str, k: int, folder: Path, answers: dict[str,
     if agent is None:
         study.skip(f"{folder}: a study round is a two-player game, skipped")
         return None
-    non_constructive = episode.int_non_constructive if episode.int_non_constructive is not None else episode.int_total - episode.int_constructive
+    non_constructive = (
+        episode.int_non_constructive
+        if episode.int_non_constructive is not None
+        else episode.int_total - episode.int_constructive
+    )
     return Round(
         pid, k, config.layout, partner, folder.name, episode.score, episode.int_constructive, non_constructive,
         episode.int_initiated[human], episode.int_initiated[agent], episode.int_accepted[human], episode.int_accepted[agent],
@@ -264,7 +268,7 @@ def _checked_json(path: Path) -> dict:
     except json.JSONDecodeError as exc:
         raise ValueError(f"not JSON: {exc.msg}") from exc
     if not isinstance(data, dict):
-        raise ValueError("not a JSON object")
+        raise ValueError("not a JSON object")  # noqa: TRY004 - the caller skips the round on ValueError
     check_plain(data)
     return data
 

@@ -14,11 +14,10 @@ import io
 from collections.abc import Sequence
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from proagent.files import write_atomic
 from proagent.numbers import format_mean
 from proagent.study import tables
+from proagent.study.plots import draw_plots
 from proagent.study.read import Study
 from proagent.study.stats import Mean
 from proagent.tables_out import markdown_rows
@@ -28,33 +27,12 @@ CSV_FILES = ("table2.csv", "table3.csv", "table4.csv", "rounds.csv", "ratings.cs
 DIGITS = 2
 
 
-class StudyTables(BaseModel):
-    table2: list[tables.OutcomeRow]
-    table3: list[tables.OutcomeRow]
-    table4_all: list[tables.ShareRow]
-    table4_best: list[tables.ShareRow]
-    scales: list[tables.Scale]
-    ratings: list[tables.RatingRow]
-    tests: list[tables.TestRow]
-    correlations: list[tables.CorrelationRow]
-
-
-def compute(study: Study) -> StudyTables:
-    every, best = tables.table4(study)
-    return StudyTables(
-        table2=tables.table2(study),
-        table3=tables.table3(study),
-        table4_all=every,
-        table4_best=best,
-        scales=tables.scales(study),
-        ratings=tables.ratings_by_partner(study),
-        tests=tables.tests(study),
-        correlations=tables.correlations(study),
-    )
-
-
 def _m(value: Mean) -> str:
-    return format_mean(value.mean, value.se if value.se is not None else float("nan"), value.n, DIGITS) if value.mean is not None else "n/a (n=0)"
+    return (
+        format_mean(value.mean, value.se if value.se is not None else float("nan"), value.n, DIGITS)
+        if value.mean is not None
+        else "n/a (n=0)"
+    )
 
 
 def _num(value: float | None, digits: int = 3) -> str:
@@ -79,7 +57,11 @@ def _outcome_md(study: Study, rows: list[tables.OutcomeRow], best: bool) -> str:
         mine = {r.layout: r for r in rows if r.partner == partner.name}
         line = [partner.shown]
         if best:
-            line.append(", ".join(f"{x.label}: {mine[x.name].participant}" if x.name in mine else f"{x.label}: -" for x in layouts))
+            line.append(
+                ", ".join(
+                    f"{x.label}: {mine[x.name].participant}" if x.name in mine else f"{x.label}: -" for x in layouts
+                )
+            )
         for field in ("reward", "constructive", "non_constructive"):
             line += [_m(getattr(mine[x.name], field)) if x.name in mine else "n/a (n=0)" for x in layouts]
         body.append(line)
@@ -88,7 +70,11 @@ def _outcome_md(study: Study, rows: list[tables.OutcomeRow], best: bool) -> str:
 
 def _share_md(study: Study, rows: list[tables.ShareRow]) -> str:
     layouts = study.config.layouts
-    header = ["agent", *(f"%H-sub initiated {x.label}" for x in layouts), *(f"%H-sub accepted {x.label}" for x in layouts)]
+    header = [
+        "agent",
+        *(f"%H-sub initiated {x.label}" for x in layouts),
+        *(f"%H-sub accepted {x.label}" for x in layouts),
+    ]
     body = []
     for partner in study.config.partners:
         mine = {r.layout: r for r in rows if r.partner == partner.name}
@@ -102,13 +88,20 @@ def _share_md(study: Study, rows: list[tables.ShareRow]) -> str:
 def _sides_md(study: Study, rows: list[tables.ShareRow]) -> str:
     header = ["agent", "layout", "human initiated", "agent initiated", "human accepted", "agent accepted"]
     body = [
-        [study.config.partner_label(r.partner), study.config.layout_label(r.layout), _m(r.human_initiated), _m(r.agent_initiated), _m(r.human_accepted), _m(r.agent_accepted)]
+        [
+            study.config.partner_label(r.partner),
+            study.config.layout_label(r.layout),
+            _m(r.human_initiated),
+            _m(r.agent_initiated),
+            _m(r.human_accepted),
+            _m(r.agent_accepted),
+        ]
         for r in rows
     ]
     return markdown_rows(header, body)
 
 
-def _ratings_md(study: Study, result: StudyTables) -> str:
+def _ratings_md(study: Study, result: tables.StudyTables) -> str:
     out = []
     for layout in study.config.layouts:
         header = ["scale", *(p.shown for p in study.config.partners)]
@@ -134,35 +127,59 @@ def _layout_name(study: Study, layout: str) -> str:
     return layout
 
 
-def _tests_md(study: Study, result: StudyTables) -> str:
+def _tests_md(study: Study, result: tables.StudyTables) -> str:
     header = ["scale", "test", "layout", "n", "mean", "t", "df", "p", "d"]
     keys = {s.key: s for s in result.scales}
     body = [
-        [_scale_name(keys[r.scale]), r.test, _layout_name(study, r.layout), str(r.result.n), _num(r.result.mean), _num(r.result.t), str(r.result.df or "n/a"), _p(r.result.p), _num(r.result.d)]
+        [
+            _scale_name(keys[r.scale]),
+            r.test,
+            _layout_name(study, r.layout),
+            str(r.result.n),
+            _num(r.result.mean),
+            _num(r.result.t),
+            str(r.result.df or "n/a"),
+            _p(r.result.p),
+            _num(r.result.d),
+        ]
         for r in result.tests
     ]
     return markdown_rows(header, body)
 
 
-def _correlations_md(study: Study, result: StudyTables) -> str:
+def _correlations_md(study: Study, result: tables.StudyTables) -> str:
     header = ["scale", "metric", "layout", "n", "Pearson r", "p", "Spearman rho", "p"]
     categories = {s.key for s in result.scales if s.kind == "category"}
     body = [
-        [r.scale, r.metric, _layout_name(study, r.layout), str(r.result.n), _num(r.result.pearson_r), _p(r.result.pearson_p), _num(r.result.spearman_rho), _p(r.result.spearman_p)]
+        [
+            r.scale,
+            r.metric,
+            _layout_name(study, r.layout),
+            str(r.result.n),
+            _num(r.result.pearson_r),
+            _p(r.result.pearson_p),
+            _num(r.result.spearman_rho),
+            _p(r.result.spearman_p),
+        ]
         for r in result.correlations
         if r.scale in categories
     ]
     return markdown_rows(header, body)
 
 
-def markdown(study: Study, result: StudyTables, command: str, plots: Sequence[str], plot_note: str | None) -> str:
+def markdown(
+    study: Study, result: tables.StudyTables, command: str, plots: Sequence[str], plot_note: str | None
+) -> str:
     """report.md: the tables in the paper's order, each with its unit; then what was skipped."""
     answered = sum(r.answers is not None for r in study.rounds)
     parts = [
         f"# Study report: {study.config.name}\n",
-        f"{len({r.participant for r in study.rounds})} participants, {len(study.rounds)} analysed rounds ({answered} with questionnaire answers). "
-        f"Regenerate: `{command}`. Means are `mean ± standard error (n=rounds)`.\n",
-        "## Table 2: reward and interdependence per agent and layout\n\n" + _outcome_md(study, result.table2, best=False),
+        (
+            f"{len({r.participant for r in study.rounds})} participants, {len(study.rounds)} analysed rounds ({answered} with questionnaire answers). "
+            f"Regenerate: `{command}`. Means are `mean ± standard error (n=rounds)`.\n"
+        ),
+        "## Table 2: reward and interdependence per agent and layout\n\n"
+        + _outcome_md(study, result.table2, best=False),
         "## Table 3: the best team per agent (highest mean reward of one participant with the agent on the layout)\n\n"
         + _outcome_md(study, result.table3, best=True),
         "## Table 4(a): %H-sub, the human's share of the interdependencies initiated and accepted (pooled over all rounds)\n\n"
@@ -173,7 +190,8 @@ def markdown(study: Study, result: StudyTables, command: str, plots: Sequence[st
         "## Questionnaire: ratings per agent\n\n" + _ratings_md(study, result),
         f"## Questionnaire tests (unit: participant; one-sample against the neutral {study.neutral}; paired between the layouts)\n\n"
         + _tests_md(study, result),
-        "## Ratings and interdependence (unit: answered round; every item is in correlations.csv)\n\n" + _correlations_md(study, result),
+        "## Ratings and interdependence (unit: answered round; every item is in correlations.csv)\n\n"
+        + _correlations_md(study, result),
     ]
     if plots:
         parts.append("## Plots\n\n" + "\n".join(f"![{name}]({name})" for name in plots) + "\n")
@@ -200,32 +218,115 @@ def _mean_vals(value: Mean) -> list:
     return [value.mean, value.se, value.n]
 
 
-def csv_files(study: Study, result: StudyTables) -> dict[str, str]:
-    outcome = ["partner", "layout", "participant", "participants", *_mean_cols("reward"), *_mean_cols("constructive"), *_mean_cols("non_constructive")]
+def csv_files(study: Study, result: tables.StudyTables) -> dict[str, str]:
+    outcome = [
+        "partner",
+        "layout",
+        "participant",
+        "participants",
+        *_mean_cols("reward"),
+        *_mean_cols("constructive"),
+        *_mean_cols("non_constructive"),
+    ]
 
     def outcome_rows(rows: list[tables.OutcomeRow]) -> list[list]:
-        return [[r.partner, r.layout, r.participant, r.participants, *_mean_vals(r.reward), *_mean_vals(r.constructive), *_mean_vals(r.non_constructive)] for r in rows]
+        return [
+            [
+                r.partner,
+                r.layout,
+                r.participant,
+                r.participants,
+                *_mean_vals(r.reward),
+                *_mean_vals(r.constructive),
+                *_mean_vals(r.non_constructive),
+            ]
+            for r in rows
+        ]
 
     sides = ("human_initiated", "agent_initiated", "human_accepted", "agent_accepted")
-    share_header = ["partner", "layout", "scope", "rounds", *(c for s in sides for c in _mean_cols(s)), "h_sub_initiated_pct", "h_sub_accepted_pct"]
-    share = [[r.partner, r.layout, r.scope, r.rounds, *(v for s in sides for v in _mean_vals(getattr(r, s))), r.h_sub_initiated, r.h_sub_accepted] for r in result.table4_all + result.table4_best]
+    share_header = [
+        "partner",
+        "layout",
+        "scope",
+        "rounds",
+        *(c for s in sides for c in _mean_cols(s)),
+        "h_sub_initiated_pct",
+        "h_sub_accepted_pct",
+    ]
+    share = [
+        [
+            r.partner,
+            r.layout,
+            r.scope,
+            r.rounds,
+            *(v for s in sides for v in _mean_vals(getattr(r, s))),
+            r.h_sub_initiated,
+            r.h_sub_accepted,
+        ]
+        for r in result.table4_all + result.table4_best
+    ]
     ids = [q.id for q in study.questionnaire.questions]
-    round_header = ["participant", "round", "layout", "partner", "folder", "reward", "constructive", "non_constructive", "human_initiated", "agent_initiated", "human_accepted", "agent_accepted", *ids]
+    round_header = [
+        "participant",
+        "round",
+        "layout",
+        "partner",
+        "folder",
+        "reward",
+        "constructive",
+        "non_constructive",
+        "human_initiated",
+        "agent_initiated",
+        "human_accepted",
+        "agent_accepted",
+        *ids,
+    ]
     round_rows = [
-        [r.participant, r.k, r.layout, r.partner, r.folder, r.score, r.constructive, r.non_constructive, r.human_initiated, r.agent_initiated, r.human_accepted, r.agent_accepted]
+        [
+            r.participant,
+            r.k,
+            r.layout,
+            r.partner,
+            r.folder,
+            r.score,
+            r.constructive,
+            r.non_constructive,
+            r.human_initiated,
+            r.agent_initiated,
+            r.human_accepted,
+            r.agent_accepted,
+        ]
         + [(r.answers or {}).get(i) for i in ids]
         for r in sorted(study.rounds, key=lambda r: (r.participant, r.k))
     ]
     test_header = ["scale", "test", "layout", "n", "mean", "t", "df", "p", "d"]
-    test_rows = [[t.scale, t.test, t.layout, t.result.n, t.result.mean, t.result.t, t.result.df, t.result.p, t.result.d] for t in result.tests]
+    test_rows = [
+        [t.scale, t.test, t.layout, t.result.n, t.result.mean, t.result.t, t.result.df, t.result.p, t.result.d]
+        for t in result.tests
+    ]
     corr_header = ["scale", "metric", "layout", "n", "pearson_r", "pearson_p", "spearman_rho", "spearman_p"]
-    corr_rows = [[c.scale, c.metric, c.layout, c.result.n, c.result.pearson_r, c.result.pearson_p, c.result.spearman_rho, c.result.spearman_p] for c in result.correlations]
+    corr_rows = [
+        [
+            c.scale,
+            c.metric,
+            c.layout,
+            c.result.n,
+            c.result.pearson_r,
+            c.result.pearson_p,
+            c.result.spearman_rho,
+            c.result.spearman_p,
+        ]
+        for c in result.correlations
+    ]
     return {
         "table2.csv": _csv(outcome, outcome_rows(result.table2)),
         "table3.csv": _csv(outcome, outcome_rows(result.table3)),
         "table4.csv": _csv(share_header, share),
         "rounds.csv": _csv(round_header, round_rows),
-        "ratings.csv": _csv(["scale", "partner", "layout", *_mean_cols("rating")], [[r.scale, r.partner, r.layout, *_mean_vals(r.rating)] for r in result.ratings]),
+        "ratings.csv": _csv(
+            ["scale", "partner", "layout", *_mean_cols("rating")],
+            [[r.scale, r.partner, r.layout, *_mean_vals(r.rating)] for r in result.ratings],
+        ),
         "tests.csv": _csv(test_header, test_rows),
         "correlations.csv": _csv(corr_header, corr_rows),
     }
@@ -233,10 +334,9 @@ def csv_files(study: Study, result: StudyTables) -> dict[str, str]:
 
 def write_report(study: Study, out: Path, command: str) -> list[Path]:
     """Every output file into ``out`` (created); returns their paths."""
-    from proagent.study.plots import draw_plots
 
     out.mkdir(parents=True, exist_ok=True)
-    result = compute(study)
+    result = tables.compute(study)
     written = []
     for name, text in csv_files(study, result).items():
         write_atomic(out / name, text)

@@ -49,14 +49,25 @@ DEFAULT_PARTNERS = ("greedy", "supplier", "onion_passer", "random")  # scripted:
 DEFAULT_PROXY = "greedy"
 DEFAULT_HORIZON = 100
 SLOPE = 0.15  # rating points per constructive interdependence
-CHOICES = {"age_range": ("18-24", "25-34", None), "gender": ("female", "male", None), "familiarity": ("none", "some", "played before", None)}
+CHOICES = {
+    "age_range": ("18-24", "25-34", None),
+    "gender": ("female", "male", None),
+    "familiarity": ("none", "some", "played before", None),
+}
 
 
 class SynthError(ValueError):
     """A bad request (an existing folder, an unknown agent); the message is one line."""
 
 
-def synth_config(participants: int, rounds: int, seed: int, horizon: int, partners: tuple[str, ...], layouts: tuple[tuple[str, str], ...]) -> StudyConfig:
+def synth_config(
+    participants: int,
+    rounds: int,
+    seed: int,
+    horizon: int,
+    partners: tuple[str, ...],
+    layouts: tuple[tuple[str, str], ...],
+) -> StudyConfig:
     return StudyConfig(
         name=f"synthetic study ({participants} participants x {rounds} rounds, seed {seed})",
         layouts=[StudyLayout(name=name, label=label) for name, label in layouts],
@@ -69,7 +80,9 @@ def synth_config(participants: int, rounds: int, seed: int, horizon: int, partne
     )
 
 
-def synthetic_answers(questionnaire: Questionnaire, rng: random.Random, bias: float, effect: float, constructive: int) -> dict[str, int]:
+def synthetic_answers(
+    questionnaire: Questionnaire, rng: random.Random, bias: float, effect: float, constructive: int
+) -> dict[str, int]:
     """One round's answers: per item, round(neutral + participant bias + partner-and-layout effect
     + SLOPE * constructive interdependence + N(0, 0.7)), clipped to the scale."""
     points = len(questionnaire.scale)
@@ -118,8 +131,12 @@ def write_study(
             episode_seed = seed * 100_003 + index * 1_000 + planned.round
             folder = round_folder(out, pid, planned.round, planned.layout, planned.partner)
             record = _play(folder, domain, env, planned.partner, proxy, config, episode_seed)
-            answers = synthetic_answers(questionnaire, rng, bias, effects[(planned.partner, planned.layout)], record.int_constructive or 0)
-            append_answers(out, pid, AnswerLine(round=planned.round, folder=folder.path.name, answers=answers, submitted=now()))
+            answers = synthetic_answers(
+                questionnaire, rng, bias, effects[(planned.partner, planned.layout)], record.int_constructive or 0
+            )
+            append_answers(
+                out, pid, AnswerLine(round=planned.round, folder=folder.path.name, answers=answers, submitted=now())
+            )
         if progress is not None:
             progress(f"{pid}: {len(plan)} rounds")
     return config
@@ -130,19 +147,30 @@ def _check_agents(envs: dict[str, tuple[Domain, DomainEnv]], names: tuple[str, .
         builder = session_builder(domain, None)
         for name in dict.fromkeys(names):
             if name == LLM_AGENT:
-                raise SynthError("the synthetic study plays no LLM agent (it must run in seconds); name partners from `proagent partners`")
+                raise SynthError(
+                    "the synthetic study plays no LLM agent (it must run in seconds); name partners from `proagent partners`"
+                )
             try:
                 builder.make(name, env)
             except ValueError as exc:  # UnknownAgentError is one
                 raise SynthError(f"{name}: {str(exc).splitlines()[0]}") from None
 
 
-def _play(folder: RunFolder, domain: Domain, env: DomainEnv, partner: str, proxy: str, config: StudyConfig, seed: int) -> EpisodeRecord:
+def _play(
+    folder: RunFolder, domain: Domain, env: DomainEnv, partner: str, proxy: str, config: StudyConfig, seed: int
+) -> EpisodeRecord:
     """One round as `proagent human` stores it, with ``proxy`` in the human seat."""
     human, agent = config.human_seat, 1 - config.human_seat
     builder = session_builder(domain, None)
     commit, dirty = git_state()
-    settings = {"mode": "synthetic", "proxy": proxy, "human_seat": human, "agent_seat": agent, "seed": seed, "questionnaire": True}
+    settings = {
+        "mode": "synthetic",
+        "proxy": proxy,
+        "human_seat": human,
+        "agent_seat": agent,
+        "seed": seed,
+        "questionnaire": True,
+    }
     folder.write_json(
         "config.json",
         HumanRunConfig(
@@ -167,7 +195,9 @@ def _play(folder: RunFolder, domain: Domain, env: DomainEnv, partner: str, proxy
     team = [builder.make(proxy, env), builder.make(partner, env)]
     if human == 1:
         team.reverse()
-    record = asyncio.run(run_episode(env, domain, team, agent, seed, 0, trace=lambda line: folder.append_jsonl("trace.jsonl", line)))
+    record = asyncio.run(
+        run_episode(env, domain, team, agent, seed, 0, trace=lambda line: folder.append_jsonl("trace.jsonl", line))
+    )
     folder.append_jsonl("episodes.jsonl", record, durable=True)
     folder.write_json("summary.json", {**summary_of([record], domain.useful_events), "human": settings})
     return record

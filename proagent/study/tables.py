@@ -127,7 +127,11 @@ def best_teams(study: Study) -> dict[tuple[str, str], tuple[str, list[Round]]]:
     best: dict[tuple[str, str], tuple[str, list[Round]]] = {}
     ranked = sorted(
         teams.items(),
-        key=lambda kv: (-statistics.fmean(r.score for r in kv[1]), -statistics.fmean(r.constructive for r in kv[1]), kv[0][2]),
+        key=lambda kv: (
+            -statistics.fmean(r.score for r in kv[1]),
+            -statistics.fmean(r.constructive for r in kv[1]),
+            kv[0][2],
+        ),
     )
     for (partner, layout, participant), rounds in ranked:
         best.setdefault((partner, layout), (participant, rounds))
@@ -163,7 +167,11 @@ def table4(study: Study) -> tuple[list[ShareRow], list[ShareRow]]:
     cells = _groups(study.rounds, lambda r: (r.partner, r.layout))
     best = best_teams(study)
     every = [share_row(p, lay, "all rounds", cells.get((p, lay), [])) for p, lay in _cells(study)]
-    top = [share_row(p, lay, f"best team {best[(p, lay)][0]}", best[(p, lay)][1]) for p, lay in _cells(study) if (p, lay) in best]
+    top = [
+        share_row(p, lay, f"best team {best[(p, lay)][0]}", best[(p, lay)][1])
+        for p, lay in _cells(study)
+        if (p, lay) in best
+    ]
     return every, top
 
 
@@ -187,7 +195,9 @@ def _answered(study: Study) -> list[Round]:
 def ratings_by_partner(study: Study) -> list[RatingRow]:
     cells = _groups(_answered(study), lambda r: (r.partner, r.layout))
     return [
-        RatingRow(scale=s.key, partner=p, layout=lay, rating=mean_of([rating(s, r.answers) for r in cells.get((p, lay), [])]))  # type: ignore[arg-type]
+        RatingRow(
+            scale=s.key, partner=p, layout=lay, rating=mean_of([rating(s, r.answers) for r in cells.get((p, lay), [])])
+        )  # type: ignore[arg-type]
         for s in scales(study)
         for p, lay in _cells(study)
     ]
@@ -224,3 +234,30 @@ def correlations(study: Study) -> list[CorrelationRow]:
                 result = correlation([rating(s, r.answers) for r in rs], [value(r) for r in rs])  # type: ignore[arg-type]
                 out.append(CorrelationRow(scale=s.key, metric=metric, layout=layout, result=result))
     return out
+
+
+class StudyTables(BaseModel):
+    """Everything the report shows, computed once: the files (Markdown, CSV, plots) render it."""
+
+    table2: list[OutcomeRow]
+    table3: list[OutcomeRow]
+    table4_all: list[ShareRow]
+    table4_best: list[ShareRow]
+    scales: list[Scale]
+    ratings: list[RatingRow]
+    tests: list[TestRow]
+    correlations: list[CorrelationRow]
+
+
+def compute(study: Study) -> StudyTables:
+    every, best = table4(study)
+    return StudyTables(
+        table2=table2(study),
+        table3=table3(study),
+        table4_all=every,
+        table4_best=best,
+        scales=scales(study),
+        ratings=ratings_by_partner(study),
+        tests=tests(study),
+        correlations=correlations(study),
+    )

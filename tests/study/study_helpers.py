@@ -44,7 +44,14 @@ def answers(value: int, **overrides: int) -> dict[str, int]:
 
 def write_round(study: Path, pid: str, r: HandRound, human_seat: int = 1) -> Path:
     folder = round_folder(study, pid, r.k, r.layout, r.partner)
-    config = {"command": "test", "layout": r.layout, "partner": "human", "seat": 1 - human_seat, "agent": {"name": r.partner}, "human": {"human_seat": human_seat}}
+    config = {
+        "command": "test",
+        "layout": r.layout,
+        "partner": "human",
+        "seat": 1 - human_seat,
+        "agent": {"name": r.partner},
+        "human": {"human_seat": human_seat},
+    }
     folder.write_json("config.json", config)
     record = {
         "episode": 0, "seed": 0, "layout": r.layout, "partner": "human", "seat": 1 - human_seat, "score": r.score, "steps": 60,

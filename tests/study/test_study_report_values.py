@@ -73,7 +73,9 @@ def test_h_sub_pools_the_human_seats_counts(study_dir):
     none = next(r for r in every if (r.partner, r.layout) == ("supplier", CC))
     assert none.h_sub_initiated is None and none.h_sub_accepted is None  # nobody initiated: undefined, not 0
     top = next(r for r in best if (r.partner, r.layout) == ("supplier", FC))
-    assert top.scope == "best team P2" and top.h_sub_initiated == pytest.approx(100 * 2 / 6) and top.h_sub_accepted == 0.0
+    assert (
+        top.scope == "best team P2" and top.h_sub_initiated == pytest.approx(100 * 2 / 6) and top.h_sub_accepted == 0.0
+    )
 
 
 def test_one_sample_and_paired_t_tests_by_hand(study_dir):
@@ -104,7 +106,9 @@ def test_pearson_by_hand(study_dir):
     pairs = [(r.answers["q1"], r.constructive) for r in study.rounds]
     xs, ys = zip(*pairs, strict=True)
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    r = sum((x - mx) * (y - my) for x, y in pairs) / math.sqrt(sum((x - mx) ** 2 for x in xs) * sum((y - my) ** 2 for y in ys))
+    r = sum((x - mx) * (y - my) for x, y in pairs) / math.sqrt(
+        sum((x - mx) ** 2 for x in xs) * sum((y - my) ** 2 for y in ys)
+    )
     got = rows[("q1", "constructive", "all")]
     assert got.n == 12 and got.pearson_r == pytest.approx(r)
     assert got.spearman_rho is not None and -1 <= got.spearman_rho <= 1
@@ -114,15 +118,30 @@ def test_the_command_writes_its_files_and_rewrites_them(study_dir, tmp_path, cap
     out = tmp_path / "report"
     assert main(["study", "report", str(study_dir), "--out", str(out)]) == 0
     first = {p.name: p.read_bytes() for p in out.iterdir() if p.suffix in (".md", ".csv")}
-    assert {"report.md", "table2.csv", "table3.csv", "table4.csv", "tests.csv", "correlations.csv", "rounds.csv", "ratings.csv"} <= set(first)
+    assert {
+        "report.md",
+        "table2.csv",
+        "table3.csv",
+        "table4.csv",
+        "tests.csv",
+        "correlations.csv",
+        "rounds.csv",
+        "ratings.csv",
+    } <= set(first)
     tests_csv = {(r["scale"], r["test"], r["layout"]): r for r in read_csv(out / "tests.csv")}
     assert float(tests_csv[("q4", "one-sample", CC)]["t"]) == pytest.approx(math.sqrt(3))
-    share = next(r for r in read_csv(out / "table4.csv") if (r["partner"], r["layout"], r["scope"]) == ("supplier", FC, "all rounds"))
+    share = next(
+        r
+        for r in read_csv(out / "table4.csv")
+        if (r["partner"], r["layout"], r["scope"]) == ("supplier", FC, "all rounds")
+    )
     assert float(share["h_sub_initiated_pct"]) == 50.0 and float(share["h_sub_accepted_pct"]) == 25.0
     text = first["report.md"].decode()
     assert "| GREEDY | 40.00 ± 11.55 (n=3) |" in text  # the partner's label; mean ± se with n
     assert "50.00% (n=3)" in text and "25.00% (n=3)" in text
     before = sorted(p.name for p in study_dir.rglob("*"))
     assert main(["study", "report", str(study_dir), "--out", str(out)]) == 0
-    assert {p.name: p.read_bytes() for p in out.iterdir() if p.suffix == ".csv"} == {k: v for k, v in first.items() if k.endswith(".csv")}
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.suffix == ".csv"} == {
+        k: v for k, v in first.items() if k.endswith(".csv")
+    }
     assert sorted(p.name for p in study_dir.rglob("*")) == before  # the study folder is only read

@@ -19,7 +19,10 @@ CC = "counter_circuit"
 
 def _study(root):
     people = {
-        "P1": [HandRound(1, CC, "greedy", 20, 1, 2, [1, 1], [0, 1], answers(4)), HandRound(2, CC, "supplier", 40, 2, 2, [1, 1], [1, 1], answers(2))],
+        "P1": [
+            HandRound(1, CC, "greedy", 20, 1, 2, [1, 1], [0, 1], answers(4)),
+            HandRound(2, CC, "supplier", 40, 2, 2, [1, 1], [1, 1], answers(2)),
+        ],
         "P2": [HandRound(1, CC, "greedy", 40, 2, 3, [2, 1], [1, 0], answers(5))],
     }
     return write_study(root / "study", people)
@@ -82,8 +85,20 @@ def test_entries_outside_the_format_are_skipped_and_noted(tmp_path, caplog):
         (lambda d: None, "is not a folder"),
         (lambda d: d.mkdir(), "no study.toml"),
         (lambda d: (d.mkdir(), (d / "study.toml").write_text("name = [", encoding="utf-8")), "not valid TOML"),
-        (lambda d: (d.mkdir(), (d / "study.toml").write_text('name = "x"\nrounds = "8"', encoding="utf-8")), "study.toml: "),
-        (lambda d: (d.mkdir(), (d / "study.toml").write_text('name = "x"\nrounds = 2\nlayouts = [{name = "a", label = "A"}]\npartners = [{name = "b"}]\n[round_length]\nsteps = 5', encoding="utf-8")), "no participants/"),
+        (
+            lambda d: (d.mkdir(), (d / "study.toml").write_text('name = "x"\nrounds = "8"', encoding="utf-8")),
+            "study.toml: ",
+        ),
+        (
+            lambda d: (
+                d.mkdir(),
+                (d / "study.toml").write_text(
+                    'name = "x"\nrounds = 2\nlayouts = [{name = "a", label = "A"}]\npartners = [{name = "b"}]\n[round_length]\nsteps = 5',
+                    encoding="utf-8",
+                ),
+            ),
+            "no participants/",
+        ),
     ],
 )
 def test_a_bad_study_dir_is_one_line_and_exit_2(tmp_path, capsys, make, message):
