@@ -218,19 +218,44 @@ def _mean_vals(value: Mean) -> list:
     return [value.mean, value.se, value.n]
 
 
-def csv_files(study: Study, result: tables.StudyTables) -> dict[str, str]:
-    outcome = [
-        "partner",
-        "layout",
-        "participant",
-        "participants",
-        *_mean_cols("reward"),
-        *_mean_cols("constructive"),
-        *_mean_cols("non_constructive"),
-    ]
+OUTCOME_HEADER = [
+    "partner",
+    "layout",
+    "participant",
+    "participants",
+    *_mean_cols("reward"),
+    *_mean_cols("constructive"),
+    *_mean_cols("non_constructive"),
+]
+SIDES = ("human_initiated", "agent_initiated", "human_accepted", "agent_accepted")
+SHARE_HEADER = [
+    "partner",
+    "layout",
+    "scope",
+    "rounds",
+    *(c for s in SIDES for c in _mean_cols(s)),
+    "h_sub_initiated_pct",
+    "h_sub_accepted_pct",
+]
+ROUND_HEADER = [
+    "participant",
+    "round",
+    "layout",
+    "partner",
+    "folder",
+    "reward",
+    "constructive",
+    "non_constructive",
+    *SIDES,
+]
+TEST_HEADER = ["scale", "test", "layout", "n", "mean", "t", "df", "p", "d"]
+CORRELATION_HEADER = ["scale", "metric", "layout", "n", "pearson_r", "pearson_p", "spearman_rho", "spearman_p"]
 
-    def outcome_rows(rows: list[tables.OutcomeRow]) -> list[list]:
-        return [
+
+def _outcome_csv(rows: list[tables.OutcomeRow]) -> str:
+    return _csv(
+        OUTCOME_HEADER,
+        [
             [
                 r.partner,
                 r.layout,
@@ -241,47 +266,32 @@ def csv_files(study: Study, result: tables.StudyTables) -> dict[str, str]:
                 *_mean_vals(r.non_constructive),
             ]
             for r in rows
-        ]
+        ],
+    )
 
-    sides = ("human_initiated", "agent_initiated", "human_accepted", "agent_accepted")
-    share_header = [
-        "partner",
-        "layout",
-        "scope",
-        "rounds",
-        *(c for s in sides for c in _mean_cols(s)),
-        "h_sub_initiated_pct",
-        "h_sub_accepted_pct",
-    ]
-    share = [
+
+def _share_csv(rows: list[tables.ShareRow]) -> str:
+    return _csv(
+        SHARE_HEADER,
         [
-            r.partner,
-            r.layout,
-            r.scope,
-            r.rounds,
-            *(v for s in sides for v in _mean_vals(getattr(r, s))),
-            r.h_sub_initiated,
-            r.h_sub_accepted,
-        ]
-        for r in result.table4_all + result.table4_best
-    ]
+            [
+                r.partner,
+                r.layout,
+                r.scope,
+                r.rounds,
+                *(v for s in SIDES for v in _mean_vals(getattr(r, s))),
+                r.h_sub_initiated,
+                r.h_sub_accepted,
+            ]
+            for r in rows
+        ],
+    )
+
+
+def _rounds_csv(study: Study) -> str:
+    """Every analysed round with its answers: the data a lab's own statistics start from."""
     ids = [q.id for q in study.questionnaire.questions]
-    round_header = [
-        "participant",
-        "round",
-        "layout",
-        "partner",
-        "folder",
-        "reward",
-        "constructive",
-        "non_constructive",
-        "human_initiated",
-        "agent_initiated",
-        "human_accepted",
-        "agent_accepted",
-        *ids,
-    ]
-    round_rows = [
+    rows = [
         [
             r.participant,
             r.k,
@@ -299,36 +309,43 @@ def csv_files(study: Study, result: tables.StudyTables) -> dict[str, str]:
         + [(r.answers or {}).get(i) for i in ids]
         for r in sorted(study.rounds, key=lambda r: (r.participant, r.k))
     ]
-    test_header = ["scale", "test", "layout", "n", "mean", "t", "df", "p", "d"]
-    test_rows = [
-        [t.scale, t.test, t.layout, t.result.n, t.result.mean, t.result.t, t.result.df, t.result.p, t.result.d]
-        for t in result.tests
-    ]
-    corr_header = ["scale", "metric", "layout", "n", "pearson_r", "pearson_p", "spearman_rho", "spearman_p"]
-    corr_rows = [
-        [
-            c.scale,
-            c.metric,
-            c.layout,
-            c.result.n,
-            c.result.pearson_r,
-            c.result.pearson_p,
-            c.result.spearman_rho,
-            c.result.spearman_p,
-        ]
-        for c in result.correlations
-    ]
+    return _csv([*ROUND_HEADER, *ids], rows)
+
+
+def csv_files(study: Study, result: tables.StudyTables) -> dict[str, str]:
+    """File name -> its CSV text; numbers unrounded, a missing value empty."""
     return {
-        "table2.csv": _csv(outcome, outcome_rows(result.table2)),
-        "table3.csv": _csv(outcome, outcome_rows(result.table3)),
-        "table4.csv": _csv(share_header, share),
-        "rounds.csv": _csv(round_header, round_rows),
+        "table2.csv": _outcome_csv(result.table2),
+        "table3.csv": _outcome_csv(result.table3),
+        "table4.csv": _share_csv(result.table4_all + result.table4_best),
+        "rounds.csv": _rounds_csv(study),
         "ratings.csv": _csv(
             ["scale", "partner", "layout", *_mean_cols("rating")],
             [[r.scale, r.partner, r.layout, *_mean_vals(r.rating)] for r in result.ratings],
         ),
-        "tests.csv": _csv(test_header, test_rows),
-        "correlations.csv": _csv(corr_header, corr_rows),
+        "tests.csv": _csv(
+            TEST_HEADER,
+            [
+                [t.scale, t.test, t.layout, t.result.n, t.result.mean, t.result.t, t.result.df, t.result.p, t.result.d]
+                for t in result.tests
+            ],
+        ),
+        "correlations.csv": _csv(
+            CORRELATION_HEADER,
+            [
+                [
+                    c.scale,
+                    c.metric,
+                    c.layout,
+                    c.result.n,
+                    c.result.pearson_r,
+                    c.result.pearson_p,
+                    c.result.spearman_rho,
+                    c.result.spearman_p,
+                ]
+                for c in result.correlations
+            ],
+        ),
     }
 
 

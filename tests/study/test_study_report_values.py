@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import sys
 from pathlib import Path
 
 import pytest
@@ -145,3 +146,13 @@ def test_the_command_writes_its_files_and_rewrites_them(study_dir, tmp_path, cap
         k: v for k, v in first.items() if k.endswith(".csv")
     }
     assert sorted(p.name for p in study_dir.rglob("*")) == before  # the study folder is only read
+
+
+def test_plots_are_drawn_or_skipped_with_a_note(study_dir, tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    assert main(["study", "report", str(study_dir), "--out", str(tmp_path / "with")]) == 0
+    assert (tmp_path / "with" / "table2.png").stat().st_size > 0 and (tmp_path / "with" / "ratings.png").is_file()
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)  # as if matplotlib were not installed
+    assert main(["study", "report", str(study_dir), "--out", str(tmp_path / "without")]) == 0
+    assert not list((tmp_path / "without").glob("*.png"))
+    assert "matplotlib is not installed" in (tmp_path / "without" / "report.md").read_text(encoding="utf-8")
