@@ -42,6 +42,7 @@ from proagent.web.questionnaire import Questionnaire, load_questionnaire
 _LOG = logging.getLogger(__name__)
 MAX_FILE = 1_000_000  # bytes of study.toml, a questionnaire, a config.json or participant.json
 MAX_PARTICIPANTS = 10_000
+MAX_LINES_FILE = 20_000_000  # bytes of a questionnaire.jsonl or a round's episodes.jsonl (a round has one record)
 ROUND_DIR = re.compile(r"(\d{1,4})-.+")
 
 
@@ -206,6 +207,8 @@ def _read_participant(study: Study, folder: Path) -> None:
 def _answers(study: Study, path: Path) -> dict[int, dict[str, int] | None]:
     """Round -> its answers (None: skipped); the last valid line of a round counts."""
     out: dict[int, dict[str, int] | None] = {}
+    if _too_big(study, path):
+        return out
     for line in read_jsonl(path, parse=lambda data: _answer_line(study.questionnaire, data)).records:
         out[line.round] = None if line.skipped else line.answers
     return out
@@ -237,7 +240,11 @@ def _read_round(study: Study, pid: str, k: int, folder: Path, answers: dict[str,
     if config.layout not in layouts or partner not in partners:
         study.skip(f"{folder}: layout {config.layout!r} / partner {partner!r} are not in {STUDY_FILE}, skipped")
         return None
-    episodes = read_jsonl(folder / "episodes.jsonl", parse=_episode).records
+    episodes = (
+        []
+        if _too_big(study, folder / "episodes.jsonl")
+        else read_jsonl(folder / "episodes.jsonl", parse=_episode).records
+    )
     if not episodes:
         study.skip(f"{folder}: no finished episode (the round was not played to the end), skipped")
         return None
@@ -260,6 +267,14 @@ def _read_round(study: Study, pid: str, k: int, folder: Path, answers: dict[str,
         episode.int_initiated[human], episode.int_initiated[agent], episode.int_accepted[human], episode.int_accepted[agent],
         answers,
     )  # fmt: skip
+
+
+def _too_big(study: Study, path: Path) -> bool:
+    """True (and noted) for a symbolic link or a file no writer of a study makes this large."""
+    if path.is_symlink() or (path.exists() and path.stat().st_size > MAX_LINES_FILE):
+        study.skip(f"{path}: a symbolic link or larger than {MAX_LINES_FILE} bytes, not read")
+        return True
+    return False
 
 
 def _checked_json(path: Path) -> dict:
