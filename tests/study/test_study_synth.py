@@ -12,7 +12,7 @@ import pytest
 from proagent.cli import main
 from proagent.study.format import Participant, StudyConfig, schedule
 from proagent.study.read import read_study
-from proagent.study.synth import SynthError, synthetic_answers, write_study
+from proagent.study.synth import synthetic_answers, write_study
 from proagent.web.questionnaire import load_questionnaire
 
 LAYOUTS = (("forced_coordination", "RC"),)  # one layout: one compile, so the test stays fast
@@ -72,10 +72,3 @@ def test_answers_are_seeded_and_on_the_scale():
     first = [synthetic_answers(questionnaire, random.Random(7), 0.2, 0.1, c) for c in range(10)]
     again = [synthetic_answers(questionnaire, random.Random(7), 0.2, 0.1, c) for c in range(10)]
     assert first == again and all(1 <= v <= 5 for a in first for v in a.values())
-
-
-def test_an_existing_folder_or_unknown_agent_is_refused(tmp_path):
-    (tmp_path / "full").mkdir()
-    (tmp_path / "full" / "x").write_text("", encoding="utf-8")
-    with pytest.raises(SynthError, match="not an empty folder"):
-        write_study(tmp_path / "full")

@@ -114,3 +114,12 @@ def test_a_study_with_no_finished_round_is_exit_2(tmp_path, capsys):
     study_dir = write_study(tmp_path / "study", {"P1": []})
     assert main(["study", "report", str(study_dir)]) == 2
     assert "no finished round" in capsys.readouterr().err
+
+
+def test_synth_refuses_a_folder_that_holds_something(tmp_path, capsys):
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "notes.txt").write_text("keep me", encoding="utf-8")
+    assert main(["study", "synth", str(tmp_path / "full")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "not an empty folder" in err and "\n" not in err
+    assert (tmp_path / "full" / "notes.txt").read_text(encoding="utf-8") == "keep me"
