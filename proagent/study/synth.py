@@ -16,6 +16,7 @@ import asyncio
 import random
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -117,29 +118,89 @@ def write_study(
     _check_agents(envs, (*partners, proxy))
     out.mkdir(parents=True, exist_ok=True)
     _write_toml(out / STUDY_FILE, config)
-    questionnaire = load_questionnaire()
     rng = random.Random(seed)
     effects = {(p, lay): rng.gauss(0, 0.4) + 0.3 * j for p in partners for j, (lay, _) in enumerate(layouts)}
+    plays = _Plays(out, config, envs, proxy, load_questionnaire(), rng, effects, *git_state(), package_versions())
     for index in range(participants):
         pid = f"P{index + 1:03d}"
-        demographics = Demographics(**{k: rng.choice(v) for k, v in CHOICES.items()})
-        plan = schedule(config, pid, index)
-        write_participant(out, Participant(id=pid, created=now(), demographics=demographics, schedule=plan))
-        bias = rng.gauss(0, 0.5)
-        for planned in plan:
-            domain, env = envs[planned.layout]
-            episode_seed = seed * 100_003 + index * 1_000 + planned.round
-            folder = round_folder(out, pid, planned.round, planned.layout, planned.partner)
-            record = _play(folder, domain, env, planned.partner, proxy, config, episode_seed)
-            answers = synthetic_answers(
-                questionnaire, rng, bias, effects[(planned.partner, planned.layout)], record.int_constructive or 0
-            )
-            append_answers(
-                out, pid, AnswerLine(round=planned.round, folder=folder.path.name, answers=answers, submitted=now())
-            )
+        plays.participant(pid, index, seed)
         if progress is not None:
-            progress(f"{pid}: {len(plan)} rounds")
+            progress(f"{pid}: {rounds} rounds")
     return config
+
+
+@dataclass
+class _Plays:
+    """What every round of a synthetic study shares: the compiled envs, the answers' random
+    stream and effects, and the provenance a run's config.json records (read once, not per round)."""
+
+    out: Path
+    config: StudyConfig
+    envs: dict[str, tuple[Domain, DomainEnv]]
+    proxy: str
+    questionnaire: Questionnaire
+    rng: random.Random
+    effects: dict[tuple[str, str], float]
+    commit: str
+    dirty: bool
+    versions: dict[str, str]
+
+    def participant(self, pid: str, index: int, seed: int) -> None:
+        """participant.json, then every planned round and its answers."""
+        demographics = Demographics(**{k: self.rng.choice(v) for k, v in CHOICES.items()})
+        plan = schedule(self.config, pid, index)
+        write_participant(self.out, Participant(id=pid, created=now(), demographics=demographics, schedule=plan))
+        bias = self.rng.gauss(0, 0.5)
+        for planned in plan:
+            folder = round_folder(self.out, pid, planned.round, planned.layout, planned.partner)
+            record = self.play(folder, planned.layout, planned.partner, seed * 100_003 + index * 1_000 + planned.round)
+            effect = self.effects[(planned.partner, planned.layout)]
+            answers = synthetic_answers(self.questionnaire, self.rng, bias, effect, record.int_constructive or 0)
+            line = AnswerLine(round=planned.round, folder=folder.path.name, answers=answers, submitted=now())
+            append_answers(self.out, pid, line)
+
+    def play(self, folder: RunFolder, layout: str, partner: str, seed: int) -> EpisodeRecord:
+        """One round as `proagent human` stores it, with the proxy in the human seat."""
+        domain, env = self.envs[layout]
+        human, agent = self.config.human_seat, 1 - self.config.human_seat
+        settings = {
+            "mode": "synthetic",
+            "proxy": self.proxy,
+            "human_seat": human,
+            "agent_seat": agent,
+            "seed": seed,
+            "questionnaire": True,
+        }
+        folder.write_json("config.json", self._config(domain, env, partner, seed, settings))
+        builder = session_builder(domain, None)
+        team = [builder.make(self.proxy, env), builder.make(partner, env)]
+        if human == 1:
+            team.reverse()
+        trace = lambda line: folder.append_jsonl("trace.jsonl", line)
+        record = asyncio.run(run_episode(env, domain, team, agent, seed, 0, trace=trace))
+        folder.append_jsonl("episodes.jsonl", record, durable=True)
+        folder.write_json("summary.json", {**summary_of([record], domain.useful_events), "human": settings})
+        return record
+
+    def _config(self, domain: Domain, env: DomainEnv, partner: str, seed: int, settings: dict) -> HumanRunConfig:
+        return HumanRunConfig(
+            command=" ".join(["proagent", *sys.argv[1:]]),
+            domain=domain.name,
+            layout=env.name,
+            partner="human",
+            seat=1 - self.config.human_seat,
+            episodes=1,
+            seed=seed,
+            horizon=self.config.round_length.steps or 0,
+            llm="none",
+            agent={"name": partner},
+            prompt_hashes={},
+            git_commit=self.commit,
+            git_dirty=self.dirty,
+            versions=self.versions,
+            created=datetime.now(UTC).isoformat(),
+            human=settings,
+        )
 
 
 def _check_agents(envs: dict[str, tuple[Domain, DomainEnv]], names: tuple[str, ...]) -> None:
@@ -154,53 +215,6 @@ def _check_agents(envs: dict[str, tuple[Domain, DomainEnv]], names: tuple[str, .
                 builder.make(name, env)
             except ValueError as exc:  # UnknownAgentError is one
                 raise SynthError(f"{name}: {str(exc).splitlines()[0]}") from None
-
-
-def _play(
-    folder: RunFolder, domain: Domain, env: DomainEnv, partner: str, proxy: str, config: StudyConfig, seed: int
-) -> EpisodeRecord:
-    """One round as `proagent human` stores it, with ``proxy`` in the human seat."""
-    human, agent = config.human_seat, 1 - config.human_seat
-    builder = session_builder(domain, None)
-    commit, dirty = git_state()
-    settings = {
-        "mode": "synthetic",
-        "proxy": proxy,
-        "human_seat": human,
-        "agent_seat": agent,
-        "seed": seed,
-        "questionnaire": True,
-    }
-    folder.write_json(
-        "config.json",
-        HumanRunConfig(
-            command=" ".join(["proagent", *sys.argv[1:]]),
-            domain=domain.name,
-            layout=env.name,
-            partner="human",
-            seat=agent,
-            episodes=1,
-            seed=seed,
-            horizon=config.round_length.steps or 0,
-            llm="none",
-            agent={"name": partner},
-            prompt_hashes={},
-            git_commit=commit,
-            git_dirty=dirty,
-            versions=package_versions(),
-            created=datetime.now(UTC).isoformat(),
-            human=settings,
-        ),
-    )
-    team = [builder.make(proxy, env), builder.make(partner, env)]
-    if human == 1:
-        team.reverse()
-    record = asyncio.run(
-        run_episode(env, domain, team, agent, seed, 0, trace=lambda line: folder.append_jsonl("trace.jsonl", line))
-    )
-    folder.append_jsonl("episodes.jsonl", record, durable=True)
-    folder.write_json("summary.json", {**summary_of([record], domain.useful_events), "human": settings})
-    return record
 
 
 def _write_toml(path: Path, config: StudyConfig) -> None:
