@@ -237,8 +237,10 @@ def _read_round(study: Study, pid: str, k: int, folder: Path, answers: dict[str,
     partner = config.agent.get("name")
     layouts = {x.name for x in study.config.layouts}
     partners = {x.name for x in study.config.partners}
-    if config.layout not in layouts or partner not in partners:
-        study.skip(f"{folder}: layout {config.layout!r} / partner {partner!r} are not in {STUDY_FILE}, skipped")
+    if not isinstance(partner, str) or config.layout not in layouts or partner not in partners:
+        study.skip(
+            f"{folder}: layout {config.layout!r} / partner {str(partner)[:80]!r} are not in {STUDY_FILE}, skipped"
+        )
         return None
     episodes = (
         []

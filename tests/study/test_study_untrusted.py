@@ -66,6 +66,9 @@ def test_entries_outside_the_format_are_skipped_and_noted(tmp_path, caplog):
     unfinished = participants / "P2" / "rounds" / "3-counter_circuit-supplier"
     unfinished.mkdir()
     (unfinished / "config.json").write_text(json.dumps({"layout": CC, "agent": {"name": "supplier"}}), encoding="utf-8")
+    listed = participants / "P1" / "rounds" / "3-counter_circuit-list"
+    listed.mkdir()
+    (listed / "config.json").write_text(json.dumps({"layout": CC, "agent": {"name": ["greedy"]}}), encoding="utf-8")
     (participants / "P2" / "rounds" / "4-x").mkdir()
     (participants / "P2" / "rounds" / "4-x" / "config.json").write_text('{"layout": 3}', encoding="utf-8")
     episodes = participants / "P1" / "rounds" / "1-counter_circuit-greedy" / "episodes.jsonl"
@@ -74,7 +77,7 @@ def test_entries_outside_the_format_are_skipped_and_noted(tmp_path, caplog):
         study = read_study(study_dir)
     assert sorted((r.participant, r.k) for r in study.rounds) == [("P1", 1), ("P1", 2), ("P2", 1)]
     notes = "\n".join(study.notes)
-    for fragment in ("not an id!", "P9", "'stranger'", "no finished episode", "no readable config.json"):
+    for fragment in ("not an id!", "P9", "'stranger'", "['greedy']", "no finished episode", "no readable config.json"):
         assert fragment in notes
     assert any("episodes.jsonl: skipped 1 unreadable line" in r.getMessage() for r in caplog.records)
 
