@@ -126,3 +126,17 @@ def test_synth_refuses_a_folder_that_holds_something(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and "not an empty folder" in err and "\n" not in err
     assert (tmp_path / "full" / "notes.txt").read_text(encoding="utf-8") == "keep me"
+
+
+def test_the_documented_study_toml_is_valid():
+    import re
+    import tomllib
+    from pathlib import Path
+
+    from proagent.study.format import StudyConfig
+
+    text = (Path(__file__).parents[2] / "docs" / "human_study.md").read_text(encoding="utf-8")
+    example = re.search(r"```toml\n(.*?)```", text, re.DOTALL)
+    assert example is not None
+    config = StudyConfig.model_validate(tomllib.loads(example.group(1)))
+    assert [x.label for x in config.layouts] == ["Non-RC", "RC"] and config.trial is not None
