@@ -171,7 +171,8 @@ def read_study(study_dir: Path) -> Study:
             continue
         _read_participant(study, entry)
     if not study.rounds:
-        raise StudyError(f"{study_dir} has no finished round to analyse (see the warnings above)")
+        skipped = f" ({len(study.notes)} entries skipped: see the warnings above)" if study.notes else ""
+        raise StudyError(f"{study_dir} has no finished round to analyse yet{skipped}")
     return study
 
 
