@@ -1,4 +1,4 @@
-"""The issue's acceptance check, slow (marked; a CI step runs slow tests): a synthetic study of 12
+"""The acceptance check of the study report, slow (marked; a CI step runs slow tests): a synthetic study of 12
 participants x 8 rounds, and the report's numbers recomputed here from the raw files (json, not the
 study reader): a Table 2 mean, a %H-sub, and the one-sample and paired t-tests by Student's formulas
 (p from the t distribution's survival function)."""
