@@ -25,11 +25,10 @@ from PIL import Image, ImageDraw
 from envs.macrafter.rules import Item, Material, Vital
 from envs.macrafter.settings import CrafterSettings
 from envs.macrafter.symbolic import AgentState, CrafterView
+from proagent.domains.macrafter.web import CHANGES_KEY, RECORD_KEY  # the fields the page's drawing reads
 from proagent.world.capabilities import Rendering
 from proagent.world.kit.pictures import SEAT_COLOURS, Colour, GridCanvas, write_gif
 
-RECORD_KEY = "macrafter"  # the trace line's field holding the state record (the drawing reads it)
-CHANGES_KEY = "capability_changes"  # the trace line's field holding dZ per seat and item
 CELL = 10  # pixels per map cell in the GIF
 MS_PER_FRAME = 150
 
