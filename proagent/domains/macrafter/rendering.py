@@ -123,8 +123,14 @@ def _held(agent: AgentState) -> str:
 
 def agent_line(view: CrafterView, agent: AgentState) -> str:
     """One agent as text: where, facing what, its vitals and its bag."""
-    faced = view.material(agent.faced_cell)
-    at = faced.name.lower().replace("_", " ") if faced is not None else "the edge"
+    faced, mate = view.material(agent.faced_cell), view.agent_at(agent.faced_cell)
+    at = (
+        f"agent {mate}"
+        if mate is not None
+        else faced.name.lower().replace("_", " ")
+        if faced is not None
+        else "the edge"
+    )
     body = " ".join(f"{name} {value}" for name, value in agent.vitals.items())
     state = " (down)" if not agent.alive else " (asleep)" if agent.sleeping else ""
     x, y = agent.position
