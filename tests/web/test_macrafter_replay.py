@@ -18,6 +18,7 @@ from macrafter_views import HORIZON, ViewWorld, episode
 from web_helpers import wait_for
 
 from envs.macrafter.events import CrafterEvent, CrafterEventKind
+from envs.macrafter.rules import ACTION_NAMES
 from proagent.domains.macrafter.rendering import RENDERING, capability_changes
 from proagent.domains.macrafter.web import SCRIPT, end, frame, replay_drawing, scene
 from proagent.web.replay_data import episode_lanes, episode_payload, load_run
@@ -140,6 +141,13 @@ def test_macrafter_js_parses_and_never_writes_html():
     if node is None:
         pytest.skip("node is not installed")
     subprocess.run([node, "--check", str(SCRIPT)], check=True, timeout=60)
+    keys = f"{SCRIPT.read_text()};\nprocess.stdout.write(JSON.stringify(HumanDomain.keys));"
+    bound = json.loads(
+        subprocess.run([node, "-e", keys], check=True, timeout=60, capture_output=True, text=True).stdout
+    )
+    assert set(bound.values()) <= set(ACTION_NAMES) and bound[" "] == "do", (
+        "the human page's keys are MA-Crafter actions"
+    )
 
 
 def _lane_event(browser, kind: str, lane: str, column: int, row: int) -> None:

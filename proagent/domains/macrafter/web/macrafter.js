@@ -267,8 +267,15 @@ const ReplayDomain = {
   },
 };
 
-// The human page's view of the world (human.js knows no world): info holds the page facts.
+// The human page's view of the world (human.js knows no world): info holds the page facts. The
+// arrow keys move (the page's own); the other keys follow Crafter's human play: space acts on the
+// faced cell, Tab sleeps, T/R/F/P place a table, stone, furnace or sapling, 1-6 craft.
 const HumanDomain = {
+  keys: {
+    " ": "do", Tab: "sleep", q: "noop", t: "place_table", r: "place_stone", f: "place_furnace", p: "place_plant",
+    1: "make_wood_pickaxe", 2: "make_stone_pickaxe", 3: "make_iron_pickaxe", 4: "make_wood_sword", 5: "make_stone_sword",
+    6: "make_iron_sword",
+  },
   draw(canvas, info, state, names) {
     Crafter.draw(canvas, info, state, {}, { names });
   },
