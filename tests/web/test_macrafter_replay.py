@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 import urllib.request
 from itertools import pairwise
 from pathlib import Path
@@ -106,6 +107,15 @@ def test_capability_changes_without_constraints_make_lanes_and_bad_entries_are_d
     assert episode_lanes([from_records])["steps"][0]["changes"] == {"0": {"wood": 2}, "1": {"coal": 1}}
     assert "capability" not in episode_lanes([{"step": 0, "constraints": [{"outcome": "ok"}]}])
     assert episode_lanes([{"step": 0, "actions": ["a"]}]) is None
+
+
+def test_the_replay_reads_the_trace_without_jax(crafter_run):
+    code = (
+        "import sys; from proagent.web.replay_data import load_run, episode_payload; "
+        "from proagent.domains.macrafter.web import replay_drawing; "
+        f"episode_payload(load_run({str(crafter_run)!r}), 0, replay_drawing()); assert 'jax' not in sys.modules, 'jax imported'"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[2], timeout=120)
 
 
 def test_the_decoder_copes_with_lines_without_layout_record_or_final():
