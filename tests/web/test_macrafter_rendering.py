@@ -9,10 +9,12 @@ import json
 from itertools import pairwise
 
 import numpy as np
-from macrafter_views import HEIGHT, WIDTH, ViewWorld, bag, episode, view
+from macrafter_views import HEIGHT, HORIZON, WIDTH, ViewWorld, bag, episode, view
 from PIL import Image
 
+from envs.macrafter import make
 from envs.macrafter.rules import Item, Material
+from proagent.domains import get_domain, replay_drawing_for
 from proagent.domains.macrafter.rendering import (
     CELL,
     ITEM_COLOURS,
@@ -27,6 +29,7 @@ from proagent.domains.macrafter.rendering import (
     record,
     text,
 )
+from proagent.domains.macrafter.web import SCRIPT
 
 
 def test_the_text_is_the_map_with_agents_as_digits_a_line_per_agent_and_a_legend():
@@ -68,15 +71,26 @@ def test_capability_changes_are_the_items_and_tools_each_agent_gained_or_lost():
     ]
 
 
+def test_the_world_draws_itself_with_this_rendering_and_its_replay_drawing():
+    assert get_domain("macrafter").capabilities.rendering is RENDERING
+    assert replay_drawing_for("macrafter").script == SCRIPT
+
+
 def test_frame_extras_carry_the_state_dz_the_layout_on_step_0_and_the_final_state():
-    world, views = ViewWorld(), episode()
+    world, views = make("easy_2a", HORIZON), episode()
     first = RENDERING.frame_extras(world, views[0], views[1], False)
     assert first["macrafter"] == record(views[0]) and first["capability_changes"] == {"0": {"wood": 1}}
     layout = first["layout"]
     assert layout == page_facts(world, views[0]) and layout["materials"][int(Material.TREE)] == "tree"
+    assert (layout["scenario"], layout["difficulty"], layout["target"]) == ("easy_2a", "easy", world.scenario.target)
     assert (layout["width"], layout["height"], layout["horizon"], layout["num_agents"]) == (WIDTH, HEIGHT, 40, 3)
-    assert layout["resources"]["iron"] == {"quorum": 3, "tool": "stone_pickaxe", "value": 150.0}
-    assert "iron 3×stone pickaxe" in layout["rules"] and "d=1" in layout["rules"]
+    iron = world.settings.resources["iron"]
+    assert layout["resources"]["iron"] == {
+        "quorum": iron.quorum,
+        "tool": iron.tool,
+        "value": world.settings.unit_value("iron"),
+    }
+    assert f"iron {iron.quorum}×{iron.tool.replace('_', ' ')}" in layout["rules"] and "d=1" in layout["rules"]
     assert layout["recipes"]["stone_pickaxe"]["quorum"] == 2 and json.loads(json.dumps(layout)) == layout
     middle = RENDERING.frame_extras(world, views[2], views[3], False)
     assert "layout" not in middle and "final" not in middle

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw
 
+from envs.macrafter.env import CrafterEnv
 from envs.macrafter.rules import Item, Material, Vital
 from envs.macrafter.settings import CrafterSettings
 from envs.macrafter.symbolic import AgentState, CrafterView
@@ -29,7 +30,7 @@ from proagent.domains.macrafter.web import CHANGES_KEY, RECORD_KEY  # the fields
 from proagent.world.capabilities import Rendering
 from proagent.world.kit.pictures import SEAT_COLOURS, Colour, GridCanvas, write_gif
 
-CELL = 10  # pixels per map cell in the GIF
+CELL = 12  # pixels per map cell in the GIF
 MS_PER_FRAME = 150
 
 # One character per material in the text; agents are their seat's digit.
@@ -99,15 +100,6 @@ FACINGS: dict[tuple[int, int], str] = {(-1, 0): "left", (1, 0): "right", (0, -1)
 TOOLS: frozenset[str] = frozenset(i.name.lower() for i in Item if i >= Item.WOOD_PICKAXE)
 
 
-class CrafterWorld(Protocol):
-    """What the drawing reads of an MA-Crafter env: its rules and the decoding of its states."""
-
-    @property
-    def settings(self) -> CrafterSettings: ...
-
-    def symbolic(self, state: Any) -> CrafterView: ...
-
-
 def agent_colour(seat: int) -> Colour:
     return AGENT_COLOURS[seat % len(AGENT_COLOURS)]
 
@@ -162,10 +154,13 @@ def rules_summary(settings: CrafterSettings) -> str:
     return f"collect (quorum × tool): {', '.join(parts)}; reach d={settings.collect_distance}"
 
 
-def page_facts(env: CrafterWorld, first: CrafterView) -> dict:
+def page_facts(env: CrafterEnv, first: CrafterView) -> dict:
     """The world's static facts and settings (the human page's info, the replay's scene)."""
     s = env.settings
     return {
+        "scenario": env.scenario.name,
+        "difficulty": env.scenario.difficulty,
+        "target": env.scenario.target,
         "width": first.width,
         "height": first.height,
         "horizon": first.horizon,
@@ -198,7 +193,7 @@ def capability_changes(before: CrafterView, after: CrafterView) -> dict[str, dic
     return changes
 
 
-def frame_extras(env: CrafterWorld, state: CrafterView, after: CrafterView, done: bool) -> dict:
+def frame_extras(env: CrafterEnv, state: CrafterView, after: CrafterView, done: bool) -> dict:
     """A trace line's drawing: the state before the step, the step's dZ, the layout on step 0 and
     the final state after the last step."""
     extras: dict = {RECORD_KEY: record(state), CHANGES_KEY: capability_changes(state, after)}
@@ -221,10 +216,10 @@ def _map(view: CrafterView) -> np.ndarray:
         colour = agent_colour(agent.seat) if agent.alive else (90, 90, 90)
         canvas.fill(x, y, (0, 0, 0), inset=0)
         canvas.fill(x, y, colour, inset=1)
-        if agent.alive:  # a dark bar on the faced side
+        if agent.alive:  # a dark square against the faced side
             dx, dy = agent.facing
-            left = x * CELL + (CELL - mark if dx > 0 else 0 if dx < 0 else (CELL - mark) // 2)
-            top = y * CELL + (CELL - mark if dy > 0 else 0 if dy < 0 else (CELL - mark) // 2)
+            left = x * CELL + (CELL - mark - 1 if dx > 0 else 1 if dx < 0 else (CELL - mark) // 2)
+            top = y * CELL + (CELL - mark - 1 if dy > 0 else 1 if dy < 0 else (CELL - mark) // 2)
             canvas.image[top : top + mark, left : left + mark] = (20, 20, 20)
     return canvas.image
 
@@ -268,7 +263,7 @@ def frame(view: CrafterView, vital_max: int) -> np.ndarray:
     return np.asarray(image)
 
 
-def save_gif(env: CrafterWorld, states: Sequence[Any], path: Path) -> None:
+def save_gif(env: CrafterEnv, states: Sequence[Any], path: Path) -> None:
     """The episode as an animated GIF: one frame per engine state."""
     vital_max = env.settings.vital_max
     write_gif((frame(env.symbolic(s), vital_max) for s in states), path, MS_PER_FRAME)

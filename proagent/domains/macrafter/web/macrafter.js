@@ -174,7 +174,8 @@ const Crafter = (() => {
   function caption(ctx, state, world, width, y, score) {
     ctx.fillStyle = C.caption; ctx.fillRect(0, y, width, CAPTION);
     const head = state ? `score ${score ?? state.score}` : "no MA-Crafter record in this trace line";
-    const rules = world && world.rules ? ` · ${world.rules}` : "";
+    const target = world && world.target ? ` · target ${world.target}` : "";
+    const rules = world && world.rules ? `${target} · ${world.rules}` : target;
     ctx.save(); ctx.beginPath(); ctx.rect(0, y, width, CAPTION); ctx.clip();
     write(ctx, head + rules, 6, y + CAPTION / 2, 11, C.text);
     ctx.restore();
