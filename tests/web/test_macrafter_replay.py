@@ -15,9 +15,10 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-from macrafter_views import HORIZON, ViewWorld, episode
+from macrafter_views import HORIZON, episode
 from web_helpers import wait_for
 
+from envs.macrafter import make
 from envs.macrafter.events import CrafterEvent, CrafterEventKind
 from envs.macrafter.rules import ACTION_NAMES
 from proagent.domains.macrafter.rendering import RENDERING, capability_changes
@@ -49,7 +50,7 @@ def crafter_run(tmp_path_factory) -> Path:
     folder.mkdir()
     config = {"domain": "macrafter", "layout": "easy_2a", "partner": "scripted", "seat": 0, "horizon": HORIZON}
     (folder / "config.json").write_text(json.dumps(config))
-    world, views, lines = ViewWorld(), episode(), []
+    world, views, lines = make("easy_2a", HORIZON), episode(), []
     for step, (before, after) in enumerate(pairwise(views)):
         collect = {"task": "collect tree", "counts": {"spatial": 1, "temporal": 1, "participation": 3}, "outcome": "ok",
                    "satisfied": ["spatial", "temporal", "participation", "dependency"], "violated": [], "delta_z": 1}  # fmt: skip
