@@ -198,6 +198,13 @@ def test_a_macrafter_run_plays_in_the_browser(browser, crafter_run):
         rows = browser.execute_script("const c = document.getElementById('lane-constraints'); return c.height")
         geometry = browser.execute_script("return window.replay.lanes")
         assert rows == 2 * geometry["top"] + (4 + 3) * geometry["row"], "four constraints, then a ΔZ row per agent"
+        pixel = """const [column, row, dy] = arguments, g = window.replay.lanes, c = document.getElementById('lane-constraints');
+            const d = c.getContext('2d').getImageData(g.label + (column + 0.5) * g.cell, g.top + (row + 0.5) * g.row + dy, 1, 1).data;
+            return [d[0], d[1], d[2]];"""
+        green, red = [58, 165, 93], [214, 69, 65]
+        assert browser.execute_script(pixel, 0, 4, -2) == green, "step 0: player 0 gained wood (above the axis)"
+        assert browser.execute_script(pixel, 1, 4, 2) == red and browser.execute_script(pixel, 1, 5, -2) == green
+        assert browser.execute_script(pixel, 0, 5, -2) != green, "player 1 gained nothing in step 0"
         _lane_event(browser, "mousemove", "lane-constraints", 2, 5)
         tip = browser.find_element("id", "lane-tip")
         assert tip.is_displayed() and "player 1" in tip.text and "−1 wood, +1 wood pickaxe" in tip.text

@@ -244,8 +244,9 @@
           ctx.beginPath(); ctx.moveTo(x + 1, y + 1); ctx.lineTo(x + w - 1, y + h - 1); ctx.moveTo(x + w - 1, y + 1); ctx.lineTo(x + 1, y + h - 1); ctx.stroke();
         }
       });
-      const bar = (k, units, up) => { // up to 3 units fill half a row, gains above the axis, losses below
-        const mid = rowY(k) + LANE.row / 2, h = Math.min(3, Math.abs(units)) * ((LANE.row / 2 - 2) / 3);
+      // gains above the row's axis, losses below; `most` units fill half a row
+      const bar = (k, units, up, most = 3) => {
+        const mid = rowY(k) + LANE.row / 2, h = Math.min(most, Math.abs(units)) * ((LANE.row / 2 - 2) / most);
         ctx.fillStyle = up ? "#3aa55d" : "#d64541";
         ctx.fillRect(x, up ? mid - h : mid, w, h);
       };
@@ -253,8 +254,8 @@
         L.seats.forEach((seat, j) => {
           const units = Object.values((s.changes || {})[seat] || {});
           const gained = units.filter((n) => n > 0).reduce((a, n) => a + n, 0), lost = units.filter((n) => n < 0).reduce((a, n) => a - n, 0);
-          if (gained) bar(names.length + j, gained, true);
-          if (lost) bar(names.length + j, lost, false);
+          if (gained) bar(names.length + j, gained, true, 2);
+          if (lost) bar(names.length + j, lost, false, 2);
         });
       } else if (s.dz) bar(names.length, s.dz, s.dz > 0);
     });
