@@ -83,7 +83,7 @@ def test_the_human_page_serves_the_worlds_facts_script_and_keys(env, tmp_path):
     with session.serve(0) as server:
         status, info = call(server.url, "/api/info")
         assert status == 200 and (info["width"], info["height"]) == (env.settings.width, env.settings.height)
-        assert info["materials"][3] == "tree" and info["target"] == env.scenario.target
+        assert info["materials"][3] == "tree" and info["target"] == env.scenario.target and "Tab sleeps" in info["help"]
         with urllib.request.urlopen(server.url.rstrip("/") + "/domain.js", timeout=10) as response:
             assert response.read() == SCRIPT.read_bytes()
         assert call(server.url, "/api/start", {})[0] == 200

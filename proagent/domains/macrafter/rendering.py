@@ -96,6 +96,11 @@ VITAL_COLOURS: dict[Vital, Colour] = {
 }
 # Up to eight seats: the kit's colours first (so a seat looks the same as in the other worlds).
 AGENT_COLOURS: tuple[Colour, ...] = (*SEAT_COLOURS, (120, 80, 40), (230, 80, 160))
+# The human page's keys beyond the arrows (macrafter.js binds them: HumanDomain.keys).
+HUMAN_KEYS = (
+    "Space acts on the faced cell (collect, drink, eat), Tab sleeps, T/R/F/P place a table, stone, furnace or "
+    "sapling, 1-6 craft (wood, stone, iron pickaxe; wood, stone, iron sword), Q waits."
+)
 FACINGS: dict[tuple[int, int], str] = {(-1, 0): "left", (1, 0): "right", (0, -1): "up", (0, 1): "down"}
 TOOLS: frozenset[str] = frozenset(i.name.lower() for i in Item if i >= Item.WOOD_PICKAXE)
 
@@ -179,6 +184,7 @@ def page_facts(env: CrafterEnv, first: CrafterView) -> dict:
             for name, r in s.recipes.items()
         },
         "rules": rules_summary(s),
+        "help": HUMAN_KEYS,
     }
 
 
