@@ -7,13 +7,14 @@ with the bags the frames show; and the human page serves the world's facts, scri
 from __future__ import annotations
 
 import asyncio
+import json
 import urllib.request
 from itertools import pairwise
 from pathlib import Path
 
 import pytest
 from PIL import Image
-from web_helpers import call, human_args
+from web_helpers import call, human_args, wait_for
 
 from proagent.domains import get_domain
 from proagent.domains.macrafter.rendering import CELL, STRIP
@@ -91,3 +92,36 @@ def test_the_human_page_serves_the_worlds_facts_script_and_keys(env, tmp_path):
         status, state = call(server.url, "/api/state")
         assert status == 200 and state["state"]["agents"][0]["faced"] is not None
         session.game.stop()
+
+
+def test_a_person_plays_macrafter_in_the_browser_with_crafters_keys(browser, env, tmp_path):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    from proagent.web.human_session import build_human_session
+
+    args = human_args(tmp_path, "--mode", "turns", "--no-questionnaire")
+    args.domain, args.layout, args.agent, args.horizon = "macrafter", LAYOUT, "tech", HORIZON
+    session = build_human_session(args, env)
+    browser.get_log("browser")  # drop what earlier pages logged
+    with session.serve(0) as server:
+        browser.get(server.url)
+        wait_for(lambda: browser.execute_script("return document.body.dataset.ready"))
+        state = lambda: call(server.url, "/api/state")[1]
+        wait_for(lambda: browser.execute_script("return document.getElementById('board').width") > 300)
+        colours = browser.execute_script(
+            "const c = document.getElementById('board'), d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+            "const seen = new Set(); for (let i = 0; i < d.length; i += 16) seen.add(d[i] << 16 | d[i + 1] << 8 | d[i + 2]);"
+            "return seen.size;"
+        )
+        assert colours > 12, "the map and the agents' cards are drawn"
+        assert "Tab sleeps" in browser.find_element("id", "help").text
+        ActionChains(browser).send_keys(Keys.ENTER).perform()
+        wait_for(lambda: browser.execute_script("return document.body.dataset.status") == "running")
+        for step, key in enumerate((Keys.SPACE, Keys.TAB, "q"), start=1):
+            ActionChains(browser).send_keys(key).perform()
+            wait_for(lambda step=step: state()["step"] == step)
+        assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        session.game.stop()
+    trace = [json.loads(line) for line in (session.folder.path / "trace.jsonl").read_text().splitlines()]
+    assert [line["actions"][0] for line in trace[:3]] == ["do", "sleep", "noop"], "space acts, Tab sleeps, Q waits"

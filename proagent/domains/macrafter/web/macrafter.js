@@ -2,7 +2,8 @@
 // Draws one MA-Crafter state on a <canvas>: the whole map as simple tiles (a colour and a small
 // glyph per material: no texture assets ship), the agents (numbered squares in their seat's colour
 // with a notch on the side they face; asleep: "z", down: greyed with a cross), each agent's faced
-// cell (dashed in its colour), the last step's cooperative attempts (the cell ringed green when the
+// cell (dashed in its colour), the view window of the page's seat (dashed white: what its prompts may
+// hold of the map), the last step's cooperative attempts (the cell ringed green when the
 // collection worked, red when it failed) and, beside the map, one card per agent: its vitals as
 // bars, its inventory (tools framed) and this step's capability changes ΔZ (+ gained, − lost).
 // Every text is drawn on the canvas, none is HTML. No dependencies, so an exported replay is one
@@ -83,6 +84,19 @@ const Crafter = (() => {
       ctx.strokeStyle = a.outcome === "ok" ? C.ok : C.fail; ctx.lineWidth = Math.max(2, S / 8);
       ctx.strokeRect(a.cell[0] * S + 1, a.cell[1] * S + 1, S - 2, S - 2);
     }
+  }
+
+  // The seat's own view (world.view: width x height cells centred on it, clipped to the map): what
+  // its prompts may hold of the map.
+  function window_(ctx, world, state, seat, S) {
+    const a = (state.agents || [])[seat], view = world.view;
+    if (!a || !a.alive || !Array.isArray(view)) return;
+    const hw = Math.floor(view[0] / 2), hh = Math.floor(view[1] / 2), [x, y] = a.position;
+    const x0 = Math.max(0, x - hw), y0 = Math.max(0, y - hh), x1 = Math.min(state.width - 1, x + hw), y1 = Math.min(state.height - 1, y + hh);
+    ctx.save();
+    ctx.strokeStyle = "#fff"; ctx.lineWidth = 2; ctx.setLineDash([6, 4]);
+    ctx.strokeRect(x0 * S + 1, y0 * S + 1, (x1 - x0 + 1) * S - 2, (y1 - y0 + 1) * S - 2);
+    ctx.restore();
   }
 
   function faced(ctx, a, S) {
@@ -198,6 +212,7 @@ const Crafter = (() => {
     if (state) {
       map(ctx, world, state, S);
       attempts(ctx, state, S);
+      if (opts.seat !== undefined && opts.seat !== null) window_(ctx, world, state, opts.seat, S);
       agents.forEach((a) => faced(ctx, a, S));
       agents.filter((a) => !a.alive).forEach((a) => agent(ctx, a, S, a.seat === opts.seat));
       agents.filter((a) => a.alive).forEach((a) => agent(ctx, a, S, a.seat === opts.seat));
