@@ -102,6 +102,9 @@ class CrafterView:
     shares: tuple[tuple[int, int, str, int], ...] = ()  # last step: (giver, receiver, item, qty) done
     results: tuple[str, ...] = ()  # last step, per seat: what its own action did (state.RESULTS names)
     names: tuple[str, ...] = field(default=tuple(m.name.lower() for m in Material), repr=False)
+    # The rules the world runs under (``decode`` passes the env's): the agent side's skills read
+    # quorums, tools, recipes and the view size from the state they are given.
+    settings: CrafterSettings = field(default_factory=CrafterSettings, repr=False, compare=False)
 
     def material(self, cell: Pos) -> Material | None:
         x, y = cell
@@ -188,6 +191,7 @@ def decode(settings: CrafterSettings, state: CrafterState) -> CrafterView:
         attempts=_attempts(settings, s, n),
         shares=shares,
         results=tuple(RESULTS[int(r)] for r in s["result"][:n]),
+        settings=settings,
     )
 
 

@@ -90,7 +90,7 @@
   function onKey(e) {
     if (e.target.tagName === "TEXTAREA" || e.target.tagName === "INPUT") return;
     if (e.key === "Enter" && page.state && page.state.status === "ready") { e.preventDefault(); start(); return; }
-    const action = KEYS[e.key];
+    const action = (HumanDomain.keys || {})[e.key] || KEYS[e.key]; // a world's own keys first
     if (!action) return;
     e.preventDefault();
     if (!page.state || page.state.status !== "running") return;
