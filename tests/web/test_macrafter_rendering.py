@@ -30,6 +30,7 @@ from proagent.domains.macrafter.rendering import (
     text,
 )
 from proagent.domains.macrafter.web import SCRIPT
+from proagent.world.kit.pictures import save_gif
 
 
 def test_the_text_is_the_map_with_agents_as_digits_a_line_per_agent_and_a_legend():
@@ -127,7 +128,7 @@ def test_a_frame_is_the_tiled_map_over_one_inventory_strip_per_agent():
 def test_the_gif_has_a_frame_per_state_of_the_frames_size(tmp_path):
     views = episode()
     path = tmp_path / "run" / "episode.gif"
-    RENDERING.save_gif(ViewWorld(), views, path)
+    save_gif(ViewWorld(), RENDERING, views, path)
     with Image.open(path) as gif:
         assert gif.n_frames == len(views) and gif.size == (max(WIDTH * CELL, 160), HEIGHT * CELL + 3 * STRIP)
         gif.seek(len(views) - 1)

@@ -22,6 +22,7 @@ from proagent.domains.macrafter.web import SCRIPT
 from proagent.runner.episode import run_episode
 from proagent.runner.run_folder import RunFolder
 from proagent.web.replay_data import episode_payload, load_run
+from proagent.world.kit.pictures import save_gif
 
 LAYOUT, HORIZON = "easy_2a", 24
 DOMAIN = get_domain("macrafter")
@@ -44,7 +45,7 @@ def played(env, tmp_path_factory) -> Path:
     trace = lambda line: folder.append_jsonl("trace.jsonl", line)
     record = asyncio.run(run_episode(env, DOMAIN, team, 0, 0, 0, trace=trace, states=states))
     folder.append_jsonl("episodes.jsonl", record, durable=True)
-    DOMAIN.capabilities.rendering.save_gif(env, states, folder.path / "episode.gif")
+    save_gif(env, DOMAIN.capabilities.rendering, states, folder.path / "episode.gif")
     return folder.path
 
 

@@ -16,7 +16,6 @@ code reads the field and knows no world).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,7 +27,7 @@ from envs.macrafter.settings import CrafterSettings
 from envs.macrafter.symbolic import AgentState, CrafterView
 from proagent.domains.macrafter.web import CHANGES_KEY, RECORD_KEY  # the fields the page's drawing reads
 from proagent.world.capabilities import Rendering
-from proagent.world.kit.pictures import SEAT_COLOURS, Colour, GridCanvas, write_gif
+from proagent.world.kit.pictures import SEAT_COLOURS, Colour, GridCanvas
 
 CELL = 12  # pixels per map cell in the GIF
 MS_PER_FRAME = 150
@@ -269,13 +268,13 @@ def frame(view: CrafterView, vital_max: int) -> np.ndarray:
     return np.asarray(image)
 
 
-def save_gif(env: CrafterEnv, states: Sequence[Any], path: Path) -> None:
-    """The episode as an animated GIF: one frame per engine state."""
+def frames(env: CrafterEnv, states: Sequence[Any]) -> list[np.ndarray]:
+    """The pictures of a run of engine states, one each (the GIF recorder writes them as they come)."""
     vital_max = env.settings.vital_max
-    write_gif((frame(env.symbolic(s), vital_max) for s in states), path, MS_PER_FRAME)
+    return [frame(env.symbolic(s), vital_max) for s in states]
 
 
-RENDERING = Rendering(text, record, page_facts, frame_extras, save_gif)
+RENDERING = Rendering(text, record, page_facts, frame_extras, frames, MS_PER_FRAME)
 
 __all__ = [
     "CHANGES_KEY",
