@@ -100,6 +100,7 @@ def test_tiny_run_saves_a_partner_that_plays_both_seats(algo, tmp_path, monkeypa
     if algo == "hsp":  # the best response met every shipped biased partner of the layout, and sp
         pool = manifest.details["pool"]
         assert pool[-1] == "sp" and len(pool) >= 5 and all(n.startswith("human_proxy_") for n in pool[:-1])
+        assert not any(n.endswith("_scratch") for n in pool)  # the held-out proxies stay out
         for name in pool:
             shipped = checkpoint.load_manifest(partner_dir("overcooked", "cramped_room", name))
             assert manifest.details["pool_sha256"][name] == shipped.params_sha256
