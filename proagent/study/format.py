@@ -146,6 +146,8 @@ class Participant(_Record):
 
     id: str = Field(pattern=PARTICIPANT_ID.pattern)
     created: str = Field("", max_length=SHORT)
+    consented: str = Field("", max_length=SHORT, description="when they agreed to the consent text (the runner)")
+    demographics_submitted: str = Field("", max_length=SHORT, description="when they sent the demographics page")
     demographics: Demographics = Field(default_factory=Demographics)
     schedule: list[PlannedRound] = Field(default_factory=list, max_length=MAX_ROUNDS)
 

@@ -86,8 +86,10 @@ def _partner_agent(args: argparse.Namespace, domain: Domain, env: DomainEnv) -> 
     return AgentSpec(lambda seed: partner, {"name": args.agent}, "none", {})
 
 
-def build_human_session(args: argparse.Namespace, env: DomainEnv | None = None) -> HumanSession:
-    """``env`` (tests) reuses an already compiled env of the same layout and horizon."""
+def build_human_session(args: argparse.Namespace, env: DomainEnv | None = None, folder: RunFolder | None = None) -> HumanSession:
+    """``env`` reuses an already compiled env of the same layout and horizon (tests, a study's
+    rounds); ``folder`` is the run folder to write (a study names its rounds itself), else a new
+    ``<timestamp>-<name>`` one under ``--runs-dir``."""
     if env is None:
         domain, env = resolve_env(args.layout, args.horizon, getattr(args, "domain", None))
     else:
@@ -105,7 +107,8 @@ def build_human_session(args: argparse.Namespace, env: DomainEnv | None = None) 
     )
     spec = _llm_agent(args, domain, env, settings.agent_seat) if args.agent == LLM_AGENT else _partner_agent(args, domain, env)
     questionnaire = load_questionnaire() if settings.questionnaire else None
-    folder = RunFolder.create(args.name or run_name_from(f"human-{env.name}-{args.agent}"), **({"root": args.runs_dir} if args.runs_dir else {}))
+    if folder is None:
+        folder = RunFolder.create(args.name or run_name_from(f"human-{env.name}-{args.agent}"), **({"root": args.runs_dir} if args.runs_dir else {}))
     _write_config(folder, domain, env, args, settings, spec)
     _warm_up(env, args.seed)
     game = HumanGame(domain, env, spec.make, settings, folder, finish=lambda record: _finish(folder, domain, settings, record))

@@ -223,18 +223,22 @@ class RequestGuard:
 class WebServer:
     """Routes ``(method, path)`` to handlers; ``/`` serves ``index`` and ``/static/<f>`` the files."""
 
-    def __init__(self, routes: Mapping[tuple[str, str], Handler], index: str, port: int = 0) -> None:
+    def __init__(self, routes: Mapping[tuple[str, str], Handler], index: str, port: int = 0, host: str = HOST) -> None:
+        """``host`` other than 127.0.0.1 (a study whose participants sit at another machine) is the
+        caller's choice to make the server reachable there; the guard then accepts that name too."""
         self.routes = dict(routes)
         self.index = index
+        self.host = host
         self.request_timeout = REQUEST_TIMEOUT_S
-        self.httpd = ThreadingHTTPServer((HOST, port), _make_handler(self))
+        self.httpd = ThreadingHTTPServer((host, port), _make_handler(self))
         self.httpd.daemon_threads = True
-        self.guard = RequestGuard(HOST, self.httpd.server_address[1])
+        self.guard = RequestGuard(host, self.httpd.server_address[1])
         self._thread: threading.Thread | None = None
 
     @property
     def url(self) -> str:
-        return f"http://{HOST}:{self.httpd.server_address[1]}/"
+        shown = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{shown}:{self.httpd.server_address[1]}/"
 
     def dispatch(self, method: str, raw_path: str, body: dict | None) -> Response:
         parts = urlsplit(raw_path)
