@@ -41,7 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     u.add_argument("study_dir", type=Path, metavar="STUDY_DIR", help="a study folder with its study.toml")
     u.add_argument("--port", type=port_number, default=8770, help="local port (0: any free port)")
     u.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default loopback; another makes the study reachable from the network)"
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default loopback; another makes the study reachable from the network)",
     )
     add_agent_options(u)
     u.set_defaults(run=run_study)

@@ -27,7 +27,16 @@ from proagent.study.runner import CHOICES, DemographicsBody, LiveRound, RunnerEr
 from proagent.web.human_app import human_routes
 from proagent.web.questionnaire import AnswerError
 from proagent.web.replay_data import replay_drawing_for
-from proagent.web.server import Handler, HttpError, Response, error, file_response, json_response, parse_body, static_file
+from proagent.web.server import (
+    Handler,
+    HttpError,
+    Response,
+    error,
+    file_response,
+    json_response,
+    parse_body,
+    static_file,
+)
 
 PAGE = "study.html"
 ROUND_PAGE = "human.html"
@@ -74,7 +83,13 @@ def study_routes(runner: StudyRunner) -> dict[tuple[str, str], Handler]:
             step = runner.step(pid)
         except RunnerError as exc:
             raise _refusal(exc) from exc
-        page: dict = {"id": pid, "phase": step.phase, "round": step.round, "done": step.done_rounds, "total": step.total}
+        page: dict = {
+            "id": pid,
+            "phase": step.phase,
+            "round": step.round,
+            "done": step.done_rounds,
+            "total": step.total,
+        }
         page["trial"] = step.round == 0
         if step.phase == "consent":
             page["consent"] = runner.consent
@@ -144,7 +159,10 @@ def _game_routes(runner: StudyRunner) -> dict[tuple[str, str], Handler]:
     def info(query: dict, body: dict | None) -> Response:
         pid = _pid(query)
         game = live(query, start=True)
-        names = ["you" if seat == game.session.game.settings.human_seat else "partner" for seat in range(game.session.env.num_agents)]
+        names = [
+            "you" if seat == game.session.game.settings.human_seat else "partner"
+            for seat in range(game.session.env.num_agents)
+        ]
         title = "trial round" if game.round == 0 else f"round {game.round}"
         page = {**game.session.info, "agent": "your partner", "names": names, "questionnaire": None, "run": title}
         return json_response({**page, "next": f"/?id={pid}"})

@@ -101,13 +101,19 @@ def next_step(study_dir: Path, config: StudyConfig, person: Participant) -> Step
     if not person.demographics_submitted:
         return Step("demographics", total=total)
     rounds = participant_dir(study_dir, person.id) / ROUNDS_DIR
-    if config.trial is not None and not played(rounds / round_folder_name(TRIAL_ROUND, config.trial.layout, config.trial.partner)):
+    if config.trial is not None and not played(
+        rounds / round_folder_name(TRIAL_ROUND, config.trial.layout, config.trial.partner)
+    ):
         return Step("round", TRIAL_ROUND, config.trial.layout, config.trial.partner, 0, total)
     answered = answered_rounds(study_dir, person.id)
     for index, planned in enumerate(person.schedule):
         if planned.round in answered:
             continue
-        phase: Phase = "questionnaire" if played(rounds / round_folder_name(planned.round, planned.layout, planned.partner)) else "round"
+        phase: Phase = (
+            "questionnaire"
+            if played(rounds / round_folder_name(planned.round, planned.layout, planned.partner))
+            else "round"
+        )
         return Step(phase, planned.round, planned.layout, planned.partner, index, total)
     return Step("done", played=total, total=total)
 

@@ -104,7 +104,9 @@ def round_steps(config: StudyConfig) -> int:
     if config.round_length.seconds:
         ends.append(max(1, math.ceil(config.round_length.seconds * config.fps)))
     if not ends:
-        raise StudyError("round_length: the runner ends a round by steps or seconds; give one of them (soups alone is not supported)")
+        raise StudyError(
+            "round_length: the runner ends a round by steps or seconds; give one of them (soups alone is not supported)"
+        )
     if config.round_length.soups:
         raise StudyError("round_length.soups: the runner cannot end a round early yet; use steps or seconds")
     return min(ends)
@@ -174,7 +176,15 @@ class StudyRunner:
                 step = self.step(folder.name)
             except RunnerError:
                 continue
-            rows.append({"id": folder.name, "phase": step.phase, "round": step.round, "done": step.done_rounds, "total": step.total})
+            rows.append(
+                {
+                    "id": folder.name,
+                    "phase": step.phase,
+                    "round": step.round,
+                    "done": step.done_rounds,
+                    "total": step.total,
+                }
+            )
         return rows
 
     def _expect(self, pid: str, phase: str) -> tuple[Participant, Step]:
@@ -193,7 +203,9 @@ class StudyRunner:
         with self._lock:
             person, _ = self._expect(pid, "demographics")
             answers = Demographics(**body.model_dump())
-            write_participant(self.study_dir, person.model_copy(update={"demographics": answers, "demographics_submitted": now()}))
+            write_participant(
+                self.study_dir, person.model_copy(update={"demographics": answers, "demographics_submitted": now()})
+            )
 
     def answer(self, pid: str, round_number: int, payload: dict) -> AnswerLine:
         """One round's questionnaire (validated against the study's questionnaire), appended durably."""

@@ -44,7 +44,12 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 MAX_BODY = 1 << 16
 MAX_DEPTH = 20  # nesting of a posted JSON body; ours need 2
 REQUEST_TIMEOUT_S = 10.0  # a connection that sends nothing for this long is answered (408) or dropped
-_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".png": "image/png"}
+_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".png": "image/png",
+}
 _SECURITY_HEADERS = {
     "Cache-Control": "no-store",
     "X-Content-Type-Options": "nosniff",
