@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from proagent.study.format import PARTICIPANT_ID
+from proagent.study.format import ID_FIELD, PARTICIPANT_ID
 from proagent.study.runner import CHOICES, DemographicsBody, LiveRound, RunnerError, StudyRunner
 from proagent.web.human_app import human_routes
 from proagent.web.questionnaire import AnswerError
@@ -44,7 +44,7 @@ ROUND_PAGE = "human.html"
 
 class NewParticipantBody(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
-    id: str | None = Field(None, pattern=PARTICIPANT_ID.pattern)
+    id: str | None = Field(None, pattern=ID_FIELD)
 
 
 class ConsentBody(BaseModel):

@@ -115,7 +115,7 @@ def next_step(study_dir: Path, config: StudyConfig, person: Participant) -> Step
             else "round"
         )
         return Step(phase, planned.round, planned.layout, planned.partner, index, total)
-    return Step("done", played=total, total=total)
+    return Step("done", done_rounds=total, total=total)
 
 
 def clean_text(text: str, limit: int) -> str:

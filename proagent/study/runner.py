@@ -128,8 +128,12 @@ def read_consent(study_dir: Path) -> str:
 class StudyRunner:
     """One study folder being run: thread-safe for the web handlers."""
 
-    def __init__(self, study_dir: Path, agent_options: argparse.Namespace | None = None) -> None:
-        """``agent_options``: the LLM agent's options (`--llm`, ...) for a partner named 'proagent'."""
+    def __init__(
+        self, study_dir: Path, agent_options: argparse.Namespace | None = None, envs: dict[str, DomainEnv] | None = None
+    ) -> None:
+        """``agent_options``: the LLM agent's options (`--llm`, ...) for a partner named 'proagent';
+        ``envs``: layout -> an env already compiled with this study's round length (a restarted
+        runner in one process need not compile again)."""
         self.study_dir = Path(study_dir)
         self.config = load_config(self.study_dir)
         self.questionnaire = study_questionnaire(self.study_dir, self.config)
@@ -141,7 +145,7 @@ class StudyRunner:
         except ValueError as exc:
             raise StudyError(f"study.toml: {exc}") from exc
         self._lock = threading.RLock()
-        self._envs: dict[str, DomainEnv] = {}
+        self._envs: dict[str, DomainEnv] = envs if envs is not None else {}
         self._live: dict[str, LiveRound] = {}
 
     # ---- participants ----
@@ -152,7 +156,11 @@ class StudyRunner:
             root = self.study_dir / PARTICIPANTS_DIR
             index = sum(1 for p in root.iterdir() if p.is_dir()) if root.is_dir() else 0
             pid = pid or f"p{secrets.token_hex(5)}"
-            if participant_dir(self.study_dir, pid).exists():
+            try:
+                folder = participant_dir(self.study_dir, pid)
+            except ParticipantError as exc:
+                raise RunnerError(400, str(exc)) from exc
+            if folder.exists():
                 raise RunnerError(409, f"participant {pid} exists already")
             person = Participant(id=pid, created=now(), schedule=schedule(self.config, pid, index))
             write_participant(self.study_dir, person)
