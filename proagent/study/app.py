@@ -164,7 +164,13 @@ def _game_routes(runner: StudyRunner) -> dict[tuple[str, str], Handler]:
             for seat in range(game.session.env.num_agents)
         ]
         title = "trial round" if game.round == 0 else f"round {game.round}"
-        page = {**game.session.info, "agent": "your partner", "names": names, "questionnaire": None, "run": title}
+        page = {
+            **game.session.info,
+            "agent": "your partner",
+            "names": names,
+            "questionnaire": None,
+            "run": f"{title} of the study",
+        }
         return json_response({**page, "next": f"/?id={pid}"})
 
     def delegate(method: str, path: str) -> Handler:

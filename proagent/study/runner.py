@@ -25,7 +25,9 @@ import jax
 import jax.numpy as jnp
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from proagent.builder import SetupError, resolve_env
+from proagent.agent.person import has_view
+from proagent.builder import LLM_AGENT, SetupError, resolve_env, session_builder
+from proagent.contract import UnknownAgentError
 from proagent.domains import domain_for
 from proagent.runner.run_folder import now_stamp
 from proagent.study.format import (
@@ -291,16 +293,27 @@ class StudyRunner:
         return self._envs[layout]
 
     def check_partners(self) -> None:
-        """Build every layout's env once before serving: a bad layout is an error at start, not
-        in front of a participant (and the first round does not wait for a compile)."""
-        names = {x.name for x in self.config.layouts} | ({self.config.trial.layout} if self.config.trial else set())
-        for layout in sorted(names):
+        """Compile every layout's env and make every partner on it once before serving: a bad
+        layout or partner name is an error at start, not in front of a participant (and the first
+        round does not wait for a compile). The LLM agent is made per round, with its options."""
+        trial = [(self.config.trial.layout, self.config.trial.partner)] if self.config.trial else []
+        pairs = {(x.name, p.name) for x in self.config.layouts for p in self.config.partners} | set(trial)
+        for layout in sorted({layout for layout, _ in pairs}):
             try:
                 env = self._env(layout)
             except RunnerError as exc:
                 raise StudyError(str(exc)) from exc
             state = env.jit_reset(jax.random.PRNGKey(0))
             jax.block_until_ready(env.jit_step(jax.random.PRNGKey(0), state, jnp.zeros((env.num_agents,), jnp.int32)))
+            domain = domain_for(layout, self.config.domain)
+            if domain.capabilities.rendering is None or has_view(domain):
+                raise StudyError(f"{domain.name}: the study pages play worlds that draw themselves in the browser")
+            builder = session_builder(domain, None)
+            for partner in sorted(p for x, p in pairs if x == layout and p != LLM_AGENT):
+                try:
+                    builder.make(partner, env)
+                except (UnknownAgentError, ValueError) as exc:
+                    raise StudyError(f"partner {partner!r} on {layout}: {exc or 'unknown agent'}") from exc
 
     def _drop(self, pid: str) -> None:
         live = self._live.pop(pid, None)

@@ -132,3 +132,27 @@ def test_bad_ids_bodies_and_origins_are_refused(tmp_path, envs):
         runner.close()
         server.close()
     assert not (folder / "participants/P003/questionnaire.jsonl").exists()  # nothing refused was written
+
+
+def test_a_study_with_an_unknown_partner_or_layout_is_refused_before_serving(tmp_path):
+    from proagent.study.read import StudyError
+
+    for wrong in ('name = "no_such_partner"', 'name = "random"\n[[layouts]]\nname = "no_such_layout"\nlabel = "X"'):
+        folder = short_study(tmp_path / wrong[:12].replace(" ", "_").replace('"', ""))
+        text = (folder / "study.toml").read_text().replace('name = "random"', wrong)
+        (folder / "study.toml").write_text(text)
+        with pytest.raises(StudyError):
+            StudyRunner(folder).check_partners()
+    assert main(["study", "run", str(tmp_path / "missing"), "--port", "0"]) == 2
+
+
+def test_names_and_ids_in_records_are_whole_path_parts():
+    """pydantic's `pattern` searches; the study's patterns are anchored, so "../x" is no name."""
+    from pydantic import ValidationError
+
+    from proagent.study.format import PlannedRound
+
+    with pytest.raises(ValidationError):
+        PlannedRound(round=1, layout="../../x", partner="greedy")
+    with pytest.raises(ValidationError):
+        Participant(id="../P1")
