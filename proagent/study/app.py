@@ -65,6 +65,17 @@ def _refusal(exc: RunnerError) -> HttpError:
 
 def study_routes(runner: StudyRunner) -> dict[tuple[str, str], Handler]:
     """The study's routes; each resolves the participant from ``?id=`` and asks the runner."""
+    return {
+        ("GET", "/play"): lambda query, body: static_file(ROUND_PAGE),
+        ("GET", "/domain.js"): lambda query, body: file_response(replay_drawing_for(runner.domain_name).script),
+        **_experimenter_routes(runner),
+        **_participant_routes(runner),
+        **_game_routes(runner),
+    }
+
+
+def _experimenter_routes(runner: StudyRunner) -> dict[tuple[str, str], Handler]:
+    """The experimenter's list and new participants (no participant id needed)."""
 
     def participants(query: dict, body: dict | None) -> Response:
         return json_response({"study": runner.config.name, "participants": runner.overview()})
@@ -76,6 +87,12 @@ def study_routes(runner: StudyRunner) -> dict[tuple[str, str], Handler]:
         except RunnerError as exc:
             raise _refusal(exc) from exc
         return json_response({"id": person.id, "url": f"/?id={person.id}", "rounds": len(person.schedule)})
+
+    return {("GET", "/api/study/participants"): participants, ("POST", "/api/study/participants"): new}
+
+
+def _participant_routes(runner: StudyRunner) -> dict[tuple[str, str], Handler]:
+    """The participant's pages: where they are, consent, demographics, a round's answers."""
 
     def state(query: dict, body: dict | None) -> Response:
         pid = _pid(query)
@@ -125,15 +142,10 @@ def study_routes(runner: StudyRunner) -> dict[tuple[str, str], Handler]:
         return json_response({"saved": True})
 
     return {
-        ("GET", "/play"): lambda query, body: static_file(ROUND_PAGE),
-        ("GET", "/domain.js"): lambda query, body: file_response(replay_drawing_for(runner.domain_name).script),
-        ("GET", "/api/study/participants"): participants,
-        ("POST", "/api/study/participants"): new,
         ("GET", "/api/study/state"): state,
         ("POST", "/api/study/consent"): consent,
         ("POST", "/api/study/demographics"): demographics,
         ("POST", "/api/study/answers"): answers,
-        **_game_routes(runner),
     }
 
 
