@@ -5,6 +5,7 @@ stopped mid-game is played again, and malformed ids, bodies and other origins ar
 from __future__ import annotations
 
 import json
+import tomllib
 
 import pytest
 
@@ -13,7 +14,7 @@ from proagent.study.app import PAGE, study_routes
 from proagent.study.format import Participant
 from proagent.study.runner import StudyRunner
 from proagent.web.server import WebServer
-from tests.study.study_run_helpers import ANSWERS, call, enter, play_round, short_study
+from tests.study.study_run_helpers import ANSWERS, call, enter, play_round, short_study, wait_for
 
 
 @pytest.fixture(scope="module")
@@ -156,3 +157,27 @@ def test_names_and_ids_in_records_are_whole_path_parts():
         PlannedRound(round=1, layout="../../x", partner="greedy")
     with pytest.raises(ValidationError):
         Participant(id="../P1")
+
+
+def test_a_realtime_round_runs_on_its_clock_and_seconds_become_steps(tmp_path, envs):
+    from proagent.study.format import StudyConfig
+    from proagent.study.runner import round_steps
+
+    folder = short_study(tmp_path / "study")
+    text = (folder / "study.toml").read_text().replace('mode = "turns"', 'mode = "realtime"\nfps = 20.0')
+    (folder / "study.toml").write_text(text)
+    runner, server = serve(folder, envs)
+    try:
+        call(server.url, "/api/study/participants", {"id": "P004"})
+        enter(server.url, "P004")
+        assert call(server.url, "/api/info?id=P004")[1]["mode"] == "realtime"
+        assert call(server.url, "/api/start?id=P004", {})[0] == 200
+        final = wait_for(lambda: (s := call(server.url, "/api/state?id=P004")[1])["status"] == "finished" and s)
+        assert final["step"] == 3 and final["record"] is not None  # no key pressed: the clock ends it
+    finally:
+        runner.close()
+        server.close()
+    config = StudyConfig.model_validate(tomllib.loads(text))
+    assert round_steps(config) == 3
+    shorter = config.model_copy(update={"round_length": config.round_length.model_copy(update={"seconds": 0.1})})
+    assert round_steps(shorter) == 2  # 0.1 s at 20 steps a second
