@@ -23,7 +23,7 @@ from pathlib import Path
 
 import jax
 import jax.numpy as jnp
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from proagent.agent.person import has_view
 from proagent.builder import LLM_AGENT, SetupError, resolve_env, session_builder
@@ -53,7 +53,7 @@ CONSENT_FILE = "consent.txt"
 MAX_CONSENT = 20_000  # characters
 MAX_COMMENT = 1000
 DEFAULT_CONSENT = (
-    "You are invited to take part in a study of how people play a cooperative cooking game with AI partners. "
+    "You are invited to take part in a study of how people play a cooperative game with AI partners. "
     "You will play a few short rounds, each with a partner, and answer a few questions after each round. "
     "No name or contact details are asked; your answers are stored under a random code. "
     "You may stop at any time by closing this page. Press 'I agree' to take part."
@@ -82,8 +82,8 @@ class DemographicsBody(BaseModel):
 
     @field_validator("age_range", "gender", "familiarity")
     @classmethod
-    def _a_choice(cls, value: str | None, info: object) -> str | None:
-        name = getattr(info, "field_name", "")
+    def _a_choice(cls, value: str | None, info: ValidationInfo) -> str | None:
+        name = info.field_name or ""
         if value in (None, ""):
             return None
         if value not in CHOICES[name]:
