@@ -1,5 +1,7 @@
 """`proagent study`: human studies kept as study folders (docs/human_study.md).
 
+``run STUDY_DIR``: a local server where the experimenter starts participants and each
+participant's browser walks through consent, demographics, the rounds and their questionnaires.
 ``report STUDY_DIR``: the paper's Tables 2-4 and the questionnaire's tests from the participants'
 run folders (reads only; writes its own files into ``--out``). ``synth OUT``: a synthetic study
 folder, agents in the human seat and drawn answers, to try the analysis before anyone plays.
@@ -11,7 +13,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from proagent.cli.arg_types import bounded_int, horizon_steps, seed_number, writable_folder
+from proagent.cli.agent_options import add_agent_options
+from proagent.cli.arg_types import bounded_int, horizon_steps, port_number, seed_number, writable_folder
+
+LOOPBACK = ("127.0.0.1", "localhost")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,6 +37,51 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument("--partners", default=None, help="comma-separated study partners (default: the scripted ones)")
     s.set_defaults(run=run_synth)
+    u = actions.add_parser("run", help="serve a study: the experimenter starts participants, they play in the browser")
+    u.add_argument("study_dir", type=Path, metavar="STUDY_DIR", help="a study folder with its study.toml")
+    u.add_argument("--port", type=port_number, default=8770, help="local port (0: any free port)")
+    u.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default loopback; another makes the study reachable from the network)",
+    )
+    add_agent_options(u)
+    u.set_defaults(run=run_study)
+
+
+def run_study(args: argparse.Namespace) -> int:
+    import time
+
+    from proagent.study.app import PAGE, study_routes
+    from proagent.study.read import StudyError
+    from proagent.study.runner import StudyRunner
+    from proagent.web.server import WebServer
+
+    try:
+        runner = StudyRunner(args.study_dir, args)
+        print("compiling the layouts...", file=sys.stderr, flush=True)
+        runner.check_partners()
+    except StudyError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.host not in LOOPBACK:
+        print(f"warning: listening on {args.host}: anyone who can reach it can start participants", file=sys.stderr)
+    try:
+        server = WebServer(study_routes(runner), PAGE, args.port, args.host).start()
+    except OSError as exc:
+        print(f"error: cannot listen on {args.host}:{args.port}: {exc} (try --port 0)", file=sys.stderr)
+        return 2
+    print(f"study {runner.config.name!r} in {args.study_dir}", file=sys.stderr)
+    print(f"experimenter page: {server.url}  (Ctrl+C to stop; participants resume where they were)", flush=True)
+    try:
+        while True:
+            time.sleep(1.0)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        runner.close()
+        server.close()
+    return 0
 
 
 def run_report(args: argparse.Namespace) -> int:

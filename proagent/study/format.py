@@ -41,6 +41,9 @@ MAX_LAYOUTS = 16
 SHORT = 64  # characters of an id, a label, a demographic answer
 PARTICIPANT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+=,-]{0,79}")  # a layout or partner name, one path part
+# pydantic's `pattern` searches; anchored, a field holds the whole name or nothing (no "../x")
+ID_FIELD = f"^{PARTICIPANT_ID.pattern}$"
+NAME_FIELD = f"^{NAME.pattern}$"
 
 
 class _Record(BaseModel):
@@ -50,12 +53,12 @@ class _Record(BaseModel):
 
 
 class StudyLayout(_Record):
-    name: str = Field(pattern=NAME.pattern, description="a layout the world knows (forced_coordination)")
+    name: str = Field(pattern=NAME_FIELD, description="a layout the world knows (forced_coordination)")
     label: str = Field(max_length=SHORT, description="how the tables name it (the paper: RC, Non-RC)")
 
 
 class StudyPartner(_Record):
-    name: str = Field(pattern=NAME.pattern, description="an agent from `proagent partners`, or 'proagent'")
+    name: str = Field(pattern=NAME_FIELD, description="an agent from `proagent partners`, or 'proagent'")
     label: str | None = Field(None, max_length=SHORT, description="how the tables name it (default: the name)")
 
     @property
@@ -79,8 +82,8 @@ class RoundLength(_Record):
 
 
 class TrialRound(_Record):
-    layout: str = Field(pattern=NAME.pattern)
-    partner: str = Field(pattern=NAME.pattern, description="usually a scripted partner")
+    layout: str = Field(pattern=NAME_FIELD)
+    partner: str = Field(pattern=NAME_FIELD, description="usually a scripted partner")
 
 
 class StudyConfig(_Record):
@@ -136,16 +139,18 @@ class Demographics(_Record):
 
 class PlannedRound(_Record):
     round: int = Field(ge=1, le=MAX_ROUNDS)
-    layout: str = Field(pattern=NAME.pattern)
-    partner: str = Field(pattern=NAME.pattern)
+    layout: str = Field(pattern=NAME_FIELD)
+    partner: str = Field(pattern=NAME_FIELD)
 
 
 class Participant(_Record):
     """participant.json: the opaque id, the demographics and the rounds planned for them (so a
     participant who closes the tab resumes at the next round of the same order)."""
 
-    id: str = Field(pattern=PARTICIPANT_ID.pattern)
+    id: str = Field(pattern=ID_FIELD)
     created: str = Field("", max_length=SHORT)
+    consented: str = Field("", max_length=SHORT, description="when they agreed to the consent text (the runner)")
+    demographics_submitted: str = Field("", max_length=SHORT, description="when they sent the demographics page")
     demographics: Demographics = Field(default_factory=Demographics)
     schedule: list[PlannedRound] = Field(default_factory=list, max_length=MAX_ROUNDS)
 

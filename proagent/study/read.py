@@ -139,7 +139,8 @@ def load_config(study_dir: Path) -> StudyConfig:
         raise StudyError(_validation_line(path, exc)) from exc
 
 
-def _questionnaire(study_dir: Path, config: StudyConfig) -> Questionnaire:
+def study_questionnaire(study_dir: Path, config: StudyConfig) -> Questionnaire:
+    """The questionnaire the study asks (the runner shows it, the report checks answers against it)."""
     if config.questionnaire == DEFAULT_QUESTIONNAIRE:
         return load_questionnaire()
     path = study_dir / config.questionnaire
@@ -158,7 +159,7 @@ def read_study(study_dir: Path) -> Study:
     unreadable or no round at all can be analysed."""
     study_dir = Path(study_dir)
     config = load_config(study_dir)
-    study = Study(config, _questionnaire(study_dir, config))
+    study = Study(config, study_questionnaire(study_dir, config))
     root = study_dir / PARTICIPANTS_DIR
     if not root.is_dir() or root.is_symlink():
         raise StudyError(f"{study_dir} has no {PARTICIPANTS_DIR}/ folder: no participant has played yet")
