@@ -50,6 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_study(args: argparse.Namespace) -> int:
+    import secrets
     import time
 
     from proagent.study.app import PAGE, study_routes
@@ -67,12 +68,15 @@ def run_study(args: argparse.Namespace) -> int:
     if args.host not in LOOPBACK:
         print(f"warning: listening on {args.host}: anyone who can reach it can start participants", file=sys.stderr)
     try:
-        server = WebServer(study_routes(runner), PAGE, args.port, args.host).start()
+        key = secrets.token_urlsafe(16)  # the experimenter's page; participants get only their own link
+        server = WebServer(study_routes(runner, key), PAGE, args.port, args.host).start()
     except OSError as exc:
         print(f"error: cannot listen on {args.host}:{args.port}: {exc} (try --port 0)", file=sys.stderr)
         return 2
     print(f"study {runner.config.name!r} in {args.study_dir}", file=sys.stderr)
-    print(f"experimenter page: {server.url}  (Ctrl+C to stop; participants resume where they were)", flush=True)
+    print(
+        f"experimenter page: {server.url}?key={key}  (Ctrl+C to stop; participants resume where they were)", flush=True
+    )
     try:
         while True:
             time.sleep(1.0)

@@ -3,8 +3,8 @@ human.html for a round).
 
 GET  /                          the study page: the experimenter's view, or with ?id= a participant's
 GET  /play?id=ID                a round: the `proagent human` page, on this participant's game
-GET  /api/study/participants    the experimenter's list (ids and phases only)
-POST /api/study/participants    {} or {"id": "P001"}: a new participant and their URL
+GET  /api/study/participants?key=K    the experimenter's list (ids and phases only)
+POST /api/study/participants?key=K    {} or {"id": "P001"}: a new participant and their URL
 GET  /api/study/state?id=ID     where the participant is, with what that page needs
 POST /api/study/consent?id=ID   {"agree": true}
 POST /api/study/demographics?id=ID   {"age_range": ..., "gender": ..., "familiarity": ...} (each optional)
@@ -12,12 +12,15 @@ POST /api/study/answers?id=ID   {"round": k, "answers": {...}, "comment": ""} or
 GET  /api/info, /api/state, POST /api/start, /api/action (each ?id=ID): the round's game, as in
                                 `proagent human` (the same handlers, `human_routes`)
 
+The experimenter's routes need the key the runner printed when it started (``?key=``): a
+participant who drops ``?id=`` from their link sees neither the other ids nor a way to add people.
 Every id is checked against the participant-id pattern before it names a folder; every body is
 parsed strictly (`parse_body`); the server's RequestGuard has already refused other origins.
 """
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -63,24 +66,31 @@ def _refusal(exc: RunnerError) -> HttpError:
     return HttpError(exc.status, str(exc))
 
 
-def study_routes(runner: StudyRunner) -> dict[tuple[str, str], Handler]:
-    """The study's routes; each resolves the participant from ``?id=`` and asks the runner."""
+def study_routes(runner: StudyRunner, experimenter_key: str) -> dict[tuple[str, str], Handler]:
+    """The study's routes; each resolves the participant from ``?id=`` and asks the runner; the
+    experimenter's need ``?key=experimenter_key``."""
     return {
         ("GET", "/play"): lambda query, body: static_file(ROUND_PAGE),
         ("GET", "/domain.js"): lambda query, body: file_response(replay_drawing_for(runner.domain_name).script),
-        **_experimenter_routes(runner),
+        **_experimenter_routes(runner, experimenter_key),
         **_participant_routes(runner),
         **_game_routes(runner),
     }
 
 
-def _experimenter_routes(runner: StudyRunner) -> dict[tuple[str, str], Handler]:
-    """The experimenter's list and new participants (no participant id needed)."""
+def _experimenter_routes(runner: StudyRunner, key: str) -> dict[tuple[str, str], Handler]:
+    """The experimenter's list and new participants (no participant id needed, the key is)."""
+
+    def check_key(query: dict) -> None:
+        if not hmac.compare_digest(query.get("key", "").encode(), key.encode()):
+            raise HttpError(403, "the experimenter's page needs its key: open the link `proagent study run` printed")
 
     def participants(query: dict, body: dict | None) -> Response:
+        check_key(query)
         return json_response({"study": runner.config.name, "participants": runner.overview()})
 
     def new(query: dict, body: dict | None) -> Response:
+        check_key(query)
         wanted = parse_body(NewParticipantBody, body).id
         try:
             person = runner.new_participant(wanted)

@@ -11,6 +11,8 @@ import pytest
 
 from proagent.cli import main
 from proagent.study.app import PAGE, study_routes
+
+KEY = "experimenter-key"
 from proagent.study.format import Participant
 from proagent.study.runner import StudyRunner
 from proagent.web.server import WebServer
@@ -27,13 +29,13 @@ def envs(tmp_path_factory) -> dict:
 
 def serve(folder, envs) -> tuple[StudyRunner, WebServer]:
     runner = StudyRunner(folder, envs=envs)
-    return runner, WebServer(study_routes(runner), PAGE, 0).start()
+    return runner, WebServer(study_routes(runner, KEY), PAGE, 0).start()
 
 
 def test_a_participant_resumes_at_the_next_round_after_a_restart(tmp_path, envs):
     folder = short_study(tmp_path / "study")
     runner, server = serve(folder, envs)
-    status, made = call(server.url, "/api/study/participants", {"id": "P001"})
+    status, made = call(server.url, "/api/study/participants?key=" + KEY, {"id": "P001"})
     assert status == 200 and made == {"id": "P001", "url": "/?id=P001", "rounds": 2}
     assert call(server.url, "/api/study/state?id=P001")[1]["phase"] == "consent"
     enter(server.url, "P001")
@@ -77,7 +79,7 @@ def test_a_participant_resumes_at_the_next_round_after_a_restart(tmp_path, envs)
 def test_a_round_stopped_mid_game_is_played_again_and_the_partial_one_kept_aside(tmp_path, envs):
     folder = short_study(tmp_path / "study")
     runner, server = serve(folder, envs)
-    call(server.url, "/api/study/participants", {"id": "P002"})
+    call(server.url, "/api/study/participants?key=" + KEY, {"id": "P002"})
     enter(server.url, "P002")
     play_round(server.url, "P002")
     assert call(server.url, "/api/info?id=P002")[0] == 200
@@ -106,10 +108,15 @@ def test_bad_ids_bodies_and_origins_are_refused(tmp_path, envs):
             assert call(url, f"/api/study/state?id={bad}")[0] == 400, bad
             assert call(url, f"/api/info?id={bad}")[0] == 400, bad
         assert call(url, "/api/study/state?id=nobody")[0] == 404
-        assert call(url, "/api/study/participants", {"id": "../x"})[0] == 400
-        assert call(url, "/api/study/participants", {"id": "P003"})[0] == 200
-        assert call(url, "/api/study/participants", {"id": "P003"})[0] == 409
-        assert call(url, "/api/study/participants", {}, {"Origin": "http://evil.example"})[0] == 403
+        assert call(url, "/api/study/participants?key=" + KEY, {"id": "../x"})[0] == 400
+        # a participant who drops ?id= from their link neither lists the others nor adds people
+        for key in ("", "?key=", "?key=guess"):
+            assert call(url, "/api/study/participants" + key)[0] == 403
+            assert call(url, "/api/study/participants" + key, {"id": "P009"})[0] == 403
+        assert not (folder / "participants" / "P009").exists()
+        assert call(url, "/api/study/participants?key=" + KEY, {"id": "P003"})[0] == 200
+        assert call(url, "/api/study/participants?key=" + KEY, {"id": "P003"})[0] == 409
+        assert call(url, "/api/study/participants?key=" + KEY, {}, {"Origin": "http://evil.example"})[0] == 403
         assert call(url, "/api/study/demographics?id=P003", {})[0] == 409  # consent comes first
         assert call(url, "/api/study/consent?id=P003", {"agree": "yes"})[0] == 400
         assert call(url, "/api/study/consent?id=P003", {"agree": False})[0] == 400
@@ -127,7 +134,7 @@ def test_bad_ids_bodies_and_origins_are_refused(tmp_path, envs):
         assert call(url, "/api/study/answers?id=P003", {"round": 1, "answers": {"q1": 3}})[0] == 400
         assert call(url, "/api/study/answers?id=P003", {"round": 1, "answers": {**ANSWERS, "q1": True}})[0] == 400
         assert call(url, "/api/action?id=P003", {"action": "fly"})[0] == 400
-        people = call(url, "/api/study/participants")[1]["participants"]
+        people = call(url, "/api/study/participants?key=" + KEY)[1]["participants"]
         assert [(p["id"], p["phase"], p["round"]) for p in people] == [("P003", "questionnaire", 1)]
     finally:
         runner.close()
@@ -168,7 +175,7 @@ def test_a_realtime_round_runs_on_its_clock_and_seconds_become_steps(tmp_path, e
     (folder / "study.toml").write_text(text)
     runner, server = serve(folder, envs)
     try:
-        call(server.url, "/api/study/participants", {"id": "P004"})
+        call(server.url, "/api/study/participants?key=" + KEY, {"id": "P004"})
         enter(server.url, "P004")
         assert call(server.url, "/api/info?id=P004")[1]["mode"] == "realtime"
         assert call(server.url, "/api/start?id=P004", {})[0] == 200

@@ -12,6 +12,8 @@ from web_helpers import wait_for
 
 from proagent.cli import main
 from proagent.study.app import PAGE, study_routes
+
+KEY = "experimenter-key"
 from proagent.study.runner import StudyRunner
 from proagent.web.server import WebServer
 from tests.study.study_run_helpers import STEPS, short_study
@@ -53,8 +55,8 @@ def test_a_scripted_participant_takes_a_short_study(browser, tmp_path):
     (folder / "consent.txt").write_text(f"Consent for the test study.\n{INJECTED}", encoding="utf-8")
     runner = StudyRunner(folder)
     runner.check_partners()
-    with WebServer(study_routes(runner), PAGE, 0) as server:
-        browser.get(server.url)
+    with WebServer(study_routes(runner, KEY), PAGE, 0) as server:
+        browser.get(f"{server.url}?key={KEY}")
         wait_for(lambda: _phase(browser) == "experimenter")
         browser.find_element("id", "new").click()
         link = wait_for(lambda: browser.find_elements("id", "new-url"))[0].get_attribute("href")

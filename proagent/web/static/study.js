@@ -7,6 +7,7 @@
   const $ = (id) => document.getElementById(id);
   const params = new URLSearchParams(location.search);
   const pid = params.get("id");
+  const KEY = "?key=" + encodeURIComponent(params.get("key") || "");
   const page = { state: null };
   window.studyPage = page; // for tests and the console
   const Q = pid ? "?id=" + encodeURIComponent(pid) : "";
@@ -34,8 +35,9 @@
 
   async function experimenter() {
     show("experimenter");
-    const res = await fetch("/api/study/participants");
+    const res = await fetch("/api/study/participants" + KEY);
     const data = await res.json();
+    if (!res.ok) { show(null); $("error").textContent = data.error; document.body.dataset.ready = "1"; return; }
     $("heading").textContent = data.study;
     const body = $("people").querySelector("tbody");
     body.replaceChildren();
@@ -51,7 +53,7 @@
     $("new-form").onsubmit = async (e) => {
       e.preventDefault();
       const id = $("new-id").value.trim();
-      const res = await fetch("/api/study/participants", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(id ? { id } : {}) });
+      const res = await fetch("/api/study/participants" + KEY, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(id ? { id } : {}) });
       const made = await res.json();
       $("new-error").textContent = res.ok ? "" : made.error;
       if (!res.ok) return;
