@@ -3,11 +3,9 @@ through the same endpoints the round page uses."""
 
 from __future__ import annotations
 
-import json
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
+
+from tests.support.http_calls import call, wait_for
 
 SHORT_STUDY = """
 name = "a short study"
@@ -42,28 +40,6 @@ def short_study(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "study.toml").write_text(SHORT_STUDY, encoding="utf-8")
     return folder
-
-
-def call(url: str, path: str, body: dict | None = None, headers: dict | None = None) -> tuple[int, dict]:
-    """GET (body None) or POST JSON; (status, JSON answer)."""
-    data = None if body is None else json.dumps(body).encode()
-    sent = {"Content-Type": "application/json", **(headers or {})}
-    request = urllib.request.Request(url.rstrip("/") + path, data=data, headers=sent)
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
-
-
-def wait_for(predicate, timeout: float = 30.0, interval: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"condition not met within {timeout} s")
 
 
 def play_round(url: str, pid: str) -> dict:

@@ -18,7 +18,9 @@ import time
 from pathlib import Path
 
 import pytest
-from web_helpers import CHROMEDRIVER, CHROMIUM, CHROMIUM_FLAGS, call, heuristic_model, human_args
+from web_helpers import CHROMEDRIVER, CHROMIUM, CHROMIUM_FLAGS, heuristic_model, human_args
+
+from tests.support.http_calls import call
 
 HORIZON = 20  # one horizon for every test: each (layout, horizon) costs a jit compile of seconds
 
@@ -58,7 +60,9 @@ def human_run(tmp_path_factory, cramped_env) -> Path:
 @pytest.fixture(scope="session")
 def browser():
     if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
-        pytest.skip(f"browser tests need Debian's chromium and chromium-driver ({CHROMIUM}, {CHROMEDRIVER}): apt-get install chromium chromium-driver")
+        pytest.skip(
+            f"browser tests need Debian's chromium and chromium-driver ({CHROMIUM}, {CHROMEDRIVER}): apt-get install chromium chromium-driver"
+        )
     webdriver = pytest.importorskip("selenium.webdriver", reason="browser tests need selenium (pip install selenium)")
     from selenium.webdriver.chrome.service import Service
 
@@ -91,10 +95,31 @@ def llm_run(tmp_path_factory, cramped_env) -> Path:
 
     env = cramped_env
     folder = RunFolder(tmp_path_factory.mktemp("runs") / "20260101-000000-play-cramped_room-greedy")
-    folder.write_json("config.json", {"layout": "cramped_room", "partner": "greedy", "seat": 0, "seed": 0, "horizon": HORIZON, "llm": "scripted", "agent": {}})
+    folder.write_json(
+        "config.json",
+        {
+            "layout": "cramped_room",
+            "partner": "greedy",
+            "seat": 0,
+            "seed": 0,
+            "horizon": HORIZON,
+            "llm": "scripted",
+            "agent": {},
+        },
+    )
     first = env.symbolic(env.jit_reset(jax.random.PRNGKey(0)))
     agent = ProAgent(AgentConfig(), heuristic_model(), DOMAIN, env)
     assert first.step == 0
-    record = asyncio.run(run_episode(env, DOMAIN, seat_team(agent, 0, [make_partner("greedy", env.layout)]), 0, 0, 0, trace=lambda r: folder.append_jsonl("trace.jsonl", r)))
+    record = asyncio.run(
+        run_episode(
+            env,
+            DOMAIN,
+            seat_team(agent, 0, [make_partner("greedy", env.layout)]),
+            0,
+            0,
+            0,
+            trace=lambda r: folder.append_jsonl("trace.jsonl", r),
+        )
+    )
     folder.append_jsonl("episodes.jsonl", record, durable=True)
     return folder.path

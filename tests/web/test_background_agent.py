@@ -37,7 +37,18 @@ def _play(cls, env, tick_s: float) -> tuple[list[dict], float]:
     agent = cls(AgentConfig(), SlowModel(), DOMAIN, env)  # run_episode resets it on the first state
     trace: list[dict] = []
     started = time.perf_counter()
-    asyncio.run(run_episode(env, DOMAIN, seat_team(agent, 0, [make_partner("stay")]), 0, 0, 0, trace=trace.append, pace=lambda: asyncio.sleep(tick_s)))
+    asyncio.run(
+        run_episode(
+            env,
+            DOMAIN,
+            seat_team(agent, 0, [make_partner("stay")]),
+            0,
+            0,
+            0,
+            trace=trace.append,
+            pace=lambda: asyncio.sleep(tick_s),
+        )
+    )
     return trace, time.perf_counter() - started
 
 
@@ -46,7 +57,9 @@ def test_the_game_does_not_wait_for_the_llm(cramped_env):
     thinking = [r for r in trace if r.get("thinking")]
     decided = [r for r in trace if r["decision"]]
     assert len(trace) == 20 and wall < 20 * 0.02 + 2 * LATENCY_S + 1.0, f"{wall:.2f} s: the loop waited for the model"
-    assert thinking and all(r["actions"][0] == "stay" for r in thinking if r["skill"] is None), "it waits in place while thinking"
+    assert thinking and all(r["actions"][0] == "stay" for r in thinking if r["skill"] is None), (
+        "it waits in place while thinking"
+    )
     assert decided, "decisions still arrive and are traced"
     assert all(r["decision"]["step"] < r["step"] for r in decided), "a decision is adopted steps after it was asked"
     assert any(r["actions"][0] != "stay" for r in trace), "the adopted skill is executed"
@@ -69,7 +82,9 @@ def test_llm_failure_in_the_background_reaches_the_episode(cramped_env):
     agent.reset(0, 0, Observation(0, first, None, None, 0.0))
 
     async def play() -> None:
-        await run_episode(cramped_env, DOMAIN, seat_team(agent, 0, [make_partner("stay")]), 0, 0, 0, pace=lambda: asyncio.sleep(0.001))
+        await run_episode(
+            cramped_env, DOMAIN, seat_team(agent, 0, [make_partner("stay")]), 0, 0, 0, pace=lambda: asyncio.sleep(0.001)
+        )
 
     try:
         asyncio.run(play())
@@ -95,6 +110,10 @@ def test_the_background_agent_sees_each_step_through_its_perceiver():
         steps.append(agent.view.step)
 
     agent._perceive = spy
-    asyncio.run(run_episode(env, DOMAIN, seat_team(agent, 0, [make_partner("stay")]), 0, 0, 0, pace=lambda: asyncio.sleep(0.001)))
+    asyncio.run(
+        run_episode(
+            env, DOMAIN, seat_team(agent, 0, [make_partner("stay")]), 0, 0, 0, pace=lambda: asyncio.sleep(0.001)
+        )
+    )
     assert steps == list(range(len(steps))) and len(steps) >= 5
     assert agent.perceiver.believed_state().step == steps[-1]

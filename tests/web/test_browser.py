@@ -7,12 +7,13 @@ import json
 import time
 
 import pytest
-from web_helpers import call, human_args, wait_for
+from web_helpers import human_args
 
 from proagent.web.human_session import build_human_session
 from proagent.web.replay_data import load_run
 from proagent.web.replay_page import PAGE, export_html, replay_routes
 from proagent.web.server import WebServer
+from tests.support.http_calls import call, wait_for
 
 
 def _keys(browser, *keys: str) -> None:

@@ -8,11 +8,12 @@ import tomllib
 
 import jax
 import jax.numpy as jnp
-from web_helpers import call, human_args, wait_for
+from web_helpers import human_args
 
 import envs
 from proagent.paths import KNOWLEDGE_DIR
 from proagent.web.human_session import build_human_session
+from tests.support.http_calls import call, wait_for
 
 
 def _lines(path) -> list[dict]:
@@ -143,5 +144,7 @@ def test_a_human_run_is_reported_and_replayed_as_its_world(human_run, tmp_path, 
     assert world_of(run) == json.loads((run / "config.json").read_text())["domain"] == "overcooked"
     assert main(["report", str(run), "--quiet"]) == 0
     assert (run / "table.md").read_text().splitlines()[0].startswith(f"# {run.name} (overcooked)")
-    assert "| greedy / human |" in (run / "table.md").read_text(), "the agent in the record's seat, with the person as partner"
+    assert "| greedy / human |" in (run / "table.md").read_text(), (
+        "the agent in the record's seat, with the person as partner"
+    )
     assert main(["replay", str(run), "--list"]) == 0 and "      1  -" in capsys.readouterr().out

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 from macrafter_views import HORIZON, episode
-from web_helpers import wait_for
 
 from envs.macrafter import make
 from envs.macrafter.events import CrafterEvent, CrafterEventKind
@@ -26,6 +25,7 @@ from proagent.domains.macrafter.web import SCRIPT, end, frame, replay_drawing, s
 from proagent.web.replay_data import episode_lanes, episode_payload, load_run
 from proagent.web.replay_page import DOMAIN_SCRIPT, PAGE, export_html, replay_routes
 from proagent.web.server import WebServer
+from tests.support.http_calls import wait_for
 
 ACTIONS = [["do", "noop", "noop"], ["share_1_wood", "noop", "noop"], ["make_wood_pickaxe"] * 2 + ["noop"], ["noop"] * 3]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from web_helpers import call, human_args, wait_for
+from web_helpers import human_args
 
 from proagent.domains import get_domain
 from proagent.domains.macrafter.rendering import CELL, STRIP
@@ -23,6 +23,7 @@ from proagent.runner.episode import run_episode
 from proagent.runner.run_folder import RunFolder
 from proagent.web.replay_data import episode_payload, load_run
 from proagent.world.kit.pictures import save_gif
+from tests.support.http_calls import call, wait_for
 
 LAYOUT, HORIZON = "easy_2a", 24
 DOMAIN = get_domain("macrafter")

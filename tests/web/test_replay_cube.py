@@ -13,13 +13,13 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from web_helpers import wait_for
 
 from proagent.domains import replay_drawing_for
 from proagent.domains.cube.web import SCRIPT, frame, replay_drawing, scene
 from proagent.web.replay_data import episode_payload, load_run
 from proagent.web.replay_page import DOMAIN_SCRIPT, PAGE, export_html, replay_routes
 from proagent.web.server import WebServer
+from tests.support.http_calls import wait_for
 
 HORIZON = 20
 LAYOUT = "easy_2a"

@@ -21,9 +21,13 @@ def test_payload_has_every_frame_with_planner_rejections_and_final_state(llm_run
     payload = episode_payload(load_run(llm_run))
     frames = payload["frames"]
     assert len(frames) == 21 and frames[-1]["final"] and frames[-1]["step"] == 20
-    assert payload["terrain"][0].startswith("XX") and payload["seat"] == 0 and payload["names"] == ["proagent", "greedy"]
+    assert (
+        payload["terrain"][0].startswith("XX") and payload["seat"] == 0 and payload["names"] == ["proagent", "greedy"]
+    )
     first = frames[0]["decision"]
-    assert first["attempts"][0]["plan"] == "deliver_soup()" and first["attempts"][0]["failures"], "the scripted illegal plan is rejected"
+    assert first["attempts"][0]["plan"] == "deliver_soup()" and first["attempts"][0]["failures"], (
+        "the scripted illegal plan is rejected"
+    )
     assert first["attempts"][0]["explanation"] and "messages" not in json.dumps(payload), "prompts stay in the trace"
     assert all(f["analysis"] for f in frames), "the analysis is carried forward between decisions"
     assert all(f["partner_skill"] for f in frames[:-1] if f["step"] > 0), "the greedy partner's skill is shown"
@@ -35,14 +39,20 @@ def test_structured_kitchen_matches_the_ascii_state_of_old_traces(llm_run, tmp_p
     old.mkdir()
     lines = []
     for record in _trace(llm_run):
-        lines.append(json.dumps({k: v for k, v in record.items() if k not in ("kitchen", "terrain", "final", "seat", "partner_skill")}))
+        lines.append(
+            json.dumps(
+                {k: v for k, v in record.items() if k not in ("kitchen", "terrain", "final", "seat", "partner_skill")}
+            )
+        )
     (old / "trace.jsonl").write_text("\n".join(lines) + "\n")
     new, legacy = episode_payload(load_run(llm_run)), episode_payload(load_run(old))
     assert legacy["terrain"] == new["terrain"] and len(legacy["frames"]) == len(new["frames"]) - 1
     for a, b in zip(new["frames"], legacy["frames"]):
         assert b["kitchen"]["approximate"]
         assert a["kitchen"]["players"] == b["kitchen"]["players"]
-        assert [len(p["ingredients"]) for p in a["kitchen"]["pots"]] == [len(p["ingredients"]) for p in b["kitchen"]["pots"]]
+        assert [len(p["ingredients"]) for p in a["kitchen"]["pots"]] == [
+            len(p["ingredients"]) for p in b["kitchen"]["pots"]
+        ]
 
 
 def test_interleaved_eval_trace_is_split_by_episode_key(llm_run, tmp_path):

@@ -16,13 +16,13 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from web_helpers import wait_for
 
 from proagent.domains.overcooked.web import SCRIPT, replay_drawing
 from proagent.web.replay_data import ReplayError, episode_payload, load_run
 from proagent.web.replay_page import DOMAIN_SCRIPT, PAGE, export_html, replay_routes
 from proagent.web.server import WebServer, static_file
 from proagent.world.replay import EndFrame, ReplayDrawing
+from tests.support.http_calls import wait_for
 
 DATA = Path(__file__).resolve().parent / "data"
 WEB = Path(__file__).resolve().parents[2] / "proagent" / "web"
@@ -52,7 +52,9 @@ def _without_added(payload: dict) -> dict:
 def test_generic_web_files_name_nothing_of_overcooked():
     for name in GENERIC_FILES:
         text = (WEB / name).read_text(encoding="utf-8")
-        found = [f"{name}:{text.count(chr(10), 0, m.start()) + 1}: {m.group()}" for m in OVERCOOKED_NAMES.finditer(text)]
+        found = [
+            f"{name}:{text.count(chr(10), 0, m.start()) + 1}: {m.group()}" for m in OVERCOOKED_NAMES.finditer(text)
+        ]
         assert not found, f"Overcooked names in the generic web code: {found}"
 
 
@@ -61,7 +63,9 @@ def test_an_old_run_folder_replays_exactly_as_before(tmp_path):
     assert run.domain == "overcooked", "a config.json without domain is an Overcooked run"
     payload = episode_payload(run)
     assert _without_added(payload) == json.loads((DATA / "old-run.payload.json").read_text())
-    assert payload["domain"] == "overcooked" and payload["metrics"] == {"soups": 0, "wrong_soups": 0}, "top-level soups are read"
+    assert payload["domain"] == "overcooked" and payload["metrics"] == {"soups": 0, "wrong_soups": 0}, (
+        "top-level soups are read"
+    )
 
 
 def test_an_ascii_only_trace_replays_exactly_as_before(tmp_path):
@@ -107,8 +111,13 @@ def _toy_drawing(tmp_path: Path) -> ReplayDrawing:
 def test_any_domain_and_any_number_of_seats_is_drawn_through_the_seam(tmp_path):
     folder = tmp_path / "toy-run"
     folder.mkdir()
-    (folder / "config.json").write_text(json.dumps({"domain": "toy", "partner": "bot", "seat": 2, "agent": {"name": "me"}}))
-    lines = [{"episode": 0, "step": t, "state": "board", "cells": [t], "actions": ["a", "b", "c"], "score": t} for t in range(3)]
+    (folder / "config.json").write_text(
+        json.dumps({"domain": "toy", "partner": "bot", "seat": 2, "agent": {"name": "me"}})
+    )
+    lines = [
+        {"episode": 0, "step": t, "state": "board", "cells": [t], "actions": ["a", "b", "c"], "score": t}
+        for t in range(3)
+    ]
     lines[-1]["after"] = [9]
     _write_lines(folder, lines)
     run, drawing = load_run(folder), _toy_drawing(tmp_path)
@@ -142,5 +151,7 @@ def test_an_old_run_plays_in_the_browser(browser, tmp_path):
         text = lambda element: browser.find_element("id", element).text
         assert text("step") == "step 20 / 20 (end)" and text("metrics") == "episode: soups 0, wrong soups 0"
         assert "player 0 proagent: skill" in text("players") and ", holding onion" in text("players")
-        assert browser.find_elements("tag name", "h2")[-1].text.endswith("belief corrections, deliveries; click to jump)")
+        assert browser.find_elements("tag name", "h2")[-1].text.endswith(
+            "belief corrections, deliveries; click to jump)"
+        )
         assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]

@@ -11,13 +11,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from web_helpers import wait_for
 
 from proagent.cli import main
 from proagent.web.replay_data import ReplayDrawing, episode_lanes, episode_payload, load_run
 from proagent.web.replay_page import PAGE, export_html, replay_routes
 from proagent.web.server import WebServer
 from tests.support.fake_server import FakeChatServer
+from tests.support.http_calls import wait_for
 from tests.support.loopback import loopback_args
 from tests.support.responders.cube import cube_answer
 

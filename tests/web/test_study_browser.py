@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import csv
 
-from web_helpers import wait_for
-
 from proagent.cli import main
 from proagent.study.app import PAGE, study_routes
+from tests.support.http_calls import wait_for
 
 KEY = "experimenter-key"
 from proagent.study.runner import StudyRunner

@@ -102,7 +102,9 @@ def test_cross_origin_posts_are_refused_and_press_nothing(turns):
     assert session.game.keys.presses == 0
 
 
-@pytest.mark.parametrize("content_type", ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", None])
+@pytest.mark.parametrize(
+    "content_type", ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", None]
+)
 def test_simple_request_content_types_without_origin_are_refused(turns, content_type):
     """A cross-site form or no-cors fetch can send these without a preflight (and may omit Origin)."""
     session, server = turns
@@ -127,7 +129,9 @@ def test_foreign_host_headers_are_refused(turns, host):
 
 def test_foreign_host_is_refused_by_every_server():
     """The replay server is the same WebServer: the guard is not a human-game route's business."""
-    with WebServer({("GET", "/api/replay"): lambda query, body: json_response({"ok": True})}, "replay.html", 0) as server:
+    with WebServer(
+        {("GET", "/api/replay"): lambda query, body: json_response({"ok": True})}, "replay.html", 0
+    ) as server:
         port = _port(server)
         assert raw(server, "GET", "/api/replay", host="evil.example")[0] == 403
         assert raw(server, "GET", "/", host="evil.example")[0] == 403
@@ -139,10 +143,15 @@ def test_same_origin_json_posts_still_work(turns):
     session, server = turns
     port = _port(server)
     for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"):
-        status, answer = _post(server, "/api/action", {"action": "left"}, host=host, headers={"Origin": f"http://{host}"})
+        status, answer = _post(
+            server, "/api/action", {"action": "left"}, host=host, headers={"Origin": f"http://{host}"}
+        )
         assert (status, answer) == (200, {"ok": True}), host
     assert _post(server, "/api/action", {"action": "right"}, headers={"Referer": f"http://127.0.0.1:{port}/"})[0] == 200
-    assert _post(server, "/api/action", {"action": "down"}, headers={"Content-Type": "application/json; charset=utf-8"})[0] == 200
+    assert (
+        _post(server, "/api/action", {"action": "down"}, headers={"Content-Type": "application/json; charset=utf-8"})[0]
+        == 200
+    )
     assert session.game.keys.presses == 5
     assert _post(server, "/api/start", {})[1] == {"started": True, "status": "running"}
 
@@ -269,7 +278,9 @@ def test_a_body_shorter_than_its_length_times_out(turns):
 def test_chunked_bodies_are_refused(turns):
     session, server = turns
     body = b'11\r\n{"action": "up"}\r\n0\r\n\r\n'
-    status, _ = raw(server, "POST", "/api/action", body, headers={"Transfer-Encoding": "chunked", "Content-Length": None})
+    status, _ = raw(
+        server, "POST", "/api/action", body, headers={"Transfer-Encoding": "chunked", "Content-Length": None}
+    )
     assert status == 411 and session.game.keys.presses == 0
 
 
