@@ -162,8 +162,8 @@ def collected(view: CrafterView, seat: int, target: str) -> bool:
 
 def _collect_done(view: CrafterView, seat: int, skill: Skill, steps: int) -> bool:
     name, me, full = str(skill.arg), view.agents[seat], view.settings.vital_max
-    if name in RESOURCES:
-        return collected(view, seat, name)
+    if name in RESOURCES:  # a collection in the step before the skill began is not this skill's
+        return steps > 0 and collected(view, seat, name)
     if name == "water":
         return me.vitals.get("drink", 0) >= full
     if name in ("cow", "plant"):
@@ -197,7 +197,7 @@ def crafted(view: CrafterView, seat: int, item: str) -> bool:
 
 
 def _craft_done(view: CrafterView, seat: int, skill: Skill, steps: int) -> bool:
-    return crafted(view, seat, str(skill.arg))
+    return steps > 0 and crafted(view, seat, str(skill.arg))
 
 
 # ---- place / sleep -----------------------------------------------------------------------------
