@@ -10,7 +10,7 @@ import json
 import jax
 import jax.numpy as jnp
 import pytest
-from macrafter_views import small_env
+from macrafter_maps import small_env
 
 from proagent.agent.planner import Planner
 from proagent.agent.proagent import AgentConfig

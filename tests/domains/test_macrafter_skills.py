@@ -7,7 +7,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import pytest
-from macrafter_views import crafter_view, small_env
+from macrafter_maps import crafter_view, small_env
 
 from envs.macrafter import CrafterEnv, CrafterState, CrafterView
 from proagent.domains.macrafter.controller import MACrafterController

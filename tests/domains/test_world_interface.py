@@ -17,7 +17,7 @@ from proagent.world.types import DomainInputError
 LAMPS_FOLDER = Path(__file__).parent / "lamps_world"
 
 
-@pytest.mark.parametrize("name", ["overcooked", "cube", "yokai"])
+@pytest.mark.parametrize("name", ["overcooked", "cube", "yokai", "macrafter"])
 def test_builtin_worlds_have_every_required_member(name: str) -> None:
     world = registry.get_domain(name)
     assert [m for m in REQUIRED_MEMBERS if not hasattr(world, m)] == []
