@@ -5,7 +5,8 @@ tools, the team size from its teammates): wood first, a table, a wood pickaxe, s
 pickaxe (crafted together), then the most valuable resource the team's size allows and the seat's
 tool reaches; with nothing useful in sight it explores. It predicts every teammate does the same,
 follows a leader's directive for it when that names a skill, and, when the conversation lets it
-speak, a leader directs everyone to its own plan and anyone else says what it will do.
+speak, a leader directs everyone to its own plan and anyone else says what it will do; a craft
+that needs a quorum, announced by a teammate, is joined.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def macrafter_answer(grounding: Grounding | None) -> str:
     own = plan_for(facts)
     if g.feedback:  # the plan was refused: the convention's fallback is to look around
         own = _explore(facts) if not own.startswith("move") else "noop(1)"
-    plan = _directed(g, facts["me"]["seat"]) or own
+    plan = _directed(g, facts["me"]["seat"]) or _joined(g, facts) or own
     mates = [t["seat"] for t in facts["teammates"]]
     message = _message(g, plan, mates) if "message" in g.fields else None
     intention = {f"player {s}": own for s in mates} if len(mates) > 1 else own
@@ -71,6 +72,19 @@ def _directed(g: Grounding, me: int) -> str | None:
             mine = re.search(rf"player {me}\s*:\s*([a-z_]+\([^)]*\))", m["text"])
             if mine:
                 return mine.group(1)
+    return None
+
+
+def _joined(g: Grounding, facts: dict) -> str | None:
+    """A pickaxe craft a teammate announced that needs a quorum (stone, iron): join it where a table
+    is known and this seat has no such pickaxe yet (every crafter gets the item, whoever pays)."""
+    known = {t["name"] for t in facts["visible"]} | {t["name"] for t in facts["remembered"]}
+    messages = g.talk["messages"] if g.talk is not None else []
+    for m in messages:
+        found = re.search(r"craft\((stone|iron)_pickaxe\)", m["text"])
+        tier = 2 if found is not None and found.group(1) == "stone" else 3
+        if found and "table" in known and facts["me"]["tool_tier"] < tier:
+            return found.group(0)
     return None
 
 
