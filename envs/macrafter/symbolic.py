@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from envs.macrafter.rules import Item, Material, Vital
+from envs.macrafter.settings import CrafterSettings
 
 Pos = tuple[int, int]  # (x, y), y grows downwards
 Outcome = Literal["ok", "too_few", "no_tool", "no_station", "missing_items", "blocked"]
@@ -97,6 +98,8 @@ class CrafterView:
     attempts: tuple[Attempt, ...] = ()  # what the last step tried (empty at reset)
     shares: tuple[tuple[int, int, str, int], ...] = ()  # last step: (giver, receiver, item, qty) done
     names: tuple[str, ...] = field(default=tuple(m.name.lower() for m in Material), repr=False)
+    # The rules the world runs under (quorums, tools, reach, recipes): what metrics and feedback judge by.
+    settings: CrafterSettings | None = field(default=None, repr=False, compare=False)
 
     def material(self, cell: Pos) -> Material | None:
         x, y = cell
