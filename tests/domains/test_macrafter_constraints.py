@@ -144,7 +144,7 @@ def test_craft_needs_the_station_placed_and_the_leader_stocked() -> None:
         replace(stocked[1], inventory=bag(stone_pickaxe=1)),
         stocked[2],
     ]
-    task = [e for e in evaluate_step(before, [12, 12, 0], after_of(before, made, (ok,))) if e.kind == "craft"][0]
+    task = next(e for e in evaluate_step(before, [12, 12, 0], after_of(before, made, (ok,))) if e.kind == "craft")
     assert task.counts == {"spatial": 2, "temporal": 2, "participation": 3}
     assert list(task.satisfied) == ALL and task.delta_z == 2
     bare = [agent(0, 3, 4, wood=1), agent(1, 5, 4), agent(2, 0, 0)]
