@@ -101,14 +101,15 @@ async def run_episode(
     collector = caps.interdependence.collector(symbolic) if caps.interdependence is not None else None
     process = caps.process.collector(symbolic) if caps.process is not None else None
     plan_target = caps.plans.target if caps.plans is not None else None
-    maeil = Maeil(topology, team, plan_target) if topology is not None else None
+    snapshot = caps.feedback.snapshot if caps.feedback is not None and topology is not None and topology.feedback else None
+    maeil = Maeil(topology, team, plan_target, snapshot) if topology is not None else None
     if states is not None:
         states.append(state)
     while True:
         if pace is not None:
             await pace()
         observations = [Observation(seat, symbolic, state, last_actions, score) for seat in range(len(team))]
-        actions = await _joint_action(team, order, observations, events, maeil)
+        actions = await _joint_action(team, order, observations, events, maeil, symbolic)
         tr = await episode_env.step(symbolic.step, state, actions)
         after = env.symbolic(tr.state)
         events = env.events(symbolic, actions, after)
@@ -138,11 +139,13 @@ async def run_episode(
 
 
 async def _joint_action(
-    team: Sequence[Agent], order: Sequence[int], observations: Sequence[Observation], events: list[Event], maeil: Maeil | None
+    team: Sequence[Agent], order: Sequence[int], observations: Sequence[Observation], events: list[Event], maeil: Maeil | None,
+    truth: State,
 ) -> tuple[int, ...]:
-    """Every seat's action: through MAEIL's cognitive phase, or each agent in turn (focal first)."""
+    """Every seat's action: through MAEIL's cognitive phase (``truth``: the whole state, for
+    environment feedback), or each agent in turn (focal first)."""
     if maeil is not None:
-        return await maeil.step_actions(observations, events)
+        return await maeil.step_actions(observations, events, truth)
     chosen = {seat: int(await team[seat].act(observations[seat], events)) for seat in order}
     return tuple(chosen[seat] for seat in range(len(team)))
 
