@@ -98,8 +98,9 @@ class CrafterView:
     attempts: tuple[Attempt, ...] = ()  # what the last step tried (empty at reset)
     shares: tuple[tuple[int, int, str, int], ...] = ()  # last step: (giver, receiver, item, qty) done
     names: tuple[str, ...] = field(default=tuple(m.name.lower() for m in Material), repr=False)
-    # The rules the world runs under (quorums, tools, reach, recipes): what metrics and feedback judge by.
-    settings: CrafterSettings | None = field(default=None, repr=False, compare=False)
+    # The rules the world runs under (``decode`` passes the env's): the agent side's skills read
+    # quorums, tools, recipes and the view size from the state they are given.
+    settings: CrafterSettings = field(default_factory=CrafterSettings, repr=False, compare=False)
 
     def material(self, cell: Pos) -> Material | None:
         x, y = cell

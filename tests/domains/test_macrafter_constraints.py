@@ -36,9 +36,15 @@ def agent(seat: int, x: int, y: int, alive: bool = True, sleeping: bool = False,
 
 
 def view(agents: list[AgentState], cells: dict[tuple[int, int], Material], attempts: tuple[Attempt, ...] = (), step: int = 0,
-         settings: CrafterSettings | None = SETTINGS) -> CrafterView:  # fmt: skip
+         settings: CrafterSettings = SETTINGS) -> CrafterView:  # fmt: skip
     grid = tuple(tuple(int(cells.get((x, y), Material.GRASS)) for x in range(9)) for y in range(9))
     return CrafterView(step, 100, False, 0.0, 9, 9, grid, tuple(agents), attempts, settings=settings)
+
+
+def bare_view(agents: list[AgentState], cells: dict[tuple[int, int], Material]) -> CrafterView:
+    """A view built without its rules: it carries the default ones."""
+    grid = tuple(tuple(int(cells.get((x, y), Material.GRASS)) for x in range(9)) for y in range(9))
+    return CrafterView(0, 100, False, 0.0, 9, 9, grid, tuple(agents))
 
 
 def after_of(
@@ -238,7 +244,7 @@ def test_records_feed_the_replay_lanes_unchanged() -> None:
 
 def test_a_view_without_settings_is_judged_by_the_default_rules() -> None:
     team = [agent(0, 3, 4, stone_pickaxe=1), agent(1, 5, 4, stone_pickaxe=1)]
-    before = view(team, IRON, settings=None)
+    before = bare_view(team, IRON)
     (tier,) = evaluate_step(before, [0, 0], after_of(before, team, ()))
     assert tier.target == "iron" and tier.quorum == CrafterSettings().resources["iron"].quorum == 3
     assert "participation" in tier.violated  # two of three

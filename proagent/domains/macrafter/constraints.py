@@ -39,7 +39,7 @@ Definitions (counts are taken on ``before``; a task's quorum is p(g)):
   anything changed) holds every agent's dZ, including shares, placing and eating. The episode
   totals count materials and tools gained and lost separately.
 
-The rules' numbers come from the view's settings (``CrafterView.settings``), else the defaults.
+The rules' numbers come from the view's settings (``CrafterView.settings``).
 """
 
 from __future__ import annotations
@@ -95,8 +95,8 @@ METRIC_NAMES: tuple[str, ...] = (
 
 
 def settings_of(view: CrafterView) -> CrafterSettings:
-    """The rules a view was made under (the default rules when the view does not carry them)."""
-    return view.settings if view.settings is not None else CrafterSettings()
+    """The rules a view was made under (a hand-built view without them: the default rules)."""
+    return view.settings
 
 
 def manhattan(a: Pos, b: Pos) -> int:
