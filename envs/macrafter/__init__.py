@@ -1,29 +1,67 @@
 """MA-Crafter (EmCoop): open-world cooperative collection and crafting for N agents, in JAX.
 
+    from envs.macrafter import make, Action
+    env = make("medium_3a")                       # or "random:hard:7", "easy_2a@3"
+    state = env.jit_reset(jax.random.PRNGKey(0))
+    tr = env.jit_step(key, state, jnp.array([Action.DO] * env.num_agents))
+    view = env.symbolic(tr.state)                 # typed CrafterView
+    events = env.events(env.symbolic(state), actions, view)
+
 The shared vocabulary (`rules`), the rules' numbers (`settings`), the typed view (`symbolic`) and
 the event stream (`events`) are the contract the agent side (`proagent.domains.macrafter`) reads.
 """
 
-from envs.macrafter.events import CrafterEvent, CrafterEventKind
+from envs.macrafter.env import CrafterEnv, make
+from envs.macrafter.events import CrafterEvent, CrafterEventKind, extract_events
 from envs.macrafter.rules import ACTION_NAMES, NUM_ACTIONS, Action, Item, Material, Vital, decode_share, share_action
+from envs.macrafter.scenario import (
+    DIFFICULTIES,
+    SCENARIOS,
+    Scenario,
+    ScenarioError,
+    available_scenarios,
+    load_scenario,
+    random_scenario,
+    setting_keys,
+    with_agents,
+    with_settings,
+)
 from envs.macrafter.settings import CrafterSettings, RecipeRule, ResourceRule
-from envs.macrafter.symbolic import AgentState, Attempt, CrafterView
+from envs.macrafter.state import RESULTS, CrafterState, initial_state
+from envs.macrafter.symbolic import AgentState, Attempt, CrafterView, decode
 
 __all__ = [
     "ACTION_NAMES",
+    "DIFFICULTIES",
     "NUM_ACTIONS",
+    "RESULTS",
+    "SCENARIOS",
     "Action",
     "AgentState",
     "Attempt",
+    "CrafterEnv",
     "CrafterEvent",
     "CrafterEventKind",
     "CrafterSettings",
+    "CrafterState",
     "CrafterView",
     "Item",
     "Material",
     "RecipeRule",
     "ResourceRule",
+    "Scenario",
+    "ScenarioError",
     "Vital",
+    "available_scenarios",
+    "decode",
     "decode_share",
+    "extract_events",
+    "initial_state",
+    "load_scenario",
+    "make",
+    "random_scenario",
+    "setting_keys",
     "share_action",
+    "with_agents",
+    "with_settings",
 ]

@@ -7,10 +7,12 @@ actions (the last step's attempts and shares ride in the next view), so it is de
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from envs.macrafter.symbolic import Pos
+from envs.macrafter.rules import CRAFTS, NUM_ACTIONS, VECTORS, WALKABLE, Action, decode_share
+from envs.macrafter.symbolic import Attempt, CrafterView, Pos
 
 
 class CrafterEventKind(StrEnum):
@@ -67,4 +69,125 @@ class CrafterEvent:
         }
 
 
-__all__ = ["CrafterEvent", "CrafterEventKind"]
+_PLACED_ITEM = {
+    Action.PLACE_STONE: "stone",
+    Action.PLACE_TABLE: "table",
+    Action.PLACE_FURNACE: "furnace",
+    Action.PLACE_PLANT: "sapling",
+}
+_GIVES = {"tree": "wood", "stone": "stone", "coal": "coal", "iron": "iron", "diamond": "diamond"}
+_EATEN = {"eat_cow": "cow", "eat_plant": "plant"}
+
+
+def _ahead(cell: Pos, facing: Pos) -> Pos:
+    return (cell[0] + facing[0], cell[1] + facing[1])
+
+
+def _line_target(view: CrafterView, cell: Pos, facing: Pos) -> Pos:
+    """The first non-walkable cell along the facing line (the faced cell when there is none)."""
+    here = _ahead(cell, facing)
+    while view.material(here) is not None:
+        if view.material(here) not in WALKABLE:
+            return here
+        here = _ahead(here, facing)
+    return _ahead(cell, facing)
+
+
+def _blocked_reason(view: CrafterView, target: Pos) -> str:
+    material = view.material(target)
+    if material is None:
+        return "wall"
+    return "agent" if material in WALKABLE else material.name.lower()
+
+
+def _attempt_of(view: CrafterView, seat: int, kind: str) -> Attempt | None:
+    return next((a for a in view.attempts if a.kind == kind and seat in a.participants), None)
+
+
+def _action_event(before: CrafterView, seat: int, action: int, after: CrafterView) -> CrafterEvent | None:
+    """The event of one awake seat's action, from its result in ``after``."""
+    me, result = before.agents[seat], after.results[seat]
+    at = me.position
+    step = before.step
+    if action in (Action.LEFT, Action.RIGHT, Action.UP, Action.DOWN):
+        target = _ahead(at, VECTORS[Action(action)])
+        if result == "ok":
+            return CrafterEvent(step, seat, CrafterEventKind.MOVE, at, target)
+        return CrafterEvent(
+            step, seat, CrafterEventKind.BLOCKED_MOVE, at, target, reason=_blocked_reason(before, target)
+        )
+    if action == Action.DO:
+        attempt = _attempt_of(after, seat, "collect")
+        if attempt is not None:
+            ok = attempt.outcome == "ok" and seat in attempt.capable
+            kind = CrafterEventKind.COLLECT if ok else CrafterEventKind.COLLECT_FAILED
+            reason = None if ok else (attempt.outcome if attempt.outcome != "ok" else "no_tool")
+            item = _GIVES[attempt.target]
+            return CrafterEvent(
+                step, seat, kind, at, attempt.cell, item, int(ok), participants=attempt.participants, reason=reason
+            )
+        target = _line_target(before, at, me.facing)
+        if result == "drink":
+            return CrafterEvent(step, seat, CrafterEventKind.DRINK, at, target, "water", 1)
+        if result in _EATEN:
+            return CrafterEvent(step, seat, CrafterEventKind.EAT, at, target, _EATEN[result], 1)
+        if result == "sapling":
+            target = _ahead(at, me.facing)
+            return CrafterEvent(step, seat, CrafterEventKind.COLLECT, at, target, "sapling", 1, participants=(seat,))
+        return None
+    if action == Action.SLEEP:
+        return CrafterEvent(step, seat, CrafterEventKind.SLEEP, at) if result == "sleep" else None
+    if action in _PLACED_ITEM:
+        target = _ahead(at, me.facing)
+        if result == "ok":
+            return CrafterEvent(step, seat, CrafterEventKind.PLACE, at, target, _PLACED_ITEM[Action(action)], 1)
+        return CrafterEvent(
+            step, seat, CrafterEventKind.PLACE_FAILED, at, target, _PLACED_ITEM[Action(action)], reason=result
+        )
+    if action < len(Action) and Action(action) in CRAFTS:
+        name = CRAFTS[Action(action)].name.lower()
+        attempt = _attempt_of(after, seat, "craft")
+        participants = attempt.participants if attempt is not None else (seat,)
+        cell = attempt.cell if attempt is not None else None
+        if result == "ok":
+            return CrafterEvent(step, seat, CrafterEventKind.CRAFT, at, cell, name, 1, participants=participants)
+        return CrafterEvent(
+            step, seat, CrafterEventKind.CRAFT_FAILED, at, cell, name, participants=participants, reason=result
+        )
+    shared = decode_share(action)
+    if shared is not None:
+        other, item = shared
+        target = before.agents[other].position if other < len(before.agents) else None
+        if result == "ok":
+            return CrafterEvent(step, seat, CrafterEventKind.SHARE, at, target, item.name.lower(), 1, other=other)
+        return CrafterEvent(
+            step, seat, CrafterEventKind.SHARE_FAILED, at, target, item.name.lower(), other=other, reason=result
+        )
+    return None
+
+
+def extract_events(before: CrafterView, actions: Sequence[int], after: CrafterView) -> list[CrafterEvent]:
+    """Per seat in order: a wake-up (a sleeper's action or a full rest), its action's event, and
+    DOWN when its health ran out. A frozen (already done) step has no events."""
+    if before.done or not after.results:
+        return []
+    events: list[CrafterEvent] = []
+    for seat, me in enumerate(before.agents):
+        if not me.alive:
+            continue
+        action = int(actions[seat]) if 0 <= int(actions[seat]) < NUM_ACTIONS else int(Action.NOOP)
+        woken = me.sleeping and action not in (Action.NOOP, Action.SLEEP)
+        if woken:
+            events.append(CrafterEvent(before.step, seat, CrafterEventKind.WAKE, me.position))
+        if not me.sleeping or woken:
+            event = _action_event(before, seat, action, after)
+            if event is not None:
+                events.append(event)
+        elif not after.agents[seat].sleeping and after.agents[seat].alive:
+            events.append(CrafterEvent(before.step, seat, CrafterEventKind.WAKE, me.position))
+        if not after.agents[seat].alive:
+            events.append(CrafterEvent(before.step, seat, CrafterEventKind.DOWN, me.position))
+    return events
+
+
+__all__ = ["CrafterEvent", "CrafterEventKind", "extract_events"]

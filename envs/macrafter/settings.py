@@ -75,6 +75,7 @@ class CrafterSettings(_Frozen):
     height: int = Field(default=24, ge=9, le=64)
     horizon: int = Field(default=300, ge=1, le=10_000)
     collect_distance: int = Field(default=1, ge=1, le=8)  # d: Manhattan reach of a collecting agent
+    share_distance: int = Field(default=1, ge=1, le=64)  # Manhattan reach of a share (1: adjacent)
     resources: dict[ResourceName, ResourceRule] = Field(default_factory=_default_resources)
     tool_tier_bonus: float = Field(default=0.5, ge=0)
     recipes: dict[CraftName, RecipeRule] = Field(default_factory=_default_recipes)

@@ -12,8 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from envs.macrafter.rules import Item, Material, Vital
+import numpy as np
+
+from envs.macrafter.rules import CRAFTS, MOVES, VECTORS, Item, Material, Vital
 from envs.macrafter.settings import CrafterSettings
+from envs.macrafter.state import RESOURCES, RESULTS, CrafterState
 
 Pos = tuple[int, int]  # (x, y), y grows downwards
 Outcome = Literal["ok", "too_few", "no_tool", "no_station", "missing_items", "blocked"]
@@ -97,6 +100,7 @@ class CrafterView:
     agents: tuple[AgentState, ...]
     attempts: tuple[Attempt, ...] = ()  # what the last step tried (empty at reset)
     shares: tuple[tuple[int, int, str, int], ...] = ()  # last step: (giver, receiver, item, qty) done
+    results: tuple[str, ...] = ()  # last step, per seat: what its own action did (state.RESULTS names)
     names: tuple[str, ...] = field(default=tuple(m.name.lower() for m in Material), repr=False)
     # The rules the world runs under (``decode`` passes the env's): the agent side's skills read
     # quorums, tools, recipes and the view size from the state they are given.
@@ -146,7 +150,90 @@ class CrafterView:
             ],
             "attempts": [a.to_record() for a in self.attempts],
             "shares": [list(s) for s in self.shares],
+            "results": list(self.results),
         }
 
 
-__all__ = ["AgentState", "Attempt", "CrafterView", "Outcome", "Pos"]
+_CRAFT_NAMES: tuple[str, ...] = tuple(item.name.lower() for item in CRAFTS.values())
+
+
+def decode(settings: CrafterSettings, state: CrafterState) -> CrafterView:
+    """Typed view of one unbatched state (JAX or NumPy arrays); ``settings`` gives the team size,
+    the horizon and the quorums the attempts were judged by."""
+    s = {name: np.asarray(value) for name, value in zip(state._fields, state, strict=True)}
+    n = settings.num_agents
+    agents = tuple(
+        AgentState(
+            seat=i,
+            position=(int(s["pos"][i, 0]), int(s["pos"][i, 1])),
+            facing=VECTORS[MOVES[int(s["facing"][i])]],
+            alive=bool(s["alive"][i]),
+            sleeping=bool(s["sleeping"][i]),
+            inventory={item.name.lower(): int(s["inventory"][i, item]) for item in Item},
+            vitals={vital.name.lower(): int(s["vitals"][i, vital]) for vital in Vital},
+        )
+        for i in range(n)
+    )
+    shares = tuple(
+        (i, int(s["share_to"][i]), Item(int(s["share_item"][i])).name.lower(), 1)
+        for i in range(n)
+        if s["share_to"][i] >= 0
+    )
+    return CrafterView(
+        step=int(s["step"]),
+        horizon=settings.horizon,
+        done=bool(s["done"]),
+        score=float(s["score"]),
+        width=settings.width,
+        height=settings.height,
+        grid=tuple(tuple(int(m) for m in row) for row in s["grid"]),
+        agents=agents,
+        attempts=_attempts(settings, s, n),
+        shares=shares,
+        results=tuple(RESULTS[int(r)] for r in s["result"][:n]),
+        settings=settings,
+    )
+
+
+def _attempts(settings: CrafterSettings, s: dict[str, np.ndarray], n: int) -> tuple[Attempt, ...]:
+    """Group the seats' records into attempts: collections by cell, then crafts by item (those in
+    reach of the stations, then those out of reach), each group in the order of its lowest seat."""
+    groups: dict[tuple, list[int]] = {}
+    for i in range(n):
+        kind = int(s["att_kind"][i])
+        if kind == 1:
+            groups.setdefault(("collect", int(s["att_cell"][i, 0]), int(s["att_cell"][i, 1])), []).append(i)
+    for i in range(n):
+        if int(s["att_kind"][i]) == 2:
+            groups.setdefault(("craft", int(s["att_target"][i]), bool(s["att_member"][i])), []).append(i)
+    attempts = []
+    for key, seats in groups.items():
+        capable = tuple(i for i in seats if s["att_capable"][i])
+        if key[0] == "collect":
+            name = RESOURCES[int(s["att_target"][seats[0]])]
+            rule = settings.resources[name]
+            outcome = "ok" if len(capable) >= rule.quorum else "too_few" if len(seats) < rule.quorum else "no_tool"
+            attempts.append(Attempt("collect", name, key[1:], tuple(seats), capable, rule.quorum, rule.tool, outcome))
+            continue
+        name = _CRAFT_NAMES[key[1]]
+        recipe = settings.recipes[name]
+        outcome = RESULTS[int(s["result"][seats[0]])] if key[2] else "no_station"
+        leader = int(s["att_leader"][seats[0]])
+        cell = (int(s["att_cell"][seats[0], 0]), int(s["att_cell"][seats[0], 1]))
+        attempts.append(
+            Attempt(
+                "craft",
+                name,
+                cell if cell[0] >= 0 else None,
+                tuple(seats),
+                capable,
+                recipe.quorum,
+                "none",
+                outcome,
+                leader if leader >= 0 else None,
+            )
+        )
+    return tuple(attempts)
+
+
+__all__ = ["AgentState", "Attempt", "CrafterView", "Outcome", "Pos", "decode"]

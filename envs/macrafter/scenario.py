@@ -1,0 +1,301 @@
+"""MA-Crafter scenarios: the rules' settings, the seed, the target resource, the starts and the map.
+
+A scenario is validated when it is built, so an invalid one never reaches the env: every problem
+is one line (`ScenarioError`). Scenarios come by name (``easy_2a``, ``medium_3a``, ``hard_4a``:
+fixed worlds generated from their seeds), from a seed (``random:<easy|medium|hard>:<seed>``), any
+of them with ``@<n>`` for a team of n (`with_agents`); `with_settings` applies ``--env KEY=VALUE``
+overrides. Generated worlds hold what the target needs within reach of the start
+(`envs.macrafter.worldgen`); all random worlds of one difficulty have the same size and team, so
+their states stack into one batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+from pydantic import ValidationError
+
+from envs.macrafter.rules import MAX_AGENTS, MIN_AGENTS, WALKABLE, Material
+from envs.macrafter.settings import CrafterSettings
+from envs.macrafter.worldgen import NEEDS, generate
+
+Pos = tuple[int, int]  # (x, y), y grows downwards
+TARGETS: tuple[str, ...] = tuple(NEEDS)
+
+
+class ScenarioError(ValueError):
+    """An invalid or unknown scenario or setting; the message is one line."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One MA-Crafter task. ``grid[y][x]`` is a `Material` value; ``max_agents`` pads the agent
+    arrays (None: the team size) so scenarios of different team sizes can share a compiled step."""
+
+    name: str
+    difficulty: str | None
+    settings: CrafterSettings
+    seed: int | None
+    target: str  # the resource the team is asked to collect (tree, stone, coal, iron, diamond)
+    agents: tuple[Pos, ...]
+    grid: tuple[tuple[int, ...], ...]
+    max_agents: int | None = None
+    stamped: int = field(default=0, compare=False)  # resource cells the generator had to add
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "agents", tuple((int(x), int(y)) for x, y in self.agents))
+        object.__setattr__(self, "grid", tuple(tuple(int(m) for m in row) for row in self.grid))
+        validate(self)
+
+    @property
+    def num_agents(self) -> int:
+        return len(self.agents)
+
+    @property
+    def agent_capacity(self) -> int:
+        return self.num_agents if self.max_agents is None else self.max_agents
+
+    @property
+    def width(self) -> int:
+        return self.settings.width
+
+    @property
+    def height(self) -> int:
+        return self.settings.height
+
+    def grid_array(self) -> np.ndarray:
+        return np.asarray(self.grid, np.int32)
+
+
+def validate(s: Scenario) -> None:
+    """Raise ScenarioError (one line) on the first problem found."""
+
+    def fail(msg: str) -> None:
+        raise ScenarioError(f"scenario {s.name!r}: {msg}")
+
+    n, cfg = len(s.agents), s.settings
+    if not MIN_AGENTS <= n <= MAX_AGENTS:
+        fail(f"{n} agents, need {MIN_AGENTS} to {MAX_AGENTS}")
+    if cfg.num_agents != n:
+        fail(f"settings.num_agents {cfg.num_agents} differs from the {n} agent starts")
+    if s.max_agents is not None and not n <= s.max_agents <= MAX_AGENTS:
+        fail(f"max_agents {s.max_agents} must lie in [{n}, {MAX_AGENTS}]")
+    if s.target not in TARGETS:
+        fail(f"target {s.target!r}; one of {list(TARGETS)}")
+    if len(s.grid) != cfg.height or any(len(row) != cfg.width for row in s.grid):
+        fail(f"the map must be {cfg.height} rows of {cfg.width} cells (settings width x height)")
+    known = {int(m) for m in Material}
+    for y, row in enumerate(s.grid):
+        for x, m in enumerate(row):
+            if m not in known:
+                fail(f"cell ({x}, {y}) holds {m}, not a Material (0 to {max(known)})")
+    walkable = {int(m) for m in WALKABLE}
+    seen: dict[Pos, int] = {}
+    for a, (x, y) in enumerate(s.agents):
+        if not (0 <= x < cfg.width and 0 <= y < cfg.height):
+            fail(f"agent {a} at ({x}, {y}) lies outside the {cfg.width}x{cfg.height} world")
+        if s.grid[y][x] not in walkable:
+            fail(f"agent {a} at ({x}, {y}) starts on {Material(s.grid[y][x]).name.lower()}, not walkable ground")
+        if (x, y) in seen:
+            fail(f"agent {a} at ({x}, {y}) shares its cell with agent {seen[(x, y)]}")
+        seen[(x, y)] = a
+
+
+# ---- generated worlds ----
+
+
+@dataclass(frozen=True, slots=True)
+class Difficulty:
+    """Random-world knobs: harder = a deeper target in the tech tree, a bigger map, a bigger team."""
+
+    agents: int
+    size: int
+    target: str
+
+
+DIFFICULTIES: dict[str, Difficulty] = {
+    "easy": Difficulty(agents=2, size=16, target="coal"),
+    "medium": Difficulty(agents=3, size=24, target="iron"),
+    "hard": Difficulty(agents=4, size=32, target="diamond"),
+}
+
+
+def build(
+    name: str, difficulty: str | None, seed: int, settings: CrafterSettings, target: str, max_agents: int | None = None
+) -> Scenario:
+    """The generated world of ``seed`` under ``settings`` (its size and team), guaranteed to hold
+    what ``target`` needs within reach of the start (a path of at most the map's width)."""
+    quorums = {name: rule.quorum for name, rule in settings.resources.items()}
+    try:
+        world = generate(seed, settings.width, settings.height, settings.num_agents, target, settings.width, quorums)
+    except ValueError as e:
+        raise ScenarioError(f"scenario {name!r}: {e}") from None
+    return Scenario(
+        name=name,
+        difficulty=difficulty,
+        settings=settings,
+        seed=seed,
+        target=target,
+        agents=world.starts,
+        grid=tuple(tuple(int(m) for m in row) for row in world.grid),
+        max_agents=max_agents,
+        stamped=world.stamped,
+    )
+
+
+def random_scenario(difficulty: str, seed: int) -> Scenario:
+    """The world drawn from ``seed`` at ``difficulty`` (the same seed always gives the same world)."""
+    if difficulty not in DIFFICULTIES:
+        raise ScenarioError(f"unknown difficulty {difficulty!r}; one of {sorted(DIFFICULTIES)}")
+    d = DIFFICULTIES[difficulty]
+    settings = CrafterSettings(num_agents=d.agents, width=d.size, height=d.size)
+    return build(f"random:{difficulty}:{seed}", difficulty, seed, settings, d.target)
+
+
+def _named(name: str, difficulty: str, seed: int) -> Scenario:
+    return replace(random_scenario(difficulty, seed), name=name)
+
+
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s for s in (_named("easy_2a", "easy", 11), _named("medium_3a", "medium", 23), _named("hard_4a", "hard", 37))
+}
+
+
+def with_agents(scenario: Scenario, n: int) -> Scenario:
+    """The scenario played by ``n`` agents, named ``<name>@<n>``: the same seed's world (the
+    terrain does not depend on the team size) with ``n`` starts around the same centre."""
+    if n == scenario.num_agents:
+        return scenario
+    if not MIN_AGENTS <= n <= MAX_AGENTS:
+        raise ScenarioError(f"scenario {scenario.name!r}: {n} agents, need {MIN_AGENTS} to {MAX_AGENTS}")
+    if scenario.seed is None:
+        raise ScenarioError(f"scenario {scenario.name!r}: a hand-made map has fixed starts; it cannot change its team")
+    settings = scenario.settings.model_copy(update={"num_agents": n})
+    max_agents = None if scenario.max_agents is None else max(scenario.max_agents, n)
+    return build(f"{scenario.name}@{n}", scenario.difficulty, scenario.seed, settings, scenario.target, max_agents)
+
+
+# ---- settings overrides (--env KEY=VALUE) ----
+
+_NESTED = {"resources", "recipes"}
+
+
+def setting_keys(settings: CrafterSettings) -> list[str]:
+    """Every key `with_settings` accepts: the scalar fields, ``resources.<r>.<quorum|tool|base_value>``,
+    ``recipes.<c>.<quorum|stations>`` and ``recipes.<c>.needs.<item>``."""
+    keys = [k for k in CrafterSettings.model_fields if k not in _NESTED]
+    for r, rule in settings.resources.items():
+        keys += [f"resources.{r}.{f}" for f in type(rule).model_fields]
+    for c in settings.recipes:
+        keys += [f"recipes.{c}.quorum", f"recipes.{c}.stations"]
+        keys += [f"recipes.{c}.needs.{item}" for item in ("wood", "stone", "coal", "iron", "diamond", "sapling")]
+    return keys
+
+
+def _assign(data: dict[str, Any], key: str, value: str, settings: CrafterSettings) -> None:
+    if key not in setting_keys(settings):
+        raise ScenarioError(
+            f"--env {key}={value}: unknown setting; one of the fields {sorted(k for k in CrafterSettings.model_fields if k not in _NESTED)}, "
+            "resources.<tree|stone|coal|iron|diamond>.<quorum|tool|base_value>, "
+            "recipes.<craft>.<quorum|stations|needs.<item>>"
+        )
+    *path, last = key.split(".")
+    node = data
+    for part in path:
+        node = node[part]
+    if last == "stations":
+        node[last] = tuple(v.strip() for v in value.split(",") if v.strip())
+    elif path and path[-1] == "needs" and value.strip() == "0":
+        node.pop(last, None)
+    else:
+        node[last] = value
+
+
+def with_settings(scenario: Scenario, overrides: Mapping[str, str]) -> Scenario:
+    """The scenario under changed rules (``--env KEY=VALUE``): values are checked by the settings
+    model, one line per problem; a changed size or team regenerates the seed's world."""
+    if not overrides:
+        return scenario
+    data = scenario.settings.model_dump()
+    n = scenario.num_agents
+    for key, value in overrides.items():
+        if key == "num_agents":
+            if not value.strip().isdigit():
+                raise ScenarioError(f"--env num_agents={value}: must be a whole number")
+            n = int(value)
+            continue
+        _assign(data, key, str(value), scenario.settings)
+    data["num_agents"] = scenario.num_agents
+    try:
+        settings = CrafterSettings.model_validate(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "settings"
+        shown = ", ".join(f"{k}={v}" for k, v in overrides.items())
+        raise ScenarioError(f"--env {shown}: {where}: {first['msg']}") from None
+    if scenario.seed is None:
+        if (settings.width, settings.height) != (scenario.width, scenario.height) or n != scenario.num_agents:
+            raise ScenarioError(f"scenario {scenario.name!r}: a hand-made map cannot change its size or team")
+        return replace(scenario, settings=settings)
+    out = scenario
+    if (settings.width, settings.height) != (scenario.width, scenario.height) or any(
+        settings.resources[r].quorum != scenario.settings.resources[r].quorum for r in settings.resources
+    ):
+        out = build(scenario.name, scenario.difficulty, scenario.seed, settings, scenario.target, scenario.max_agents)
+    else:
+        out = replace(scenario, settings=settings)
+    return with_agents(out, n)
+
+
+# ---- loading ----
+
+
+def load_scenario(spec: str | Scenario) -> Scenario:
+    """A scenario by name or ``random:<difficulty>:<seed>``, either with ``@<agents>`` appended
+    for a team of that size (`with_agents`)."""
+    if isinstance(spec, Scenario):
+        return spec
+    text = str(spec)
+    base, at, count = text.rpartition("@")
+    if at:
+        if not count.isdigit():
+            raise ScenarioError(f"bad team size in {text!r}; expected <scenario>@<agents> (medium_3a@4)")
+        return with_agents(load_scenario(base), int(count))
+    if text in SCENARIOS:
+        return SCENARIOS[text]
+    if text.startswith("random:"):
+        parts = text.split(":")
+        if len(parts) != 3 or not parts[2].isdigit() or int(parts[2]) > 2**31 - 1:
+            raise ScenarioError(
+                f"bad random scenario spec {text!r}; expected random:<easy|medium|hard>:<seed> (seed 0 to 2^31-1)"
+            )
+        return random_scenario(parts[1], int(parts[2]))
+    raise ScenarioError(
+        f"unknown scenario {text!r}; one of {sorted(SCENARIOS)} or random:<easy|medium|hard>:<seed>, "
+        "optionally with @<agents> (medium_3a@4)"
+    )
+
+
+def available_scenarios() -> list[str]:
+    return sorted(SCENARIOS)
+
+
+__all__ = [
+    "DIFFICULTIES",
+    "SCENARIOS",
+    "TARGETS",
+    "Difficulty",
+    "Scenario",
+    "ScenarioError",
+    "available_scenarios",
+    "build",
+    "load_scenario",
+    "random_scenario",
+    "setting_keys",
+    "validate",
+    "with_agents",
+    "with_settings",
+]

@@ -1,0 +1,157 @@
+"""Gamma for MA-Crafter: a skill grounded into one primitive action per step.
+
+Every skill that acts on something first walks there (BFS around obstacles and agents, through
+unseen cells only when no known path exists) and turns to face it; then it presses the skill's
+own action each step (DO, MAKE_*, PLACE_*, SLEEP, a share) until the skill book says it is done.
+The controller steers on the state it is given: for ProAgent the seat's belief (what it saw and
+remembers), for a scripted partner the state it plays from.
+"""
+
+from __future__ import annotations
+
+from envs.macrafter.rules import VECTORS, Action, Item, Material, share_action
+from envs.macrafter.symbolic import CrafterView, Pos
+from proagent.domains.macrafter.navigation import (
+    DIRECTIONS,
+    distances,
+    facing,
+    manhattan,
+    occupied,
+    route,
+    tile,
+    walkable,
+)
+from proagent.domains.macrafter.skills import NOOP, MACrafterSkillBook, args_of, navigate_goals
+from proagent.domains.macrafter.targets import (
+    CRAFT_ACTIONS,
+    PLACE_ACTIONS,
+    collect_targets,
+    craft_spots,
+    near_stations,
+)
+from proagent.world.kit.skills import TableSkillBook
+from proagent.world.types import Skill
+
+_VECTORS = {way: VECTORS[action] for way, action in DIRECTIONS.items()}
+_PLACEABLE = {
+    "table": {Material.GRASS, Material.SAND, Material.PATH},
+    "furnace": {Material.GRASS, Material.SAND, Material.PATH},
+    "stone": {Material.GRASS, Material.SAND, Material.PATH, Material.WATER, Material.LAVA},
+    "plant": {Material.GRASS},
+}
+
+
+def approach(view: CrafterView, seat: int, targets: list[Pos]) -> tuple[int, Pos | None]:
+    """The action that brings the seat beside one of ``targets`` facing it (NOOP when it already is,
+    or when none can be reached), and that target."""
+    steps, target, move = route(view, seat, targets)
+    if target is None or move is None:
+        return int(Action.NOOP), None
+    if steps == 0 and facing(view, seat, target):
+        return int(Action.NOOP), target
+    return int(move), target
+
+
+def act_on(view: CrafterView, seat: int, targets: list[Pos], action: Action) -> int:
+    """Walk to the first reachable target, face it, then press ``action``."""
+    move, target = approach(view, seat, targets)
+    if target is not None and facing(view, seat, target):
+        return int(action)
+    return move
+
+
+def _find_sapling(view: CrafterView, seat: int) -> int:
+    """DO on grass in front; else step so that grass lies ahead."""
+    me = view.agents[seat]
+    if tile(view, me.faced_cell) == int(Material.GRASS) and view.agent_at(me.faced_cell) is None:
+        return int(Action.DO)
+    return _step_towards_open(view, seat, {Material.GRASS})
+
+
+def _step_towards_open(view: CrafterView, seat: int, open_on: set[Material], stay_near: tuple[str, ...] = ()) -> int:
+    """A move after which the faced cell is one of ``open_on`` (the move steps into a free cell and
+    faces the next one); ``stay_near`` keeps the new cell near those stations."""
+    x, y = view.agents[seat].position
+    taken = occupied(view, seat)
+    wanted = {int(m) for m in open_on}
+    for way, action in DIRECTIONS.items():
+        dx, dy = _VECTORS[way]
+        first, second = (x + dx, y + dy), (x + 2 * dx, y + 2 * dy)
+        if not walkable(view, first, taken) or tile(view, second) not in wanted or second in taken:
+            continue
+        if stay_near and not near_stations(view, first, stay_near):
+            continue
+        return int(action)
+    for way, action in DIRECTIONS.items():  # nothing lines up: wander one step
+        dx, dy = _VECTORS[way]
+        if walkable(view, (x + dx, y + dy), taken):
+            return int(action)
+    return int(Action.NOOP)
+
+
+class MACrafterController:
+    """Gamma(skill, state) for one seat."""
+
+    def __init__(self, book: TableSkillBook, seat: int, seed: int = 0) -> None:
+        self.book = book
+        self.seat = seat
+
+    def act(self, view: CrafterView, skill: Skill) -> int:
+        name = self.book.aliases.get(skill.name, skill.name) if isinstance(self.book, TableSkillBook) else skill.name
+        if name == "move":
+            return int(DIRECTIONS[args_of(skill)[0]])
+        if name == "navigate":
+            return approach(view, self.seat, navigate_goals(view, self.seat, skill))[0]
+        if name == "collect":
+            return self._collect(view, str(skill.arg))
+        if name == "craft":
+            return self._craft(view, str(skill.arg))
+        if name == "place":
+            return self._place(view, str(skill.arg))
+        if name == "sleep":
+            return int(Action.SLEEP)
+        if name == "share":
+            return self._share(view, skill)
+        assert name == NOOP, name
+        return int(Action.NOOP)
+
+    def _collect(self, view: CrafterView, name: str) -> int:
+        if name == "sapling":
+            return _find_sapling(view, self.seat)
+        return act_on(view, self.seat, collect_targets(view, self.seat, name)[:8], Action.DO)
+
+    def _craft(self, view: CrafterView, item: str) -> int:
+        stations = view.settings.recipes[item].stations
+        me = view.agents[self.seat].position
+        if near_stations(view, me, stations):
+            return int(CRAFT_ACTIONS[item])
+        spots = set(craft_spots(view, self.seat, stations))
+        reach = distances(view, self.seat)
+        best = min((reach[c] for c in spots if c in reach), key=lambda r: r[0], default=None)
+        return int(Action.NOOP) if best is None or best[1] is None else int(best[1])
+
+    def _place(self, view: CrafterView, obj: str) -> int:
+        me = view.agents[self.seat]
+        stay = ("table",) if obj == "furnace" else ()
+        ahead = me.faced_cell
+        here_ok = not stay or near_stations(view, me.position, stay)
+        if here_ok and tile(view, ahead) in {int(m) for m in _PLACEABLE[obj]} and view.agent_at(ahead) is None:
+            return int(PLACE_ACTIONS[obj])
+        if stay and not here_ok:
+            spots = set(craft_spots(view, self.seat, stay))
+            reach = distances(view, self.seat)
+            best = min((reach[c] for c in spots if c in reach), key=lambda r: r[0], default=None)
+            if best is not None and best[1] is not None:
+                return int(best[1])
+        return _step_towards_open(view, self.seat, _PLACEABLE[obj], stay)
+
+    def _share(self, view: CrafterView, skill: Skill) -> int:
+        other, item, _ = args_of(skill)
+        k = int(other)
+        me, them = view.agents[self.seat].position, view.agents[k].position
+        if manhattan(me, them) <= view.settings.collect_distance:
+            return share_action(k, Item[item.upper()])
+        return approach(view, self.seat, [them])[0]
+
+
+__all__ = ["MACrafterController", "MACrafterSkillBook", "act_on", "approach"]

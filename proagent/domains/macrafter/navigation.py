@@ -1,0 +1,136 @@
+"""Cells, targets and path finding on an MA-Crafter view (the whole world or one seat's belief).
+
+A seat's believed view (`perception`) holds ``UNKNOWN`` in the cells it has never seen, so every
+reader here goes through `tile`, never ``Material(...)`` of a raw cell. Path finding is a BFS over
+walkable cells that no other agent stands on; a target (a tree, a table, a teammate) is reached
+when the agent stands next to it and faces it, which is where DO, MAKE_* and sharing act.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+
+from envs.macrafter.rules import MOVES, VECTORS, WALKABLE, Action, Material
+from envs.macrafter.symbolic import CrafterView, Pos
+
+UNKNOWN = -1  # a believed cell the seat has never seen
+_WALKABLE = frozenset(int(m) for m in WALKABLE)
+DIRECTIONS: dict[str, Action] = {"left": Action.LEFT, "right": Action.RIGHT, "up": Action.UP, "down": Action.DOWN}
+_MOVE_OF: dict[Pos, Action] = {vector: action for action, vector in VECTORS.items()}
+
+
+def tile(view: CrafterView, cell: Pos) -> int | None:
+    """The cell's material value (``UNKNOWN`` if never seen), None outside the world."""
+    x, y = cell
+    if 0 <= x < view.width and 0 <= y < view.height:
+        return view.grid[y][x]
+    return None
+
+
+def neighbours(cell: Pos) -> list[Pos]:
+    x, y = cell
+    return [(x + dx, y + dy) for dx, dy in (VECTORS[m] for m in MOVES)]
+
+
+def occupied(view: CrafterView, seat: int) -> set[Pos]:
+    """Cells other live agents stand on (as the view knows them)."""
+    return {a.position for a in view.agents if a.alive and a.seat != seat}
+
+
+def walkable(view: CrafterView, cell: Pos, taken: set[Pos], optimistic: bool = False) -> bool:
+    """Whether an agent could step into ``cell`` now (``optimistic``: unseen cells count as open)."""
+    value = tile(view, cell)
+    if value is None or cell in taken:
+        return False
+    return value in _WALKABLE or (optimistic and value == UNKNOWN)
+
+
+def cells_of(view: CrafterView, materials: Iterable[Material]) -> list[Pos]:
+    """Every known cell holding one of ``materials``, in reading order."""
+    wanted = {int(m) for m in materials}
+    return [(x, y) for y, row in enumerate(view.grid) for x, value in enumerate(row) if value in wanted]
+
+
+def distances(view: CrafterView, seat: int, optimistic: bool = False) -> dict[Pos, tuple[int, Action | None]]:
+    """BFS from the seat's cell: each reachable cell's distance and the first move towards it."""
+    start = view.agents[seat].position
+    taken = occupied(view, seat)
+    seen: dict[Pos, tuple[int, Action | None]] = {start: (0, None)}
+    queue: deque[Pos] = deque([start])
+    while queue:
+        cell = queue.popleft()
+        dist, first = seen[cell]
+        for move in MOVES:
+            dx, dy = VECTORS[move]
+            nxt = (cell[0] + dx, cell[1] + dy)
+            if nxt in seen or not walkable(view, nxt, taken, optimistic):
+                continue
+            seen[nxt] = (dist + 1, move if first is None else first)
+            queue.append(nxt)
+    return seen
+
+
+def toward(cell: Pos, target: Pos) -> Action | None:
+    """The move that faces ``target`` from ``cell`` when they are side by side, else None."""
+    return _MOVE_OF.get((target[0] - cell[0], target[1] - cell[1]))
+
+
+def stand_cells(view: CrafterView, seat: int, target: Pos) -> list[Pos]:
+    """The cells beside ``target`` the seat could stand on (its own cell counts)."""
+    me = view.agents[seat].position
+    taken = occupied(view, seat)
+    return [c for c in neighbours(target) if c == me or walkable(view, c, taken)]
+
+
+def route(view: CrafterView, seat: int, targets: Iterable[Pos]) -> tuple[int, Pos | None, Action | None]:
+    """``(steps, target, first move)`` of the shortest walk to stand beside one of ``targets``: 0
+    steps and the turning move when already beside it, ``(-1, None, None)`` when none is reachable
+    (unseen cells are tried as open when no known path exists)."""
+    targets = list(targets)
+    me = view.agents[seat].position
+    beside = [t for t in targets if toward(me, t) is not None]
+    if beside:
+        facing = [t for t in beside if view.agents[seat].faced_cell == t]
+        target = (facing or beside)[0]
+        return 0, target, toward(me, target)
+    for optimistic in (False, True):
+        reach = distances(view, seat, optimistic)
+        best: tuple[int, Pos, Action | None] | None = None
+        for target in targets:
+            for cell in neighbours(target):
+                if cell in reach and (best is None or reach[cell][0] < best[0]):
+                    best = (reach[cell][0], target, reach[cell][1])
+        if best is not None:
+            return best
+    return -1, None, None
+
+
+def facing(view: CrafterView, seat: int, target: Pos) -> bool:
+    return view.agents[seat].faced_cell == target
+
+
+def chebyshev(a: Pos, b: Pos) -> int:
+    return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
+
+
+def manhattan(a: Pos, b: Pos) -> int:
+    return abs(a[0] - b[0]) + abs(a[1] - b[1])
+
+
+__all__ = [
+    "DIRECTIONS",
+    "UNKNOWN",
+    "cells_of",
+    "chebyshev",
+    "distances",
+    "facing",
+    "manhattan",
+    "neighbours",
+    "occupied",
+    "route",
+    "stand_cells",
+    "tile",
+    "toward",
+    "walkable",
+]

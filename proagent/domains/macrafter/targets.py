@@ -1,0 +1,153 @@
+"""What MA-Crafter's skills name: the targets, resources, crafts and objects, and the cells they mean.
+
+Shared by the skill book (checks and done-tests), the controller (where to walk, what to press) and
+the scripted partners, so a name means one thing everywhere. Every number (quorums, tools, recipe
+needs, station radius) is read from the state's settings, never restated here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from envs.macrafter.rules import TOOL_TIERS, Action, Material
+from envs.macrafter.symbolic import CrafterView, Pos
+from proagent.domains.macrafter.navigation import cells_of, chebyshev, distances, occupied, stand_cells, walkable
+
+AGENT = "agent"
+# navigate(target): the things an agent can stand beside and face.
+PLACES: dict[str, tuple[Material, ...]] = {
+    "tree": (Material.TREE,),
+    "stone": (Material.STONE,),
+    "coal": (Material.COAL,),
+    "iron": (Material.IRON,),
+    "diamond": (Material.DIAMOND,),
+    "water": (Material.WATER,),
+    "table": (Material.TABLE,),
+    "furnace": (Material.FURNACE,),
+    "cow": (Material.COW,),
+    "plant": (Material.PLANT, Material.RIPE_PLANT),
+}
+RESOURCES = ("tree", "stone", "coal", "iron", "diamond")  # the quorum-collected ones (settings.resources)
+ITEM_OF = {"tree": "wood", "stone": "stone", "coal": "coal", "iron": "iron", "diamond": "diamond"}
+RESOURCE_OF_ITEM = {item: resource for resource, item in ITEM_OF.items()}
+
+
+@dataclass(frozen=True)
+class Gatherable:
+    """Something ``collect`` gets by pressing DO on it: its cells and what it is for."""
+
+    materials: tuple[Material, ...]
+    what: str
+
+
+# collect(x): the five quorum resources, and the Crafter basics (drink, eat, a sapling from grass).
+COLLECTABLE: dict[str, Gatherable] = {
+    **{r: Gatherable(PLACES[r], f"mine it for {ITEM_OF[r]}") for r in RESOURCES},
+    "water": Gatherable((Material.WATER,), "drink until your drink is full"),
+    "cow": Gatherable((Material.COW,), "eat a cow (food)"),
+    "plant": Gatherable((Material.RIPE_PLANT,), "eat a ripe plant (food)"),
+    "sapling": Gatherable((Material.GRASS,), "search grass for a sapling (sometimes one drops)"),
+}
+# place(x): the action, what it costs (an item name, or a settings field for the stations).
+PLACE_ACTIONS: dict[str, Action] = {
+    "table": Action.PLACE_TABLE,
+    "furnace": Action.PLACE_FURNACE,
+    "stone": Action.PLACE_STONE,
+    "plant": Action.PLACE_PLANT,
+}
+PLACED_MATERIAL: dict[str, Material] = {
+    "table": Material.TABLE,
+    "furnace": Material.FURNACE,
+    "stone": Material.STONE,
+    "plant": Material.PLANT,
+}
+CRAFT_ACTIONS: dict[str, Action] = {
+    "wood_pickaxe": Action.MAKE_WOOD_PICKAXE,
+    "stone_pickaxe": Action.MAKE_STONE_PICKAXE,
+    "iron_pickaxe": Action.MAKE_IRON_PICKAXE,
+    "wood_sword": Action.MAKE_WOOD_SWORD,
+    "stone_sword": Action.MAKE_STONE_SWORD,
+    "iron_sword": Action.MAKE_IRON_SWORD,
+}
+STATION_MATERIAL = {"table": Material.TABLE, "furnace": Material.FURNACE}
+
+
+def place_cost(view: CrafterView, obj: str) -> dict[str, int]:
+    """What placing ``obj`` takes from the bag."""
+    s = view.settings
+    return {
+        "table": {"wood": s.table_wood},
+        "furnace": {"stone": s.furnace_stone},
+        "stone": {"stone": 1},
+        "plant": {"sapling": 1},
+    }[obj]
+
+
+def tool_ok(view: CrafterView, seat: int, resource: str) -> bool:
+    """Whether the seat holds the resource's tool (or a better pickaxe)."""
+    return view.agents[seat].tool_tier() >= TOOL_TIERS[view.settings.resources[resource].tool]
+
+
+def known_cells(view: CrafterView, name: str) -> list[Pos]:
+    """The known cells of a collectable or a place name."""
+    materials = COLLECTABLE[name].materials if name in COLLECTABLE else PLACES[name]
+    return cells_of(view, materials)
+
+
+def collect_targets(view: CrafterView, seat: int, name: str) -> list[Pos]:
+    """The cells ``collect(name)`` may work on, best first: one a teammate already faces (a quorum
+    gathers on one cell), then ones with room beside them for the whole quorum, then the nearest."""
+    cells = known_cells(view, name)
+    if name == "sapling" or not cells:
+        return cells
+    quorum = view.settings.resources[name].quorum if name in RESOURCES else 1
+    faced = {a.faced_cell for a in view.agents if a.alive and a.seat != seat}
+    reach = distances(view, seat)
+    me = view.agents[seat].position
+
+    def rank(cell: Pos) -> tuple[int, int, int]:
+        beside = stand_cells(view, seat, cell)
+        steps = min((reach[c][0] for c in beside if c in reach), default=10_000)
+        if me in beside:
+            steps = 0
+        return (0 if quorum > 1 and cell in faced else 1, 0 if len(beside) >= min(quorum, 4) else 1, steps)
+
+    return sorted(cells, key=rank)
+
+
+def near_stations(view: CrafterView, cell: Pos, stations: tuple[str, ...]) -> bool:
+    """Whether ``cell`` is within the station radius of one known cell of each station."""
+    radius = view.settings.station_radius
+    return all(any(chebyshev(cell, s) <= radius for s in cells_of(view, (STATION_MATERIAL[n],))) for n in stations)
+
+
+def craft_spots(view: CrafterView, seat: int, stations: tuple[str, ...]) -> list[Pos]:
+    """Cells the seat could craft from (near every station), its own cell first if it is one."""
+    me = view.agents[seat].position
+    taken = occupied(view, seat)
+    radius = view.settings.station_radius
+    around: set[Pos] = set()
+    for station in cells_of(view, (STATION_MATERIAL[stations[0]],)):
+        x, y = station
+        around |= {(x + dx, y + dy) for dx in range(-radius, radius + 1) for dy in range(-radius, radius + 1)}
+    spots = [c for c in around if (c == me or walkable(view, c, taken)) and near_stations(view, c, stations)]
+    return sorted(spots, key=lambda c: (c != me, c))
+
+
+__all__ = [
+    "AGENT",
+    "COLLECTABLE",
+    "CRAFT_ACTIONS",
+    "ITEM_OF",
+    "PLACED_MATERIAL",
+    "PLACES",
+    "PLACE_ACTIONS",
+    "RESOURCES",
+    "RESOURCE_OF_ITEM",
+    "collect_targets",
+    "craft_spots",
+    "known_cells",
+    "near_stations",
+    "place_cost",
+    "tool_ok",
+]
