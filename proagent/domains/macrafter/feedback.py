@@ -29,6 +29,10 @@ from proagent.domains.macrafter.constraints import (
 )
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _agent_line(agent: AgentState) -> str:
     if not agent.alive:
         return f"agent {agent.seat} is down"
@@ -68,7 +72,7 @@ def _recipe_needs(view: CrafterView, settings: CrafterSettings, tool: str) -> st
     missing_stations = [s for s in recipe.stations if not view.cells_of(STATION_MATERIAL[s])]
     stations = f"place {', '.join(missing_stations)}" if missing_stations else f"{' and '.join(recipe.stations)} placed"
     alive = [a for a in view.agents if a.alive]
-    crafters = f"{recipe.quorum} crafters near the station" + (
+    crafters = f"{_count(recipe.quorum, 'crafter')} near the station" + (
         "" if len(alive) >= recipe.quorum else f" (only {len(alive)} alive)"
     )
     needs = ", ".join(f"{item} {n}" for item, n in recipe.needs.items())
@@ -92,9 +96,9 @@ def snapshot(view: CrafterView) -> str:
     rule = settings.resources[resource]
     holders = [a.seat for a in view.agents if a.alive and holds_tool(a, rule.tool)]
     tool = "no tool" if rule.tool == "none" else rule.tool
-    task = f"next task: collect {resource} ({rule.quorum} agents with {tool} within {settings.collect_distance} acting in the same step)"
+    task = f"next task: collect {resource} ({_count(rule.quorum, 'agent')} with {tool} within {settings.collect_distance} acting in the same step)"
     if rule.quorum > len(view.agents):
-        task += f"; out of reach: the team has {len(view.agents)} agents"
+        task += f"; out of reach: the team has {_count(len(view.agents), 'agent')}"
     held = f"{len(holders)} of {rule.quorum} hold {tool}" + (
         f" (agents {', '.join(map(str, holders))})" if holders else ""
     )
@@ -103,7 +107,7 @@ def snapshot(view: CrafterView) -> str:
         where = f"no {resource} left in the world"
     else:
         near = [a.seat for a in view.agents if a.alive and manhattan(a.position, cell) <= settings.collect_distance]
-        where = f"nearest {resource} at ({cell[0]},{cell[1]}), {len(near)} agents within reach"
+        where = f"nearest {resource} at ({cell[0]},{cell[1]}), {_count(len(near), 'agent')} within reach"
     parts = [f"step {view.step}", *(_agent_line(a) for a in view.agents), _stations(view), task, held, where]
     if len(holders) < rule.quorum and rule.tool != "none":
         parts.append(_recipe_needs(view, settings, rule.tool))
