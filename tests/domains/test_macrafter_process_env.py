@@ -31,7 +31,9 @@ def _iron_world() -> Scenario:
     return Scenario("iron_case", None, settings, 0, "iron", ((3, 4), (5, 4), (4, 5)), tuple(map(tuple, grid)))
 
 
-def _play(env: CrafterEnv, tools: list[Item], *rows: tuple[int, ...]) -> tuple[list[CrafterView], list[list[dict]], CrafterConstraintCollector]:
+def _play(
+    env: CrafterEnv, tools: list[Item], *rows: tuple[int, ...]
+) -> tuple[list[CrafterView], list[list[dict]], CrafterConstraintCollector]:
     state = env.reset(jax.random.PRNGKey(0))
     inventory = state.inventory
     for seat, tool in enumerate(tools):
@@ -55,6 +57,7 @@ def iron_env() -> CrafterEnv:
 def test_three_stone_pickaxes_collect_iron_together(iron_env: CrafterEnv) -> None:
     tools = [Item.STONE_PICKAXE] * 3
     views, records, collector = _play(iron_env, tools, (R, L, U), (DO, DO, DO))
+    assert [a.count("iron") for a in views[2].agents] == [1, 1, 1]
     (task,) = [r for r in records[1] if r["kind"] == "collect" and r["outcome"] is not None]
     assert task["task"] == "collect iron at 4,4" and task["participants"] == [0, 1, 2]
     assert task["counts"] == {"spatial": 3, "temporal": 3, "participation": 3}
@@ -91,7 +94,15 @@ def test_the_scripted_team_episode_records_every_metric_and_dz() -> None:
     assert set(METRIC_NAMES) <= set(process)
     assert process["dz_tools_gained"] >= env.num_agents  # the team crafts its pickaxes
     assert process["dz_items_gained"] > 0 and process["collect_ok"] > 0
-    gained = sum(v for line in lines for r in line["constraints"] if r["kind"] == "capability" for d in r["agents"].values() for v in d.values() if v > 0)
+    gained = sum(
+        v
+        for line in lines
+        for r in line["constraints"]
+        if r["kind"] == "capability"
+        for d in r["agents"].values()
+        for v in d.values()
+        if v > 0
+    )
     assert gained == process["dz_tools_gained"] + process["dz_items_gained"]
     for line in lines:
         for r in line["constraints"]:
