@@ -174,3 +174,14 @@ def test_snapshot_follows_the_tech_tree() -> None:
     assert "out of reach: the team has 2 agents" in snapshot(small)  # coal is fine, iron needs 3
     down = replace(bare, agents=(replace(bare.agents[0], alive=False), bare.agents[1]))
     assert "agent 0 is down" in snapshot(down)
+
+
+def test_the_replay_lanes_show_the_feedback_apart_from_the_text() -> None:
+    from proagent.web.replay_data import episode_lanes
+
+    _, _, records = _run("centralized", feedback=True, steps=1)
+    lanes = episode_lanes([{"step": 0, "actions": ["noop"] * 4, "cognition": records}])
+    assert lanes is not None
+    (directive,) = [m for m in lanes["steps"][0]["messages"] if m["kind"] == "directive"]
+    assert directive["text"] == "hello" and directive["feedback"] == "truth at step 0"
+    assert all("feedback" not in m for m in lanes["steps"][0]["messages"] if m["kind"] != "directive")
