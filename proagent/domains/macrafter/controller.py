@@ -17,7 +17,6 @@ from proagent.domains.macrafter.navigation import (
     facing,
     manhattan,
     occupied,
-    route,
     tile,
     walkable,
 )
@@ -27,7 +26,9 @@ from proagent.domains.macrafter.targets import (
     PLACE_ACTIONS,
     collect_targets,
     craft_spots,
+    diggable,
     near_stations,
+    way_to,
 )
 from proagent.world.kit.skills import TableSkillBook
 from proagent.world.types import Skill
@@ -41,20 +42,24 @@ _PLACEABLE = {
 }
 
 
-def approach(view: CrafterView, seat: int, targets: list[Pos]) -> tuple[int, Pos | None]:
+def approach(view: CrafterView, seat: int, targets: list[Pos], ordered: bool = False) -> tuple[int, Pos | None]:
     """The action that brings the seat beside one of ``targets`` facing it (NOOP when it already is,
-    or when none can be reached), and that target."""
-    steps, target, move = route(view, seat, targets)
+    or when none can be reached), and that target (``ordered``: the first reachable one)."""
+    steps, target, move = way_to(view, seat, targets, ordered)
     if target is None or move is None:
         return int(Action.NOOP), None
     if steps == 0 and facing(view, seat, target):
         return int(Action.NOOP), target
+    here = view.agents[seat].position
+    ahead = (here[0] + VECTORS[move][0], here[1] + VECTORS[move][1])
+    if steps > 0 and tile(view, ahead) in diggable(view, seat) and facing(view, seat, ahead):
+        return int(Action.DO), target  # mine the stone in the way
     return int(move), target
 
 
 def act_on(view: CrafterView, seat: int, targets: list[Pos], action: Action) -> int:
-    """Walk to the first reachable target, face it, then press ``action``."""
-    move, target = approach(view, seat, targets)
+    """Walk to the first reachable target (in the given order), face it, then press ``action``."""
+    move, target = approach(view, seat, targets, ordered=True)
     if target is not None and facing(view, seat, target):
         return int(action)
     return move

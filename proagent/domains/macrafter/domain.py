@@ -15,11 +15,10 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from envs.macrafter.env import CrafterEnv, make
-from envs.macrafter.scenario import SCENARIOS, ScenarioError, load_scenario, with_agents, with_settings
-
 from envs.macrafter import Action, CrafterEvent, CrafterEventKind
+from envs.macrafter.env import CrafterEnv, make
 from envs.macrafter.rules import ACTION_NAMES
+from envs.macrafter.scenario import SCENARIOS, ScenarioError, load_scenario, with_agents, with_settings
 from proagent.contract import Agent
 from proagent.domains.macrafter.constraints import METRIC_NAMES as PROCESS_METRIC_NAMES
 from proagent.domains.macrafter.constraints import CrafterConstraintCollector

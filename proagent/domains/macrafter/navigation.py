@@ -38,12 +38,15 @@ def occupied(view: CrafterView, seat: int) -> set[Pos]:
     return {a.position for a in view.agents if a.alive and a.seat != seat}
 
 
-def walkable(view: CrafterView, cell: Pos, taken: set[Pos], optimistic: bool = False) -> bool:
-    """Whether an agent could step into ``cell`` now (``optimistic``: unseen cells count as open)."""
+def walkable(
+    view: CrafterView, cell: Pos, taken: set[Pos], optimistic: bool = False, dig: frozenset[int] = frozenset()
+) -> bool:
+    """Whether an agent could step into ``cell`` now (``optimistic``: unseen cells count as open;
+    ``dig``: materials it can mine away on its own count as open too)."""
     value = tile(view, cell)
     if value is None or cell in taken:
         return False
-    return value in _WALKABLE or (optimistic and value == UNKNOWN)
+    return value in _WALKABLE or value in dig or (optimistic and value == UNKNOWN)
 
 
 def cells_of(view: CrafterView, materials: Iterable[Material]) -> list[Pos]:
@@ -52,7 +55,9 @@ def cells_of(view: CrafterView, materials: Iterable[Material]) -> list[Pos]:
     return [(x, y) for y, row in enumerate(view.grid) for x, value in enumerate(row) if value in wanted]
 
 
-def distances(view: CrafterView, seat: int, optimistic: bool = False) -> dict[Pos, tuple[int, Action | None]]:
+def distances(
+    view: CrafterView, seat: int, optimistic: bool = False, dig: frozenset[int] = frozenset()
+) -> dict[Pos, tuple[int, Action | None]]:
     """BFS from the seat's cell: each reachable cell's distance and the first move towards it."""
     start = view.agents[seat].position
     taken = occupied(view, seat)
@@ -64,7 +69,7 @@ def distances(view: CrafterView, seat: int, optimistic: bool = False) -> dict[Po
         for move in MOVES:
             dx, dy = VECTORS[move]
             nxt = (cell[0] + dx, cell[1] + dy)
-            if nxt in seen or not walkable(view, nxt, taken, optimistic):
+            if nxt in seen or not walkable(view, nxt, taken, optimistic, dig):
                 continue
             seen[nxt] = (dist + 1, move if first is None else first)
             queue.append(nxt)
@@ -83,26 +88,45 @@ def stand_cells(view: CrafterView, seat: int, target: Pos) -> list[Pos]:
     return [c for c in neighbours(target) if c == me or walkable(view, c, taken)]
 
 
-def route(view: CrafterView, seat: int, targets: Iterable[Pos]) -> tuple[int, Pos | None, Action | None]:
-    """``(steps, target, first move)`` of the shortest walk to stand beside one of ``targets``: 0
-    steps and the turning move when already beside it, ``(-1, None, None)`` when none is reachable
-    (unseen cells are tried as open when no known path exists)."""
+def _way(view: CrafterView, seat: int, target: Pos, reach: dict) -> tuple[int, Action | None] | None:
+    """(steps, first move) to stand beside ``target``: the turning move when already beside it."""
+    turn = toward(view.agents[seat].position, target)
+    if turn is not None:
+        return 0, turn
+    options = [reach[c] for c in neighbours(target) if c in reach]
+    return min(options, key=lambda r: r[0]) if options else None
+
+
+def route(
+    view: CrafterView, seat: int, targets: Iterable[Pos], ordered: bool = False, dig: frozenset[int] = frozenset()
+) -> tuple[int, Pos | None, Action | None]:
+    """``(steps, target, first move)`` of the shortest walk to stand beside one of ``targets``
+    (``ordered``: the first of them that can be reached, however far; a faced one first among
+    equals): 0 steps and the turning move when already beside it, ``(-1, None, None)`` when none
+    is reachable. Known walkable cells first; then through ``dig`` materials (the walk mines them);
+    then through unseen cells as if open."""
     targets = list(targets)
-    me = view.agents[seat].position
-    beside = [t for t in targets if toward(me, t) is not None]
-    if beside:
-        facing = [t for t in beside if view.agents[seat].faced_cell == t]
-        target = (facing or beside)[0]
-        return 0, target, toward(me, target)
-    for optimistic in (False, True):
-        reach = distances(view, seat, optimistic)
-        best: tuple[int, Pos, Action | None] | None = None
+    faced = view.agents[seat].faced_cell
+    passes = ((False, frozenset()), (False, dig), (True, dig)) if dig else ((False, dig), (True, dig))
+    maps: dict[tuple[bool, frozenset[int]], dict] = {}
+
+    def reach(way: tuple[bool, frozenset[int]]) -> dict:
+        if way not in maps:
+            maps[way] = distances(view, seat, *way)
+        return maps[way]
+
+    if ordered:
         for target in targets:
-            for cell in neighbours(target):
-                if cell in reach and (best is None or reach[cell][0] < best[0]):
-                    best = (reach[cell][0], target, reach[cell][1])
-        if best is not None:
-            return best
+            for way in passes:
+                found = _way(view, seat, target, reach(way))
+                if found is not None:
+                    return found[0], target, found[1]
+        return -1, None, None
+    for way in passes:
+        options = [(w[0], t != faced, t, w[1]) for t in targets if (w := _way(view, seat, t, reach(way))) is not None]
+        if options:
+            steps, _, target, move = min(options, key=lambda f: (f[0], f[1]))
+            return steps, target, move
     return -1, None, None
 
 

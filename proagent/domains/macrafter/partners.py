@@ -26,6 +26,7 @@ from proagent.domains.macrafter.targets import RESOURCE_OF_ITEM, RESOURCES, know
 from proagent.world.types import EngineState, Skill
 
 LOW_VITAL = 2  # drink or food at or below this: see to it first
+SKILL_TIMEOUT = 40  # steps before a scripted partner gives a running skill up and chooses again
 
 
 def _urgent(view: CrafterView, seat: int) -> Skill | None:
@@ -116,8 +117,8 @@ def helper_skill(view: CrafterView, seat: int) -> Skill:
 
 
 class SkillPartner(ImmediateAgent):
-    """A scripted agent that picks a skill every step and lets the controller ground it; the skill
-    book's done-tests are read every step as ProAgent's are (a share counts its units there)."""
+    """A scripted agent that keeps a skill until it is done, fails its checks or times out (as
+    ProAgent does), then picks the next; the same controller grounds it."""
 
     def __init__(self, name: str, choose: Callable[[CrafterView, int], Skill]) -> None:
         self.name = name
@@ -125,6 +126,7 @@ class SkillPartner(ImmediateAgent):
         self.book: MACrafterSkillBook | None = None
         self.controller: MACrafterController | None = None
         self.skill: Skill | None = None
+        self.steps = 0
 
     def reset(self, seat: int, seed: int, first: Observation | None = None) -> None:
         self.seat = seat
@@ -134,11 +136,15 @@ class SkillPartner(ImmediateAgent):
         if self.book is None or self.controller is None:
             self.book = skill_book_for(state)
             self.controller = MACrafterController(self.book, self.seat)
-        skill = self.choose(state, self.seat)
-        if skill != self.skill:
-            self.book.is_done(state, self.seat, skill, 0)
-            self.skill = skill
-        return self.controller.act(state, skill)
+        if self.skill is not None:
+            self.steps += 1
+            over = self.steps >= SKILL_TIMEOUT or self.book.is_done(state, self.seat, self.skill, self.steps)
+            if over or self.book.failures(state, self.seat, self.skill):
+                self.skill = None
+        if self.skill is None:
+            self.skill, self.steps = self.choose(state, self.seat), 0
+            self.book.is_done(state, self.seat, self.skill, 0)  # a share starts counting here
+        return self.controller.act(state, self.skill)
 
     def info(self) -> dict:
         return {"skill": str(self.skill) if self.skill is not None else None}

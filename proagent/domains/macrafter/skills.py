@@ -32,7 +32,7 @@ from __future__ import annotations
 from envs.macrafter.events import CrafterEvent, CrafterEventKind
 from envs.macrafter.rules import Item
 from envs.macrafter.symbolic import CrafterView
-from proagent.domains.macrafter.navigation import DIRECTIONS, facing, occupied, route, tile, walkable
+from proagent.domains.macrafter.navigation import DIRECTIONS, facing, occupied, tile, walkable
 from proagent.domains.macrafter.parsing import read_skill
 from proagent.domains.macrafter.targets import (
     AGENT,
@@ -48,6 +48,7 @@ from proagent.domains.macrafter.targets import (
     known_cells,
     place_cost,
     tool_ok,
+    way_to,
 )
 from proagent.world.kit.skills import ArgChoices, ArgRange, SkillDef, TableSkillBook, after_steps, no_failures
 from proagent.world.types import WAIT, Skill, UndoState
@@ -116,7 +117,7 @@ def _navigate_failures(view: CrafterView, seat: int, skill: Skill) -> list[str]:
         return [f"agent {parts[1]} has not been seen yet: explore, or ask where it is"]
     if not goals:
         return [f"no {parts[0]} is in sight or remembered: explore with move(dir, steps) to find one"]
-    if route(view, seat, goals)[0] < 0:
+    if way_to(view, seat, goals)[0] < 0:
         return [f"no path leads next to a {parts[0]} you know of"]
     return []
 
@@ -146,7 +147,7 @@ def _collect_failures(view: CrafterView, seat: int, skill: Skill) -> list[str]:
     if not cells:
         what = "ripe plant" if name == "plant" else "grass" if name == "sapling" else name
         return [f"no {what} is in sight or remembered: explore with move(dir, steps) to find one"]
-    if name != "sapling" and route(view, seat, cells[:8])[0] < 0:
+    if name != "sapling" and way_to(view, seat, cells[:8])[0] < 0:
         return [f"no path leads next to a {name} you know of"]
     return []
 
@@ -250,7 +251,7 @@ class ShareLedger:
             return [f"agent {k} is down"]
         if have < need:
             return [f"{skill} needs {need} {item} (you have {have})"]
-        if route(view, seat, [view.agents[k].position])[0] < 0:
+        if way_to(view, seat, [view.agents[k].position])[0] < 0:
             return [f"no path leads to agent {k}"]
         return []
 

@@ -11,7 +11,16 @@ from dataclasses import dataclass
 
 from envs.macrafter.rules import TOOL_TIERS, Action, Material
 from envs.macrafter.symbolic import CrafterView, Pos
-from proagent.domains.macrafter.navigation import cells_of, chebyshev, distances, occupied, stand_cells, walkable
+from proagent.domains.macrafter.navigation import (
+    cells_of,
+    chebyshev,
+    distances,
+    occupied,
+    route,
+    stand_cells,
+    tile,
+    walkable,
+)
 
 AGENT = "agent"
 # navigate(target): the things an agent can stand beside and face.
@@ -88,6 +97,19 @@ def tool_ok(view: CrafterView, seat: int, resource: str) -> bool:
     return view.agents[seat].tool_tier() >= TOOL_TIERS[view.settings.resources[resource].tool]
 
 
+def diggable(view: CrafterView, seat: int) -> frozenset[int]:
+    """The materials the seat can mine away alone on its way (stone, with a pickaxe, at quorum 1)."""
+    rule = view.settings.resources["stone"]
+    return frozenset({int(Material.STONE)}) if rule.quorum <= 1 and tool_ok(view, seat, "stone") else frozenset()
+
+
+def way_to(
+    view: CrafterView, seat: int, targets: list[Pos], ordered: bool = False
+) -> tuple[int, Pos | None, Action | None]:
+    """`route` for this seat, mining through stone where it can and no open way exists."""
+    return route(view, seat, targets, ordered, diggable(view, seat))
+
+
 def known_cells(view: CrafterView, name: str) -> list[Pos]:
     """The known cells of a collectable or a place name."""
     materials = COLLECTABLE[name].materials if name in COLLECTABLE else PLACES[name]
@@ -95,22 +117,27 @@ def known_cells(view: CrafterView, name: str) -> list[Pos]:
 
 
 def collect_targets(view: CrafterView, seat: int, name: str) -> list[Pos]:
-    """The cells ``collect(name)`` may work on, best first: one a teammate already faces (a quorum
-    gathers on one cell), then ones with room beside them for the whole quorum, then the nearest."""
+    """The cells ``collect(name)`` may work on, best first: for a quorum resource the one most agents
+    face (ties: the lowest such seat, so every agent picks the same cell and the quorum gathers on
+    it), then ones with room beside them for the whole quorum, then the nearest."""
     cells = known_cells(view, name)
     if name == "sapling" or not cells:
         return cells
     quorum = view.settings.resources[name].quorum if name in RESOURCES else 1
-    faced = {a.faced_cell for a in view.agents if a.alive and a.seat != seat}
+    workers: dict[Pos, list[int]] = {}
+    for agent in view.agents:
+        if agent.alive and quorum > 1 and tile(view, agent.position) is not None:
+            workers.setdefault(agent.faced_cell, []).append(agent.seat)
     reach = distances(view, seat)
     me = view.agents[seat].position
 
-    def rank(cell: Pos) -> tuple[int, int, int]:
+    def rank(cell: Pos) -> tuple[int, int, int, int]:
         beside = stand_cells(view, seat, cell)
         steps = min((reach[c][0] for c in beside if c in reach), default=10_000)
         if me in beside:
             steps = 0
-        return (0 if quorum > 1 and cell in faced else 1, 0 if len(beside) >= min(quorum, 4) else 1, steps)
+        faced_by = workers.get(cell, [])
+        return (-len(faced_by), min(faced_by, default=99), 0 if len(beside) >= min(quorum, 4) else 1, steps)
 
     return sorted(cells, key=rank)
 
