@@ -73,15 +73,17 @@ class CrafterEnv(JittedEntryPoints):
         return self.settings.horizon
 
     def state_for(self, scenario: Scenario) -> CrafterState:
-        """The start state of another scenario this env's compiled step can run: same settings and
-        agent capacity. Stack such states to batch different worlds (``random:hard:<seed>``...)."""
+        """The start state of another scenario this env's compiled step can run: same settings (the
+        team size aside) and agent capacity. Stack such states to batch different worlds
+        (``random:hard:<seed>``...); decode them with their own scenario's settings."""
         mine = self.scenario
         if scenario.agent_capacity != mine.agent_capacity:
             raise ScenarioError(
                 f"scenario {scenario.name!r}: agent capacity {scenario.agent_capacity} differs from "
                 f"env {mine.name!r}'s {mine.agent_capacity}"
             )
-        if scenario.settings != mine.settings:
+        theirs = scenario.settings.model_copy(update={"num_agents": mine.settings.num_agents})
+        if theirs != mine.settings:
             raise ScenarioError(f"scenario {scenario.name!r}: its settings differ from env {mine.name!r}'s")
         return jax.tree.map(jnp.asarray, initial_state(scenario))
 

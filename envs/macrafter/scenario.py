@@ -11,7 +11,7 @@ their states stack into one batch.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -102,6 +102,73 @@ def validate(s: Scenario) -> None:
         if (x, y) in seen:
             fail(f"agent {a} at ({x}, {y}) shares its cell with agent {seen[(x, y)]}")
         seen[(x, y)] = a
+
+
+# ---- hand-made maps ----
+
+# One character per Material, for hand-made maps (tests, notes) and the text drawing.
+LEGEND: dict[str, Material] = {
+    ".": Material.GRASS,
+    ":": Material.SAND,
+    "~": Material.WATER,
+    "T": Material.TREE,
+    "#": Material.STONE,
+    "c": Material.COAL,
+    "i": Material.IRON,
+    "D": Material.DIAMOND,
+    "L": Material.LAVA,
+    "_": Material.PATH,
+    "t": Material.TABLE,
+    "f": Material.FURNACE,
+    "p": Material.PLANT,
+    "P": Material.RIPE_PLANT,
+    "C": Material.COW,
+}
+
+
+def from_text(
+    name: str,
+    rows: Sequence[str],
+    settings: CrafterSettings | None = None,
+    target: str = "iron",
+    max_agents: int | None = None,
+) -> Scenario:
+    """A hand-made scenario: ``rows`` of `LEGEND` characters, digits for the agents' starts (on
+    grass, seat order by digit); ``settings`` default to the map's size and team."""
+    starts: dict[int, Pos] = {}
+    grid = []
+    for y, row in enumerate(rows):
+        cells = []
+        for x, ch in enumerate(row):
+            if ch.isdigit():
+                if int(ch) in starts:
+                    raise ScenarioError(f"scenario {name!r}: agent {ch} appears twice in the map")
+                starts[int(ch)] = (x, y)
+                cells.append(int(Material.GRASS))
+            elif ch in LEGEND:
+                cells.append(int(LEGEND[ch]))
+            else:
+                raise ScenarioError(
+                    f"scenario {name!r}: map cell ({x}, {y}) is {ch!r}; use {''.join(LEGEND)} or a seat digit"
+                )
+        grid.append(tuple(cells))
+    if sorted(starts) != list(range(len(starts))):
+        raise ScenarioError(f"scenario {name!r}: seat digits must be 0 to n-1, got {sorted(starts)}")
+    agents = tuple(starts[i] for i in range(len(starts)))
+    width = max((len(r) for r in rows), default=0)
+    base = settings or CrafterSettings()
+    try:
+        cfg = base.model_copy(update={"width": width, "height": len(rows), "num_agents": len(agents)})
+        cfg = CrafterSettings.model_validate(cfg.model_dump())
+    except ValidationError as e:
+        raise ScenarioError(f"scenario {name!r}: {e.errors()[0]['msg']}") from None
+    return Scenario(name, None, cfg, None, target, agents, tuple(grid), max_agents=max_agents)
+
+
+def to_text(grid: Sequence[Sequence[int]]) -> list[str]:
+    """The map as `LEGEND` rows (the inverse of `from_text` without agents)."""
+    chars = {int(m): ch for ch, m in LEGEND.items()}
+    return ["".join(chars[int(m)] for m in row) for row in grid]
 
 
 # ---- generated worlds ----
@@ -285,6 +352,7 @@ def available_scenarios() -> list[str]:
 
 __all__ = [
     "DIFFICULTIES",
+    "LEGEND",
     "SCENARIOS",
     "TARGETS",
     "Difficulty",
@@ -292,9 +360,11 @@ __all__ = [
     "ScenarioError",
     "available_scenarios",
     "build",
+    "from_text",
     "load_scenario",
     "random_scenario",
     "setting_keys",
+    "to_text",
     "validate",
     "with_agents",
     "with_settings",
