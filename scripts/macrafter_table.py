@@ -33,6 +33,7 @@ DIFFICULTIES = ("easy", "medium", "hard")
 TALKING = tuple(t for t in TOPOLOGIES if t != "individual")  # the topologies whose messages can carry feedback
 COLUMNS = (
     ("score", "score"),
+    ("units_collected", "units collected"),
     ("coop_rate", "C_coop rate"),
     ("failed_attempts", "failed attempts"),
     ("failures_dependency", "fail: dependency"),
@@ -99,6 +100,7 @@ def rows_of(folder: Path, labels: dict[str, str], feedback: bool) -> list[dict]:
         rows.append({
             "topology": r.topology, "feedback": feedback, "difficulty": labels[spec], "scenario": spec,
             "team_size": len(r.team), "score": r.score, "steps": r.steps, "llm_calls_team": float(r.team_llm_calls),
+            "units_collected": r.metric("units_collected"),
             **r.process_metrics, **{m: metric_value(r, m) for m in ("coop_rate", "resumption_rate")},
         })  # fmt: skip
     return rows
