@@ -28,7 +28,8 @@ class Stage(StrEnum):
 # without a model call ("request": an agent needs a new plan; "ack": a follower adopted a directive).
 SPOKEN_KINDS = ("say", "directive")
 # How a recipient sees environment feedback attached to a message: the world's truth, not the sender's words.
-FEEDBACK_LABEL = "[environment feedback, the world's true state:]"
+# (no quote marks: prompts may render messages as JSON strings, which escape them)
+FEEDBACK_LABEL = "[environment feedback, the true state of the world:]"
 
 
 @dataclass(frozen=True)
