@@ -1,7 +1,7 @@
 """EmCoop's MA-Crafter table, regenerated: topology x difficulty, with and without environment
 feedback in the leader's messages (EmCoop's RQ3), ProAgent in every seat.
 
-    python scripts/macrafter_table.py                      # the MA-Crafter loopback responder (docs)
+    python scripts/macrafter_table.py                      # the MA-Crafter loopback double (docs: 3 worlds each, 60 steps)
     python scripts/macrafter_table.py --llm embedded --seeds 1 --horizon 30 --out docs/macrafter_topologies_embedded
     python scripts/macrafter_table.py --llm openai/gpt-4o-mini   # a real model (costs money)
 
@@ -75,7 +75,7 @@ def run_eval(args: argparse.Namespace, specs: list[str], feedback: bool) -> Path
         "--runs-dir", str(args.runs_dir), "--llm", args.llm,
     ]  # fmt: skip
     argv += ["--feedback"] if feedback else []
-    argv += ["--horizon", str(args.horizon)] if args.horizon else []
+    argv += ["--horizon", str(args.horizon)] if args.horizon else []  # 0: each world's own
     argv += ["--trace"] if args.trace else []
     with _server(args.llm) as fake:
         if fake is not None:
@@ -104,6 +104,19 @@ def rows_of(folder: Path, labels: dict[str, str], feedback: bool) -> list[dict]:
             **r.process_metrics, **{m: metric_value(r, m) for m in ("coop_rate", "resumption_rate")},
         })  # fmt: skip
     return rows
+
+
+def _without_reuse(argv: list[str]) -> list[str]:
+    """The command line without ``--from-runs FOLDERS``: run folders stay on the machine that made them."""
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--from-runs":
+            skip = True
+        elif not arg.startswith("--from-runs="):
+            out.append(arg)
+    return out
 
 
 def _by_scenario(rows: list[dict]) -> dict[str, float]:
@@ -154,18 +167,21 @@ def labelled(rows: list[dict]) -> list[dict]:
 
 
 def page(args: argparse.Namespace, argv: list[str], folders: list[Path], rows: list[dict], plots: list[Path]) -> str:
-    if args.llm == "loopback":
-        model = "the MA-Crafter loopback responder (a scripted test double answering from the state, no language model)"
-    else:
-        model = f"`{args.llm}`"
+    model = "the loopback double, no language model" if args.llm == "loopback" else f"`{args.llm}`"
+    command = " ".join(_without_reuse(argv))
     return (
         f"# MA-Crafter: topology x difficulty, with and without environment feedback ({model})\n\n"
-        f"Regenerate: `python scripts/macrafter_table.py {' '.join(argv)}`; run folders "
+        f"Regenerate: `python scripts/macrafter_table.py {command}`"
+        + (" (this page was rebuilt from earlier run folders with `--from-runs`)" if args.from_runs else "")
+        + "; run folders "
         + ", ".join(f"`{f.name}`" for f in folders)
         + f" ({len(rows)} episodes: {args.seeds} random world(s) per difficulty, ProAgent in every seat, one episode "
         "each from seat 0; mean ± standard error over worlds, n = worlds). "
-        + ("Made with the loopback double: the numbers measure the framework and the double's convention, "
-           "not a language model. " if args.llm == "loopback" else "")
+        + ("Made with the MA-Crafter loopback double (`tests/support/responders/macrafter.py`: a scripted test double "
+           "that answers from the seat's grounding by the tech-tree convention): the numbers measure the framework and "
+           "the double's convention, not a language model. The double does not read the feedback, so feedback on and "
+           "off play the same (Δ = 0 shows that attaching it changes nothing else); what feedback does for a team is "
+           "measured with a model (`--llm`). " if args.llm == "loopback" else "")
         + "Feedback on: the world's constraint and dependency snapshot (environment truth: who is where, who holds "
         "which tool, what the next task lacks) attached to the leader's messages (centralized: the leader's "
         "directives; debate and decentralized: the messages of seat 0). "
@@ -186,13 +202,23 @@ def main(argv: list[str] | None = None) -> int:
         "--llm", default="loopback", help="'loopback' (the MA-Crafter responder), 'embedded' or a litellm id"
     )
     p.add_argument("--seeds", type=int, default=3, help="random worlds per difficulty")
-    p.add_argument("--horizon", type=int, default=None, help="steps per episode (default: each world's)")
+    p.add_argument("--horizon", type=int, default=60, help="steps per episode (0: each world's own)")
     p.add_argument("--out", type=Path, default=Path("docs/macrafter_topologies"))
     p.add_argument("--runs-dir", type=Path, default=Path("runs"))
     p.add_argument("--trace", action="store_true")
+    p.add_argument(
+        "--from-runs",
+        default=None,
+        help="rebuild the page from two earlier run folders (feedback off,on) instead of playing",
+    )
     args = p.parse_args(argv)
     labels = layouts(args.seeds)
-    folders = [run_eval(args, list(labels), feedback) for feedback in (False, True)]
+    if args.from_runs:
+        folders = [Path(f) for f in args.from_runs.split(",")]
+        if len(folders) != 2 or not all((f / "episodes.jsonl").is_file() for f in folders):
+            p.error("--from-runs: two run folders, feedback off then on, each with episodes.jsonl")
+    else:
+        folders = [run_eval(args, list(labels), feedback) for feedback in (False, True)]
     rows = [*rows_of(folders[0], labels, False), *rows_of(folders[1], labels, True)]
     out, drawn = args.out, labelled(rows)
     plain = [r for r in rows if not r["feedback"]]
