@@ -197,16 +197,18 @@ def move(
     facing = jnp.where(is_move, acts - Action.LEFT, facing)
     vec = jnp.asarray(t.vec)
     walk = jnp.asarray(t.walkable)
-    x, y = pos[:, 0], pos[:, 1]
-    moved = jnp.zeros_like(is_move)
-    for i in range(acts.shape[0]):
-        tx, ty = x[i] + vec[facing[i], 0], y[i] + vec[facing[i], 1]
+    vec_x, vec_y = vec[facing, 0], vec[facing, 1]
+
+    def one(i: jax.Array, carry: tuple[jax.Array, jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array, jax.Array]:
+        x, y, moved = carry
+        tx, ty = x[i] + vec_x[i], y[i] + vec_y[i]
         m, inb = material_at(grid, tx, ty)
         taken = jnp.any(live & (x == tx) & (y == ty))
         ok = is_move[i] & inb & walk[jnp.maximum(m, 0)] & ~taken
-        x = x.at[i].set(jnp.where(ok, tx, x[i]))
-        y = y.at[i].set(jnp.where(ok, ty, y[i]))
-        moved = moved.at[i].set(ok)
+        return x.at[i].set(jnp.where(ok, tx, x[i])), y.at[i].set(jnp.where(ok, ty, y[i])), moved.at[i].set(ok)
+
+    # A rolled loop: seat order matters, and it compiles far faster than an unrolled one.
+    x, y, moved = jax.lax.fori_loop(0, acts.shape[0], one, (pos[:, 0], pos[:, 1], jnp.zeros_like(is_move)))
     return jnp.stack([x, y], axis=-1), facing, moved
 
 
@@ -367,43 +369,53 @@ def craft(t: Tables, cfg: CrafterSettings, acted: Acted, pos: jax.Array, live: j
     """MAKE_*: the participants are the agents doing the same MAKE_* with every station it needs
     within ``station_radius``; with at least the recipe's quorum of them and a leader (the lowest
     participant seat holding every ingredient) the leader pays and every participant gets the item."""
-    na = acts.shape[0]
+    na, nc = acts.shape[0], len(CRAFT_ORDER)
     seats = jnp.arange(na)
     table, table_cell = near_station(acted.grid, pos, int(Material.TABLE), cfg.station_radius)
     furnace, furnace_cell = near_station(acted.grid, pos, int(Material.FURNACE), cfg.station_radius)
-    inventory, out = acted.inventory, acted
-    for c, action in enumerate(CRAFT_ORDER):
-        doing = live & (acts == action)
-        stations = (table | ~t.recipe_table[c]) & (furnace | ~t.recipe_furnace[c])
-        member = doing & stations
-        n = jnp.sum(member)
-        needs = jnp.asarray(t.recipe_needs[c])
-        holds = jnp.all(inventory >= needs[None, :], axis=1)
-        can_lead = member & holds
-        leader = jnp.argmax(can_lead)
-        ok = (n >= int(t.recipe_quorum[c])) & jnp.any(can_lead)
-        inventory = inventory - jnp.where(ok & (seats == leader), 1, 0)[:, None] * needs[None, :]
-        inventory = inventory.at[:, int(t.recipe_item[c])].add((member & ok).astype(jnp.int32))
-        code = jnp.where(
-            ~member,
-            RESULT["no_station"],
-            jnp.where(
-                n < int(t.recipe_quorum[c]), RESULT["too_few"], jnp.where(ok, RESULT["ok"], RESULT["missing_items"])
-            ),
-        )
-        station_cell = table_cell if t.recipe_table[c] else furnace_cell
-        head = jnp.where(ok, leader, jnp.argmax(member))
-        cell = jnp.where(jnp.any(member), station_cell[head], -1)
-        out = out._replace(
-            result=jnp.where(doing, code, out.result).astype(jnp.int32),
-            att_kind=jnp.where(doing, 2, out.att_kind).astype(jnp.int32),
-            att_target=jnp.where(doing, c, out.att_target).astype(jnp.int32),
-            att_cell=jnp.where((doing & member)[:, None], cell[None, :], jnp.where(doing[:, None], -1, out.att_cell)),
-            att_capable=jnp.where(doing, holds, out.att_capable),
-            att_member=jnp.where(doing, member, out.att_member),
-            att_leader=jnp.where(doing & member & ok, leader, jnp.where(doing, -1, out.att_leader)).astype(jnp.int32),
-        )
-    return out._replace(inventory=inventory)
+    # Every recipe at once, as (recipe, seat) arrays: an agent takes part in at most one.
+    craft_of = jnp.asarray([int(a) for a in CRAFT_ORDER], jnp.int32)
+    doing = live[None, :] & (acts[None, :] == craft_of[:, None])
+    need_table, need_furnace = jnp.asarray(t.recipe_table), jnp.asarray(t.recipe_furnace)
+    stations = (table[None, :] | ~need_table[:, None]) & (furnace[None, :] | ~need_furnace[:, None])
+    member = doing & stations
+    n = jnp.sum(member, axis=1)
+    needs = jnp.asarray(t.recipe_needs)
+    holds = jnp.all(acted.inventory[None, :, :] >= needs[:, None, :], axis=2)
+    can_lead = member & holds
+    leader = jnp.argmax(can_lead, axis=1)
+    quorum = jnp.asarray(t.recipe_quorum)
+    ok = (n >= quorum) & jnp.any(can_lead, axis=1)
+    pays = ok[:, None] & (seats[None, :] == leader[:, None])
+    gets = member & ok[:, None]
+    items = jax.nn.one_hot(jnp.asarray(t.recipe_item), NUM_ITEMS, dtype=jnp.int32)
+    inventory = acted.inventory - jnp.einsum("ca,ci->ai", pays.astype(jnp.int32), needs)
+    inventory = inventory + jnp.einsum("ca,ci->ai", gets.astype(jnp.int32), items)
+    code = jnp.where(
+        ~member,
+        RESULT["no_station"],
+        jnp.where(
+            n[:, None] < quorum[:, None],
+            RESULT["too_few"],
+            jnp.where(ok[:, None], RESULT["ok"], RESULT["missing_items"]),
+        ),
+    )
+    station_cell = jnp.where(need_table[:, None, None], table_cell[None], furnace_cell[None])  # (C, A, 2)
+    head = jnp.where(ok, leader, jnp.argmax(member, axis=1))
+    cell = jnp.where(jnp.any(member, axis=1)[:, None], station_cell[jnp.arange(nc), head], -1)  # (C, 2)
+    crafting = jnp.any(doing, axis=0)
+    c = jnp.argmax(doing, axis=0)  # each seat's recipe
+    mine = member[c, seats]
+    return acted._replace(
+        inventory=inventory,
+        result=jnp.where(crafting, code[c, seats], acted.result).astype(jnp.int32),
+        att_kind=jnp.where(crafting, 2, acted.att_kind).astype(jnp.int32),
+        att_target=jnp.where(crafting, c, acted.att_target).astype(jnp.int32),
+        att_cell=jnp.where(crafting[:, None], jnp.where(mine[:, None], cell[c], -1), acted.att_cell),
+        att_capable=jnp.where(crafting, holds[c, seats], acted.att_capable),
+        att_member=jnp.where(crafting, mine, acted.att_member),
+        att_leader=jnp.where(crafting, jnp.where(mine & ok[c], leader[c], -1), acted.att_leader).astype(jnp.int32),
+    )
 
 
 def vitals_and_plants(

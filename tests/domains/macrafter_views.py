@@ -6,6 +6,10 @@ digits are agents (their seat), standing on grass.
 
 from __future__ import annotations
 
+import jax.numpy as jnp
+import numpy as np
+
+from envs.macrafter import CrafterEnv, CrafterState, Scenario
 from envs.macrafter.rules import Item, Material
 from envs.macrafter.settings import CrafterSettings
 from envs.macrafter.symbolic import AgentState, Attempt, CrafterView
@@ -60,4 +64,28 @@ def crafter_view(
     )
 
 
-__all__ = ["FULL", "Material", "crafter_view"]
+_ENVS: dict[str, CrafterEnv] = {}  # one compiled env per rules and team size, shared by the maps of that shape
+
+
+def _env(settings: CrafterSettings, scenario: Scenario) -> CrafterEnv:
+    return _ENVS.setdefault(settings.model_dump_json(), CrafterEnv(scenario))
+
+
+def small_env(
+    rows: list[str], bags: dict[int, dict[str, int]] | None = None, horizon: int = 100
+) -> tuple[CrafterEnv, CrafterState]:
+    """A real env on a hand-drawn map (at least 9 x 9) and its first state, with the given bags."""
+    start = crafter_view(rows, bags)
+    grid = tuple(tuple(int(_MATERIAL[c if not c.isdigit() else "."]) for c in row) for row in rows)
+    settings = CrafterSettings(num_agents=len(start.agents), width=len(rows[0]), height=len(rows), horizon=horizon)
+    scenario = Scenario("hand", None, settings, None, "iron", tuple(a.position for a in start.agents), grid)
+    env = _env(settings, scenario)
+    state = env.state_for(scenario)
+    inventory = np.zeros_like(np.asarray(state.inventory))
+    for seat, bag in (bags or {}).items():
+        for name, count in bag.items():
+            inventory[seat, Item[name.upper()]] = count
+    return env, state._replace(inventory=jnp.asarray(inventory))
+
+
+__all__ = ["FULL", "Material", "crafter_view", "small_env"]

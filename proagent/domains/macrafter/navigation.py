@@ -18,6 +18,7 @@ UNKNOWN = -1  # a believed cell the seat has never seen
 _WALKABLE = frozenset(int(m) for m in WALKABLE)
 DIRECTIONS: dict[str, Action] = {"left": Action.LEFT, "right": Action.RIGHT, "up": Action.UP, "down": Action.DOWN}
 _MOVE_OF: dict[Pos, Action] = {vector: action for action, vector in VECTORS.items()}
+_STEPS: tuple[tuple[Action, Pos], ...] = tuple((move, VECTORS[move]) for move in MOVES)
 
 
 def tile(view: CrafterView, cell: Pos) -> int | None:
@@ -61,18 +62,19 @@ def distances(
     """BFS from the seat's cell: each reachable cell's distance and the first move towards it."""
     start = view.agents[seat].position
     taken = occupied(view, seat)
+    open_values = _WALKABLE | dig | ({UNKNOWN} if optimistic else set())
+    grid, width, height = view.grid, view.width, view.height
     seen: dict[Pos, tuple[int, Action | None]] = {start: (0, None)}
     queue: deque[Pos] = deque([start])
     while queue:
         cell = queue.popleft()
         dist, first = seen[cell]
-        for move in MOVES:
-            dx, dy = VECTORS[move]
-            nxt = (cell[0] + dx, cell[1] + dy)
-            if nxt in seen or not walkable(view, nxt, taken, optimistic, dig):
-                continue
-            seen[nxt] = (dist + 1, move if first is None else first)
-            queue.append(nxt)
+        for move, (dx, dy) in _STEPS:
+            x, y = cell[0] + dx, cell[1] + dy
+            inside = 0 <= x < width and 0 <= y < height
+            if inside and (x, y) not in seen and grid[y][x] in open_values and (x, y) not in taken:
+                seen[(x, y)] = (dist + 1, move if first is None else first)
+                queue.append((x, y))
     return seen
 
 

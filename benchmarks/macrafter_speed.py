@@ -1,0 +1,175 @@
+"""MA-Crafter speed: env-steps/s of the JAX env for one env and for a vmapped batch.
+
+    python benchmarks/macrafter_speed.py                    # medium_3a, batch 1024 x 100 steps
+    python benchmarks/macrafter_speed.py --quick            # batch 256, 50 steps, 2 repeats
+    python benchmarks/macrafter_speed.py --scenario hard_4a --batch 4096
+
+Every row plays the same pre-generated random actions (moves and DO most often, so agents walk,
+collect and fail quorums; the rest spread over sleeping, placing, crafting and sharing):
+
+- ``jax vmap+scan``: ``--steps`` steps of the vmapped ``step`` over ``--batch`` envs inside one
+  jitted ``lax.scan`` (the training pattern);
+- ``jax step_batch once per step``: the batched step called from Python each step;
+- ``jax scan, 1 env``: one env's rollout inside one jitted scan;
+- ``jax jit_step, 1 env, host sync``: one dispatch and host sync per step (the LLM agent loop);
+- ``... + symbolic + events``: the same with the typed view and the events decoded each step,
+  which is what an agent-facing episode pays per step.
+
+Everything is compiled before it is timed; each figure is the median of ``--repeats``. There is
+no NumPy reference to compare with (the rules live only in the JAX step).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from envs.macrafter import NUM_ACTIONS, Action, CrafterEnv, Scenario, make
+
+MOVES_P, DO_P = 0.4, 0.4  # the rest is spread evenly over every other action
+
+
+@dataclass(frozen=True)
+class Row:
+    scenario: str
+    impl: str
+    batch: int
+    steps_per_s: float
+
+
+def random_actions(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
+    p = np.full(NUM_ACTIONS, (1 - MOVES_P - DO_P) / (NUM_ACTIONS - 5))
+    p[[Action.LEFT, Action.RIGHT, Action.UP, Action.DOWN]] = MOVES_P / 4
+    p[Action.DO] = DO_P
+    return np.random.default_rng(seed).choice(NUM_ACTIONS, size=shape, p=p / p.sum()).astype(np.int32)
+
+
+def median_time(fn: Callable[[], object], repeats: int) -> float:
+    jax.block_until_ready(fn())  # warm up (compile, caches)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        jax.block_until_ready(fn())
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def scan_rollout(env: CrafterEnv, batched: bool) -> Callable:
+    """jit(key, states, actions (T, [N,] A)) -> (final states, summed rewards)."""
+    step = jax.vmap(env.step) if batched else env.step
+
+    def rollout(key, states, actions):
+        def body(carry, a):
+            s, total, k = carry
+            k, sub = jax.random.split(k)
+            keys = jax.random.split(sub, a.shape[0]) if batched else sub
+            tr = step(keys, s, a)
+            return (tr.state, total + tr.reward, k), None
+
+        zero = jnp.zeros(actions.shape[1] if batched else (), jnp.float32)
+        return jax.lax.scan(body, (states, zero, key), actions)[0][:2]
+
+    return jax.jit(rollout)
+
+
+def bench_batch(env: CrafterEnv, actions: np.ndarray, repeats: int, scan: bool) -> tuple[float, float]:
+    """(scan env-steps/s or 0 when not ``scan``, step_batch-per-step env-steps/s) over the batch."""
+    steps, batch = actions.shape[:2]
+    keys = jax.random.split(jax.random.PRNGKey(0), batch)
+    states = env.reset_batch(keys)
+    acts = jnp.asarray(actions)
+    rollout = scan_rollout(env, batched=True)
+    scan_s = median_time(lambda: rollout(jax.random.PRNGKey(1), states, acts), repeats) if scan else float("inf")
+
+    def loop():
+        s = states
+        for t in range(steps):
+            s = env.step_batch(keys, s, acts[t]).state
+        return s
+
+    return steps * batch / scan_s, steps * batch / median_time(loop, repeats)
+
+
+def bench_single(env: CrafterEnv, actions: np.ndarray, repeats: int, scan: bool) -> tuple[float, float, float]:
+    """(scan or 0, jit_step with host sync, jit_step + symbolic + events) env-steps/s on env 0's actions."""
+    start = env.jit_reset(jax.random.PRNGKey(0))
+    env0 = actions[:, 0]
+    rollout = scan_rollout(env, batched=False)
+    run_scan = lambda: rollout(jax.random.PRNGKey(1), start, jnp.asarray(env0))
+    scan_s = median_time(run_scan, repeats) if scan else float("inf")
+    acts = [jnp.asarray(a) for a in env0]
+    key = jax.random.PRNGKey(2)
+
+    def loop():
+        s = start
+        for a in acts:
+            s = jax.block_until_ready(env.jit_step(key, s, a).state)
+        return s
+
+    def agent_loop():
+        s, view = start, env.symbolic(start)
+        for a, raw in zip(acts, env0, strict=True):
+            s = env.jit_step(key, s, a).state
+            after = env.symbolic(s)
+            env.events(view, raw.tolist(), after)
+            view = after
+        return s
+
+    n = len(acts)
+    return n / scan_s, n / median_time(loop, repeats), n / median_time(agent_loop, repeats)
+
+
+def run(
+    scenarios: list[str | Scenario | CrafterEnv], batch: int, steps: int, repeats: int, scan: bool = True
+) -> list[Row]:
+    """Five rows per scenario (three without ``scan``, which skips compiling the two scans); an
+    env passed in is reused with its compiled functions."""
+    rows: list[Row] = []
+    for spec in scenarios:
+        env = spec if isinstance(spec, CrafterEnv) else make(spec)
+        actions = random_actions((steps, batch, env.scenario.agent_capacity))
+        scan_b, loop_b = bench_batch(env, actions, repeats, scan)
+        scan_1, loop_1, agent_1 = bench_single(env, actions, repeats, scan)
+        rows += [Row(env.name, "jax vmap+scan", batch, scan_b)] if scan else []
+        rows += [Row(env.name, "jax step_batch once per step", batch, loop_b)]
+        rows += [Row(env.name, "jax scan, 1 env", 1, scan_1)] if scan else []
+        rows += [
+            Row(env.name, "jax jit_step, 1 env, host sync", 1, loop_1),
+            Row(env.name, "... + symbolic + events, 1 env", 1, agent_1),
+        ]
+    return rows
+
+
+def format_table(rows: list[Row], header: str) -> str:
+    lines = [header, f"{'scenario':<11} {'implementation':<32} {'batch':>6} {'env-steps/s':>13}"]
+    lines += [f"{r.scenario:<11} {r.impl:<32} {r.batch:>6} {r.steps_per_s:>13,.0f}" for r in rows]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--scenario", action="append", help="scenario spec (repeatable); default medium_3a")
+    parser.add_argument("--batch", type=int, default=1024)
+    parser.add_argument("--steps", type=int, default=100, help="scan length (steps per timed rollout)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="batch 256, 50 steps, 2 repeats")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.batch, args.steps, args.repeats = 256, 50, 2
+    rows = run(args.scenario or ["medium_3a"], args.batch, args.steps, args.repeats)
+    device = f"{jax.devices()[0].device_kind}, {os.cpu_count()} CPU cores visible, jax {jax.__version__}"
+    print(format_table(rows, header=f"MA-Crafter env-steps/s ({device})"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
