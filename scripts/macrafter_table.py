@@ -171,12 +171,13 @@ def page(args: argparse.Namespace, argv: list[str], folders: list[Path], rows: l
     command = " ".join(_without_reuse(argv))
     return (
         f"# MA-Crafter: topology x difficulty, with and without environment feedback ({model})\n\n"
-        f"Regenerate: `python scripts/macrafter_table.py {command}`"
+        f"Regenerate: `{f'python scripts/macrafter_table.py {command}'.strip()}`"
         + (" (this page was rebuilt from earlier run folders with `--from-runs`)" if args.from_runs else "")
         + "; run folders "
         + ", ".join(f"`{f.name}`" for f in folders)
-        + f" ({len(rows)} episodes: {args.seeds} random world(s) per difficulty, ProAgent in every seat, one episode "
-        "each from seat 0; mean ± standard error over worlds, n = worlds). "
+        + f" ({len(rows)} episodes: {args.seeds} random world(s) per difficulty, "
+        + (f"{args.horizon} steps each" if args.horizon else "each world's own horizon")
+        + ", ProAgent in every seat, one episode each from seat 0; mean ± standard error over worlds, n = worlds). "
         + ("Made with the MA-Crafter loopback double (`tests/support/responders/macrafter.py`: a scripted test double "
            "that answers from the seat's grounding by the tech-tree convention): the numbers measure the framework and "
            "the double's convention, not a language model. The double does not read the feedback, so feedback on and "

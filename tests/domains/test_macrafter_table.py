@@ -51,3 +51,15 @@ def test_the_feedback_difference_is_paired_by_world() -> None:
 def test_plot_rows_name_the_feedback_runs() -> None:
     drawn = _load().labelled([_row("centralized", True, "w", 1.0), _row("centralized", False, "w", 1.0)])
     assert [r["topology"] for r in drawn] == ["centralized+feedback", "centralized"]
+
+
+def test_rebuilding_needs_two_run_folders(tmp_path) -> None:
+    import pytest
+
+    with pytest.raises(SystemExit) as exc:
+        _load().main(["--from-runs", str(tmp_path), "--out", str(tmp_path / "t")])
+    assert exc.value.code == 2 and not (tmp_path / "t.md").exists()
+
+
+def test_the_page_command_leaves_out_the_rebuild_folders() -> None:
+    assert _load()._without_reuse(["--seeds", "2", "--from-runs", "a,b", "--from-runs=c,d"]) == ["--seeds", "2"]
