@@ -72,3 +72,23 @@ def test_a_bad_setting_is_one_clear_line(capsys: pytest.CaptureFixture) -> None:
     argv = ["play", "--domain", "macrafter", "--layout", "easy_2a", "--env", "gravity=2", "--live", "off"]
     assert main([*argv, "--llm", "openai/test", "--api-base", "http://127.0.0.1:9"]) == 2
     assert "unknown setting" in capsys.readouterr().err
+
+
+def test_eval_runs_the_four_topologies_with_the_scripted_partner(server: FakeChatServer, tmp_path: Path) -> None:
+    grid = [
+        "--agents",
+        "proagent",
+        "--partners",
+        "tech",
+        "--layouts",
+        "easy_2a@3",
+        "--topologies",
+        ",".join(TOPOLOGIES),
+        "--seats",
+        "0",
+    ]
+    base = ["eval", "--domain", "macrafter", "--episodes", "1", "--horizon", "4", "--progress", "off", "--name", "topo"]
+    assert main([*base, *grid, *loopback_args(server.url), "--runs-dir", str(tmp_path)]) == 0
+    records = [json.loads(line) for line in (next(tmp_path.glob("*-topo")) / "episodes.jsonl").read_text().splitlines()]
+    assert len(records) == len(TOPOLOGIES) and all(r["team"] == ["proagent", "tech", "tech"] for r in records)
+    assert all("units_collected" in r["domain_metrics"] and r["llm_calls"] > 0 for r in records)

@@ -118,6 +118,8 @@ def test_a_quorum_collects_iron_only_when_teammates_help() -> None:
     together = {s: Skill("collect", "iron") for s in range(3)}
     view, steps = _run(env, state, together, 30)
     assert steps < 30 and all(a.count("iron") == 1 for a in view.agents) and view.score > 0
+    book = skill_book_for(view)  # the collection just made does not count for a collect begun now
+    assert not book.is_done(view, 0, Skill("collect", "iron"), 0) and book.is_done(view, 0, Skill("collect", "iron"), 1)
 
 
 def test_two_agents_craft_a_stone_pickaxe_together_after_placing_a_table() -> None:

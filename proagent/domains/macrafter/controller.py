@@ -20,7 +20,7 @@ from proagent.domains.macrafter.navigation import (
     tile,
     walkable,
 )
-from proagent.domains.macrafter.skills import NOOP, MACrafterSkillBook, args_of, navigate_goals
+from proagent.domains.macrafter.skills import MACrafterSkillBook, args_of, navigate_goals
 from proagent.domains.macrafter.targets import (
     CRAFT_ACTIONS,
     PLACE_ACTIONS,
@@ -102,7 +102,7 @@ class MACrafterController:
         self.seat = seat
 
     def act(self, view: CrafterView, skill: Skill) -> int:
-        name = self.book.aliases.get(skill.name, skill.name) if isinstance(self.book, TableSkillBook) else skill.name
+        name = self.book.aliases.get(skill.name, skill.name)
         if name == "move":
             return int(DIRECTIONS[args_of(skill)[0]])
         if name == "navigate":
@@ -117,8 +117,7 @@ class MACrafterController:
             return int(Action.SLEEP)
         if name == "share":
             return self._share(view, skill)
-        assert name == NOOP, name
-        return int(Action.NOOP)
+        return int(Action.NOOP)  # noop (wait)
 
     def _collect(self, view: CrafterView, name: str) -> int:
         if name == "sapling":

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from envs.macrafter.env import CrafterEnv
 from envs.macrafter.events import CrafterEvent
 from envs.macrafter.symbolic import AgentState, CrafterView, Pos
 from proagent.domains.macrafter.navigation import UNKNOWN
@@ -68,9 +69,9 @@ class CrafterPerceiver:
         self._witnessed: tuple[CrafterEvent, ...] = ()
 
     @classmethod
-    def for_env(cls, env: object, seat: int) -> CrafterPerceiver:
-        settings = env.settings  # type: ignore[attr-defined]
-        return cls(seat, settings.view_width, settings.view_height)
+    def for_env(cls, env: CrafterEnv, seat: int) -> CrafterPerceiver:
+        """The seat's senses under the env's view size."""
+        return cls(seat, env.settings.view_width, env.settings.view_height)
 
     def believed_state(self) -> CrafterView:
         if self._believed is None:

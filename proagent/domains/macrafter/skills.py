@@ -162,8 +162,8 @@ def collected(view: CrafterView, seat: int, target: str) -> bool:
 
 def _collect_done(view: CrafterView, seat: int, skill: Skill, steps: int) -> bool:
     name, me, full = str(skill.arg), view.agents[seat], view.settings.vital_max
-    if name in RESOURCES:
-        return collected(view, seat, name)
+    if name in RESOURCES:  # a collection in the step before the skill began is not this skill's
+        return steps > 0 and collected(view, seat, name)
     if name == "water":
         return me.vitals.get("drink", 0) >= full
     if name in ("cow", "plant"):
@@ -197,7 +197,7 @@ def crafted(view: CrafterView, seat: int, item: str) -> bool:
 
 
 def _craft_done(view: CrafterView, seat: int, skill: Skill, steps: int) -> bool:
-    return crafted(view, seat, str(skill.arg))
+    return steps > 0 and crafted(view, seat, str(skill.arg))
 
 
 # ---- place / sleep -----------------------------------------------------------------------------
@@ -269,9 +269,8 @@ class ShareLedger:
 _VECTOR = {"left": (-1, 0), "right": (1, 0), "up": (0, -1), "down": (0, 1)}
 
 
-def skill_rows(ledger: ShareLedger, num_agents: int) -> tuple[SkillDef, ...]:
+def skill_rows(ledger: ShareLedger) -> tuple[SkillDef, ...]:
     """The table: one row per skill (the share row counts with ``ledger``)."""
-    del num_agents  # the ranges carry the team size
     return (
         SkillDef(
             NOOP,
@@ -386,9 +385,7 @@ class MACrafterSkillBook(TableSkillBook):
             "share": ArgChoices(tuple(f"{k}, {i}, {q}" for k in seats for i in ITEMS for q in range(1, MAX_SHARE + 1))),
         }
         progress = frozenset({"collect", "craft", "place", "share"})
-        super().__init__(
-            skill_rows(self.ledger, num_agents), ranges, progress, _own_cell, _skill_of_event, aliases={WAIT: NOOP}
-        )
+        super().__init__(skill_rows(self.ledger), ranges, progress, _own_cell, _skill_of_event, aliases={WAIT: NOOP})
         self.num_agents = num_agents
 
     def parse(self, text: str) -> Skill:
