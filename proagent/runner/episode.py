@@ -84,7 +84,8 @@ async def run_episode(
     awaited before each step's actions are chosen: a real-time clock tick or a person's key press
     in `proagent human`, so the latest input is read right after it. ``topology`` (if given) runs
     the team through MAEIL (`proagent.maeil`): deliberating agents talk and re-plan between steps,
-    each step's cognition goes into the trace and the process metrics into the record."""
+    each step's cognition goes into the trace and the process metrics into the record; with
+    ``topology.feedback`` the world's feedback snapshot of the whole state rides on the leader's messages."""
     started = time.perf_counter()
     episode_env = episode_env or SingleEnv(env, seed)
     state = await episode_env.reset()
