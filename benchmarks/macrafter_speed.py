@@ -63,20 +63,25 @@ def median_time(fn: Callable[[], object], repeats: int) -> float:
     return statistics.median(times)
 
 
+def step_keys(steps: int, batch: int | None) -> jax.Array:
+    """One key per step (and env): drawn before timing, so neither row times the key splitting."""
+    keys = jax.random.split(jax.random.PRNGKey(1), steps * (batch or 1))
+    return keys.reshape((steps, batch, -1) if batch else (steps, -1))
+
+
 def scan_rollout(env: CrafterEnv, batched: bool) -> Callable:
-    """jit(key, states, actions (T, [N,] A)) -> (final states, summed rewards)."""
+    """jit(states, actions (T, [N,] A), keys (T, [N,] 2)) -> (final states, summed rewards)."""
     step = jax.vmap(env.step) if batched else env.step
 
-    def rollout(key, states, actions):
-        def body(carry, a):
-            s, total, k = carry
-            k, sub = jax.random.split(k)
-            keys = jax.random.split(sub, a.shape[0]) if batched else sub
-            tr = step(keys, s, a)
-            return (tr.state, total + tr.reward, k), None
+    def rollout(states, actions, keys):
+        def body(carry, xs):
+            s, total = carry
+            a, k = xs
+            tr = step(k, s, a)
+            return (tr.state, total + tr.reward), None
 
         zero = jnp.zeros(actions.shape[1] if batched else (), jnp.float32)
-        return jax.lax.scan(body, (states, zero, key), actions)[0][:2]
+        return jax.lax.scan(body, (states, zero), (actions, keys))[0]
 
     return jax.jit(rollout)
 
@@ -84,16 +89,16 @@ def scan_rollout(env: CrafterEnv, batched: bool) -> Callable:
 def bench_batch(env: CrafterEnv, actions: np.ndarray, repeats: int, scan: bool) -> tuple[float, float]:
     """(scan env-steps/s or 0 when not ``scan``, step_batch-per-step env-steps/s) over the batch."""
     steps, batch = actions.shape[:2]
-    keys = jax.random.split(jax.random.PRNGKey(0), batch)
-    states = env.reset_batch(keys)
-    acts = jnp.asarray(actions)
+    states = env.reset_batch(jax.random.split(jax.random.PRNGKey(0), batch))
+    acts, keys = jnp.asarray(actions), step_keys(steps, batch)
     rollout = scan_rollout(env, batched=True)
-    scan_s = median_time(lambda: rollout(jax.random.PRNGKey(1), states, acts), repeats) if scan else float("inf")
+    scan_s = median_time(lambda: rollout(states, acts, keys), repeats) if scan else float("inf")
+    per_step = [(acts[t], keys[t]) for t in range(steps)]  # sliced before timing
 
     def loop():
         s = states
-        for t in range(steps):
-            s = env.step_batch(keys, s, acts[t]).state
+        for a, k in per_step:
+            s = env.step_batch(k, s, a).state
         return s
 
     return steps * batch / scan_s, steps * batch / median_time(loop, repeats)
@@ -103,22 +108,23 @@ def bench_single(env: CrafterEnv, actions: np.ndarray, repeats: int, scan: bool)
     """(scan or 0, jit_step with host sync, jit_step + symbolic + events) env-steps/s on env 0's actions."""
     start = env.jit_reset(jax.random.PRNGKey(0))
     env0 = actions[:, 0]
+    keys = step_keys(len(env0), None)
     rollout = scan_rollout(env, batched=False)
-    run_scan = lambda: rollout(jax.random.PRNGKey(1), start, jnp.asarray(env0))
+    run_scan = lambda: rollout(start, jnp.asarray(env0), keys)
     scan_s = median_time(run_scan, repeats) if scan else float("inf")
     acts = [jnp.asarray(a) for a in env0]
-    key = jax.random.PRNGKey(2)
+    key_list = [keys[t] for t in range(len(env0))]  # sliced before timing
 
     def loop():
         s = start
-        for a in acts:
-            s = jax.block_until_ready(env.jit_step(key, s, a).state)
+        for a, k in zip(acts, key_list, strict=True):
+            s = jax.block_until_ready(env.jit_step(k, s, a).state)
         return s
 
     def agent_loop():
         s, view = start, env.symbolic(start)
-        for a, raw in zip(acts, env0, strict=True):
-            s = env.jit_step(key, s, a).state
+        for a, raw, k in zip(acts, env0, key_list, strict=True):
+            s = env.jit_step(k, s, a).state
             after = env.symbolic(s)
             env.events(view, raw.tolist(), after)
             view = after

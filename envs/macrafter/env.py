@@ -35,17 +35,9 @@ import jax
 import jax.numpy as jnp
 
 from envs.jitted import JittedEntryPoints, Transition, hold_when_done
-from envs.macrafter.dynamics import (
-    apply_shares,
-    collect_and_do,
-    craft,
-    move,
-    place,
-    resolve_shares,
-    tables,
-    vitals_and_plants,
-)
+from envs.macrafter.dynamics import apply_shares, move, resolve_shares, tables
 from envs.macrafter.events import CrafterEvent, extract_events
+from envs.macrafter.phases import collect_and_do, craft, place, vitals_and_plants
 from envs.macrafter.rules import NUM_ACTIONS, Action, Vital
 from envs.macrafter.scenario import Scenario, ScenarioError, load_scenario, with_settings
 from envs.macrafter.settings import CrafterSettings

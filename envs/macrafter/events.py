@@ -18,7 +18,7 @@ from envs.macrafter.symbolic import Attempt, CrafterView, Pos
 class CrafterEventKind(StrEnum):
     MOVE = "move"
     BLOCKED_MOVE = "blocked_move"  # reason: wall | water | lava | agent | <material>
-    COLLECT = "collect"  # one per participant that received a unit (item, qty=1)
+    COLLECT = "collect"  # one per participant that received a unit (item, qty=1); also a sapling found on grass
     COLLECT_FAILED = "collect_failed"  # reason: the attempt's outcome (too_few, no_tool, ...)
     CRAFT = "craft"  # one per participant that received the item
     CRAFT_FAILED = "craft_failed"

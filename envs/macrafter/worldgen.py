@@ -7,8 +7,9 @@ a few cows -- on smaller maps. Noise alone cannot promise a team anything, so `g
 checks what the target needs (trees, stone, coal, iron, diamond, water, a cow) among the cells
 the team can reach from its start within ``reach`` steps, and stamps what is missing: a resource
 cell with its 8 surrounding cells cleared to walkable ground, so that a quorum of agents can
-stand beside it (a quorum of 3 with collect distance 1 needs 3 open sides). Stamping only turns
-cells walkable around the new resource, so nothing that was reachable stops being so.
+stand beside it (a quorum of 3 with collect distance 1 needs 3 open sides). The cleared ring
+keeps every reachable cell reachable, and a stamp's 3x3 block never holds a needed cell (stone
+aside, which is stamped last), so stamps do not undo each other.
 """
 
 from __future__ import annotations
@@ -151,21 +152,36 @@ def usable(grid: Grid, starts: tuple[Pos, ...], reach: int, sides: dict[Material
     return {m: int(np.sum((grid == m) & (near >= need))) for m, need in sides.items()}
 
 
-def _stamp(rng: np.random.Generator, grid: Grid, starts: tuple[Pos, ...], reach: int, material: Material) -> bool:
-    """Put one ``material`` cell whose 8 neighbours are walkable, touching the reachable area
-    within ``reach``; prefer its own biome (ores in the hills, trees on grass, water by sand)."""
-    h, w = grid.shape
-    dist = reachable(grid, starts)
-    ok = (dist >= 0) & (dist < reach)
-    touch = np.zeros_like(ok)
+def _around(mask: np.ndarray) -> np.ndarray:
+    """Cells (away from the border) with a True cell in their 3x3 block."""
+    h, w = mask.shape
+    out = np.zeros_like(mask)
     for dy in (-1, 0, 1):
         for dx in (-1, 0, 1):
-            touch[1 : h - 1, 1 : w - 1] |= ok[1 + dy : h - 1 + dy, 1 + dx : w - 1 + dx]
-    blocked = np.zeros_like(ok)
+            out[1 : h - 1, 1 : w - 1] |= mask[1 + dy : h - 1 + dy, 1 + dx : w - 1 + dx]
+    return out
+
+
+def _stamp(
+    rng: np.random.Generator,
+    grid: Grid,
+    starts: tuple[Pos, ...],
+    reach: int,
+    material: Material,
+    protected: tuple[Material, ...],
+) -> bool:
+    """Put one ``material`` cell whose 8 neighbours are walkable, touching the reachable area;
+    prefer its own biome (ores in the hills, trees on grass, water by sand). The 3x3 block must
+    hold no ``protected`` cell, so a stamp never takes a needed cell or one of its open sides."""
+    dist = reachable(grid, starts)
+    near = _around((dist >= 0) & (dist <= max(0, reach - 4)))  # the whole ring ends within reach
+    loose = _around((dist >= 0) & (dist < reach))
+    blocked = np.zeros_like(near)
     for x, y in starts:
         blocked[max(0, y - 1) : y + 2, max(0, x - 1) : x + 2] = True
-    keep = np.isin(grid, [m for m in Material if m not in WALKABLE and m not in (Material.STONE, Material.LAVA)])
-    candidates = touch & ~blocked & ~keep  # never overwrite a resource, water or a cow
+    clash = _around(np.isin(grid, protected))
+    free = ~blocked & ~clash & (np.isin(grid, WALKABLE) | np.isin(grid, (Material.STONE, Material.LAVA)))
+    candidates = near & free if (near & free).any() else loose & free
     if not candidates.any():
         return False
     biome = {
@@ -209,13 +225,17 @@ def generate(
     names |= {Material.IRON: "iron", Material.DIAMOND: "diamond"}
     sides = {m: min(4, quorums.get(names.get(m, ""), 1)) for m in NEEDS[target]}
     stamped = 0
-    # A stamp clears its ring, which may take a resource stamped before: check everything again.
-    for _ in range(_PASSES):
+    # Stone last: other stamps may clear stone from their ring, stone stamps clear no needed cell.
+    order = sorted(NEEDS[target].items(), key=lambda kv: kv[0] == Material.STONE)
+    for _ in range(_PASSES):  # a stamp can lengthen a detour, so check everything again
         missing = False
-        for material, count in NEEDS[target].items():
-            while usable(grid, starts, reach, {material: sides[material]})[material] < count:
+        for material, count in order:
+            needed = tuple(m for m in NEEDS[target] if m != Material.STONE or material == Material.STONE)
+            for _ in range(3 * count + 3):
+                if usable(grid, starts, reach, {material: sides[material]})[material] >= count:
+                    break
                 missing = True
-                if not _stamp(rng, grid, starts, reach, material):
+                if not _stamp(rng, grid, starts, reach, material, needed):
                     raise ValueError(f"seed {seed}: no room near the start for {material.name.lower()}")
                 stamped += 1
         if not missing:

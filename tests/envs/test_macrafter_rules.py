@@ -403,3 +403,33 @@ def test_horizon_ends_the_episode_and_done_freezes(env):
     late = lambda s: s._replace(step=jnp.int32(SETTINGS.horizon - 1))
     p = play(env, sc, [R], [D], prepare=late)
     assert p.views[1].done and p.last == p.views[1] and p.events[1] == [] and p.rewards == [0.0, 0.0]
+
+
+# ---- collect distance d = 2 (a second compiled step) ----
+
+FAR = SETTINGS.model_copy(update={"collect_distance": 2})
+
+
+def far_world(*rows: str) -> Scenario:
+    padded = [row.ljust(9, ".") for row in rows] + ["." * 9] * (9 - len(rows))
+    return from_text("far", padded, FAR, max_agents=CAP)
+
+
+@pytest.fixture(scope="module")
+def far_env() -> CrafterEnv:
+    return CrafterEnv(far_world("0", ".1"))
+
+
+def test_distance_two_reaches_along_the_line_and_stops_at_the_first_solid_cell(far_env):
+    tools = {"wood_pickaxe": 1}
+    face = {0: "right", 1: "left"}
+    pair = play(far_env, far_world("0.c1"), [DO, DO], prepare=lambda s: setup(s, face, seat0=tools, seat1=tools))
+    assert [a.count("coal") for a in pair.last.agents] == [1, 1] and pair.rewards == [75.0]
+    assert pair.last.attempts[0].cell == (2, 0)
+    shielded = play(far_env, far_world("0#c1"), [DO, N], prepare=lambda s: setup(s, face, seat0=tools, seat1=tools))
+    assert shielded.last.attempts[0].target == "stone" and shielded.last.agents[0].count("stone") == 1
+    # A tree three cells away is out of reach: DO acts on the faced grass (a sapling, p = 1 here).
+    beyond = play(
+        far_env, far_world("0..T", "", "", "", "", "", "", "", "1"), [DO], prepare=lambda s: setup(s, {0: "right"})
+    )
+    assert beyond.last.agents[0].count("wood") == 0 and beyond.last.agents[0].count("sapling") == 1

@@ -9,7 +9,9 @@ remembers), for a scripted partner the state it plays from.
 
 from __future__ import annotations
 
-from envs.macrafter.rules import VECTORS, Action, Item, Material, share_action
+import random
+
+from envs.macrafter.rules import MAX_AGENTS, MOVES, VECTORS, Action, Item, Material, share_action
 from envs.macrafter.symbolic import CrafterView, Pos
 from proagent.domains.macrafter.navigation import (
     DIRECTIONS,
@@ -34,6 +36,7 @@ from proagent.world.kit.skills import TableSkillBook
 from proagent.world.types import Skill
 
 _VECTORS = {way: VECTORS[action] for way, action in DIRECTIONS.items()}
+_MOVE_IDS = frozenset(int(m) for m in MOVES)
 _PLACEABLE = {
     "table": {Material.GRASS, Material.SAND, Material.PATH},
     "furnace": {Material.GRASS, Material.SAND, Material.PATH},
@@ -100,8 +103,24 @@ class MACrafterController:
     def __init__(self, book: TableSkillBook, seat: int, seed: int = 0) -> None:
         self.book = book
         self.seat = seat
+        self._rng = random.Random(seed * MAX_AGENTS + seat)
+        self._last: tuple[Pos, int] | None = None
+        self._trail: tuple[Pos, ...] = ()  # the cells of the last two steps
 
     def act(self, view: CrafterView, skill: Skill) -> int:
+        """The skill's action. Agents walking into each other's way can lock step: the same move
+        from the same cell that did not go through, or stepping back and forth between two cells
+        as teammates do the same; such a move is dropped half the time, which breaks the lock."""
+        action = self._action(view, skill)
+        here = view.agents[self.seat].position
+        blocked = self._last == (here, action)
+        shuttling = len(self._trail) == 2 and self._trail[0] == here != self._trail[1]
+        if action in _MOVE_IDS and (blocked or shuttling) and self._rng.random() < 0.5:
+            action = int(Action.NOOP)
+        self._last, self._trail = (here, action), (*self._trail[-1:], here)
+        return action
+
+    def _action(self, view: CrafterView, skill: Skill) -> int:
         name = self.book.aliases.get(skill.name, skill.name)
         if name == "move":
             return int(DIRECTIONS[args_of(skill)[0]])

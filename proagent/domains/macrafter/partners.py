@@ -7,8 +7,9 @@ they read the state they are given (the whole world), which no prompt ever sees.
 
 ``tech``, played by every seat, is the scripted *team* policy: everyone gathers wood; the lowest
 seat places a table; each crafts a wood pickaxe, mines a stone and crafts a stone pickaxe at the
-table (that craft needs a quorum: agents that already have one stay and craft along until every
-teammate has one); then the whole team collects the most valuable resource its quorum and tools
+table (that craft needs a quorum: an agent that already has one comes back and crafts along with
+a teammate waiting there; until then it mines what the team's tools allow instead of standing at the
+table); then the whole team collects the most valuable resource its quorum and tools
 allow (iron on a medium world, with three agents). Low drink, food or energy comes first.
 """
 
@@ -80,9 +81,13 @@ def tech_skill(view: CrafterView, seat: int) -> Skill:
     if tier == 1 and s.recipes["stone_pickaxe"].quorum <= sum(a.alive for a in view.agents):
         lacking = [RESOURCE_OF_ITEM[item] for item in _lacking(view, seat, "stone_pickaxe") if item in RESOURCE_OF_ITEM]
         return Skill("collect", max(lacking)) if lacking else Skill("craft", "stone_pickaxe")
-    behind = [a for a in view.agents if a.alive and a.seat != seat and a.tool_tier() < 2]
-    if tier >= 2 and behind and tables:
-        return Skill("craft", "stone_pickaxe")  # stay at the table and craft along (the quorum)
+    waiting = [
+        a
+        for a in view.agents
+        if a.alive and a.seat != seat and a.tool_tier() == 1 and near_stations(view, a.position, ("table",))
+    ]
+    if tier >= 2 and waiting:
+        return Skill("craft", "stone_pickaxe")  # a teammate waits at the table: craft along (the quorum)
     target = best_resource(view)
     return Skill("collect", target) if target is not None else Skill("collect", "tree")
 
