@@ -27,7 +27,7 @@ from proagent.paths import PARTNERS_DIR
 from proagent.training.crossplay import CrossPlay, zoo_crossplay
 
 LAYOUTS = ("cramped_room", "asymmetric_advantages", "coordination_ring", "forced_coordination", "counter_circuit")
-FOCUS = ("sp", "pbt", "fcp", "mep", "cole")
+FOCUS = ("sp", "pbt", "fcp", "mep", "cole", "hsp")
 Group = Literal["rest", "heldout", "independent"]
 INDEPENDENT_NOTE = (
     "The rest of the zoo minus the partners that share the agent's ancestry: warm-started from it or trained beside "

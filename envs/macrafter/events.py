@@ -168,7 +168,8 @@ def _action_event(before: CrafterView, seat: int, action: int, after: CrafterVie
 
 def extract_events(before: CrafterView, actions: Sequence[int], after: CrafterView) -> list[CrafterEvent]:
     """Per seat in order: a wake-up (a sleeper's action or a full rest), its action's event, and
-    DOWN when its health ran out. A frozen (already done) step has no events."""
+    DOWN when its health ran out. A frozen (already done) step has no events. Reads each seat's
+    result from ``after.results`` (which `decode` fills); a view without them yields no events."""
     if before.done or not after.results:
         return []
     events: list[CrafterEvent] = []

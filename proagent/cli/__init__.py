@@ -17,6 +17,7 @@ from proagent.cli import (
     replay_cmd,
     report_cmd,
     reproduce_cmd,
+    study_cmd,
     train_cmd,
 )
 from proagent.cli.arg_types import OneLineParser
@@ -37,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
         reproduce_cmd,
         report_cmd,
         analyze_cmd,
+        study_cmd,
         train_cmd,
     ):
         module.register(sub)

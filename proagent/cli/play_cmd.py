@@ -36,8 +36,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         "classic kitchens, the best-scoring sp seed of the layout on V2 ones, pusher in CUBE)",
     )
     p.add_argument("--seat", type=non_negative_int, default=0, help="ProAgent's player index (0..agents-1)")
-    p.add_argument("--domain", default=None, help="the world: a built-in name or module:attribute (default: the one owning --layout)")
-    p.add_argument("--agents", type=positive_int, default=None, help="team size, where the domain can change it (CUBE); default: the layout's")
+    p.add_argument(
+        "--domain",
+        default=None,
+        help="the world: a built-in name or module:attribute (default: the one owning --layout)",
+    )
+    p.add_argument(
+        "--agents",
+        type=positive_int,
+        default=None,
+        help="team size, where the domain can change it (CUBE); default: the layout's",
+    )
     p.add_argument(
         "--env",
         action="append",
@@ -46,7 +55,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_topology_options(p)
     p.add_argument("--episodes", type=episode_count, default=1)
-    p.add_argument("--horizon", type=horizon_steps, default=None, help="steps per episode (default: the layout's own, else 400)")
+    p.add_argument(
+        "--horizon", type=horizon_steps, default=None, help="steps per episode (default: the layout's own, else 400)"
+    )
     p.add_argument("--seed", type=seed_number, default=0)
     add_agent_options(p)
     p.add_argument("--name", default=None, type=run_name, help="run folder suffix (default play-<layout>-<partner>)")
@@ -101,12 +112,15 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
     """Play ``args.episodes`` episodes; each finished record is appended to ``records`` at once, so
     a failure in a later episode leaves the earlier ones for the summary."""
     from proagent.runner.episode import run_episode
+    from proagent.world.kit.pictures import GifRecorder
 
     live = args.live == "on" or (args.live == "auto" and sys.stdout.isatty())
     for episode in range(args.episodes):
         seed = args.seed + episode
         team = session.new_team()
-        states: list | None = None if args.no_gif else []
+        rendering = session.domain.capabilities.rendering
+        picture = session.folder.path / ("episode.gif" if episode == 0 else f"episode-{episode}.gif")
+        gif = None if args.no_gif or rendering is None else GifRecorder(session.env, rendering, picture)
         with _progress_view(args, session, live, episode) as on_step:
             record = await run_episode(
                 session.env,
@@ -117,14 +131,16 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
                 episode,
                 trace=lambda r: session.folder.append_jsonl("trace.jsonl", r),
                 on_step=on_step,
-                states=states,
+                states=gif,
                 topology=session.topology,
             )
         session.folder.append_jsonl("episodes.jsonl", record, durable=True)
-        if states:
-            _save_gif(session, states, episode)
+        if gif is not None and len(gif):
+            gif.save()
         records.append(record)
-        own = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in own_events(record, session.domain.useful_events).items())
+        own = ", ".join(
+            f"{n} {kind.replace('_', ' ')}" for kind, n in own_events(record, session.domain.useful_events).items()
+        )
         outcomes = ", ".join(f"{value:g} {name.replace('_', ' ')}" for name, value in record.domain_metrics.items())
         print(
             f"{episode_label(episode)}: score {format_score(record.score)} ({outcomes}), {record.decisions} decisions, "
@@ -159,14 +175,6 @@ def _calls(record) -> str:
     if record.team_llm_calls == record.llm_calls:
         return own
     return f"{own} ({record.team_llm_calls} by the team, {record.team_tokens} tokens)"
-
-
-def _save_gif(session, states: list, episode: int) -> None:
-    """The episode's picture, for a world that draws itself (`Rendering`)."""
-    rendering = session.domain.capabilities.rendering
-    if rendering is not None:
-        name = "episode.gif" if episode == 0 else f"episode-{episode}.gif"
-        rendering.save_gif(session.env, states, session.folder.path / name)
 
 
 def _print_summary(records: list, folder: Path, useful: tuple[str, ...]) -> None:

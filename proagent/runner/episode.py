@@ -42,6 +42,12 @@ class StepView:
         return self.team[self.focal]
 
 
+class StateSink(Protocol):
+    """Where an episode's engine states go as they come (a GIF recorder, or a plain list)."""
+
+    def append(self, state: EngineState) -> None: ...
+
+
 class EpisodeEnv(Protocol):
     """The states of one episode: its reset state, then one transition per joint action."""
 
@@ -73,13 +79,13 @@ async def run_episode(
     episode: int,
     trace: Callable[[dict], None] | None = None,
     on_step: Callable[[StepView], None] | None = None,
-    states: list[EngineState] | None = None,
+    states: StateSink | None = None,
     episode_env: EpisodeEnv | None = None,
     pace: Callable[[], Awaitable[None]] | None = None,
     topology: TopologyConfig | None = None,
 ) -> EpisodeRecord:
     """Play ``team`` (one agent per seat, any kinds) to the horizon; the record is about ``focal``.
-    ``states`` (if given) collects every engine state for a GIF. ``episode_env`` (default
+    ``states`` (if given) is handed every engine state as it comes (a GIF recorder). ``episode_env`` (default
     ``SingleEnv(env, seed)``) supplies the states; ``env`` decodes them. ``pace`` (if given) is
     awaited before each step's actions are chosen: a real-time clock tick or a person's key press
     in `proagent human`, so the latest input is read right after it. ``topology`` (if given) runs
@@ -122,7 +128,9 @@ async def run_episode(
         shaped = [s + float(r) for s, r in zip(shaped, tr.shaped_reward)]
         constraints = process.add(symbolic, actions, after) if process is not None else None
         if trace is not None:
-            record = _step_record(domain, env, team, focal, episode, symbolic, after, actions, events, reward, score, bool(tr.done))
+            record = _step_record(
+                domain, env, team, focal, episode, symbolic, after, actions, events, reward, score, bool(tr.done)
+            )
             trace(_with_process(record, maeil, constraints))
         elif maeil is not None:
             maeil.log.drain()
@@ -140,7 +148,11 @@ async def run_episode(
 
 
 async def _joint_action(
-    team: Sequence[Agent], order: Sequence[int], observations: Sequence[Observation], events: list[Event], maeil: Maeil | None,
+    team: Sequence[Agent],
+    order: Sequence[int],
+    observations: Sequence[Observation],
+    events: list[Event],
+    maeil: Maeil | None,
     truth: State,
 ) -> tuple[int, ...]:
     """Every seat's action: through MAEIL's cognitive phase (``truth``: the whole state, for
@@ -161,8 +173,20 @@ def _with_process(record: dict, maeil: Maeil | None, constraints: list[dict] | N
     return record
 
 
-def _step_record(domain: Domain, env: DomainEnv, team: Sequence[Agent], focal: int, episode: int, before: State, after: State,
-                 actions: tuple[int, ...], events: list[Event], reward: float, score: float, done: bool) -> dict:
+def _step_record(
+    domain: Domain,
+    env: DomainEnv,
+    team: Sequence[Agent],
+    focal: int,
+    episode: int,
+    before: State,
+    after: State,
+    actions: tuple[int, ...],
+    events: list[Event],
+    reward: float,
+    score: float,
+    done: bool,
+) -> dict:
     """One trace line: the state as text, the joint action, events, reward; the focal agent's
     ``info()`` (skill, decision, belief); what a replay needs to draw the step (the domain's
     frame extras); the teammates' skills where they have one."""
@@ -189,8 +213,19 @@ def _step_record(domain: Domain, env: DomainEnv, team: Sequence[Agent], focal: i
     return record
 
 
-def _episode_record(env: DomainEnv, domain: Domain, team: Sequence[Agent], focal: int, seed: int, episode: int, score: float,
-                    shaped: list[float], steps: int, events: list[Event], started: float) -> EpisodeRecord:
+def _episode_record(
+    env: DomainEnv,
+    domain: Domain,
+    team: Sequence[Agent],
+    focal: int,
+    seed: int,
+    episode: int,
+    score: float,
+    shaped: list[float],
+    steps: int,
+    events: list[Event],
+    started: float,
+) -> EpisodeRecord:
     mates = [team[seat].name for seat in others(focal, len(team))]
     stats = [agent.episode_stats() for agent in team]
     return EpisodeRecord(

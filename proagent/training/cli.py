@@ -1,6 +1,6 @@
 """`proagent train`: train a partner policy of any world with an RL spec, into a run folder.
 
-    proagent train --layout cramped_room --algo sp|ippo|pbt|fcp|mep|cole|op|state_aug|human_proxy [--seed 0] [--steps 1e7]
+    proagent train --layout cramped_room --algo sp|ippo|pbt|fcp|mep|cole|op|state_aug|human_proxy|hsp [--seed 0] [--steps 1e7]
     proagent train --domain cube --layout easy_2a --algo sp|ippo --steps 1507328
     proagent train --algo bc --layout cramped_room [--set epochs=100]   (recorded play; --steps unused)
 
@@ -35,7 +35,7 @@ from pathlib import Path
 from proagent.limits import MAX_EPISODES, MAX_SEED, MAX_SEEDS, MAX_TRAIN_STEPS
 from proagent.training.run_config import build_algo_config, build_algo_settings, build_config, key_values
 
-ALGOS = ("sp", "ippo", "pbt", "fcp", "mep", "cole", "bc", "human_proxy", "op", "state_aug")
+ALGOS = ("sp", "ippo", "pbt", "fcp", "mep", "cole", "bc", "human_proxy", "hsp", "op", "state_aug")
 SIDE_BY_SIDE = ("sp", "op")  # the algorithms --seeds trains side by side (algorithms/side_by_side.py)
 
 
@@ -47,7 +47,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="sp",
         help="sp: self-play PPO (one network, every seat); ippo: independent PPO (a network per seat); pbt, fcp, "
         "mep, cole: population methods; bc: behaviour cloning of recorded play; human_proxy: style-rewarded PPO "
-        "agents (partners human_proxy_<style>); op: Other-Play; state_aug: state-augmented self-play (V2 paper)",
+        "agents (partners human_proxy_<style>); hsp: a best response to those biased agents (HSP's second "
+        "stage); op: Other-Play; state_aug: state-augmented self-play (V2 paper)",
     )
     p.add_argument("--layout", required=True, help="layout or scenario name, or file (e.g. cramped_room, easy_2a)")
     p.add_argument("--seed", type=_bounded(int, 0, MAX_SEED), default=0)
@@ -75,7 +76,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="override a network config field, e.g. memory=128 or pointwise='[128,128,8]' (JSON for lists)",
     )
-    p.add_argument("--out", type=Path, default=None, help="run folder (default runs/train/<time>-<world>-<layout>-<algo>/)")
+    p.add_argument(
+        "--out", type=Path, default=None, help="run folder (default runs/train/<time>-<world>-<layout>-<algo>/)"
+    )
     p.add_argument(
         "--ship",
         nargs="?",
@@ -86,15 +89,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "(with --overwrite if one is there)",
     )
     p.add_argument("--overwrite", action="store_true", help="replace the checkpoint --out or --ship holds")
-    p.add_argument("--num-envs", type=_bounded(int, 1, 65_536), default=None, help="parallel environments (default: the world's)")
     p.add_argument(
-        "--shaping-horizon", type=_bounded(float, 0, MAX_TRAIN_STEPS), default=None, help="env steps to anneal shaping to 0 (default steps/2)"
+        "--num-envs", type=_bounded(int, 1, 65_536), default=None, help="parallel environments (default: the world's)"
     )
     p.add_argument(
-        "--updates-per-call", type=_bounded(int, 1, 100_000), default=10, help="PPO updates per jitted call (progress granularity)"
+        "--shaping-horizon",
+        type=_bounded(float, 0, MAX_TRAIN_STEPS),
+        default=None,
+        help="env steps to anneal shaping to 0 (default steps/2)",
     )
-    p.add_argument("--eval-episodes", type=_bounded(int, 0, MAX_EPISODES), default=100, help="self-play episodes scored at the end")
-    p.add_argument("--checkpoint-every", type=_bounded(float, 0, 10**9), default=120.0, help="seconds between intermediate checkpoints")
+    p.add_argument(
+        "--updates-per-call",
+        type=_bounded(int, 1, 100_000),
+        default=10,
+        help="PPO updates per jitted call (progress granularity)",
+    )
+    p.add_argument(
+        "--eval-episodes", type=_bounded(int, 0, MAX_EPISODES), default=100, help="self-play episodes scored at the end"
+    )
+    p.add_argument(
+        "--checkpoint-every",
+        type=_bounded(float, 0, 10**9),
+        default=120.0,
+        help="seconds between intermediate checkpoints",
+    )
     p.add_argument(
         "--resume",
         action="store_true",
@@ -136,7 +154,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-
 def _bounded(kind: type, low: float, high: float) -> Callable[[str], float]:
     """An argparse type: a finite ``kind`` in ``[low, high]`` (``1e7`` is read as a number of steps)."""
 
@@ -146,7 +163,9 @@ def _bounded(kind: type, low: float, high: float) -> Callable[[str], float]:
         except ValueError:
             raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
         if not low <= value <= high or (kind is int and value != int(value)):  # NaN fails the range
-            raise argparse.ArgumentTypeError(f"must be a {'whole ' if kind is int else ''}number from {low:g} to {high:g}, got {text!r}")
+            raise argparse.ArgumentTypeError(
+                f"must be a {'whole ' if kind is int else ''}number from {low:g} to {high:g}, got {text!r}"
+            )
         return kind(value)
 
     parse.__name__ = kind.__name__
@@ -154,6 +173,7 @@ def _bounded(kind: type, low: float, high: float) -> Callable[[str], float]:
 
 
 STEPS = _bounded(float, 1, MAX_TRAIN_STEPS)
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train", help="train an RL partner of any world (SP, IPPO, PBT, FCP, MEP, COLE, OP, BC, ...)")

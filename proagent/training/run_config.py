@@ -16,6 +16,7 @@ NEEDS: dict[str, tuple[Callable[[Any], object], str]] = {  # algorithm -> (its R
     "op": (lambda spec: spec.symmetries, "a symmetry transform"),
     "state_aug": (lambda spec: spec.start_states, "start states"),
     "human_proxy": (lambda spec: spec.styles, "style events"),
+    "hsp": (lambda spec: spec.styles, "style events (its pool is the human_proxy agents)"),
     "bc": (lambda spec: spec.demonstrations, "recorded play"),
 }
 

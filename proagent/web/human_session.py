@@ -80,14 +80,20 @@ def _partner_agent(args: argparse.Namespace, domain: Domain, env: DomainEnv) -> 
     try:
         partner = builder.make(args.agent, env)
     except UnknownAgentError:
-        raise SetupError(f"unknown agent {args.agent!r}; available: {', '.join([LLM_AGENT, *builder.names(env)])}") from None
+        raise SetupError(
+            f"unknown agent {args.agent!r}; available: {', '.join([LLM_AGENT, *builder.names(env)])}"
+        ) from None
     except ValueError as exc:
         raise SetupError(str(exc)) from exc
     return AgentSpec(lambda seed: partner, {"name": args.agent}, "none", {})
 
 
-def build_human_session(args: argparse.Namespace, env: DomainEnv | None = None) -> HumanSession:
-    """``env`` (tests) reuses an already compiled env of the same layout and horizon."""
+def build_human_session(
+    args: argparse.Namespace, env: DomainEnv | None = None, folder: RunFolder | None = None
+) -> HumanSession:
+    """``env`` reuses an already compiled env of the same layout and horizon (tests, a study's
+    rounds); ``folder`` is the run folder to write (a study names its rounds itself), else a new
+    ``<timestamp>-<name>`` one under ``--runs-dir``."""
     if env is None:
         domain, env = resolve_env(args.layout, args.horizon, getattr(args, "domain", None))
     else:
@@ -101,21 +107,38 @@ def build_human_session(args: argparse.Namespace, env: DomainEnv | None = None) 
     if args.fps <= 0 or args.fps > 60:
         raise SetupError(f"--fps must be in (0, 60], got {args.fps}")
     settings = GameSettings(
-        mode=args.mode, fps=args.fps, human_seat=args.human_seat, agent_seat=1 - args.human_seat, seed=args.seed, questionnaire=not args.no_questionnaire
+        mode=args.mode,
+        fps=args.fps,
+        human_seat=args.human_seat,
+        agent_seat=1 - args.human_seat,
+        seed=args.seed,
+        questionnaire=not args.no_questionnaire,
     )
-    spec = _llm_agent(args, domain, env, settings.agent_seat) if args.agent == LLM_AGENT else _partner_agent(args, domain, env)
+    spec = (
+        _llm_agent(args, domain, env, settings.agent_seat)
+        if args.agent == LLM_AGENT
+        else _partner_agent(args, domain, env)
+    )
     questionnaire = load_questionnaire() if settings.questionnaire else None
-    folder = RunFolder.create(args.name or run_name_from(f"human-{env.name}-{args.agent}"), **({"root": args.runs_dir} if args.runs_dir else {}))
+    if folder is None:
+        folder = RunFolder.create(
+            args.name or run_name_from(f"human-{env.name}-{args.agent}"),
+            **({"root": args.runs_dir} if args.runs_dir else {}),
+        )
     _write_config(folder, domain, env, args, settings, spec)
     _warm_up(env, args.seed)
-    game = HumanGame(domain, env, spec.make, settings, folder, finish=lambda record: _finish(folder, domain, settings, record))
+    game = HumanGame(
+        domain, env, spec.make, settings, folder, finish=lambda record: _finish(folder, domain, settings, record)
+    )
     state = env.jit_reset(jax.random.PRNGKey(args.seed))
     game.initial_view(env.symbolic(state))
     info = _page_info(domain, env, args, settings)
     return HumanSession(env, folder, game, info, questionnaire, spec.embedded)
 
 
-def _write_config(folder: RunFolder, domain: Domain, env: DomainEnv, args: argparse.Namespace, settings: GameSettings, spec: AgentSpec) -> None:
+def _write_config(
+    folder: RunFolder, domain: Domain, env: DomainEnv, args: argparse.Namespace, settings: GameSettings, spec: AgentSpec
+) -> None:
     commit, dirty = git_state()
     config = HumanRunConfig(
         command=" ".join(["proagent", *sys.argv[1:]]),

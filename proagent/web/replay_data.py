@@ -342,6 +342,9 @@ CONSTRAINT_ORDER = ("spatial", "temporal", "participation", "dependency")
 # Cognition records that are messages (from, to, text): ``kind`` "message" with the message's own
 # kind under ``type`` (say, directive, request, ack), or, in earlier traces, that kind itself.
 MESSAGE_KINDS = frozenset({"message", "say", "directive", "request", "ack"})
+# A trace line's capability changes dZ per agent (a world with inventories or tools writes it, its
+# drawing's frame extras or its constraint records): seat -> item -> units gained (>0) or lost (<0).
+CAPABILITY_CHANGES = "capability_changes"
 
 
 def episode_lanes(records: list[dict]) -> dict | None:
@@ -356,8 +359,13 @@ def episode_lanes(records: list[dict]) -> dict | None:
     were attempted or had agents at them (compact: ``task``, ``sat``, ``viol``, ``outcome``,
     ``attributed``, ``dz``, ``counts``), summed up in ``constraints`` (name -> [satisfied,
     violated] over those tasks), ``failures`` (name -> failed attempts attributed to it) and
-    ``dz`` (the capability change summed over all tasks)."""
-    if not any(r.get("cognition") or r.get("constraints") for r in records):
+    ``dz`` (the capability change summed over all tasks).
+
+    Where the lines carry ``capability_changes`` (`step_capability_changes`: each agent's items and
+    tools gained or lost in the step), the lanes also have ``capability: true`` and each step its
+    ``changes`` (seat -> item -> units), which the third lane draws as one ΔZ row per agent."""
+    capability = any(step_capability_changes(r) is not None for r in records)
+    if not capability and not any(r.get("cognition") or r.get("constraints") for r in records):
         return None
     seats = _lane_seats(records)
     names: list[str] = list(CONSTRAINT_ORDER)
@@ -370,8 +378,36 @@ def episode_lanes(records: list[dict]) -> dict | None:
         step["after"] = {str(k): v for k, v in after.items()}
         stage = {**stage, **{s: path[-1][0] for s, path in step["stages"].items() if path}, **step["after"]}
         step.update(_constraint_summary(record.get("constraints") or [], names))
+        if capability:
+            step["changes"] = step_capability_changes(record) or {}
         steps.append(step)
-    return {"seats": seats, "stage_names": ["R", "X", "W", "I"], "constraints": names, "steps": steps}
+    lanes = {"seats": seats, "stage_names": ["R", "X", "W", "I"], "constraints": names, "steps": steps}
+    return {**lanes, "capability": True} if capability else lanes
+
+
+def step_capability_changes(record: dict) -> dict[str, dict[str, int]] | None:
+    """One trace line's capability changes: seat -> item -> units gained (>0) or lost (<0), from its
+    ``capability_changes`` field, else summed from its constraint records' own
+    ``capability_changes`` fields (the same shape); None when neither is there. Entries that are
+    not seat -> item -> integer are dropped (a run folder is untrusted), and so are zeros."""
+    if isinstance(record.get(CAPABILITY_CHANGES), dict):
+        parts = [record[CAPABILITY_CHANGES]]
+    else:
+        constraints = record.get("constraints") if isinstance(record.get("constraints"), list) else []
+        parts = [c.get(CAPABILITY_CHANGES) for c in constraints if isinstance(c, dict)]
+        parts = [part for part in parts if isinstance(part, dict)]
+        if not parts:
+            return None
+    changes: dict[str, dict[str, int]] = {}
+    for part in parts:
+        for seat, items in part.items():
+            if not isinstance(items, dict):
+                continue
+            for item, units in items.items():
+                if isinstance(units, int) and not isinstance(units, bool):
+                    bag = changes.setdefault(str(seat), {})
+                    bag[str(item)] = bag.get(str(item), 0) + units
+    return {seat: kept for seat, items in changes.items() if (kept := {k: n for k, n in items.items() if n})}
 
 
 def _lane_seats(records: list[dict]) -> list[str]:

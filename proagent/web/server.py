@@ -44,7 +44,12 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 MAX_BODY = 1 << 16
 MAX_DEPTH = 20  # nesting of a posted JSON body; ours need 2
 REQUEST_TIMEOUT_S = 10.0  # a connection that sends nothing for this long is answered (408) or dropped
-_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".png": "image/png"}
+_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".png": "image/png",
+}
 _SECURITY_HEADERS = {
     "Cache-Control": "no-store",
     "X-Content-Type-Options": "nosniff",
@@ -223,18 +228,22 @@ class RequestGuard:
 class WebServer:
     """Routes ``(method, path)`` to handlers; ``/`` serves ``index`` and ``/static/<f>`` the files."""
 
-    def __init__(self, routes: Mapping[tuple[str, str], Handler], index: str, port: int = 0) -> None:
+    def __init__(self, routes: Mapping[tuple[str, str], Handler], index: str, port: int = 0, host: str = HOST) -> None:
+        """``host`` other than 127.0.0.1 (a study whose participants sit at another machine) is the
+        caller's choice to make the server reachable there; the guard then accepts that name too."""
         self.routes = dict(routes)
         self.index = index
+        self.host = host
         self.request_timeout = REQUEST_TIMEOUT_S
-        self.httpd = ThreadingHTTPServer((HOST, port), _make_handler(self))
+        self.httpd = ThreadingHTTPServer((host, port), _make_handler(self))
         self.httpd.daemon_threads = True
-        self.guard = RequestGuard(HOST, self.httpd.server_address[1])
+        self.guard = RequestGuard(host, self.httpd.server_address[1])
         self._thread: threading.Thread | None = None
 
     @property
     def url(self) -> str:
-        return f"http://{HOST}:{self.httpd.server_address[1]}/"
+        shown = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{shown}:{self.httpd.server_address[1]}/"
 
     def dispatch(self, method: str, raw_path: str, body: dict | None) -> Response:
         parts = urlsplit(raw_path)

@@ -23,10 +23,11 @@ see what it can add and the core never probes a world for a member it might have
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from proagent.world.probes import BeliefProbes
 from proagent.world.rl_spec import RLSpec
@@ -41,7 +42,11 @@ class Rendering:
     record: Callable[[State], dict]  # the state as JSON-able data (the web pages draw it)
     page_facts: Callable[[DomainEnv, State], dict]  # a layout's static parts and settings (human page)
     frame_extras: Callable[[DomainEnv, State, State, bool], dict]  # what a replay needs per step
-    save_gif: Callable[[DomainEnv, Sequence[EngineState], Path], None]  # the episode as a picture
+    # The episode's picture: RGB frames of a run of engine states, one per state. A GIF recorder
+    # (`proagent.world.kit.pictures.GifRecorder`) calls it on chunks as the episode plays, so memory
+    # holds small frames, not every engine state.
+    frames: Callable[[DomainEnv, Sequence[EngineState]], Iterable[np.ndarray]]
+    ms_per_frame: int
 
 
 @dataclass(frozen=True)

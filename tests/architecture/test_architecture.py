@@ -81,6 +81,7 @@ LAYERS = (
     ("world",),
     ("proagent.runner", "proagent.builder"),
     ("proagent.eval", "proagent.web"),
+    ("proagent.study",),
     ("proagent.cli",),
 )
 

@@ -19,6 +19,7 @@ from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import builtin_domain_names, domain_for, get_domain
 from proagent.domains.cube.skills import CubeController, cube_skill_book
 from proagent.runner.episode import run_episode
+from proagent.world.kit.pictures import save_gif
 from proagent.world.types import DomainInputError, Skill, SkillParseError, TeammateView
 from tests.support.fake_server import FakeChatServer
 from tests.support.loopback import loopback_args
@@ -103,7 +104,7 @@ def test_scripted_teams_deliver_every_block_within_the_horizon(layout: str, team
     record = asyncio.run(run_episode(env, DOMAIN, agents, 0, 7, 0, states=states))
     assert record.domain_metrics["blocks_delivered"] == env.num_blocks and record.steps < 150
     assert record.events["deliver"][0] > 0 and record.int_total is None
-    DOMAIN.capabilities.rendering.save_gif(env, states, tmp_path / "episode.gif")
+    save_gif(env, DOMAIN.capabilities.rendering, states, tmp_path / "episode.gif")
     assert (tmp_path / "episode.gif").stat().st_size > 0
     assert "|" in DOMAIN.capabilities.rendering.text(env.symbolic(states[0]))
     json.dumps(DOMAIN.capabilities.rendering.frame_extras(env, env.symbolic(states[0]), env.symbolic(states[-1]), True))

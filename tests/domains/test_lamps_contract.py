@@ -27,6 +27,7 @@ from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import get_domain
 from proagent.eval.lockstep import LockstepEnv
 from proagent.runner.episode import run_episode
+from proagent.world.kit.pictures import save_gif
 from proagent.world.types import Event, Skill, SkillParseError, TeammateView
 
 HORIZON = 12
@@ -95,7 +96,11 @@ def test_the_symbolic_state_is_small_frozen_and_json_able() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         first.step = 1  # type: ignore[misc]
     json.dumps(
-        [DOMAIN.capabilities.rendering.record(first), DOMAIN.capabilities.rendering.page_facts(env, first), DOMAIN.capabilities.rendering.frame_extras(env, first, first, True)]
+        [
+            DOMAIN.capabilities.rendering.record(first),
+            DOMAIN.capabilities.rendering.page_facts(env, first),
+            DOMAIN.capabilities.rendering.frame_extras(env, first, first, True),
+        ]
     )
     assert "t=0/12" in DOMAIN.capabilities.rendering.text(first) and DOMAIN.capabilities.interdependence is None
     assert (
@@ -162,7 +167,7 @@ def test_walkers_score_through_the_core_runner_and_lockstep_matches_single_steps
     single, states = play()
     assert single.score > 0 and single.domain_metrics["completions"] == single.score and single.int_total is None
     assert single.team == ["walker"] * 3 and single.partner == "walker+walker"
-    DOMAIN.capabilities.rendering.save_gif(env, states, tmp_path / "episode.gif")
+    save_gif(env, DOMAIN.capabilities.rendering, states, tmp_path / "episode.gif")
     assert (tmp_path / "episode.gif").stat().st_size > 0
 
     async def in_lockstep():
@@ -172,3 +177,29 @@ def test_walkers_score_through_the_core_runner_and_lockstep_matches_single_steps
 
     batched = asyncio.run(in_lockstep())
     assert (batched.score, batched.events, batched.shaped_return) == (single.score, single.events, single.shaped_return)
+
+
+def test_the_gif_recorder_draws_as_the_episode_plays_and_keeps_at_most_a_chunk_of_states(tmp_path: Path) -> None:
+    """Memory must not grow with a long episode: the recorder draws each chunk of states and writes
+    its frames to the file as they come; the GIF still has one frame per state, and no half-written
+    GIF is ever found under the final name."""
+    from PIL import Image
+
+    from proagent.world.kit.pictures import GifRecorder
+
+    env = DOMAIN.make_env("line3", HORIZON)
+    recorder = GifRecorder(env, DOMAIN.capabilities.rendering, tmp_path / "episode.gif", chunk=4)
+    most_held = 0
+
+    class Watching:
+        def append(self, state) -> None:
+            nonlocal most_held
+            recorder.append(state)
+            most_held = max(most_held, len(recorder.pending))
+
+    team = [DOMAIN.make_partner("walker", env) for _ in range(env.num_agents)]
+    asyncio.run(run_episode(env, DOMAIN, team, 0, 7, 0, states=Watching()))
+    assert most_held <= 4 and len(recorder) == HORIZON + 1
+    assert recorder.stream.count > 0 and not (tmp_path / "episode.gif").exists()  # written as it played
+    with Image.open(recorder.save()) as gif:
+        assert gif.n_frames == HORIZON + 1

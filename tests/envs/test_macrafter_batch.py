@@ -1,6 +1,8 @@
-"""MA-Crafter under vmap: different seeded worlds of one difficulty batch into one compiled step,
-each batch member evolves exactly as it does alone, and everything is deterministic in the keys.
-Also runs the speed benchmark at a tiny size (no timing assertions)."""
+"""MA-Crafter on ``hard_4a``'s compiled step: different seeded worlds of one difficulty batch into
+it, each batch member evolves exactly as it does alone, everything is deterministic in the keys,
+and a plain scripted team climbs the whole tech tree to a diamond through it (so the generated
+world holds what the target needs where a team can use it, and the cooperative rules work in
+sequence). Also runs the speed benchmark at a tiny size (no timing assertions)."""
 
 from __future__ import annotations
 
@@ -12,8 +14,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from macrafter_climb import climb
 
-from envs.macrafter import NUM_ACTIONS, CrafterEnv, CrafterState, Material, decode, load_scenario, make
+from envs.macrafter import (
+    NUM_ACTIONS,
+    CrafterEnv,
+    CrafterEventKind,
+    CrafterState,
+    Material,
+    decode,
+    load_scenario,
+    make,
+)
 
 SEEDS = (0, 1, 2)
 STEPS = 8
@@ -22,7 +34,7 @@ BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "macrafter_spee
 
 @pytest.fixture(scope="module")
 def env() -> CrafterEnv:
-    return make("random:easy:0")
+    return make("hard_4a")
 
 
 def _stack(states: list[CrafterState]) -> CrafterState:
@@ -31,12 +43,12 @@ def _stack(states: list[CrafterState]) -> CrafterState:
 
 def _actions() -> np.ndarray:
     rng = np.random.default_rng(7)
-    biased = rng.choice([1, 2, 3, 4, 5, 5, 5, 6, 8, 11, 20, 30], size=(STEPS, len(SEEDS), 2))
+    biased = rng.choice([1, 2, 3, 4, 5, 5, 5, 6, 8, 11, 20, 30], size=(STEPS, len(SEEDS), 4))
     return np.where(rng.uniform(size=biased.shape) < 0.1, rng.integers(0, NUM_ACTIONS, biased.shape), biased)
 
 
 def test_batched_worlds_step_exactly_as_alone(env):
-    scenarios = [load_scenario(f"random:easy:{s}") for s in SEEDS]
+    scenarios = [load_scenario(f"random:hard:{s}") for s in SEEDS]
     states = [env.state_for(sc) for sc in scenarios]
     batch = _stack(states)
     actions = _actions()
@@ -55,7 +67,7 @@ def test_batched_worlds_step_exactly_as_alone(env):
 
 def test_steps_are_deterministic_in_the_key_and_only_saplings_use_it(env):
     start = env.jit_reset(jax.random.PRNGKey(0))
-    acts = jnp.asarray([5, 5], jnp.int32)
+    acts = jnp.asarray([5, 5, 5, 5], jnp.int32)
     a = env.jit_step(jax.random.PRNGKey(3), start, acts)
     b = env.jit_step(jax.random.PRNGKey(3), start, acts)
     assert all(np.array_equal(x, y) for x, y in zip(a.state, b.state, strict=True))
@@ -70,7 +82,7 @@ def test_random_play_keeps_the_world_sound(env):
     rng = np.random.default_rng(1)
     walkable = {Material.GRASS, Material.SAND, Material.PATH}
     for t in range(40):
-        acts = rng.choice([1, 2, 3, 4, 5, 5, 6, 7, 8, 9, 10, 11, 17, 18], size=2)
+        acts = rng.choice([1, 2, 3, 4, 5, 5, 6, 7, 8, 9, 10, 11, 17, 18], size=env.num_agents)
         tr = env.jit_step(jax.random.PRNGKey(t), state, jnp.asarray(acts, jnp.int32))
         after = env.symbolic(tr.state)
         events = env.events(view, acts.tolist(), after)
@@ -80,6 +92,24 @@ def test_random_play_keeps_the_world_sound(env):
         assert all(q >= 0 for a in after.agents for q in a.inventory.values())
         assert after.score >= view.score and after.step == view.step + 1
         state, view = tr.state, after
+
+
+def test_scripted_team_climbs_to_a_diamond(env):
+    views, events = climb(env, until="diamond")
+    last = views[-1]
+    assert last.agents[0].count("diamond") == 1 and not last.done
+    done = [(e.kind, e.item, len(e.participants)) for step in events for e in step if e.agent == 0]
+    for kind, item, size in (
+        (CrafterEventKind.CRAFT, "stone_pickaxe", 3),
+        (CrafterEventKind.COLLECT, "iron", 3),
+        (CrafterEventKind.COLLECT, "coal", 2),
+        (CrafterEventKind.PLACE, "furnace", 0),
+        (CrafterEventKind.CRAFT, "iron_pickaxe", 3),
+        (CrafterEventKind.COLLECT, "diamond", 3),
+    ):
+        assert (kind, item, size) in done, (kind, item)
+    ok = [a.target for v in views[1:] for a in v.attempts if a.kind == "collect" and a.outcome == "ok"]
+    assert last.score == pytest.approx(sum(env.settings.unit_value(r) for r in ok)) and "diamond" in ok
 
 
 @pytest.fixture(scope="module")

@@ -86,3 +86,29 @@ def test_the_loopback_model_reaches_the_servers_responder_through_litellm():
 def test_a_python_model_spec_that_cannot_make_a_model_is_one_clear_error(spec: str, message: str):
     with pytest.raises(LLMConfigError, match=message):
         make_model(spec, api_base="http://127.0.0.1:9/v1")
+
+
+def test_the_loopback_server_keeps_connections_alive_and_queues_a_burst():
+    """Benchmarks at hundreds of concurrent episodes must measure the framework, not dropped SYNs
+    and a TCP handshake per request: one connection serves several requests, and the listen queue
+    holds a burst of connections."""
+    import http.client
+    import socket
+    from urllib.parse import urlparse
+
+    with FakeChatServer() as server:
+        url = urlparse(server.url)
+        connection = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+        body = json.dumps({"model": "fake", "messages": [{"role": "user", "content": "hi"}]})
+        for _ in range(3):
+            connection.request("POST", "/v1/chat/completions", body, {"Content-Type": "application/json"})
+            reply = connection.getresponse()
+            assert reply.status == 200 and reply.version == 11
+            assert json.loads(reply.read())["choices"][0]["message"]["content"] == "Plan: wait(1)"
+        assert connection.sock is not None  # still open: all three went over one connection
+        connection.close()
+        assert len(server.requests) == 3
+        burst = [socket.create_connection((url.hostname, url.port), timeout=10) for _ in range(64)]
+        for sock in burst:
+            sock.close()
+        assert server._server is not None and server._server.request_queue_size >= 1024

@@ -29,6 +29,15 @@ from tests.support.board import GROUNDING_PATH, GroundingBoard
 
 Responder = Callable[[Grounding | None], str]
 
+LISTEN_BACKLOG = 1024  # benchmarks open hundreds of connections at once; Python's default of 5 drops them
+
+
+class _Server(ThreadingHTTPServer):
+    """A threading HTTP server whose listen queue holds a benchmark's burst of connections."""
+
+    request_queue_size = LISTEN_BACKLOG
+    daemon_threads = True
+
 
 @dataclass(frozen=True)
 class Reply:
@@ -61,7 +70,7 @@ class FakeChatServer:
     requests: list[dict[str, Any]] = field(default_factory=list)
     board: GroundingBoard = field(default_factory=GroundingBoard)
     url: str = ""
-    _server: ThreadingHTTPServer | None = None
+    _server: _Server | None = None
     _thread: threading.Thread | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -92,8 +101,7 @@ class FakeChatServer:
         }
 
     def start(self) -> FakeChatServer:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), _handler_for(self))
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
@@ -115,6 +123,10 @@ class FakeChatServer:
 
 def _handler_for(server: FakeChatServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        # HTTP/1.1 keeps a client's connection open between requests (every reply sends its
+        # Content-Length), so a decision does not pay a new TCP connection.
+        protocol_version = "HTTP/1.1"
+
         def do_POST(self) -> None:  # http.server's name
             length = int(self.headers.get("Content-Length", "0"))
             body = json.loads(self.rfile.read(length) or b"{}")

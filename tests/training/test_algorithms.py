@@ -75,7 +75,7 @@ def test_payoff_matrix_is_per_ordered_pair():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("algo", ["cole", "fcp", "mep", "pbt"])
+@pytest.mark.parametrize("algo", ["cole", "fcp", "mep", "pbt", "hsp"])
 def test_tiny_run_saves_a_partner_that_plays_both_seats(algo, tmp_path, monkeypatch):
     from proagent import checkout
     from proagent.training import checkpoint
@@ -97,6 +97,13 @@ def test_tiny_run_saves_a_partner_that_plays_both_seats(algo, tmp_path, monkeypa
         shipped = checkpoint.load_manifest(partner_dir("overcooked", "cramped_room", "sp"))
         assert manifest.details["pool"][-1] == "shipped sp"
         assert manifest.details["shipped_sp_sha256"] == shipped.params_sha256
+    if algo == "hsp":  # the best response met every shipped biased partner of the layout, and sp
+        pool = manifest.details["pool"]
+        assert pool[-1] == "sp" and len(pool) >= 5 and all(n.startswith("human_proxy_") for n in pool[:-1])
+        assert not any(n.endswith("_scratch") for n in pool)  # the held-out proxies stay out
+        for name in pool:
+            shipped = checkpoint.load_manifest(partner_dir("overcooked", "cramped_room", name))
+            assert manifest.details["pool_sha256"][name] == shipped.params_sha256
     assert checkpoint.load_manifest(out).params_sha256 == manifest.params_sha256
     env = envs.make("cramped_room")
     partner = overcooked_partner(out, env.layout)
@@ -134,7 +141,11 @@ def test_a_best_response_can_start_from_a_member_and_play_itself():
 
     assert [self_play_envs(n, 0.25) for n in (32, 10, 9, 8)] == [8, 2, 3, 2]
     algo = AlgoConfig(
-        layout="cramped_room", total_steps=8 * 16, ppo={**TINY, "lr": 0.0, "anneal_lr": False}, updates_per_call=1, horizon=16
+        layout="cramped_room",
+        total_steps=8 * 16,
+        ppo={**TINY, "lr": 0.0, "anneal_lr": False},
+        updates_per_call=1,
+        horizon=16,
     )
     env = algo.make_env()
     net = ActorCritic(algo.network)
@@ -201,3 +212,10 @@ def test_cole_refuses_a_budget_smaller_than_one_call_per_generation():
     algo = AlgoConfig(layout="cramped_room", total_steps=2 * 8 * 16, ppo=TINY, updates_per_call=1)
     with pytest.raises(ValueError, match="2 jitted calls cannot hold 6 generations"):
         TRAINERS["cole"](algo, None, lambda _: None)
+
+
+def test_hsp_without_biased_partners_names_the_command_that_trains_them(tmp_path):
+    algo = AlgoConfig(layout="grounded_coord_simple", total_steps=8 * 16, ppo=TINY, updates_per_call=1)
+    with pytest.raises(ValueError, match="--algo human_proxy --ship human_proxy"):
+        TRAINERS["hsp"](algo, tmp_path / "hsp", lambda _: None, None)
+    assert not (tmp_path / "hsp").exists()

@@ -27,6 +27,7 @@ from proagent.domains.macrafter.feedback import snapshot
 from proagent.domains.macrafter.grounding import ground_facts, memory_line
 from proagent.domains.macrafter.partners import DEFAULT_PARTNER, make_partner, partner_names
 from proagent.domains.macrafter.perception import CrafterPerceiver, SeatView
+from proagent.domains.macrafter.rendering import RENDERING
 from proagent.domains.macrafter.skills import (
     MAX_MOVE,
     MAX_SHARE,
@@ -104,6 +105,7 @@ class MACrafterDomain(WorldBase):
     metric_names = METRIC_NAMES
     layouts = SCENARIOS
     capabilities = Capabilities(
+        rendering=RENDERING,
         perception=Perception(_perceiver),
         teams=TeamSizing(make_team_env),
         settings=EnvSettings(make_env_with, describe),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -49,7 +50,6 @@ from proagent.domains.overcooked.skills import SkillBook
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
 from proagent.world.capabilities import Capabilities, EnvSettings, Interdependence, Perception, Rendering
 from proagent.world.kit.base import WorldBase
-from proagent.world.kit.pictures import write_gif
 from proagent.world.types import DomainInputError, EngineState, TeammateView
 
 TRAINED_DEFAULT = "sp"  # the default teammate (its best seed) on a kitchen the heuristic chefs cannot cook in
@@ -85,10 +85,9 @@ def frame_extras(env: OvercookedEnv, state: KitchenState, after: KitchenState, d
     return extras
 
 
-def save_episode_gif(env: OvercookedEnv, states: Sequence[EngineState], path: Path) -> None:
-    """The episode as an animated GIF (rendered in jitted chunks: envs/overcooked/render.py)."""
-    frames = render_rgb_batch(stack_states(list(states)), env.dynamics.agent_view_size)
-    write_gif(frames, path, ms_per_frame=125)
+def episode_frames(env: OvercookedEnv, states: Sequence[EngineState]) -> Any:
+    """RGB pictures of a run of states (rendered in jitted chunks: envs/overcooked/render.py)."""
+    return render_rgb_batch(stack_states(list(states)), env.dynamics.agent_view_size)
 
 
 def _checkpoint_partner(directory: Path, env: OvercookedEnv | None) -> Agent:
@@ -117,7 +116,7 @@ class OvercookedDomain(WorldBase):
     def __init__(self, registry: PartnerRegistry | None = None) -> None:
         self._registry = registry
         self.capabilities = Capabilities(
-            rendering=Rendering(render_ascii, KitchenState.to_record, page_facts, frame_extras, save_episode_gif),
+            rendering=Rendering(render_ascii, KitchenState.to_record, page_facts, frame_extras, episode_frames, 125),
             perception=Perception(Perceiver.for_env),
             interdependence=Interdependence(interdependence_collector, interdependence_model),
             settings=EnvSettings(self.make_env_with, env_settings),
@@ -162,7 +161,9 @@ class OvercookedDomain(WorldBase):
             dynamics = Dynamics(**{**layout_dynamics(layout.name), **values, "horizon": horizon})
         except ValidationError as exc:
             error = exc.errors()[0]
-            raise DomainInputError(f"--env {error['loc'][0]}={settings.get(str(error['loc'][0]))}: {error['msg']}") from None
+            raise DomainInputError(
+                f"--env {error['loc'][0]}={settings.get(str(error['loc'][0]))}: {error['msg']}"
+            ) from None
         return make(layout, dynamics)
 
     def skill_book(self, first: KitchenState) -> SkillBook:
@@ -171,7 +172,9 @@ class OvercookedDomain(WorldBase):
     def controller(self, book: SkillBook, seat: int, seed: int) -> Controller:
         return Controller(book, seat, seed)
 
-    def ground(self, state: KitchenState, seat: int, book: SkillBook, teammates: Sequence[TeammateView], score: float) -> dict:
+    def ground(
+        self, state: KitchenState, seat: int, book: SkillBook, teammates: Sequence[TeammateView], score: float
+    ) -> dict:
         (mate,) = teammates  # Overcooked kitchens are two-player
         return ground(state, seat, book, mate, score)
 
@@ -203,11 +206,17 @@ class OvercookedDomain(WorldBase):
             return you + f"teammate at {mate['position']} holding {mate['held'] or 'nothing'}"
         if mate.get("seen_step") is None:
             return you + "teammate not seen yet"
-        return you + f"teammate last seen at {mate['position']} holding {mate['held'] or 'nothing'} (step {mate['seen_step']})"
+        return (
+            you
+            + f"teammate last seen at {mate['position']} holding {mate['held'] or 'nothing'} (step {mate['seen_step']})"
+        )
 
     def episode_metrics(self, events: Sequence[Event]) -> dict[str, float]:
         deliveries = [e for e in events if e.kind == EventKind.DELIVER]
-        return {"soups": sum(1 for e in deliveries if e.correct), "wrong_soups": sum(1 for e in deliveries if not e.correct)}
+        return {
+            "soups": sum(1 for e in deliveries if e.correct),
+            "wrong_soups": sum(1 for e in deliveries if not e.correct),
+        }
 
     def partner_names(self, env: OvercookedEnv | None = None) -> list[str]:
         """Every registered name, less the three-onion heuristic chefs on a kitchen with other recipes."""

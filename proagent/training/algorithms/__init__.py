@@ -11,6 +11,7 @@ from __future__ import annotations
 from proagent.training.algorithms.cole import COLESettings, train_cole
 from proagent.training.algorithms.common import AlgoConfig
 from proagent.training.algorithms.fcp import FCPSettings, train_fcp
+from proagent.training.algorithms.hsp import HSPSettings, train_hsp
 from proagent.training.algorithms.human_proxy import ProxySettings, train_human_proxy
 from proagent.training.algorithms.ippo import IPPOSettings, train_ippo
 from proagent.training.algorithms.mep import MEPSettings, train_mep
@@ -25,6 +26,7 @@ TRAINERS = {
     "mep": train_mep,
     "cole": train_cole,
     "human_proxy": train_human_proxy,
+    "hsp": train_hsp,
     "op": train_other_play,
     "state_aug": train_state_aug,
 }
@@ -36,6 +38,7 @@ SETTINGS = {
     "mep": MEPSettings,
     "cole": COLESettings,
     "human_proxy": ProxySettings,
+    "hsp": HSPSettings,
     "op": OtherPlaySettings,
     "state_aug": StateAugSettings,
 }

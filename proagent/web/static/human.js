@@ -7,8 +7,10 @@
   const page = { info: null, state: null, sent: 0, surveyShown: false };
   window.humanPage = page; // for tests and the console
 
+  // A study's round page names its participant in the query (?id=...); the plain page has none.
+  const Q = location.search;
   const post = (path, body) =>
-    fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) });
+    fetch(path + Q, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) });
 
   function labels() {
     return page.info.names.map((n, i) => (i === page.info.human_seat ? "You" : "AI"));
@@ -36,6 +38,8 @@
     $("result").classList.remove("hidden");
     const outcomes = Object.entries(s.record.domain_metrics || {}).map(([k, v]) => `${v} ${k.replace("_", " ")}`).join(", ");
     $("final").textContent = `Final score ${s.record.score} (${outcomes}). Run saved in ${page.info.run}`;
+    const done = s.status === "finished" || s.questionnaire_saved;
+    if (page.info.next && done) { $("next").href = page.info.next; $("next").classList.remove("hidden"); }
     if (page.info.questionnaire && !s.questionnaire_saved && !page.surveyShown) {
       page.surveyShown = true;
       $("survey").classList.remove("hidden");
@@ -76,7 +80,7 @@
 
   async function poll() {
     try {
-      const res = await fetch("/api/state");
+      const res = await fetch("/api/state" + Q);
       if (res.ok) render(await res.json());
     } catch (err) {
       $("overlay").textContent = "The game server has stopped.";
@@ -90,7 +94,7 @@
   function onKey(e) {
     if (e.target.tagName === "TEXTAREA" || e.target.tagName === "INPUT") return;
     if (e.key === "Enter" && page.state && page.state.status === "ready") { e.preventDefault(); start(); return; }
-    const action = KEYS[e.key];
+    const action = (HumanDomain.keys || {})[e.key] || KEYS[e.key]; // a world's own keys first
     if (!action) return;
     e.preventDefault();
     if (!page.state || page.state.status !== "running") return;
@@ -104,7 +108,7 @@
   }
 
   async function main() {
-    page.info = await (await fetch("/api/info")).json();
+    page.info = await (await fetch("/api/info" + Q)).json();
     $("title").textContent = `${page.info.layout} · you are player ${page.info.human_seat}, the agent (${page.info.agent}) player ${page.info.agent_seat} · ${page.info.mode === "realtime" ? page.info.fps + " steps/s" : "turn-based"}`;
     $("you").innerHTML = `player ${page.info.human_seat} (<span class="chip" style="background:${HumanDomain.seatColor(page.info.human_seat)}"></span>"You")`;
     if (page.info.questionnaire) buildSurvey(page.info.questionnaire);

@@ -126,10 +126,21 @@
   }
   function fmtMs(ms) { return ms >= 100 ? `${Math.round(ms)} ms` : `${(+ms).toFixed(2)} ms`; }
 
+  // The third lane's rows: the constraints, then capability change ΔZ: one row per agent where the
+  // trace records each agent's items and tools gained or lost (lanes.capability), else one row.
+  const DZ = "ΔZ";
+  function dzRows() {
+    const L = state.data.lanes;
+    return L.capability ? L.seats.map((seat) => `${DZ} ${seat}`) : [DZ];
+  }
   function laneRows(kind) {
     const L = state.data.lanes;
-    if (kind === "constraints") return [...L.constraints, "ΔZ"];
+    if (kind === "constraints") return [...L.constraints, ...dzRows()];
     return L.seats;
+  }
+  function dzSeat(row) { return row.startsWith(`${DZ} `) ? row.slice(DZ.length + 1) : null; }
+  function changeWords(delta) {
+    return Object.entries(delta || {}).map(([item, n]) => `${n > 0 ? "+" : "−"}${Math.abs(n)} ${String(item).replaceAll("_", " ")}`);
   }
 
   function cellX(i) { return LANE.label + i * lanes.cell; }
@@ -220,7 +231,7 @@
   function drawConstraints(canvas) {
     const L = state.data.lanes, ctx = canvas.getContext("2d"), w = lanes.cell - 1, names = L.constraints;
     ctx.clearRect(0, 0, canvas.width, canvas.height);
-    drawLabels(ctx, [...names, "ΔZ"], (r) => (r === "ΔZ" ? "capability ΔZ" : r));
+    drawLabels(ctx, [...names, ...dzRows()], (r) => (r === DZ ? "capability ΔZ" : dzSeat(r) !== null ? `ΔZ ${seatLabel(dzSeat(r))}` : r));
     L.steps.forEach((s, i) => {
       const x = cellX(i);
       names.forEach((name, k) => {
@@ -233,15 +244,27 @@
           ctx.beginPath(); ctx.moveTo(x + 1, y + 1); ctx.lineTo(x + w - 1, y + h - 1); ctx.moveTo(x + w - 1, y + 1); ctx.lineTo(x + 1, y + h - 1); ctx.stroke();
         }
       });
-      if (s.dz) {
-        const k = names.length, mid = rowY(k) + LANE.row / 2, h = Math.min(3, Math.abs(s.dz)) * ((LANE.row / 2 - 2) / 3);
-        ctx.fillStyle = s.dz > 0 ? "#3aa55d" : "#d64541";
-        ctx.fillRect(x, s.dz > 0 ? mid - h : mid, w, h);
-      }
+      // gains above the row's axis, losses below; `most` units fill half a row
+      const bar = (k, units, up, most = 3) => {
+        const mid = rowY(k) + LANE.row / 2, h = Math.min(most, Math.abs(units)) * ((LANE.row / 2 - 2) / most);
+        ctx.fillStyle = up ? "#3aa55d" : "#d64541";
+        ctx.fillRect(x, up ? mid - h : mid, w, h);
+      };
+      if (L.capability) {
+        L.seats.forEach((seat, j) => {
+          const units = Object.values((s.changes || {})[seat] || {});
+          const gained = units.filter((n) => n > 0).reduce((a, n) => a + n, 0), lost = units.filter((n) => n < 0).reduce((a, n) => a - n, 0);
+          if (gained) bar(names.length + j, gained, true, 2);
+          if (lost) bar(names.length + j, lost, false, 2);
+        });
+      } else if (s.dz) bar(names.length, s.dz, s.dz > 0);
     });
-    const k = names.length;
     ctx.strokeStyle = "#ccc"; ctx.lineWidth = 1; ctx.beginPath();
-    ctx.moveTo(LANE.label, rowY(k) + LANE.row / 2); ctx.lineTo(canvas.width, rowY(k) + LANE.row / 2); ctx.stroke();
+    dzRows().forEach((_, j) => {
+      const y = rowY(names.length + j) + LANE.row / 2;
+      ctx.moveTo(LANE.label, y); ctx.lineTo(canvas.width, y);
+    });
+    ctx.stroke();
   }
 
   const LANES = [["lane-cognition", "seats", drawCognition, cognitionTip], ["lane-actions", "seats", drawActions, actionTip],
@@ -282,7 +305,12 @@
 
   function constraintTip(i, row) {
     const s = state.data.lanes.steps[i];
-    if (row === "ΔZ") return [`step ${s.step} · capability change ΔZ ${s.dz > 0 ? "+" : ""}${s.dz}`, ...s.tasks.filter((t) => t.dz).map(taskLine)];
+    const seat = dzSeat(row);
+    if (seat !== null) {
+      const words = changeWords((s.changes || {})[seat]);
+      return [`step ${s.step} · ${seatLabel(seat)} · capability change ΔZ`, words.length ? words.join(", ") : "no item or tool gained or lost"];
+    }
+    if (row === DZ) return [`step ${s.step} · capability change ΔZ ${s.dz > 0 ? "+" : ""}${s.dz}`, ...s.tasks.filter((t) => t.dz).map(taskLine)];
     const c = s.constraints[row], lines = [`step ${s.step} · ${row}`];
     if (!c) return [...lines, "no task attempted or worked on"];
     lines.push(`satisfied in ${c[0]} task(s), violated in ${c[1]}`);
@@ -305,6 +333,7 @@
       ...Object.entries(PLAN_COLORS).map(([k, c]) => chip(c, `plan ${k}`, true)),
       ...Object.entries(MESSAGE_COLORS).map(([k, c]) => chip(c, k)),
       chip("#3aa55d", "satisfied"), chip("#f0a202", "mixed"), chip("#d64541", "violated"), "✗ failure attributed",
+      ...(L.capability ? ["ΔZ: ▲ items/tools gained, ▼ lost"] : []),
     ].join(" &nbsp; ");
   }
 
