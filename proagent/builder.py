@@ -184,6 +184,15 @@ def parse_settings(items: Sequence[str] | None) -> dict[str, str]:
     return out
 
 
+def feedback_problem(domain: Domain, has_topology: bool) -> str | None:
+    """Why environment feedback cannot run: the world gives no snapshot, or no topology carries messages."""
+    if domain.capabilities.feedback is None:
+        return f"the {domain.name} world gives no environment feedback snapshot"
+    if not has_topology:
+        return "it rides on the leader's messages: give a topology too"
+    return None
+
+
 def topology_problem(domain: Domain, topology: str) -> str | None:
     """Why ``domain`` cannot run ``topology`` (its prompts lack the conversation template
     ``_talk/<name>.j2``), or None."""

@@ -88,3 +88,8 @@ def add_topology_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--leader", type=non_negative_int, default=0, help="centralized topology: the leader's seat")
     p.add_argument("--message-budget", type=non_negative_int, default=1, help="decentralized topology: messages per agent per step")
+    p.add_argument(
+        "--feedback",
+        action="store_true",
+        help="environment feedback: attach the world's constraint and dependency snapshot to the leader's messages (worlds that give one)",
+    )

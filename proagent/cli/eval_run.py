@@ -30,7 +30,7 @@ from proagent.eval.config import DEFAULT_PARTNER
 from proagent.world.types import DomainInputError
 
 # flag dest -> EvalConfig field, for flags that set top-level fields
-GRID_FLAGS = MappingProxyType({f: f for f in ("name", "domain", "partners", "layouts", "seats", "topologies", "episodes", "seed", "horizon")})
+GRID_FLAGS = MappingProxyType({f: f for f in ("name", "domain", "partners", "layouts", "seats", "topologies", "feedback", "episodes", "seed", "horizon")})
 RUN_FLAGS = MappingProxyType({
     "concurrency": "concurrency", "llm_concurrency": "llm_concurrency", "max_cost": "max_cost_usd",
     "max_failures": "max_failures", "trace": "trace", "stepping": "stepping", "cache": "cache", "cache_dir": "cache_dir",
@@ -60,6 +60,12 @@ def add_grid_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--topologies",
         help="comma list of MAEIL topologies (individual, debate, centralized, decentralized): each agent is also run in each (default: none, no conversation)",
+    )
+    p.add_argument(
+        "--feedback",
+        action="store_const",
+        const=True,
+        help="environment feedback: attach the world's constraint and dependency snapshot to the leader's messages (worlds that give one)",
     )
     p.add_argument("--episodes", type=episode_count, help="episodes per agent x partner x layout x seat (x topology)")
     p.add_argument("--seed", type=seed_number, help="episode i plays seed + i")

@@ -17,6 +17,7 @@ from proagent.builder import (
     SetupError,
     check_name,
     env_settings,
+    feedback_problem,
     parse_settings,
     partner_names,
     prepare_llm,
@@ -113,9 +114,14 @@ def topology_config(args: argparse.Namespace, domain: Domain) -> TopologyConfig 
     """``--topology`` (with ``--leader``, ``--message-budget``) as a config, checked against the
     domain's prompts: a conversation needs the topology's template in ``<prompts>/_talk/``."""
     name = getattr(args, "topology", None)
+    feedback = bool(getattr(args, "feedback", False))
+    if feedback:
+        problem = feedback_problem(domain, name is not None)
+        if problem is not None:
+            raise SetupError(f"--feedback: {problem}")
     if name is None:
         return None
     problem = topology_problem(domain, name)
     if problem is not None:
         raise SetupError(f"--topology {name}: {problem}; topologies run where one exists")
-    return TopologyConfig(name=name, leader=args.leader, message_budget=args.message_budget)
+    return TopologyConfig(name=name, leader=args.leader, message_budget=args.message_budget, feedback=feedback)

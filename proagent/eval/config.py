@@ -99,6 +99,7 @@ class EvalConfig(BaseModel):
     )
     leader: int = Field(0, ge=0, description="centralized topology: the leader's seat")
     message_budget: int = Field(1, ge=0, description="decentralized topology: messages per agent per step")
+    feedback: bool = Field(False, description="environment feedback: the world's snapshot attached to the leader's messages (needs topologies)")
     episodes: int = Field(5, ge=1, le=MAX_EPISODES, description="episodes per agent x partner x layout x seat (x topology)")
     seed: int = Field(0, ge=0, le=MAX_SEED, description="episode i plays seed + i, the same for every agent and partner")
     env: dict[str, str | int | float | bool | None] = Field(

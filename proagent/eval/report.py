@@ -36,7 +36,7 @@ from proagent.eval.render import (
     summary_markdown,
     summary_rich,
 )
-from proagent.eval.stats import METRICS, PROCESS_METRICS, domain_metric_names
+from proagent.eval.stats import CAPABILITY_METRICS, METRICS, PROCESS_METRICS, domain_metric_names
 from proagent.eval.tables import Pivot, Summary, pivot, summarize
 from proagent.tables_out import markdown_rows, print_table
 
@@ -113,7 +113,7 @@ def build_report(records: list[EvalRecord], manifest: EvalManifest | None, title
         interdependence=summarize(records, ["agent", "partner", "layout", "seat"], list(INTERDEPENDENCE_METRICS), order)
         if any(r.int_total is not None for r in records)
         else None,  # a domain without an interdependence model: no table of dashes
-        process=summarize(records, ["agent", "partner", "layout", "seat"], ["score", *PROCESS_METRICS], order)
+        process=summarize(records, ["agent", "partner", "layout", "seat"], ["score", *PROCESS_METRICS, *_capability_metrics(records)], order)
         if any(r.process_metrics for r in records)
         else None,
         process_rows=process_rows(records),
@@ -192,13 +192,19 @@ def _process_plots(report: Report, folder: Path) -> list[Path]:
         return []
     return [
         radar_by_topology(rows, folder / "process_radar.png", title=f"{report.title}: the cooperation process by topology"),
-        failure_bars(rows, folder / "process_failures.png", title=f"{report.title}: failed pushes by the constraint they broke"),
+        failure_bars(rows, folder / "process_failures.png", title=f"{report.title}: failed attempts by the constraint they broke"),
     ]
+
+
+def _capability_metrics(records: list[EvalRecord]) -> list[str]:
+    """The capability-change metrics (dZ), where some record has them: worlds whose agents hold items and tools."""
+    return [m for m in CAPABILITY_METRICS if any(m in r.process_metrics for r in records)]
 
 
 def _process_markdown(report: Report) -> str:
     assert report.process is not None
-    legend = "\n".join(f"- `{name}`: {text}" for name, text in PROCESS_METRICS.items())
+    texts = {**PROCESS_METRICS, **CAPABILITY_METRICS}
+    legend = "\n".join(f"- `{name}`: {texts[name]}" for name in report.process.metrics if name in texts)
     return (
         f"# {report.title}: the cooperation process (mean ± se over episodes)\n\n"
         "EmCoop's observable process: MAEIL's messages, interruptions and stages (agents run under a "

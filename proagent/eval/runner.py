@@ -198,7 +198,8 @@ class Evaluator:
     def _topology(self, job: EpisodeJob) -> TopologyConfig | None:
         if job.topology is None:
             return None
-        return TopologyConfig(name=job.topology, leader=self.config.leader, message_budget=self.config.message_budget)  # type: ignore[arg-type]
+        config = self.config
+        return TopologyConfig(name=job.topology, leader=config.leader, message_budget=config.message_budget, feedback=config.feedback)  # type: ignore[arg-type]
 
     def _builder(self, models: list[MeteredModel]) -> AgentBuilder:
         """This episode's builder: each LLM agent it builds gets the episode's own metered model

@@ -158,7 +158,14 @@ PROCESS_METRICS: MappingProxyType[str, str] = MappingProxyType({
     "decision_latency_ms": "wall time of the cognitive phase per step (ms)",
     "coop_rate": "task-steps with all four constraints satisfied / task-steps",
     **{f"c_rate_{c}": f"task-steps with the {c} constraint satisfied / task-steps" for c in CONSTRAINTS},
-    **{f"failures_{c}": f"failed pushes attributed to the {c} constraint" for c in CONSTRAINTS},
+    **{f"failures_{c}": f"failed attempts (pushes, collections, crafts) attributed to the {c} constraint" for c in CONSTRAINTS},
+})  # fmt: skip
+# Capability changes dZ (worlds whose agents hold items and tools), shown where the records have them.
+CAPABILITY_METRICS: MappingProxyType[str, str] = MappingProxyType({
+    "dz_tools_gained": "tools gained (dZ > 0), summed over agents and steps",
+    "dz_tools_lost": "tools lost (dZ < 0), summed over agents and steps",
+    "dz_items_gained": "materials gained (dZ > 0), summed over agents and steps",
+    "dz_items_lost": "materials lost (dZ < 0: crafted, placed, shared away), summed over agents and steps",
 })  # fmt: skip
 
 
@@ -210,5 +217,5 @@ def numeric_fields() -> set[str]:
 def unknown_metrics(metrics: Iterable[str], domain_metrics: Iterable[str] = ()) -> list[str]:
     """The names in ``metrics`` that are neither a record field, a derived metric nor one of the
     domain's metrics (``domain_metrics``)."""
-    known = set(METRICS) | set(PROCESS_METRICS) | numeric_fields() | set(domain_metrics)
+    known = set(METRICS) | set(PROCESS_METRICS) | set(CAPABILITY_METRICS) | numeric_fields() | set(domain_metrics)
     return [m for m in metrics if m not in known]

@@ -15,6 +15,7 @@ from proagent.builder import (
     AgentBuilder,
     SetupError,
     check_llm_agent,
+    feedback_problem,
     make_env,
     provenance_of,
     settled_horizon,
@@ -199,6 +200,10 @@ def _check_topologies(config: EvalConfig, domain: Domain, problems: list[str]) -
         problem = topology_problem(domain, name)
         if problem is not None:
             problems.append(f"topologies[{i}]: {problem}")
+    if config.feedback:
+        problem = feedback_problem(domain, bool(config.topologies))
+        if problem is not None:
+            problems.append(f"feedback: {problem}")
 
 
 def _check_agents(

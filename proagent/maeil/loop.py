@@ -18,18 +18,29 @@ from dataclasses import replace
 
 from proagent.contract import Agent, Observation
 from proagent.maeil.metrics import CognitiveLog
-from proagent.maeil.talk import Deliberation, Deliberative, Message, Stage, Talk
+from proagent.maeil.talk import SPOKEN_KINDS, Deliberation, Deliberative, Message, Stage, Talk
 from proagent.maeil.topology import Phase, TopologyConfig, make_topology
-from proagent.world.types import Event
+from proagent.world.types import Event, State
 
 
 class Maeil:
     """One episode's MAEIL over ``team``; `step_actions` replaces the runner's per-seat `act` calls."""
 
-    def __init__(self, config: TopologyConfig, team: Sequence[Agent], plan_target: Callable[[str], str | None] | None = None) -> None:
+    def __init__(
+        self,
+        config: TopologyConfig,
+        team: Sequence[Agent],
+        plan_target: Callable[[str], str | None] | None = None,
+        feedback: Callable[[State], str] | None = None,
+    ) -> None:
         """``plan_target`` (the domain's, optional) names what a plan works on (a block, a pot):
-        plan coherence is how often the committed plans share one."""
+        plan coherence is how often the committed plans share one. ``feedback`` (the world's
+        snapshot, required when ``config.feedback``) is attached to the leader's spoken messages."""
+        if config.feedback and feedback is None:
+            raise ValueError("feedback: this world gives no environment feedback snapshot")
         self.config = config
+        self.feedback = feedback if config.feedback else None
+        self.truth: State | None = None  # the step's whole state, for the feedback snapshot
         self.plan_target = plan_target
         self.coherence: list[float] = []
         self.team = team
@@ -39,9 +50,11 @@ class Maeil:
         self.inbox: dict[int, list[Message]] = {s: [] for s in range(len(team))}
         self.plans: dict[int, str | None] = {s: None for s in self.talkers}
 
-    async def step_actions(self, observations: Sequence[Observation], events: Sequence[Event]) -> tuple[int, ...]:
-        """The cognitive phase before this step, then every seat's primitive action."""
+    async def step_actions(self, observations: Sequence[Observation], events: Sequence[Event], truth: State | None = None) -> tuple[int, ...]:
+        """The cognitive phase before this step, then every seat's primitive action. ``truth`` is the
+        world's whole state (the feedback snapshot reads it; default: seat 0's observed state)."""
         started = time.perf_counter()
+        self.truth = truth if truth is not None else observations[0].state
         t_env = observations[0].state.step
         phase = Phase(self.talkers, t_env, stage={s: Stage.WAIT for s in range(len(self.team))})
         needing = [s for s in self.talkers if self._deliberator(s).prepare(observations[s], events)]
@@ -60,7 +73,7 @@ class Maeil:
             phase.t_cog = self.log.tick()
             results = await asyncio.gather(*(self._think(s, observations[s], phase) for s in thinkers))
             outgoing = [m for s, result in zip(thinkers, results) for m in self.topology.messages(s, result, phase)]
-            self._deliver(outgoing, phase)
+            self._deliver([self._with_feedback(m) for m in outgoing], phase)
         await self._force_ready(observations, phase)
         self.log.phase_done(rounds, time.perf_counter() - started)
         self._measure_coherence()
@@ -86,6 +99,12 @@ class Maeil:
         targets = [t for t in (self.plan_target(p) for p in self.plans.values() if p) if t is not None]
         if len(targets) >= 2:
             self.coherence.append(max(targets.count(t) for t in set(targets)) / len(targets))
+
+    def _with_feedback(self, message: Message) -> Message:
+        """The leader's spoken message with the world's snapshot attached (``--feedback``)."""
+        if self.feedback is None or self.truth is None or message.kind not in SPOKEN_KINDS or message.sender != self.topology.feedback_seat():
+            return message
+        return replace(message, feedback=self.feedback(self.truth))
 
     def _deliberator(self, seat: int) -> Deliberative:
         agent = self.team[seat]

@@ -27,6 +27,9 @@ class Stage(StrEnum):
 # Message kinds: what the model wrote ("say", a leader's "directive") and what the protocol sends
 # without a model call ("request": an agent needs a new plan; "ack": a follower adopted a directive).
 SPOKEN_KINDS = ("say", "directive")
+# How a recipient sees environment feedback attached to a message: the world's truth, not the sender's words.
+# (no quote marks: prompts may render messages as JSON strings, which escape them)
+FEEDBACK_LABEL = "[environment feedback, the true state of the world:]"
 
 
 @dataclass(frozen=True)
@@ -37,10 +40,21 @@ class Message:
     kind: str  # say | directive | request | ack
     t_cog: int  # the cognitive clock when it was sent
     t_env: int  # the environment step it was sent before
+    feedback: str | None = None  # environment feedback attached by the framework (``--feedback``), not written by the sender
 
     def to_record(self) -> dict:
-        """The trace's record: ``kind`` "message", its own kind under ``type``."""
-        return {"kind": "message", "type": self.kind, "from": self.sender, "to": list(self.recipients), "text": self.text, "t_cog": self.t_cog, "t_env": self.t_env}
+        """The trace's record: ``kind`` "message", its own kind under ``type``; ``feedback`` when attached."""
+        record = {"kind": "message", "type": self.kind, "from": self.sender, "to": list(self.recipients), "text": self.text, "t_cog": self.t_cog, "t_env": self.t_env}
+        if self.feedback is not None:
+            record["feedback"] = self.feedback
+        return record
+
+    @property
+    def shown(self) -> str:
+        """What the recipient reads: the text, then any environment feedback, labelled as such."""
+        if self.feedback is None:
+            return self.text
+        return f"{self.text} {FEEDBACK_LABEL} {self.feedback}"
 
 
 @dataclass(frozen=True)
@@ -60,7 +74,7 @@ class Talk:
         return {
             "topology": self.topology,
             "role": self.role,
-            "messages": [{"from": m.sender, "text": m.text, "kind": m.kind} for m in self.inbox],
+            "messages": [{"from": m.sender, "text": m.shown, "kind": m.kind} for m in self.inbox],
             "may_send": self.may_send,
             "current_plan": self.current_plan,
             "teammates": list(self.teammates),

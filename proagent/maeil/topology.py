@@ -37,6 +37,11 @@ class TopologyConfig(BaseModel):
     message_budget: int = Field(1, ge=0, description="decentralized: messages each agent may send per environment step")
     max_rounds: int = Field(8, ge=1, description="bound on cognitive rounds per environment step")
     message_max_chars: int = Field(300, ge=20, description="longer messages are cut before delivery")
+    feedback: bool = Field(
+        False,
+        description="environment feedback: the world's constraint and dependency snapshot attached to the leader's messages "
+        "(centralized: its directives; debate and decentralized: the messages of seat `leader`)",
+    )
 
 
 @dataclass
@@ -96,6 +101,10 @@ class Topology:
     def _others(self, seat: int) -> tuple[int, ...]:
         return tuple(s for s in self.talkers if s != seat)
 
+    def feedback_seat(self) -> int | None:
+        """The seat whose spoken messages carry environment feedback: ``leader`` where it talks."""
+        return self.config.leader if self.config.leader in self.talkers else None
+
 
 class Debate(Topology):
     name = "debate"
@@ -135,6 +144,9 @@ class Centralized(Topology):
 
     def role(self, seat: int) -> str:
         return "leader" if seat == self.leader else "follower"
+
+    def feedback_seat(self) -> int | None:
+        return self.leader if self.leader >= 0 else None
 
     def begin(self, phase: Phase, needing: list[int]) -> list[Message]:
         return [phase.message(s, (self.leader,), f"player {s} needs a new plan", "request") for s in needing if s != self.leader]

@@ -90,7 +90,8 @@ async def run_episode(
     awaited before each step's actions are chosen: a real-time clock tick or a person's key press
     in `proagent human`, so the latest input is read right after it. ``topology`` (if given) runs
     the team through MAEIL (`proagent.maeil`): deliberating agents talk and re-plan between steps,
-    each step's cognition goes into the trace and the process metrics into the record."""
+    each step's cognition goes into the trace and the process metrics into the record; with
+    ``topology.feedback`` the world's feedback snapshot of the whole state rides on the leader's messages."""
     started = time.perf_counter()
     episode_env = episode_env or SingleEnv(env, seed)
     state = await episode_env.reset()
@@ -107,14 +108,15 @@ async def run_episode(
     collector = caps.interdependence.collector(symbolic) if caps.interdependence is not None else None
     process = caps.process.collector(symbolic) if caps.process is not None else None
     plan_target = caps.plans.target if caps.plans is not None else None
-    maeil = Maeil(topology, team, plan_target) if topology is not None else None
+    snapshot = caps.feedback.snapshot if caps.feedback is not None and topology is not None and topology.feedback else None
+    maeil = Maeil(topology, team, plan_target, snapshot) if topology is not None else None
     if states is not None:
         states.append(state)
     while True:
         if pace is not None:
             await pace()
         observations = [Observation(seat, symbolic, state, last_actions, score) for seat in range(len(team))]
-        actions = await _joint_action(team, order, observations, events, maeil)
+        actions = await _joint_action(team, order, observations, events, maeil, symbolic)
         tr = await episode_env.step(symbolic.step, state, actions)
         after = env.symbolic(tr.state)
         events = env.events(symbolic, actions, after)
@@ -151,10 +153,12 @@ async def _joint_action(
     observations: Sequence[Observation],
     events: list[Event],
     maeil: Maeil | None,
+    truth: State,
 ) -> tuple[int, ...]:
-    """Every seat's action: through MAEIL's cognitive phase, or each agent in turn (focal first)."""
+    """Every seat's action: through MAEIL's cognitive phase (``truth``: the whole state, for
+    environment feedback), or each agent in turn (focal first)."""
     if maeil is not None:
-        return await maeil.step_actions(observations, events)
+        return await maeil.step_actions(observations, events, truth)
     chosen = {seat: int(await team[seat].act(observations[seat], events)) for seat in order}
     return tuple(chosen[seat] for seat in range(len(team)))
 

@@ -451,7 +451,10 @@ def _cognitive_phase(cognition: list[dict], seats: list[str], before: dict[str, 
             to = c.get("to") if isinstance(c.get("to"), list) else [c.get("to")]
             if kind == "message":  # {"kind": "message", "type": "ack"}; earlier traces: {"kind": "ack"}
                 kind = c.get("type") or kind
-            messages.append({"from": c.get("from"), "to": to, "kind": kind, "text": c.get("text"), "at": at(c, i)})
+            message = {"from": c.get("from"), "to": to, "kind": kind, "text": c.get("text"), "at": at(c, i)}
+            if c.get("feedback"):  # environment feedback the framework attached (``--feedback``), kept apart from the text
+                message["feedback"] = c["feedback"]
+            messages.append(message)
     stages: dict[str, list[list]] = {}
     for seat in seats:
         moves = changes.get(seat, [])

@@ -16,6 +16,9 @@ see what it can add and the core never probes a world for a member it might have
 - ``rl``: what the one RL program needs to train partners for the world (`proagent train`).
 - ``belief_probes``: what the agent can be asked it believes of hidden facts, and the truth to score
   it against (`proagent.world.probes`; ``--belief-probe``).
+- ``feedback``: environment feedback (EmCoop's RQ3): a snapshot of the team's constraint and
+  dependency state, read from the env's truth, that MAEIL's ``--feedback`` attaches to the leader's
+  messages.
 """
 
 from __future__ import annotations
@@ -70,6 +73,17 @@ class ProcessMetrics:
 
 
 @dataclass(frozen=True)
+class Feedback:
+    """Environment feedback: the team's constraint and dependency snapshot as one line of text.
+
+    It is the *environment's* truth (who is where, who holds which tool, what the next task still
+    lacks), not what any agent perceives: a world with partial views still reports the whole state
+    here, and MAEIL labels it as environment feedback wherever it attaches it (``--feedback``)."""
+
+    snapshot: Callable[[State], str]  # the full state -> one line
+
+
+@dataclass(frozen=True)
 class TeamSizing:
     """A layout played by another number of agents: ``(layout, horizon, num_agents) -> env``."""
 
@@ -104,6 +118,7 @@ class Capabilities:
     plans: PlanTargets | None = None
     rl: RLSpec | None = None  # what `proagent train` needs (`proagent.world.rl_spec`)
     belief_probes: BeliefProbes | None = None  # `proagent.world.probes`
+    feedback: Feedback | None = None  # MAEIL's ``--feedback`` (environment feedback in the leader's messages)
 
     def names(self) -> list[str]:
         """The capabilities present, for listings (`proagent layouts --domain W`)."""
@@ -115,6 +130,7 @@ __all__ = [
     "Capabilities",
     "EnvSettings",
     "Event",
+    "Feedback",
     "Interdependence",
     "Perception",
     "PlanTargets",

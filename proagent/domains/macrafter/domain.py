@@ -20,7 +20,10 @@ from envs.macrafter.env import CrafterEnv, make
 from envs.macrafter.rules import ACTION_NAMES
 from envs.macrafter.scenario import SCENARIOS, ScenarioError, load_scenario, with_agents, with_settings
 from proagent.contract import Agent
+from proagent.domains.macrafter.constraints import METRIC_NAMES as PROCESS_METRIC_NAMES
+from proagent.domains.macrafter.constraints import CrafterConstraintCollector
 from proagent.domains.macrafter.controller import MACrafterController
+from proagent.domains.macrafter.feedback import snapshot
 from proagent.domains.macrafter.grounding import ground_facts, memory_line
 from proagent.domains.macrafter.partners import DEFAULT_PARTNER, make_partner, partner_names
 from proagent.domains.macrafter.perception import CrafterPerceiver, SeatView
@@ -35,7 +38,7 @@ from proagent.domains.macrafter.skills import (
 )
 from proagent.domains.macrafter.targets import RESOURCES
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
-from proagent.world.capabilities import Capabilities, EnvSettings, Perception, PlanTargets, TeamSizing
+from proagent.world.capabilities import Capabilities, EnvSettings, Feedback, Perception, PlanTargets, ProcessMetrics, TeamSizing
 from proagent.world.kit.base import WorldBase
 from proagent.world.types import DomainInputError, TeammateView
 
@@ -107,6 +110,8 @@ class MACrafterDomain(WorldBase):
         teams=TeamSizing(make_team_env),
         settings=EnvSettings(make_env_with, describe),
         plans=PlanTargets(plan_target),
+        process=ProcessMetrics(CrafterConstraintCollector, PROCESS_METRIC_NAMES),
+        feedback=Feedback(snapshot),
     )
 
     @property

@@ -280,6 +280,8 @@
     for (const m of s.messages) {
       if (String(m.from) === seat) lines.push(`→ ${m.to.join(", ")} [${m.kind}] ${m.text}`);
       else if (m.to.map(String).includes(seat)) lines.push(`← ${m.from} [${m.kind}] ${m.text}`);
+      else continue;
+      if (m.feedback) lines.push(`  [environment feedback] ${m.feedback}`);
     }
     return lines;
   }

@@ -1,0 +1,65 @@
+"""scripts/macrafter_table.py: the topology x difficulty x feedback table's cells, intervals and the
+feedback difference paired by world (synthetic rows; the full sweep is the script's own run)."""
+
+from __future__ import annotations
+
+from scripts_loader import load_script
+
+
+def _load():
+    return load_script("macrafter_table")
+
+
+def _row(topology: str, feedback: bool, scenario: str, score: float) -> dict:
+    metrics = {m: 1.0 for m, _ in _load().COLUMNS}
+    return {
+        **metrics,
+        "difficulty": "easy",
+        "topology": topology,
+        "feedback": feedback,
+        "scenario": scenario,
+        "score": score,
+    }
+
+
+def test_every_difficulty_has_seeded_random_worlds() -> None:
+    labels = _load().layouts(2)
+    assert labels == {f"random:{d}:{s}": d for d in ("easy", "medium", "hard") for s in (0, 1)}
+
+
+def test_the_feedback_difference_is_paired_by_world() -> None:
+    script = _load()
+    off = {"random:easy:0": 2.0, "random:easy:1": 4.0, "random:easy:2": 6.0}
+    rows = [_row("centralized", False, s, v) for s, v in off.items()]
+    rows += [_row("centralized", True, s, v + 1.0 + 0.5 * i) for i, (s, v) in enumerate(off.items())]  # +1, +1.5, +2
+    rows += [_row("debate", False, "random:easy:0", 3.0), _row("debate", True, "random:easy:0", 5.0)]
+    text = script.table(rows)
+    lines = {tuple(line.split(" | ")[1:4]): line for line in text.splitlines() if line.startswith("| easy |")}
+    assert text.splitlines()[0].endswith("| score 95% CI | Δ score feedback on − off [95% CI] |")
+    half = 4.303 * (2.0 / 3**0.5)  # t(2) x se of 2, 4, 6
+    assert lines[("centralized", "off", "3")].endswith(f"| [{4 - half:.2f}, {4 + half:.2f}] | baseline |")
+    diff_half = 4.303 * (0.5 / 3**0.5)  # the differences 1, 1.5, 2
+    assert lines[("centralized", "on", "3")].endswith(
+        f"| 1.50 ± 0.29 (n=3) [{1.5 - diff_half:.2f}, {1.5 + diff_half:.2f}] |"
+    )
+    assert lines[("debate", "on", "1")].endswith("| – | 2.00 (n=1) – |")  # one pair: no interval
+    assert lines[("individual", "on", "0")].endswith("| – | no messages carry it |")
+    assert "**" not in text  # nothing bold, ties or not
+    assert lines[("decentralized", "off", "0")].count("(n=0)") == len(script.COLUMNS)
+
+
+def test_plot_rows_name_the_feedback_runs() -> None:
+    drawn = _load().labelled([_row("centralized", True, "w", 1.0), _row("centralized", False, "w", 1.0)])
+    assert [r["topology"] for r in drawn] == ["centralized+feedback", "centralized"]
+
+
+def test_rebuilding_needs_two_run_folders(tmp_path) -> None:
+    import pytest
+
+    with pytest.raises(SystemExit) as exc:
+        _load().main(["--from-runs", str(tmp_path), "--out", str(tmp_path / "t")])
+    assert exc.value.code == 2 and not (tmp_path / "t.md").exists()
+
+
+def test_the_page_command_leaves_out_the_rebuild_folders() -> None:
+    assert _load()._without_reuse(["--seeds", "2", "--from-runs", "a,b", "--from-runs=c,d"]) == ["--seeds", "2"]
