@@ -38,7 +38,15 @@ from proagent.domains.macrafter.skills import (
 )
 from proagent.domains.macrafter.targets import RESOURCES
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
-from proagent.world.capabilities import Capabilities, EnvSettings, Feedback, Perception, PlanTargets, ProcessMetrics, TeamSizing
+from proagent.world.capabilities import (
+    Capabilities,
+    EnvSettings,
+    Feedback,
+    Perception,
+    PlanTargets,
+    ProcessMetrics,
+    TeamSizing,
+)
 from proagent.world.kit.base import WorldBase
 from proagent.world.types import DomainInputError, TeammateView
 
