@@ -92,7 +92,7 @@ def test_the_config_names_the_domain_and_an_unknown_one_is_a_clear_error(tmp_pat
     (folder / "config.json").write_text(json.dumps({**config, "domain": "overcooked"}))
     assert episode_payload(load_run(folder))["frames"][-1]["final"]
     (folder / "config.json").write_text(json.dumps({**config, "domain": "chess"}))
-    with pytest.raises(ReplayError, match="'chess' has no replay drawing; domains with one: cube, overcooked, yokai"):
+    with pytest.raises(ReplayError, match="'chess' has no replay drawing; domains with one: cube, macrafter, overcooked, yokai"):
         episode_payload(load_run(folder))
     with pytest.raises(ReplayError, match="no replay drawing"):
         replay_routes(load_run(folder))
