@@ -33,10 +33,26 @@ WEB_LAYOUT = "counter_circuit"
 WEB_HORIZON = 400  # steps of a web game: 80 s at 5 steps a second
 
 
+def until_count(text: str) -> tuple[str, int]:
+    """``METRIC=N`` (N >= 1) for ``--until``."""
+    metric, sep, count = text.partition("=")
+    if not sep or not metric or not count.isdigit() or int(count) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected METRIC=N with N >= 1, e.g. soups=3")
+    return metric, int(count)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("human", help="play with agents: in the browser (arrows + space), or typing skills (Yōkai)")
-    p.add_argument("--layout", default=None, help="layout name or path to a kitchen file (default counter_circuit, or the --domain's first)")
-    p.add_argument("--domain", default=None, help="the world: a built-in name or module:attribute (default: the one owning --layout)")
+    p.add_argument(
+        "--layout",
+        default=None,
+        help="layout name or path to a kitchen file (default counter_circuit, or the --domain's first)",
+    )
+    p.add_argument(
+        "--domain",
+        default=None,
+        help="the world: a built-in name or module:attribute (default: the one owning --layout)",
+    )
     p.add_argument(
         "--interface",
         choices=("auto", "web", "text"),
@@ -48,11 +64,35 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="proagent",
         help="'proagent' (the LLM agent, see --llm), a partner from `proagent partners`, or a checkpoint folder's path",
     )
-    p.add_argument("--human-seat", type=non_negative_int, default=0, help="the person's player index (agents take the others)")
-    p.add_argument("--mode", choices=("realtime", "turns"), default="realtime", help="realtime: the game ticks at --fps; turns: one step per key press")
-    p.add_argument("--fps", type=positive_float, default=5.0, help="steps a second in realtime mode (overcooked-demo plays at about 4-5)")
-    p.add_argument("--horizon", type=horizon_steps, default=None, help="steps in the game (web default 400: 80 s at 5/s; text: the layout's own)")
+    p.add_argument(
+        "--human-seat", type=non_negative_int, default=0, help="the person's player index (agents take the others)"
+    )
+    p.add_argument(
+        "--mode",
+        choices=("realtime", "turns"),
+        default="realtime",
+        help="realtime: the game ticks at --fps; turns: one step per key press",
+    )
+    p.add_argument(
+        "--fps",
+        type=positive_float,
+        default=5.0,
+        help="steps a second in realtime mode (overcooked-demo plays at about 4-5)",
+    )
+    p.add_argument(
+        "--horizon",
+        type=horizon_steps,
+        default=None,
+        help="steps in the game (web default 400: 80 s at 5/s; text: the layout's own)",
+    )
     p.add_argument("--seed", type=seed_number, default=0)
+    p.add_argument(
+        "--until",
+        type=until_count,
+        default=None,
+        metavar="METRIC=N",
+        help="end the game early once the world's episode metric reaches N (e.g. soups=3); --horizon still caps it",
+    )
     p.add_argument("--port", type=port_number, default=8765, help="local port (0: any free port)")
     p.add_argument("--no-browser", action="store_true", help="print the address instead of opening a browser tab")
     p.add_argument("--no-questionnaire", action="store_true", help="skip the post-game questionnaire")
@@ -150,6 +190,7 @@ def _report(session) -> int:
     outcomes = ", ".join(f"{value:g} {name.replace('_', ' ')}" for name, value in game.record.domain_metrics.items())
     print(f"score {game.record.score:.0f} ({outcomes}) in {game.record.wall_time_s:.0f} s")
     print(
-        f"saved {folder}: trace.jsonl, episodes.jsonl, summary.json, replay.html" + (", questionnaire.json" if (folder / "questionnaire.json").exists() else "")
+        f"saved {folder}: trace.jsonl, episodes.jsonl, summary.json, replay.html"
+        + (", questionnaire.json" if (folder / "questionnaire.json").exists() else "")
     )
     return 0

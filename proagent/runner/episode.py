@@ -83,6 +83,7 @@ async def run_episode(
     episode_env: EpisodeEnv | None = None,
     pace: Callable[[], Awaitable[None]] | None = None,
     topology: TopologyConfig | None = None,
+    stop_when: Callable[[float, Sequence[Event]], bool] | None = None,
 ) -> EpisodeRecord:
     """Play ``team`` (one agent per seat, any kinds) to the horizon; the record is about ``focal``.
     ``states`` (if given) is handed every engine state as it comes (a GIF recorder). ``episode_env`` (default
@@ -108,7 +109,9 @@ async def run_episode(
     collector = caps.interdependence.collector(symbolic) if caps.interdependence is not None else None
     process = caps.process.collector(symbolic) if caps.process is not None else None
     plan_target = caps.plans.target if caps.plans is not None else None
-    snapshot = caps.feedback.snapshot if caps.feedback is not None and topology is not None and topology.feedback else None
+    snapshot = (
+        caps.feedback.snapshot if caps.feedback is not None and topology is not None and topology.feedback else None
+    )
     maeil = Maeil(topology, team, plan_target, snapshot) if topology is not None else None
     if states is not None:
         states.append(state)
@@ -127,9 +130,10 @@ async def run_episode(
         score += reward
         shaped = [s + float(r) for s, r in zip(shaped, tr.shaped_reward)]
         constraints = process.add(symbolic, actions, after) if process is not None else None
+        ended = bool(tr.done) or (stop_when is not None and stop_when(score, all_events))
         if trace is not None:
             record = _step_record(
-                domain, env, team, focal, episode, symbolic, after, actions, events, reward, score, bool(tr.done)
+                domain, env, team, focal, episode, symbolic, after, actions, events, reward, score, ended
             )
             trace(_with_process(record, maeil, constraints))
         elif maeil is not None:
@@ -140,7 +144,7 @@ async def run_episode(
             states.append(state)
         if on_step is not None:
             on_step(StepView(symbolic, score, team, focal, actions, events))
-        if bool(tr.done):
+        if ended:
             break
     record = _episode_record(env, domain, team, focal, seed, episode, score, shaped, symbolic.step, all_events, started)
     update = {"process_metrics": {**(maeil.metrics() if maeil else {}), **(process.result() if process else {})}}

@@ -106,11 +106,7 @@ def round_steps(config: StudyConfig) -> int:
     if config.round_length.seconds:
         ends.append(max(1, math.ceil(config.round_length.seconds * config.fps)))
     if not ends:
-        raise StudyError(
-            "round_length: the runner ends a round by steps or seconds; give one of them (soups alone is not supported)"
-        )
-    if config.round_length.soups:
-        raise StudyError("round_length.soups: the runner cannot end a round early yet; use steps or seconds")
+        raise StudyError("round_length: give steps or seconds as well (soups ends a round early; the steps cap it)")
     return min(ends)
 
 
@@ -279,6 +275,7 @@ class StudyRunner:
         settings = {
             "layout": step.layout, "domain": self.config.domain, "horizon": self.horizon, "agent": step.partner,
             "human_seat": self.config.human_seat, "mode": self.config.mode, "fps": self.config.fps,
+            "until": ("soups", self.config.round_length.soups) if self.config.round_length.soups else None,
             "seed": self.config.seed + step.round, "no_questionnaire": True, "name": None, "runs_dir": None,
         }  # fmt: skip
         return argparse.Namespace(**{**vars(self.options), **settings})

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -22,7 +22,7 @@ from proagent.runner.episode import StepView, run_episode
 from proagent.runner.records import EpisodeRecord
 from proagent.runner.run_folder import RunFolder
 from proagent.world.interface import Domain
-from proagent.world.types import DomainEnv, EngineState, State
+from proagent.world.types import DomainEnv, EngineState, Event, State
 
 Mode = Literal["realtime", "turns"]
 Status = Literal["ready", "running", "over", "finished", "error"]
@@ -37,6 +37,9 @@ class GameSettings(BaseModel):
     agent_seat: int = Field(1, ge=0, description="the agent's seat (two-player layouts: the other one)")
     seed: int = 0
     questionnaire: bool = True
+    until: tuple[str, int] | None = Field(
+        None, description="end the game once the world's episode metric reaches this count (e.g. soups, 3)"
+    )
 
 
 class GameStopped(Exception):
@@ -93,9 +96,22 @@ class HumanGame:
     """One human-agent episode; thread-safe for the web handlers (start, press, snapshot)."""
 
     def __init__(
-        self, domain: Domain, env: DomainEnv, make_agent: AgentFactory, settings: GameSettings, folder: RunFolder, finish: Finisher | None = None
+        self,
+        domain: Domain,
+        env: DomainEnv,
+        make_agent: AgentFactory,
+        settings: GameSettings,
+        folder: RunFolder,
+        finish: Finisher | None = None,
     ) -> None:
-        self.domain, self.env, self.make_agent, self.settings, self.folder, self.finish = domain, env, make_agent, settings, folder, finish
+        self.domain, self.env, self.make_agent, self.settings, self.folder, self.finish = (
+            domain,
+            env,
+            make_agent,
+            settings,
+            folder,
+            finish,
+        )
         self.keys = KeyLatch(domain.idle_action)
         self.record: EpisodeRecord | None = None
         self.done = threading.Event()  # the episode ended (or failed); the questionnaire may follow
@@ -167,7 +183,14 @@ class HumanGame:
 
     def initial_view(self, state: State) -> None:
         with self._lock:
-            self._view = {"step": state.step, "horizon": state.horizon, "score": 0.0, "state": self._record(state), "actions": None, "events": []}
+            self._view = {
+                "step": state.step,
+                "horizon": state.horizon,
+                "score": 0.0,
+                "state": self._record(state),
+                "actions": None,
+                "events": [],
+            }
 
     # ---- the game thread ----
 
@@ -195,7 +218,7 @@ class HumanGame:
         try:
             record = await run_episode(
                 self.env, self.domain, team, seat, seed, 0,
-                trace=self._trace, on_step=self._on_step, pace=self._pace,
+                trace=self._trace, on_step=self._on_step, pace=self._pace, stop_when=self._stop_when(),
             )  # fmt: skip
         finally:
             await agent.aclose()
@@ -204,6 +227,13 @@ class HumanGame:
             self.finish(record)
         self._end("over" if self.settings.questionnaire else "finished", None, record)  # now, not after the loop closes
         return record
+
+    def _stop_when(self) -> Callable[[float, Sequence[Event]], bool] | None:
+        """The game's early end (``until``): the world's metric counted over the events so far."""
+        if self.settings.until is None:
+            return None
+        metric, count = self.settings.until
+        return lambda score, events: self.domain.episode_metrics(events).get(metric, 0.0) >= count
 
     async def _pace(self) -> None:
         """Wait for the next tick (real time) or the person's next key (turn-based)."""

@@ -106,6 +106,8 @@ def build_human_session(
         raise SetupError(f"--human-seat {args.human_seat}: {env.name} has seats 0..{env.num_agents - 1}")
     if args.fps <= 0 or args.fps > 60:
         raise SetupError(f"--fps must be in (0, 60], got {args.fps}")
+    if args.until is not None and args.until[0] not in domain.metric_names:
+        raise SetupError(f"--until {args.until[0]}: {domain.name} counts {', '.join(domain.metric_names)}")
     settings = GameSettings(
         mode=args.mode,
         fps=args.fps,
@@ -113,6 +115,7 @@ def build_human_session(
         agent_seat=1 - args.human_seat,
         seed=args.seed,
         questionnaire=not args.no_questionnaire,
+        until=args.until,
     )
     spec = (
         _llm_agent(args, domain, env, settings.agent_seat)

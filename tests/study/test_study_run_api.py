@@ -188,3 +188,21 @@ def test_a_realtime_round_runs_on_its_clock_and_seconds_become_steps(tmp_path, e
     assert round_steps(config) == 3
     shorter = config.model_copy(update={"round_length": config.round_length.model_copy(update={"seconds": 0.1})})
     assert round_steps(shorter) == 2  # 0.1 s at 20 steps a second
+    with_soups = config.model_copy(update={"round_length": config.round_length.model_copy(update={"soups": 2})})
+    assert round_steps(with_soups) == 3  # the steps cap a round that ends at its second soup
+
+
+def test_a_round_until_n_soups_hands_the_count_to_the_game(tmp_path, envs):
+    folder = short_study(tmp_path / "study")
+    text = (folder / "study.toml").read_text().replace("steps = 3", "steps = 3\nsoups = 2")
+    (folder / "study.toml").write_text(text)
+    runner, server = serve(folder, envs)
+    try:
+        call(server.url, "/api/study/participants?key=" + KEY, {"id": "P005"})
+        enter(server.url, "P005")
+        play_round(server.url, "P005")
+    finally:
+        runner.close()
+        server.close()
+    (trial,) = (folder / "participants/P005/rounds").iterdir()
+    assert json.loads((trial / "config.json").read_text())["human"]["until"] == ["soups", 2]

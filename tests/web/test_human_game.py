@@ -148,3 +148,25 @@ def test_a_human_run_is_reported_and_replayed_as_its_world(human_run, tmp_path, 
         "the agent in the record's seat, with the person as partner"
     )
     assert main(["replay", str(run), "--list"]) == 0 and "      1  -" in capsys.readouterr().out
+
+
+def test_a_game_can_end_early_once_the_team_reaches_a_count(tmp_path, cramped_env):
+    """A study's round "until 1 soup": the episode loop stops at the delivery, before the horizon."""
+    import asyncio
+
+    import pytest
+
+    from proagent.domains import get_domain
+    from proagent.runner.episode import run_episode
+    from proagent.world.types import DomainInputError
+
+    domain = get_domain("overcooked")
+    env = envs.make("cramped_room", envs.Dynamics(horizon=200))
+    team = [domain.make_partner("greedy", env) for _ in range(2)]
+    soups = lambda score, events: domain.episode_metrics(events)["soups"] >= 1
+    record = asyncio.run(run_episode(env, domain, team, 0, 0, 0, stop_when=soups))
+    assert record.domain_metrics["soups"] == 1 and record.steps < 200
+    session = build_human_session(human_args(tmp_path / "a", "--until", "soups=2"), cramped_env)
+    assert session.game.settings.until == ("soups", 2)
+    with pytest.raises((DomainInputError, ValueError), match="--until bananas: overcooked counts soups"):
+        build_human_session(human_args(tmp_path / "b", "--until", "bananas=2"), cramped_env)
