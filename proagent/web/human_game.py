@@ -38,7 +38,7 @@ class GameSettings(BaseModel):
     seed: int = 0
     questionnaire: bool = True
     until: tuple[str, int] | None = Field(
-        None, description="end the game once the world's episode metric reaches this count (e.g. soups, 3)"
+        None, description="end the game once the world's episode metric (one of its metric_names) reaches this count"
     )
 
 
