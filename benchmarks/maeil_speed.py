@@ -86,10 +86,10 @@ def overhead(topology: str, horizon: int) -> dict:
 
     original = maeil_loop.Maeil.step_actions
 
-    async def measured(self, observations, events):
+    async def measured(self, observations, events, truth=None):
         before_agents = box[0]
         t = time.perf_counter()
-        actions = await original(self, observations, events)
+        actions = await original(self, observations, events, truth)
         per_step.append((time.perf_counter() - t) - (box[0] - before_agents))
         return actions
 

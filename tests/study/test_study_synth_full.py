@@ -53,7 +53,7 @@ def _two_sided(t: float, df: int) -> float:
 @pytest.mark.slow
 def test_a_12_by_8_synthetic_study_reproduces_hand_computed_values(tmp_path):
     study = tmp_path / "study"
-    write_study(study, participants=12, rounds=8, seed=1)
+    write_study(study, participants=12, rounds=8, seed=1, horizon=50)
     assert main(["study", "report", str(study)]) == 0
     raw = _raw_rounds(study)
     assert len(raw) == 96
