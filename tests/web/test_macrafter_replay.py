@@ -211,7 +211,6 @@ def test_a_macrafter_run_plays_in_the_browser(browser, crafter_run):
         browser.find_element("id", "fwd").click()
         browser.find_element("id", "fwd").click()
         assert "holds wood 1; ΔZ −1 wood, +1 wood pickaxe" in text("players"), "player 1's bag, then what the step did"
-        browser.save_screenshot("/tmp/mcr/replay.png")
         browser.find_element("id", "last").click()
         assert text("step") == f"step 4 / {HORIZON} (end)" and "down, at (8, 7)" in text("players")
         assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
