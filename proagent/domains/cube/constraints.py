@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from envs.cube import FACES, PUSH_ACTIONS, CubeAction, CubeBlock, CubeView, PushOutcome, PushRecord
 from envs.cube.rules import VECTORS
 from envs.cube.scenario import Pos
+from proagent.world.kit.process import tally_constraints
 
 CONSTRAINTS: tuple[str, ...] = ("spatial", "temporal", "participation", "dependency")
 # The order in which an insufficient-force failure looks for its cause: too few agents at all,
@@ -214,16 +215,7 @@ class CubeConstraintCollector:
         evals = evaluate_step(before, actions, after)
         t = self._totals
         for e in evals:
-            t["task_steps"] += 1
-            for c in e.satisfied:
-                t[f"c_plus_{c}"] += 1
-            for c in e.violated:
-                t[f"c_minus_{c}"] += 1
-            if not e.violated:
-                t["coop_satisfied"] += 1
-            if e.attributed is not None:
-                t["failed_attempts"] += 1
-                t[f"failures_{e.attributed}"] += 1
+            tally_constraints(t, e)
             t["capability_changes"] += abs(e.delta_z)
         return [e.to_record() for e in evals]
 

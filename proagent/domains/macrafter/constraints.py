@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from envs.macrafter.rules import Item, Material
 from envs.macrafter.settings import CrafterSettings
 from envs.macrafter.symbolic import AgentState, Attempt, CrafterView, Pos
+from proagent.world.kit.process import tally_constraints
 
 CONSTRAINTS: tuple[str, ...] = ("spatial", "temporal", "participation", "dependency")
 # The order in which a failed attempt looks for its cause (see the module docstring).
@@ -329,19 +330,10 @@ class CrafterConstraintCollector:
         evals = evaluate_step(before, actions, after)
         t = self._totals
         for e in evals:
-            t["task_steps"] += 1
-            for c in e.satisfied:
-                t[f"c_plus_{c}"] += 1
-            for c in e.violated:
-                t[f"c_minus_{c}"] += 1
-            if not e.violated:
-                t["coop_satisfied"] += 1
+            tally_constraints(t, e)
             if e.outcome is not None:
                 t[f"{e.kind}_attempts"] += 1
                 t[f"{e.kind}_ok"] += e.outcome == "ok"
-            if e.attributed is not None:
-                t["failed_attempts"] += 1
-                t[f"failures_{e.attributed}"] += 1
         records = [e.to_record() for e in evals]
         change = capability_change(before, after)
         for delta in change.values():
