@@ -153,14 +153,24 @@ def finish_run(handle: RunHandle, outcome: EvalOutcome, console: Console) -> lis
         return []
     report, written = report_run(handle.folder.path)
     print_report(report, console)
-    console.print(f"{outcome.played} episode(s) played now, {len(outcome.records)} in the run; files in {handle.folder.path}")
+    folder = escape(str(handle.folder.path))
+    # Lines that carry a path or a command never wrap: a wrapped command cannot be copied and run.
+    console.print(
+        f"{outcome.played} episode(s) played now, {len(outcome.records)} in the run; files in {folder}",
+        highlight=False, soft_wrap=True,
+    )  # fmt: skip
     for failure in outcome.failures:
-        console.print(f"[red]failed[/red] {failure}")
+        console.print(f"[red]failed[/red] {escape(str(failure))}", highlight=False, soft_wrap=True)
     if outcome.stopped:
-        console.print(f"[yellow]{outcome.stopped}[/yellow]; {outcome.remaining} episode(s) left: proagent eval --resume {handle.folder.path}")
+        console.print(
+            f"[yellow]{escape(str(outcome.stopped))}[/yellow]; {outcome.remaining} episode(s) left: "
+            f"proagent eval --resume {folder}",
+            highlight=False, soft_wrap=True,
+        )  # fmt: skip
     elif outcome.failures:
         console.print(
             f"{len(outcome.failures)} episode(s) failed and are not in the tables; once the cause is fixed, "
-            f"play them with: proagent eval --resume {handle.folder.path}"
-        )
+            f"play them with: proagent eval --resume {folder}",
+            highlight=False, soft_wrap=True,
+        )  # fmt: skip
     return written

@@ -152,6 +152,6 @@ def test_when_every_episode_fails_the_report_says_how_to_resume(env_cache, tmp_p
     handle, outcome = run_eval(config(agents=[{"kind": "proagent"}], partners=["greedy"], seats=[0], episodes=1), world, tmp_path)
     assert outcome.played == 0 and len(outcome.failures) == 1 and outcome.stopped is None
     out = io.StringIO()
-    finish_run(handle, outcome, Console(file=out, width=200))
+    finish_run(handle, outcome, Console(file=out, width=60))  # narrower than the command: it must not wrap
     text = out.getvalue()
     assert "1 episode(s) failed" in text and f"proagent eval --resume {handle.folder.path}" in text

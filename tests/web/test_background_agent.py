@@ -53,10 +53,12 @@ def _play(cls, env, tick_s: float) -> tuple[list[dict], float]:
 
 
 def test_the_game_does_not_wait_for_the_llm(cramped_env):
-    trace, wall = _play(BackgroundProAgent, cramped_env, tick_s=0.02)
+    # Judged by what the trace shows, not by wall time (a loaded machine would make a time bound flaky):
+    # steps go on while the model thinks, and each decision lands steps after it was asked.
+    trace, _ = _play(BackgroundProAgent, cramped_env, tick_s=0.02)
     thinking = [r for r in trace if r.get("thinking")]
     decided = [r for r in trace if r["decision"]]
-    assert len(trace) == 20 and wall < 20 * 0.02 + 2 * LATENCY_S + 1.0, f"{wall:.2f} s: the loop waited for the model"
+    assert len(trace) == 20 and len(thinking) >= 3, "the loop waited for the model"
     assert thinking and all(r["actions"][0] == "stay" for r in thinking if r["skill"] is None), (
         "it waits in place while thinking"
     )
