@@ -67,7 +67,13 @@ def occupant(cr: Creatures, cells: jax.Array) -> tuple[jax.Array, jax.Array]:
 
 
 def strike(
-    t: Tables, cfg: CrafterSettings, cr: Creatures, pos: jax.Array, facing: jax.Array, live: jax.Array, acts: jax.Array,
+    t: Tables,
+    cfg: CrafterSettings,
+    cr: Creatures,
+    pos: jax.Array,
+    facing: jax.Array,
+    live: jax.Array,
+    acts: jax.Array,
     inventory: jax.Array,
 ) -> Strikes:
     """DO on a faced creature hits it for the agent's weapon damage (blows of one step add up); a
@@ -111,7 +117,9 @@ def move_creatures(
     vec = jnp.asarray(t.vec)
     wander = vec[jax.random.randint(k_dir, (k,), 0, 4)]
     d = pos[target] - cr.pos
-    toward = jnp.where((jnp.abs(d[:, 0]) >= jnp.abs(d[:, 1]))[:, None], d * jnp.asarray([1, 0]), d * jnp.asarray([0, 1]))
+    toward = jnp.where(
+        (jnp.abs(d[:, 0]) >= jnp.abs(d[:, 1]))[:, None], d * jnp.asarray([1, 0]), d * jnp.asarray([0, 1])
+    )
     step = jnp.where(chase[:, None], jnp.sign(toward), wander) * moving[:, None]
     walk = jnp.asarray(t.walkable)
 
@@ -148,7 +156,13 @@ def _arrow_targets(t: Tables, cfg: CrafterSettings, grid: jax.Array, cr: Creatur
 
 
 def attack(
-    t: Tables, cfg: CrafterSettings, grid: jax.Array, cr: Creatures, pos: jax.Array, live: jax.Array, sleeping: jax.Array
+    t: Tables,
+    cfg: CrafterSettings,
+    grid: jax.Array,
+    cr: Creatures,
+    pos: jax.Array,
+    live: jax.Array,
+    sleeping: jax.Array,
 ) -> tuple[Creatures, jax.Array]:
     """Ready creatures attack: a zombie the lowest live seat beside it (``zombie_sleep_damage`` on
     a sleeper), a skeleton the agent its arrow reaches; each attack restarts its cooldown.
@@ -162,9 +176,7 @@ def attack(
     sees = jnp.where(is_zombie, jnp.any(beside, axis=1), shot)
     victim = jnp.where(is_zombie, jnp.argmax(beside, axis=1), shot_at)
     fires = cr.alive & sees & (cr.cooldown <= 0)
-    blow = jnp.where(
-        is_zombie, jnp.where(sleeping[victim], c.zombie_sleep_damage, c.zombie_damage), c.skeleton_damage
-    )
+    blow = jnp.where(is_zombie, jnp.where(sleeping[victim], c.zombie_sleep_damage, c.zombie_damage), c.skeleton_damage)
     damage = jax.ops.segment_sum(jnp.where(fires, blow, 0), jnp.where(fires, victim, na), na + 1)[:-1]
     rest = jnp.where(is_zombie, c.zombie_cooldown, c.skeleton_cooldown)
     cooldown = jnp.where(fires, rest, jnp.maximum(cr.cooldown - 1, 0))

@@ -285,4 +285,4 @@ def _attempts(settings: CrafterSettings, s: dict[str, np.ndarray], n: int) -> tu
     return tuple(attempts)
 
 
-__all__ = ["AgentState", "Attempt", "Creature", "CrafterView", "Outcome", "Pos", "decode"]
+__all__ = ["AgentState", "Attempt", "CrafterView", "Creature", "Outcome", "Pos", "decode"]
