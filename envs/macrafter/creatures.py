@@ -20,10 +20,11 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from envs.macrafter.dynamics import Tables, material_at
-from envs.macrafter.rules import Action, Item, Material
+from envs.macrafter.dynamics import Tables, material_at, move
+from envs.macrafter.phases import Acted
+from envs.macrafter.rules import Action, Item, Material, Vital
 from envs.macrafter.settings import CrafterSettings
-from envs.macrafter.state import SKELETON, ZOMBIE, creature_kinds
+from envs.macrafter.state import RESULT, SKELETON, ZOMBIE, creature_kinds
 
 _FAR = 1 << 20  # a distance larger than any world
 
@@ -135,7 +136,9 @@ def move_creatures(
     return cr._replace(pos=jax.lax.fori_loop(0, k, one, cr.pos))
 
 
-def _arrow_targets(t: Tables, cfg: CrafterSettings, grid: jax.Array, cr: Creatures, pos: jax.Array, live: jax.Array):
+def _arrow_targets(
+    t: Tables, cfg: CrafterSettings, grid: jax.Array, cr: Creatures, pos: jax.Array, live: jax.Array
+) -> tuple[jax.Array, jax.Array]:
     """(a clear shot, the agent it hits) per creature: the first live agent along one of the four
     lines within ``skeleton_reach``, every cell before it walkable (directions in facing order)."""
     reach = cfg.creatures.skeleton_reach
@@ -183,7 +186,9 @@ def attack(
     return cr._replace(cooldown=cooldown.astype(jnp.int32)), damage.astype(jnp.int32)
 
 
-def spawn(cfg: CrafterSettings, key: jax.Array, grid: jax.Array, cr: Creatures, pos: jax.Array, live: jax.Array):
+def spawn(
+    cfg: CrafterSettings, key: jax.Array, grid: jax.Array, cr: Creatures, pos: jax.Array, live: jax.Array
+) -> Creatures:
     """One try per kind: a random cell of the kind's ground (grass for zombies, path for
     skeletons), free of agents and creatures, within the spawn distances of the nearest live agent,
     taken with the kind's spawn probability into its first empty slot."""
@@ -235,18 +240,66 @@ def creatures_act(
     return spawn(cfg, k_spawn, grid, cr, pos, live), damage
 
 
-def blocked_places(t: Tables, cr: Creatures, pos: jax.Array, facing: jax.Array) -> jax.Array:
-    """(A,) the faced cell holds a creature, so nothing can be placed there."""
-    there, _ = occupant(cr, pos + jnp.asarray(t.vec)[facing])
-    return there
+class Engaged(NamedTuple):
+    """The agents' moves and blows against the creatures (the env's steps 3-4 with creatures on)."""
+
+    pos: jax.Array
+    facing: jax.Array
+    moved: jax.Array
+    strikes: Strikes
+    crowded: jax.Array  # (A,) a PLACE_* whose faced cell holds a creature (it fails as occupied)
+    acting: jax.Array  # (A,) the actions left for DO and PLACE_* (NOOP for blows and crowded places)
+
+
+def engage(
+    t: Tables,
+    cfg: CrafterSettings,
+    grid: jax.Array,
+    cr: Creatures,
+    pos: jax.Array,
+    facing: jax.Array,
+    live: jax.Array,
+    acts: jax.Array,
+    inventory: jax.Array,
+) -> Engaged:
+    """Moves that creatures block, then the blows of DO on faced creatures; what remains of DO and
+    PLACE_* is left to the usual phases."""
+    pos, facing, moved = move(t, grid, pos, facing, live, acts, jnp.where(cr.alive[:, None], cr.pos, -1))
+    strikes = strike(t, cfg, cr, pos, facing, live, acts, inventory)
+    faced, _ = occupant(cr, pos + jnp.asarray(t.vec)[facing])
+    crowded = (acts >= Action.PLACE_STONE) & (acts <= Action.PLACE_PLANT) & faced
+    acting = jnp.where(strikes.striking | crowded, int(Action.NOOP), acts)
+    return Engaged(pos, facing, moved, strikes, crowded, acting)
+
+
+def after_agents(
+    t: Tables,
+    cfg: CrafterSettings,
+    key: jax.Array,
+    acted: Acted,
+    engaged: Engaged,
+    live: jax.Array,
+    sleeping: jax.Array,
+) -> tuple[Acted, Creatures, jax.Array, jax.Array]:
+    """The creature phase on what the agents did: the health it costs them (a blow wakes a
+    sleeper) and the blows' results. Returns (acted, creatures, damage, sleeping)."""
+    strikes = engaged.strikes
+    cr, damage = creatures_act(t, cfg, key, acted.grid, strikes.creatures, engaged.pos, live, sleeping)
+    health = jnp.maximum(acted.vitals[:, Vital.HEALTH] - damage, 0)
+    hit = jnp.where(strikes.killed, RESULT["kill"], RESULT["hit"])
+    result = jnp.where(strikes.striking, hit, jnp.where(engaged.crowded, RESULT["occupied"], acted.result))
+    acted = acted._replace(vitals=acted.vitals.at[:, Vital.HEALTH].set(health), result=result.astype(jnp.int32))
+    return acted, cr, damage, sleeping & (damage == 0)
 
 
 __all__ = [
     "Creatures",
+    "Engaged",
     "Strikes",
+    "after_agents",
     "attack",
-    "blocked_places",
     "creatures_act",
+    "engage",
     "move_creatures",
     "occupant",
     "spawn",

@@ -38,7 +38,7 @@ import jax
 import jax.numpy as jnp
 
 from envs.jitted import JittedEntryPoints, Transition, hold_when_done
-from envs.macrafter.creatures import Creatures, blocked_places, creatures_act, strike
+from envs.macrafter.creatures import Creatures, after_agents, engage
 from envs.macrafter.dynamics import apply_shares, move, resolve_shares, tables
 from envs.macrafter.events import CrafterEvent, extract_events
 from envs.macrafter.phases import collect_and_do, craft, place, vitals_and_plants
@@ -102,11 +102,8 @@ class CrafterEnv(JittedEntryPoints):
         cr = Creatures(state.creature_pos, state.creature_alive, state.creature_health, state.creature_cooldown)
         if self._hostile:  # off: no key split, no creature work, so creature-free worlds are unchanged
             key, k_creatures = jax.random.split(key)
-            blockers = jnp.where(cr.alive[:, None], cr.pos, -1)
-            pos, facing, moved = move(t, state.grid, state.pos, state.facing, live, acts, blockers)
-            strikes = strike(t, cfg, cr, pos, facing, live, acts, state.inventory)
-            crowded = (acts >= Action.PLACE_STONE) & (acts <= Action.PLACE_PLANT) & blocked_places(t, cr, pos, facing)
-            acting = jnp.where(strikes.striking | crowded, int(Action.NOOP), acts)
+            engaged = engage(t, cfg, state.grid, cr, state.pos, state.facing, live, acts, state.inventory)
+            pos, facing, moved, acting = engaged.pos, engaged.facing, engaged.moved, engaged.acting
         else:
             pos, facing, moved = move(t, state.grid, state.pos, state.facing, live, acts)
             acting = acts
@@ -119,15 +116,8 @@ class CrafterEnv(JittedEntryPoints):
         sleeping = sleeping | (live & (acts == Action.SLEEP))
         damage, hit_kind = jnp.zeros_like(state.damage), jnp.full_like(state.hit_kind, -1)
         if self._hostile:
-            cr, damage = creatures_act(t, cfg, k_creatures, acted.grid, strikes.creatures, pos, live, sleeping)
-            health = jnp.maximum(acted.vitals[:, Vital.HEALTH] - damage, 0)
-            acted = acted._replace(vitals=acted.vitals.at[:, Vital.HEALTH].set(health))
-            sleeping = sleeping & (damage == 0)  # a blow wakes a sleeper
-            hit = jnp.where(strikes.killed, RESULT["kill"], RESULT["hit"])
-            acted = acted._replace(
-                result=jnp.where(strikes.striking, hit, jnp.where(crowded, RESULT["occupied"], acted.result))
-            )
-            hit_kind = strikes.hit_kind
+            acted, cr, damage, sleeping = after_agents(t, cfg, k_creatures, acted, engaged, live, sleeping)
+            hit_kind = engaged.strikes.hit_kind
         grid, plant_age, vitals, counters = vitals_and_plants(
             cfg, acted.grid, acted.plant_age, acted.vitals, state.counters, sleeping, live
         )

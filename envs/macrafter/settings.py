@@ -136,7 +136,7 @@ class CrafterSettings(_Frozen):
     cow_food: int = Field(default=6, ge=0)
     plant_food: int = Field(default=4, ge=0)
     hostile_creatures: bool = False  # zombies and skeletons: off (EmCoop's setup)
-    creatures: CreatureRules = Field(default_factory=lambda: CreatureRules())  # read only when hostile_creatures
+    creatures: CreatureRules = Field(default_factory=CreatureRules)  # read only when hostile_creatures
 
     @model_validator(mode="after")
     def _check(self) -> CrafterSettings:
