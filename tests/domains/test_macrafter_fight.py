@@ -20,6 +20,7 @@ from proagent.domains.macrafter.controller import MACrafterController
 from proagent.domains.macrafter.grounding import render_world
 from proagent.domains.macrafter.partners import make_partner
 from proagent.domains.macrafter.perception import CrafterPerceiver, SeatView
+from proagent.domains.macrafter.rendering import CELL, CREATURE_COLOURS, frame, record, text
 from proagent.domains.macrafter.skills import skill_book_for
 from proagent.world.types import Skill
 
@@ -76,6 +77,11 @@ def test_a_prompt_lists_only_the_creatures_in_the_seats_window() -> None:
     state = put(state, (3, 2, 5), (15, 6, 5))  # one in agent 0's 9x7 window, one far outside it
     truth = env.symbolic(state)
     assert len(truth.creatures) == 2 and render_world(truth).count("z") == 2
+    drawn = text(truth).splitlines()
+    assert sum(row.count("z") for row in drawn[1:10]) == 2 and drawn[-1].endswith("z zombie, k skeleton")
+    picture = frame(truth, 9)
+    assert tuple(picture[2 * CELL + CELL // 2, 3 * CELL + CELL // 2]) == CREATURE_COLOURS["zombie"]
+    assert record(truth)["creatures"][0] == {"slot": 0, "kind": "zombie", "position": [3, 2], "health": 5}
     view = CrafterPerceiver.for_env(env, 0).observe(truth)
     assert [c.position for c in view.believed.creatures] == [(3, 2)]
     facts = DOMAIN.ground(view, 0, DOMAIN.skill_book(view.believed), [], 0.0)

@@ -124,9 +124,12 @@ def _held(agent: AgentState) -> str:
 def agent_line(view: CrafterView, agent: AgentState) -> str:
     """One agent as text: where, facing what, its vitals and its bag."""
     faced, mate = view.material(agent.faced_cell), view.agent_at(agent.faced_cell)
+    creature = view.creature_at(agent.faced_cell)
     at = (
         f"agent {mate}"
         if mate is not None
+        else f"a {creature.kind}"
+        if creature is not None
         else faced.name.lower().replace("_", " ")
         if faced is not None
         else "the edge"
@@ -147,7 +150,8 @@ def text(view: CrafterView) -> str:
             x, y = agent.position
             rows[y][x] = str(agent.seat % 10)
     head = f"step {view.step}/{view.horizon}, score {view.score:g}{', done' if view.done else ''}"
-    return "\n".join([head, *("".join(r) for r in rows), *(agent_line(view, a) for a in view.agents), LEGEND])
+    legend = f"{LEGEND}; z zombie, k skeleton" if view.settings.hostile_creatures else LEGEND
+    return "\n".join([head, *("".join(r) for r in rows), *(agent_line(view, a) for a in view.agents), legend])
 
 
 def record(view: CrafterView) -> dict:
