@@ -188,10 +188,17 @@ def apply_shares(inventory: jax.Array, shares: Shares) -> jax.Array:
 
 
 def move(
-    t: Tables, grid: jax.Array, pos: jax.Array, facing: jax.Array, live: jax.Array, acts: jax.Array
+    t: Tables,
+    grid: jax.Array,
+    pos: jax.Array,
+    facing: jax.Array,
+    live: jax.Array,
+    acts: jax.Array,
+    blockers: jax.Array | None = None,
 ) -> tuple[jax.Array, jax.Array, jax.Array]:
     """Moves turn the agent, then step onto a walkable cell no live agent holds, in seat order
-    (earlier movers at their new cells, later ones at their old): (pos, facing, moved)."""
+    (earlier movers at their new cells, later ones at their old): (pos, facing, moved).
+    ``blockers`` (K, 2) are further cells nobody may enter (live creatures; (-1, -1) for none)."""
     is_move = live & (acts >= Action.LEFT) & (acts <= Action.DOWN)
     facing = jnp.where(is_move, acts - Action.LEFT, facing)
     vec = jnp.asarray(t.vec)
@@ -203,6 +210,8 @@ def move(
         tx, ty = x[i] + vec_x[i], y[i] + vec_y[i]
         m, inb = material_at(grid, tx, ty)
         taken = jnp.any(live & (x == tx) & (y == ty))
+        if blockers is not None:
+            taken = taken | jnp.any((blockers[:, 0] == tx) & (blockers[:, 1] == ty))
         ok = is_move[i] & inb & walk[jnp.maximum(m, 0)] & ~taken
         return x.at[i].set(jnp.where(ok, tx, x[i])), y.at[i].set(jnp.where(ok, ty, y[i])), moved.at[i].set(ok)
 

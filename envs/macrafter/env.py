@@ -19,7 +19,10 @@ One step, in order (``docs/macrafter.md`` has the long version; every number is 
 6. MAKE_*: the agents making the same item with its stations within ``station_radius``; with the
    recipe's quorum of them and a leader holding the ingredients, the leader pays and everyone
    in it gets the item.
-7. Vitals decay and regenerate, sleepers regain energy (and wake when full), saplings ripen;
+7. Hostile creatures (only with ``hostile_creatures`` on; `envs.macrafter.creatures`): a DO on a
+   faced creature hits it instead (step 4), creatures block moves and placing; after the agents
+   acted they move, attack (the health lost wakes a sleeper) and spawn.
+8. Vitals decay and regenerate, sleepers regain energy (and wake when full), saplings ripen;
    health 0 puts the agent down for the episode.
 
 Reward: the team score delta. Done at the horizon or when every agent is down; a done state stays
@@ -35,19 +38,20 @@ import jax
 import jax.numpy as jnp
 
 from envs.jitted import JittedEntryPoints, Transition, hold_when_done
+from envs.macrafter.creatures import Creatures, after_agents, engage
 from envs.macrafter.dynamics import apply_shares, move, resolve_shares, tables
 from envs.macrafter.events import CrafterEvent, extract_events
 from envs.macrafter.phases import collect_and_do, craft, place, vitals_and_plants
 from envs.macrafter.rules import NUM_ACTIONS, Action, Vital
 from envs.macrafter.scenario import Scenario, ScenarioError, load_scenario, with_settings
 from envs.macrafter.settings import CrafterSettings
-from envs.macrafter.state import RESULT, CrafterState, initial_state
+from envs.macrafter.state import RESULT, CrafterState, creature_kinds, initial_state
 from envs.macrafter.symbolic import CrafterView, decode
 
 
 class CrafterEnv(JittedEntryPoints):
     """One scenario. ``reset`` ignores its key (the scenario fixes the world); ``step`` uses its
-    key only for saplings found on grass. Jitted and batched versions are cached per instance."""
+    key for saplings found on grass (and, with hostile creatures on, for their moves and spawns). Jitted and batched versions are cached per instance."""
 
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
@@ -55,6 +59,7 @@ class CrafterEnv(JittedEntryPoints):
         self.num_agents = scenario.num_agents
         self._tables = tables(scenario.settings)
         self._start = initial_state(scenario)
+        self._hostile = len(creature_kinds(scenario.settings)) > 0
 
     @property
     def name(self) -> str:
@@ -94,14 +99,25 @@ class CrafterEnv(JittedEntryPoints):
         wakes = state.sleeping & (acts != Action.NOOP) & (acts != Action.SLEEP)
         sleeping = state.sleeping & ~wakes
         shares = resolve_shares(acts, state.pos, live, state.inventory, cfg.share_distance)
-        pos, facing, moved = move(t, state.grid, state.pos, state.facing, live, acts)
+        cr = Creatures(state.creature_pos, state.creature_alive, state.creature_health, state.creature_cooldown)
+        if self._hostile:  # off: no key split, no creature work, so creature-free worlds are unchanged
+            key, k_creatures = jax.random.split(key)
+            engaged = engage(t, cfg, state.grid, cr, state.pos, state.facing, live, acts, state.inventory)
+            pos, facing, moved, acting = engaged.pos, engaged.facing, engaged.moved, engaged.acting
+        else:
+            pos, facing, moved = move(t, state.grid, state.pos, state.facing, live, acts)
+            acting = acts
         acted = collect_and_do(
-            t, cfg, key, state.grid, state.plant_age, pos, facing, live, acts, state.inventory, state.vitals
+            t, cfg, key, state.grid, state.plant_age, pos, facing, live, acting, state.inventory, state.vitals
         )
-        acted = place(t, cfg, acted, pos, facing, live, acts)
+        acted = place(t, cfg, acted, pos, facing, live, acting)
         acted = craft(t, cfg, acted, pos, live, acts)
         inventory = apply_shares(acted.inventory, shares)
         sleeping = sleeping | (live & (acts == Action.SLEEP))
+        damage, hit_kind = jnp.zeros_like(state.damage), jnp.full_like(state.hit_kind, -1)
+        if self._hostile:
+            acted, cr, damage, sleeping = after_agents(t, cfg, k_creatures, acted, engaged, live, sleeping)
+            hit_kind = engaged.strikes.hit_kind
         grid, plant_age, vitals, counters = vitals_and_plants(
             cfg, acted.grid, acted.plant_age, acted.vitals, state.counters, sleeping, live
         )
@@ -137,6 +153,12 @@ class CrafterEnv(JittedEntryPoints):
             att_leader=acted.att_leader,
             share_to=shares.to.astype(jnp.int32),
             share_item=shares.item.astype(jnp.int32),
+            creature_pos=cr.pos,
+            creature_alive=cr.alive,
+            creature_health=cr.health,
+            creature_cooldown=cr.cooldown,
+            damage=damage.astype(jnp.int32),
+            hit_kind=hit_kind.astype(jnp.int32),
         )
         frozen = state.done
         next_state = hold_when_done(frozen, state, moved_state)

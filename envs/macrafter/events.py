@@ -31,6 +31,9 @@ class CrafterEventKind(StrEnum):
     SLEEP = "sleep"  # fell asleep
     WAKE = "wake"
     DOWN = "down"  # health reached 0: the agent is out for the rest of the episode
+    ATTACKED = "attacked"  # the agent's DO hit a creature (item: its kind) that survived
+    CREATURE_KILLED = "creature_killed"  # the agent's DO (with any others that step) killed a creature
+    AGENT_DAMAGED = "agent_damaged"  # a creature hurt the agent (qty: health lost)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +100,8 @@ def _blocked_reason(view: CrafterView, target: Pos) -> str:
     material = view.material(target)
     if material is None:
         return "wall"
+    if material in WALKABLE and view.agent_at(target) is None and view.creature_at(target) is not None:
+        return "creature"
     return "agent" if material in WALKABLE else material.name.lower()
 
 
@@ -116,6 +121,9 @@ def _action_event(before: CrafterView, seat: int, action: int, after: CrafterVie
         return CrafterEvent(
             step, seat, CrafterEventKind.BLOCKED_MOVE, at, target, reason=_blocked_reason(before, target)
         )
+    if action == Action.DO and result in ("hit", "kill"):
+        kind = CrafterEventKind.CREATURE_KILLED if result == "kill" else CrafterEventKind.ATTACKED
+        return CrafterEvent(step, seat, kind, at, _ahead(at, me.facing), after.struck[seat], 1)
     if action == Action.DO:
         attempt = _attempt_of(after, seat, "collect")
         if attempt is not None:
@@ -186,6 +194,10 @@ def extract_events(before: CrafterView, actions: Sequence[int], after: CrafterVi
                 events.append(event)
         elif not after.agents[seat].sleeping and after.agents[seat].alive:
             events.append(CrafterEvent(before.step, seat, CrafterEventKind.WAKE, me.position))
+        if after.damage and after.damage[seat] > 0:
+            events.append(
+                CrafterEvent(before.step, seat, CrafterEventKind.AGENT_DAMAGED, me.position, qty=after.damage[seat])
+            )
         if not after.agents[seat].alive:
             events.append(CrafterEvent(before.step, seat, CrafterEventKind.DOWN, me.position))
     return events

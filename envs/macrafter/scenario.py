@@ -247,18 +247,19 @@ def with_agents(scenario: Scenario, n: int) -> Scenario:
 
 # ---- settings overrides (--env KEY=VALUE) ----
 
-_NESTED = {"resources", "recipes"}
+_NESTED = {"resources", "recipes", "creatures"}
 
 
 def setting_keys(settings: CrafterSettings) -> list[str]:
     """Every key `with_settings` accepts: the scalar fields, ``resources.<r>.<quorum|tool|base_value>``,
-    ``recipes.<c>.<quorum|stations>`` and ``recipes.<c>.needs.<item>``."""
+    ``recipes.<c>.<quorum|stations>``, ``recipes.<c>.needs.<item>`` and ``creatures.<field>``."""
     keys = [k for k in CrafterSettings.model_fields if k not in _NESTED]
     for r, rule in settings.resources.items():
         keys += [f"resources.{r}.{f}" for f in type(rule).model_fields]
     for c in settings.recipes:
         keys += [f"recipes.{c}.quorum", f"recipes.{c}.stations"]
         keys += [f"recipes.{c}.needs.{item}" for item in ("wood", "stone", "coal", "iron", "diamond", "sapling")]
+    keys += [f"creatures.{f}" for f in type(settings.creatures).model_fields]
     return keys
 
 
@@ -267,7 +268,7 @@ def _assign(data: dict[str, Any], key: str, value: str, settings: CrafterSetting
         raise ScenarioError(
             f"--env {key}={value}: unknown setting; one of the fields {sorted(k for k in CrafterSettings.model_fields if k not in _NESTED)}, "
             "resources.<tree|stone|coal|iron|diamond>.<quorum|tool|base_value>, "
-            "recipes.<craft>.<quorum|stations|needs.<item>>"
+            "recipes.<craft>.<quorum|stations|needs.<item>>, creatures.<field>"
         )
     *path, last = key.split(".")
     node = data

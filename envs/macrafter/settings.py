@@ -67,6 +67,48 @@ def _default_recipes() -> dict[str, RecipeRule]:
     }
 
 
+class CreatureRules(_Frozen):
+    """Zombies and skeletons (Crafter's hostile creatures), read only when ``hostile_creatures`` is on.
+
+    The world has no daylight, so the zombie spawn chance is one constant per step. Capacities are
+    fixed so the state's arrays keep static shapes under jit; a slot's ``alive`` flag says whether
+    it holds a creature. A skeleton's arrow is instant: it hits the first agent along a clear line
+    within ``skeleton_reach`` (no arrow object travels), which keeps the step a fixed-size array
+    computation.
+    """
+
+    max_zombies: int = Field(default=3, ge=0, le=32)
+    max_skeletons: int = Field(default=2, ge=0, le=32)
+    zombie_spawn_probability: float = Field(default=0.05, ge=0, le=1)  # per step, one try on a random cell
+    skeleton_spawn_probability: float = Field(default=0.05, ge=0, le=1)  # per step, on a random path cell
+    spawn_min_distance: int = Field(default=3, ge=1, le=64)  # Chebyshev distance to the nearest agent
+    spawn_max_distance: int = Field(default=8, ge=1, le=64)
+    zombie_health: int = Field(default=5, ge=1, le=100)
+    skeleton_health: int = Field(default=3, ge=1, le=100)
+    zombie_move_probability: float = Field(default=0.8, ge=0, le=1)  # a step toward the nearest agent
+    skeleton_move_probability: float = Field(default=0.5, ge=0, le=1)  # a random step along path cells
+    chase_distance: int = Field(default=8, ge=1, le=64)  # a zombie farther from every agent wanders
+    zombie_damage: int = Field(default=2, ge=0, le=100)
+    zombie_sleep_damage: int = Field(default=7, ge=0, le=100)  # on a sleeping agent
+    zombie_cooldown: int = Field(default=5, ge=0, le=100)  # steps between two attacks of one zombie
+    skeleton_damage: int = Field(default=2, ge=0, le=100)
+    skeleton_reach: int = Field(default=4, ge=1, le=16)  # an arrow's range along a row or column
+    skeleton_cooldown: int = Field(default=4, ge=0, le=100)
+    hand_damage: int = Field(default=1, ge=0, le=100)  # an agent's DO on a creature, by its best sword
+    wood_sword_damage: int = Field(default=2, ge=0, le=100)
+    stone_sword_damage: int = Field(default=3, ge=0, le=100)
+    iron_sword_damage: int = Field(default=5, ge=0, le=100)
+
+    @model_validator(mode="after")
+    def _check(self) -> CreatureRules:
+        if self.spawn_min_distance > self.spawn_max_distance:
+            raise ValueError(
+                f"creatures: spawn_min_distance {self.spawn_min_distance} exceeds "
+                f"spawn_max_distance {self.spawn_max_distance}"
+            )
+        return self
+
+
 class CrafterSettings(_Frozen):
     """One MA-Crafter world's rules and sizes."""
 
@@ -94,6 +136,7 @@ class CrafterSettings(_Frozen):
     cow_food: int = Field(default=6, ge=0)
     plant_food: int = Field(default=4, ge=0)
     hostile_creatures: bool = False  # zombies and skeletons: off (EmCoop's setup)
+    creatures: CreatureRules = Field(default_factory=CreatureRules)  # read only when hostile_creatures
 
     @model_validator(mode="after")
     def _check(self) -> CrafterSettings:
@@ -103,9 +146,16 @@ class CrafterSettings(_Frozen):
             )
         # A quorum above the team size is allowed: that resource is then out of the team's reach (a
         # participation constraint no plan can meet), which is what a small team's scenario studies.
-        if self.hostile_creatures:
-            raise ValueError("hostile_creatures: zombies and skeletons are not part of MA-Crafter here; leave it false")
         return self
+
+    @property
+    def zombie_slots(self) -> int:
+        """The zombie arrays' size: 0 with hostile creatures off, so the state carries nothing."""
+        return self.creatures.max_zombies if self.hostile_creatures else 0
+
+    @property
+    def skeleton_slots(self) -> int:
+        return self.creatures.max_skeletons if self.hostile_creatures else 0
 
     def unit_value(self, resource: str) -> float:
         """What one collected unit of ``resource`` scores for the team."""
@@ -113,4 +163,4 @@ class CrafterSettings(_Frozen):
         return rule.base_value * rule.quorum * (1 + self.tool_tier_bonus * TOOL_TIERS[rule.tool])
 
 
-__all__ = ["CraftName", "CrafterSettings", "RecipeRule", "ResourceName", "ResourceRule", "ToolName"]
+__all__ = ["CraftName", "CrafterSettings", "CreatureRules", "RecipeRule", "ResourceName", "ResourceRule", "ToolName"]

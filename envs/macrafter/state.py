@@ -15,6 +15,7 @@ import numpy as np
 
 from envs.macrafter.rules import NUM_ITEMS, Vital
 from envs.macrafter.scenario import Scenario
+from envs.macrafter.settings import CrafterSettings
 
 Array = Any  # jax.Array in the env, np.ndarray at the start and in the decoder
 
@@ -38,12 +39,22 @@ RESULTS: tuple[str, ...] = (
     "sapling",  # DO on grass found a sapling
     "nothing",  # DO with nothing to act on (or grass without luck)
     "sleep",  # SLEEP: asleep (or stays asleep)
+    "hit",  # DO on a creature that survived the blow (hostile creatures on)
+    "kill",  # DO on a creature that the blows of this step killed
 )
 RESULT = {name: i for i, name in enumerate(RESULTS)}
 
 # The resources in ``settings.resources`` order, and what each gives and becomes.
 RESOURCES: tuple[str, ...] = ("tree", "stone", "coal", "iron", "diamond")
 NO_ATTEMPT, COLLECT, CRAFT = 0, 1, 2
+# Hostile creatures, by kind index; a settings' slots hold its zombies first, then its skeletons.
+CREATURES: tuple[str, ...] = ("zombie", "skeleton")
+ZOMBIE, SKELETON = 0, 1
+
+
+def creature_kinds(settings: CrafterSettings) -> np.ndarray:
+    """Each creature slot's kind (empty with hostile creatures off): fixed by the settings."""
+    return np.asarray([ZOMBIE] * settings.zombie_slots + [SKELETON] * settings.skeleton_slots, np.int32)
 
 
 class CrafterState(NamedTuple):
@@ -69,6 +80,13 @@ class CrafterState(NamedTuple):
     att_leader: Array  # (A,) int32 the craft's leader, -1 when nothing was consumed
     share_to: Array  # (A,) int32 the seat a completed share went to, -1 when none
     share_item: Array  # (A,) int32 the Item shared
+    # Hostile creatures: K = the settings' zombie + skeleton slots (0 when off: empty arrays).
+    creature_pos: Array  # (K, 2) int32 (x, y), (-1, -1) for an empty slot
+    creature_alive: Array  # (K,) bool the slot holds a creature
+    creature_health: Array  # (K,) int32
+    creature_cooldown: Array  # (K,) int32 steps until its next attack
+    damage: Array  # (A,) int32 health each seat lost to creatures last step
+    hit_kind: Array  # (A,) int32 the creature kind each seat's DO struck last step (-1 none)
 
 
 def initial_state(scenario: Scenario) -> CrafterState:
@@ -103,7 +121,26 @@ def initial_state(scenario: Scenario) -> CrafterState:
         att_leader=np.full(na, -1, np.int32),
         share_to=np.full(na, -1, np.int32),
         share_item=np.zeros(na, np.int32),
+        creature_pos=np.full((len(creature_kinds(cfg)), 2), -1, np.int32),
+        creature_alive=np.zeros(len(creature_kinds(cfg)), bool),
+        creature_health=np.zeros(len(creature_kinds(cfg)), np.int32),
+        creature_cooldown=np.zeros(len(creature_kinds(cfg)), np.int32),
+        damage=np.zeros(na, np.int32),
+        hit_kind=np.full(na, -1, np.int32),
     )
 
 
-__all__ = ["COLLECT", "CRAFT", "NO_ATTEMPT", "RESOURCES", "RESULT", "RESULTS", "CrafterState", "initial_state"]
+__all__ = [
+    "COLLECT",
+    "CRAFT",
+    "CREATURES",
+    "NO_ATTEMPT",
+    "RESOURCES",
+    "RESULT",
+    "RESULTS",
+    "SKELETON",
+    "ZOMBIE",
+    "CrafterState",
+    "creature_kinds",
+    "initial_state",
+]

@@ -16,7 +16,7 @@ import numpy as np
 
 from envs.macrafter.rules import CRAFTS, MOVES, VECTORS, Item, Material, Vital
 from envs.macrafter.settings import CrafterSettings
-from envs.macrafter.state import RESOURCES, RESULTS, CrafterState
+from envs.macrafter.state import CREATURES, RESOURCES, RESULTS, CrafterState, creature_kinds
 
 Pos = tuple[int, int]  # (x, y), y grows downwards
 Outcome = Literal["ok", "too_few", "no_tool", "no_station", "missing_items", "blocked"]
@@ -86,6 +86,19 @@ class Attempt:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Creature:
+    """One live hostile creature (only with ``hostile_creatures`` on); ``slot`` is its state slot."""
+
+    slot: int
+    kind: str  # zombie | skeleton
+    position: Pos
+    health: int
+
+    def to_record(self) -> dict:
+        return {"slot": self.slot, "kind": self.kind, "position": list(self.position), "health": self.health}
+
+
 @dataclass(frozen=True)
 class CrafterView:
     """The whole world at one step. ``grid[y][x]`` is a `Material` value."""
@@ -101,6 +114,9 @@ class CrafterView:
     attempts: tuple[Attempt, ...] = ()  # what the last step tried (empty at reset)
     shares: tuple[tuple[int, int, str, int], ...] = ()  # last step: (giver, receiver, item, qty) done
     results: tuple[str, ...] = ()  # last step, per seat: what its own action did (state.RESULTS names)
+    creatures: tuple[Creature, ...] = ()  # the live hostile creatures (none with them off)
+    damage: tuple[int, ...] = ()  # last step, per seat: health lost to creatures (empty with them off)
+    struck: tuple[str | None, ...] = ()  # last step, per seat: the creature kind its DO hit (or None)
     names: tuple[str, ...] = field(default=tuple(m.name.lower() for m in Material), repr=False)
     # The rules the world runs under (``decode`` passes the env's): the agent side's skills read
     # quorums, tools, recipes and the view size from the state they are given.
@@ -118,6 +134,9 @@ class CrafterView:
                 return agent.seat
         return None
 
+    def creature_at(self, cell: Pos) -> Creature | None:
+        return next((c for c in self.creatures if c.position == cell), None)
+
     def cells_of(self, material: Material) -> list[Pos]:
         return [(x, y) for y, row in enumerate(self.grid) for x, m in enumerate(row) if m == material]
 
@@ -128,6 +147,14 @@ class CrafterView:
         return (max(0, x - hw), max(0, y - hh)), (min(self.width - 1, x + hw), min(self.height - 1, y + hh))
 
     def to_record(self) -> dict:
+        record = self._record()
+        if self.settings.hostile_creatures:  # a creature-free record keeps its exact old form
+            record["creatures"] = [c.to_record() for c in self.creatures]
+            record["damage"] = list(self.damage)
+            record["struck"] = list(self.struck)
+        return record
+
+    def _record(self) -> dict:
         return {
             "step": self.step,
             "horizon": self.horizon,
@@ -192,7 +219,29 @@ def decode(settings: CrafterSettings, state: CrafterState) -> CrafterView:
         shares=shares,
         results=tuple(RESULTS[int(r)] for r in s["result"][:n]),
         settings=settings,
+        **_creatures(settings, s, n),
     )
+
+
+def _creatures(settings: CrafterSettings, s: dict[str, np.ndarray], n: int) -> dict:
+    """The view's creature fields (left at their empty defaults with hostile creatures off)."""
+    if not settings.hostile_creatures:
+        return {}
+    kinds = creature_kinds(settings)
+    live = np.flatnonzero(s["creature_alive"])
+    return {
+        "creatures": tuple(
+            Creature(
+                int(k),
+                CREATURES[int(kinds[k])],
+                (int(s["creature_pos"][k, 0]), int(s["creature_pos"][k, 1])),
+                int(s["creature_health"][k]),
+            )
+            for k in live
+        ),
+        "damage": tuple(int(d) for d in s["damage"][:n]),
+        "struck": tuple(CREATURES[int(h)] if h >= 0 else None for h in s["hit_kind"][:n]),
+    }
 
 
 def _attempts(settings: CrafterSettings, s: dict[str, np.ndarray], n: int) -> tuple[Attempt, ...]:
@@ -236,4 +285,4 @@ def _attempts(settings: CrafterSettings, s: dict[str, np.ndarray], n: int) -> tu
     return tuple(attempts)
 
 
-__all__ = ["AgentState", "Attempt", "CrafterView", "Outcome", "Pos", "decode"]
+__all__ = ["AgentState", "Attempt", "CrafterView", "Creature", "Outcome", "Pos", "decode"]

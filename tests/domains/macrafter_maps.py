@@ -72,12 +72,18 @@ def _env(settings: CrafterSettings, scenario: Scenario) -> CrafterEnv:
 
 
 def small_env(
-    rows: list[str], bags: dict[int, dict[str, int]] | None = None, horizon: int = 100
+    rows: list[str],
+    bags: dict[int, dict[str, int]] | None = None,
+    horizon: int = 100,
+    rules: dict | None = None,
 ) -> tuple[CrafterEnv, CrafterState]:
-    """A real env on a hand-drawn map (at least 9 x 9) and its first state, with the given bags."""
+    """A real env on a hand-drawn map (at least 9 x 9) and its first state, with the given bags
+    (``rules``: further settings, e.g. hostile creatures)."""
     start = crafter_view(rows, bags)
     grid = tuple(tuple(int(_MATERIAL[c if not c.isdigit() else "."]) for c in row) for row in rows)
-    settings = CrafterSettings(num_agents=len(start.agents), width=len(rows[0]), height=len(rows), horizon=horizon)
+    settings = CrafterSettings(
+        num_agents=len(start.agents), width=len(rows[0]), height=len(rows), horizon=horizon, **(rules or {})
+    )
     scenario = Scenario("hand", None, settings, None, "iron", tuple(a.position for a in start.agents), grid)
     env = _env(settings, scenario)
     state = env.state_for(scenario)

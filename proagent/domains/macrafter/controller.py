@@ -22,7 +22,7 @@ from proagent.domains.macrafter.navigation import (
     tile,
     walkable,
 )
-from proagent.domains.macrafter.skills import MACrafterSkillBook, args_of, navigate_goals
+from proagent.domains.macrafter.skills import MACrafterSkillBook, args_of, fight_targets, navigate_goals
 from proagent.domains.macrafter.targets import (
     CRAFT_ACTIONS,
     PLACE_ACTIONS,
@@ -136,6 +136,8 @@ class MACrafterController:
             return int(Action.SLEEP)
         if name == "share":
             return self._share(view, skill)
+        if name == "fight":  # face the nearest creature of the kind in view, then hit it
+            return act_on(view, self.seat, fight_targets(view, self.seat, str(skill.arg)), Action.DO)
         return int(Action.NOOP)  # noop (wait)
 
     def _collect(self, view: CrafterView, name: str) -> int:

@@ -167,6 +167,8 @@ class MACrafterDomain(WorldBase):
             "table_wood": s.table_wood,
             "furnace_stone": s.furnace_stone,
             "vital_max": s.vital_max,
+            "hostile_creatures": s.hostile_creatures,
+            "creatures": s.creatures.model_dump(),
             "resources": {
                 r: {**s.resources[r].model_dump(), "unit_value": s.unit_value(r)} for r in RESOURCES if r in s.resources
             },

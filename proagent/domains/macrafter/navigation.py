@@ -35,8 +35,9 @@ def neighbours(cell: Pos) -> list[Pos]:
 
 
 def occupied(view: CrafterView, seat: int) -> set[Pos]:
-    """Cells other live agents stand on (as the view knows them)."""
-    return {a.position for a in view.agents if a.alive and a.seat != seat}
+    """Cells other live agents stand on, and those of the creatures in the view (as the view knows
+    them): nobody walks through either."""
+    return {a.position for a in view.agents if a.alive and a.seat != seat} | {c.position for c in view.creatures}
 
 
 def walkable(

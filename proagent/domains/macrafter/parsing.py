@@ -41,6 +41,7 @@ _ARG_KIND = {
     "craft": "craft",
     "place": "place",
     "share": "share",
+    "fight": "fight",
 }
 
 
@@ -112,7 +113,7 @@ def read_skill(text: str, book: _Book) -> Skill:
 
 def _hint(name: str, allowed: ArgChoices) -> str:
     """What the arguments may be, short enough for a re-plan prompt."""
-    if name in ("collect", "craft", "place"):
+    if name in ("collect", "craft", "place", "fight"):
         return f"the argument must be one of {list(allowed.choices)}"
     if name == "share":
         return "write share(k, item, qty): k a teammate's seat, an item you hold, qty 1 to 3"

@@ -10,7 +10,9 @@ seat places a table; each crafts a wood pickaxe, mines a stone and crafts a ston
 table (that craft needs a quorum: an agent that already has one comes back and crafts along with
 a teammate waiting there; until then it mines what the team's tools allow instead of standing at the
 table); then the whole team collects the most valuable resource its quorum and tools
-allow (iron on a medium world, with three agents). Low drink, food or energy comes first.
+allow (iron on a medium world, with three agents). Low drink, food or energy comes first; before
+everything, both fight back a zombie beside them (hostile creatures on), dropping the skill they
+were running.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from envs.macrafter.rules import TOOL_TIERS
 from envs.macrafter.symbolic import CrafterView
 from proagent.contract import Agent, ImmediateAgent, Observation, UnknownAgentError
 from proagent.domains.macrafter.controller import MACrafterController
-from proagent.domains.macrafter.navigation import chebyshev
+from proagent.domains.macrafter.navigation import chebyshev, manhattan
 from proagent.domains.macrafter.skills import MACrafterSkillBook, skill_book_for
 from proagent.domains.macrafter.targets import RESOURCE_OF_ITEM, RESOURCES, known_cells, near_stations, tool_ok
 from proagent.world.types import EngineState, Skill
@@ -30,8 +32,20 @@ LOW_VITAL = 2  # drink or food at or below this: see to it first
 SKILL_TIMEOUT = 40  # steps before a scripted partner gives a running skill up and chooses again
 
 
+def defend(view: CrafterView, seat: int) -> Skill | None:
+    """``fight(zombie)`` when a zombie stands beside the seat (it bites until one of them is gone)."""
+    me = view.agents[seat].position
+    if any(c.kind == "zombie" and manhattan(me, c.position) == 1 for c in view.creatures):
+        return Skill("fight", "zombie")
+    return None
+
+
 def _urgent(view: CrafterView, seat: int) -> Skill | None:
-    """Drink, eat or sleep when a vital runs low and the means are known."""
+    """Fight back a zombie beside the seat; drink, eat or sleep when a vital runs low and the
+    means are known."""
+    threat = defend(view, seat)
+    if threat is not None:
+        return threat
     vitals = view.agents[seat].vitals
     if vitals.get("drink", 9) <= LOW_VITAL and known_cells(view, "water"):
         return Skill("collect", "water")
@@ -144,7 +158,8 @@ class SkillPartner(ImmediateAgent):
         if self.skill is not None:
             self.steps += 1
             over = self.steps >= SKILL_TIMEOUT or self.book.is_done(state, self.seat, self.skill, self.steps)
-            if over or self.book.failures(state, self.seat, self.skill):
+            threat = defend(state, self.seat)
+            if over or self.book.failures(state, self.seat, self.skill) or threat not in (None, self.skill):
                 self.skill = None
         if self.skill is None:
             self.skill, self.steps = self.choose(state, self.seat), 0
@@ -174,6 +189,7 @@ __all__ = [
     "PARTNERS",
     "SkillPartner",
     "best_resource",
+    "defend",
     "helper_skill",
     "make_partner",
     "partner_names",

@@ -8,7 +8,8 @@ seen, and when), the teammates in view, and only its own bag and vitals. Its ``b
 is a `CrafterView` whose never-seen cells are ``UNKNOWN``, whose teammates stand where last seen
 (``UNSEEN`` outside the world if never) with empty bags: the Verificator, the judgement of a
 running skill and the controller read it, so a check's text or a walk never uses what the agent
-could not know. Belief correction reads only the events it witnessed: its own, and a teammate's
+could not know. Hostile creatures are seen only while inside the window (never remembered: they
+move). Belief correction reads only the events it witnessed: its own, and a teammate's
 while that teammate was in view before or after the step.
 """
 
@@ -110,6 +111,9 @@ class CrafterPerceiver:
                 a for a in state.attempts if self.seat in a.participants or (a.cell is not None and inside(a.cell))
             ),
             shares=tuple(s for s in state.shares if self.seat in (s[0], s[1])),
+            creatures=tuple(c for c in state.creatures if inside(c.position)),
+            damage=tuple(d if i == self.seat else 0 for i, d in enumerate(state.damage)),
+            struck=tuple(k if i == self.seat else None for i, k in enumerate(state.struck)),
         )
         return SeatView(
             self._believed,

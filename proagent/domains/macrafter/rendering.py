@@ -104,6 +104,10 @@ FACINGS: dict[tuple[int, int], str] = {(-1, 0): "left", (1, 0): "right", (0, -1)
 TOOLS: frozenset[str] = frozenset(i.name.lower() for i in Item if i >= Item.WOOD_PICKAXE)
 
 
+CREATURE_CHARS: dict[str, str] = {"zombie": "z", "skeleton": "k"}
+CREATURE_COLOURS: dict[str, Colour] = {"zombie": (60, 140, 60), "skeleton": (225, 225, 210)}
+
+
 def agent_colour(seat: int) -> Colour:
     return AGENT_COLOURS[seat % len(AGENT_COLOURS)]
 
@@ -120,9 +124,12 @@ def _held(agent: AgentState) -> str:
 def agent_line(view: CrafterView, agent: AgentState) -> str:
     """One agent as text: where, facing what, its vitals and its bag."""
     faced, mate = view.material(agent.faced_cell), view.agent_at(agent.faced_cell)
+    creature = view.creature_at(agent.faced_cell)
     at = (
         f"agent {mate}"
         if mate is not None
+        else f"a {creature.kind}"
+        if creature is not None
         else faced.name.lower().replace("_", " ")
         if faced is not None
         else "the edge"
@@ -136,12 +143,15 @@ def agent_line(view: CrafterView, agent: AgentState) -> str:
 def text(view: CrafterView) -> str:
     """The world as rows of characters (agents as their seat's digit), each agent's line, a legend."""
     rows = [[MATERIAL_CHARS[Material(m)] for m in row] for row in view.grid]
+    for creature in view.creatures:  # hostile creatures: z zombie, k skeleton
+        rows[creature.position[1]][creature.position[0]] = CREATURE_CHARS[creature.kind]
     for agent in view.agents:
         if agent.alive:
             x, y = agent.position
             rows[y][x] = str(agent.seat % 10)
     head = f"step {view.step}/{view.horizon}, score {view.score:g}{', done' if view.done else ''}"
-    return "\n".join([head, *("".join(r) for r in rows), *(agent_line(view, a) for a in view.agents), LEGEND])
+    legend = f"{LEGEND}; z zombie, k skeleton" if view.settings.hostile_creatures else LEGEND
+    return "\n".join([head, *("".join(r) for r in rows), *(agent_line(view, a) for a in view.agents), legend])
 
 
 def record(view: CrafterView) -> dict:
@@ -216,6 +226,10 @@ def _map(view: CrafterView) -> np.ndarray:
         for x, m in enumerate(row):
             canvas.fill(x, y, MATERIAL_COLOURS[Material(m)], inset=0)
     mark = max(3, CELL // 3)
+    for creature in view.creatures:  # a dark-ringed square in the kind's colour
+        x, y = creature.position
+        canvas.fill(x, y, (0, 0, 0), inset=1)
+        canvas.fill(x, y, CREATURE_COLOURS[creature.kind], inset=3)
     for agent in view.agents:
         x, y = agent.position
         colour = agent_colour(agent.seat) if agent.alive else (90, 90, 90)

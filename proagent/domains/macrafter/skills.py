@@ -25,14 +25,18 @@ Definitions:
 - ``place(object)``: face a free cell it may go on (near a table, for a furnace) and place it.
 - ``sleep()``: sleep until awake again.
 - ``share(k, item, q)``: walk within reach of teammate k and hand over q units, one per step.
+- ``fight(creature)`` (only with hostile creatures on): walk beside the nearest zombie or skeleton
+  in view, face it and press DO until this agent's blow killed one, or none of that kind is in
+  view any more.
 """
 
 from __future__ import annotations
 
 from envs.macrafter.events import CrafterEvent, CrafterEventKind
 from envs.macrafter.rules import Item
-from envs.macrafter.symbolic import CrafterView
-from proagent.domains.macrafter.navigation import DIRECTIONS, facing, occupied, tile, walkable
+from envs.macrafter.state import CREATURES
+from envs.macrafter.symbolic import CrafterView, Pos
+from proagent.domains.macrafter.navigation import DIRECTIONS, facing, manhattan, occupied, tile, walkable
 from proagent.domains.macrafter.parsing import read_skill
 from proagent.domains.macrafter.targets import (
     AGENT,
@@ -269,6 +273,46 @@ class ShareLedger:
 _VECTOR = {"left": (-1, 0), "right": (1, 0), "up": (0, -1), "down": (0, 1)}
 
 
+# ---- fight -------------------------------------------------------------------------------------
+def fight_targets(view: CrafterView, seat: int, kind: str) -> list[Pos]:
+    """The cells of the creatures of ``kind`` in the view, nearest first (a believed view holds
+    only those in the seat's window)."""
+    me = view.agents[seat].position
+    cells = [c.position for c in view.creatures if c.kind == kind]
+    return sorted(cells, key=lambda cell: (manhattan(me, cell), cell))
+
+
+def _fight_failures(view: CrafterView, seat: int, skill: Skill) -> list[str]:
+    kind = str(skill.arg)
+    if not view.settings.hostile_creatures:
+        return ["there are no hostile creatures in this world"]
+    targets = fight_targets(view, seat, kind)
+    if not targets:
+        return [f"no {kind} is in view"]
+    if way_to(view, seat, targets)[0] < 0:
+        return [f"no path leads next to the {kind}"]
+    return []
+
+
+def _fight_done(view: CrafterView, seat: int, skill: Skill, steps: int) -> bool:
+    """Done once this agent's blow killed a creature, or when none of the kind is in view (killed
+    by a teammate, or out of sight)."""
+    if steps == 0:
+        return False
+    killed = bool(view.results) and view.results[seat] == "kill"
+    return killed or not fight_targets(view, seat, str(skill.arg))
+
+
+FIGHT_ROW = SkillDef(
+    "fight",
+    "fight(creature)",
+    "walk beside the nearest zombie or skeleton in view, face it and hit it (DO) until it dies; a sword hits harder",
+    "fight",
+    _fight_failures,
+    _fight_done,
+)
+
+
 def skill_rows(ledger: ShareLedger) -> tuple[SkillDef, ...]:
     """The table: one row per skill (the share row counts with ``ledger``)."""
     return (
@@ -361,6 +405,8 @@ def _skill_of_event(event: CrafterEvent) -> Skill | None:
         return Skill("collect", "water")
     if kind == CrafterEventKind.EAT:
         return Skill("collect", "cow" if item == "cow" else "plant")
+    if kind == CrafterEventKind.CREATURE_KILLED and item in CREATURES:
+        return Skill("fight", item)
     return Skill("sleep") if kind == CrafterEventKind.SLEEP else None
 
 
@@ -372,7 +418,8 @@ def _own_cell(view: CrafterView, seat: int) -> UndoState:
 class MACrafterSkillBook(TableSkillBook):
     """The table read every way the agent needs it, with MA-Crafter's argument parser."""
 
-    def __init__(self, num_agents: int) -> None:
+    def __init__(self, num_agents: int, hostile: bool = False) -> None:
+        """``hostile``: the world has hostile creatures, so the book holds ``fight(creature)``."""
         self.ledger = ShareLedger()
         seats = range(num_agents)
         ranges: dict[str, ArgRange | ArgChoices] = {
@@ -383,10 +430,13 @@ class MACrafterSkillBook(TableSkillBook):
             "craft": ArgChoices(tuple(CRAFT_ACTIONS)),
             "place": ArgChoices(tuple(PLACE_ACTIONS)),
             "share": ArgChoices(tuple(f"{k}, {i}, {q}" for k in seats for i in ITEMS for q in range(1, MAX_SHARE + 1))),
+            "fight": ArgChoices(CREATURES),
         }
         progress = frozenset({"collect", "craft", "place", "share"})
-        super().__init__(skill_rows(self.ledger), ranges, progress, _own_cell, _skill_of_event, aliases={WAIT: NOOP})
+        rows = (*skill_rows(self.ledger), FIGHT_ROW) if hostile else skill_rows(self.ledger)
+        super().__init__(rows, ranges, progress, _own_cell, _skill_of_event, aliases={WAIT: NOOP})
         self.num_agents = num_agents
+        self.hostile = hostile
 
     def parse(self, text: str) -> Skill:
         """A skill from free text; SkillParseError says what was wrong (`parsing.read_skill`)."""
@@ -394,7 +444,7 @@ class MACrafterSkillBook(TableSkillBook):
 
 
 def skill_book_for(view: CrafterView) -> MACrafterSkillBook:
-    return MACrafterSkillBook(len(view.agents))
+    return MACrafterSkillBook(len(view.agents), view.settings.hostile_creatures)
 
 
 __all__ = [
@@ -408,6 +458,7 @@ __all__ = [
     "args_of",
     "collected",
     "crafted",
+    "fight_targets",
     "navigate_goals",
     "skill_book_for",
 ]

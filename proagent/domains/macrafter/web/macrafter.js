@@ -46,6 +46,16 @@ const Crafter = (() => {
     ctx.beginPath(); ctx.arc(x, y, r, 0, 2 * Math.PI); ctx.fill();
   }
 
+  // Hostile creatures (a record holds them only when the world has them): a ringed square, z or k.
+  function creatures(ctx, state, S) {
+    for (const c of state.creatures || []) {
+      const px = c.position[0] * S, py = c.position[1] * S, zombie = c.kind === "zombie";
+      ctx.fillStyle = "#111"; ctx.fillRect(px + 1, py + 1, S - 2, S - 2);
+      ctx.fillStyle = zombie ? "#3c8c3c" : "#e1e1d2"; ctx.fillRect(px + 3, py + 3, S - 6, S - 6);
+      write(ctx, zombie ? "z" : "k", px + S / 2, py + S / 2, Math.max(8, S * 0.6), zombie ? "#fff" : "#111", "center", true);
+    }
+  }
+
   // One cell: its ground colour, then a glyph for what stands on it.
   function tile(ctx, name, px, py, S) {
     ctx.fillStyle = TILE[name] || "#ff00ff";
@@ -213,6 +223,7 @@ const Crafter = (() => {
       map(ctx, world, state, S);
       attempts(ctx, state, S);
       if (opts.seat !== undefined && opts.seat !== null) window_(ctx, world, state, opts.seat, S);
+      creatures(ctx, state, S);
       agents.forEach((a) => faced(ctx, a, S));
       agents.filter((a) => !a.alive).forEach((a) => agent(ctx, a, S, a.seat === opts.seat));
       agents.filter((a) => a.alive).forEach((a) => agent(ctx, a, S, a.seat === opts.seat));
