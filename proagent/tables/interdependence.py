@@ -1,34 +1,30 @@
 """The interdependence paper's Table 1 setting with our partner zoo: on counter_circuit, the
-scripted ``onion_passer`` (the green-hat chef of Carroll et al.'s coordination policy: it only
-puts onions on the middle counters) is paired with every partner in the registry, and we count
-how much the partner responds to it (constructive interdependencies, accepted triggers).
+scripted ``onion_passer`` (the green-hat chef of Carroll et al.'s coordination policy: it only puts
+onions on the middle counters) is paired with every partner that plays the layout, and we count how
+much the partner responds to it (constructive interdependencies, accepted triggers).
 
-    PYTHONPATH=. python scripts/interdependence_table.py --episodes 10 --horizon 400 \
-        --out docs/interdependence_counter_circuit.md
-
-The paper's numbers (Table 1: ZSC agents with the scripted passer, humans' rounds) are quoted
-from its text for comparison; its column headers were lost in the text extraction, see the note
-written with the table.
+The passer is the evaluated agent of one evaluation grid (its seat is the record's seat, so its
+player index), every partner the grid's partners; no LLM plays. The paper's numbers (Table 1: ZSC
+agents with the scripted passer) are quoted from its text; its column headers were lost in the text
+extraction, see the note written with the table.
 """
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import statistics
-import time
 from pathlib import Path
 
-import envs
-from proagent.contract import seat_team
-from proagent.domains.overcooked import OvercookedDomain
-from proagent.domains.overcooked.partners.registry import available_partners, make_partner, trained_factories
-from proagent.paths import partner_dir
-from proagent.runner.episode import run_episode
-from proagent.runner.records import EpisodeRecord
+from pydantic import Field
+from rich.console import Console
 
+from proagent.domains import get_domain
+from proagent.eval.records import EvalRecord, read_records
+from proagent.tables.common import Plan, TableSettings, play_grid, write_page
+
+WORLD = "overcooked"
 LAYOUT = "counter_circuit"
 PASSER = "onion_passer"
+LLM = "proagent"
 
 # Table 1 of the paper, verbatim (Agent | Task Reward | four columns whose headers did not survive
 # the text extraction; Sec. 6 names the metrics: Int_cons, Int_non-cons, then the share of
@@ -41,27 +37,50 @@ PAPER_TABLE_1 = (
 )
 
 
-DOMAIN = OvercookedDomain()
+class Settings(TableSettings):
+    """The paper's setting: every partner, the passer in both seats, 400 steps, 10 episodes."""
 
-
-def play(partner: str, passer_seat: int, episodes: int, horizon: int, seed: int) -> list[EpisodeRecord]:
-    """Episodes of ``onion_passer`` in ``passer_seat`` with ``partner`` in the other seat."""
-    env = envs.make(LAYOUT, envs.Dynamics(horizon=horizon))
-    out = []
-    for i in range(episodes):
-        passer, other = make_partner(PASSER, LAYOUT), make_partner(partner, LAYOUT)
-        out.append(asyncio.run(run_episode(env, DOMAIN, seat_team(passer, passer_seat, [other]), passer_seat, seed + i, i)))
-    return out
+    episodes: int = Field(10, ge=1)
+    horizon: int = Field(400, ge=1)
+    seed: int = Field(0, ge=0)
+    partners: list[str] = Field(default_factory=list, description="default: every partner that plays the layout")
+    seats: list[int] = Field(default_factory=lambda: [0, 1], description="the passer's seats")
+    out: Path = Path("docs/interdependence_counter_circuit")
+    resume: Path | None = None
 
 
 def layout_partners() -> list[str]:
-    """Every partner that plays LAYOUT: the scripted ones, and the trained ones with a checkpoint for
-    it (the registry also names methods trained only for other layouts, e.g. OvercookedV2's seeds)."""
-    trained = set(trained_factories())
-    return [n for n in available_partners() if n not in trained or partner_dir("overcooked", LAYOUT, n).is_dir()]
+    """Every partner that plays the layout (scripted ones, and trained ones with a checkpoint for it)."""
+    domain = get_domain(WORLD)
+    return [n for n in domain.partner_names(domain.make_env(LAYOUT, 400)) if n != LLM]
 
 
-def row(partner: str, seat: int, records: list[EpisodeRecord]) -> dict:
+def plan(settings: Settings) -> Plan:
+    partners = settings.partners or layout_partners()
+    return Plan(episodes=len(partners) * len(settings.seats) * settings.episodes, llm_episodes=0)
+
+
+def run(settings: Settings, console: Console) -> Path:
+    """Play the passer with every partner, then write the page beside the paper's quoted table."""
+    partners = settings.partners or layout_partners()
+    data = {
+        "name": "interdependence-table1", "domain": WORLD, "agents": [{"kind": PASSER}], "partners": partners,
+        "layouts": [LAYOUT], "seats": settings.seats, "episodes": settings.episodes, "horizon": settings.horizon,
+        "seed": settings.seed,
+    }  # fmt: skip
+    folder = play_grid(data, settings, console, settings.resume)
+    records = read_records(folder / "episodes.jsonl")
+    rows = [
+        row(partner, seat, mine)
+        for partner in partners
+        for seat in settings.seats
+        if (mine := [r for r in records if r.partner == partner and r.seat == seat])
+    ]
+    return write_page(settings.out, report(rows, settings, folder))
+
+
+def row(partner: str, seat: int, records: list[EvalRecord]) -> dict:
+    """The passer's games in ``seat`` with ``partner``: score and interdependence counts, as the paper's columns."""
     p, q = seat, 1 - seat  # the passer's and the partner's player index
     total = sum(r.int_total for r in records)
     passer_offers = sum(r.int_initiated[p] for r in records)
@@ -83,47 +102,31 @@ def row(partner: str, seat: int, records: list[EpisodeRecord]) -> dict:
     }
 
 
+def _fmt(v: object) -> str:
+    return "–" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))
+
+
 def markdown(rows: list[dict]) -> str:
     keys = list(rows[0])
-    fmt = lambda v: "–" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))
     lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
-    lines += ["| " + " | ".join(fmt(r[k]) for k in keys) + " |" for r in rows]
+    lines += ["| " + " | ".join(_fmt(r[k]) for k in keys) + " |" for r in rows]
     return "\n".join(lines) + "\n"
 
 
 def paper_markdown() -> str:
+    """The paper's Table 1 as quoted (its column headers are our reading, see the note)."""
     lines = ["| agent | task reward | col 2 (Int_cons?) | col 3 (Int_non-cons?) | col 4 (%?) | col 5 (%?) |", "|---|---|---|---|---|---|"]
     lines += ["| " + " | ".join(str(v) for v in r) + " |" for r in PAPER_TABLE_1]
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--episodes", type=int, default=10)
-    parser.add_argument("--horizon", type=int, default=400)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--partners", nargs="*", default=None, help="default: every partner in the registry that plays counter_circuit")
-    parser.add_argument("--seats", nargs="*", type=int, default=[0, 1], help="the passer's seats")
-    parser.add_argument("--out", type=Path, default=None)
-    args = parser.parse_args()
-    partners = args.partners or layout_partners()
-    rows, started = [], time.perf_counter()
-    for partner in partners:
-        for seat in args.seats:
-            t = time.perf_counter()
-            rows.append(row(partner, seat, play(partner, seat, args.episodes, args.horizon, args.seed)))
-            print(f"{partner} (passer p{seat}): {time.perf_counter() - t:.0f} s", flush=True)
-    text = report(rows, args, time.perf_counter() - started)
-    print(text)
-    if args.out:
-        args.out.write_text(text, encoding="utf-8")
-
-
-def report(rows: list[dict], args: argparse.Namespace, seconds: float) -> str:
+def report(rows: list[dict], settings: Settings, folder: Path) -> str:
+    """The page: ours per partner and seat, the definitions, then the paper's table quoted."""
     return (
         f"# Interdependence on {LAYOUT}: `{PASSER}` with each partner (the paper's Table 1 setting)\n\n"
-        f"Generated by `scripts/interdependence_table.py --episodes {args.episodes} --horizon {args.horizon} "
-        f"--seed {args.seed}` in {seconds:.0f} s. Means per episode; percentages pooled over episodes. "
+        f"Regenerate: `{settings.command}` (run folder `{folder.name}`: {settings.episodes} episode(s) of "
+        f"{settings.horizon} steps per partner and passer seat, seeds {settings.seed} on; no LLM). "
+        "Means per episode; percentages pooled over episodes. "
         "`passer seat`: the onion_passer's player index (p0 starts bottom, next to the onions).\n\n"
         + markdown(rows)
         + "\nInt: interdependent action pairs (one player's effect satisfied the other's precondition, Def. 4.1); "
@@ -138,7 +141,3 @@ def report(rows: list[dict], args: argparse.Namespace, seconds: float) -> str:
         "which corresponds to our `rejected by partner %`; col 4 we cannot identify with certainty. The paper's rounds "
         "were short (a user-study round served one soup in 60 s), ours are 400 steps, so absolute counts scale differently.\n"
     )
-
-
-if __name__ == "__main__":
-    main()
