@@ -17,7 +17,9 @@ from proagent.eval.session import RunHandle, finish_run, play_run, resume_run, s
 from proagent.eval.world import World
 
 TEST_DOUBLES = "python:tests."  # --llm factories of the test suite: scripted answers, no model
-COMMON_FLAGS = ("llm", "api_base", "episodes", "horizon", "seed", "layouts", "out", "runs_dir", "resume")
+COMMON_FLAGS = (
+    "llm", "api_base", "episodes", "horizon", "seed", "layouts", "out", "runs_dir", "resume", "cache", "max_cost",
+)  # fmt: skip
 
 
 class TableError(ValueError):
@@ -33,6 +35,8 @@ class TableSettings(BaseModel):
     api_base: str | None = None
     out: Path
     runs_dir: Path = Path("runs")
+    cache: bool | None = Field(None, description="False: no LLM answer cache (--no-cache)")
+    max_cost: float | None = Field(None, gt=0, description="USD: start no new episode once this much is spent")
     command: str = Field("", description="the command that regenerates the page, as typed")
     progress: str = "off"
 
@@ -81,7 +85,7 @@ def play_grid(data: dict[str, Any], settings: TableSettings, console: Console, r
         if resume is not None:
             handle: RunHandle = resume_run(resume, {}, world, settings.command)
         else:
-            config = validate_config(data, str(data.get("name", "table")), EvalConfig)
+            config = validate_config(data | run_fields(settings), str(data.get("name", "table")), EvalConfig)
             assert isinstance(config, EvalConfig)
             handle = start_run(config, world, settings.command, settings.runs_dir)
     except ConfigError as exc:
@@ -92,6 +96,12 @@ def play_grid(data: dict[str, Any], settings: TableSettings, console: Console, r
     if outcome.failures or outcome.disk_error:
         raise TableError(f"the run in {handle.folder.path} did not finish; finish it with --resume")
     return handle.folder.path
+
+
+def run_fields(settings: TableSettings) -> dict[str, Any]:
+    """The evaluation config's execution fields the settings set (cache, cost cap)."""
+    fields = {"cache": settings.cache, "max_cost_usd": settings.max_cost}
+    return {k: v for k, v in fields.items() if v is not None}
 
 
 def proagent_agent(settings: TableSettings) -> dict[str, Any]:
