@@ -79,9 +79,10 @@ def measured_block(runs: Path, tokenizer: str, command: str) -> str:
     ])  # fmt: skip
 
 
-def results_page(page: Path, regenerate: str, url: str) -> str:
-    """The table page made on the double, headed so that nobody reads it as a model's result."""
-    body = page.read_text(encoding="utf-8").replace(url, "<the double's url>")
+def results_page(page: Path, regenerate: str, url: str, tmp: str) -> str:
+    """The table page made on the double, headed so that nobody reads it as a model's result (the
+    double's address and the temporary folders, which differ every run, left out)."""
+    body = page.read_text(encoding="utf-8").replace(url, "<the double's url>").replace(tmp, "<temporary folder>")
     title, _, rest = body.partition("\n")
     return (
         f"{title} ({DOUBLE})\n\n"
@@ -111,17 +112,18 @@ def main(argv: list[str] | None = None) -> int:
         if args.measure:
             print(measured_block(runs, args.tokenizer, shlex.join(["proagent", "reproduce", args.target, *rest])))
         if args.results is not None:
-            write_results(args.results, out, args.target, "PYTHONPATH=. " + shlex.join(["python", "scripts/reproduce_loopback.py", *given]), server.url)
+            regenerate = "PYTHONPATH=. " + shlex.join(["python", "scripts/reproduce_loopback.py", *given])
+            write_results(args.results, out, args.target, regenerate, server.url, tmp)
     return 0
 
 
-def write_results(folder: Path, out: Path, target: str, regenerate: str, url: str) -> None:
+def write_results(folder: Path, out: Path, target: str, regenerate: str, url: str, tmp: str) -> None:
     """The page and the figures beside it, into ``folder`` (figures keep their names)."""
     folder.mkdir(parents=True, exist_ok=True)
     for figure in out.parent.glob(f"{out.name}*"):
         if figure.suffix != ".md":
             (folder / figure.name).write_bytes(figure.read_bytes())
-    (folder / f"{target}.md").write_text(results_page(out.with_suffix(".md"), regenerate, url), encoding="utf-8")
+    (folder / f"{target}.md").write_text(results_page(out.with_suffix(".md"), regenerate, url, tmp), encoding="utf-8")
 
 
 if __name__ == "__main__":
