@@ -34,6 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--dry-run", action="store_true", help="print the episodes, expected LLM calls, tokens and cost; run nothing"
     )
     p.add_argument("--out", type=Path, help="where the comparison table goes (default: reproduce.md in the run folder)")
+    p.add_argument("--agents", help="eval targets: keep only these of the target's agents (comma list of kinds)")
     p.add_argument(
         "--set",
         dest="table_settings",
@@ -82,7 +83,7 @@ def list_targets(registry: Registry) -> int:
 
 def given_flags(args: argparse.Namespace) -> list[str]:
     """The dests of the eval flags given on the command line (those not left at None)."""
-    dests = [*GRID_FLAGS, *RUN_FLAGS, *AGENT_FLAGS, "env", "runs_dir", "resume", "out"]
+    dests = [*GRID_FLAGS, *RUN_FLAGS, *AGENT_FLAGS, "env", "runs_dir", "resume", "out", "agents"]
     return [d for d in dests if vars(args).get(d) is not None]
 
 
@@ -95,6 +96,9 @@ def run_grid(target: Target, args: argparse.Namespace) -> int:
 
     try:
         data, ablation = grid_data(target)
+        if args.agents is not None:
+            data = narrowed_agents(data, args.agents, target.name)
+            args.agents = None  # applied: the target's agents keep their settings (e.g. Table 1's prompt set)
         if ablation is not None:
             refuse_varied_overrides(ablation, agent_flags_given(args), target.name)
         config = checked_config(apply_flags(data, args), target.name)
@@ -110,6 +114,18 @@ def run_grid(target: Target, args: argparse.Namespace) -> int:
     if folder is not None:
         write_comparison(target, folder, args.out, shlex.join(args.command_line))
     return code
+
+
+def narrowed_agents(data: dict, agents: str, name: str) -> dict:
+    """The grid with only the named agents of the target (by kind or label), each with its settings."""
+    from proagent.eval.config import ConfigError
+
+    wanted = [a.strip() for a in agents.split(",") if a.strip()]
+    known = [a.get("label") or a.get("kind", "proagent") for a in data.get("agents", [])]
+    unknown = [a for a in wanted if a not in known]
+    if unknown or not wanted:
+        raise ConfigError(f"--agents: {name} has no agent {', '.join(unknown) or '(none named)'}; it has {', '.join(known)}")
+    return {**data, "agents": [a for a, k in zip(data["agents"], known) if k in wanted]}
 
 
 def resume_problem(path: Path, name: str) -> str | None:

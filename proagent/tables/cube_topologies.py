@@ -41,9 +41,15 @@ def team_label(difficulty: str, agents: int) -> str:
     return f"{difficulty} ({agents} agents)"
 
 
-def layouts(seeds: int) -> dict[str, str]:
-    """Layout spec -> team label."""
-    return {f"random:{d}:{s}{suffix}": team_label(d, n) for d, n, suffix in TEAMS for s in range(seeds)}
+def team_key(difficulty: str, suffix: str) -> str:
+    """The team's name in the ``teams`` setting: the difficulty, ``@6`` for six agents."""
+    return difficulty + suffix
+
+
+def layouts(seeds: int, teams: list[str] | None = None) -> dict[str, str]:
+    """Layout spec -> team label (``teams``: only these, by team_key)."""
+    chosen = [t for t in TEAMS if teams is None or team_key(t[0], t[2]) in teams]
+    return {f"random:{d}:{s}{suffix}": team_label(d, n) for d, n, suffix in chosen for s in range(seeds)}
 
 
 class Settings(TableSettings):
@@ -54,10 +60,12 @@ class Settings(TableSettings):
     out: Path = Path("docs/cube_topologies")
     resume: Path | None = None
     trace: bool = False
+    teams: list[str] = Field(default_factory=lambda: [team_key(d, x) for d, _, x in TEAMS], min_length=1)
+    topologies: list[str] = Field(default_factory=lambda: list(TOPOLOGIES), min_length=1)
 
 
 def plan(settings: Settings) -> Plan:
-    n = len(TEAMS) * settings.episodes * len(TOPOLOGIES)
+    n = len(layouts(settings.episodes, settings.teams)) * len(settings.topologies)
     return Plan(episodes=n, llm_episodes=n)
 
 
@@ -65,14 +73,14 @@ def grid(settings: Settings, specs: list[str]) -> dict:
     """ProAgent with ProAgent in every seat, each topology, one episode a scenario from seat 0."""
     data = {
         "name": "cube-topologies", "domain": "cube", "agents": [proagent_agent(settings)], "partners": ["proagent"],
-        "layouts": specs, "seats": [0], "topologies": list(TOPOLOGIES), "episodes": 1, "trace": settings.trace,
+        "layouts": specs, "seats": [0], "topologies": settings.topologies, "episodes": 1, "trace": settings.trace,
     }  # fmt: skip
     return data | ({"horizon": settings.horizon} if settings.horizon else {})
 
 
 def run(settings: Settings, console: Console) -> Path:
     """Play (or finish) the grid, then write the table and the three figures."""
-    labels = layouts(settings.episodes)
+    labels = layouts(settings.episodes, settings.teams)
     folder = play_grid(grid(settings, list(labels)), settings, console, settings.resume)
     rows = rows_of(folder, labels)
     out = settings.out
@@ -122,6 +130,8 @@ def table(rows: list[dict]) -> str:
         baseline = _by_scenario([r for r in rows if r["difficulty"] == label and r["topology"] == BASELINE])
         for topology in TOPOLOGIES:
             cell = [r for r in rows if r["difficulty"] == label and r["topology"] == topology]
+            if not cell:
+                continue  # a team or topology this run left out
             stats = [mean_se([float(r[m]) for r in cell if r.get(m) is not None]) for m, _ in COLUMNS]
             primary = stats[[m for m, _ in COLUMNS].index(PRIMARY)]
             diff = paired_difference(_by_scenario(cell), baseline)

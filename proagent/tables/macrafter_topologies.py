@@ -42,9 +42,9 @@ COLUMNS = (
 PRIMARY = "score"  # the column that gets an interval and the paired feedback difference
 
 
-def layouts(seeds: int) -> dict[str, str]:
-    """Layout spec -> difficulty."""
-    return {f"random:{d}:{s}": d for d in DIFFICULTIES for s in range(seeds)}
+def layouts(seeds: int, difficulties: list[str] | None = None) -> dict[str, str]:
+    """Layout spec -> difficulty (``difficulties``: only these)."""
+    return {f"random:{d}:{s}": d for d in DIFFICULTIES if difficulties is None or d in difficulties for s in range(seeds)}
 
 
 class Settings(TableSettings):
@@ -54,6 +54,8 @@ class Settings(TableSettings):
     horizon: int = Field(60, ge=0, description="steps per episode (0: each world's own)")
     out: Path = Path("docs/macrafter_topologies")
     trace: bool = False
+    difficulties: list[str] = Field(default_factory=lambda: list(DIFFICULTIES), min_length=1)
+    topologies: list[str] = Field(default_factory=lambda: list(TOPOLOGIES), min_length=1)
     from_runs: list[Path] = Field(default_factory=list, description="two earlier run folders, feedback off then on")
 
     @field_validator("from_runs")
@@ -65,7 +67,8 @@ class Settings(TableSettings):
 
 
 def plan(settings: Settings) -> Plan:
-    n = 0 if settings.from_runs else len(DIFFICULTIES) * settings.episodes * (len(TOPOLOGIES) + len(TALKING))
+    talking = [t for t in settings.topologies if t in TALKING]
+    n = 0 if settings.from_runs else len(layouts(settings.episodes, settings.difficulties)) * (len(settings.topologies) + len(talking))
     return Plan(episodes=n, llm_episodes=n)
 
 
@@ -74,16 +77,18 @@ def grid(settings: Settings, specs: list[str], feedback: bool) -> dict:
     data = {
         "name": f"macrafter-{'feedback' if feedback else 'plain'}", "domain": "macrafter",
         "agents": [proagent_agent(settings)], "partners": ["proagent"], "layouts": specs, "seats": [0],
-        "topologies": list(TALKING if feedback else TOPOLOGIES), "episodes": 1, "trace": settings.trace,
+        "topologies": [t for t in settings.topologies if not feedback or t in TALKING], "episodes": 1, "trace": settings.trace,
     }  # fmt: skip
     return data | ({"feedback": True} if feedback else {}) | ({"horizon": settings.horizon} if settings.horizon else {})
 
 
 def run(settings: Settings, console: Console) -> Path:
     """Play both grids (or read ``from_runs``), then write the table and the four figures."""
-    labels = layouts(settings.episodes)
-    folders = settings.from_runs or [play_grid(grid(settings, list(labels), f), settings, console) for f in (False, True)]
-    rows = [*rows_of(folders[0], labels, False), *rows_of(folders[1], labels, True)]
+    labels = layouts(settings.episodes, settings.difficulties)
+    talks = any(t in TALKING for t in settings.topologies)
+    runs = (False, True) if talks else (False,)
+    folders = settings.from_runs or [play_grid(grid(settings, list(labels), f), settings, console) for f in runs]
+    rows = [r for folder, f in zip(folders, (False, True)) for r in rows_of(folder, labels, f)]
     out, drawn = settings.out, labelled(rows)
     out.parent.mkdir(parents=True, exist_ok=True)
     plain = [r for r in rows if not r["feedback"]]
@@ -126,6 +131,8 @@ def table(rows: list[dict]) -> str:
     for difficulty in DIFFICULTIES:
         for topology in TOPOLOGIES:
             off = [r for r in rows if r["difficulty"] == difficulty and r["topology"] == topology and not r["feedback"]]
+            if not off:
+                continue  # a difficulty or topology this run left out
             for feedback in (False, True):
                 cell = [
                     r

@@ -75,10 +75,11 @@ class Settings(TableSettings):
 
 
 def plan(settings: Settings) -> Plan:
-    """Every agent with every agent, both seats; the games where ProAgent is the agent cost."""
+    """Every agent with every agent, both seats; the games with ProAgent in either seat cost."""
     n = len(settings.agents)
     per_agent = n * 2 * settings.episodes
-    return Plan(episodes=n * per_agent, llm_episodes=per_agent if LLM in settings.agents else 0)
+    with_llm = per_agent + (n - 1) * 2 * settings.episodes  # as the agent, and as the others' partner
+    return Plan(episodes=n * per_agent, llm_episodes=with_llm if LLM in settings.agents else 0)
 
 
 def grid(settings: Settings) -> dict:
