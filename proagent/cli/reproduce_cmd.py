@@ -247,6 +247,8 @@ def run_table(target: Target, args: argparse.Namespace) -> int:
 
 def table_settings(target: Target, args: argparse.Namespace, takes: tuple[str, ...]) -> dict[str, object]:
     """The target's settings, then the flags given, then ``--set`` pairs, and the command line."""
+    from proagent.tables_out import without_resume
+
     out: dict[str, object] = dict(target.settings)
     out.update({d: vars(args)[d] for d in takes if vars(args).get(d) is not None})
     for pair in args.table_settings or []:
@@ -254,7 +256,7 @@ def table_settings(target: Target, args: argparse.Namespace, takes: tuple[str, .
         if not sep or not key:
             raise ValueError(f"--set {pair!r}: give KEY=VALUE")
         out[key.strip().replace("-", "_")] = value
-    out["command"] = shlex.join(args.command_line)
+    out["command"] = shlex.join(without_resume(args.command_line))  # run folders stay on the machine that made them
     if vars(args).get("progress") is not None:
         out["progress"] = args.progress
     return out

@@ -31,8 +31,6 @@ class TableSettings(BaseModel):
     ``command`` is the command line that made the page, quoted on it so a changed setting shows."""
 
     model_config = ConfigDict(extra="forbid")
-    llm: str | None = None
-    api_base: str | None = None
     out: Path
     runs_dir: Path = Path("runs")
     cache: bool | None = Field(None, description="False: no LLM answer cache (--no-cache)")
@@ -49,6 +47,14 @@ class TableSettings(BaseModel):
         lists = {k for k, f in cls.model_fields.items() if get_origin(f.annotation) is list}
         return {k: [x.strip() for x in v.split(",") if x.strip()] if k in lists and isinstance(v, str) else v
                 for k, v in data.items()}  # fmt: skip
+
+
+
+class LLMSettings(TableSettings):
+    """The settings of a table where ProAgent plays: its model (``--llm``) and the model's server."""
+
+    llm: str | None = None
+    api_base: str | None = None
 
     def model_label(self) -> str:
         """How the page names ProAgent's model, so that a test double's number is never read as a model's."""
@@ -71,7 +77,7 @@ class Plan(BaseModel):
     llm_episodes: int = Field(ge=0)
 
 
-def agent_fields(settings: TableSettings) -> dict[str, Any]:
+def agent_fields(settings: LLMSettings) -> dict[str, Any]:
     """The ProAgent config fields the settings set (the model and its server)."""
     fields = {"llm": settings.llm, "api_base": settings.api_base}
     return {k: v for k, v in fields.items() if v is not None}
@@ -104,7 +110,7 @@ def run_fields(settings: TableSettings) -> dict[str, Any]:
     return {k: v for k, v in fields.items() if v is not None}
 
 
-def proagent_agent(settings: TableSettings) -> dict[str, Any]:
+def proagent_agent(settings: LLMSettings) -> dict[str, Any]:
     """The evaluated LLM agent of a grid, with the model the settings name."""
     return {"kind": "proagent", **agent_fields(settings)}
 

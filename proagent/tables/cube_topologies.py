@@ -19,7 +19,7 @@ from proagent.eval.process_plots import bars_by_difficulty, failure_bars, radar_
 from proagent.eval.records import read_records
 from proagent.eval.stats import INTERVAL_NOTE, mean_se, metric_value, paired_difference
 from proagent.maeil import TOPOLOGIES
-from proagent.tables.common import Plan, TableSettings, play_grid, proagent_agent, write_page
+from proagent.tables.common import LLMSettings, Plan, play_grid, proagent_agent, write_page
 
 TEAMS = (("easy", 2, ""), ("medium", 3, ""), ("hard", 4, ""), ("hard", 6, "@6"))
 COLUMNS = (
@@ -52,7 +52,7 @@ def layouts(seeds: int, teams: list[str] | None = None) -> dict[str, str]:
     return {f"random:{d}:{s}{suffix}": team_label(d, n) for d, n, suffix in chosen for s in range(seeds)}
 
 
-class Settings(TableSettings):
+class Settings(LLMSettings):
     """Five random scenarios per team, each scenario's own horizon by default."""
 
     episodes: int = Field(5, ge=1, description="random scenarios per team (one episode each)")

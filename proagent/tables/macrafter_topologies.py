@@ -21,7 +21,7 @@ from proagent.eval.process_plots import bars_by_difficulty, failure_bars, radar_
 from proagent.eval.records import read_records
 from proagent.eval.stats import INTERVAL_NOTE, mean_se, metric_value, paired_difference
 from proagent.maeil import TOPOLOGIES
-from proagent.tables.common import TEST_DOUBLES, Plan, TableSettings, play_grid, proagent_agent, write_page
+from proagent.tables.common import TEST_DOUBLES, LLMSettings, Plan, play_grid, proagent_agent, write_page
 
 DIFFICULTIES = ("easy", "medium", "hard")
 TALKING = tuple(t for t in TOPOLOGIES if t != "individual")  # the topologies whose messages can carry feedback
@@ -47,7 +47,7 @@ def layouts(seeds: int, difficulties: list[str] | None = None) -> dict[str, str]
     return {f"random:{d}:{s}": d for d in DIFFICULTIES if difficulties is None or d in difficulties for s in range(seeds)}
 
 
-class Settings(TableSettings):
+class Settings(LLMSettings):
     """Three random worlds per difficulty at 60 steps by default (the shipped page's setting)."""
 
     episodes: int = Field(3, ge=1, description="random worlds per difficulty (one episode each)")

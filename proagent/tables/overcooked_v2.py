@@ -25,7 +25,7 @@ from envs.overcooked.presets import COORDINATION_LAYOUTS
 from proagent.eval.records import read_records
 from proagent.eval.stats import mean_se
 from proagent.paths import PROJECT_ROOT
-from proagent.tables.common import Plan, TableSettings, play_grid, proagent_agent, write_page
+from proagent.tables.common import LLMSettings, Plan, play_grid, proagent_agent, write_page
 
 SCRIPTED = ("recipe_greedy",)  # the scripted partners that play V2 kitchens
 PAPER = PROJECT_ROOT / "data" / "overcooked_v2_paper_table2.json"
@@ -62,7 +62,7 @@ def both_seats(scores: np.ndarray, i: int, partners: list[int]) -> list[float]:
     return [float(v) for j in partners for v in np.concatenate([scores[i, j], scores[j, i]])]
 
 
-class Settings(TableSettings):
+class Settings(LLMSettings):
     """The V2 coordination layouts, 50 RL episodes per ordered pair, one ProAgent episode per partner and seat."""
 
     layouts: list[str] = Field(default_factory=lambda: list(COORDINATION_LAYOUTS), min_length=1)

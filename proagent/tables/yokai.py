@@ -27,7 +27,7 @@ from proagent.domains import get_domain
 from proagent.eval.records import EvalRecord, read_records
 from proagent.eval.stats import MeanSE, metric_stat
 from proagent.paths import PROJECT_ROOT
-from proagent.tables.common import Plan, TableError, TableSettings, agent_fields, play_grid, write_page
+from proagent.tables.common import LLMSettings, Plan, TableError, agent_fields, play_grid, write_page
 from proagent.world.types import DomainInputError
 
 DOMAIN = get_domain("yokai")
@@ -64,7 +64,7 @@ def check_names(names: Sequence[str], layout: str) -> None:
         raise TableError(f"--agents names an agent twice: {','.join(names)}")
 
 
-class Settings(TableSettings):
+class Settings(LLMSettings):
     """The Yōkai table's settings: the paper's 100 games per ordered pair and seat by default."""
 
     agents: list[str] = Field(default_factory=lambda: ["careful", "hint_reader", "random"], min_length=1)
