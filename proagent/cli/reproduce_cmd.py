@@ -235,7 +235,7 @@ def run_table(target: Target, args: argparse.Namespace) -> int:
     except ValueError as exc:
         return refuse(f"{target.name}: {exc}")
     if args.dry_run:
-        return table_dry_run(target, module.plan(settings), settings.llm)
+        return table_dry_run(target, module.plan(settings), args.llm)
     try:
         page = module.run(settings, Console(stderr=True))
     except TableError as exc:

@@ -68,7 +68,7 @@ class Settings(LLMSettings):
     layouts: list[str] = Field(default_factory=lambda: list(COORDINATION_LAYOUTS), min_length=1)
     episodes: int = Field(1, ge=1, description="ProAgent episodes per partner and seat")
     horizon: int = Field(400, ge=1, description="steps per ProAgent episode (the paper's 400)")
-    rl_episodes: int = Field(50, ge=1, description="RL cross-play episodes per ordered pair")
+    rl_episodes: int = Field(50, ge=0, description="RL cross-play episodes per ordered pair (0: no RL block)")
     seed: int = Field(0, ge=0)
     skip_proagent: bool = False
     partners: list[str] = Field(default_factory=list, description="ProAgent's RL partners: these methods' best seed")
@@ -104,7 +104,8 @@ def run_proagent(settings: Settings, console: Console) -> list[Path]:
 def run(settings: Settings, console: Console) -> Path:
     """The RL block, then ProAgent's, written beside the paper's Table 2."""
     paper = json.loads(PAPER.read_text())
-    rows = [row for layout in settings.layouts for row in rl_rows(layout, settings.rl_episodes, settings.seed)]
+    rl_layouts = settings.layouts if settings.rl_episodes else []
+    rows = [row for layout in rl_layouts for row in rl_rows(layout, settings.rl_episodes, settings.seed)]
     folders = [] if settings.skip_proagent else run_proagent(settings, console)
     reused = " (this page's run reused an earlier run folder with `--resume`)" if settings.resume else ""
     text = (
@@ -112,7 +113,7 @@ def run(settings: Settings, console: Console) -> Path:
         f"Regenerate: `{settings.command}`{reused}.\n\n"
         f"## RL partners ({settings.rl_episodes} episodes of 400 steps per ordered pair, mean ± standard error; "
         "paper: 10 seeds, mean ± standard deviation)\n\n"
-        + (rl_table(rows, paper) if rows else "No V2 partners are shipped for these layouts.")
+        + (rl_table(rows, paper) if rows else "None played (`rl_episodes=0`) or none shipped for these layouts.")
         + "\n"
     )
     if rows:
