@@ -79,10 +79,15 @@ def measured_block(runs: Path, tokenizer: str, command: str) -> str:
     ])  # fmt: skip
 
 
+def cleaned(text: str, url: str, tmp: str) -> str:
+    """``text`` without what differs every run and names this machine: the double's address, the temporary folder."""
+    return text.replace(url, "<the double's url>").replace(tmp, "<temporary folder>")
+
+
 def results_page(page: Path, regenerate: str, url: str, tmp: str) -> str:
     """The table page made on the double, headed so that nobody reads it as a model's result (the
     double's address and the temporary folders, which differ every run, left out)."""
-    body = page.read_text(encoding="utf-8").replace(url, "<the double's url>").replace(tmp, "<temporary folder>")
+    body = cleaned(page.read_text(encoding="utf-8"), url, tmp)
     title, _, rest = body.partition("\n")
     return (
         f"{title} ({DOUBLE})\n\n"
@@ -98,17 +103,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("target")
     p.add_argument("--tokenizer", default="gpt-4o-mini", help="the model whose tokenizer counts the tokens")
     p.add_argument("--measure", action="store_true", help="print the [targets.measured] block")
-    p.add_argument("--results", type=Path, help="write the page to DIR/<target>.md, headed as the double's")
+    p.add_argument("--results", type=Path, help="also write the page to DIR/<target>.md, headed as the double's")
+    p.add_argument("--out", type=Path, help="where the table page goes (as reproduce's --out; default: a temporary folder)")
     args, rest = p.parse_known_args(argv)
     given = sys.argv[1:] if argv is None else argv
     responder = RESPONDERS.get(args.target, overcooked_answer)
     with tempfile.TemporaryDirectory() as tmp, CountingServer(responder=responder, tokenizer=args.tokenizer) as server:
-        runs, out = Path(tmp) / "runs", Path(tmp) / "page" / args.target
+        runs, out = Path(tmp) / "runs", args.out or Path(tmp) / "page" / args.target
         runs.mkdir()
         flags = [*rest, "--runs-dir", str(runs), "--progress", "off", "--out", str(out), *loopback_args(server.url)]
         code = proagent_main(["reproduce", args.target, *flags])
         if code != 0:
             return code
+        if args.out is not None:  # a page kept: the double's address and the temporary folders left out
+            page = args.out.with_suffix(".md")
+            page.write_text(cleaned(page.read_text(encoding="utf-8"), server.url, tmp), encoding="utf-8")
         if args.measure:
             print(measured_block(runs, args.tokenizer, shlex.join(["proagent", "reproduce", args.target, *rest])))
         if args.results is not None:
