@@ -117,4 +117,25 @@ def comparison_markdown(title: str, rows: list[ComparisonRow], paper: PaperNumbe
         )
         cells = [str(row.cell[k]) for k in keys]
         lines.append("| " + " | ".join([*cells, row.ours.text(digits), theirs, _number(row.difference, digits)]) + " |")
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, *wide_markdown(rows, keys, digits)]) + "\n"
+
+
+def wide_markdown(rows: list[ComparisonRow], keys: tuple[str, ...], digits: int) -> list[str]:
+    """The same cells laid out as a paper's agent table (a row per layout and seat, a column per
+    agent: ours / the paper's means), where the cells name all three and several agents."""
+    agents = list(dict.fromkeys(str(row.cell["agent"]) for row in rows)) if keys == KEYS else []
+    if len(agents) < 2:
+        return []
+    places = list(dict.fromkeys((row.cell["layout"], row.cell["seat"]) for row in rows))
+    found = {(row.cell["agent"], row.cell["layout"], row.cell["seat"]): row for row in rows}
+    lines = ["", "As the paper lays it out (ours / the paper's mean; – where one side has no number):", "",
+             "| layout | seat | " + " | ".join(agents) + " |", "|---" * (len(agents) + 2) + "|"]  # fmt: skip
+    for layout, seat in places:
+        cells = []
+        for agent in agents:
+            row = found.get((agent, layout, seat))
+            ours = None if row is None else row.ours.mean
+            theirs = None if row is None or row.paper is None else row.paper.mean
+            cells.append(f"{_number(ours, digits)} / {_number(theirs, digits)}")
+        lines.append(f"| {layout} | {seat} | " + " | ".join(cells) + " |")
+    return lines

@@ -139,6 +139,11 @@ def test_table1_runs_on_the_double_beside_the_papers_numbers(server: FakeChatSer
         assert row in text and text.split(row)[1].split("\n")[0].endswith(f"| {ours.mean - theirs:.1f} |")
     assert "| proagent | counter_circuit | 0 | n/a (n=0) | 126.3 ± 32.3 | – |" in text  # the paper's, not run here
     assert "| cole | counter_circuit | 1 | n/a (n=0) | 100.8 ± 31.1 | – |" in text  # an RL column of the paper's
+    wide = text.split("As the paper lays it out")[1]  # the paper's shape: a column per algorithm
+    assert "| layout | seat | proagent | sp | pbt | fcp | mep | cole |" in wide
+    means = {a: metric_stat([r for r in records if r.agent == a and r.seat == 0 and r.partner != a], "score").mean
+             for a in ("proagent", "sp")}  # fmt: skip
+    assert f"| cramped_room | 0 | {means['proagent']:.1f} / 197.3 | {means['sp']:.1f} / 168.5 | – / 178.8 |" in wide
     assert "proagent reproduce proagent-table1 --layouts cramped_room" in text and "tests.support.loopback" in text
 
 
