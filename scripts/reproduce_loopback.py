@@ -34,6 +34,7 @@ from tests.support.responders.overcooked import overcooked_answer
 from tests.support.responders.yokai import yokai_answer
 
 RESPONDERS = {"emcoop-topologies": cube_answer, "emcoop-macrafter": macrafter_answer, "yokai-table2": yokai_answer}
+NO_LLM = frozenset({"interdependence-table1"})  # targets no LLM plays: no double to serve, no --llm to pass
 DOUBLE = "made with the loopback test double (scripted answers from `tests/support/responders`), not an LLM"
 
 
@@ -84,16 +85,26 @@ def cleaned(text: str, url: str, tmp: str) -> str:
     return text.replace(url, "<the double's url>").replace(tmp, "<temporary folder>")
 
 
-def results_page(page: Path, regenerate: str, url: str, tmp: str) -> str:
+def results_page(page: Path, regenerate: str, url: str, tmp: str, llm: bool, flags: list[str]) -> str:
     """The table page made on the double, headed so that nobody reads it as a model's result (the
     double's address and the temporary folders, which differ every run, left out)."""
     body = cleaned(page.read_text(encoding="utf-8"), url, tmp)
     title, _, rest = body.partition("\n")
+    settings = f"`{shlex.join(flags)}`" if flags else "the target's own"
+    if not llm:
+        return (
+            f"{title} (no LLM plays in this table)\n\n> Scripted and trained agents only: no language model and no "
+            f"test double. Regenerate: `{regenerate}` (the inner `proagent reproduce` line below is what it runs). "
+            f"Settings of this page: {settings}, on top of the target's setting (a tiny run).\n"
+            + rest
+        )
     return (
         f"{title} ({DOUBLE})\n\n"
         f"> **Not an LLM result.** This page was {DOUBLE}: its ProAgent numbers measure the framework and the "
         "double's convention, not a language model. Scripted and trained agents' numbers are real.\n>\n"
-        f"> Regenerate: `{regenerate}` (the inner `proagent reproduce` line below is what it runs).\n"
+        f"> Regenerate: `{regenerate}` (the inner `proagent reproduce` line below is what it runs).\n>\n"
+        f"> Settings of this page: {settings}, on top of the target's setting (a tiny run that fits minutes on two CPU "
+        "cores, so the numbers are few and short; the target's full setting is what a model would be run at).\n"
         + rest
     )
 
@@ -111,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp, CountingServer(responder=responder, tokenizer=args.tokenizer) as server:
         runs, out = Path(tmp) / "runs", args.out or Path(tmp) / "page" / args.target
         runs.mkdir()
-        flags = [*rest, "--runs-dir", str(runs), "--progress", "off", "--out", str(out), *loopback_args(server.url)]
+        double = [] if args.target in NO_LLM else loopback_args(server.url)
+        flags = [*rest, "--runs-dir", str(runs), "--progress", "off", "--out", str(out), *double]
         code = proagent_main(["reproduce", args.target, *flags])
         if code != 0:
             return code
@@ -122,17 +134,19 @@ def main(argv: list[str] | None = None) -> int:
             print(measured_block(runs, args.tokenizer, shlex.join(["proagent", "reproduce", args.target, *rest])))
         if args.results is not None:
             regenerate = "PYTHONPATH=. " + shlex.join(["python", "scripts/reproduce_loopback.py", *given])
-            write_results(args.results, out, args.target, regenerate, server.url, tmp)
+            write_results(args.results, out, args.target, regenerate, server.url, tmp, rest)
     return 0
 
 
-def write_results(folder: Path, out: Path, target: str, regenerate: str, url: str, tmp: str) -> None:
+def write_results(
+    folder: Path, out: Path, target: str, regenerate: str, url: str, tmp: str, flags: list[str]
+) -> None:
     """The page and the figures beside it, into ``folder`` (figures keep their names)."""
     folder.mkdir(parents=True, exist_ok=True)
     for figure in out.parent.glob(f"{out.name}*"):
         if figure.suffix != ".md":
             (folder / figure.name).write_bytes(figure.read_bytes())
-    (folder / f"{target}.md").write_text(results_page(out.with_suffix(".md"), regenerate, url, tmp), encoding="utf-8")
+    (folder / f"{target}.md").write_text(results_page(out.with_suffix(".md"), regenerate, url, tmp, target not in NO_LLM, flags), encoding="utf-8")
 
 
 if __name__ == "__main__":

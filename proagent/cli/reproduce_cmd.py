@@ -190,7 +190,9 @@ def write_comparison(target: Target, folder: Path, out: Path | None, command: st
     paper = read_paper_numbers(PROJECT_ROOT / target.paper_numbers)
     records = read_records(folder / "episodes.jsonl")
     config = load_manifest(RunFolder(folder)).config
-    models = ", ".join(sorted({a.llm for a in config.agents if a.kind == "proagent"})) or "none (no LLM agent)"
+    from proagent.tables.common import model_label
+
+    models = ", ".join(sorted({model_label(a.llm) for a in config.agents if a.kind == "proagent"})) or "none (no LLM agent)"
     notes = [
         f"Setting: {target.setting}.",
         f"Regenerate: `{command}` (run folder `{folder.name}`).",
