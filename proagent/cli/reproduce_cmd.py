@@ -208,10 +208,13 @@ def write_comparison(target: Target, folder: Path, out: Path | None, command: st
 
 def table_where(module: str) -> str:
     """Where a table target's implementation is, and the settings it takes with --set."""
-    from proagent.tables.registry import TABLES, own_settings, table_module
+    from proagent.tables.registry import TABLES, own_settings, table_flags, table_module
 
-    own = ", ".join(own_settings(table_module(module))) if module in TABLES else "?"
-    return f"{TABLES.get(module, module)}; --set: {own or 'none'}"
+    if module not in TABLES:
+        return module
+    table = table_module(module)
+    own = ", ".join(own_settings(table)) or "none"
+    return f"{TABLES[module]}; flags: {flag_names(table_flags(table))}; --set: {own}"
 
 
 def run_table(target: Target, args: argparse.Namespace) -> int:
@@ -228,8 +231,7 @@ def run_table(target: Target, args: argparse.Namespace) -> int:
     takes = table_flags(module)
     unsupported = [d for d in given_flags(args) if d not in takes]
     if unsupported:
-        names = ", ".join("--" + d.replace("_", "-") for d in unsupported)
-        return refuse(f"{target.name} takes no {names} (it takes: {flag_names(takes)}, and --set)")
+        return refuse(f"{target.name} takes no {flag_names(unsupported)} (it takes: {flag_names(takes)}, and --set)")
     try:
         settings = module.Settings.model_validate(table_settings(target, args, takes))
     except ValidationError as exc:
@@ -279,5 +281,6 @@ def table_dry_run(target: Target, plan: Plan, llm: str | None) -> int:
     return print_estimate(target, estimate(target, plan.episodes, llm or EMBEDDED_SPEC, plan.llm_episodes))
 
 
-def flag_names(dests: tuple[str, ...]) -> str:
-    return ", ".join("--" + d.replace("_", "-") for d in dests) or "none"
+def flag_names(dests: tuple[str, ...] | list[str]) -> str:
+    """The flags as typed (``cache`` is set by ``--no-cache``)."""
+    return ", ".join("--no-cache" if d == "cache" else "--" + d.replace("_", "-") for d in dests) or "none"
