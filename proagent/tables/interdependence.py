@@ -19,6 +19,7 @@ from rich.console import Console
 
 from proagent.domains import get_domain
 from proagent.eval.records import EvalRecord, read_records
+from proagent.paths import partner_dir
 from proagent.tables.common import Plan, TableSettings, play_grid, write_page
 
 WORLD = "overcooked"
@@ -50,9 +51,14 @@ class Settings(TableSettings):
 
 
 def layout_partners() -> list[str]:
-    """Every partner that plays the layout (scripted ones, and trained ones with a checkpoint for it)."""
+    """Every partner that plays the layout: the scripted ones (no checkpoint on any layout) and the
+    trained ones with a checkpoint for it (the world also names partners trained only for other
+    layouts, e.g. OvercookedV2's seeds)."""
     domain = get_domain(WORLD)
-    return [n for n in domain.partner_names(domain.make_env(LAYOUT, 400)) if n != LLM]
+    world_root = partner_dir(WORLD, LAYOUT, "").parent  # partners/<world>/, a folder per layout
+    trained_anywhere = {p.name for p in world_root.glob("*/*") if p.is_dir()}
+    here = lambda n: partner_dir(WORLD, LAYOUT, n).is_dir() or n not in trained_anywhere
+    return [n for n in domain.partner_names(domain.make_env(LAYOUT, 400)) if n != LLM and here(n)]
 
 
 def plan(settings: Settings) -> Plan:

@@ -91,3 +91,11 @@ def test_a_table_without_an_llm_says_so(capsys: pytest.CaptureFixture) -> None:
         "interdependence-table1: 40 episodes (nothing run)",  # 2 partners x 2 passer seats x 10 episodes
         "LLM calls and tokens: none (no LLM agent plays in this target)",
     ]
+
+
+def test_the_interdependence_table_plays_only_partners_of_its_layout() -> None:
+    from proagent.tables.interdependence import layout_partners
+
+    partners = layout_partners()
+    assert {"greedy", "fcp", "onion_passer"} <= set(partners)  # scripted, and trained for counter_circuit
+    assert "fcp_s1" not in partners and "proagent" not in partners  # a seed trained for other layouts; the LLM
