@@ -24,6 +24,7 @@ from rich.console import Console
 from envs.overcooked.presets import COORDINATION_LAYOUTS
 from proagent.eval.records import read_records
 from proagent.eval.stats import mean_se
+from proagent.numbers import format_published
 from proagent.paths import PROJECT_ROOT
 from proagent.tables.common import LLMSettings, Plan, play_grid, proagent_agent, write_page
 
@@ -140,7 +141,8 @@ def proagent_table(folders: list[Path], layouts: list[str]) -> str:
 
 
 def _sd(pair: list | None) -> str:
-    return f"{pair[0]} ± {pair[1]} (sd)" if pair else "-"
+    """The paper's mean and standard deviation as it printed them."""
+    return f"{format_published(str(pair[0]), float(pair[1]))} (sd)" if pair else "-"
 
 
 def rl_table(rows: list[dict], paper: dict) -> str:
@@ -180,7 +182,7 @@ def seed_table(rows: list[dict], paper: dict) -> str:
         reach = f"{sum(sp >= REACH * ref[0][0] for sp in sps)}" if ref and sps else "-"
         best = f"{round(max(sps) / ref[0][0], 2) + 0.0:.2f}x" if ref and sps and ref[0][0] > 0 else "-"  # never -0.00x
         among = f"{np.mean(kin):.1f} (n={len(kin)} seeds)" if kin else "- (one seed)"
-        paper_xp = f"{ref[1][0]} ± {ref[1][1]} (sd)" if ref else "-"
+        paper_xp = _sd(ref[1]) if ref else "-"
         lines.append(f"| {layout} | {method} | {len(seeds)} | {reach} | {best} | {among} | {paper_xp} |")
     return "\n".join(lines)
 
