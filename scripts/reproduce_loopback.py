@@ -95,8 +95,7 @@ def results_page(page: Path, regenerate: str, url: str, tmp: str, llm: bool, fla
         return (
             f"{title} (no LLM plays in this table)\n\n> Scripted and trained agents only: no language model and no "
             f"test double. Regenerate: `{regenerate}` (the inner `proagent reproduce` line below is what it runs). "
-            f"Settings of this page: {settings}, on top of the target's setting (a tiny run).\n"
-            + rest
+            f"Settings of this page: {settings}, on top of the target's setting (a tiny run).\n" + rest
         )
     return (
         f"{title} ({DOUBLE})\n\n"
@@ -104,8 +103,7 @@ def results_page(page: Path, regenerate: str, url: str, tmp: str, llm: bool, fla
         "double's convention, not a language model. Scripted and trained agents' numbers are real.\n>\n"
         f"> Regenerate: `{regenerate}` (the inner `proagent reproduce` line below is what it runs).\n>\n"
         f"> Settings of this page: {settings}, on top of the target's setting (a tiny run that fits minutes on two CPU "
-        "cores, so the numbers are few and short; the target's full setting is what a model would be run at).\n"
-        + rest
+        "cores, so the numbers are few and short; the target's full setting is what a model would be run at).\n" + rest
     )
 
 
@@ -115,7 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tokenizer", default="gpt-4o-mini", help="the model whose tokenizer counts the tokens")
     p.add_argument("--measure", action="store_true", help="print the [targets.measured] block")
     p.add_argument("--results", type=Path, help="also write the page to DIR/<target>.md, headed as the double's")
-    p.add_argument("--out", type=Path, help="where the table page goes (as reproduce's --out; default: a temporary folder)")
+    p.add_argument(
+        "--out", type=Path, help="where the table page goes (as reproduce's --out; default: a temporary folder)"
+    )
     args, rest = p.parse_known_args(argv)
     given = sys.argv[1:] if argv is None else argv
     responder = RESPONDERS.get(args.target, overcooked_answer)
@@ -138,15 +138,15 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def write_results(
-    folder: Path, out: Path, target: str, regenerate: str, url: str, tmp: str, flags: list[str]
-) -> None:
+def write_results(folder: Path, out: Path, target: str, regenerate: str, url: str, tmp: str, flags: list[str]) -> None:
     """The page and the figures beside it, into ``folder`` (figures keep their names)."""
     folder.mkdir(parents=True, exist_ok=True)
     for figure in out.parent.glob(f"{out.name}*"):
         if figure.suffix != ".md":
             (folder / figure.name).write_bytes(figure.read_bytes())
-    (folder / f"{target}.md").write_text(results_page(out.with_suffix(".md"), regenerate, url, tmp, target not in NO_LLM, flags), encoding="utf-8")
+    (folder / f"{target}.md").write_text(
+        results_page(out.with_suffix(".md"), regenerate, url, tmp, target not in NO_LLM, flags), encoding="utf-8"
+    )
 
 
 if __name__ == "__main__":

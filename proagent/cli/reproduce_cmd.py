@@ -124,7 +124,9 @@ def narrowed_agents(data: dict, agents: str, name: str) -> dict:
     known = [a.get("label") or a.get("kind", "proagent") for a in data.get("agents", [])]
     unknown = [a for a in wanted if a not in known]
     if unknown or not wanted:
-        raise ConfigError(f"--agents: {name} has no agent {', '.join(unknown) or '(none named)'}; it has {', '.join(known)}")
+        raise ConfigError(
+            f"--agents: {name} has no agent {', '.join(unknown) or '(none named)'}; it has {', '.join(known)}"
+        )
     return {**data, "agents": [a for a, k in zip(data["agents"], known) if k in wanted]}
 
 
@@ -192,7 +194,9 @@ def write_comparison(target: Target, folder: Path, out: Path | None, command: st
     config = load_manifest(RunFolder(folder)).config
     from proagent.tables.common import model_label
 
-    models = ", ".join(sorted({model_label(a.llm) for a in config.agents if a.kind == "proagent"})) or "none (no LLM agent)"
+    models = (
+        ", ".join(sorted({model_label(a.llm) for a in config.agents if a.kind == "proagent"})) or "none (no LLM agent)"
+    )
     notes = [
         f"Setting: {target.setting}.",
         f"Regenerate: `{command}` (run folder `{folder.name}`).",

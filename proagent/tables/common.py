@@ -49,7 +49,6 @@ class TableSettings(BaseModel):
                 for k, v in data.items()}  # fmt: skip
 
 
-
 class LLMSettings(TableSettings):
     """The settings of a table where ProAgent plays: its model (``--llm``) and the model's server."""
 

@@ -85,9 +85,15 @@ def run(settings: Settings, console: Console) -> Path:
     rows = rows_of(folder, labels)
     out = settings.out
     out.parent.mkdir(parents=True, exist_ok=True)
-    radar = radar_by_topology(rows, out.with_name(out.name + "_radar.png"), title="CUBE: the cooperation process by topology (all teams)")
-    score = bars_by_difficulty(rows, out.with_name(out.name + "_score.png"), "weight_share", title="CUBE: weight delivered / total")
-    fails = failure_bars(rows, out.with_name(out.name + "_failures.png"), title="CUBE: failed pushes by the constraint they broke")
+    radar = radar_by_topology(
+        rows, out.with_name(out.name + "_radar.png"), title="CUBE: the cooperation process by topology (all teams)"
+    )
+    score = bars_by_difficulty(
+        rows, out.with_name(out.name + "_score.png"), "weight_share", title="CUBE: weight delivered / total"
+    )
+    fails = failure_bars(
+        rows, out.with_name(out.name + "_failures.png"), title="CUBE: failed pushes by the constraint they broke"
+    )
     text = (
         f"# CUBE: topology x difficulty\n\nModel: {settings.model_label()}.\n\n"
         f"Regenerate: `{settings.command}`"

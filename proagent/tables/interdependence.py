@@ -102,9 +102,13 @@ def row(partner: str, seat: int, records: list[EvalRecord]) -> dict:
         "Int non-cons": mean(r.int_non_constructive for r in records),
         "cons %": 100 * sum(r.int_constructive for r in records) / total if total else None,
         "passer triggers": mean(r.int_initiated[p] for r in records),
-        "rejected by partner %": 100 * (1 - sum(r.int_accepted[q] for r in records) / passer_offers) if passer_offers else None,
+        "rejected by partner %": 100 * (1 - sum(r.int_accepted[q] for r in records) / passer_offers)
+        if passer_offers
+        else None,
         "partner triggers": mean(r.int_initiated[q] for r in records),
-        "accepted by passer %": 100 * sum(r.int_accepted[p] for r in records) / partner_offers if partner_offers else None,
+        "accepted by passer %": 100 * sum(r.int_accepted[p] for r in records) / partner_offers
+        if partner_offers
+        else None,
     }
 
 
@@ -121,7 +125,10 @@ def markdown(rows: list[dict]) -> str:
 
 def paper_markdown() -> str:
     """The paper's Table 1 as quoted (its column headers are our reading, see the note)."""
-    lines = ["| agent | task reward | col 2 (Int_cons?) | col 3 (Int_non-cons?) | col 4 (%?) | col 5 (%?) |", "|---|---|---|---|---|---|"]
+    lines = [
+        "| agent | task reward | col 2 (Int_cons?) | col 3 (Int_non-cons?) | col 4 (%?) | col 5 (%?) |",
+        "|---|---|---|---|---|---|",
+    ]
     lines += ["| " + " | ".join(str(v) for v in r) + " |" for r in PAPER_TABLE_1]
     return "\n".join(lines) + "\n"
 

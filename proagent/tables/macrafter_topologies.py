@@ -44,7 +44,9 @@ PRIMARY = "score"  # the column that gets an interval and the paired feedback di
 
 def layouts(seeds: int, difficulties: list[str] | None = None) -> dict[str, str]:
     """Layout spec -> difficulty (``difficulties``: only these)."""
-    return {f"random:{d}:{s}": d for d in DIFFICULTIES if difficulties is None or d in difficulties for s in range(seeds)}
+    return {
+        f"random:{d}:{s}": d for d in DIFFICULTIES if difficulties is None or d in difficulties for s in range(seeds)
+    }
 
 
 class Settings(LLMSettings):
@@ -68,7 +70,11 @@ class Settings(LLMSettings):
 
 def plan(settings: Settings) -> Plan:
     talking = [t for t in settings.topologies if t in TALKING]
-    n = 0 if settings.from_runs else len(layouts(settings.episodes, settings.difficulties)) * (len(settings.topologies) + len(talking))
+    n = (
+        0
+        if settings.from_runs
+        else len(layouts(settings.episodes, settings.difficulties)) * (len(settings.topologies) + len(talking))
+    )
     return Plan(episodes=n, llm_episodes=n)
 
 

@@ -124,7 +124,8 @@ def run(settings: Settings, console: Console) -> Path:
         text += (
             f"\n## ProAgent with {settings.model_label()}, {settings.episodes} episode(s) of {settings.horizon} steps "
             f"per partner and seat\n\nRun folders: {', '.join(f'`{f.name}`' for f in folders)}.\n\n"
-            + proagent_table(folders, settings.layouts) + "\n"
+            + proagent_table(folders, settings.layouts)
+            + "\n"
         )
     return write_page(settings.out, text)
 

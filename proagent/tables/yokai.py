@@ -59,7 +59,9 @@ def check_names(names: Sequence[str], layout: str) -> None:
     known = [*DOMAIN.partner_names(env), LLM]
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise TableError(f"unknown agent(s) {', '.join(map(repr, unknown))} for yokai {layout}; known: {', '.join(known)}")
+        raise TableError(
+            f"unknown agent(s) {', '.join(map(repr, unknown))} for yokai {layout}; known: {', '.join(known)}"
+        )
     if len(set(names)) != len(names):
         raise TableError(f"--agents names an agent twice: {','.join(names)}")
 
@@ -124,7 +126,10 @@ def ours_table(records: Sequence[EvalRecord], names: Sequence[str], layout: str)
 
 def more_table(records: Sequence[EvalRecord], names: Sequence[str], layout: str) -> str:
     """The record's other metrics (win, eq. 1's score, the hints) per agent and setting."""
-    lines = ["| kind | agent | setting | " + " | ".join(c for _, c, _ in MORE_COLUMNS) + " |", "|---|---|---|" + "---|" * len(MORE_COLUMNS)]
+    lines = [
+        "| kind | agent | setting | " + " | ".join(c for _, c, _ in MORE_COLUMNS) + " |",
+        "|---|---|---|" + "---|" * len(MORE_COLUMNS),
+    ]
     for name in names:
         for setting, games in by_setting(records, name).items():
             cells = [cell(stat(games, m, p), p) for m, _, p in MORE_COLUMNS]
@@ -149,13 +154,17 @@ def write_csv(records: Sequence[EvalRecord], names: Sequence[str], layout: str, 
             for setting, games in by_setting(records, name).items():
                 for metric, _, percent in (*PAPER_COLUMNS, *MORE_COLUMNS):
                     s = stat(games, metric, percent)
-                    out.writerow([kind_of(name, layout), name, setting, metric + (" %" if percent else ""), s.mean, s.se, s.n])
+                    out.writerow(
+                        [kind_of(name, layout), name, setting, metric + (" %" if percent else ""), s.mean, s.se, s.n]
+                    )
 
 
 def heatmap(records: Sequence[EvalRecord], names: Sequence[str], metric: str, title: str, path: Path) -> Path:
     """Agent (rows) x partner (columns), both seats pooled; each cell reads its mean and n."""
     percent = title.endswith("%")
-    grid = [[stat([r for r in records if r.agent == a and r.partner == b], metric, percent) for b in names] for a in names]
+    grid = [
+        [stat([r for r in records if r.agent == a and r.partner == b], metric, percent) for b in names] for a in names
+    ]
     fig = Figure(figsize=(1.6 + 1.3 * len(names), 1.2 + 1.0 * len(names)))
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
@@ -187,7 +196,7 @@ def page(settings: Settings, records: Sequence[EvalRecord], folder: Path, images
         f"Agents: {kinds}.{model} SP is an agent with itself; XP its games with every other agent here "
         "(cross-play between different conventions, not the paper's inter-seed XP of one method). "
         "R is eq. 4 (the record's score); SEE, EE, WEE and win are percentages; WEE = P(win | EE) counts "
-        "only the games that ended early (its n), \"–\" where none did. Cells: mean ± standard error over games "
+        'only the games that ended early (its n), "–" where none did. Cells: mean ± standard error over games '
         "(n = games; the paper's ± is over 12 training seeds).\n\n"
         f"## Ours\n\n{ours_table(records, names, layout)}\n\n"
         f"### The other metrics\n\n{more_table(records, names, layout)}\n\n"

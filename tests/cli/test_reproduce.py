@@ -202,7 +202,18 @@ def test_verificator_ablation_shows_variants_the_paper_lacks(server: FakeChatSer
 
 def test_a_table_target_runs_in_process_with_the_flags_it_takes(tmp_path: Path) -> None:
     out, runs = tmp_path / "yokai", tmp_path / "runs"
-    argv = ["reproduce", "yokai-table2", "--episodes", "1", "--out", str(out), "--runs-dir", str(runs), "--progress", "off"]
+    argv = [
+        "reproduce",
+        "yokai-table2",
+        "--episodes",
+        "1",
+        "--out",
+        str(out),
+        "--runs-dir",
+        str(runs),
+        "--progress",
+        "off",
+    ]
     assert main(argv) == 0
     (run,) = runs.iterdir()
     records = read_records(run / "episodes.jsonl")
