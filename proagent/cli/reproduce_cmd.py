@@ -2,8 +2,9 @@
 
 The targets (data/reproduce_targets.toml) say which paper and table, the exact setting, and the one
 implementation that runs it: an evaluation grid or an ablation file (played here, as `proagent eval`
-and `proagent ablate` play them, then written beside the paper's numbers) or a table script of
-scripts/ (run with the flags it takes; it writes its own page beside the paper's). `--list` shows the
+and `proagent ablate` play them, then written beside the paper's numbers) or a table module of
+proagent.tables (run in this process with the flags it takes; it writes its own page beside the
+paper's; ``--set KEY=VALUE`` gives its own settings). `--list` shows the
 targets, `--dry-run` the episodes, LLM calls, tokens and cost a run would take, without running.
 Flags override the target's setting as in `proagent eval` (e.g. ``--episodes 1 --horizon 60`` for a
 quick try); the table says the command that made it, so a changed setting is never mistaken for the paper's.
@@ -21,7 +22,8 @@ from proagent.cli.eval_run import AGENT_FLAGS, GRID_FLAGS, RUN_FLAGS, add_agent_
 
 if TYPE_CHECKING:
     from proagent.eval.config import EvalConfig
-    from proagent.eval.reproduce import Registry, Target
+    from proagent.eval.reproduce import Estimate, Registry, Target
+    from proagent.tables.common import Plan
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,6 +34,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--dry-run", action="store_true", help="print the episodes, expected LLM calls, tokens and cost; run nothing"
     )
     p.add_argument("--out", type=Path, help="where the comparison table goes (default: reproduce.md in the run folder)")
+    p.add_argument("--agents", help="eval targets: keep only these of the target's agents (comma list of kinds)")
+    p.add_argument(
+        "--set",
+        dest="table_settings",
+        action="append",
+        metavar="KEY=VALUE",
+        help="a table target's own setting (repeatable; --list names them), e.g. agents=careful,random",
+    )
     add_grid_flags(p)
     add_agent_flags(p)
     add_run_flags(p)
@@ -49,8 +59,10 @@ def run(args: argparse.Namespace) -> int:
     target = registry.get(args.target)
     if target is None:
         return refuse(f"unknown target {args.target!r}; known: {', '.join(t.name for t in registry.targets)}")
-    if target.implementation == "script":
-        return run_script(target, args)
+    if target.implementation == "table":
+        return run_table(target, args)
+    if args.table_settings:
+        return refuse(f"{target.name} is an evaluation grid: --set is for table targets (use the eval flags)")
     return run_grid(target, args)
 
 
@@ -64,14 +76,14 @@ def list_targets(registry: Registry) -> int:
     for t in registry.targets:
         paper = registry.papers[t.paper]
         print(f"{t.name}\n  paper: {paper.title} ({t.table})\n  setting: {t.setting}")
-        where = t.config_file or t.script or "the grid in data/reproduce_targets.toml"
+        where = t.config_file or (t.module and table_where(t.module)) or "the grid in data/reproduce_targets.toml"
         print(f"  runs: {t.implementation} ({where})\n  paper's numbers: {t.paper_numbers or t.paper_note}")
     return 0
 
 
 def given_flags(args: argparse.Namespace) -> list[str]:
     """The dests of the eval flags given on the command line (those not left at None)."""
-    dests = [*GRID_FLAGS, *RUN_FLAGS, *AGENT_FLAGS, "env", "runs_dir", "resume", "out"]
+    dests = [*GRID_FLAGS, *RUN_FLAGS, *AGENT_FLAGS, "env", "runs_dir", "resume", "out", "agents"]
     return [d for d in dests if vars(args).get(d) is not None]
 
 
@@ -84,6 +96,9 @@ def run_grid(target: Target, args: argparse.Namespace) -> int:
 
     try:
         data, ablation = grid_data(target)
+        if args.agents is not None:
+            data = narrowed_agents(data, args.agents, target.name)
+            args.agents = None  # applied: the target's agents keep their settings (e.g. Table 1's prompt set)
         if ablation is not None:
             refuse_varied_overrides(ablation, agent_flags_given(args), target.name)
         config = checked_config(apply_flags(data, args), target.name)
@@ -99,6 +114,20 @@ def run_grid(target: Target, args: argparse.Namespace) -> int:
     if folder is not None:
         write_comparison(target, folder, args.out, shlex.join(args.command_line))
     return code
+
+
+def narrowed_agents(data: dict, agents: str, name: str) -> dict:
+    """The grid with only the named agents of the target (by kind or label), each with its settings."""
+    from proagent.eval.config import ConfigError
+
+    wanted = [a.strip() for a in agents.split(",") if a.strip()]
+    known = [a.get("label") or a.get("kind", "proagent") for a in data.get("agents", [])]
+    unknown = [a for a in wanted if a not in known]
+    if unknown or not wanted:
+        raise ConfigError(
+            f"--agents: {name} has no agent {', '.join(unknown) or '(none named)'}; it has {', '.join(known)}"
+        )
+    return {**data, "agents": [a for a, k in zip(data["agents"], known) if k in wanted]}
 
 
 def resume_problem(path: Path, name: str) -> str | None:
@@ -119,14 +148,24 @@ def resume_problem(path: Path, name: str) -> str | None:
 
 def dry_run(target: Target, config: EvalConfig, llm: str | None) -> int:
     from proagent.eval.reproduce import episode_count, estimate
-    from proagent.llm.factory import EMBEDDED_SPEC
 
     model = llm or next((a.llm for a in config.agents if a.kind == "proagent"), None)
-    e = estimate(target, episode_count(config), model)
+    return print_estimate(target, estimate(target, episode_count(config), model, episode_count(config, llm_only=True)))
+
+
+def print_estimate(target: Target, e: Estimate) -> int:
+    """The dry run's lines: episodes, then the LLM calls, tokens and cost the measured figures give."""
+    from proagent.llm.factory import EMBEDDED_SPEC
+
+    model = e.model
     print(f"{target.name}: {e.episodes} episodes (nothing run)")
-    if e.llm_calls is None:
-        print("LLM calls and tokens: not measured for this target")
+    if e.llm_episodes == 0:
+        print("LLM calls and tokens: none (no LLM agent plays in this target)")
         return 0
+    if e.llm_calls is None:
+        print(f"LLM calls and tokens: not measured for this target ({e.llm_episodes} episodes with an LLM agent)")
+        return 0
+    assert e.prompt_tokens is not None and e.completion_tokens is not None
     print(
         f"expected LLM calls: {e.llm_calls:,.0f}; prompt tokens: {e.prompt_tokens:,.0f}; completion tokens: {e.completion_tokens:,.0f}"
     )
@@ -153,7 +192,11 @@ def write_comparison(target: Target, folder: Path, out: Path | None, command: st
     paper = read_paper_numbers(PROJECT_ROOT / target.paper_numbers)
     records = read_records(folder / "episodes.jsonl")
     config = load_manifest(RunFolder(folder)).config
-    models = ", ".join(sorted({a.llm for a in config.agents if a.kind == "proagent"})) or "none (no LLM agent)"
+    from proagent.tables.common import model_label
+
+    models = (
+        ", ".join(sorted({model_label(a.llm) for a in config.agents if a.kind == "proagent"})) or "none (no LLM agent)"
+    )
     notes = [
         f"Setting: {target.setting}.",
         f"Regenerate: `{command}` (run folder `{folder.name}`).",
@@ -167,35 +210,81 @@ def write_comparison(target: Target, folder: Path, out: Path | None, command: st
     print(f"table: {path}", file=sys.stderr)
 
 
-def run_script(target: Target, args: argparse.Namespace) -> int:
-    """A script target: refuse flags it does not take (one line, before it runs), then run it."""
-    import os
-    import subprocess
+def table_where(module: str) -> str:
+    """Where a table target's implementation is, and the settings it takes with --set."""
+    from proagent.tables.registry import TABLES, own_settings, table_flags, table_module
 
-    from proagent.paths import PROJECT_ROOT
+    if module not in TABLES:
+        return module
+    table = table_module(module)
+    own = ", ".join(own_settings(table)) or "none"
+    return f"{TABLES[module]}; flags: {flag_names(table_flags(table))}; --set: {own}"
 
-    unsupported = [d for d in given_flags(args) if d not in target.flags]
+
+def run_table(target: Target, args: argparse.Namespace) -> int:
+    """A table target: refuse flags it does not take and bad settings (one line, before any run),
+    then dry-run it or run it in this process."""
+    from pydantic import ValidationError
+    from rich.console import Console
+
+    from proagent.tables.common import TableError
+    from proagent.tables.registry import table_flags, table_module
+
+    assert target.module is not None
+    module = table_module(target.module)
+    takes = table_flags(module)
+    unsupported = [d for d in given_flags(args) if d not in takes]
     if unsupported:
-        names = ", ".join("--" + d.replace("_", "-") for d in unsupported)
-        return refuse(f"{target.name} runs {target.script}, which takes no {names} (it takes: {script_flags(target)})")
+        return refuse(f"{target.name} takes no {flag_names(unsupported)} (it takes: {flag_names(takes)}, and --set)")
+    try:
+        settings = module.Settings.model_validate(table_settings(target, args, takes))
+    except ValidationError as exc:
+        return refuse(f"{target.name}: {settings_problem(exc)}")
+    except ValueError as exc:
+        return refuse(f"{target.name}: {exc}")
     if args.dry_run:
-        print(f"{target.name}: the episode count is set by {target.script} (not estimated); run it to see")
-        return 0
-    argv = [
-        part
-        for d, flag in target.flags.items()
-        if vars(args).get(d) is not None
-        for part in (flag, script_value(vars(args)[d]))
-    ]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))}
-    print(f"running: python {target.script} {shlex.join(argv)}", file=sys.stderr)
-    return subprocess.call([sys.executable, str(PROJECT_ROOT / target.script), *argv], cwd=PROJECT_ROOT, env=env)
+        return table_dry_run(target, module.plan(settings), args.llm)
+    try:
+        page = module.run(settings, Console(stderr=True))
+    except TableError as exc:
+        return refuse(f"{target.name}: {exc}")
+    print(page.read_text(encoding="utf-8"))
+    print(f"table: {page}", file=sys.stderr)
+    return 0
 
 
-def script_value(value: object) -> str:
-    """A flag's value for the script, which runs from the project root: paths made absolute."""
-    return str(value.resolve()) if isinstance(value, Path) else str(value)
+def table_settings(target: Target, args: argparse.Namespace, takes: tuple[str, ...]) -> dict[str, object]:
+    """The target's settings, then the flags given, then ``--set`` pairs, and the command line."""
+    from proagent.tables_out import without_resume
+
+    out: dict[str, object] = dict(target.settings)
+    out.update({d: vars(args)[d] for d in takes if vars(args).get(d) is not None})
+    for pair in args.table_settings or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--set {pair!r}: give KEY=VALUE")
+        out[key.strip().replace("-", "_")] = value
+    out["command"] = shlex.join(without_resume(args.command_line))  # run folders stay on the machine that made them
+    if vars(args).get("progress") is not None:
+        out["progress"] = args.progress
+    return out
 
 
-def script_flags(target: Target) -> str:
-    return ", ".join("--" + d.replace("_", "-") for d in target.flags) or "none"
+def settings_problem(exc: Exception) -> str:
+    """A settings error in one line: each field and what is wrong with it."""
+    from pydantic import ValidationError
+
+    assert isinstance(exc, ValidationError)
+    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in exc.errors())
+
+
+def table_dry_run(target: Target, plan: Plan, llm: str | None) -> int:
+    from proagent.eval.reproduce import estimate
+    from proagent.llm.factory import EMBEDDED_SPEC
+
+    return print_estimate(target, estimate(target, plan.episodes, llm or EMBEDDED_SPEC, plan.llm_episodes))
+
+
+def flag_names(dests: tuple[str, ...] | list[str]) -> str:
+    """The flags as typed (``cache`` is set by ``--no-cache``)."""
+    return ", ".join("--no-cache" if d == "cache" else "--" + d.replace("_", "-") for d in dests) or "none"

@@ -2,7 +2,7 @@
 
 A target is data, not code: which paper and table, the exact setting, where the paper's own numbers
 are, and the one implementation that makes ours (an evaluation grid, an ablation file or a table
-script). Keeping it data means a researcher reads in one file what a table runs, and a new table
+module of proagent.tables, named, with its settings). Keeping it data means a researcher reads in one file what a table runs, and a new table
 needs no new code path. This module also answers `--dry-run`: how many episodes a target plays and,
 from per-episode figures measured on a loopback run, how many LLM calls and tokens and what they
 would cost at a model's list price.
@@ -22,8 +22,7 @@ from proagent.eval.manifest import AblationInfo
 from proagent.paths import DATA_DIR, PROJECT_ROOT
 
 TARGETS_FILE = DATA_DIR / "reproduce_targets.toml"
-Implementation = Literal["eval", "ablate", "script"]
-RunFlag = Literal["llm", "episodes", "out", "resume", "runs_dir", "layouts", "horizon", "seed"]
+Implementation = Literal["eval", "ablate", "table"]
 
 
 class Paper(BaseModel):
@@ -57,19 +56,18 @@ class Target(BaseModel):
     implementation: Implementation
     config: dict[str, Any] | None = Field(None, description="eval: the evaluation grid")
     config_file: str | None = Field(None, description="ablate: the ablation file, relative to the project root")
-    script: str | None = Field(None, description="script: the table script, relative to the project root")
-    flags: dict[RunFlag, str] = Field(default_factory=dict, description="script: reproduce's flag -> the script's")
-    out: str | None = Field(None, description="script: where the script writes its table by default")
+    module: str | None = Field(None, description="table: the table's name in proagent.tables.registry")
+    settings: dict[str, Any] = Field(default_factory=dict, description="table: its settings, before the flags")
     paper_numbers: str | None = Field(None, description="the paper's numbers, relative to the project root")
     paper_note: str | None = Field(None, description="where the paper's numbers are when no file of ours holds them")
     measured: Measured | None = None
 
     @model_validator(mode="after")
     def _one_implementation(self) -> Target:
-        needed = {"eval": self.config, "ablate": self.config_file, "script": self.script}[self.implementation]
+        needed = {"eval": self.config, "ablate": self.config_file, "table": self.module}[self.implementation]
         if needed is None:
             raise ValueError(
-                f"target {self.name}: implementation {self.implementation!r} needs its config, config_file or script"
+                f"target {self.name}: implementation {self.implementation!r} needs its config, config_file or module"
             )
         return self
 
@@ -105,17 +103,15 @@ def grid_data(target: Target) -> tuple[dict[str, Any], AblationInfo | None]:
         return dict(target.config), None
     if target.implementation == "ablate" and target.config_file is not None:
         return expand_ablation(read_config_file(PROJECT_ROOT / target.config_file), target.config_file)
-    raise ValueError(f"{target.name} runs a script, not an evaluation grid")
+    raise ValueError(f"{target.name} runs a table module, not an evaluation grid")
 
 
-def episode_count(config: EvalConfig) -> int:
-    """Episodes the grid plays: agents x partners x layouts x seats (x topologies) x episodes."""
+def episode_count(config: EvalConfig, llm_only: bool = False) -> int:
+    """Episodes the grid plays: agents x partners x layouts x seats (x topologies) x episodes; with
+    ``llm_only``, those whose evaluated agent is ProAgent (the ones that call a model)."""
+    agents = [a for a in config.agents if a.kind == "proagent"] if llm_only else config.agents
     cells = (
-        len(config.agents)
-        * len(config.partners)
-        * len(config.layouts)
-        * len(config.seats)
-        * max(1, len(config.topologies))
+        len(agents) * len(config.partners) * len(config.layouts) * len(config.seats) * max(1, len(config.topologies))
     )
     return cells * config.episodes
 
@@ -128,9 +124,11 @@ def checked_config(data: dict[str, Any], source: str) -> EvalConfig:
 
 class Estimate(BaseModel):
     """What `--dry-run` prints: the episode count, and where a loopback run measured them, the LLM
-    calls and tokens expected and their price at ``model``'s list price (None: not measured or not priced)."""
+    calls and tokens expected and their price at ``model``'s list price (None: not measured or not
+    priced). ``llm_episodes``: the episodes an LLM agent plays, which the per-episode figures scale."""
 
     episodes: int
+    llm_episodes: int
     llm_calls: float | None = None
     prompt_tokens: float | None = None
     completion_tokens: float | None = None
@@ -152,16 +150,18 @@ def token_prices(model: str) -> tuple[float, float] | None:
     return None
 
 
-def estimate(target: Target, episodes: int, model: str | None) -> Estimate:
-    """``episodes`` scaled by the target's measured per-episode figures, priced for ``model``."""
-    m = target.measured
-    if m is None:
-        return Estimate(episodes=episodes, model=model)
-    calls, prompt, completion = m.llm_calls * episodes, m.prompt_tokens * episodes, m.completion_tokens * episodes
+def estimate(target: Target, episodes: int, model: str | None, llm_episodes: int | None = None) -> Estimate:
+    """The target's measured per-episode figures scaled by the LLM episodes (default: all
+    ``episodes``), priced for ``model``."""
+    m, n = target.measured, episodes if llm_episodes is None else llm_episodes
+    if m is None or n == 0:
+        return Estimate(episodes=episodes, llm_episodes=n, model=model)
+    calls, prompt, completion = m.llm_calls * n, m.prompt_tokens * n, m.completion_tokens * n
     prices = token_prices(model) if model else None
     cost = prompt * prices[0] + completion * prices[1] if prices else None
     return Estimate(
         episodes=episodes,
+        llm_episodes=n,
         llm_calls=calls,
         prompt_tokens=prompt,
         completion_tokens=completion,

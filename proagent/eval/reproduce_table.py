@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from proagent.eval.records import EvalRecord
 from proagent.eval.stats import MeanSE, metric_stat
@@ -40,6 +40,9 @@ class PaperNumbers(BaseModel):
     model_config = ConfigDict(extra="forbid")
     source: str
     metric: str
+    self_play: bool = Field(
+        True, description="False: the paper's cells average an agent with the others only, so ours leave out self-play"
+    )
     rows: list[PaperRow]
 
     def keys(self) -> tuple[str, ...]:
@@ -68,10 +71,11 @@ def record_cell(record: EvalRecord, keys: tuple[str, ...]) -> Cell:
 
 def compare(records: list[EvalRecord], paper: PaperNumbers) -> list[ComparisonRow]:
     """One row per cell the paper or the run has: paper cells in the paper's order, then the run's
-    other cells in the order the run first recorded them."""
+    other cells in the order the run first recorded them. Where the paper pairs an agent with the
+    others only (``self_play`` False), an agent's episodes with itself are left out of ours too."""
     keys = paper.keys()
     by_cell: dict[Cell, list[EvalRecord]] = {}
-    for record in records:
+    for record in records if paper.self_play else [r for r in records if r.agent != r.partner]:
         by_cell.setdefault(record_cell(record, keys), []).append(record)
     paper_cells = {row.cell(keys): row for row in paper.rows}
     cells = [*paper_cells, *(c for c in by_cell if c not in paper_cells)]
@@ -100,6 +104,7 @@ def comparison_markdown(title: str, rows: list[ComparisonRow], paper: PaperNumbe
         *notes,
         "",
         f"Paper: {paper.source}.",
+        *([] if paper.self_play else ["", "Ours leave out each agent's episodes with itself, as the paper's cells do."]),
         "",
         "| " + " | ".join(header) + " |",
         "|---" * len(header) + "|",
@@ -112,4 +117,25 @@ def comparison_markdown(title: str, rows: list[ComparisonRow], paper: PaperNumbe
         )
         cells = [str(row.cell[k]) for k in keys]
         lines.append("| " + " | ".join([*cells, row.ours.text(digits), theirs, _number(row.difference, digits)]) + " |")
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, *wide_markdown(rows, keys, digits)]) + "\n"
+
+
+def wide_markdown(rows: list[ComparisonRow], keys: tuple[str, ...], digits: int) -> list[str]:
+    """The same cells laid out as a paper's agent table (a row per layout and seat, a column per
+    agent: ours / the paper's means), where the cells name all three and several agents."""
+    agents = list(dict.fromkeys(str(row.cell["agent"]) for row in rows)) if keys == KEYS else []
+    if len(agents) < 2:
+        return []
+    places = list(dict.fromkeys((row.cell["layout"], row.cell["seat"]) for row in rows))
+    found = {(row.cell["agent"], row.cell["layout"], row.cell["seat"]): row for row in rows}
+    lines = ["", "As the paper lays it out (ours / the paper's mean; – where one side has no number):", "",
+             "| layout | seat | " + " | ".join(agents) + " |", "|---" * (len(agents) + 2) + "|"]  # fmt: skip
+    for layout, seat in places:
+        cells = []
+        for agent in agents:
+            row = found.get((agent, layout, seat))
+            ours = None if row is None else row.ours.mean
+            theirs = None if row is None or row.paper is None else row.paper.mean
+            cells.append(f"{_number(ours, digits)} / {_number(theirs, digits)}")
+        lines.append(f"| {layout} | {seat} | " + " | ".join(cells) + " |")
+    return lines

@@ -81,7 +81,7 @@ LAYERS = (
     ("world",),
     ("proagent.runner", "proagent.builder"),
     ("proagent.eval", "proagent.web"),
-    ("proagent.study",),
+    ("proagent.study", "proagent.tables"),  # the published tables read the evaluation's records and may name worlds
     ("proagent.cli",),
 )
 

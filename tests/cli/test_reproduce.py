@@ -22,7 +22,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm must no
 
 REQUIRED = (
     "proagent-table1", "proagent-planner-ablation", "proagent-verificator-ablation", "overcooked-v2-table2",
-    "interdependence-table1", "emcoop-topologies", "yokai-table2",
+    "interdependence-table1", "emcoop-topologies", "emcoop-macrafter", "yokai-table2",
 )  # fmt: skip
 
 
@@ -54,10 +54,10 @@ def test_dry_run_counts_and_prices_table1_for_gpt_4o_mini(tmp_path: Path, capsys
     assert main(argv) == 0
     out = capsys.readouterr().out
     measured = load_registry().get("proagent-table1").measured
-    episodes = 5 * 5 * 2 * 5  # partners x layouts x seats x episodes
+    episodes = 5 * 5 * 2 * 5  # ProAgent's: partners x layouts x seats x episodes (the LLM episodes)
     prompt_price, completion_price = token_prices("openai/gpt-4o-mini")
     cost = episodes * (measured.prompt_tokens * prompt_price + measured.completion_tokens * completion_price)
-    assert out.startswith(f"proagent-table1: {episodes} episodes (nothing run)")
+    assert out.startswith(f"proagent-table1: {6 * episodes} episodes (nothing run)")  # and the 5 RL methods' games
     assert f"expected LLM calls: {measured.llm_calls * episodes:,.0f};" in out
     assert f"expected cost with openai/gpt-4o-mini: ${cost:,.2f}" in out and "loopback test double" in out
     assert not (tmp_path / "runs").exists()
@@ -82,7 +82,10 @@ def test_dry_run_counts_the_grid_the_flags_leave(capsys: pytest.CaptureFixture) 
         (["reproduce", "proagent-table1", "--layouts", "nowhere"], "nowhere"),
         (["reproduce", "proagent-planner-ablation", "--prompt", "plan_only"], "--prompt"),
         (["reproduce", "interdependence-table1", "--llm", "openai/gpt-4o-mini"], "takes no --llm"),
-        (["reproduce", "yokai-table2", "--api-base", "http://127.0.0.1:1/v1"], "takes no --api-base"),
+        (["reproduce", "yokai-table2", "--prompt", "proagent"], "takes no --prompt"),
+        (["reproduce", "yokai-table2", "--set", "no_such=1"], "no_such"),
+        (["reproduce", "proagent-table1", "--set", "agents=sp"], "--set is for table targets"),
+        (["reproduce", "proagent-table1", "--agents", "hsp"], "--agents: proagent-table1 has no agent hsp"),
         (["reproduce", "proagent-table1", "--resume", "no/such/run"], "--resume: no run folder at no/such/run"),
     ],
 )
@@ -120,15 +123,27 @@ def _run(server: FakeChatServer, tmp_path: Path, target: str, *flags: str) -> tu
 
 
 def test_table1_runs_on_the_double_beside_the_papers_numbers(server: FakeChatServer, tmp_path: Path) -> None:
-    flags = ("--layouts", "cramped_room", "--partners", "sp", "--episodes", "1", "--horizon", "20", "--max-cost", "0.5")
-    records, text, run = _run(server, tmp_path, "proagent-table1", *flags)
-    assert sorted((r.partner, r.seat) for r in records) == [("sp", 0), ("sp", 1)]
-    assert json.loads((run / "config.json").read_text())["config"]["max_cost_usd"] == 0.5
-    for seat, paper in ((0, 197.3), (1, 194.2)):
-        ours = metric_stat([r for r in records if r.seat == seat], "score")
-        row = f"| proagent | cramped_room | {seat} | {ours.text(1)} | {paper:.1f} ± "
-        assert row in text and text.split(row)[1].split("\n")[0].endswith(f"| {ours.mean - paper:.1f} |")
+    flags = ("--layouts", "cramped_room", "--agents", "proagent,sp", "--partners", "pbt,sp", "--episodes", "1")
+    records, text, run = _run(server, tmp_path, "proagent-table1", *flags, "--horizon", "20", "--max-cost", "0.5")
+    assert sorted((r.agent, r.partner, r.seat) for r in records) == [
+        (a, p, s) for a in ("proagent", "sp") for p in ("pbt", "sp") for s in (0, 1)
+    ]
+    config = json.loads((run / "config.json").read_text())["config"]
+    assert config["max_cost_usd"] == 0.5 and config["agents"][0]["prompt"] == "proagent"  # the target's agent kept
+    paper = {("proagent", 0): 197.3, ("proagent", 1): 194.2, ("sp", 0): 168.5, ("sp", 1): 172.8}
+    for (agent, seat), theirs in paper.items():
+        mine = [r for r in records if r.agent == agent and r.seat == seat and r.partner != agent]  # no self-play
+        ours = metric_stat(mine, "score")
+        row = f"| {agent} | cramped_room | {seat} | {ours.text(1)} | {theirs:.1f} ± "
+        assert ours.n == (1 if agent == "sp" else 2)
+        assert row in text and text.split(row)[1].split("\n")[0].endswith(f"| {ours.mean - theirs:.1f} |")
     assert "| proagent | counter_circuit | 0 | n/a (n=0) | 126.3 ± 32.3 | – |" in text  # the paper's, not run here
+    assert "| cole | counter_circuit | 1 | n/a (n=0) | 100.8 ± 31.1 | – |" in text  # an RL column of the paper's
+    wide = text.split("As the paper lays it out")[1]  # the paper's shape: a column per algorithm
+    assert "| layout | seat | proagent | sp | pbt | fcp | mep | cole |" in wide
+    means = {a: metric_stat([r for r in records if r.agent == a and r.seat == 0 and r.partner != a], "score").mean
+             for a in ("proagent", "sp")}  # fmt: skip
+    assert f"| cramped_room | 0 | {means['proagent']:.1f} / 197.3 | {means['sp']:.1f} / 168.5 | – / 178.8 |" in wide
     assert "proagent reproduce proagent-table1 --layouts cramped_room" in text and "tests.support.loopback" in text
 
 
@@ -185,9 +200,21 @@ def test_verificator_ablation_shows_variants_the_paper_lacks(server: FakeChatSer
     assert "| verificator_on | " in text and text.split("| verificator_on | ")[1].split("\n")[0].endswith("| – | – |")
 
 
-def test_a_script_target_runs_its_script_with_the_mapped_flags(tmp_path: Path) -> None:
+def test_a_table_target_runs_in_process_with_the_flags_it_takes(tmp_path: Path) -> None:
     out, runs = tmp_path / "yokai", tmp_path / "runs"
-    assert main(["reproduce", "yokai-table2", "--episodes", "1", "--out", str(out), "--runs-dir", str(runs)]) == 0
+    argv = [
+        "reproduce",
+        "yokai-table2",
+        "--episodes",
+        "1",
+        "--out",
+        str(out),
+        "--runs-dir",
+        str(runs),
+        "--progress",
+        "off",
+    ]
+    assert main(argv) == 0
     (run,) = runs.iterdir()
     records = read_records(run / "episodes.jsonl")
     assert len(records) == 3 * 3 * 2 and {r.episode for r in records} == {0}  # 3 agents x 3 partners x 2 seats, 1 game
@@ -198,9 +225,9 @@ def test_a_script_target_runs_its_script_with_the_mapped_flags(tmp_path: Path) -
 @pytest.mark.parametrize(
     ("change", "said"),
     [
-        ({"implementation": "ablate"}, "needs its config, config_file or script"),
+        ({"implementation": "ablate"}, "needs its config, config_file or module"),
         ({"paper": "nobody"}, "unknown papers: nobody"),
-        ({"flags": {"partners": "--partners"}}, "flags.partners"),
+        ({"script": "scripts/yokai_table.py"}, "script"),
     ],
 )
 def test_a_malformed_registry_is_refused_when_read(change: dict, said: str) -> None:

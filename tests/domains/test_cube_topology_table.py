@@ -1,15 +1,21 @@
-"""scripts/cube_topology_table.py regenerates the topology x difficulty table (one tiny sweep)."""
+"""The CUBE topology table (proagent.tables.cube_topologies) regenerates the topology x difficulty
+table (one tiny sweep, on the loopback test double)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from scripts_loader import load_script
+
+import proagent.tables.cube_topologies as table_module
+from proagent.cli import main
+from tests.support.fake_server import FakeChatServer
+from tests.support.loopback import loopback_args
+from tests.support.responders.cube import cube_answer
 
 
 def _load():
-    return load_script("cube_topology_table")
+    return table_module
 
 
 def test_every_team_size_and_difficulty_is_a_layout() -> None:
@@ -20,7 +26,9 @@ def test_every_team_size_and_difficulty_is_a_layout() -> None:
 @pytest.mark.slow  # 16 short episodes through `proagent eval` (~40 s)
 def test_the_table_and_plots_are_written_for_every_cell(tmp_path: Path) -> None:
     out = tmp_path / "table"
-    assert _load().main(["--seeds", "1", "--horizon", "15", "--out", str(out), "--runs-dir", str(tmp_path)]) == 0
+    argv = ["reproduce", "emcoop-topologies", "--episodes", "1", "--horizon", "15", "--out", str(out), "--runs-dir", str(tmp_path)]
+    with FakeChatServer(delay_s=0.0, responder=cube_answer) as server:
+        assert main([*argv, "--progress", "off", *loopback_args(server.url)]) == 0
     text = out.with_suffix(".md").read_text()
     for team in ("easy (2 agents)", "medium (3 agents)", "hard (4 agents)", "hard (6 agents)"):
         for topology in ("individual", "debate", "centralized", "decentralized"):

@@ -1,13 +1,19 @@
-"""scripts/macrafter_table.py: the topology x difficulty x feedback table's cells, intervals and the
-feedback difference paired by world (synthetic rows; the full sweep is the script's own run)."""
+"""The MA-Crafter table (proagent.tables.macrafter_topologies): the topology x difficulty x feedback
+table's cells, intervals and the feedback difference paired by world (synthetic rows; a tiny run
+end to end is in tests/eval/test_reproduce_tables.py)."""
 
 from __future__ import annotations
 
-from scripts_loader import load_script
+from pathlib import Path
+
+import pytest
+
+import proagent.tables.macrafter_topologies as table_module
+from proagent.cli import main
 
 
 def _load():
-    return load_script("macrafter_table")
+    return table_module
 
 
 def _row(topology: str, feedback: bool, scenario: str, score: float) -> dict:
@@ -43,9 +49,8 @@ def test_the_feedback_difference_is_paired_by_world() -> None:
         f"| 1.50 ± 0.29 (n=3) [{1.5 - diff_half:.2f}, {1.5 + diff_half:.2f}] |"
     )
     assert lines[("debate", "on", "1")].endswith("| – | 2.00 (n=1) – |")  # one pair: no interval
-    assert lines[("individual", "on", "0")].endswith("| – | no messages carry it |")
     assert "**" not in text  # nothing bold, ties or not
-    assert lines[("decentralized", "off", "0")].count("(n=0)") == len(script.COLUMNS)
+    assert ("decentralized", "off", "0") not in lines  # a topology the rows do not have: no row
 
 
 def test_plot_rows_name_the_feedback_runs() -> None:
@@ -53,13 +58,7 @@ def test_plot_rows_name_the_feedback_runs() -> None:
     assert [r["topology"] for r in drawn] == ["centralized+feedback", "centralized"]
 
 
-def test_rebuilding_needs_two_run_folders(tmp_path) -> None:
-    import pytest
-
-    with pytest.raises(SystemExit) as exc:
-        _load().main(["--from-runs", str(tmp_path), "--out", str(tmp_path / "t")])
-    assert exc.value.code == 2 and not (tmp_path / "t.md").exists()
-
-
-def test_the_page_command_leaves_out_the_rebuild_folders() -> None:
-    assert _load()._without_reuse(["--seeds", "2", "--from-runs", "a,b", "--from-runs=c,d"]) == ["--seeds", "2"]
+def test_rebuilding_needs_two_run_folders(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    argv = ["reproduce", "emcoop-macrafter", "--set", f"from_runs={tmp_path}", "--out", str(tmp_path / "t")]
+    assert main(argv) == 2
+    assert "two run folders" in capsys.readouterr().err and not (tmp_path / "t.md").exists()

@@ -1,5 +1,5 @@
-"""scripts/overcooked_v2_table.py regenerates the V2 table: the shipped V2 partners' SP/XP next to
-the paper's Table 2 (a few episodes), and ProAgent with each partner through `proagent eval`."""
+"""The OvercookedV2 table (proagent.tables.overcooked_v2): the shipped V2 partners' SP/XP next to
+the paper's Table 2 (a few episodes), and ProAgent with each partner through the evaluation runner."""
 
 from __future__ import annotations
 
@@ -7,7 +7,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scripts_loader import load_script
+
+import proagent.tables.overcooked_v2 as table_module
+from proagent.cli import main
+from proagent.tables_out import without_resume
+from tests.support.fake_server import FakeChatServer
+from tests.support.loopback import loopback_args
+from tests.support.responders.overcooked import overcooked_answer
+
+
+def load_script(_: str):
+    return table_module
 
 
 def test_seeds_count_as_one_method_and_both_seats_pool_episodes() -> None:
@@ -20,8 +30,10 @@ def test_seeds_count_as_one_method_and_both_seats_pool_episodes() -> None:
 @pytest.mark.slow  # cross-play of the shipped demo_cook_simple partners + 4 short ProAgent episodes (~1-2 min)
 def test_the_table_has_our_numbers_next_to_the_papers(tmp_path: Path) -> None:
     out = tmp_path / "v2"
-    argv = ["--layouts", "demo_cook_simple", "--rl-episodes", "2", "--episodes", "1", "--horizon", "30"]
-    assert load_script("overcooked_v2_table").main([*argv, "--out", str(out), "--runs-dir", str(tmp_path)]) == 0
+    argv = ["reproduce", "overcooked-v2-table2", "--layouts", "demo_cook_simple", "--set", "rl_episodes=2",
+            "--episodes", "1", "--horizon", "30", "--out", str(out), "--runs-dir", str(tmp_path), "--progress", "off"]  # fmt: skip
+    with FakeChatServer(delay_s=0.0, responder=overcooked_answer) as server:
+        assert main([*argv, *loopback_args(server.url)]) == 0
     text = out.with_suffix(".md").read_text()
     assert "| demo_cook_simple | sp | " in text and "172 ± 19 (sd)" in text  # ours, then the paper's SP
     proagent_block = text.split("## ProAgent")[1]
@@ -41,6 +53,5 @@ def test_the_seed_table_counts_the_seeds_that_reach_the_papers_self_play() -> No
 
 
 def test_the_regenerate_command_names_no_run_folder_of_this_machine() -> None:
-    table = load_script("overcooked_v2_table")
     argv = ["--llm", "embedded", "--resume", "runs/a", "--episodes", "1", "--resume=runs/b", "--out", "x"]
-    assert table.without_resume(argv) == ["--llm", "embedded", "--episodes", "1", "--out", "x"]
+    assert without_resume(argv) == ["--llm", "embedded", "--episodes", "1", "--out", "x"]

@@ -1,5 +1,5 @@
 """Yōkai cross-play: `proagent eval --domain yokai` with ProAgent (the loopback double) and scripted
-agents in both seats records the paper's metrics, and scripts/yokai_table.py writes the SP/XP page
+agents in both seats records the paper's metrics, and `proagent reproduce yokai-table2` writes the SP/XP page
 (its numbers read back from the run's records), the CSV and the heatmaps, and refuses bad names."""
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ import csv
 from pathlib import Path
 
 import pytest
-from scripts_loader import load_script
 
 from proagent.cli import main
 from proagent.domains.yokai.metrics import METRIC_NAMES, WEE
@@ -35,33 +34,31 @@ def test_eval_plays_proagent_and_scripted_agents_in_both_seats(tmp_path: Path) -
     assert any("early_win" in line and "win_if_early" in line and "length" in line for line in header)
 
 
-def _load():
-    return load_script("yokai_table")
-
-
 @pytest.mark.parametrize(
     ("argv", "said"),
     [
-        (["--agents", "careful,greedy"], "'greedy'"),
-        (["--agents", "careful,careful"], "twice"),
-        (["--layout", "12c_2p"], "9c_2p"),
-        (["--agents", ","], "no agent"),
+        (["--set", "agents=careful,greedy"], "'greedy'"),
+        (["--set", "agents=careful,careful"], "twice"),
+        (["--set", "layout=12c_2p"], "9c_2p"),
+        (["--set", "agents=,"], "agents"),
+        (["--set", "memory=perfect"], "memory"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2_before_any_run(tmp_path: Path, capsys: pytest.CaptureFixture, argv: list, said: str) -> None:
-    assert _load().main([*argv, "--runs-dir", str(tmp_path / "runs"), "--out", str(tmp_path / "t")]) == 2
+    assert main(["reproduce", "yokai-table2", *argv, "--runs-dir", str(tmp_path / "runs"), "--out", str(tmp_path / "t")]) == 2
     err = capsys.readouterr().err.strip()
     assert said in err and len(err.splitlines()) == 1 and not (tmp_path / "runs").exists() and not list(tmp_path.iterdir())
 
 
 def test_the_page_reads_its_numbers_from_the_run(tmp_path: Path) -> None:
-    script, out = _load(), tmp_path / "docs" / "yokai"
-    assert script.main(["--agents", "careful,random", "--episodes", "2", "--out", str(out), "--runs-dir", str(tmp_path)]) == 0
+    out = tmp_path / "docs" / "yokai"
+    argv = ["reproduce", "yokai-table2", "--set", "agents=careful,random", "--episodes", "2", "--out", str(out)]
+    assert main([*argv, "--runs-dir", str(tmp_path), "--progress", "off"]) == 0
     text = out.with_suffix(".md").read_text()
     (run,) = tmp_path.glob("*-yokai-table-9c_2p")
     records = read_records(run / "episodes.jsonl")
     assert len(records) == 2 * 2 * 2 * 2 and f"run folder `{run.name}`" in text
-    assert "python scripts/yokai_table.py --agents careful,random --episodes 2" in text
+    assert "proagent reproduce yokai-table2 --set agents=careful,random --episodes 2" in text
     rows: dict[str, list[str]] = {}  # the first table's rows (the second repeats each agent per setting)
     for line in text.splitlines():
         if line.startswith("| scripted |"):

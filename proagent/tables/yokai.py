@@ -1,39 +1,33 @@
-"""The Yōkai SP/XP table, regenerated: partners in self-play and cross-play with the paper's columns,
-beside the paper's Table 2 (2-player 9C), and the cross-play matrices as heatmaps.
+"""Yōkai Table 2, regenerated: agents in self-play and cross-play with the paper's columns, beside
+the paper's Table 2 (2-player 9C), and the cross-play matrices as heatmaps.
 
-    python scripts/yokai_table.py                                   # the scripted partners (minutes)
-    python scripts/yokai_table.py --agents careful,hint_reader,random,<rl name>   # an RL partner too
-    python scripts/yokai_table.py --agents careful,proagent --llm loopback         # ProAgent (test double)
-
-Every name in ``--agents`` plays every name (itself included) in both seats through `proagent eval`
-(``--episodes`` games per ordered pair and seat, seeds ``--seed`` on). A name is a scripted partner
-of the world, ``proagent`` (the LLM agent, ``--llm``: ``loopback`` is the tests' Yōkai responder,
-no language model) or a trained partner the world ships (``partners/yokai/<layout>/<name>/``).
-SP is a name with itself; XP its games with every *other* name, both seats. This is cross-play
-between different conventions, not the paper's inter-seed XP of one method. R is eq. 4 (the
-record's score); SEE, EE and WEE are percentages; WEE = P(win | EE) counts only the games that
-ended early (its n), "–" where none did. Writes ``<out>.md``, ``<out>.csv`` (one line per agent,
+Every name in ``agents`` plays every name (itself included) in both seats in one evaluation run
+(``episodes`` games per ordered pair and seat, seeds ``seed`` on). A name is a scripted partner of
+the world, ``proagent`` (the LLM agent, with ``--llm``) or a trained partner the world ships
+(``partners/yokai/<layout>/<name>/``). SP is a name with itself; XP its games with every *other*
+name, both seats: cross-play between different conventions, not the paper's inter-seed XP of one
+method. R is eq. 4 (the record's score); SEE, EE and WEE are percentages; WEE = P(win | EE) counts
+only the games that ended early (its n). Writes ``<out>.md``, ``<out>.csv`` (one line per agent,
 setting and metric: mean, se, n) and ``<out>_xp_<metric>.png``.
 """
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import csv
 import json
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from pydantic import Field
+from rich.console import Console
 
-from proagent.cli import main as cli
 from proagent.domains import get_domain
 from proagent.eval.records import EvalRecord, read_records
 from proagent.eval.stats import MeanSE, metric_stat
 from proagent.paths import PROJECT_ROOT
+from proagent.tables.common import LLMSettings, Plan, TableError, agent_fields, play_grid, write_page
 from proagent.world.types import DomainInputError
 
 DOMAIN = get_domain("yokai")
@@ -47,10 +41,6 @@ MORE_COLUMNS = (("win", "win %", True), ("game_score", "S (eq. 1)", False), ("hi
 HEATMAPS = (("score", "R (eq. 4)"), ("early_win", "SEE %"))
 
 
-class InputError(ValueError):
-    """A bad argument, said in one line before anything runs."""
-
-
 def kind_of(name: str, layout: str) -> str:
     """Which sort of agent a name is: the LLM agent, a trained (RL) partner, or a scripted one."""
     from proagent.training.partner import available_rl_partners
@@ -61,45 +51,47 @@ def kind_of(name: str, layout: str) -> str:
 
 
 def check_names(names: Sequence[str], layout: str) -> None:
-    """Every name plays on ``layout``: InputError naming the ones that do not and what would."""
+    """Every name plays on ``layout``: TableError naming the ones that do not and what would."""
     try:
         env = DOMAIN.make_env(layout, DOMAIN.default_horizon(layout))
     except DomainInputError as exc:
-        raise InputError(str(exc)) from exc
+        raise TableError(str(exc)) from exc
     known = [*DOMAIN.partner_names(env), LLM]
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise InputError(f"unknown agent(s) {', '.join(map(repr, unknown))} for yokai {layout}; known: {', '.join(known)}")
+        raise TableError(
+            f"unknown agent(s) {', '.join(map(repr, unknown))} for yokai {layout}; known: {', '.join(known)}"
+        )
     if len(set(names)) != len(names):
-        raise InputError(f"--agents names an agent twice: {','.join(names)}")
+        raise TableError(f"--agents names an agent twice: {','.join(names)}")
 
 
-def run_eval(args: argparse.Namespace) -> Path:
-    """Every name with every name, both seats, in one `proagent eval` run folder."""
-    names = ",".join(args.agents)
-    label = f"yokai-table-{args.layout}"
-    argv = [
-        "eval", "--domain", "yokai", "--name", label, "--agents", names, "--partners", names,
-        "--layouts", args.layout, "--seats", "0,1", "--episodes", str(args.episodes), "--seed", str(args.seed),
-        "--progress", "off", "--runs-dir", str(args.runs_dir), "--llm", args.llm,
-    ]  # fmt: skip
-    server = contextlib.nullcontext(None)
-    if LLM in args.agents and args.llm == "loopback":
-        sys.path.insert(0, str(PROJECT_ROOT))  # the test doubles: tests.support (never tests/ itself)
-        from tests.support.fake_server import FakeChatServer
-        from tests.support.loopback import loopback_args
-        from tests.support.responders.yokai import yokai_answer
+class Settings(LLMSettings):
+    """The Yōkai table's settings: the paper's 100 games per ordered pair and seat by default."""
 
-        server = FakeChatServer(delay_s=0.0, responder=yokai_answer)
-    with server as fake:
-        if fake is not None:
-            argv[argv.index("--llm") :] = loopback_args(fake.url)
-        elif args.llm == "loopback":
-            argv = argv[: argv.index("--llm")]  # no LLM agent: the flag is not needed
-        code = cli(argv)
-    if code != 0:
-        raise SystemExit(f"eval failed ({code})")
-    return max(args.runs_dir.glob(f"*-{label}"), key=lambda p: p.stat().st_mtime)
+    agents: list[str] = Field(default_factory=lambda: ["careful", "hint_reader", "random"], min_length=1)
+    layout: str = "9c_2p"
+    episodes: int = Field(100, ge=1, le=10_000)
+    seed: int = Field(0, ge=0, le=1_000_000)
+    out: Path = Path("docs/yokai_table")
+
+
+def plan(settings: Settings) -> Plan:
+    """Every agent with every agent, both seats; the games with ProAgent in either seat cost."""
+    n = len(settings.agents)
+    per_agent = n * 2 * settings.episodes
+    with_llm = per_agent + (n - 1) * 2 * settings.episodes  # as the agent, and as the others' partner
+    return Plan(episodes=n * per_agent, llm_episodes=with_llm if LLM in settings.agents else 0)
+
+
+def grid(settings: Settings) -> dict:
+    """Every name with every name, both seats, as one evaluation grid."""
+    names = settings.agents
+    agents = [{"kind": n, **(agent_fields(settings) if n == LLM else {})} for n in names]
+    return {
+        "name": f"yokai-table-{settings.layout}", "domain": "yokai", "agents": agents, "partners": names,
+        "layouts": [settings.layout], "seats": [0, 1], "episodes": settings.episodes, "seed": settings.seed,
+    }  # fmt: skip
 
 
 def stat(records: Sequence[EvalRecord], metric: str, percent: bool) -> MeanSE:
@@ -115,7 +107,7 @@ def cell(s: MeanSE, percent: bool) -> str:
     return "–" if s.n == 0 else s.text(0 if percent else 1)
 
 
-def settings(records: Sequence[EvalRecord], name: str) -> dict[str, list[EvalRecord]]:
+def by_setting(records: Sequence[EvalRecord], name: str) -> dict[str, list[EvalRecord]]:
     """``name``'s games with itself (SP) and with every other agent (XP), in both seats."""
     mine = [r for r in records if r.agent == name]
     return {"SP": [r for r in mine if r.partner == name], "XP": [r for r in mine if r.partner != name]}
@@ -126,7 +118,7 @@ def ours_table(records: Sequence[EvalRecord], names: Sequence[str], layout: str)
     head = [f"{setting} {col}" for setting in ("SP", "XP") for _, col, _ in PAPER_COLUMNS]
     lines = ["| kind | agent | " + " | ".join(head) + " |", "|---|---|" + "---|" * len(head)]
     for name in names:
-        games = settings(records, name)
+        games = by_setting(records, name)
         cells = [cell(stat(games[s], m, p), p) for s in ("SP", "XP") for m, _, p in PAPER_COLUMNS]
         lines.append(f"| {kind_of(name, layout)} | {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -134,9 +126,12 @@ def ours_table(records: Sequence[EvalRecord], names: Sequence[str], layout: str)
 
 def more_table(records: Sequence[EvalRecord], names: Sequence[str], layout: str) -> str:
     """The record's other metrics (win, eq. 1's score, the hints) per agent and setting."""
-    lines = ["| kind | agent | setting | " + " | ".join(c for _, c, _ in MORE_COLUMNS) + " |", "|---|---|---|" + "---|" * len(MORE_COLUMNS)]
+    lines = [
+        "| kind | agent | setting | " + " | ".join(c for _, c, _ in MORE_COLUMNS) + " |",
+        "|---|---|---|" + "---|" * len(MORE_COLUMNS),
+    ]
     for name in names:
-        for setting, games in settings(records, name).items():
+        for setting, games in by_setting(records, name).items():
             cells = [cell(stat(games, m, p), p) for m, _, p in MORE_COLUMNS]
             lines.append(f"| {kind_of(name, layout)} | {name} | {setting} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -156,16 +151,20 @@ def write_csv(records: Sequence[EvalRecord], names: Sequence[str], layout: str, 
         out = csv.writer(fh)
         out.writerow(["kind", "agent", "setting", "metric", "mean", "se", "n"])
         for name in names:
-            for setting, games in settings(records, name).items():
+            for setting, games in by_setting(records, name).items():
                 for metric, _, percent in (*PAPER_COLUMNS, *MORE_COLUMNS):
                     s = stat(games, metric, percent)
-                    out.writerow([kind_of(name, layout), name, setting, metric + (" %" if percent else ""), s.mean, s.se, s.n])
+                    out.writerow(
+                        [kind_of(name, layout), name, setting, metric + (" %" if percent else ""), s.mean, s.se, s.n]
+                    )
 
 
 def heatmap(records: Sequence[EvalRecord], names: Sequence[str], metric: str, title: str, path: Path) -> Path:
     """Agent (rows) x partner (columns), both seats pooled; each cell reads its mean and n."""
     percent = title.endswith("%")
-    grid = [[stat([r for r in records if r.agent == a and r.partner == b], metric, percent) for b in names] for a in names]
+    grid = [
+        [stat([r for r in records if r.agent == a and r.partner == b], metric, percent) for b in names] for a in names
+    ]
     fig = Figure(figsize=(1.6 + 1.3 * len(names), 1.2 + 1.0 * len(names)))
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
@@ -185,21 +184,19 @@ def heatmap(records: Sequence[EvalRecord], names: Sequence[str], metric: str, ti
     return path
 
 
-def page(args: argparse.Namespace, records: Sequence[EvalRecord], folder: Path, images: Sequence[Path], command: str) -> str:
-    names, layout = args.agents, args.layout
+def page(settings: Settings, records: Sequence[EvalRecord], folder: Path, images: Sequence[Path]) -> str:
+    names, layout = settings.agents, settings.layout
     kinds = ", ".join(f"{n} ({kind_of(n, layout).lower()})" for n in names)
-    model = "" if LLM not in names else f" ProAgent's model: `{args.llm}`" + (
-        " (the tests' Yōkai loopback responder, no language model)." if args.llm == "loopback" else "."
-    )
+    model = "" if LLM not in names else f" ProAgent's model: {settings.model_label()}."
     return (
         f"# Yōkai {layout}: self-play and cross-play with the paper's metrics\n\n"
-        f"Regenerate: `{('python scripts/yokai_table.py ' + command).strip()}` (run folder `{folder.name}`, "
-        f"{len(records)} games: every agent with every agent, both seats, {args.episodes} per ordered pair and "
-        f"seat, seeds {args.seed} on, perfect memory as in the paper).\n\n"
+        f"Regenerate: `{settings.command}` (run folder `{folder.name}`, "
+        f"{len(records)} games: every agent with every agent, both seats, {settings.episodes} per ordered pair and "
+        f"seat, seeds {settings.seed} on, perfect memory as in the paper).\n\n"
         f"Agents: {kinds}.{model} SP is an agent with itself; XP its games with every other agent here "
         "(cross-play between different conventions, not the paper's inter-seed XP of one method). "
         "R is eq. 4 (the record's score); SEE, EE, WEE and win are percentages; WEE = P(win | EE) counts "
-        "only the games that ended early (its n), \"–\" where none did. Cells: mean ± standard error over games "
+        'only the games that ended early (its n), "–" where none did. Cells: mean ± standard error over games '
         "(n = games; the paper's ± is over 12 training seeds).\n\n"
         f"## Ours\n\n{ours_table(records, names, layout)}\n\n"
         f"### The other metrics\n\n{more_table(records, names, layout)}\n\n"
@@ -210,42 +207,13 @@ def page(args: argparse.Namespace, records: Sequence[EvalRecord], folder: Path, 
     )
 
 
-def parse(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--agents", type=lambda s: [n.strip() for n in s.split(",") if n.strip()],
-                   default=["careful", "hint_reader", "random"],
-                   help="comma list: scripted partners, 'proagent' (the LLM agent) or trained partners")  # fmt: skip
-    p.add_argument("--layout", default="9c_2p")
-    p.add_argument("--episodes", type=int, default=100, choices=range(1, 10_001), metavar="1..10000",
-                   help="games per ordered pair and seat")  # fmt: skip
-    p.add_argument("--seed", type=int, default=0, choices=range(1_000_001), metavar="0..1000000")
-    p.add_argument("--llm", default="loopback", help="ProAgent's model: 'loopback' (the tests' Yōkai responder), 'embedded' or a litellm id")
-    p.add_argument("--out", type=Path, default=Path("docs/yokai_table"))
-    p.add_argument("--runs-dir", type=Path, default=Path("runs"))
-    return p.parse_args(argv)
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = parse(argv)
-    try:
-        if not args.agents:
-            raise InputError("--agents names no agent")
-        check_names(args.agents, args.layout)
-    except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    folder = run_eval(args)
+def run(settings: Settings, console: Console) -> Path:
+    """Check the names, play the grid, write the page, the CSV and the heatmaps; returns the page."""
+    check_names(settings.agents, settings.layout)
+    folder = play_grid(grid(settings), settings, console)
     records = read_records(folder / "episodes.jsonl")
-    out: Path = args.out
+    out = settings.out
     out.parent.mkdir(parents=True, exist_ok=True)
-    images = [heatmap(records, args.agents, m, t, out.with_name(f"{out.name}_xp_{m}.png")) for m, t in HEATMAPS]
-    write_csv(records, args.agents, args.layout, out.with_suffix(".csv"))
-    command = " ".join(argv if argv is not None else sys.argv[1:])
-    text = page(args, records, folder, images, command)
-    out.with_suffix(".md").write_text(text)
-    print(text)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    images = [heatmap(records, settings.agents, m, t, out.with_name(f"{out.name}_xp_{m}.png")) for m, t in HEATMAPS]
+    write_csv(records, settings.agents, settings.layout, out.with_suffix(".csv"))
+    return write_page(out, page(settings, records, folder, images))

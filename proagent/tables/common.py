@@ -1,0 +1,122 @@
+"""What every table shares: its settings (the reproduce flags it takes, as one validated record),
+its plan (episodes, and how many of them an LLM plays, for `--dry-run`) and playing an evaluation
+grid in-process, so that a table is one implementation and the command needs no subprocess."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from rich.console import Console
+
+from proagent.eval.config import ConfigError, EvalConfig, validate_config
+from proagent.eval.progress import ProgressLines
+from proagent.eval.session import RunHandle, finish_run, play_run, resume_run, start_run
+from proagent.eval.world import World
+
+TEST_DOUBLES = "python:tests."  # --llm factories of the test suite: scripted answers, no model
+COMMON_FLAGS = (
+    "llm", "api_base", "episodes", "horizon", "seed", "layouts", "out", "runs_dir", "resume", "cache", "max_cost",
+)  # fmt: skip
+
+
+class TableError(ValueError):
+    """A setting the table cannot run with, said in one line before anything runs."""
+
+
+class TableSettings(BaseModel):
+    """The reproduce flags a table may take; a table's own settings add fields with its defaults.
+    ``command`` is the command line that made the page, quoted on it so a changed setting shows."""
+
+    model_config = ConfigDict(extra="forbid")
+    out: Path
+    runs_dir: Path = Path("runs")
+    cache: bool | None = Field(None, description="False: no LLM answer cache (--no-cache)")
+    max_cost: float | None = Field(None, gt=0, description="USD: start no new episode once this much is spent")
+    command: str = Field("", description="the command that regenerates the page, as typed")
+    progress: str = "off"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _split_lists(cls, data: Any) -> Any:
+        """A list setting given as text (``--layouts a,b``, ``--set agents=a,b``) is split on commas."""
+        if not isinstance(data, dict):
+            return data
+        lists = {k for k, f in cls.model_fields.items() if get_origin(f.annotation) is list}
+        return {k: [x.strip() for x in v.split(",") if x.strip()] if k in lists and isinstance(v, str) else v
+                for k, v in data.items()}  # fmt: skip
+
+
+class LLMSettings(TableSettings):
+    """The settings of a table where ProAgent plays: its model (``--llm``) and the model's server."""
+
+    llm: str | None = None
+    api_base: str | None = None
+
+    def model_label(self) -> str:
+        """How the page names ProAgent's model, so that a test double's number is never read as a model's."""
+        return model_label(self.llm)
+
+
+def model_label(llm: str | None) -> str:
+    """The model in words: the embedded one by default; a factory from the tests is a test double."""
+    if llm is None:
+        return "the embedded model (the default `--llm`)"
+    if llm.startswith(TEST_DOUBLES):
+        return f"`{llm}`: a test double (scripted answers), not a language model"
+    return f"`{llm}`"
+
+
+class Plan(BaseModel):
+    """What a table would play: every episode, and those an LLM agent plays (the ones that cost)."""
+
+    episodes: int = Field(ge=0)
+    llm_episodes: int = Field(ge=0)
+
+
+def agent_fields(settings: LLMSettings) -> dict[str, Any]:
+    """The ProAgent config fields the settings set (the model and its server)."""
+    fields = {"llm": settings.llm, "api_base": settings.api_base}
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def play_grid(data: dict[str, Any], settings: TableSettings, console: Console, resume: Path | None = None) -> Path:
+    """Play the evaluation grid ``data`` (or finish the run folder ``resume``) as `proagent eval`
+    does, in this process; returns the run folder. A bad grid is a TableError."""
+    world = World()
+    try:
+        if resume is not None:
+            handle: RunHandle = resume_run(resume, {}, world, settings.command)
+        else:
+            config = validate_config(data | run_fields(settings), str(data.get("name", "table")), EvalConfig)
+            assert isinstance(config, EvalConfig)
+            handle = start_run(config, world, settings.command, settings.runs_dir)
+    except ConfigError as exc:
+        raise TableError(" ".join(str(exc).split())) from None
+    console.print(f"run folder: {handle.folder.path}", highlight=False)
+    outcome = asyncio.run(play_run(handle, world, settings.progress, console, ProgressLines(10, 10.0)))
+    finish_run(handle, outcome, console)
+    if outcome.failures or outcome.disk_error:
+        raise TableError(f"the run in {handle.folder.path} did not finish; finish it with --resume")
+    return handle.folder.path
+
+
+def run_fields(settings: TableSettings) -> dict[str, Any]:
+    """The evaluation config's execution fields the settings set (cache, cost cap)."""
+    fields = {"cache": settings.cache, "max_cost_usd": settings.max_cost}
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def proagent_agent(settings: LLMSettings) -> dict[str, Any]:
+    """The evaluated LLM agent of a grid, with the model the settings name."""
+    return {"kind": "proagent", **agent_fields(settings)}
+
+
+def write_page(path: Path, text: str) -> Path:
+    """``path`` with a .md suffix, written (its folder made); returns it."""
+    page = path.with_suffix(".md")
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(text, encoding="utf-8")
+    return page

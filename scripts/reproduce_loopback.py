@@ -1,0 +1,153 @@
+"""Run a `proagent reproduce` target against the loopback test double: to measure its LLM use per
+episode for `--dry-run` (``--measure``: the ``[targets.measured]`` block of
+data/reproduce_targets.toml) and to write the shipped reference pages (``--results DIR``).
+
+    PYTHONPATH=. python scripts/reproduce_loopback.py proagent-table1 --measure --partners sp --episodes 1
+    PYTHONPATH=. python scripts/reproduce_loopback.py yokai-table2 --results docs/results --episodes 2
+
+It serves the tests' FakeChatServer with the target's world's responder (a scripted double that
+answers from the grounding; no language model), whose replies report the usage litellm's tokenizer
+counts for ``--tokenizer``'s model (the real prompts; the double's short answers), and runs
+`proagent reproduce NAME` with the flags after the name, in this process. What this script adds to
+the command is serving the double, which lives in tests/support and never in the library.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from proagent.cli import main as proagent_main
+from proagent.eval.records import read_records
+from proagent.llm.litellm_backend import import_litellm
+from tests.support.fake_server import FakeChatServer
+from tests.support.loopback import loopback_args
+from tests.support.responders.cube import cube_answer
+from tests.support.responders.macrafter import macrafter_answer
+from tests.support.responders.overcooked import overcooked_answer
+from tests.support.responders.yokai import yokai_answer
+
+RESPONDERS = {"emcoop-topologies": cube_answer, "emcoop-macrafter": macrafter_answer, "yokai-table2": yokai_answer}
+NO_LLM = frozenset({"interdependence-table1"})  # targets no LLM plays: no double to serve, no --llm to pass
+DOUBLE = "made with the loopback test double (scripted answers from `tests/support/responders`), not an LLM"
+
+
+@dataclass
+class CountingServer(FakeChatServer):
+    """The double, reporting each reply's usage as ``tokenizer``'s token counts."""
+
+    tokenizer: str = "gpt-4o-mini"
+
+    def answer(self, body: dict[str, Any]) -> dict[str, Any]:
+        reply = super().answer(body)
+        litellm = import_litellm()
+        prompt = litellm.token_counter(model=self.tokenizer, messages=body.get("messages", []))
+        completion = litellm.token_counter(model=self.tokenizer, text=reply["choices"][0]["message"]["content"])
+        reply["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+        return reply
+
+
+def measured_block(runs: Path, tokenizer: str, command: str) -> str:
+    """The per-episode means of every seat's LLM use over the episodes of the run folders under
+    ``runs`` where some seat called the model (the ones a dry run counts as LLM episodes), as TOML."""
+    records = [r for run in sorted(runs.iterdir()) for r in read_records(run / "episodes.jsonl") if r.team_llm_calls]
+    if not records:
+        return f"# no episode under {runs} called a model: the target plays no LLM agent"
+    n = len(records)
+    team = [
+        (sum(s.llm_calls for s in r.seat_usage), sum(s.prompt_tokens for s in r.seat_usage),
+         sum(s.completion_tokens for s in r.seat_usage))
+        for r in records
+    ]  # fmt: skip
+    calls, prompt, completion = (round(sum(values) / n, 1) for values in zip(*team))
+    source = (
+        f"loopback test double (no language model), every seat's use over {n} episodes of `{command}`; prompt tokens counted by litellm "
+        f"for {tokenizer}, completion tokens are the double's short answers"
+    )
+    return "\n".join([
+        "[targets.measured]",
+        f"llm_calls = {calls}",
+        f"prompt_tokens = {prompt}",
+        f"completion_tokens = {completion}",
+        f"episodes = {n}",
+        f"source = {json.dumps(source, ensure_ascii=False)}",
+    ])  # fmt: skip
+
+
+def cleaned(text: str, url: str, tmp: str) -> str:
+    """``text`` without what differs every run and names this machine: the double's address, the temporary folder."""
+    return text.replace(url, "<the double's url>").replace(tmp, "<temporary folder>")
+
+
+def results_page(page: Path, regenerate: str, url: str, tmp: str, llm: bool, flags: list[str]) -> str:
+    """The table page made on the double, headed so that nobody reads it as a model's result (the
+    double's address and the temporary folders, which differ every run, left out)."""
+    body = cleaned(page.read_text(encoding="utf-8"), url, tmp)
+    title, _, rest = body.partition("\n")
+    settings = f"`{shlex.join(flags)}`" if flags else "the target's own"
+    if not llm:
+        return (
+            f"{title} (no LLM plays in this table)\n\n> Scripted and trained agents only: no language model and no "
+            f"test double. Regenerate: `{regenerate}` (the inner `proagent reproduce` line below is what it runs). "
+            f"Settings of this page: {settings}, on top of the target's setting (a tiny run).\n" + rest
+        )
+    return (
+        f"{title} ({DOUBLE})\n\n"
+        f"> **Not an LLM result.** This page was {DOUBLE}: its ProAgent numbers measure the framework and the "
+        "double's convention, not a language model. Scripted and trained agents' numbers are real.\n>\n"
+        f"> Regenerate: `{regenerate}` (the inner `proagent reproduce` line below is what it runs).\n>\n"
+        f"> Settings of this page: {settings}, on top of the target's setting (a tiny run that fits minutes on two CPU "
+        "cores, so the numbers are few and short; the target's full setting is what a model would be run at).\n" + rest
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    p.add_argument("target")
+    p.add_argument("--tokenizer", default="gpt-4o-mini", help="the model whose tokenizer counts the tokens")
+    p.add_argument("--measure", action="store_true", help="print the [targets.measured] block")
+    p.add_argument("--results", type=Path, help="also write the page to DIR/<target>.md, headed as the double's")
+    p.add_argument(
+        "--out", type=Path, help="where the table page goes (as reproduce's --out; default: a temporary folder)"
+    )
+    args, rest = p.parse_known_args(argv)
+    given = sys.argv[1:] if argv is None else argv
+    responder = RESPONDERS.get(args.target, overcooked_answer)
+    with tempfile.TemporaryDirectory() as tmp, CountingServer(responder=responder, tokenizer=args.tokenizer) as server:
+        runs, out = Path(tmp) / "runs", args.out or Path(tmp) / "page" / args.target
+        runs.mkdir()
+        double = [] if args.target in NO_LLM else loopback_args(server.url)
+        flags = [*rest, "--runs-dir", str(runs), "--progress", "off", "--out", str(out), *double]
+        code = proagent_main(["reproduce", args.target, *flags])
+        if code != 0:
+            return code
+        if args.out is not None:  # a page kept: the double's address and the temporary folders left out
+            page = args.out.with_suffix(".md")
+            page.write_text(cleaned(page.read_text(encoding="utf-8"), server.url, tmp), encoding="utf-8")
+        if args.measure:
+            print(measured_block(runs, args.tokenizer, shlex.join(["proagent", "reproduce", args.target, *rest])))
+        if args.results is not None:
+            regenerate = "PYTHONPATH=. " + shlex.join(["python", "scripts/reproduce_loopback.py", *given])
+            write_results(args.results, out, args.target, regenerate, server.url, tmp, rest)
+    return 0
+
+
+def write_results(folder: Path, out: Path, target: str, regenerate: str, url: str, tmp: str, flags: list[str]) -> None:
+    """The page and the figures beside it, into ``folder`` (figures keep their names)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for figure in out.parent.glob(f"{out.name}*"):
+        if figure.suffix != ".md":
+            (folder / figure.name).write_bytes(figure.read_bytes())
+    (folder / f"{target}.md").write_text(
+        results_page(out.with_suffix(".md"), regenerate, url, tmp, target not in NO_LLM, flags), encoding="utf-8"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
