@@ -13,6 +13,12 @@ so a stale entry is never used; results are bit-identical either way (the golden
 A whole run writes about 15 MB; entries of programs the code no longer builds stay until the folder
 is deleted (JAX's size cap, ``jax_compilation_cache_max_size``, switches to an LRU layout that
 fails on a folder written without it, so it is not set here).
+
+The suite also compiles with XLA's light optimisation (``jax_disable_most_optimizations``): the
+suite's programs are tiny and run once or twice, so XLA's optimisation passes cost more than they
+save (the slow step's training tests take ~30% less CPU). Tests compare two programs built under the
+same setting, or discrete outcomes (scores, calls, decisions: the golden runs pass either way);
+``PROAGENT_TEST_XLA_OPT=full`` runs the suite with XLA's default optimisation instead.
 """
 
 from __future__ import annotations
@@ -28,3 +34,6 @@ if _where != "off":
     jax.config.update("jax_compilation_cache_dir", _where)
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)  # tiny test programs count too
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+
+if os.environ.get("PROAGENT_TEST_XLA_OPT", "light") != "full":
+    jax.config.update("jax_disable_most_optimizations", True)

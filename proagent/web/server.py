@@ -261,7 +261,10 @@ class WebServer:
             return exc.response()
 
     def start(self) -> WebServer:
-        self._thread = threading.Thread(target=self.httpd.serve_forever, name="proagent-web", daemon=True)
+        # serve_forever checks for shutdown once per poll; its default 0.5 s made every close wait that long.
+        self._thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="proagent-web", daemon=True
+        )
         self._thread.start()
         return self
 

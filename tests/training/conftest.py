@@ -12,9 +12,11 @@ from training_helpers import tiny_config
 @pytest.fixture(scope="session")
 def tiny_run(tmp_path_factory):
     from proagent.training.trainer import train
+    from tests.support.xla import full_xla_optimisation
 
     out = tmp_path_factory.mktemp("ckpt") / "overcooked" / "cramped_room" / "sp"
-    result = train(tiny_config(), out, updates_per_call=1, eval_episodes=10, log=lambda _: None)
+    with full_xla_optimisation():  # test_ppo compares its parameters with a sha256 recorded from such a build
+        result = train(tiny_config(), out, updates_per_call=1, eval_episodes=10, log=lambda _: None)
     return result, Path(out)
 
 
