@@ -84,12 +84,14 @@ def test_sp_command_trains_self_play_end_to_end(tiny_run, tmp_path):
     """``proagent train --algo sp`` keeps its flags and writes the checkpoint the trainer writes for
     the same config (tiny_run): same parameters, same manifest config, no resume state left."""
     from proagent.training import checkpoint
+    from tests.support.xla import full_xla_optimisation
 
     out = tmp_path / "sp"
     tiny = ["--steps", "256", "--num-envs", "4", "--encoder", "fast", "--shaping-horizon", "256"]
     ppo = ["--set", "num_steps=32", "--set", "update_epochs=1", "--set", "num_minibatches=2"]
     run = ["--updates-per-call", "1", "--eval-episodes", "10", "--out", str(out)]
-    assert cli.main(["--algo", "sp", "--layout", "cramped_room", *tiny, *ppo, *run]) == 0
+    with full_xla_optimisation():  # the build tiny_run's parameters came from
+        assert cli.main(["--algo", "sp", "--layout", "cramped_room", *tiny, *ppo, *run]) == 0
     _, manifest = checkpoint.load(out)
     result, _ = tiny_run
     assert manifest.algorithm == "sp" and manifest.train_config == result.manifest.train_config
