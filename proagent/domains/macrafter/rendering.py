@@ -25,6 +25,7 @@ from envs.macrafter.env import CrafterEnv
 from envs.macrafter.rules import Item, Material, Vital
 from envs.macrafter.settings import CrafterSettings
 from envs.macrafter.symbolic import AgentState, CrafterView
+from proagent.domains.macrafter.constraints import capability_change
 from proagent.domains.macrafter.web import CHANGES_KEY, RECORD_KEY  # the fields the page's drawing reads
 from proagent.world.capabilities import Rendering
 from proagent.world.kit.pictures import SEAT_COLOURS, Colour, GridCanvas
@@ -198,14 +199,8 @@ def page_facts(env: CrafterEnv, first: CrafterView) -> dict:
 
 
 def capability_changes(before: CrafterView, after: CrafterView) -> dict[str, dict[str, int]]:
-    """dZ: seat -> item -> units gained (>0) or lost (<0) over the step, for seats whose bag changed."""
-    changes: dict[str, dict[str, int]] = {}
-    for old, new in zip(before.agents, after.agents, strict=True):
-        delta = {name: new.count(name) - old.count(name) for name in sorted(set(old.inventory) | set(new.inventory))}
-        delta = {name: d for name, d in delta.items() if d != 0}
-        if delta:
-            changes[str(old.seat)] = delta
-    return changes
+    """dZ for the trace line: the constraint module's one definition, keyed by seat as text (JSON)."""
+    return {str(seat): delta for seat, delta in capability_change(before, after).items()}
 
 
 def frame_extras(env: CrafterEnv, state: CrafterView, after: CrafterView, done: bool) -> dict:
