@@ -3,6 +3,7 @@
     python benchmarks/macrafter_speed.py                    # medium_3a, batch 1024 x 100 steps
     python benchmarks/macrafter_speed.py --quick            # batch 256, 50 steps, 2 repeats
     python benchmarks/macrafter_speed.py --scenario hard_4a --batch 4096
+    python benchmarks/macrafter_speed.py --quick --env hostile_creatures=true   # any rule, as --env in play
 
 Every row plays the same pre-generated random actions (moves and DO most often, so agents walk,
 collect and fail quorums; the rest spread over sleeping, placing, crafting and sharing):
@@ -34,6 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from envs.macrafter import NUM_ACTIONS, Action, CrafterEnv, Scenario, make
+from envs.macrafter.scenario import ScenarioError, load_scenario, with_settings
 
 MOVES_P, DO_P = 0.4, 0.4  # the rest is spread evenly over every other action
 
@@ -168,12 +170,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=100, help="scan length (steps per timed rollout)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="batch 256, 50 steps, 2 repeats")
+    parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="a rule, as in play")
     args = parser.parse_args(argv)
     if args.quick:
         args.batch, args.steps, args.repeats = 256, 50, 2
-    rows = run(args.scenario or ["medium_3a"], args.batch, args.steps, args.repeats)
+    bad = [item for item in args.env if "=" not in item]
+    if bad:
+        print(f"error: --env {bad[0]}: expected KEY=VALUE", file=sys.stderr)
+        return 2
+    try:
+        overrides = dict(item.split("=", 1) for item in args.env)
+        scenarios = [with_settings(load_scenario(s), overrides) for s in args.scenario or ["medium_3a"]]
+    except ScenarioError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    rows = run(list(scenarios), args.batch, args.steps, args.repeats)
     device = f"{jax.devices()[0].device_kind}, {os.cpu_count()} CPU cores visible, jax {jax.__version__}"
-    print(format_table(rows, header=f"MA-Crafter env-steps/s ({device})"))
+    rules = f"; {', '.join(args.env)}" if args.env else ""
+    print(format_table(rows, header=f"MA-Crafter env-steps/s ({device}{rules})"))
     return 0
 
 

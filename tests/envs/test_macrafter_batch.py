@@ -128,3 +128,13 @@ def test_benchmark_runs_tiny(speed, env):
     assert [r.batch for r in rows] == [len(SEEDS), 1, 1] and all(r.steps_per_s > 0 for r in rows)
     lines = speed.format_table(rows, header="tiny").split("\n")
     assert lines[0] == "tiny" and "env-steps/s" in lines[1] and len(lines) == 2 + len(rows)
+
+
+@pytest.mark.parametrize(
+    ("env_args", "said"),
+    [(["--env", "hostile_creatures"], "expected KEY=VALUE"), (["--env", "creatures.zombie_damage=-1"], "zombie_damage")],
+)
+def test_benchmark_refuses_a_bad_rule_in_one_line(speed, capsys, env_args, said):
+    assert speed.main(["--quick", *env_args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and said in err and len(err.splitlines()) == 1
