@@ -39,9 +39,9 @@ import jax.numpy as jnp
 
 from envs.jitted import JittedEntryPoints, Transition, hold_when_done
 from envs.macrafter.creatures import Creatures, after_agents, engage
-from envs.macrafter.dynamics import apply_shares, move, resolve_shares, tables
+from envs.macrafter.dynamics import Shares, apply_shares, move, resolve_shares, tables
 from envs.macrafter.events import CrafterEvent, extract_events
-from envs.macrafter.phases import collect_and_do, craft, place, vitals_and_plants
+from envs.macrafter.phases import Acted, collect_and_do, craft, place, vitals_and_plants
 from envs.macrafter.rules import NUM_ACTIONS, Action, Vital
 from envs.macrafter.scenario import Scenario, ScenarioError, load_scenario, with_settings
 from envs.macrafter.settings import CrafterSettings
@@ -124,41 +124,22 @@ class CrafterEnv(JittedEntryPoints):
         rested = state.sleeping & (vitals[:, Vital.ENERGY] >= cfg.vital_max)
         alive = state.alive & (vitals[:, Vital.HEALTH] > 0)
         sleeping = sleeping & ~rested & alive
-        is_move = live & (acts >= Action.LEFT) & (acts <= Action.DOWN)
-        result = jnp.where(is_move, jnp.where(moved, RESULT["ok"], RESULT["blocked"]), acted.result)
-        result = jnp.where(live & (acts == Action.SLEEP), RESULT["sleep"], result)
-        result = jnp.where(shares.result > 0, shares.result, result)
         step = state.step + 1
-        score = state.score + acted.gain
-        moved_state = CrafterState(
+        moved_state = state._replace(
             grid=grid,
             plant_age=plant_age,
             pos=pos,
             facing=facing,
-            active=state.active,
             alive=alive,
             sleeping=sleeping,
             inventory=inventory,
             vitals=vitals,
             counters=counters,
-            score=score,
+            score=state.score + acted.gain,
             step=step,
             done=(step >= cfg.horizon) | ~jnp.any(alive & state.active),
-            result=result.astype(jnp.int32),
-            att_kind=acted.att_kind,
-            att_target=acted.att_target,
-            att_cell=acted.att_cell.astype(jnp.int32),
-            att_capable=acted.att_capable,
-            att_member=acted.att_member,
-            att_leader=acted.att_leader,
-            share_to=shares.to.astype(jnp.int32),
-            share_item=shares.item.astype(jnp.int32),
-            creature_pos=cr.pos,
-            creature_alive=cr.alive,
-            creature_health=cr.health,
-            creature_cooldown=cr.cooldown,
-            damage=damage.astype(jnp.int32),
-            hit_kind=hit_kind.astype(jnp.int32),
+            result=_result(acts, live, moved, acted.result, shares.result),
+            **_step_records(acted, shares, cr, damage, hit_kind),
         )
         frozen = state.done
         next_state = hold_when_done(frozen, state, moved_state)
@@ -178,6 +159,34 @@ class CrafterEnv(JittedEntryPoints):
     def events(self, before: CrafterView, actions: Sequence[int], after: CrafterView) -> list[CrafterEvent]:
         """What each agent's action did in the step from ``before`` to ``after``."""
         return extract_events(before, actions, after)
+
+
+def _step_records(acted: Acted, shares: Shares, cr: Creatures, damage: jax.Array, hit_kind: jax.Array) -> dict:
+    """The state's per-step records: each seat's attempt, share, the creatures and the damage taken."""
+    return {
+        "att_kind": acted.att_kind,
+        "att_target": acted.att_target,
+        "att_cell": acted.att_cell.astype(jnp.int32),
+        "att_capable": acted.att_capable,
+        "att_member": acted.att_member,
+        "att_leader": acted.att_leader,
+        "share_to": shares.to.astype(jnp.int32),
+        "share_item": shares.item.astype(jnp.int32),
+        "creature_pos": cr.pos,
+        "creature_alive": cr.alive,
+        "creature_health": cr.health,
+        "creature_cooldown": cr.cooldown,
+        "damage": damage.astype(jnp.int32),
+        "hit_kind": hit_kind.astype(jnp.int32),
+    }
+
+
+def _result(acts: jax.Array, live: jax.Array, moved: jax.Array, acted: jax.Array, shared: jax.Array) -> jax.Array:
+    """Each seat's step result: a move's ok/blocked, sleep, a share's outcome, else what its act gave."""
+    is_move = live & (acts >= Action.LEFT) & (acts <= Action.DOWN)
+    result = jnp.where(is_move, jnp.where(moved, RESULT["ok"], RESULT["blocked"]), acted)
+    result = jnp.where(live & (acts == Action.SLEEP), RESULT["sleep"], result)
+    return jnp.where(shared > 0, shared, result).astype(jnp.int32)
 
 
 def make(scenario: str | Scenario, horizon: int | None = None) -> CrafterEnv:
