@@ -30,7 +30,7 @@ def _play_round(browser) -> None:
     from selenium.webdriver.common.keys import Keys
 
     browser.find_element("id", "play").click()
-    wait_for(lambda: browser.execute_script("return document.body.dataset.ready"))
+    wait_for(lambda: browser.execute_script("return location.pathname === '/play' && document.body.dataset.ready"))
     ActionChains(browser).send_keys(Keys.ENTER).perform()
     wait_for(lambda: browser.execute_script("return document.body.dataset.status") == "running")
     for n in range(1, STEPS + 1):

@@ -116,8 +116,8 @@
     document.addEventListener("keydown", onKey);
     $("help").textContent = page.info.help;
     $("board").focus();
+    await poll(); // the first state is drawn before the page says it is ready: Enter needs it
     document.body.dataset.ready = "1";
-    poll();
   }
 
   main();
