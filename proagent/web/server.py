@@ -261,6 +261,10 @@ class WebServer:
             return exc.response()
 
     def start(self) -> WebServer:
+        """Serve in a daemon thread; a second call (``with server.start():``) is a no-op: two loops on
+        one socket would outlive ``close``, which stops only one of them."""
+        if self._thread is not None:
+            return self
         # serve_forever checks for shutdown once per poll; its default 0.5 s made every close wait that long.
         self._thread = threading.Thread(
             target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="proagent-web", daemon=True
@@ -269,7 +273,9 @@ class WebServer:
         return self
 
     def close(self) -> None:
-        self.httpd.shutdown()
+        if self._thread is not None:
+            self.httpd.shutdown()
+            self._thread.join()
         self.httpd.server_close()
 
     def __enter__(self) -> WebServer:
