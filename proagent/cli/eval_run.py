@@ -110,7 +110,7 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
         default="local",
         help="where episodes play: this process (default), or the workers of a Ray cluster (see docs/scale_out.md)",
     )
-    p.add_argument("--ray-address", help="with --executor ray: a running cluster's head, host:port (default: start a local one)")
+    p.add_argument("--ray-address", help="with --executor ray: a running cluster's head, host:port (default: a local one)")
     p.add_argument("--progress", choices=("auto", "on", "off"), default="auto")
     add_progress_options(p, "LLM calls")
 

@@ -59,18 +59,27 @@ class EnvSource:
 class EpisodePlayer:
     """Plays jobs of one run in this process: its LLM agents' models come from ``pool``."""
 
-    def __init__(self, config: EvalConfig, domain: Domain, envs: dict[str, DomainEnv], pool: ModelPool, attempt: str) -> None:
+    def __init__(
+        self, config: EvalConfig, domain: Domain, envs: dict[str, DomainEnv], pool: ModelPool, attempt: str
+    ) -> None:
         self.config = config
         self.domain = domain
         self.envs = envs
         self.pool = pool
         self.attempt = attempt
         self.llm_specs = {a.name: a for a in config.agents if a.kind == PROAGENT}
-        self.llm_specs.setdefault(PROAGENT, AgentSpec())  # `--partners proagent` without a proagent agent: the default one
+        self.llm_specs.setdefault(
+            PROAGENT, AgentSpec()
+        )  # `--partners proagent` without a proagent agent: the default one
         self.agent_configs = {name: spec.agent_config() for name, spec in self.llm_specs.items()}
 
     async def play(
-        self, job: EpisodeJob, source: EnvSource, models: list[MeteredModel], trace: Tracer | None, on_step: Callable[[StepView], None]
+        self,
+        job: EpisodeJob,
+        source: EnvSource,
+        models: list[MeteredModel],
+        trace: Tracer | None,
+        on_step: Callable[[StepView], None],
     ) -> EvalRecord:
         """The finished episode's record; ``models`` collects the LLM models it used (for what it spent)."""
         env = self.envs[job.key.layout]
@@ -98,7 +107,9 @@ class EpisodePlayer:
         if job.topology is None:
             return None
         config = self.config
-        return TopologyConfig(name=job.topology, leader=config.leader, message_budget=config.message_budget, feedback=config.feedback)  # type: ignore[arg-type]
+        return TopologyConfig(
+            name=job.topology, leader=config.leader, message_budget=config.message_budget, feedback=config.feedback
+        )  # type: ignore[arg-type]
 
     def _builder(self, models: list[MeteredModel]) -> AgentBuilder:
         """This episode's builder: each LLM agent it builds gets the episode's own metered model

@@ -13,8 +13,9 @@ there (``max_restarts``/``max_task_retries``); an episode is written once, when 
 Credentials reach workers only through the environment they inherit from their node's `ray start`
 (or from this process, for a local cluster it starts): never as an argument of a call, and not as
 ``runtime_env`` env_vars either, which Ray writes in clear to its runtime_env_agent.log. A node
-that lacks a credential this shell sets is named in a warning before any episode. LLM requests in flight are capped per worker at its share of
-``llm_concurrency``, so the cap holds over the cluster without a round trip per request.
+that lacks a credential this shell sets is named in a warning before any episode. LLM requests
+in flight are capped per worker at its share of ``llm_concurrency``, so the cap holds over the
+cluster without a round trip per request.
 
 Ray is imported only here, and only when this executor runs: the local executor needs no Ray.
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,9 +67,9 @@ def executor_problem(executor: str, address: str | None) -> str | None:
     try:
         import ray  # noqa: F401 - only whether it imports
     except ImportError:
-        return f'--executor ray needs Ray on this machine and every node: pip install "{RAY_REQUIREMENT}" (or drop --executor ray)'
+        return f'--executor ray needs Ray here and on every node: pip install "{RAY_REQUIREMENT}" (or run without it)'
     if address is not None and not ADDRESS.match(address):
-        return f"--ray-address {address!r}: give a running head node's host:port (as `ray start --head` prints), ray://host:port, or auto"
+        return f"--ray-address {address!r}: give a running head's host:port (as `ray start --head` prints), or auto"
     return None
 
 
@@ -91,7 +93,9 @@ class EpisodeWorker:
     """A Ray actor: plays the jobs it is given, ``slots`` at a time, in one process that resolved
     the run's config itself (same domain, layouts and partners as the driver's)."""
 
-    def __init__(self, config: EvalConfig, world: World, attempt: str, capacity: dict[str, int], llm_slots: int) -> None:
+    def __init__(
+        self, config: EvalConfig, world: World, attempt: str, capacity: dict[str, int], llm_slots: int
+    ) -> None:
         resolved = resolve(config, world)
         pool = ModelPool(world.model_factory, config.cache_dir if config.cache else None, llm_slots)
         self._player = EpisodePlayer(config, resolved.domain, resolved.envs, pool, attempt)
@@ -103,7 +107,9 @@ class EpisodeWorker:
         models: list[MeteredModel] = []
         steps: list[dict] = []
         try:
-            record = await self._player.play(job, self._source, models, steps.append if self._trace else None, _no_count)
+            record = await self._player.play(
+                job, self._source, models, steps.append if self._trace else None, _no_count
+            )
         except LLMConfigError as exc:
             return EpisodeResult(None, str(exc), config_error=True, spent_usd=spent(models))
         except Exception as exc:  # noqa: BLE001 - reported to the driver, which logs it in failures.jsonl
@@ -137,6 +143,9 @@ class RayExecutor:
         """Join the cluster, then check that every node can import this project (ExecutorError)."""
         import ray
 
+        unreachable = head_problem(self._address)
+        if unreachable is not None:
+            raise ExecutorError(unreachable)
         if not ray.is_initialized():
             os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no reporting home from a research run
             try:
@@ -161,7 +170,9 @@ class RayExecutor:
         options = worker_options(slots)
         remote = ray.remote(EpisodeWorker).options(**options)
         capacity = layout_capacity(slots, jobs)
-        self._actors = [remote.remote(config, self.worker_world, evaluator.attempt, capacity, llm_slots) for _ in range(workers)]
+        self._actors = [
+            remote.remote(config, self.worker_world, evaluator.attempt, capacity, llm_slots) for _ in range(workers)
+        ]
         return [self._lane(evaluator, actor) for actor in self._actors for _ in range(slots)]
 
     def _lane(self, evaluator: Evaluator, actor: Any) -> PlayEpisode:
@@ -219,7 +230,10 @@ def check_nodes(probe: NodeCheck = _node_check) -> tuple[list[str], list[str]]:
     nodes = [node for node in ray.nodes() if node.get("Alive")]
     names = credential_names(os.environ)
     remote = ray.remote(num_cpus=0, max_retries=0)(probe)
-    calls = [remote.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False)).remote(names) for node in nodes]
+    calls = [
+        remote.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False)).remote(names)
+        for node in nodes
+    ]
     problems: list[str] = []
     warnings: list[str] = []
     for node, call in zip(nodes, calls, strict=True):
@@ -227,15 +241,33 @@ def check_nodes(probe: NodeCheck = _node_check) -> tuple[list[str], list[str]]:
         try:
             version, lacking = ray.get(call)
         except ray.exceptions.RayError as exc:
-            problems.append(f"{name} cannot import proagent: {_first_line(exc)}; install the project there (pip install -e .)")
+            problems.append(
+                f"{name} cannot import proagent: {_first_line(exc)}; install the project there (pip install -e .)"
+            )
             continue
         if version != proagent.__version__:
-            problems.append(f"{name} runs proagent {version}, this machine {proagent.__version__}; install one version everywhere")
+            problems.append(
+                f"{name} runs proagent {version}, this machine {proagent.__version__}; install one version everywhere"
+            )
         if lacking:
             warnings.append(
                 f"{name}: its workers lack {', '.join(lacking)}, set here; export them before `ray start` on that node"
             )
     return problems, warnings
+
+
+def head_problem(address: str | None, timeout_s: float = 5.0) -> str | None:
+    """Why the head at ``host:port`` cannot be reached, or None (also for auto and ray://). Checked
+    with one TCP connection first, because `ray.init` retries an unreachable head for minutes."""
+    if address is None or "://" in address or ":" not in address:
+        return None
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout_s):
+            return None
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        return f"--ray-address {address}: no Ray head answers there ({reason}); run `ray start --head` there or fix it"
 
 
 def _first_line(exc: BaseException) -> str:

@@ -150,7 +150,9 @@ class Evaluator:
         failed = sum(float(f.get("spent_usd", 0.0)) for f in self.folder.read_jsonl(FAILURES_FILE))
         return sum(r.spent_usd for r in self.records) + failed
 
-    async def _worker(self, queue: deque[EpisodeJob], play: PlayEpisode, on_record: Callable[[EvalRecord], None] | None) -> None:
+    async def _worker(
+        self, queue: deque[EpisodeJob], play: PlayEpisode, on_record: Callable[[EvalRecord], None] | None
+    ) -> None:
         assert self.budget is not None
         while queue and self.stopped is None:
             if self.budget.exhausted:

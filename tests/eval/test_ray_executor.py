@@ -3,7 +3,7 @@ credentials only in the workers' environment, a killed worker's episode played a
 once, a Ray run resumed locally, and bad flags refused before any run folder.
 
 One real local Ray runtime (2 CPUs: 2 worker processes) serves the module; episodes are 5 steps of
-cramped_room with a priced LLM double that workers import by name (tests.support.ray_models).
+cramped_room with a priced LLM double that workers import by name (tests.support.priced).
 """
 
 from __future__ import annotations
@@ -12,30 +12,28 @@ import json
 import os
 import pickle
 import sys
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from eval_helpers import comparable
+from eval_helpers import comparable, lines
 
 from proagent.cli import main
 from proagent.eval.config import EvalConfig
 from proagent.eval.plan import plan_jobs
-from proagent.eval.records import read_records
+from proagent.eval.ray_executor import RayExecutor, check_nodes, worker_options
+from proagent.eval.records import EvalRecord, read_records
 from proagent.eval.world import World
-from tests.support.ray_models import KEY_VARIABLE
+from tests.support.priced import KEY_VARIABLE
 
 ray = pytest.importorskip("ray")
-
-from proagent.eval.ray_executor import RayExecutor, check_nodes, worker_options  # noqa: E402 - needs ray
 
 SECRET = "sk-raytest-0123456789abcdef"
 # Fields that differ between two runs of the same episode for reasons of time, not play: the
 # comparison drops them (eval_helpers.TIMING_FIELDS: wall_time_s, llm_latency_s, overhead_ms_median,
 # attempt, cached_calls, spent_usd, cost_usd, team_cost_usd), at the top level and per seat.
 GRID = ["--partners", "greedy", "--layouts", "cramped_room", "--horizon", "5", "--no-cache", "--progress", "off"]
-DOUBLE = "python:tests.support.ray_models:"
+DOUBLE = "python:tests.support.priced:"
 # What workers inherit from the test's Ray runtime, as from a node's `ray start`: the credential, the
 # suite's XLA settings (as the driver's, so both compile the same programs) and its compilation cache.
 WORKER_ENV = {
@@ -69,7 +67,9 @@ def eval_run(root: Path, *args: str) -> tuple[int, Path]:
     return code, run
 
 
-def test_ray_plays_the_same_episodes_as_a_local_run_with_the_key_only_in_the_environment(ray_session, tmp_path, monkeypatch, capfd):
+def test_ray_plays_the_same_episodes_as_a_local_run_with_the_key_only_in_the_environment(
+    ray_session, tmp_path, monkeypatch, capfd
+):
     monkeypatch.setenv(KEY_VARIABLE, SECRET)  # the double refuses to answer without it, in whichever process
     # (the workers have it from the runtime's environment: eval's conftest removes it here per test)
     args = ["--agents", "proagent,greedy", "--llm", DOUBLE + "keyed_model", "--seats", "0,1", "--episodes", "2"]
@@ -95,7 +95,18 @@ def test_ray_plays_the_same_episodes_as_a_local_run_with_the_key_only_in_the_env
 
 def test_one_budget_holds_over_every_worker_and_a_ray_run_resumes_locally(ray_session, tmp_path, monkeypatch):
     monkeypatch.setenv(KEY_VARIABLE, SECRET)
-    args = ["--agents", "proagent", "--llm", DOUBLE + "keyed_model", "--seats", "0", "--episodes", "6", "--concurrency", "2"]
+    args = [
+        "--agents",
+        "proagent",
+        "--llm",
+        DOUBLE + "keyed_model",
+        "--seats",
+        "0",
+        "--episodes",
+        "6",
+        "--concurrency",
+        "2",
+    ]
     code, run = eval_run(tmp_path, *args, "--executor", "ray", "--max-cost", "0.001")
     assert code == 0
     # both workers start an episode before anything is spent; then the shared budget stops the run
@@ -111,13 +122,15 @@ def test_one_budget_holds_over_every_worker_and_a_ray_run_resumes_locally(ray_se
 def test_a_worker_killed_mid_episode_is_played_again_and_written_once(ray_session, tmp_path):
     marker = tmp_path / "marker"
     marker.mkdir()
-    args = ["--agents", "proagent", "--llm", DOUBLE + "killing_model", "--api-base", str(marker), "--seats", "0,1", "--episodes", "2"]
-    code, run = eval_run(tmp_path / "runs", *args, "--executor", "ray")
+    args = f"--agents proagent --llm {DOUBLE}killing_model --api-base {marker} --seats 0,1 --episodes 2 --trace"
+    code, run = eval_run(tmp_path / "runs", *args.split(), "--executor", "ray")
     assert code == 0 and (marker / "killed").exists()  # a worker process died on its first answer
-    keys = Counter(json.loads(line)["agent"] + str(json.loads(line)["seat"]) + str(json.loads(line)["episode"])
-                   for line in (run / "episodes.jsonl").read_text().splitlines())  # fmt: skip
-    assert len(keys) == 4 and set(keys.values()) == {1}
+    written = [EvalRecord.model_validate(line).key.id for line in lines(run / "episodes.jsonl")]
+    assert len(written) == 4 and len(set(written)) == 4  # every episode, each once
     assert not (run / "failures.jsonl").exists()
+    records = read_records(run / "episodes.jsonl")
+    trace = lines(run / "trace.jsonl")  # the driver writes each episode's steps once, as its record arrives
+    assert len(trace) == sum(r.steps for r in records) and {t["attempt"] for t in trace} == {records[0].attempt}
 
 
 def test_a_node_that_cannot_import_the_project_is_named(ray_session):
@@ -140,7 +153,8 @@ def test_a_node_without_a_credential_this_shell_sets_is_named_without_its_value(
     ("flags", "says"),
     [
         (["--ray-address", "127.0.0.1:6379"], "--ray-address needs --executor ray"),
-        (["--executor", "ray", "--ray-address", "not an address"], "give a running head node's host:port"),
+        (["--executor", "ray", "--ray-address", "not an address"], "give a running head's host:port"),
+        (["--executor", "ray", "--ray-address", "127.0.0.1:1"], "no Ray head answers there"),
         (["--executor", "ray"], 'pip install "ray>=2.9"'),  # with Ray hidden below
     ],
 )
