@@ -9,7 +9,7 @@ import shlex
 import sys
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proagent.builder import SetupError, parse_settings
 from proagent.cli.agent_options import add_pipeline_options
@@ -28,6 +28,10 @@ from proagent.cli.arg_types import (
 from proagent.domains import DEFAULT_DOMAIN, get_domain
 from proagent.eval.config import DEFAULT_PARTNER
 from proagent.world.types import DomainInputError
+
+if TYPE_CHECKING:
+    from proagent.eval.ray_executor import RayExecutor
+    from proagent.eval.world import World
 
 # flag dest -> EvalConfig field, for flags that set top-level fields
 GRID_FLAGS = MappingProxyType({f: f for f in ("name", "domain", "partners", "layouts", "seats", "topologies", "feedback", "episodes", "seed", "horizon")})
@@ -212,7 +216,7 @@ def execute_run(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -
     return (1 if outcome.failures or outcome.disk_error else 0), handle.folder.path
 
 
-def connect_executor(args: argparse.Namespace, world: Any) -> Any:
+def connect_executor(args: argparse.Namespace, world: World) -> RayExecutor | None:
     """The Ray executor, connected and with every node checked, for ``--executor ray``; None for
     the local one. Runs before the run folder exists: a bad flag, a missing Ray or an unreachable
     cluster is one line (ValueError) and no folder."""

@@ -149,7 +149,12 @@ class RayExecutor:
         if not ray.is_initialized():
             os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no reporting home from a research run
             try:
-                ray.init(address=self._address, include_dashboard=False, log_to_driver=True, logging_level="WARNING")
+                ray.init(
+                    address=self._address or "local",
+                    include_dashboard=False,
+                    log_to_driver=True,
+                    logging_level="WARNING",
+                )
             except (ConnectionError, RuntimeError, ValueError) as exc:
                 where = self._address or "a local cluster"
                 raise ExecutorError(f"cannot start Ray on {where}: {_first_line(exc)}") from None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -49,7 +50,7 @@ WORKER_ENV = {
 def ray_session() -> Iterator[None]:
     saved = {name: os.environ.get(name) for name in WORKER_ENV}
     os.environ.update(WORKER_ENV)  # the runtime's processes inherit this environment
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=True, logging_level="WARNING")
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=True, logging_level="WARNING")
     try:
         yield
     finally:
@@ -165,3 +166,18 @@ def test_bad_executor_flags_are_one_line_and_no_run_folder(flags, says, tmp_path
     err = capsys.readouterr().err
     assert code == 2 and says in err and err.count("\n") == 1 and err.startswith("error: ")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_the_command_starts_and_stops_its_own_local_runtime(tmp_path):
+    """The default path, outside this module's runtime: `--executor ray` alone starts Ray here
+    (a process of its own), plays the grid and shuts Ray down."""
+    command = "import sys; from proagent.cli import main; sys.exit(main(sys.argv[1:]))"
+    args = ["eval", "--agents", "greedy,stay", *GRID, "--episodes", "2", "--executor", "ray"]
+    args += ["--runs-dir", str(tmp_path)]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]), **WORKER_ENV}
+    run_command = [sys.executable, "-c", command, *args]
+    done = subprocess.run(run_command, check=False, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (run,) = tmp_path.iterdir()
+    assert len(read_records(run / "episodes.jsonl")) == 8
