@@ -122,8 +122,8 @@ class Evaluator:
         self.pool = ModelPool(self.world.model_factory, cache_dir, self.config.llm_concurrency)
         self.budget = Budget(self.config.max_cost_usd, self._spent_before(), self.pool.meter)
         before = len(self.records)
-        lanes = await self._lanes(list(queue)) if queue else []
-        try:
+        try:  # the executor's workers stop however the run ends
+            lanes = await self._lanes(list(queue)) if queue else []
             await asyncio.gather(*(self._worker(queue, lane, on_record) for lane in lanes))
         finally:
             if self.executor is not None:
