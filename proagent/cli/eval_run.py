@@ -9,7 +9,7 @@ import shlex
 import sys
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proagent.builder import SetupError, parse_settings
 from proagent.cli.agent_options import add_pipeline_options
@@ -28,6 +28,10 @@ from proagent.cli.arg_types import (
 from proagent.domains import DEFAULT_DOMAIN, get_domain
 from proagent.eval.config import DEFAULT_PARTNER
 from proagent.world.types import DomainInputError
+
+if TYPE_CHECKING:
+    from proagent.eval.ray_executor import RayExecutor
+    from proagent.eval.world import World
 
 # flag dest -> EvalConfig field, for flags that set top-level fields
 GRID_FLAGS = MappingProxyType({f: f for f in ("name", "domain", "partners", "layouts", "seats", "topologies", "feedback", "episodes", "seed", "horizon")})
@@ -104,6 +108,13 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cache", dest="cache", action="store_const", const=False)
     p.add_argument("--cache-dir", type=writable_folder)
     p.add_argument("--runs-dir", type=writable_folder, help="where run folders go (default runs/)")
+    p.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="where episodes play: this process (default), or the workers of a Ray cluster (see docs/scale_out.md)",
+    )
+    p.add_argument("--ray-address", help="with --executor ray: a running cluster's head, host:port (default: a local one)")
     p.add_argument("--progress", choices=("auto", "on", "off"), default="auto")
     add_progress_options(p, "LLM calls")
 
@@ -185,18 +196,47 @@ def execute_run(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -
     world = World()
     console = Console()
     try:
+        executor = connect_executor(args, world)
+    except ValueError as exc:
+        return error_exit(exc), None
+    try:
         if args.resume is not None:
             handle = resume_run(args.resume, resume_changes(args), world, command)
         else:
             config = validate_config(apply_flags(data, args), str(args.config or "flags"), EvalConfig)
             handle = start_run(config, world, command, args.runs_dir, ablation)
     except (ConfigError, SetupError) as exc:
+        if executor is not None:
+            executor.close()
         return error_exit(exc), None
     print(f"run folder: {handle.folder.path}", file=sys.stderr)
     lines = ProgressLines(args.progress_every, args.progress_seconds)
-    outcome = asyncio.run(play_run(handle, world, args.progress, Console(stderr=True), lines))
+    outcome = asyncio.run(play_run(handle, world, args.progress, Console(stderr=True), lines, executor))
     finish_run(handle, outcome, console)
     return (1 if outcome.failures or outcome.disk_error else 0), handle.folder.path
+
+
+def connect_executor(args: argparse.Namespace, world: World) -> RayExecutor | None:
+    """The Ray executor, connected and with every node checked, for ``--executor ray``; None for
+    the local one. Runs before the run folder exists: a bad flag, a missing Ray or an unreachable
+    cluster is one line (ValueError) and no folder."""
+    executor_name, address = args.executor, args.ray_address
+    if executor_name == "local" and address is None:
+        return None  # no import of the Ray side at all
+    from proagent.eval.ray_executor import ExecutorError, RayExecutor, executor_problem
+
+    problem = executor_problem(executor_name, address)
+    if problem is not None:
+        raise ValueError(problem)
+    executor = RayExecutor(address, world)
+    try:
+        executor.connect()
+    except ExecutorError as exc:
+        executor.close()
+        raise ValueError(str(exc)) from None
+    for warning in executor.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return executor
 
 
 def error_exit(exc: Exception) -> int:

@@ -94,10 +94,16 @@ class Budget:
         self.limit = limit
         self.spent_before = spent_before
         self._meter = meter
+        self._charged = 0.0
+
+    def charge(self, amount: float) -> None:
+        """Money this session spent outside ``meter``: an episode played by another process (a
+        Ray worker meters its own calls), so one budget holds over every worker of the run."""
+        self._charged += amount
 
     @property
     def spent(self) -> float:
-        return self.spent_before + (self._meter.summary().cost_usd or 0.0)
+        return self.spent_before + self._charged + (self._meter.summary().cost_usd or 0.0)
 
     @property
     def exhausted(self) -> bool:

@@ -5,6 +5,10 @@ episode awaits its LLM the others run; their env steps are batched per layout (`
 A worker checks the budget before it starts a job, so the budget guard never abandons an episode
 it has paid for. A failed episode is logged to failures.jsonl and left pending (a resume retries
 it); a configuration error from the LLM (bad key, unknown model) stops the run at once.
+
+An `Executor` (`ray_executor`) moves the playing elsewhere: each worker then awaits an episode in
+another process, while this process keeps the one queue, the one budget and the only writes to
+the run folder, so a run reads, resumes and stops the same wherever its episodes played.
 """
 
 from __future__ import annotations
@@ -12,22 +16,20 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from proagent.builder import AgentBuilder, llm_agent
-from proagent.contract import Agent
-from proagent.eval.config import PROAGENT, AgentSpec, EvalConfig
-from proagent.eval.lockstep import LockstepEnv, SlotEnv
+from proagent.eval.config import EvalConfig
 from proagent.eval.models import Budget, ModelPool
 from proagent.eval.plan import EpisodeJob
+from proagent.eval.player import EnvSource, EpisodePlayer, layout_capacity, spent
 from proagent.eval.records import FAILURES_FILE, TRACE_FILE, EpisodeLog, EvalRecord
 from proagent.eval.world import World
 from proagent.files import disk_problem, is_disk_error
 from proagent.llm.accounting import MeteredModel
 from proagent.llm.types import LLMConfigError
-from proagent.maeil.topology import TopologyConfig
-from proagent.runner.episode import EpisodeEnv, SingleEnv, StepView, run_episode
+from proagent.runner.episode import StepView
 from proagent.runner.run_folder import RunFolder
 from proagent.world.interface import Domain
 from proagent.world.kit.base import DEFAULT_HORIZON
@@ -58,42 +60,47 @@ class EvalOutcome:
     disk_error: str | None = None  # the disk refused a write: nothing more could be saved (also in ``stopped``)
 
 
-class EnvSource:
-    """Per-episode environments: a slot of the layout's LockstepEnv, or a SingleEnv."""
+# Plays one job somewhere and gives its record; ``models`` collects the LLM models it used in this process.
+PlayEpisode = Callable[[EpisodeJob, list[MeteredModel]], Awaitable[EvalRecord]]
 
-    def __init__(self, config: EvalConfig, envs: dict[str, DomainEnv], jobs: list[EpisodeJob]) -> None:
-        self._lockstep = config.stepping == "lockstep"
-        self._envs = envs
-        counts = {name: sum(1 for j in jobs if j.key.layout == name) for name in envs}
-        self._capacity = {name: min(config.concurrency, n) for name, n in counts.items() if n}
-        self._batches: dict[str, LockstepEnv] = {}
 
-    def open(self, job: EpisodeJob) -> EpisodeEnv:
-        layout = job.key.layout
-        if not self._lockstep:
-            return SingleEnv(self._envs[layout], job.seed)
-        if layout not in self._batches:
-            self._batches[layout] = LockstepEnv(self._envs[layout], self._capacity[layout])
-        return self._batches[layout].open(job.seed)
+class Executor(Protocol):
+    """Where the episodes play when not in this process (`ray_executor`): one `PlayEpisode` per
+    episode that may be in flight at once; the evaluator keeps the queue, the budget and the files."""
 
-    @staticmethod
-    def close(episode_env: EpisodeEnv) -> None:
-        if isinstance(episode_env, SlotEnv):
-            episode_env.close()
+    async def lanes(self, evaluator: Evaluator, jobs: list[EpisodeJob]) -> list[PlayEpisode]: ...
+
+    def close(self) -> None: ...
+
+
+class RemoteEpisodeError(Exception):
+    """An episode that failed in another process: its error as that process described it
+    (``Type: message``), and the money it spent."""
+
+    def __init__(self, described: str, spent_usd: float) -> None:
+        super().__init__(described)
+        self.described = described
+        self.spent_usd = spent_usd
 
 
 class Evaluator:
-    def __init__(self, config: EvalConfig, domain: Domain, envs: dict[str, DomainEnv], world: World, folder: RunFolder) -> None:
+    def __init__(
+        self,
+        config: EvalConfig,
+        domain: Domain,
+        envs: dict[str, DomainEnv],
+        world: World,
+        folder: RunFolder,
+        executor: Executor | None = None,
+    ) -> None:
         self.config = config
         self.domain = domain
         self.envs = envs
         self.world = world
         self.folder = folder
+        self.executor = executor
         self.log = EpisodeLog(folder)
         self.attempt = uuid.uuid4().hex[:12]
-        self.llm_specs = {a.name: a for a in config.agents if a.kind == PROAGENT}
-        self.llm_specs.setdefault(PROAGENT, AgentSpec())  # `--partners proagent` without a proagent agent: the default one
-        self.agent_configs = {name: spec.agent_config() for name, spec in self.llm_specs.items()}
         self.records: list[EvalRecord] = []
         self.failures: list[str] = []
         self.stopped: str | None = None
@@ -114,19 +121,38 @@ class Evaluator:
         cache_dir = self.config.cache_dir if self.config.cache else None
         self.pool = ModelPool(self.world.model_factory, cache_dir, self.config.llm_concurrency)
         self.budget = Budget(self.config.max_cost_usd, self._spent_before(), self.pool.meter)
-        source = EnvSource(self.config, self.envs, list(queue))
         before = len(self.records)
-        workers = [self._worker(queue, source, on_record) for _ in range(min(self.config.concurrency, len(queue)))]
-        await asyncio.gather(*workers)
+        try:  # the executor's workers stop however the run ends
+            lanes = await self._lanes(list(queue)) if queue else []
+            await asyncio.gather(*(self._worker(queue, lane, on_record) for lane in lanes))
+        finally:
+            if self.executor is not None:
+                self.executor.close()
         stopped = self.stopped if queue else None
         return EvalOutcome(self.records, len(self.records) - before, self.failures, stopped, len(queue), self.disk_error)
+
+    async def _lanes(self, jobs: list[EpisodeJob]) -> list[PlayEpisode]:
+        """``concurrency`` lanes in this process, all sharing one env source; or the executor's."""
+        if self.executor is not None:
+            return await self.executor.lanes(self, jobs)
+        assert self.pool is not None
+        player = EpisodePlayer(self.config, self.domain, self.envs, self.pool, self.attempt)
+        source = EnvSource(self.config, self.envs, layout_capacity(self.config.concurrency, jobs))
+
+        async def play(job: EpisodeJob, models: list[MeteredModel]) -> EvalRecord:
+            trace = self.tracer(job) if self.config.trace else None
+            return await player.play(job, source, models, trace, self._count_step)
+
+        return [play] * min(self.config.concurrency, len(jobs))
 
     def _spent_before(self) -> float:
         """Money earlier sessions spent on finished and on failed episodes (not on ones a kill cut short)."""
         failed = sum(float(f.get("spent_usd", 0.0)) for f in self.folder.read_jsonl(FAILURES_FILE))
         return sum(r.spent_usd for r in self.records) + failed
 
-    async def _worker(self, queue: deque[EpisodeJob], source: EnvSource, on_record: Callable[[EvalRecord], None] | None) -> None:
+    async def _worker(
+        self, queue: deque[EpisodeJob], play: PlayEpisode, on_record: Callable[[EvalRecord], None] | None
+    ) -> None:
         assert self.budget is not None
         while queue and self.stopped is None:
             if self.budget.exhausted:
@@ -135,7 +161,7 @@ class Evaluator:
             job = queue.popleft()
             models: list[MeteredModel] = []  # every LLM model this episode uses (the agent's, LLM partners')
             try:
-                record = await self._play(job, source, models)
+                record = await play(job, models)
             except LLMConfigError as exc:
                 queue.appendleft(job)
                 self._fail(job, exc, models)
@@ -165,58 +191,18 @@ class Evaluator:
         self.stopped = self.disk_error = disk_problem(exc)
 
     def _fail(self, job: EpisodeJob, exc: BaseException, models: list[MeteredModel]) -> None:
-        message = f"{job.key.id}: {type(exc).__name__}: {exc}"
+        remote = exc if isinstance(exc, RemoteEpisodeError) else None
+        message = f"{job.key.id}: {remote.described if remote else f'{type(exc).__name__}: {exc}'}"
         self.failures.append(message)
-        line = {"key": job.key.id, "attempt": self.attempt, "error": message, "spent_usd": _spent(models)}
+        cost = spent(models) + (remote.spent_usd if remote else 0.0)
+        line = {"key": job.key.id, "attempt": self.attempt, "error": message, "spent_usd": cost}
         try:
             self.folder.append_jsonl(FAILURES_FILE, line, durable=True)
         except OSError as write_error:  # the failure is still reported (self.failures); the run stops
             self.stopped = self.disk_error = disk_problem(write_error)
 
-    async def _play(self, job: EpisodeJob, source: EnvSource, models: list[MeteredModel]) -> EvalRecord:
-        env = self.envs[job.key.layout]
-        builder = self._builder(models)
-        agent = builder.make(job.spec.name if job.spec.kind == PROAGENT else job.spec.kind, env)
-        team = builder.team(env, job.key.seat, agent, job.key.partner)
-        episode_env = source.open(job)
-        try:
-            record = await run_episode(
-                env, self.domain, team, job.key.seat, job.seed, job.key.episode,
-                trace=self._tracer(job) if self.config.trace else None,
-                on_step=self._count_step,
-                episode_env=episode_env,
-                topology=self._topology(job),
-            )  # fmt: skip
-        finally:
-            source.close(episode_env)
-        extra = {
-            "partner": job.key.partner, "agent": job.key.agent, "agent_kind": job.spec.kind, "spent_usd": _spent(models),
-            "attempt": self.attempt, "topology": job.topology,
-        }  # fmt: skip
-        return EvalRecord(**{**record.model_dump(), **extra})
-
-    def _topology(self, job: EpisodeJob) -> TopologyConfig | None:
-        if job.topology is None:
-            return None
-        config = self.config
-        return TopologyConfig(name=job.topology, leader=config.leader, message_budget=config.message_budget, feedback=config.feedback)  # type: ignore[arg-type]
-
-    def _builder(self, models: list[MeteredModel]) -> AgentBuilder:
-        """This episode's builder: each LLM agent it builds gets the episode's own metered model
-        (``models`` collects them, for the money the episode spent)."""
-
-        def make(name: str) -> Callable[[DomainEnv], Agent]:
-            def build(env: DomainEnv) -> Agent:
-                assert self.pool is not None
-                model = self.pool.for_episode(self.llm_specs[name])
-                models.append(model)
-                return llm_agent(self.domain, env, self.agent_configs[name], model)
-
-            return build
-
-        return AgentBuilder(self.domain, {name: make(name) for name in self.llm_specs})
-
-    def _tracer(self, job: EpisodeJob) -> Callable[[dict], None]:
+    def tracer(self, job: EpisodeJob) -> Callable[[dict], None]:
+        """Writes ``job``'s steps to trace.jsonl, each tagged with its key and this session."""
         tag = {"key": job.key.id, "attempt": self.attempt}
         return lambda step: self.folder.append_jsonl(TRACE_FILE, {**tag, **step})
 
@@ -225,7 +211,8 @@ class Evaluator:
 
     def snapshot(self) -> Snapshot:
         usage = self.pool.meter.summary() if self.pool is not None else None
-        earlier = [r for r in self.records if r.attempt != self.attempt]
+        # a remote worker's calls are metered in its own process: counted here from its records
+        earlier = [r for r in self.records if r.attempt != self.attempt or self.executor is not None]
         return Snapshot(
             episodes_done=len(self.records),
             episodes_total=self._total,
@@ -238,7 +225,3 @@ class Evaluator:
             failures=len(self.failures),
         )
 
-
-def _spent(models: list[MeteredModel]) -> float:
-    """Money an episode's models spent on fresh calls (their own meters; cache hits are free)."""
-    return sum(model.meter.summary().cost_usd or 0.0 for model in models)

@@ -33,7 +33,7 @@ from proagent.eval.plan import plan_jobs
 from proagent.eval.progress import ProgressLines, ProgressView
 from proagent.eval.records import EPISODES_FILE, read_records
 from proagent.eval.report import Report, build_report, print_report, write_report
-from proagent.eval.runner import EvalOutcome, Evaluator
+from proagent.eval.runner import EvalOutcome, Evaluator, Executor
 from proagent.eval.world import Resolved, World, resolve
 from proagent.paths import RUNS_DIR
 from proagent.runner.run_folder import RunFolder, RunFolderBusy
@@ -115,11 +115,12 @@ async def play_run(
     progress: str = "auto",
     console: Console | None = None,
     lines: ProgressLines | None = None,
+    executor: Executor | None = None,
 ) -> EvalOutcome:
     """Play the run's pending episodes with a progress display (``lines``: how often the plain
-    progress line is written without a terminal)."""
+    progress line is written without a terminal); ``executor``: where they play (None: here)."""
     config = handle.config
-    evaluator = Evaluator(config, handle.resolved.domain, handle.resolved.envs, world, handle.folder)
+    evaluator = Evaluator(config, handle.resolved.domain, handle.resolved.envs, world, handle.folder, executor)
     jobs = plan_jobs(config, list(handle.resolved.envs), handle.resolved.partners)
     async with ProgressView(progress, evaluator.snapshot, console, lines) as view:
         return await evaluator.run(jobs, on_record=view.episode_done)

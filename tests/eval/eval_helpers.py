@@ -16,52 +16,12 @@ from proagent.eval.records import EvalRecord
 from proagent.eval.runner import EvalOutcome
 from proagent.eval.session import RunHandle, play_run, report_run, start_run
 from proagent.eval.world import World
-from proagent.llm.types import Completion, Grounding, Message, StructuredOutput
-from tests.support.responders.overcooked import overcooked_answer
-from tests.support.scripted import ScriptedCall, ScriptedModel
+from tests.support.priced import PricedModel, respond
+
+__all__ = ["PricedModel", "comparable", "config", "lines", "play", "rec", "respond", "run_eval", "spec"]
 
 HORIZON = 40  # one horizon for every test: the envs (and their compiled steps) are shared
 TIMING_FIELDS = {"wall_time_s", "llm_latency_s", "overhead_ms_median", "attempt", "cached_calls", "spent_usd", "cost_usd", "team_cost_usd"}
-
-
-def respond(call: ScriptedCall) -> str:
-    return overcooked_answer(call.grounding)
-
-
-class PricedModel:
-    """A ScriptedModel whose every answer costs ``price`` dollars, like a hosted API."""
-
-    def __init__(self, price: float, name: str = "priced") -> None:
-        self._inner = ScriptedModel(respond=respond, name=name)
-        self.price = price
-
-    @property
-    def name(self) -> str:
-        return self._inner.name
-
-    @property
-    def calls(self) -> int:
-        return len(self._inner.calls)
-
-    async def generate(
-        self,
-        messages: list[Message],
-        *,
-        structured: StructuredOutput | None = None,
-        max_tokens: int = 256,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        grounding: Grounding | None = None,
-    ) -> Completion:
-        done = await self._inner.generate(
-            messages,
-            structured=structured,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            seed=seed,
-            grounding=grounding,
-        )
-        return done.model_copy(update={"cost_usd": self.price})
 
 
 def config(**overrides: Any) -> EvalConfig:

@@ -1,0 +1,193 @@
+"""`proagent eval --executor ray`: the same episodes as a local run, one budget over every worker,
+credentials only in the workers' environment, a killed worker's episode played again and written
+once, a Ray run resumed locally, and bad flags refused before any run folder.
+
+One real local Ray runtime (2 CPUs: 2 worker processes) serves the module; episodes are 5 steps of
+cramped_room with a priced LLM double that workers import by name (tests.support.priced).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from eval_helpers import lines
+
+from proagent.cli import main
+from proagent.eval.config import EvalConfig
+from proagent.eval.plan import plan_jobs
+from proagent.eval.ray_executor import RayExecutor, check_nodes, worker_options
+from proagent.eval.records import EvalRecord, read_records
+from proagent.eval.world import World
+from tests.support.priced import KEY_VARIABLE
+
+ray = pytest.importorskip("ray")
+
+SECRET = "sk-raytest-0123456789abcdef"
+# The only fields two plays of one episode may differ in: how long things took (at the top level
+# and in each seat's stats), and ``attempt``, the id of the session that played it.
+TIMED = frozenset({"wall_time_s", "llm_latency_s", "overhead_ms_median", "attempt"})
+GRID = ["--partners", "greedy", "--layouts", "cramped_room", "--horizon", "5", "--no-cache", "--progress", "off"]
+DOUBLE = "python:tests.support.priced:"
+# What workers inherit from the test's Ray runtime, as from a node's `ray start`: the credential, the
+# suite's XLA settings (as the driver's, so both compile the same programs) and its compilation cache.
+WORKER_ENV = {
+    KEY_VARIABLE: SECRET,
+    "JAX_DISABLE_MOST_OPTIMIZATIONS": "true",
+    "JAX_COMPILATION_CACHE_DIR": str(Path(__file__).resolve().parents[2] / ".cache" / "jax-tests"),
+    "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+    "RAY_USAGE_STATS_ENABLED": "0",
+}
+
+
+@pytest.fixture(scope="module")
+def ray_session() -> Iterator[None]:
+    saved = {name: os.environ.get(name) for name in WORKER_ENV}
+    os.environ.update(WORKER_ENV)  # the runtime's processes inherit this environment
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=True, logging_level="WARNING")
+    try:
+        yield
+    finally:
+        ray.shutdown()
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def untimed(records: list[EvalRecord]) -> dict[str, object]:
+    """Records by key, without ``TIMED`` fields at any depth."""
+
+    def strip(value: object) -> object:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in TIMED}
+        return [strip(v) for v in value] if isinstance(value, list) else value
+
+    return {r.key.id: strip(r.model_dump()) for r in records}
+
+
+def eval_run(root: Path, *args: str) -> tuple[int, Path]:
+    code = main(["eval", *GRID, *args, "--runs-dir", str(root)])
+    (run,) = root.iterdir()
+    return code, run
+
+
+def test_ray_plays_the_same_episodes_as_a_local_run_with_the_key_only_in_the_environment(
+    ray_session, tmp_path, monkeypatch, capfd
+):
+    monkeypatch.setenv(KEY_VARIABLE, SECRET)  # the double refuses to answer without it, in whichever process
+    # (the workers have it from the runtime's environment: eval's conftest removes it here per test)
+    args = ["--agents", "proagent,greedy", "--llm", DOUBLE + "keyed_model", "--seats", "0,1", "--episodes", "2"]
+    code, local = eval_run(tmp_path / "local", *args)
+    assert code == 0
+    code, remote = eval_run(tmp_path / "ray", *args, "--executor", "ray")
+    assert code == 0
+    local_records, ray_records = read_records(local / "episodes.jsonl"), read_records(remote / "episodes.jsonl")
+    assert len(ray_records) == 8 and sum(r.team_llm_calls for r in ray_records) > 0
+    assert untimed(ray_records) == untimed(local_records)
+
+    config = EvalConfig.model_validate(json.loads((remote / "config.json").read_text())["config"])
+    sent = pickle.dumps((config, RayExecutor(None, World()).worker_world, plan_jobs(config, ["cramped_room"])))
+    assert SECRET.encode() not in sent  # what the workers are given as arguments
+    assert "runtime_env" not in worker_options(1)  # Ray logs a runtime_env's env_vars in clear
+    written = b"".join(path.read_bytes() for path in remote.rglob("*") if path.is_file())  # records, config, report
+    out, err = capfd.readouterr()
+    assert SECRET.encode() not in written and SECRET not in out + err
+    logs = Path(ray._private.worker._global_node.get_logs_dir_path())
+    assert not [p.name for p in logs.rglob("*") if p.is_file() and SECRET.encode() in p.read_bytes()]
+
+
+def test_one_budget_holds_over_every_worker_and_a_ray_run_resumes_locally(ray_session, tmp_path, monkeypatch):
+    monkeypatch.setenv(KEY_VARIABLE, SECRET)
+    args = [
+        "--agents",
+        "proagent",
+        "--llm",
+        DOUBLE + "keyed_model",
+        "--seats",
+        "0",
+        "--episodes",
+        "6",
+        "--concurrency",
+        "2",
+    ]
+    code, run = eval_run(tmp_path, *args, "--executor", "ray", "--max-cost", "0.001")
+    assert code == 0
+    # both workers start an episode before anything is spent; then the shared budget stops the run
+    first = read_records(run / "episodes.jsonl")
+    assert len(first) == 2 and sum(r.spent_usd for r in first) > 0.001
+
+    assert main(["eval", "--resume", str(run), "--max-cost", "100", "--progress", "off"]) == 0  # locally
+    records = read_records(run / "episodes.jsonl")
+    assert sorted(r.key.episode for r in records) == list(range(6))
+    assert len((run / "episodes.jsonl").read_text().splitlines()) == 6  # nothing played twice
+
+
+def test_a_worker_killed_mid_episode_is_played_again_and_written_once(ray_session, tmp_path):
+    marker = tmp_path / "marker"
+    marker.mkdir()
+    args = f"--agents proagent --llm {DOUBLE}killing_model --api-base {marker} --seats 0,1 --episodes 2 --trace"
+    code, run = eval_run(tmp_path / "runs", *args.split(), "--executor", "ray")
+    assert code == 0 and (marker / "killed").exists()  # a worker process died on its first answer
+    written = [EvalRecord.model_validate(line).key.id for line in lines(run / "episodes.jsonl")]
+    assert len(written) == 4 and len(set(written)) == 4  # every episode, each once
+    assert not (run / "failures.jsonl").exists()
+    records = read_records(run / "episodes.jsonl")
+    trace = lines(run / "trace.jsonl")  # the driver writes each episode's steps once, as its record arrives
+    assert len(trace) == sum(r.steps for r in records) and {t["attempt"] for t in trace} == {records[0].attempt}
+
+
+def test_a_node_that_cannot_import_the_project_is_named(ray_session):
+    def broken(names: list[str]) -> tuple[str, list[str]]:
+        raise ModuleNotFoundError("No module named 'proagent'")
+
+    (problem,), _ = check_nodes(broken)
+    node = ray.nodes()[0]["NodeManagerAddress"]
+    assert node in problem and "cannot import proagent" in problem and "No module named 'proagent'" in problem
+    assert check_nodes() == ([], [])  # this machine's node can, and its workers have the key
+
+
+def test_a_node_without_a_credential_this_shell_sets_is_named_without_its_value(ray_session, monkeypatch):
+    monkeypatch.setenv("PROAGENT_RAYTEST_OTHER_API_KEY", "sk-only-here-0123456789")  # set after the runtime started
+    problems, (warning,) = check_nodes()
+    assert problems == [] and "lack PROAGENT_RAYTEST_OTHER_API_KEY" in warning and "sk-only-here" not in warning
+
+
+@pytest.mark.parametrize(
+    ("flags", "says"),
+    [
+        (["--ray-address", "127.0.0.1:6379"], "--ray-address needs --executor ray"),
+        (["--executor", "ray", "--ray-address", "not an address"], "give a running head's host:port"),
+        (["--executor", "ray", "--ray-address", "127.0.0.1:1"], "no Ray head answers there"),
+        (["--executor", "ray"], 'pip install "ray>=2.9"'),  # with Ray hidden below
+    ],
+)
+def test_bad_executor_flags_are_one_line_and_no_run_folder(flags, says, tmp_path, monkeypatch, capsys):
+    if says.startswith("pip"):
+        monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` fails as if it were not installed
+    code = main(["eval", "--agents", "greedy", *GRID, *flags, "--runs-dir", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and says in err and err.count("\n") == 1 and err.startswith("error: ")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_the_command_starts_and_stops_its_own_local_runtime(tmp_path):
+    """The default path, outside this module's runtime: `--executor ray` alone starts Ray here
+    (a process of its own), plays the grid and shuts Ray down."""
+    command = "import sys; from proagent.cli import main; sys.exit(main(sys.argv[1:]))"
+    args = ["eval", "--agents", "greedy,stay", *GRID, "--episodes", "2", "--executor", "ray"]
+    args += ["--runs-dir", str(tmp_path)]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2]), **WORKER_ENV}
+    run_command = [sys.executable, "-c", command, *args]
+    done = subprocess.run(run_command, check=False, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (run,) = tmp_path.iterdir()
+    assert len(read_records(run / "episodes.jsonl")) == 8

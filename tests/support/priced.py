@@ -1,0 +1,85 @@
+"""Priced LLM doubles, also for runs whose episodes play in other processes (`--executor ray`).
+
+A Ray worker builds its models from the run's config, in its own process, so a double there must
+be importable by name: ``keyed_model`` and ``killing_model`` are ``--llm
+python:tests.support.priced:<factory>`` factories. Each answers like the Overcooked loopback
+responder (from the request's grounding) at a price, so episodes score, spend and replay
+identically in any process.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+from proagent.llm.types import Completion, Grounding, LLMConfigError, Message, Model, StructuredOutput
+from tests.support.responders.overcooked import overcooked_answer
+from tests.support.scripted import Responder, ScriptedCall, ScriptedModel
+
+KEY_VARIABLE = "PROAGENT_RAYTEST_API_KEY"  # a credential the keyed double needs from its environment
+PRICE_USD = 0.01  # every answer's cost, for the factories' doubles
+
+
+def respond(call: ScriptedCall) -> str:
+    return overcooked_answer(call.grounding)
+
+
+class PricedModel:
+    """A ScriptedModel whose every answer costs ``price`` dollars, like a hosted API."""
+
+    def __init__(self, price: float, name: str = "priced", responder: Responder = respond) -> None:
+        self._inner = ScriptedModel(respond=responder, name=name)
+        self.price = price
+
+    @property
+    def name(self) -> str:
+        return self._inner.name
+
+    @property
+    def calls(self) -> int:
+        return len(self._inner.calls)
+
+    async def generate(
+        self,
+        messages: list[Message],
+        *,
+        structured: StructuredOutput | None = None,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        grounding: Grounding | None = None,
+    ) -> Completion:
+        done = await self._inner.generate(
+            messages,
+            structured=structured,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            seed=seed,
+            grounding=grounding,
+        )
+        return done.model_copy(update={"cost_usd": self.price})
+
+
+def keyed_model(api_base: str | None, timeout_s: float) -> Model:
+    """The priced double, refusing (as a provider would) when ``KEY_VARIABLE`` is not in its environment."""
+    if not os.environ.get(KEY_VARIABLE):
+        raise LLMConfigError(f"{KEY_VARIABLE} is not set in this process's environment")
+    return PricedModel(PRICE_USD)
+
+
+def killing_model(api_base: str | None, timeout_s: float) -> Model:
+    """The priced double whose first answer of the whole run kills its own process, as a crashed
+    node would; ``api_base``: the folder of the marker file that says it happened (a file, so the
+    restarted process and every other worker see it)."""
+    if api_base is None:
+        raise LLMConfigError("killing_model needs --api-base: a folder for its marker file")
+    marker = Path(api_base) / "killed"
+
+    def kill_once(call: ScriptedCall) -> str:
+        if not marker.exists():
+            marker.touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return respond(call)
+
+    return PricedModel(PRICE_USD, responder=kill_once)
