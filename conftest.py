@@ -19,6 +19,9 @@ suite's programs are tiny and run once or twice, so XLA's optimisation passes co
 save (the slow step's training tests take ~30% less CPU). Tests compare two programs built under the
 same setting, or discrete outcomes (scores, calls, decisions: the golden runs pass either way);
 ``PROAGENT_TEST_XLA_OPT=full`` runs the suite with XLA's default optimisation instead.
+
+Both settings also go into the environment (as ``JAX_...`` variables, which JAX reads when it is
+imported), so the child processes some tests start compile the same way and share the cache.
 """
 
 from __future__ import annotations
@@ -29,11 +32,17 @@ import jax
 
 from proagent.paths import PROJECT_ROOT
 
+_SETTINGS: dict[str, str | float | int | bool] = {}
 _where = os.environ.get("PROAGENT_TEST_JAX_CACHE", str(PROJECT_ROOT / ".cache" / "jax-tests"))
 if _where != "off":
-    jax.config.update("jax_compilation_cache_dir", _where)
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)  # tiny test programs count too
-    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
-
+    _SETTINGS["jax_compilation_cache_dir"] = _where
+    _SETTINGS["jax_persistent_cache_min_compile_time_secs"] = 0.0  # tiny test programs count too
+    _SETTINGS["jax_persistent_cache_min_entry_size_bytes"] = 0
 if os.environ.get("PROAGENT_TEST_XLA_OPT", "light") != "full":
-    jax.config.update("jax_disable_most_optimizations", True)
+    _SETTINGS["jax_disable_most_optimizations"] = True
+
+for _name, _value in _SETTINGS.items():
+    jax.config.update(_name, _value)
+    # JAX reads JAX_... variables when it is imported: the processes tests start (a `proagent` command
+    # in a child, Ray's workers) compile the same way and share the cache
+    os.environ[_name.upper()] = str(int(_value)) if isinstance(_value, bool) else str(_value)

@@ -35,15 +35,9 @@ SECRET = "sk-raytest-0123456789abcdef"
 TIMED = frozenset({"wall_time_s", "llm_latency_s", "overhead_ms_median", "attempt"})
 GRID = ["--partners", "greedy", "--layouts", "cramped_room", "--horizon", "5", "--no-cache", "--progress", "off"]
 DOUBLE = "python:tests.support.priced:"
-# What workers inherit from the test's Ray runtime, as from a node's `ray start`: the credential, the
-# suite's XLA settings (as the driver's, so both compile the same programs) and its compilation cache.
-WORKER_ENV = {
-    KEY_VARIABLE: SECRET,
-    "JAX_DISABLE_MOST_OPTIMIZATIONS": "true",
-    "JAX_COMPILATION_CACHE_DIR": str(Path(__file__).resolve().parents[2] / ".cache" / "jax-tests"),
-    "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
-    "RAY_USAGE_STATS_ENABLED": "0",
-}
+# What workers inherit from the test's Ray runtime, as from a node's `ray start`: the credential (the
+# suite's XLA settings and compilation cache are in the environment already: the root conftest.py).
+WORKER_ENV = {KEY_VARIABLE: SECRET, "RAY_USAGE_STATS_ENABLED": "0"}
 
 
 @pytest.fixture(scope="module")
