@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from training_helpers import tiny_config
+from training_helpers import check_saved_partner, tiny_config
 
 from proagent.training import resume
 from proagent.training.trainer import train
@@ -96,7 +96,9 @@ POPULATION_RUNS = {  # algorithm -> (envs, calls, settings, calls before the kil
 
 @pytest.mark.slow
 @pytest.mark.parametrize("algo", sorted(POPULATION_RUNS))
-def test_a_killed_population_run_resumes_to_the_uninterrupted_result(algo, tmp_path):
+def test_a_killed_population_run_resumes_to_the_uninterrupted_result(algo, tmp_path, monkeypatch):
+    """Also what a finished run of each algorithm promises (check_saved_partner), on the whole run."""
+    from proagent import checkout
     from proagent.training.algorithms import SETTINGS, TRAINERS, AlgoConfig
     from proagent.training.resume import ResumePolicy
 
@@ -112,7 +114,12 @@ def test_a_killed_population_run_resumes_to_the_uninterrupted_result(algo, tmp_p
         result = TRAINERS[algo](config, out / "agent", log, SETTINGS[algo](**settings), policy)
         return result if isinstance(result, list) else [result]
 
-    whole = train(tmp_path / "whole")
+    started: list[str] = []  # HEAD moves on once training has begun (a commit beside the run)
+    monkeypatch.setattr(checkout, "git_commit", lambda: "moved-on" if started else "at-start")
+    whole = train(tmp_path / "whole", log=started.append)
+    assert started and all(m.git_commit == "at-start" for m in whole)  # the code the run started with
+    if algo in ("cole", "fcp", "pbt"):
+        check_saved_partner(algo, tmp_path / "whole" / "agent", whole[0], eval_episodes=1)
     with pytest.raises(Killed):
         train(tmp_path / "killed", log=kill_after(kill))
     assert list((tmp_path / "killed" / "agent" / resume.RESUME_DIR).glob("*.pkl"))

@@ -31,3 +31,36 @@ class NoRLWorld:
 
 
 NO_RL_WORLD = NoRLWorld()
+
+
+def check_saved_partner(algo: str, out, manifest, eval_episodes: int) -> None:
+    """What every population algorithm's finished run promises: its manifest (what a pool held,
+    with the shipped partners' hashes) and a checkpoint the one RL partner class loads and plays,
+    reproducibly, from either seat."""
+    import jax
+
+    import envs
+    from proagent.paths import partner_dir
+    from proagent.training import checkpoint
+
+    assert manifest.algorithm == algo and manifest.self_play.episodes == eval_episodes and manifest.details
+    if algo == "fcp":  # the pool held the layout's shipped sp, and the manifest says which one
+        shipped = checkpoint.load_manifest(partner_dir("overcooked", "cramped_room", "sp"))
+        assert manifest.details["pool"][-1] == "shipped sp"
+        assert manifest.details["shipped_sp_sha256"] == shipped.params_sha256
+    if algo == "hsp":  # the best response met every shipped biased partner of the layout, and sp
+        pool = manifest.details["pool"]
+        assert pool[-1] == "sp" and len(pool) >= 5 and all(n.startswith("human_proxy_") for n in pool[:-1])
+        assert not any(n.endswith("_scratch") for n in pool)  # the held-out proxies stay out
+        for name in pool:
+            shipped = checkpoint.load_manifest(partner_dir("overcooked", "cramped_room", name))
+            assert manifest.details["pool_sha256"][name] == shipped.params_sha256
+    assert checkpoint.load_manifest(out).params_sha256 == manifest.params_sha256
+    env = envs.make("cramped_room")
+    partner = overcooked_partner(out, env.layout)
+    for seat in (0, 1):
+        partner.reset(seat, seed=3)
+        state = env.reset(jax.random.PRNGKey(0))
+        first = [partner.policy(env.symbolic(state), state) for _ in range(3)]
+        partner.reset(seat, seed=3)
+        assert [partner.policy(env.symbolic(state), state) for _ in range(3)] == first
