@@ -220,21 +220,15 @@ def connect_executor(args: argparse.Namespace, world: World) -> RayExecutor | No
     """The Ray executor, connected and with every node checked, for ``--executor ray``; None for
     the local one. Runs before the run folder exists: a bad flag, a missing Ray or an unreachable
     cluster is one line (ValueError) and no folder."""
-    executor_name, address = args.executor, args.ray_address
-    if executor_name == "local" and address is None:
+    if args.executor == "local" and args.ray_address is None:
         return None  # no import of the Ray side at all
-    from proagent.eval.ray_executor import ExecutorError, RayExecutor, executor_problem
+    from proagent.eval.ray_executor import ExecutorError, open_executor
 
-    problem = executor_problem(executor_name, address)
-    if problem is not None:
-        raise ValueError(problem)
-    executor = RayExecutor(address, world)
     try:
-        executor.connect()
+        executor = open_executor(args.executor, args.ray_address, world)
     except ExecutorError as exc:
-        executor.close()
         raise ValueError(str(exc)) from None
-    for warning in executor.warnings:
+    for warning in executor.warnings if executor is not None else []:
         print(f"warning: {warning}", file=sys.stderr)
     return executor
 

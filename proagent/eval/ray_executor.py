@@ -280,3 +280,21 @@ def _first_line(exc: BaseException) -> str:
     line, which names the exception that started it."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
     return lines[-1] if lines else type(exc).__name__
+
+
+def open_executor(name: str, address: str | None, world: World) -> RayExecutor | None:
+    """The executor ``--executor name [--ray-address address]`` asks for, connected and with every
+    node checked; None for the local one (and then nothing of Ray is imported). Called before any
+    run folder exists: a bad flag, a missing Ray or an unreachable cluster is an ExecutorError."""
+    if name == "local" and address is None:
+        return None
+    problem = executor_problem(name, address)
+    if problem is not None:
+        raise ExecutorError(problem)
+    executor = RayExecutor(address, world)
+    try:
+        executor.connect()
+    except ExecutorError:
+        executor.close()
+        raise
+    return executor

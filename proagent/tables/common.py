@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, get_origin
+from typing import TYPE_CHECKING, Any, Literal, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from rich.console import Console
@@ -16,9 +16,13 @@ from proagent.eval.progress import ProgressLines
 from proagent.eval.session import RunHandle, finish_run, play_run, resume_run, start_run
 from proagent.eval.world import World
 
+if TYPE_CHECKING:
+    from proagent.eval.ray_executor import RayExecutor
+
 TEST_DOUBLES = "python:tests."  # --llm factories of the test suite: scripted answers, no model
 COMMON_FLAGS = (
     "llm", "api_base", "episodes", "horizon", "seed", "layouts", "out", "runs_dir", "resume", "cache", "max_cost",
+    "executor", "ray_address",
 )  # fmt: skip
 
 
@@ -37,6 +41,18 @@ class TableSettings(BaseModel):
     max_cost: float | None = Field(None, gt=0, description="USD: start no new episode once this much is spent")
     command: str = Field("", description="the command that regenerates the page, as typed")
     progress: str = "off"
+    executor: Literal["local", "ray"] = Field("local", description="where episodes play (--executor)")
+    ray_address: str | None = Field(None, description="with executor ray: a running cluster's head, host:port")
+
+    @model_validator(mode="after")
+    def _executor_can_run(self) -> TableSettings:
+        """A bad executor flag is refused with the settings, before anything runs."""
+        from proagent.eval.ray_executor import executor_problem
+
+        problem = executor_problem(self.executor, self.ray_address)
+        if problem is not None:
+            raise ValueError(problem)
+        return self
 
     @model_validator(mode="before")
     @classmethod
@@ -84,23 +100,45 @@ def agent_fields(settings: LLMSettings) -> dict[str, Any]:
 
 def play_grid(data: dict[str, Any], settings: TableSettings, console: Console, resume: Path | None = None) -> Path:
     """Play the evaluation grid ``data`` (or finish the run folder ``resume``) as `proagent eval`
-    does, in this process; returns the run folder. A bad grid is a TableError."""
+    does, in this process or on Ray; returns the run folder. A bad grid is a TableError, raised
+    (as an executor that cannot run is) before the run folder exists."""
     world = World()
+    executor = grid_executor(settings, world, console)
     try:
-        if resume is not None:
-            handle: RunHandle = resume_run(resume, {}, world, settings.command)
-        else:
-            config = validate_config(data | run_fields(settings), str(data.get("name", "table")), EvalConfig)
-            assert isinstance(config, EvalConfig)
-            handle = start_run(config, world, settings.command, settings.runs_dir)
-    except ConfigError as exc:
-        raise TableError(" ".join(str(exc).split())) from None
-    console.print(f"run folder: {handle.folder.path}", highlight=False)
-    outcome = asyncio.run(play_run(handle, world, settings.progress, console, ProgressLines(10, 10.0)))
+        try:
+            if resume is not None:
+                handle: RunHandle = resume_run(resume, {}, world, settings.command)
+            else:
+                config = validate_config(data | run_fields(settings), str(data.get("name", "table")), EvalConfig)
+                assert isinstance(config, EvalConfig)
+                handle = start_run(config, world, settings.command, settings.runs_dir)
+        except ConfigError as exc:
+            raise TableError(" ".join(str(exc).split())) from None
+        console.print(f"run folder: {handle.folder.path}", highlight=False)
+        outcome = asyncio.run(play_run(handle, world, settings.progress, console, ProgressLines(10, 10.0), executor))
+    finally:
+        if executor is not None:
+            executor.close()
     finish_run(handle, outcome, console)
     if outcome.failures or outcome.disk_error:
         raise TableError(f"the run in {handle.folder.path} did not finish; finish it with --resume")
     return handle.folder.path
+
+
+def grid_executor(settings: TableSettings, world: World, console: Console) -> RayExecutor | None:
+    """The Ray executor for ``--executor ray`` (None: this process plays), connected and checked;
+    a cluster it cannot use is a TableError."""
+    if settings.executor == "local" and settings.ray_address is None:
+        return None
+    from proagent.eval.ray_executor import ExecutorError, open_executor
+
+    try:
+        executor = open_executor(settings.executor, settings.ray_address, world)
+    except ExecutorError as exc:
+        raise TableError(str(exc)) from None
+    for warning in executor.warnings if executor is not None else []:
+        console.print(f"warning: {warning}", highlight=False, markup=False)
+    return executor
 
 
 def run_fields(settings: TableSettings) -> dict[str, Any]:

@@ -172,6 +172,29 @@ def test_bad_executor_flags_are_one_line_and_no_run_folder(flags, says, tmp_path
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_paper_table_plays_its_grid_on_ray_with_the_local_numbers(ray_session, tmp_path):
+    """`proagent reproduce` table targets take the executor too: the interdependence table (no LLM:
+    greedy with itself) written from a Ray run has the numbers of a local run's page."""
+    pages = {}
+    for executor in ("local", "ray"):
+        out, runs = tmp_path / executor / "page", tmp_path / executor / "runs"
+        argv = ["reproduce", "interdependence-table1", "--set", "partners=greedy", "--set", "seats=0"]
+        argv += ["--horizon", "10", "--episodes", "2", "--out", str(out), "--runs-dir", str(runs)]
+        assert main([*argv, "--executor", executor, "--progress", "off"]) == 0
+        (run,) = runs.iterdir()
+        pages[executor] = out.with_suffix(".md").read_text().replace(run.name, "RUN").replace(f"--executor {executor}", "")
+        pages[executor] = pages[executor].replace(str(tmp_path / executor), "TMP")
+    assert pages["ray"] == pages["local"]
+
+
+def test_a_table_target_refuses_a_bad_executor_flag_before_any_run(tmp_path, capsys):
+    argv = ["reproduce", "interdependence-table1", "--ray-address", "127.0.0.1:6379", "--runs-dir", str(tmp_path)]
+    code = main([*argv, "--out", str(tmp_path / "page")])
+    err = capsys.readouterr().err
+    assert code == 2 and "--ray-address needs --executor ray" in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.slow
 def test_the_command_starts_and_stops_its_own_local_runtime(tmp_path):
     """The default path, outside this module's runtime: `--executor ray` alone starts Ray here
