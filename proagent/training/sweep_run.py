@@ -24,6 +24,7 @@ from pathlib import Path
 
 from proagent import cluster
 from proagent.files import write_atomic
+from proagent.training.resume import RESUME_DIR
 from proagent.training.sweep import SUMMARY, SWEEP_RECORD, SummaryRow, Sweep, is_complete, load_sweep, summary_row
 from proagent.training.sweep import summary_table as markdown_table
 
@@ -53,7 +54,7 @@ def run_sweep(
     if executor == "ray":
         codes = _on_ray(todo, sweep, address, train_one, say)
     else:
-        codes = {name: train_one(argv, _prefixed(name, say)) for name, argv in todo}
+        codes = {name: run_cell(train_one, argv, root / name, _prefixed(name, say)) for name, argv in todo}
     rows = [summary_row(cell, sweep.domain, root, codes.get(cell.folder_name(sweep.domain), 0) != 0)
             for cell in sweep.cells()]  # fmt: skip
     _write_summary(root, rows, say)
@@ -95,10 +96,17 @@ def _prefixed(name: str, say: Say) -> Say:
     return lambda line: say(f"[{name}] {line}")
 
 
-def run_cell(train_one: TrainOne, argv: list[str]) -> tuple[int, list[str]]:
+def run_cell(train_one: TrainOne, argv: list[str], out: Path, say: Say) -> int:
+    """One run: resumed when its folder keeps resume state (a killed run, or a Ray worker that
+    died), else started; decided when it starts, so a retry resumes too."""
+    resuming = (out / RESUME_DIR).is_dir()
+    return train_one([*argv, "--resume"] if resuming else argv, say)
+
+
+def ray_cell(train_one: TrainOne, argv: list[str], out: Path) -> tuple[int, list[str]]:
     """A Ray task: one run, on whichever node Ray chose; its exit code and last progress lines."""
     lines: list[str] = []
-    code = train_one(argv, lines.append)
+    code = run_cell(train_one, argv, out, lines.append)
     return code, lines[-TAIL:]
 
 
@@ -109,6 +117,7 @@ def _on_ray(
     import ray
     from ray.exceptions import RayError
 
+    root = sweep.output_root.resolve()
     started = cluster.connect(address)
     try:
         problems, warnings = cluster.check_nodes()
@@ -116,10 +125,10 @@ def _on_ray(
             raise cluster.ClusterError("; ".join(problems))
         for warning in warnings:
             say(f"warning: {warning}")
-        remote = ray.remote(run_cell).options(
+        remote = ray.remote(ray_cell).options(
             num_cpus=sweep.resources.num_cpus, num_gpus=sweep.resources.num_gpus, max_retries=MAX_RETRIES
         )
-        pending = {remote.remote(train_one, argv): name for name, argv in jobs}
+        pending = {remote.remote(train_one, argv, root / name): name for name, argv in jobs}
         codes: dict[str, int] = {}
         while pending:
             (ready,), _ = ray.wait(list(pending), num_returns=1)

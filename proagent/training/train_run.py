@@ -87,8 +87,13 @@ def _prepare(args: argparse.Namespace) -> tuple[Any, Any, Path]:
 def refusal(args: argparse.Namespace) -> str | None:
     """Why this run would be refused before training (world, algorithm, layout, configs, folder),
     as one line; None when it would train. Writes nothing: a sweep checks every run this way first."""
+    from pydantic import ValidationError
+
     try:
         _prepare(args)
+    except ValidationError as exc:  # a config built from --set/--algo-set/--network-set: its first bad field
+        first = exc.errors()[0]
+        return f"{exc.title} {'.'.join(str(part) for part in first['loc'])}: {first['msg']}"
     except ValueError as exc:
         return str(exc)
     return None
