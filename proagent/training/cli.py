@@ -52,7 +52,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "stage); op: Other-Play; state_aug: state-augmented self-play (V2 paper)",
     )
     p.add_argument(
-        "--layout", default=None, help="layout or scenario name, or file (e.g. cramped_room, easy_2a); required without --sweep"
+        "--layout",
+        default=None,
+        help="layout or scenario name, or file (e.g. cramped_room, easy_2a); required without --sweep",
     )
     p.add_argument("--seed", type=_bounded(int, 0, MAX_SEED), default=0)
     p.add_argument(

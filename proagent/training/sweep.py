@@ -28,9 +28,11 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from proagent.limits import MAX_EPISODES, MAX_SEED, MAX_TRAIN_STEPS
+from proagent.run_lines import typed
+from proagent.tables_out import markdown_rows
 from proagent.training.checkpoint import MANIFEST_FILE, load_manifest
 from proagent.training.resume import RESUME_DIR
 from proagent.training.run_folder import run_name
@@ -170,11 +172,9 @@ def load_sweep(path: Path) -> Sweep:
 
 def parse_sweep(data: dict[str, Any], where: str) -> Sweep:
     try:
-        return Sweep.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or "(file)"
-        raise ValueError(f"--sweep {where}: {field}: {first['msg']}") from None
+        return typed(Sweep, data)
+    except ValueError as exc:  # names the first bad field
+        raise ValueError(f"--sweep {where}: {exc}") from None
 
 
 def is_complete(folder: Path) -> bool:
@@ -215,10 +215,9 @@ def summary_row(cell: Cell, domain: str, root: Path, failed: bool) -> SummaryRow
 
 def summary_table(rows: list[SummaryRow]) -> str:
     """A Markdown table of the runs."""
-    head = "| run | method | layout | seed | status | steps | self-play | params sha256 | wall (s) |"
-    lines = [head, "|" + "---|" * 9]
-    for r in rows:
-        cells = [r.folder, r.method, r.layout, str(r.seed), r.status, f"{r.env_steps:,}" if r.env_steps else "",
-                 r.self_play or "", r.params_sha256 or "", f"{r.wall_s:.0f}" if r.wall_s is not None else ""]  # fmt: skip
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    header = ["run", "method", "layout", "seed", "status", "steps", "self-play", "params sha256", "wall (s)"]
+    return markdown_rows(header, [
+        [r.folder, r.method, r.layout, str(r.seed), r.status, f"{r.env_steps:,}" if r.env_steps else "",
+         r.self_play or "", r.params_sha256 or "", f"{r.wall_s:.0f}" if r.wall_s is not None else ""]
+        for r in rows
+    ])  # fmt: skip

@@ -6,7 +6,6 @@ and trains on a local Ray runtime to the same manifests. Every run uses the one 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -100,7 +99,9 @@ def test_sweep_flags_that_cannot_run_are_one_line(tmp_path, capsys):
 
 def test_a_tiny_sweep_trains_each_cell_into_its_folder_with_a_summary(local_sweep, capsys):
     root, lines = local_sweep
-    assert sorted(p.name for p in root.iterdir()) == sorted([*RUNS, "sweep.toml", "sweep_summary.json", "sweep_summary.md"])
+    assert sorted(p.name for p in root.iterdir()) == sorted(
+        [*RUNS, "sweep.toml", "sweep_summary.json", "sweep_summary.md"]
+    )
     summary = json.loads((root / "sweep_summary.json").read_text())
     assert [(r["method"], r["layout"], r["seed"], r["status"], r["env_steps"]) for r in summary] == [
         ("sp", "cramped_room", 0, "done", 256), ("sp", "cramped_room", 1, "done", 256)]  # fmt: skip
@@ -154,19 +155,16 @@ WORKER_ENV = {
 
 @pytest.fixture(scope="module")
 def ray_session() -> Iterator[None]:
+    """A local Ray runtime of 2 CPUs whose processes inherit ``WORKER_ENV``; shut down after."""
     ray = pytest.importorskip("ray")
-    saved = {name: os.environ.get(name) for name in WORKER_ENV}
-    os.environ.update(WORKER_ENV)  # the runtime's processes inherit this environment
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=True, logging_level="WARNING")
-    try:
-        yield
-    finally:
-        ray.shutdown()
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in WORKER_ENV.items():
+            patch.setenv(name, value)
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=True, logging_level="WARNING")
+        try:
+            yield
+        finally:
+            ray.shutdown()
 
 
 @pytest.mark.slow  # starts a Ray runtime (~20 s on 2 cores)
