@@ -11,8 +11,8 @@ run decides from its own folder what to do: a finished one (manifest, no resume 
 a killed one continues from its resume state, a missing one starts. That rule also covers Ray's
 retry of a run whose worker died: the retry resumes from the dead worker's last checkpoint.
 
-Executors: ``local`` trains the runs one after another in this process (the compiled programs
-are shared); ``ray`` submits one Ray task per run with the sweep's ``num_cpus``/``num_gpus``
+Executors: ``local`` trains the runs one after another in this process (a later run reuses
+what JAX compiled for an earlier one of the same shape); ``ray`` submits one Ray task per run with the sweep's ``num_cpus``/``num_gpus``
 request, on a cluster joined by `proagent.cluster` (or a local one it starts and stops).
 """
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from training_helpers import TINY
 
+from proagent.cli import main as proagent_main
 from proagent.training import resume
 from proagent.training.checkpoint import load_manifest
 from proagent.training.cli import main
@@ -92,8 +93,9 @@ def test_sweep_flags_that_cannot_run_are_one_line(tmp_path, capsys):
     assert main(["--sweep", str(path), "--ray-address", "127.0.0.1:1"]) == 2  # needs --executor ray
     assert main(["--sweep", str(path), "--resume"]) == 2  # nothing to resume
     assert main(["--layout", "cramped_room", "--executor", "ray"]) == 2  # a single run has no executor
+    assert proagent_main(["train", "--sweep", str(path), "--out", str(tmp_path)]) == 2  # the `proagent` command
     err = capsys.readouterr().err.splitlines()
-    assert len(err) == 4 and "--ray-address needs --executor ray" in err[1] and "holds no sweep" in err[2], err
+    assert len(err) == 5 and "drop --out" in err[4] and "--ray-address needs --executor ray" in err[1] and "holds no sweep" in err[2], err
     assert not (tmp_path / "out").exists()
 
 
