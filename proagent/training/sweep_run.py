@@ -63,7 +63,8 @@ def run_sweep(
 
 def _jobs(sweep: Sweep, root: Path, resume: bool, refusal: Refusal) -> list[tuple[str, list[str]]]:
     """(folder name, `proagent train` arguments) of every cell; a ValueError naming the first cell
-    the command would refuse (checked as on a resume, so a finished run's checkpoint is no refusal)."""
+    the command would refuse. On a sweep's resume, each is checked as a resumed run (a finished or
+    killed run's checkpoint in its folder is then no reason to refuse)."""
     jobs = []
     for cell in sweep.cells():
         name = cell.folder_name(sweep.domain)

@@ -95,7 +95,12 @@ def test_sweep_flags_that_cannot_run_are_one_line(tmp_path, capsys):
     assert main(["--layout", "cramped_room", "--executor", "ray"]) == 2  # a single run has no executor
     assert proagent_main(["train", "--sweep", str(path), "--out", str(tmp_path)]) == 2  # the `proagent` command
     err = capsys.readouterr().err.splitlines()
-    assert len(err) == 5 and "drop --out" in err[4] and "--ray-address needs --executor ray" in err[1] and "holds no sweep" in err[2], err
+    assert (
+        len(err) == 5
+        and "drop --out" in err[4]
+        and "--ray-address needs --executor ray" in err[1]
+        and "holds no sweep" in err[2]
+    ), err
     assert not (tmp_path / "out").exists()
 
 
