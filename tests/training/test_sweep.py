@@ -183,3 +183,17 @@ def test_a_sweep_on_ray_trains_the_same_manifests_as_locally(ray_session, local_
     assert "ray executor" in lines[0]
     assert manifests(tmp_path / "out") == manifests(local_sweep[0])
     assert [line for line in lines if "saved sp" in line and line.startswith("[")] != []
+
+
+def test_override_sets_are_one_more_axis_merged_over_the_shared_settings(tmp_path):
+    from proagent.training.sweep import load_sweep
+
+    text = (
+        SWEEP + "[overrides.low_ent]\nppo = { ent_coef = 0.001 }\n[overrides.big]\nnum_envs = 8\nalgo = { x = [1] }\n"
+    )
+    sweep = load_sweep(sweep_file(tmp_path, text))
+    names = [cell.folder_name(sweep.domain) for cell in sweep.cells()]
+    assert names == [f"overcooked-cramped_room-sp-s{s}-{o}" for o in ("low_ent", "big") for s in (0, 1)]
+    low, big = sweep.cells()[0].argv(sweep.domain, tmp_path), sweep.cells()[2].argv(sweep.domain, tmp_path)
+    assert "ent_coef=0.001" in low and "num_steps=32" in low and low[low.index("--num-envs") + 1] == "4"
+    assert big[big.index("--num-envs") + 1] == "8" and "x=[1]" in big and "ent_coef=0.001" not in big
