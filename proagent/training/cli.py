@@ -31,6 +31,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 from proagent.limits import MAX_EPISODES, MAX_SEED, MAX_SEEDS, MAX_TRAIN_STEPS
 from proagent.training.run_config import build_algo_config, build_algo_settings, build_config, key_values
@@ -50,7 +51,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "agents (partners human_proxy_<style>); hsp: a best response to those biased agents (HSP's second "
         "stage); op: Other-Play; state_aug: state-augmented self-play (V2 paper)",
     )
-    p.add_argument("--layout", required=True, help="layout or scenario name, or file (e.g. cramped_room, easy_2a)")
+    p.add_argument(
+        "--layout",
+        default=None,
+        help="layout or scenario name, or file (e.g. cramped_room, easy_2a); required without --sweep",
+    )
     p.add_argument("--seed", type=_bounded(int, 0, MAX_SEED), default=0)
     p.add_argument(
         "--seeds",
@@ -152,6 +157,27 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="population methods: set one of the algorithm's own settings, e.g. pool_members=8 (fcp), "
         "population=8 (mep, pbt), generations=10 (cole), styles='[\"deliverer\"]' (human_proxy; JSON for lists)",
     )
+    _add_sweep_arguments(p)
+
+
+def _add_sweep_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--sweep",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="train every run of a sweep file (methods x layouts x seeds x overrides, TOML) into its output root, "
+        "then print a summary; with --resume, finished runs are skipped and killed ones resume",
+    )
+    p.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default="local",
+        help="--sweep: local trains the runs one after another here; ray runs one Ray task per run",
+    )
+    p.add_argument(
+        "--ray-address", default=None, metavar="ADDR", help="--executor ray: a running head (host:port or auto)"
+    )
 
 
 def _bounded(kind: type, low: float, high: float) -> Callable[[str], float]:
@@ -183,6 +209,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def refuse_flags(args: argparse.Namespace) -> str | None:
     """The first flag combination that cannot run, as one line; None if all can."""
+    if args.sweep is not None:
+        return refuse_with_sweep(args)
+    if args.layout is None:
+        return "--layout is required (or give --sweep FILE)"
+    if args.executor != "local" or args.ray_address is not None:
+        return "--executor and --ray-address are for --sweep; a single run trains in this process"
     if args.resume and args.algo == "bc":
         return "--resume: bc trains in seconds and keeps no resume state; run it again"
     if args.keep_best and args.algo != "sp":
@@ -215,6 +247,14 @@ def refuse_seeds(args: argparse.Namespace) -> str | None:
     return None
 
 
+def refuse_with_sweep(args: argparse.Namespace) -> str | None:
+    """What ``--sweep`` cannot run with: the sweep file names every run's layout and folder."""
+    given = [flag for flag, value in (("--layout", args.layout), ("--out", args.out), ("--ship", args.ship)) if value]
+    if given:
+        return f"--sweep names every run's layout and folder; drop {', '.join(given)}"
+    return None
+
+
 def _is_folder_name(name: str) -> bool:
     """Whether ``name`` is one folder name a partner can have (no path, nothing hidden)."""
     return name[:1].isalnum() and all(c.isalnum() or c in "_-." for c in name)
@@ -227,14 +267,62 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace, say: Callable[[str], None] | None = None) -> int:
-    """Refuse what cannot run, else train; progress lines go to ``say`` (default: stdout)."""
+    """Refuse what cannot run, else train (a run, or a sweep's runs); progress lines go to ``say``
+    (default: stdout)."""
     from proagent.training.train_run import run_training
 
     refused = refuse_flags(args)
     if refused is not None:
         print(f"error: {refused}", file=sys.stderr)
         return 2
+    if args.sweep is not None:
+        return _run_sweep(args, say or _say)
     return run_training(args, say)
+
+
+def _run_sweep(args: argparse.Namespace, say: Callable[[str], None]) -> int:
+    from proagent.cluster import ClusterError
+    from proagent.training.sweep_run import run_sweep
+
+    try:
+        return run_sweep(args.sweep, args.executor, args.ray_address, args.resume, run_argv, argv_refusal, say)
+    except (ValueError, ClusterError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
+class _RaisingParser(argparse.ArgumentParser):
+    """The flags' parser for argument lists a program built (a sweep's runs): an error is a
+    ValueError of one line, not argparse's usage text and exit."""
+
+    def error(self, message: str) -> NoReturn:
+        raise ValueError(message)
+
+
+def parse_argv(argv: list[str]) -> argparse.Namespace:
+    parser = _RaisingParser(prog="proagent train")
+    add_arguments(parser)
+    return parser.parse_args(argv)
+
+
+def run_argv(argv: list[str], say: Callable[[str], None]) -> int:
+    """`proagent train` on an argument list (one run of a sweep): its exit code."""
+    return run(parse_argv(argv), say)
+
+
+def argv_refusal(argv: list[str]) -> str | None:
+    """Why `proagent train` would refuse ``argv``, as one line, without writing anything."""
+    from proagent.training.train_run import refusal
+
+    try:
+        args = parse_argv(argv)
+    except ValueError as exc:
+        return str(exc)
+    return refuse_flags(args) or refusal(args)
 
 
 __all__ = ["ALGOS", "add_arguments", "build_algo_config", "build_algo_settings", "build_config", "key_values", "main"]

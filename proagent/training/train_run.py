@@ -84,6 +84,21 @@ def _prepare(args: argparse.Namespace) -> tuple[Any, Any, Path]:
     return config, settings, _out_dir(args, config.world, config.layout, settings)
 
 
+def refusal(args: argparse.Namespace) -> str | None:
+    """Why this run would be refused before training (world, algorithm, layout, configs, folder),
+    as one line; None when it would train. Writes nothing: a sweep checks every run this way first."""
+    from pydantic import ValidationError
+
+    try:
+        _prepare(args)
+    except ValidationError as exc:  # a config built from --set/--algo-set/--network-set: its first bad field
+        first = exc.errors()[0]
+        return f"{exc.title} {'.'.join(str(part) for part in first['loc'])}: {first['msg']}"
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def run_training(args: argparse.Namespace, say: Callable[[str], None] | None = None) -> int:
     """Train as the flags say; every progress line goes to ``say`` (default: stdout)."""
     from proagent.training import checkpoint
