@@ -23,14 +23,10 @@ Ray is imported only here, and only when this executor runs: the local executor 
 from __future__ import annotations
 
 import math
-import os
-import re
-import socket
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import proagent
+from proagent.cluster import ClusterError, check_nodes, connect, first_line, flags_problem
 from proagent.eval.config import EvalConfig
 from proagent.eval.models import ModelPool
 from proagent.eval.plan import EpisodeJob
@@ -43,12 +39,6 @@ from proagent.llm.types import LLMConfigError
 from proagent.runner.episode import StepView
 
 EXECUTORS = ("local", "ray")
-RAY_REQUIREMENT = "ray>=2.9"
-# Endings of the names of environment variables that carry credentials or endpoints the LLM
-# backends read: each node's workers should see the ones this shell sets (names compared, never values).
-CREDENTIAL_SUFFIXES = ("_API_KEY", "_API_BASE", "_API_VERSION", "_TOKEN", "_SECRET", "_SECRET_KEY", "_ACCESS_KEY")
-# A head node's address as `ray start --head` prints it, a Ray client address, or auto.
-ADDRESS = re.compile(r"^(auto|local|(ray://)?[A-Za-z0-9.\-]+:\d{1,5})$")
 MAX_RESTARTS = 3  # a worker process that dies is started again this often
 MAX_RETRIES = 3  # an episode whose worker died is played again this often
 
@@ -60,22 +50,7 @@ class ExecutorError(Exception):
 def executor_problem(executor: str, address: str | None) -> str | None:
     """Why these flags cannot run, in one actionable line; None when they can. Checked before the
     run folder exists, so a typo costs no folder."""
-    if address is not None and executor != "ray":
-        return "--ray-address needs --executor ray (the local executor plays every episode in this process)"
-    if executor != "ray":
-        return None
-    try:
-        import ray  # noqa: F401 - only whether it imports
-    except ImportError:
-        return f'--executor ray needs Ray here and on every node: pip install "{RAY_REQUIREMENT}" (or run without it)'
-    if address is not None and not ADDRESS.match(address):
-        return f"--ray-address {address!r}: give a running head's host:port (as `ray start --head` prints), or auto"
-    return None
-
-
-def credential_names(environ: Mapping[str, str]) -> list[str]:
-    """The names of the credentials and API endpoints set in ``environ``, by their endings."""
-    return sorted(name for name in environ if name.upper().endswith(CREDENTIAL_SUFFIXES))
+    return flags_problem(executor, address, "plays every episode in this process")
 
 
 @dataclass
@@ -121,12 +96,6 @@ def _no_count(view: StepView) -> None:
     """Steps are counted by the driver when the record arrives."""
 
 
-def _node_check(names: list[str]) -> tuple[str, list[str]]:
-    """Runs on each node before the workers start (importing this module there is the check): the
-    project's version there, and which of ``names`` its workers' environment lacks."""
-    return proagent.__version__, [name for name in names if not os.environ.get(name)]
-
-
 class RayExecutor:
     """Connects to a cluster (``address``) or starts a local one, and gives the evaluator one lane
     per episode that may be in flight on it."""
@@ -141,24 +110,10 @@ class RayExecutor:
 
     def connect(self) -> None:
         """Join the cluster, then check that every node can import this project (ExecutorError)."""
-        import ray
-
-        unreachable = head_problem(self._address)
-        if unreachable is not None:
-            raise ExecutorError(unreachable)
-        if not ray.is_initialized():
-            os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no reporting home from a research run
-            try:
-                ray.init(
-                    address=self._address or "local",
-                    include_dashboard=False,
-                    log_to_driver=True,
-                    logging_level="WARNING",
-                )
-            except (ConnectionError, RuntimeError, ValueError) as exc:
-                where = self._address or "a local cluster"
-                raise ExecutorError(f"cannot start Ray on {where}: {_first_line(exc)}") from None
-            self._started = True
+        try:
+            self._started = connect(self._address)
+        except ClusterError as exc:
+            raise ExecutorError(str(exc)) from None
         problems, self.warnings = check_nodes()
         if problems:
             raise ExecutorError("; ".join(problems))
@@ -189,7 +144,7 @@ class RayExecutor:
             try:
                 result: EpisodeResult = await actor.play.remote(job)
             except RayError as exc:  # the worker is gone for good (restarts spent, or it never started)
-                raise RemoteEpisodeError(f"worker lost: {_first_line(exc)}", 0.0) from None
+                raise RemoteEpisodeError(f"worker lost: {first_line(exc)}", 0.0) from None
             assert evaluator.budget is not None
             evaluator.budget.charge(result.spent_usd)
             if result.config_error:
@@ -220,66 +175,6 @@ def worker_options(slots: int) -> dict[str, Any]:
     """Ray options of a worker actor: one CPU, ``slots`` episodes at once, restarted (with its
     episodes in flight retried) when its process dies. No runtime_env: its env_vars are logged."""
     return {"num_cpus": 1, "max_concurrency": slots, "max_restarts": MAX_RESTARTS, "max_task_retries": MAX_RETRIES}
-
-
-NodeCheck = Callable[[list[str]], tuple[str, list[str]]]
-
-
-def check_nodes(probe: NodeCheck = _node_check) -> tuple[list[str], list[str]]:
-    """Problems (a node that cannot import this project, or runs another version of it) and
-    warnings (a node whose workers lack a credential this shell sets), one line per node each.
-    ``probe`` runs on every alive node; it is this module's, so unpickling it there is the import."""
-    import ray
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-    nodes = [node for node in ray.nodes() if node.get("Alive")]
-    names = credential_names(os.environ)
-    remote = ray.remote(num_cpus=0, max_retries=0)(probe)
-    calls = [
-        remote.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False)).remote(names)
-        for node in nodes
-    ]
-    problems: list[str] = []
-    warnings: list[str] = []
-    for node, call in zip(nodes, calls, strict=True):
-        name = f"node {node.get('NodeManagerHostname', '?')} ({node.get('NodeManagerAddress', '?')})"
-        try:
-            version, lacking = ray.get(call)
-        except ray.exceptions.RayError as exc:
-            problems.append(
-                f"{name} cannot import proagent: {_first_line(exc)}; install the project there (pip install -e .)"
-            )
-            continue
-        if version != proagent.__version__:
-            problems.append(
-                f"{name} runs proagent {version}, this machine {proagent.__version__}; install one version everywhere"
-            )
-        if lacking:
-            warnings.append(
-                f"{name}: its workers lack {', '.join(lacking)}, set here; export them before `ray start` on that node"
-            )
-    return problems, warnings
-
-
-def head_problem(address: str | None, timeout_s: float = 5.0) -> str | None:
-    """Why the head at ``host:port`` cannot be reached, or None (also for auto and ray://). Checked
-    with one TCP connection first, because `ray.init` retries an unreachable head for minutes."""
-    if address is None or "://" in address or ":" not in address:
-        return None
-    host, _, port = address.rpartition(":")
-    try:
-        with socket.create_connection((host, int(port)), timeout=timeout_s):
-            return None
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        return f"--ray-address {address}: no Ray head answers there ({reason}); run `ray start --head` there or fix it"
-
-
-def _first_line(exc: BaseException) -> str:
-    """The gist of a (Ray) error, whose message may run to a remote traceback: its last non-blank
-    line, which names the exception that started it."""
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    return lines[-1] if lines else type(exc).__name__
 
 
 def open_executor(name: str, address: str | None, world: World) -> RayExecutor | None:

@@ -20,9 +20,10 @@ import pytest
 from eval_helpers import lines
 
 from proagent.cli import main
+from proagent.cluster import check_nodes
 from proagent.eval.config import EvalConfig
 from proagent.eval.plan import plan_jobs
-from proagent.eval.ray_executor import RayExecutor, check_nodes, worker_options
+from proagent.eval.ray_executor import RayExecutor, worker_options
 from proagent.eval.records import EvalRecord, read_records
 from proagent.eval.world import World
 from tests.support.priced import KEY_VARIABLE
