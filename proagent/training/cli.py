@@ -247,11 +247,19 @@ def refuse_seeds(args: argparse.Namespace) -> str | None:
     return None
 
 
+SWEEP_FLAGS = frozenset({"sweep", "executor", "ray_address", "resume"})  # what a sweep run takes from the command line
+
+
 def refuse_with_sweep(args: argparse.Namespace) -> str | None:
-    """What ``--sweep`` cannot run with: the sweep file names every run's layout and folder."""
-    given = [flag for flag, value in (("--layout", args.layout), ("--out", args.out), ("--ship", args.ship)) if value]
+    """What ``--sweep`` cannot run with: any run setting given on the command line, since the sweep
+    file names every run's layout, folder and settings (one given here would be silently ignored)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    add_arguments(parser)
+    defaults = vars(parser.parse_args([]))
+    given = [d for d, default in defaults.items() if d not in SWEEP_FLAGS and vars(args).get(d, default) != default]
     if given:
-        return f"--sweep names every run's layout and folder; drop {', '.join(given)}"
+        flags = ", ".join("--" + d.replace("_", "-") for d in given)
+        return f"--sweep takes every run's layout, folder and settings from its file; drop {flags}"
     return None
 
 

@@ -93,11 +93,13 @@ def test_sweep_flags_that_cannot_run_are_one_line(tmp_path, capsys):
     assert main(["--sweep", str(path), "--ray-address", "127.0.0.1:1"]) == 2  # needs --executor ray
     assert main(["--sweep", str(path), "--resume"]) == 2  # nothing to resume
     assert main(["--layout", "cramped_room", "--executor", "ray"]) == 2  # a single run has no executor
+    assert main(["--sweep", str(path), "--keep-best", "4", "--algo", "cole"]) == 2  # run settings: the file's
     assert proagent_main(["train", "--sweep", str(path), "--out", str(tmp_path)]) == 2  # the `proagent` command
     err = capsys.readouterr().err.splitlines()
     assert (
-        len(err) == 5
-        and "drop --out" in err[4]
+        len(err) == 6
+        and "drop --out" in err[5]
+        and err[4].endswith("drop --algo, --keep-best")
         and "--ray-address needs --executor ray" in err[1]
         and "holds no sweep" in err[2]
     ), err
