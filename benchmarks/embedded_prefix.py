@@ -16,7 +16,8 @@ that background load hits them alike; each round plays, after ``Llama.reset()``
 each followed by a *warm* call with a different state, where llama.cpp reuses
 the KV cache of the shared prefix. Reported: cold / warm (the prefix's real
 cost) and cached / warm (what is left of it with the state cache), medians of
-the rounds' ratios with their spread.
+the rounds' ratios with their spread, of the latency and of the prompt evaluation
+alone (answers differ in length, which moves the latency ratio).
 """
 
 from __future__ import annotations
@@ -96,6 +97,7 @@ def _read_perf(model: EmbeddedModel) -> dict[str, float]:
     lib.llama_perf_context_reset(ctx)
     return {
         "prompt_tokens_evaluated": data.n_p_eval,
+        "prompt_eval_ms": data.t_p_eval_ms,
         "prompt_tok_per_s": 1000.0 * data.n_p_eval / max(data.t_p_eval_ms, 1e-9),
         "gen_tokens": data.n_eval,
         "gen_tok_per_s": 1000.0 * data.n_eval / max(data.t_eval_ms, 1e-9),
@@ -146,17 +148,22 @@ async def run(decisions: int, threads: int | None) -> dict[str, Stats]:
     print("example answer:", runs["warm_after_cold"][0][-1].text)
     for label, rows in perf.items():
         print(f"llama.cpp perf {label:18s}", {k: round(statistics.median(r[k] for r in rows), 1) for k in rows[0]})
-    _print_ratios(runs)
+    _print_ratios(runs, perf)
     return {name: _stats(*pair) for name, pair in runs.items()}
 
 
-def _print_ratios(runs: dict[str, Pair]) -> None:
-    """Each round's latency ratio against the warm call that followed it: median and spread."""
-    for first, warm, label in (("cold", "warm_after_cold", "without state cache (cold / warm)"),
-                               ("cached", "warm_after_cached", "with state cache (cached / warm)")):  # fmt: skip
-        ratios = [a.latency_s / b.latency_s for a, b in zip(runs[first][0], runs[warm][0], strict=True)]
-        spread = f"{min(ratios):.2f}-{max(ratios):.2f}"
-        print(f"prefix ratio {label:34s} median {statistics.median(ratios):.2f}x  spread {spread}  n={len(ratios)}")
+def _print_ratios(runs: dict[str, Pair], perf: dict[str, list[dict[str, float]]]) -> None:
+    """Each round's ratio against the warm call that followed it, median and spread: of the whole
+    latency (what an agent waits; answers differ in length) and of llama.cpp's prompt-evaluation
+    time alone (the prefix's cost, whatever the answer's length)."""
+    pairs = (("cold", "warm_after_cold", "without state cache (cold / warm)"),
+             ("cached", "warm_after_cached", "with state cache (cached / warm)"))  # fmt: skip
+    for first, warm, label in pairs:
+        latency = [a.latency_s / b.latency_s for a, b in zip(runs[first][0], runs[warm][0], strict=True)]
+        prompt = [a["prompt_eval_ms"] / b["prompt_eval_ms"] for a, b in zip(perf[first], perf[warm], strict=True)]
+        for what, ratios in (("latency", latency), ("prompt eval", prompt)):
+            spread = f"{min(ratios):.2f}-{max(ratios):.2f}"
+            print(f"prefix ratio {label:34s} {what:11s} median {statistics.median(ratios):5.2f}x  spread {spread}")
 
 
 def main() -> None:
