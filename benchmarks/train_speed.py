@@ -13,14 +13,21 @@
   ``step`` (its auto-reset computes a reset every step) with JaxMARL IPPO's MLP (separate actor and
   critic, 64-64 tanh, over the flattened observation).
 
-Each variant is timed over ``--updates`` whole PPO updates after one warm-up (compile excluded), and
-its rollout alone (acting + env stepping) too. Ratios are printed against the baseline.
+Every variant is compiled first (one warm-up each), then the variants take turns: in each of
+``--repeats`` rounds (order rotated each round) each is timed over ``--updates`` whole PPO updates,
+and its rollout alone (acting + env stepping) too. Run one after another, a variant's ratio moved
+from 0.82x to 1.76x between runs as other load came and went; taking turns lets that load hit all
+variants alike. Reported: median speeds, and each variant's ratio to the baseline as the median of
+the rounds' ratios with its spread (min-max and the largest deviation from the median).
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
+from collections.abc import Callable
+from typing import Any
 
 import flax.linen as nn
 import jax
@@ -102,17 +109,24 @@ def make_baseline(config: PPOConfig, env: envs.OvercookedEnv):
     return jax.jit(init), jax.jit(update), jax.jit(lambda c: collect(c)[0])
 
 
-def time_calls(fn, carry, calls: int) -> tuple[float, object]:
-    carry = fn(carry)  # warm-up (compiles)
-    jax.block_until_ready(carry)
-    start = time.perf_counter()
-    for _ in range(calls):
-        carry = fn(carry)
-    jax.block_until_ready(carry)
-    return time.perf_counter() - start, carry
+class Timer:
+    """One jitted step and the carry it threads: compiled on construction (one warm-up call), then
+    timed over and over, so variants can take turns instead of running one after another."""
+
+    def __init__(self, fn: Callable[[Any], Any], carry: Any) -> None:
+        self._fn = fn
+        self._carry = jax.block_until_ready(fn(carry))  # warm-up (compiles)
+
+    def time(self, calls: int) -> float:
+        start = time.perf_counter()
+        for _ in range(calls):
+            self._carry = self._fn(self._carry)
+        jax.block_until_ready(self._carry)
+        return time.perf_counter() - start
 
 
-def bench_ours(config: PPOConfig, env: OvercookedRLEnv, updates: int) -> tuple[float, float]:
+def prepare_ours(config: PPOConfig, env: OvercookedRLEnv) -> tuple[Timer, Timer]:
+    """Our self-play trainer's update, and its rollout alone."""
     init, update = make_self_play(config, env, 1)
     runner = init(jax.random.PRNGKey(0))
 
@@ -122,16 +136,14 @@ def bench_ours(config: PPOConfig, env: OvercookedRLEnv, updates: int) -> tuple[f
         policy = lambda obs: r.learners.apply_fn(params, obs)
         return r._replace(envs=rollout(env, policy, r.envs, r.key, config.num_steps, 1.0)[0])
 
-    t_roll, runner = time_calls(roll, runner, updates)
-    t_upd, _ = time_calls(lambda r: update(r)[0], runner, updates)
-    return t_upd, t_roll
+    return Timer(lambda r: update(r)[0], runner), Timer(roll, runner)
 
 
 POPULATIONS = ("pop-sp", "pop-br", "pop-rr4")
 
 
-def bench_population(config: PPOConfig, env: OvercookedRLEnv, updates: int, kind: str) -> tuple[float, float]:
-    """Training speed of the population program in one of its three shapes (no rollout-only timing)."""
+def prepare_population(config: PPOConfig, env: OvercookedRLEnv, kind: str) -> tuple[Timer, None]:
+    """The population program's update in one of its three shapes (no rollout-only timing)."""
     from proagent.training.algorithms.pairings import best_response, round_robin, self_play
     from proagent.training.population import Pairing, learner_params, make_population_train, stack_pool
 
@@ -142,16 +154,51 @@ def bench_population(config: PPOConfig, env: OvercookedRLEnv, updates: int, kind
     runner = init(jax.random.PRNGKey(0))
     if kind == "pop-br":
         runner = init(jax.random.PRNGKey(0), *stack_pool([learner_params(runner, 0)] * 8, 8))
-    t_upd, _ = time_calls(lambda r: update(r)[0], runner, updates)
-    return t_upd, float("nan")
+    return Timer(lambda r: update(r)[0], runner), None
 
 
-def bench_baseline(config: PPOConfig, env: envs.OvercookedEnv, updates: int) -> tuple[float, float]:
+def prepare_baseline(config: PPOConfig, env: envs.OvercookedEnv) -> tuple[Timer, Timer]:
     init, update, roll = make_baseline(config, env)
     carry = init(jax.random.PRNGKey(0))
-    t_roll, carry = time_calls(roll, carry, updates)
-    t_upd, _ = time_calls(update, carry, updates)
-    return t_upd, t_roll
+    return Timer(update, carry), Timer(roll, carry)
+
+
+def prepare(name: str, args: argparse.Namespace, env: envs.OvercookedEnv) -> tuple[PPOConfig, Timer, Timer | None]:
+    """The variant ``name``'s config and timers (compiled)."""
+    cfg = PPOConfig(
+        layout=args.layout,
+        num_envs=args.num_envs,
+        num_steps=args.num_steps,
+        num_minibatches=args.minibatches,
+        network=NetworkConfig(encoder="cnn" if name == "cnn" else "fast"),
+    )
+    if name in POPULATIONS:
+        return cfg, *prepare_population(cfg, rl_env(env), name)
+    if name == "baseline":
+        return cfg, *prepare_baseline(cfg, env)
+    return cfg, *prepare_ours(cfg, rl_env(env))
+
+
+def measure(timers: dict[str, tuple[Timer, Timer | None]], updates: int, repeats: int) -> dict[str, list[float]]:
+    """Seconds per ``updates`` updates of each variant in each repeat (key ``name``) and of its rollout
+    (key ``name/roll``). Variants take turns, in an order rotated each repeat, so that load from
+    elsewhere and the machine's drift hit every variant alike."""
+    names = list(timers)
+    times: dict[str, list[float]] = {}
+    for r in range(repeats):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            upd, roll = timers[name]
+            times.setdefault(name, []).append(upd.time(updates))
+            if roll is not None:
+                times.setdefault(f"{name}/roll", []).append(roll.time(updates))
+    return times
+
+
+def spread(values: list[float]) -> str:
+    """Median and (min-max) of ``values``, and the largest deviation from the median in percent."""
+    mid = statistics.median(values)
+    dev = max(abs(v - mid) for v in values) / mid * 100
+    return f"{mid:5.2f}x ({min(values):.2f}-{max(values):.2f}, +/-{dev:.0f}%)"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -160,7 +207,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--num-envs", type=int, default=64)
     p.add_argument("--num-steps", type=int, default=256)
     p.add_argument("--minibatches", type=int, default=16, help="minibatches per epoch (16: paper / JaxMARL IPPO)")
-    p.add_argument("--updates", type=int, default=2, help="timed PPO updates per variant")
+    p.add_argument("--updates", type=int, default=2, help="timed PPO updates per variant and repeat")
+    p.add_argument("--repeats", type=int, default=7, help="interleaved rounds over the variants (medians reported)")
     p.add_argument("--only", default="fast,cnn,pop-sp,pop-br,pop-rr4,baseline", help="comma-separated variants")
     args = p.parse_args(argv)
     env = envs.make(args.layout)
@@ -170,32 +218,24 @@ def main(argv: list[str] | None = None) -> None:
         f"{args.num_steps} steps, 4 epochs x {args.minibatches} minibatches, {args.updates} timed updates each",
         flush=True,
     )
-    results: dict[str, tuple[float, float]] = {}
+    timers: dict[str, tuple[Timer, Timer | None]] = {}
+    steps = 0
     for name in args.only.split(","):
-        enc = "cnn" if name == "cnn" else "fast"
-        cfg = PPOConfig(
-            layout=args.layout,
-            num_envs=args.num_envs,
-            num_steps=args.num_steps,
-            num_minibatches=args.minibatches,
-            network=NetworkConfig(encoder=enc),
-        )
-        if name in POPULATIONS:
-            t_upd, t_roll = bench_population(cfg, rl_env(env), args.updates, name)
-        elif name == "baseline":
-            t_upd, t_roll = bench_baseline(cfg, env, args.updates)
-        else:
-            t_upd, t_roll = bench_ours(cfg, rl_env(env), args.updates)
-        steps = args.updates * cfg.steps_per_update
-        results[name] = (steps / t_upd, steps / t_roll)
+        cfg, upd, roll = prepare(name, args, env)
+        timers[name], steps = (upd, roll), args.updates * cfg.steps_per_update
+    times = measure(timers, args.updates, args.repeats)
+    for name in timers:
+        train, roll_times = times[name], times.get(f"{name}/roll", [float("nan")])
         print(
-            f"{name:>9}: train {results[name][0]:>10,.0f} env-steps/s   rollout only {results[name][1]:>10,.0f}",
+            f"{name:>9}: train {steps / statistics.median(train):>10,.0f} env-steps/s   "
+            f"rollout only {steps / statistics.median(roll_times):>10,.0f}   (medians of {args.repeats})",
             flush=True,
         )
-    if "baseline" in results:
-        base = results["baseline"][0]
-        for name, (sps, _) in results.items():
-            print(f"{name:>9}: {sps / base:5.2f}x baseline training speed")
+    if "baseline" in times:
+        base = times["baseline"]
+        for name in timers:  # each repeat's ratio against the baseline's time in the same repeat
+            ratios = [b / t for b, t in zip(base, times[name], strict=True)]
+            print(f"{name:>9}: {spread(ratios)} x baseline training speed")
 
 
 if __name__ == "__main__":

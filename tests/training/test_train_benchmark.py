@@ -15,7 +15,8 @@ def test_train_speed_benchmark_runs_every_variant(capsys):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     variants = "fast,pop-sp,pop-br,pop-rr4,baseline"
-    module.main(["--num-envs", "16", "--num-steps", "8", "--minibatches", "2", "--updates", "1", "--only", variants])
+    sizes = ["--num-envs", "16", "--num-steps", "8", "--minibatches", "2", "--updates", "1", "--repeats", "2"]
+    module.main([*sizes, "--only", variants])
     out = capsys.readouterr().out
     for name in variants.split(","):
         assert f"{name:>9}: " in out and "x baseline training speed" in out

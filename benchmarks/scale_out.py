@@ -1,0 +1,211 @@
+"""Does `proagent eval --executor ray` pay off? Two grids, both measured in the same process run.
+
+    python benchmarks/scale_out.py            # 16 API-bound episodes, 8 CPU-bound decisions, 3 repeats
+    python benchmarks/scale_out.py --quick    # 4 episodes, API grid only, 1 repeat (what the test runs)
+
+(1) API-bound: ProAgent through the real HTTP path (litellm to the tests' loopback `FakeChatServer`,
+    answering after ``--delay`` seconds) with the greedy partner on cramped_room, ``--episodes``
+    episodes of ``--horizon`` steps, all in flight. Played by `proagent eval` locally and with
+    ``--executor ray`` on a local one-node Ray cluster (2 CPUs: 2 worker processes). Reported:
+    wall(ray) / wall(local), Ray's overhead on a grid that only waits. Target: <= 1.10. The Ray wall
+    includes what a real run pays: starting the worker actors and compiling the env in each.
+(2) CPU-bound: the embedded model (bundled SmolLM2 via llama.cpp, state cache off so every call
+    evaluates its whole prompt) answering ``--decisions`` constrained decisions, in one Ray worker
+    process vs split over two. Every process runs llama.cpp with one thread (``n_threads=1``, the
+    baseline too), so two processes use the 2 cores without oversubscribing them and the speed-up
+    measures scale-out, not threading. Models are loaded before timing. Target: >= 1.7 on 2 cores.
+
+Variants are interleaved (local, ray, local, ray, ...) and repeated ``--repeats`` times so that other
+load on the machine hits both alike; the table shows medians and the spread (min-max) of each ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import io
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support (never tests/ itself)
+
+import ray
+
+from proagent.cli import main as cli_main
+from tests.support.fake_server import FakeChatServer
+from tests.support.loopback import loopback_args
+from tests.support.responders.overcooked import overcooked_answer
+
+TARGET_OVERHEAD = 1.10
+TARGET_SPEEDUP = 1.7
+WORKERS = 2
+RULES = 3  # rules in the CPU grid's system prompt (~200 tokens): seconds per decision on one thread
+# What Ray's worker processes inherit: no usage reporting, and the JAX compilation cache of the
+# driver so a worker's env compile costs what a local run's does.
+WORKER_ENV = {
+    "RAY_USAGE_STATS_ENABLED": "0",
+    "JAX_COMPILATION_CACHE_DIR": str(Path(__file__).resolve().parents[1] / ".cache" / "jax-bench"),
+    "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+}
+
+
+@dataclass
+class Ratio:
+    """One ratio's repeats: the median is what is reported, the spread says how far to trust it."""
+
+    name: str
+    values: list[float]
+    target: str
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.values)
+
+    def row(self) -> str:
+        spread = f"{min(self.values):.2f}-{max(self.values):.2f}"
+        return f"| {self.name:<34} | {self.median:6.2f}x | {spread:>11} | {len(self.values):>7} | {self.target:<7} |"
+
+
+def eval_wall(url: str, episodes: int, horizon: int, ray_run: bool) -> float:
+    """Wall time of one `proagent eval` of the API-bound grid (run folder in a temporary dir)."""
+    grid = ["--agents", "proagent", "--partners", "greedy", "--layouts", "cramped_room", "--seats", "0"]
+    sizes = ["--episodes", str(episodes), "--horizon", str(horizon), "--concurrency", str(episodes)]
+    executor = ["--executor", "ray"] if ray_run else []
+    with tempfile.TemporaryDirectory() as runs:
+        argv = ["eval", *grid, *sizes, *loopback_args(url), *executor, "--progress", "off", "--runs-dir", runs]
+        started = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()):  # the run's tables are not this benchmark's output
+            code = cli_main(argv)
+        wall = time.perf_counter() - started
+    if code != 0:
+        raise RuntimeError(f"proagent eval exited {code}: {' '.join(argv)}")
+    return wall
+
+
+def api_grid(delay: float, episodes: int, horizon: int, repeats: int) -> tuple[Ratio, list[float], list[float]]:
+    """Interleaved local and Ray runs of the API-bound grid; one warm-up of each first (compiles,
+    first litellm call, first actor start) so that repeats compare steady states."""
+    with FakeChatServer(delay_s=delay, responder=overcooked_answer) as server:
+        eval_wall(server.url, 1, horizon, ray_run=False)
+        eval_wall(server.url, 1, horizon, ray_run=True)
+        local, remote = [], []
+        for _ in range(repeats):
+            local.append(eval_wall(server.url, episodes, horizon, ray_run=False))
+            remote.append(eval_wall(server.url, episodes, horizon, ray_run=True))
+            print(f"  api grid: local {local[-1]:.2f}s  ray {remote[-1]:.2f}s", flush=True)
+    ratios = [r / lo for r, lo in zip(remote, local, strict=True)]
+    return Ratio("API-bound: wall(ray)/wall(local)", ratios, f"<= {TARGET_OVERHEAD}"), local, remote
+
+
+class Decider:
+    """A Ray actor holding one embedded model (one llama.cpp thread, no state cache): each
+    `decide` is a full prompt evaluation plus a short constrained answer, i.e. pure CPU work."""
+
+    def __init__(self) -> None:
+        from proagent.llm.embedded import EmbeddedModel
+
+        self._model = EmbeddedModel(n_threads=1, state_cache_mb=0)
+        asyncio.run(self._model.preload())
+
+    def ready(self) -> bool:
+        return True
+
+    def decide(self, steps: list[int]) -> int:
+        """Answer one decision per step; returns the completion tokens produced (a sanity check)."""
+        from embedded_prefix import SCHEMA, state_prompt, system_prompt  # benchmarks/ is on the workers' path
+
+        from proagent.llm.types import Message
+
+        produced = 0
+        for step in steps:
+            self._model.llama.reset()  # the next call evaluates its whole prompt
+            system = Message(role="system", content=system_prompt(RULES))
+            messages = [system, Message(role="user", content=state_prompt(step))]
+            produced += asyncio.run(self._model.generate(messages, structured=SCHEMA, max_tokens=48)).completion_tokens
+        return produced
+
+
+def cpu_wall(actors: list[ray.actor.ActorHandle], decisions: int) -> float:
+    """Wall time of ``decisions`` decisions split evenly over ``actors``."""
+    shares = [list(range(i, decisions, len(actors))) for i in range(len(actors))]
+    started = time.perf_counter()
+    ray.get([actor.decide.remote(share) for actor, share in zip(actors, shares, strict=True)])
+    return time.perf_counter() - started
+
+
+def cpu_grid(decisions: int, repeats: int) -> tuple[Ratio, list[float], list[float]]:
+    """Interleaved one-worker and two-worker runs of the CPU-bound grid (models loaded first)."""
+    remote = ray.remote(Decider).options(num_cpus=1)
+    actors = [remote.remote() for _ in range(WORKERS)]
+    ray.get([actor.ready.remote() for actor in actors])
+    cpu_wall(actors, WORKERS)  # warm-up: grammar compile, first touch of the weights in each process
+    one, two = [], []
+    for _ in range(repeats):
+        one.append(cpu_wall(actors[:1], decisions))
+        two.append(cpu_wall(actors, decisions))
+        print(f"  cpu grid: 1 worker {one[-1]:.2f}s  {WORKERS} workers {two[-1]:.2f}s", flush=True)
+    for actor in actors:
+        ray.kill(actor)
+    ratios = [a / b for a, b in zip(one, two, strict=True)]
+    return Ratio(f"CPU-bound: speed-up {WORKERS} vs 1 worker", ratios, f">= {TARGET_SPEEDUP}"), one, two
+
+
+def start_ray() -> None:
+    """A local one-node cluster of ``WORKERS`` CPUs that the eval command and the actors share; the
+    benchmarks directory is importable in its workers (for the embedded decision's prompts)."""
+    os.environ.update(WORKER_ENV)
+    here = str(Path(__file__).resolve().parent)
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH", "")) if p)
+    ray.init(address="local", num_cpus=WORKERS, include_dashboard=False, log_to_driver=True, logging_level="WARNING")
+
+
+def report(ratios: list[Ratio], walls: dict[str, list[float]]) -> None:
+    print(f"\nmachine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores (shared), Python "
+          f"{platform.python_version()}, Ray {ray.__version__}, loadavg {os.getloadavg()[0]:.2f}")  # fmt: skip
+    for name, values in walls.items():
+        print(f"  {name:<18} median {statistics.median(values):6.2f}s  ({', '.join(f'{v:.2f}' for v in values)})")
+    if "api ray" in walls:  # Ray's cost per run is mostly fixed (actors, imports, env compile in each)
+        extra = statistics.median(r - lo for r, lo in zip(walls["api ray"], walls["api local"], strict=True))
+        print(
+            f"  ray's extra wall per run: median {extra:.2f}s; a local run of >= {extra / (TARGET_OVERHEAD - 1):.0f}s "
+            f"would meet <= {TARGET_OVERHEAD}x"
+        )
+    print("\n| ratio                              | median  | spread      | repeats | target  |")
+    print("|------------------------------------|---------|-------------|---------|---------|")
+    for ratio in ratios:
+        print(ratio.row())
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="tiny API grid only, one repeat")
+    p.add_argument("--delay", type=float, default=0.2, help="seconds the loopback LLM takes per answer")
+    p.add_argument("--episodes", type=int, default=16)
+    p.add_argument("--horizon", type=int, default=20)
+    p.add_argument("--decisions", type=int, default=8, help="CPU grid: embedded decisions per run")
+    p.add_argument("--repeats", type=int, default=3)
+    args = p.parse_args(argv)
+    if args.quick:
+        args.episodes, args.horizon, args.repeats = 4, 5, 1
+    start_ray()
+    try:
+        api, local, remote = api_grid(args.delay, args.episodes, args.horizon, args.repeats)
+        ratios, walls = [api], {"api local": local, "api ray": remote}
+        if not args.quick:
+            cpu, one, two = cpu_grid(args.decisions, args.repeats)
+            ratios.append(cpu)
+            walls.update({"cpu 1 worker": one, f"cpu {WORKERS} workers": two})
+    finally:
+        ray.shutdown()
+    report(ratios, walls)
+
+
+if __name__ == "__main__":
+    main()
