@@ -22,5 +22,11 @@ def test_benchmark_runs_tiny():
         sys.modules.pop("decision_cpu", None)
     assert results.loopback.decisions == results.in_process.decisions == 3
     assert results.loopback.cpu_s > 0 and results.in_process.cpu_s > 0
-    for figure in ("loopback (litellm over HTTP)", "in-process answer (agent)", "client side", "client / agent", "verdict"):
+    for figure in (
+        "loopback (litellm over HTTP)",
+        "in-process answer (agent)",
+        "client side",
+        "client / agent",
+        "verdict",
+    ):
         assert figure in text
