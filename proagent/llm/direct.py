@@ -26,7 +26,6 @@ SDK's telemetry headers (``User-Agent``, ``X-Stainless-*``) are not sent.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import httpx
@@ -117,19 +116,14 @@ class DirectRoute:
         body["model"] = self._served
         return body
 
-    def recording_client(self, kwargs: dict[str, Any]) -> tuple[AsyncOpenAI, Callable[[], None]]:
-        """A client for litellm that records its request, and the check to call once it answered."""
+    def recording_client(self, kwargs: dict[str, Any]) -> tuple[AsyncOpenAI, _Recording]:
+        """A client for litellm that sends as usual and keeps the request, for `check`."""
         recording = _Recording(httpx.AsyncHTTPTransport())
-        client = AsyncOpenAI(
-            api_key=kwargs["api_key"],
-            base_url=self._api_base,
-            http_client=httpx.AsyncClient(transport=recording),
-            max_retries=0,
-        )
-        return client, lambda: self._check(kwargs, recording.request)
+        return self._client(kwargs, recording), recording
 
-    def _check(self, kwargs: dict[str, Any], request: httpx.Request | None) -> None:
-        shape = self.shape(kwargs)
+    def check(self, kwargs: dict[str, Any], recording: _Recording) -> None:
+        """Requests of this shape go direct from now on if litellm sent exactly the route's request."""
+        request = recording.request
         same = (
             request is not None
             and request.method == "POST"
@@ -137,7 +131,7 @@ class DirectRoute:
             and request.headers.get("authorization") == f"Bearer {kwargs['api_key']}"
             and json.loads(request.content) == self.body(kwargs)
         )
-        (self._verified if same else self._refused).add(shape)
+        (self._verified if same else self._refused).add(self.shape(kwargs))
 
     async def send(self, kwargs: dict[str, Any]) -> WireResponse | httpx.TransportError | None:
         """The server's response, a failure after sending (to replay), or None: not sent at all."""
@@ -156,7 +150,11 @@ class DirectRoute:
 
     def replay_client(self, kwargs: dict[str, Any], outcome: WireResponse | httpx.TransportError) -> AsyncOpenAI:
         """A client for litellm whose request gets ``outcome`` instead of going out again."""
-        http = httpx.AsyncClient(transport=_Replay(outcome))
+        return self._client(kwargs, _Replay(outcome))
+
+    def _client(self, kwargs: dict[str, Any], transport: httpx.AsyncBaseTransport) -> AsyncOpenAI:
+        """The SDK client litellm would make for this server (no SDK retries: ours are the only ones)."""
+        http = httpx.AsyncClient(transport=transport)
         return AsyncOpenAI(api_key=kwargs["api_key"], base_url=self._api_base, http_client=http, max_retries=0)
 
 

@@ -16,6 +16,10 @@ say it again, so retrying it like a 503 only wastes half a minute; but a proxy
 glitch (an HTML error page with status 200) does go away, hence one retry.
 Null content becomes empty text and broken token counts become 0 (noted in
 ``anomalies``): the answer itself is still usable.
+
+For ``openai/<name>`` at a local ``api_base`` the request goes out through `DirectRoute` once
+litellm was seen to send the very same request: litellm's per-call work is most of a decision's
+CPU there, and a plain answer needs none of it; every other answer is still litellm's to read.
 """
 
 from __future__ import annotations
@@ -328,19 +332,27 @@ class LiteLLMModel:
         """litellm's response, or a plain answer read straight off the wire (`DirectRoute`: only
         where litellm was seen to send the same request; anything not plain is still litellm's)."""
         route, limit = self._direct, self._timeout_s + 5.0
-        if route is not None and route.ready(kwargs):
-            outcome = await asyncio.wait_for(route.send(kwargs), timeout=limit)
-            plain = plain_answer(outcome) if isinstance(outcome, WireResponse) else None
-            if plain is not None:
-                return self._answer(plain.content, plain.model, plain.prompt_tokens, plain.completion_tokens, plain.finish_reason, None)
-            if outcome is not None:  # sent and not plain: litellm reads what came back, nothing is sent again
-                kwargs = {**kwargs, "client": route.replay_client(kwargs, outcome)}
-        elif route is not None and route.needs_check(kwargs):
-            client, check = route.recording_client(kwargs)
-            response = await asyncio.wait_for(litellm.acompletion(**kwargs, client=client), timeout=limit)
-            check()
+        if route is None or not (route.ready(kwargs) or route.needs_check(kwargs)):
+            return await asyncio.wait_for(litellm.acompletion(**kwargs), timeout=limit)
+        if route.needs_check(kwargs):  # litellm sends it, and the route compares its request with its own
+            client, recording = route.recording_client(kwargs)
+            try:
+                response = await asyncio.wait_for(litellm.acompletion(**kwargs, client=client), timeout=limit)
+            finally:
+                await client.close()
+            route.check(kwargs, recording)
             return response
-        return await asyncio.wait_for(litellm.acompletion(**kwargs), timeout=limit)
+        outcome = await asyncio.wait_for(route.send(kwargs), timeout=limit)
+        plain = plain_answer(outcome) if isinstance(outcome, WireResponse) else None
+        if plain is not None:
+            return self._answer(plain.content, plain.model, plain.prompt_tokens, plain.completion_tokens, plain.finish_reason, None)
+        if outcome is None:  # never sent: litellm sends it as it always did
+            return await asyncio.wait_for(litellm.acompletion(**kwargs), timeout=limit)
+        client = route.replay_client(kwargs, outcome)  # litellm reads what came back; nothing is sent again
+        try:
+            return await asyncio.wait_for(litellm.acompletion(**kwargs, client=client), timeout=limit)
+        finally:
+            await client.close()
 
     def _should_retry(self, causes: list[str], exc: BaseException) -> bool:
         """Transient failures always (up to max_retries); malformed answers ``malformed_retries`` times."""
