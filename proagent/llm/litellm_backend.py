@@ -342,7 +342,7 @@ class LiteLLMModel:
                 await client.close()
             route.check(kwargs, recording)
             return response
-        outcome = await asyncio.wait_for(route.send(kwargs), timeout=limit)
+        outcome = await route.send(kwargs)  # bounded by timeout_s in each phase (connect, answer, body)
         plain = plain_answer(outcome) if isinstance(outcome, WireResponse) else None
         if plain is not None:
             return self._answer(plain.content, plain.model, plain.prompt_tokens, plain.completion_tokens, plain.finish_reason, None)

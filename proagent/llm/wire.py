@@ -46,15 +46,28 @@ class WireError(Exception):
 
 
 class _Connection:
-    """One open connection; ``reused`` once it has served a request."""
+    """One open connection; ``reused`` once it has served a request.
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    It keeps the transport, not an `asyncio.StreamWriter`: a writer still open when its loop has
+    gone (a pooled connection at the end of ``asyncio.run``) reports itself from ``__del__`` even
+    at interpreter exit, when that report fails; a request is small enough to write without
+    waiting for the socket to drain.
+    """
+
+    def __init__(self, reader: asyncio.StreamReader, transport: asyncio.Transport) -> None:
         self.reader = reader
-        self.writer = writer
+        self.transport = transport
         self.reused = False
 
+    @classmethod
+    async def open(cls, host: str, port: int) -> _Connection:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(loop=loop)
+        transport, _ = await loop.create_connection(lambda: asyncio.StreamReaderProtocol(reader, loop=loop), host, port)
+        return cls(reader, transport)
+
     def close(self) -> None:
-        self.writer.close()
+        self.transport.close()
 
 
 class WirePool:
@@ -83,13 +96,14 @@ class WirePool:
             except _StaleConnection:
                 pass  # the server had closed it while idle: it never saw the request
         try:
-            reader, writer = await asyncio.wait_for(asyncio.open_connection(self.host, self.port), timeout_s)
+            async with asyncio.timeout(timeout_s):
+                fresh = await _Connection.open(self.host, self.port)
         except TimeoutError as exc:
             raise WireError(f"connecting to {self.host_header} timed out", timeout=True, sent=False) from exc
         except OSError as exc:
             raise WireError(f"cannot connect to {self.host_header}: {exc}", timeout=False, sent=False) from exc
         try:
-            return await self._exchange(_Connection(reader, writer), head, body, timeout_s)
+            return await self._exchange(fresh, head, body, timeout_s)
         except _StaleConnection as exc:
             raise WireError("the server closed the connection without answering", timeout=False, sent=True) from exc
 
@@ -102,7 +116,7 @@ class WirePool:
         idle = self._idle.get(asyncio.get_running_loop())
         while idle:
             connection = idle.pop()
-            if not connection.writer.is_closing() and not connection.reader.at_eof():
+            if not connection.transport.is_closing() and not connection.reader.at_eof():
                 return connection
             connection.close()
         return None
@@ -118,10 +132,11 @@ class WirePool:
     async def _exchange(self, connection: _Connection, head: bytes, body: bytes, timeout_s: float) -> WireResponse:
         """One request on ``connection``; it goes back to the pool when the server keeps it open."""
         try:
-            connection.writer.write(head + body)
-            await connection.writer.drain()
-            status, headers, keep = await asyncio.wait_for(_read_head(connection.reader), timeout_s)
-            data, keep_body = await asyncio.wait_for(_read_body(connection.reader, headers), timeout_s)
+            connection.transport.write(head + body)
+            async with asyncio.timeout(timeout_s):  # a timeout, not wait_for: no task per read
+                status, headers, keep = await _read_head(connection.reader)
+            async with asyncio.timeout(timeout_s):
+                data, keep_body = await _read_body(connection.reader, headers)
             keep = keep and keep_body
         except _EmptyReply as exc:
             connection.close()
@@ -153,7 +168,10 @@ class _StaleConnection(Exception):
 
 async def _read_head(reader: asyncio.StreamReader) -> tuple[int, tuple[tuple[str, str], ...], bool]:
     """Status, headers and whether the connection stays open after this response."""
-    first = await reader.readline()
+    try:
+        first = await reader.readline()
+    except ConnectionError:  # reset before any answer: like a close, for a stale pooled connection
+        first = b""
     if not first:
         raise _EmptyReply
     version, status, *_ = first.decode("latin-1").split(" ", 2)
