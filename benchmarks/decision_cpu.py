@@ -8,16 +8,18 @@ ProAgent (default config, JSON answers) on cramped_room, seat 0, decides again a
 first state: the model answers ``wait(1)``, so every ``act`` is one decision with one model call.
 The same loop runs twice in this process:
 
-  * loopback: the model chain of an evaluation (metered, capped, litellm over HTTP) to a
-    `FakeChatServer` in another process answering at once, so its CPU is not counted here;
+  * loopback: the model chain of an evaluation (metered, capped, the litellm backend over HTTP,
+    which goes direct once litellm was seen to send the same request) to a `FakeChatServer` in
+    another process answering at once, so its CPU is not counted here;
   * in-process: the same answer from an instant in-process model (no client at all).
 
 Each side's figure is ``time.process_time`` of the loop (every thread of this process: litellm's
 helpers included) over its decisions. The in-process side is the agent's own part (grounding,
 prompts, parsing, verification, memory); the difference is the client side: everything a
 decision costs between the agent and the server (request building, litellm, HTTP, response
-parsing, metering). Wall time is not used: it is noisy on a shared machine. Target: the client
-side <= 2 ms of CPU per decision.
+parsing, metering). Wall time is not used: it is noisy on a shared machine (so is CPU time, less:
+compare figures of one run, or runs on an idle machine). Target: the client side <= 2 ms of CPU
+per decision. With ``--profile`` the loopback side runs under cProfile, whose own cost inflates it.
 """
 
 from __future__ import annotations
@@ -165,7 +167,7 @@ def report(r: Results) -> str:
     return "\n".join(
         [
             f"decision CPU: ProAgent on {LAYOUT}, {r.loopback.decisions} decisions per side (process_time)",
-            f"  loopback (litellm over HTTP): {r.loopback.ms:7.3f} ms CPU per decision",
+            f"  loopback server over HTTP:    {r.loopback.ms:7.3f} ms CPU per decision",
             f"  in-process answer (agent):    {r.in_process.ms:7.3f} ms CPU per decision",
             f"  client side:                  {r.client_ms:7.3f} ms CPU per decision (target <= {TARGET_CLIENT_MS} ms)",
             f"  client / agent:               {r.ratio:7.2f}",

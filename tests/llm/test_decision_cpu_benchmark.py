@@ -23,7 +23,7 @@ def test_benchmark_runs_tiny():
     assert results.loopback.decisions == results.in_process.decisions == 3
     assert results.loopback.cpu_s > 0 and results.in_process.cpu_s > 0
     for figure in (
-        "loopback (litellm over HTTP)",
+        "loopback server over HTTP",
         "in-process answer (agent)",
         "client side",
         "client / agent",
