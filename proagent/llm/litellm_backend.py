@@ -345,7 +345,7 @@ class LiteLLMModel:
         outcome = await route.send(kwargs)  # bounded by timeout_s in each phase (connect, answer, body)
         plain = plain_answer(outcome) if isinstance(outcome, WireResponse) else None
         if plain is not None:
-            return self._answer(plain.content, plain.model, plain.prompt_tokens, plain.completion_tokens, plain.finish_reason, None)
+            return self._answer(*plain, cost=None)  # a local server's price is unknown (see `_cost`)
         if outcome is None:  # never sent: litellm sends it as it always did
             return await asyncio.wait_for(litellm.acompletion(**kwargs), timeout=limit)
         client = route.replay_client(kwargs, outcome)  # litellm reads what came back; nothing is sent again
@@ -450,7 +450,14 @@ class LiteLLMModel:
         )
 
     def _answer(
-        self, content: str, model: object, prompt: object, completion: object, finish: object, cost: float | None, notes: list[str] | None = None
+        self,
+        content: str,
+        model: object,
+        prompt: object,
+        completion: object,
+        finish: object,
+        cost: float | None,
+        notes: list[str] | None = None,
     ) -> _Answer:
         """The answer from the response's fields, token counts repaired (and noted) where broken."""
         notes = list(notes or [])
