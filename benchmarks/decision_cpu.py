@@ -11,7 +11,7 @@ The same loop runs twice in this process:
   * loopback: the model chain of an evaluation (metered, capped, the litellm backend over HTTP,
     which goes direct once litellm was seen to send the same request) to a `FakeChatServer` in
     another process answering at once, so its CPU is not counted here;
-  * in-process: the same answer from the tests' in-process `ScriptedModel` (no client at all).
+  * in-process: the same answer from an instant in-process model (no client at all).
 
 Each side's figure is ``time.process_time`` of the loop (every thread of this process: litellm's
 helpers included) over its decisions. The in-process side is the agent's own part (grounding,
@@ -47,9 +47,8 @@ from proagent.domains.overcooked import OvercookedDomain
 from proagent.eval.models import LimitedModel
 from proagent.llm.accounting import MeteredModel
 from proagent.llm.factory import make_model
-from proagent.llm.types import Model
+from proagent.llm.types import Completion, Grounding, Message, Model, StructuredOutput
 from tests.support.loopback import BACKEND
-from tests.support.scripted import ScriptedModel
 
 TARGET_CLIENT_MS = 2.0
 ANSWER = json.dumps({"analysis": "ok", "intention": "wait(1)", "plan": "wait(1)"})
@@ -73,6 +72,26 @@ def start_server() -> tuple[subprocess.Popen[str], str]:
     )
     assert proc.stdout is not None
     return proc, proc.stdout.readline().strip()
+
+
+class InstantModel:
+    """The answer at once, in process: what a decision costs with no client at all (the tests'
+    `ScriptedModel` would not do: it validates and keeps every request, which costs more than the
+    agent's own work)."""
+
+    name = "instant"
+
+    async def generate(
+        self,
+        messages: list[Message],
+        *,
+        structured: StructuredOutput | None = None,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        grounding: Grounding | None = None,
+    ) -> Completion:
+        return Completion(text=ANSWER, model=self.name, prompt_tokens=42, completion_tokens=7, latency_s=0.0)
 
 
 def eval_chain(url: str) -> Model:
@@ -141,7 +160,7 @@ def measure(decisions: int, warm_up: int = WARM_UP, profile: cProfile.Profile | 
     finally:
         proc.kill()
         proc.wait()
-    in_process = asyncio.run(decide(ScriptedModel(respond=lambda call: ANSWER), env, decisions, warm_up))
+    in_process = asyncio.run(decide(InstantModel(), env, decisions, warm_up))
     return Results(loopback, in_process)
 
 
