@@ -4,6 +4,8 @@ connections, without ever sending a request twice to a server that may have run 
 from __future__ import annotations
 
 import asyncio
+import gc
+import warnings
 from collections.abc import Awaitable, Callable
 
 import pytest
@@ -101,3 +103,67 @@ def test_no_server_is_a_failure_before_sending() -> None:
 def test_only_plain_http_is_spoken() -> None:
     with pytest.raises(ValueError):
         WirePool("https://example.org/v1")
+
+
+def test_a_request_a_pooled_connection_drops_unanswered_goes_once_more() -> None:
+    served: list[bytes] = []
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        first = not served
+        served.append(await _request(reader))
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        await writer.drain()
+        if first:  # the next request on this connection is read, then dropped unanswered
+            served.append(await _request(reader))
+        writer.close()
+
+    async def client(url: str) -> list[bytes]:
+        pool = WirePool(url)
+        answers = [await pool.post("/x", b"one", {}, 5), await pool.post("/x", b"two", {}, 5)]
+        return [a.body for a in answers]
+
+    assert asyncio.run(_with_server(handler, client)) == [b"ok", b"ok"]
+    assert served == [b"one", b"two", b"two"]
+
+
+def test_a_new_connection_closed_unanswered_is_not_sent_again() -> None:
+    served: list[bytes] = []
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        served.append(await _request(reader))
+        writer.close()
+
+    async def client(url: str) -> WireError:
+        with pytest.raises(WireError) as info:
+            await WirePool(url).post("/x", b"{}", {}, 5)
+        return info.value
+
+    error = asyncio.run(_with_server(handler, client))
+    assert not error.timeout and error.sent
+    assert served == [b"{}"]
+
+
+def test_sessions_are_closed_with_their_loop_or_on_request() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while await _request(reader):
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+
+    pools: list[WirePool] = []
+
+    async def client(url: str) -> None:
+        kept, closed = WirePool(url), WirePool(url)
+        pools.extend([kept, closed])
+        await kept.post("/x", b"a", {}, 5)
+        await closed.post("/x", b"b", {}, 5)
+        await closed.aclose()
+        await closed.post("/x", b"c", {}, 5)  # a new session after an explicit close
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        asyncio.run(_with_server(handler, client))
+        asyncio.run(_with_server(handler, client))  # another loop: other sessions
+        pools.clear()
+        gc.collect()
+    assert not [
+        w for w in caught if "nclosed client session" in str(w.message) or "nclosed connector" in str(w.message)
+    ]
