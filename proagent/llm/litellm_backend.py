@@ -342,7 +342,7 @@ class LiteLLMModel:
                 await client.close()
             route.check(kwargs, recording)
             return response
-        outcome = await route.send(kwargs)  # bounded by timeout_s in each phase (connect, answer, body)
+        outcome = await route.send(kwargs)  # bounded by timeout_s for connecting and for each read of the answer
         plain = plain_answer(outcome) if isinstance(outcome, WireResponse) else None
         if plain is not None:
             return self._answer(*plain, cost=None)  # a local server's price is unknown (see `_cost`)

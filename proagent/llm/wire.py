@@ -32,7 +32,7 @@ from yarl import URL
 __all__ = ["WireError", "WirePool", "WireResponse"]
 
 # Headers aiohttp would add by itself: the request carries only Host, Content-Length and the caller's.
-_NO_AUTO_HEADERS = ("User-Agent", "Accept-Encoding", "Content-Type")
+_NO_AUTO_HEADERS = ("User-Agent", "Accept", "Accept-Encoding", "Content-Type")
 
 
 @dataclass(frozen=True)
