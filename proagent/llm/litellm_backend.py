@@ -16,6 +16,10 @@ say it again, so retrying it like a 503 only wastes half a minute; but a proxy
 glitch (an HTML error page with status 200) does go away, hence one retry.
 Null content becomes empty text and broken token counts become 0 (noted in
 ``anomalies``): the answer itself is still usable.
+
+For ``openai/<name>`` at a local ``api_base`` the request goes out through `DirectRoute` once
+litellm was seen to send the very same request: litellm's per-call work is most of a decision's
+CPU there, and a plain answer needs none of it; every other answer is still litellm's to read.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from tenacity import (
     wait_random,
 )
 
+from proagent.llm.direct import DirectRoute, plain_answer
 from proagent.llm.faults import (
     answer_view,
     envelope_excerpt,
@@ -61,6 +66,7 @@ from proagent.llm.types import (
     Message,
     StructuredOutput,
 )
+from proagent.llm.wire import WireResponse
 
 __all__ = ["LiteLLMModel", "check_api_base", "import_litellm", "is_transient", "redact"]
 
@@ -201,6 +207,8 @@ class LiteLLMModel:
         self._response_schema = response_schema
         self._backoff = wait_exponential(multiplier=backoff_initial_s, max=backoff_max_s) + wait_random(0, backoff_initial_s)
         self._retry_after_max_s = retry_after_max_s
+        self._direct = DirectRoute.for_model(model, api_base)
+        self._schema_support: bool | None = None  # litellm's answer for this model, asked once
 
     @property
     def name(self) -> str:
@@ -275,12 +283,15 @@ class LiteLLMModel:
         return kwargs
 
     def _wants_schema(self, litellm: ModuleType) -> bool:
+        """The ``response_schema`` setting, else litellm's (static) model map, asked once per model."""
         if self._response_schema is not None:
             return self._response_schema
-        try:
-            return bool(litellm.supports_response_schema(model=self._model))
-        except Exception:  # noqa: BLE001 - unknown models: fall back to free text
-            return False
+        if self._schema_support is None:
+            try:
+                self._schema_support = bool(litellm.supports_response_schema(model=self._model))
+            except Exception:  # noqa: BLE001 - unknown models: fall back to free text
+                self._schema_support = False
+        return self._schema_support
 
     async def _call_with_retries(self, litellm: ModuleType, kwargs: dict[str, Any], causes: list[str]) -> _Answer:
         """One answer, retrying transient failures; ``causes`` gets the class name of each retried one."""
@@ -307,7 +318,7 @@ class LiteLLMModel:
         """One request; a malformed answer becomes `LLMResponseError` (raised outside the handler)."""
         malformed: LLMResponseError | None = None
         try:
-            response = await asyncio.wait_for(litellm.acompletion(**kwargs), timeout=self._timeout_s + 5.0)
+            response = await self._send(litellm, kwargs)
         except Exception as exc:
             what = malformed_what(exc)
             if what is None or is_encoding_error(exc):
@@ -315,7 +326,33 @@ class LiteLLMModel:
             malformed = self._malformed(what, envelope_excerpt(exc))
         if malformed is not None:
             raise malformed
-        return self._parse(litellm, response)
+        return response if isinstance(response, _Answer) else self._parse(litellm, response)
+
+    async def _send(self, litellm: ModuleType, kwargs: dict[str, Any]) -> _Answer | Any:
+        """litellm's response, or a plain answer read straight off the wire (`DirectRoute`: only
+        where litellm was seen to send the same request; anything not plain is still litellm's)."""
+        route, limit = self._direct, self._timeout_s + 5.0
+        if route is None or not (route.ready(kwargs) or route.needs_check(kwargs)):
+            return await asyncio.wait_for(litellm.acompletion(**kwargs), timeout=limit)
+        if route.needs_check(kwargs):  # litellm sends it, and the route compares its request with its own
+            client, recording = route.recording_client(kwargs)
+            try:
+                response = await asyncio.wait_for(litellm.acompletion(**kwargs, client=client), timeout=limit)
+            finally:
+                await client.close()
+            route.check(kwargs, recording)
+            return response
+        outcome = await route.send(kwargs)  # bounded by timeout_s for connecting and for each read of the answer
+        plain = plain_answer(outcome) if isinstance(outcome, WireResponse) else None
+        if plain is not None:
+            return self._answer(*plain, cost=None)  # a local server's price is unknown (see `_cost`)
+        if outcome is None:  # never sent: litellm sends it as it always did
+            return await asyncio.wait_for(litellm.acompletion(**kwargs), timeout=limit)
+        client = route.replay_client(kwargs, outcome)  # litellm reads what came back; nothing is sent again
+        try:
+            return await asyncio.wait_for(litellm.acompletion(**kwargs, client=client), timeout=limit)
+        finally:
+            await client.close()
 
     def _should_retry(self, causes: list[str], exc: BaseException) -> bool:
         """Transient failures always (up to max_retries); malformed answers ``malformed_retries`` times."""
@@ -402,20 +439,40 @@ class LiteLLMModel:
         elif not isinstance(content, str):
             raise self._malformed(f"content is {type(content).__name__}, not text", _raw_view(response))
         usage = getattr(response, "usage", None)
-        prompt, prompt_note = _token_count(getattr(usage, "prompt_tokens", None))
-        completion, completion_note = _token_count(getattr(usage, "completion_tokens", None))
+        return self._answer(
+            content,
+            getattr(response, "model", None),
+            getattr(usage, "prompt_tokens", None),
+            getattr(usage, "completion_tokens", None),
+            getattr(choice, "finish_reason", None),
+            self._cost(litellm, response),
+            notes,
+        )
+
+    def _answer(
+        self,
+        content: str,
+        model: object,
+        prompt: object,
+        completion: object,
+        finish: object,
+        cost: float | None,
+        notes: list[str] | None = None,
+    ) -> _Answer:
+        """The answer from the response's fields, token counts repaired (and noted) where broken."""
+        notes = list(notes or [])
+        prompt_tokens, prompt_note = _token_count(prompt)
+        completion_tokens, completion_note = _token_count(completion)
         notes += sorted({n for n in (prompt_note, completion_note) if n})
         if notes:
             _LOG.warning("%s: answer repaired (%s)", self._model, ", ".join(notes))
-        model = getattr(response, "model", None)
-        finish = getattr(choice, "finish_reason", None)
         return _Answer(
             text=content,
             model=clip(model, 200) if isinstance(model, str) and model else self._model,
-            prompt_tokens=prompt,
-            completion_tokens=completion,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
             finish_reason=clip(finish, 64) if isinstance(finish, str) else None,
-            cost_usd=self._cost(litellm, response),
+            cost_usd=cost,
             anomalies=tuple(notes),
         )
 
