@@ -97,7 +97,7 @@ class Budget:
         self._charged = 0.0
 
     def charge(self, amount: float) -> None:
-        """Money this session spent outside ``meter``: an episode played by another process (a
+        """Money this run attempt spent outside ``meter``: an episode played by another process (a
         Ray worker meters its own calls), so one budget holds over every worker of the run."""
         self._charged += amount
 

@@ -202,7 +202,7 @@ class Evaluator:
             self.stopped = self.disk_error = disk_problem(write_error)
 
     def tracer(self, job: EpisodeJob) -> Callable[[dict], None]:
-        """Writes ``job``'s steps to trace.jsonl, each tagged with its key and this session."""
+        """Writes ``job``'s steps to trace.jsonl, each tagged with its key and this run attempt's id."""
         tag = {"key": job.key.id, "attempt": self.attempt}
         return lambda step: self.folder.append_jsonl(TRACE_FILE, {**tag, **step})
 
