@@ -22,13 +22,36 @@ same setting, or discrete outcomes (scores, calls, decisions: the golden runs pa
 
 Both settings also go into the environment (as ``JAX_...`` variables, which JAX reads when it is
 imported), so the child processes some tests start compile the same way and share the cache.
+
+The suite runs in one process per core (pytest-xdist, ``-n auto`` in pyproject.toml): most tests keep
+one core busy (XLA compiles on one thread), so two processes on a 2-core machine take about half the
+time. The processes share the compilation cache (an entry read while another process writes it is a
+miss, not an error: JAX compiles again). More than ``_MAX_WORKERS`` processes would each hold JAX, a
+served model or a Ray runtime for little gain, so ``auto`` stops there; ``-n 0`` runs in one process.
 """
 
 from __future__ import annotations
 
 import os
 
-import jax
+
+def _pin_this_worker() -> None:
+    """A test process of ``-n N`` runs on its own share of the cores (worker i on cores i, i+N, ...),
+    set before JAX starts its thread pools: XLA's and llama.cpp's threads size themselves to the
+    cores a process may use, and two processes each running two busy-waiting llama.cpp threads on
+    two cores take several times as long as each on its own core."""
+    worker, count = os.environ.get("PYTEST_XDIST_WORKER"), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if worker is None or count < 2 or not hasattr(os, "sched_setaffinity"):
+        return
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) >= count:
+        os.sched_setaffinity(0, cores[int(worker.removeprefix("gw")) % count :: count])
+
+
+_pin_this_worker()
+
+import jax  # (after the pinning: JAX sizes its thread pools to this process's cores)
+import pytest
 
 from proagent.paths import PROJECT_ROOT
 
@@ -46,3 +69,12 @@ for _name, _value in _SETTINGS.items():
     # JAX reads JAX_... variables when it is imported: the processes tests start (a `proagent` command
     # in a child, Ray's workers) compile the same way and share the cache
     os.environ[_name.upper()] = str(int(_value)) if isinstance(_value, bool) else str(_value)
+
+
+_MAX_WORKERS = 6
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one process per core, at most ``_MAX_WORKERS``."""
+    return max(1, min(os.cpu_count() or 1, _MAX_WORKERS))

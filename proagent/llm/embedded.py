@@ -125,6 +125,15 @@ def _without_extra_buffer_types(lib: ModuleType) -> Iterator[bool]:
         low.llama_model_default_params = original
 
 
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity (a container's CPU set, a test worker's
+    share), not the machine's count. llama.cpp's threads wait for each other at every layer, so one
+    thread more than the cores it may use makes a decision several times slower, not faster."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 class EmbeddedModel:
     """A `Model` running a GGUF chat model in this process (default: bundled SmolLM2-135M)."""
 
@@ -141,7 +150,7 @@ class EmbeddedModel:
     ) -> None:
         self._path = Path(model_path) if model_path is not None else None
         self._n_ctx = n_ctx
-        self._n_threads = n_threads or os.cpu_count() or 1
+        self._n_threads = n_threads or usable_cores()
         self._seed = seed
         self._no_extra_bufts = disable_extra_buffer_types
         self._state_cache_mb = state_cache_mb

@@ -2,7 +2,8 @@
 
 XLA compiles for the host CPU it finds (LLVM's name for it, from vendor, family and model, and the
 instruction-set extensions it has) and splits work over the host's cores; jax and jaxlib decide the
-kernels. Two machines that agree on all of these produce the same bits; two that differ in any may
+kernels (the cores counted are those this process may use: a test process of ``pytest -n N`` has its
+own share). Two machines that agree on all of these produce the same bits; two that differ in any may
 round float32 sums differently (seen: AMD Zen 5 with AVX-512 against an earlier EPYC, and an Intel
 Xeon against both). A recorded hash of float results is therefore keyed on this key: a test checks
 it bit for bit where the key was recorded and with a stated tolerance elsewhere, and the exact
@@ -48,7 +49,7 @@ def bit_factors() -> dict:
         "family": info.get("cpu family", ""),
         "model": info.get("model", ""),
         "isa": flags,
-        "cores": os.cpu_count(),
+        "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
         "jax": jax.__version__,
         "jaxlib": jaxlib.__version__,
     }
