@@ -129,6 +129,13 @@ def check_nodes(probe: NodeCheck = node_check) -> tuple[list[str], list[str]]:
     return problems, warnings
 
 
+def this_node() -> str:
+    """This process's node, named as the node check names nodes: ``node HOST (ADDRESS)``."""
+    import ray
+
+    return f"node {socket.gethostname()} ({ray.util.get_node_ip_address()})"
+
+
 def first_line(exc: BaseException) -> str:
     """The gist of a (Ray) error, whose message may run to a remote traceback: its last non-blank
     line, which names the exception that started it."""

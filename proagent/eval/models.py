@@ -9,10 +9,11 @@ episode wraps the shared model in its own MeteredModel, which gives the money th
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import TracebackType
+from typing import Protocol
 
 from proagent.eval.config import AgentSpec
 from proagent.llm.accounting import MeteredModel, UsageMeter
@@ -28,11 +29,22 @@ def default_model_factory(spec: AgentSpec) -> Model:
     return make_model(spec.llm, api_base=spec.api_base, cache_dir=None, timeout_s=spec.llm_timeout_s)
 
 
+class RequestLimit(Protocol):
+    """What caps requests in flight: an ``asyncio.Semaphore`` in one process, a slot of the
+    cluster's one cap on Ray (proagent.eval.request_slots)."""
+
+    async def __aenter__(self) -> object: ...
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> object: ...
+
+
 class LimitedModel:
     """At most ``limit``'s worth of concurrent requests. The reported latency is the whole wait,
     queueing included, so the agent's overhead figure never counts time spent in the queue."""
 
-    def __init__(self, inner: Model, limit: asyncio.Semaphore) -> None:
+    def __init__(self, inner: Model, limit: RequestLimit) -> None:
         self._inner = inner
         self._limit = limit
 
@@ -66,10 +78,10 @@ class LimitedModel:
 class ModelPool:
     """Shared models by (llm, api_base); all share one request cap and one usage meter."""
 
-    def __init__(self, factory: ModelFactory, cache_dir: Path | None, llm_concurrency: int) -> None:
+    def __init__(self, factory: ModelFactory, cache_dir: Path | None, limit: RequestLimit) -> None:
         self._factory = factory
         self._cache_dir = cache_dir
-        self._limit = asyncio.Semaphore(llm_concurrency)
+        self._limit = limit
         self._models: dict[tuple[str, str | None], Model] = {}
         self.meter = UsageMeter()
 

@@ -14,8 +14,8 @@ Credentials reach workers only through the environment they inherit from their n
 (or from this process, for a local cluster it starts): never as an argument of a call, and not as
 ``runtime_env`` env_vars either, which Ray writes in clear to its runtime_env_agent.log. A node
 that lacks a credential this shell sets is named in a warning before any episode. LLM requests
-in flight are capped per worker at its share of ``llm_concurrency``, so the cap holds over the
-cluster without a round trip per request.
+in flight are capped by one actor for the whole cluster (``llm_concurrency`` slots,
+proagent.eval.request_slots), not a share per worker.
 
 Ray is imported only here, and only when this executor runs: the local executor needs no Ray.
 """
@@ -26,12 +26,13 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from proagent.cluster import ClusterError, check_nodes, connect, first_line, flags_problem
+from proagent.cluster import ClusterError, check_nodes, connect, first_line, flags_problem, this_node
 from proagent.eval.config import EvalConfig
 from proagent.eval.models import ModelPool
 from proagent.eval.plan import EpisodeJob
 from proagent.eval.player import EnvSource, EpisodePlayer, layout_capacity, spent
 from proagent.eval.records import EvalRecord
+from proagent.eval.request_slots import ClusterSlot, RequestSlots
 from proagent.eval.runner import Evaluator, PlayEpisode, RemoteEpisodeError
 from proagent.eval.world import World, resolve
 from proagent.llm.accounting import MeteredModel
@@ -69,24 +70,36 @@ class EpisodeWorker:
     the run's config itself (same domain, layouts and partners as the driver's)."""
 
     def __init__(
-        self, config: EvalConfig, world: World, attempt: str, capacity: dict[str, int], llm_slots: int
+        self, config: EvalConfig, world: World, attempt: str, capacity: dict[str, int], slots: Any, index: int
     ) -> None:
-        resolved = resolve(config, world)
-        pool = ModelPool(world.model_factory, config.cache_dir if config.cache else None, llm_slots)
+        self._node = this_node()
+        self._trace = config.trace
+        self._broken: str | None = None  # why this node cannot play the run, said by every play
+        try:
+            resolved = resolve(config, world)
+        except Exception as exc:  # noqa: BLE001 - a node without a partner or layout file: the run stops with its name
+            self._broken = f"{self._node} cannot set up the run: {type(exc).__name__}: {first_line(exc)}"
+            return
+        slot = ClusterSlot(slots, index)
+        # frees what an earlier process of this worker held; awaited before this process's first request
+        self._registered = slots.register.remote(index, slot.generation)
+        pool = ModelPool(world.model_factory, config.cache_dir if config.cache else None, slot)
         self._player = EpisodePlayer(config, resolved.domain, resolved.envs, pool, attempt)
         self._source = EnvSource(config, resolved.envs, capacity)
-        self._trace = config.trace
 
     async def play(self, job: EpisodeJob) -> EpisodeResult:
         """``job``'s record, or its error as a string: the driver decides what a failure means."""
+        if self._broken is not None:
+            return EpisodeResult(None, self._broken, config_error=True)
+        await self._registered
         models: list[MeteredModel] = []
         steps: list[dict] = []
         try:
             record = await self._player.play(
                 job, self._source, models, steps.append if self._trace else None, _no_count
             )
-        except LLMConfigError as exc:
-            return EpisodeResult(None, str(exc), config_error=True, spent_usd=spent(models))
+        except LLMConfigError as exc:  # e.g. a model this node cannot load: the run stops, naming it
+            return EpisodeResult(None, f"{self._node}: {exc}", config_error=True, spent_usd=spent(models))
         except Exception as exc:  # noqa: BLE001 - reported to the driver, which logs it in failures.jsonl
             return EpisodeResult(None, f"{type(exc).__name__}: {exc}", spent_usd=spent(models))
         return EpisodeResult(record, spent_usd=spent(models), trace=steps)
@@ -106,6 +119,7 @@ class RayExecutor:
         self.worker_world = World(model_factory=world.model_factory, domains=world.domains)
         self._started = False
         self._actors: list[Any] = []
+        self.request_slots: Any = None  # the cluster's one cap on LLM requests, while lanes play
         self.warnings: list[str] = []  # one line each, for the command to show before the run
 
     def connect(self) -> None:
@@ -126,13 +140,11 @@ class RayExecutor:
         in_flight = min(config.concurrency, len(jobs))
         workers = max(1, min(int(ray.cluster_resources().get("CPU", 1)), in_flight))
         slots = math.ceil(in_flight / workers)
-        llm_slots = max(1, config.llm_concurrency // workers)
-        options = worker_options(slots)
-        remote = ray.remote(EpisodeWorker).options(**options)
+        self.request_slots = ray.remote(RequestSlots).options(num_cpus=0).remote(config.llm_concurrency)
+        remote = ray.remote(EpisodeWorker).options(**worker_options(slots))
         capacity = layout_capacity(slots, jobs)
-        self._actors = [
-            remote.remote(config, self.worker_world, evaluator.attempt, capacity, llm_slots) for _ in range(workers)
-        ]
+        attempt, world = evaluator.attempt, self.worker_world
+        self._actors = [remote.remote(config, world, attempt, capacity, self.request_slots, i) for i in range(workers)]
         return [self._lane(evaluator, actor) for actor in self._actors for _ in range(slots)]
 
     def _lane(self, evaluator: Evaluator, actor: Any) -> PlayEpisode:
@@ -165,7 +177,9 @@ class RayExecutor:
 
         for actor in self._actors:
             ray.kill(actor)
-        self._actors = []
+        if self.request_slots is not None:
+            ray.kill(self.request_slots)
+        self._actors, self.request_slots = [], None
         if self._started:
             ray.shutdown()
             self._started = False

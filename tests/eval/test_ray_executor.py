@@ -129,7 +129,8 @@ def test_a_worker_killed_mid_episode_is_played_again_and_written_once(ray_sessio
     marker = tmp_path / "marker"
     marker.mkdir()
     args = f"--agents proagent --llm {DOUBLE}killing_model --api-base {marker} --seats 0,1 --episodes 2 --trace"
-    code, run = eval_run(tmp_path / "runs", *args.split(), "--executor", "ray")
+    # one request slot for the cluster, which the killed process held: its restart must free it
+    code, run = eval_run(tmp_path / "runs", *args.split(), "--llm-concurrency", "1", "--executor", "ray")
     assert code == 0 and (marker / "killed").exists()  # a worker process died on its first answer
     written = [EvalRecord.model_validate(line).key.id for line in lines(run / "episodes.jsonl")]
     assert len(written) == 4 and len(set(written)) == 4  # every episode, each once
@@ -137,6 +138,19 @@ def test_a_worker_killed_mid_episode_is_played_again_and_written_once(ray_sessio
     records = read_records(run / "episodes.jsonl")
     trace = lines(run / "trace.jsonl")  # the driver writes each episode's steps once, as its record arrives
     assert len(trace) == sum(r.steps for r in records) and {t["attempt"] for t in trace} == {records[0].attempt}
+
+
+def test_one_cap_on_requests_in_flight_holds_over_every_worker(ray_session, tmp_path):
+    """--llm-concurrency 1 with two workers playing at once: never two requests in flight (a share
+    per worker would give each its own slot)."""
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    args = ["--agents", "proagent", "--llm", DOUBLE + "counting_model", "--api-base", str(folder)]
+    args += ["--seats", "0,1", "--episodes", "2", "--concurrency", "4", "--llm-concurrency", "1"]
+    code, run = eval_run(tmp_path / "runs", *args, "--executor", "ray")
+    assert code == 0 and len(read_records(run / "episodes.jsonl")) == 4
+    counts = [int(n) for n in (folder / "counts").read_text().split()]
+    assert len(counts) >= 8 and max(counts) == 1
 
 
 def test_a_node_that_cannot_import_the_project_is_named(ray_session):
@@ -147,6 +161,16 @@ def test_a_node_that_cannot_import_the_project_is_named(ray_session):
     node = ray.nodes()[0]["NodeManagerAddress"]
     assert node in problem and "cannot import proagent" in problem and "No module named 'proagent'" in problem
     assert check_nodes() == ([], [])  # this machine's node can, and its workers have the key
+
+
+def test_a_node_that_cannot_load_the_model_is_named_and_the_run_stops(ray_session, tmp_path, capsys):
+    args = ["--agents", "proagent", "--llm", DOUBLE + "head_only_model", "--api-base", str(os.getpid())]
+    code, run = eval_run(tmp_path, *args, "--seats", "0", "--episodes", "2", "--executor", "ray")
+    out, err = capsys.readouterr()
+    node = ray.nodes()[0]["NodeManagerAddress"]
+    (line,) = [line for line in (out + err).splitlines() if line.startswith("LLM configuration error: ")]
+    assert code != 0 and f"({node}) cannot set up the run" in line and "cannot load the model" in line, line
+    assert not (run / "episodes.jsonl").exists() or read_records(run / "episodes.jsonl") == []
 
 
 def test_a_node_without_a_credential_this_shell_sets_is_named_without_its_value(ray_session, monkeypatch):

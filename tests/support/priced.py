@@ -1,16 +1,18 @@
 """Priced LLM doubles, also for runs whose episodes play in other processes (`--executor ray`).
 
 A Ray worker builds its models from the run's config, in its own process, so a double there must
-be importable by name: ``keyed_model`` and ``killing_model`` are ``--llm
-python:tests.support.priced:<factory>`` factories. Each answers like the Overcooked loopback
+be importable by name: ``keyed_model``, ``killing_model``, ``counting_model`` and
+``head_only_model`` are ``--llm python:tests.support.priced:<factory>`` factories. Each answers like the Overcooked loopback
 responder (from the request's grounding) at a price, so episodes score, spend and replay
 identically in any process.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
+import uuid
 from pathlib import Path
 
 from proagent.llm.types import Completion, Grounding, LLMConfigError, Message, Model, StructuredOutput
@@ -83,3 +85,56 @@ def killing_model(api_base: str | None, timeout_s: float) -> Model:
         return respond(call)
 
     return PricedModel(PRICE_USD, responder=kill_once)
+
+
+class CountingModel(PricedModel):
+    """The priced double that notes, in a folder all processes share, how many requests were in
+    flight over the whole run each time one started (one line per request in ``counts``)."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(PRICE_USD)
+        self._in_flight = folder / "in_flight"
+        self._in_flight.mkdir(exist_ok=True)
+        self._counts = folder / "counts"
+
+    async def generate(
+        self,
+        messages: list[Message],
+        *,
+        structured: StructuredOutput | None = None,
+        max_tokens: int = 256,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        grounding: Grounding | None = None,
+    ) -> Completion:
+        mine = self._in_flight / uuid.uuid4().hex
+        mine.touch()
+        try:
+            with self._counts.open("a") as counts:  # one short append per request: never interleaved
+                counts.write(f"{len(list(self._in_flight.iterdir()))}\n")
+            await asyncio.sleep(0.05)  # long enough for another worker's request to overlap this one
+            return await super().generate(
+                messages,
+                structured=structured,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                seed=seed,
+                grounding=grounding,
+            )
+        finally:
+            mine.unlink()
+
+
+def counting_model(api_base: str | None, timeout_s: float) -> Model:
+    """The counting double; ``api_base``: the shared folder."""
+    if api_base is None:
+        raise LLMConfigError("counting_model needs --api-base: a folder all workers share")
+    return CountingModel(Path(api_base))
+
+
+def head_only_model(api_base: str | None, timeout_s: float) -> Model:
+    """The priced double that loads only in the process whose pid is ``api_base``, as a model whose
+    weights only the head node has: every other process fails to load it."""
+    if api_base is None or int(api_base) != os.getpid():
+        raise LLMConfigError("cannot load the model: its weights are not on this machine")
+    return PricedModel(PRICE_USD)
