@@ -53,6 +53,7 @@ _pin_this_worker()
 import jax  # (after the pinning: JAX sizes its thread pools to this process's cores)
 import pytest
 
+from proagent.llm.embedded import usable_cores
 from proagent.paths import PROJECT_ROOT
 
 _SETTINGS: dict[str, str | float | int | bool] = {}
@@ -76,5 +77,5 @@ _MAX_WORKERS = 6
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto``: one process per core, at most ``_MAX_WORKERS``."""
-    return max(1, min(os.cpu_count() or 1, _MAX_WORKERS))
+    """``-n auto``: one process per core this run may use, at most ``_MAX_WORKERS``."""
+    return min(usable_cores(), _MAX_WORKERS)

@@ -28,15 +28,13 @@ class RequestSlots:
 
     def __init__(self, capacity: int) -> None:
         self._semaphore = asyncio.Semaphore(capacity)
-        self.generation: dict[int, str] = {}  # worker index -> its live process's generation
+        self._generation: dict[int, str] = {}  # worker index -> its live process's generation
         self._held: dict[str, tuple[int, str]] = {}  # token -> (worker, generation)
         self._abandoned: set[str] = set()  # released before they were granted
-        self._peak = 0
-        self._capacity = capacity
 
     def register(self, worker: int, generation: str) -> None:
         """A worker process starts (again): free what any earlier process of that worker held."""
-        self.generation[worker] = generation
+        self._generation[worker] = generation
         for token, (held_by, held_generation) in list(self._held.items()):
             if held_by == worker and held_generation != generation:
                 self.release(token)
@@ -45,12 +43,11 @@ class RequestSlots:
         """Wait for a slot; False when it was given back at once (its request was abandoned, or
         its process has been replaced)."""
         await self._semaphore.acquire()
-        if token in self._abandoned or self.generation.get(worker) != generation:
+        if token in self._abandoned or self._generation.get(worker) != generation:
             self._abandoned.discard(token)
             self._semaphore.release()
             return False
         self._held[token] = (worker, generation)
-        self._peak = max(self._peak, len(self._held))
         return True
 
     def release(self, token: str) -> None:
@@ -59,10 +56,6 @@ class RequestSlots:
             self._semaphore.release()
         else:
             self._abandoned.add(token)
-
-    def peak(self) -> int:
-        """The most slots ever held at once (never above the capacity)."""
-        return self._peak
 
 
 class ClusterSlot:

@@ -9,9 +9,9 @@ identically in any process.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
+import time
 import uuid
 from pathlib import Path
 
@@ -87,49 +87,27 @@ def killing_model(api_base: str | None, timeout_s: float) -> Model:
     return PricedModel(PRICE_USD, responder=kill_once)
 
 
-class CountingModel(PricedModel):
-    """The priced double that notes, in a folder all processes share, how many requests were in
-    flight over the whole run each time one started (one line per request in ``counts``)."""
+def counting_model(api_base: str | None, timeout_s: float) -> Model:
+    """The priced double that notes, in the folder ``api_base`` all processes share, how many
+    requests were in flight over the whole run each time one started (one line per request in
+    ``counts``). Each answer takes 0.05 s, long enough for another worker's request to overlap it."""
+    if api_base is None:
+        raise LLMConfigError("counting_model needs --api-base: a folder all workers share")
+    in_flight, counts = Path(api_base) / "in_flight", Path(api_base) / "counts"
+    in_flight.mkdir(exist_ok=True)
 
-    def __init__(self, folder: Path) -> None:
-        super().__init__(PRICE_USD)
-        self._in_flight = folder / "in_flight"
-        self._in_flight.mkdir(exist_ok=True)
-        self._counts = folder / "counts"
-
-    async def generate(
-        self,
-        messages: list[Message],
-        *,
-        structured: StructuredOutput | None = None,
-        max_tokens: int = 256,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        grounding: Grounding | None = None,
-    ) -> Completion:
-        mine = self._in_flight / uuid.uuid4().hex
+    def count(call: ScriptedCall) -> str:
+        mine = in_flight / uuid.uuid4().hex
         mine.touch()
         try:
-            with self._counts.open("a") as counts:  # one short append per request: never interleaved
-                counts.write(f"{len(list(self._in_flight.iterdir()))}\n")
-            await asyncio.sleep(0.05)  # long enough for another worker's request to overlap this one
-            return await super().generate(
-                messages,
-                structured=structured,
-                max_tokens=max_tokens,
-                temperature=temperature,
-                seed=seed,
-                grounding=grounding,
-            )
+            with counts.open("a") as out:  # one short append per request: never interleaved
+                out.write(f"{len(list(in_flight.iterdir()))}\n")
+            time.sleep(0.05)
+            return respond(call)
         finally:
             mine.unlink()
 
-
-def counting_model(api_base: str | None, timeout_s: float) -> Model:
-    """The counting double; ``api_base``: the shared folder."""
-    if api_base is None:
-        raise LLMConfigError("counting_model needs --api-base: a folder all workers share")
-    return CountingModel(Path(api_base))
+    return PricedModel(PRICE_USD, responder=count)
 
 
 def head_only_model(api_base: str | None, timeout_s: float) -> Model:

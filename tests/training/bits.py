@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import platform
 from pathlib import Path
 
 import jax
 import jaxlib
+
+from proagent.llm.embedded import usable_cores
 
 # Feature flags of /proc/cpuinfo that name instruction-set extensions LLVM can target (others, such
 # as bug or power-management flags, cannot change generated code).
@@ -49,7 +50,7 @@ def bit_factors() -> dict:
         "family": info.get("cpu family", ""),
         "model": info.get("model", ""),
         "isa": flags,
-        "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "cores": usable_cores(),
         "jax": jax.__version__,
         "jaxlib": jaxlib.__version__,
     }
