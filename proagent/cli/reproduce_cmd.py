@@ -229,6 +229,7 @@ def run_table(target: Target, args: argparse.Namespace) -> int:
 
     from proagent.tables.common import TableError
     from proagent.tables.registry import table_flags, table_module
+    from proagent.tables.table_run import TableRunError
 
     assert target.module is not None
     module = table_module(target.module)
@@ -237,7 +238,11 @@ def run_table(target: Target, args: argparse.Namespace) -> int:
     if unsupported:
         return refuse(f"{target.name} takes no {flag_names(unsupported)} (it takes: {flag_names(takes)}, and --set)")
     try:
-        settings = module.Settings.model_validate(table_settings(target, args, takes))
+        settings = module.Settings.model_validate(
+            table_settings(target, args, takes) if args.resume is None else resumed_table(target, args, takes)
+        )
+    except TableRunError as exc:
+        return refuse(str(exc))
     except ValidationError as exc:
         return refuse(f"{target.name}: {settings_problem(exc)}")
     except ValueError as exc:
@@ -265,9 +270,23 @@ def table_settings(target: Target, args: argparse.Namespace, takes: tuple[str, .
             raise ValueError(f"--set {pair!r}: give KEY=VALUE")
         out[key.strip().replace("-", "_")] = value
     out["command"] = shlex.join(without_resume(args.command_line))  # run folders stay on the machine that made them
+    out["target"] = target.name
     if vars(args).get("progress") is not None:
         out["progress"] = args.progress
     return out
+
+
+def resumed_table(target: Target, args: argparse.Namespace, takes: tuple[str, ...]) -> dict[str, object]:
+    """The settings of a table resumed from ``--resume``: the recorded ones, with only the flags a
+    resume may change (a TableRunError names any other given)."""
+    from proagent.tables.table_run import resumed_settings
+
+    given: dict[str, object] = {d: vars(args)[d] for d in takes if d != "resume" and vars(args).get(d) is not None}
+    if args.table_settings:
+        given["set"] = args.table_settings
+    if vars(args).get("progress") is not None:
+        given["progress"] = args.progress
+    return resumed_settings(args.resume, target.name, given)
 
 
 def settings_problem(exc: Exception) -> str:

@@ -5,6 +5,7 @@ grid in-process, so that a table is one implementation and the command needs no 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_origin
 
@@ -13,8 +14,9 @@ from rich.console import Console
 
 from proagent.eval.config import ConfigError, EvalConfig, validate_config
 from proagent.eval.progress import ProgressLines
-from proagent.eval.session import RunHandle, finish_run, play_run, resume_run, start_run
-from proagent.eval.world import World
+from proagent.eval.session import RunHandle, finish_run, play_run
+from proagent.eval.world import World, resolve
+from proagent.tables.table_run import TableRun, TableRunError
 
 if TYPE_CHECKING:
     from proagent.eval.ray_executor import RayExecutor
@@ -43,6 +45,8 @@ class TableSettings(BaseModel):
     progress: str = "off"
     executor: Literal["local", "ray"] = Field("local", description="where episodes play (--executor)")
     ray_address: str | None = Field(None, description="with executor ray: a running cluster's head, host:port")
+    target: str = Field("table", description="the reproduce target: the name of the table's run folder")
+    resume: Path | None = Field(None, description="an earlier run folder of this table: its grids finished, not replayed")
 
     @model_validator(mode="after")
     def _executor_can_run(self) -> TableSettings:
@@ -98,30 +102,56 @@ def agent_fields(settings: LLMSettings) -> dict[str, Any]:
     return {k: v for k, v in fields.items() if v is not None}
 
 
-def play_grid(data: dict[str, Any], settings: TableSettings, console: Console, resume: Path | None = None) -> Path:
-    """Play the evaluation grid ``data`` (or finish the run folder ``resume``) as `proagent eval`
-    does, in this process or on Ray; returns the run folder. A bad grid is a TableError, raised
-    (as an executor that cannot run is) before the run folder exists."""
+def play_grids(grids: Sequence[dict[str, Any]], settings: TableSettings, console: Console) -> list[Path]:
+    """Play the evaluation grids (each a `proagent eval` config with its own ``name``) as
+    `proagent eval` does, in this process or on Ray, each in its own run folder inside the table's
+    one folder (``settings.resume``: that folder, its grids finished, not replayed); returns the
+    grids' run folders. A bad grid is a TableError, raised (as an executor that cannot run is)
+    before any folder of it exists."""
+    names = [str(data.get("name", "")) for data in grids]
+    if len(set(names)) != len(names) or not all(names):
+        raise TableError(f"a table's grids need distinct names, not {names}")  # a bug in the table, not the user's
     world = World()
+    configs = [grid_config(data, settings, world) for data in grids]
     executor = grid_executor(settings, world, console)
     try:
         try:
-            if resume is not None:
-                handle: RunHandle = resume_run(resume, {}, world, settings.command)
-            else:
-                config = validate_config(data | run_fields(settings), str(data.get("name", "table")), EvalConfig)
-                assert isinstance(config, EvalConfig)
-                handle = start_run(config, world, settings.command, settings.runs_dir)
-        except ConfigError as exc:
-            raise TableError(" ".join(str(exc).split())) from None
-        console.print(f"run folder: {handle.folder.path}", highlight=False)
-        outcome = asyncio.run(play_run(handle, world, settings.progress, console, ProgressLines(10, 10.0), executor))
+            table = TableRun.open(settings.target, settings, settings.command, settings.runs_dir, settings.resume)
+        except TableRunError as exc:
+            raise TableError(str(exc)) from None
+        console.print(f"table run folder: {table.path}", highlight=False)
+        return [play_one(table, config, settings, world, console, executor) for config in configs]
     finally:
         if executor is not None:
             executor.close()
+
+
+def grid_config(data: dict[str, Any], settings: TableSettings, world: World) -> EvalConfig:
+    """The grid as a validated evaluation config, every name in it resolved, so that a bad grid
+    is a TableError in one line before the table's folder exists."""
+    try:
+        config = validate_config(data | run_fields(settings), str(data["name"]), EvalConfig)
+        assert isinstance(config, EvalConfig)
+        resolve(config, world)
+    except ConfigError as exc:
+        raise TableError(" ".join(str(exc).split())) from None
+    return config
+
+
+def play_one(
+    table: TableRun, config: EvalConfig, settings: TableSettings, world: World, console: Console,
+    executor: RayExecutor | None,
+) -> Path:  # fmt: skip
+    """One grid of the table, started or finished; its run folder."""
+    try:
+        handle: RunHandle = table.handle(config, world, run_fields(settings))
+    except ConfigError as exc:
+        raise TableError(" ".join(str(exc).split())) from None
+    console.print(f"run folder: {handle.folder.path}", highlight=False)
+    outcome = asyncio.run(play_run(handle, world, settings.progress, console, ProgressLines(10, 10.0), executor))
     finish_run(handle, outcome, console)
     if outcome.failures or outcome.disk_error:
-        raise TableError(f"the run in {handle.folder.path} did not finish; finish it with --resume")
+        raise TableError(f"the run in {handle.folder.path} did not finish; finish the table with --resume {table.path}")
     return handle.folder.path
 
 

@@ -20,7 +20,7 @@ from rich.console import Console
 from proagent.domains import get_domain
 from proagent.eval.records import EvalRecord, read_records
 from proagent.paths import partner_dir
-from proagent.tables.common import Plan, TableSettings, play_grid, write_page
+from proagent.tables.common import Plan, TableSettings, play_grids, write_page
 
 WORLD = "overcooked"
 LAYOUT = "counter_circuit"
@@ -47,7 +47,6 @@ class Settings(TableSettings):
     partners: list[str] = Field(default_factory=list, description="default: every partner that plays the layout")
     seats: list[int] = Field(default_factory=lambda: [0, 1], description="the passer's seats")
     out: Path = Path("docs/interdependence_counter_circuit")
-    resume: Path | None = None
 
 
 def layout_partners() -> list[str]:
@@ -74,7 +73,7 @@ def run(settings: Settings, console: Console) -> Path:
         "layouts": [LAYOUT], "seats": settings.seats, "episodes": settings.episodes, "horizon": settings.horizon,
         "seed": settings.seed,
     }  # fmt: skip
-    folder = play_grid(data, settings, console, settings.resume)
+    (folder,) = play_grids([data], settings, console)
     records = read_records(folder / "episodes.jsonl")
     rows = [
         row(partner, seat, mine)

@@ -21,7 +21,7 @@ from proagent.eval.process_plots import bars_by_difficulty, failure_bars, radar_
 from proagent.eval.records import read_records
 from proagent.eval.stats import INTERVAL_NOTE, mean_se, metric_value, paired_difference
 from proagent.maeil import TOPOLOGIES
-from proagent.tables.common import TEST_DOUBLES, LLMSettings, Plan, play_grid, proagent_agent, write_page
+from proagent.tables.common import TEST_DOUBLES, LLMSettings, Plan, play_grids, proagent_agent, write_page
 
 DIFFICULTIES = ("easy", "medium", "hard")
 TALKING = tuple(t for t in TOPOLOGIES if t != "individual")  # the topologies whose messages can carry feedback
@@ -93,7 +93,7 @@ def run(settings: Settings, console: Console) -> Path:
     labels = layouts(settings.episodes, settings.difficulties)
     talks = any(t in TALKING for t in settings.topologies)
     runs = (False, True) if talks else (False,)
-    folders = settings.from_runs or [play_grid(grid(settings, list(labels), f), settings, console) for f in runs]
+    folders = settings.from_runs or play_grids([grid(settings, list(labels), f) for f in runs], settings, console)
     rows = [r for folder, f in zip(folders, (False, True)) for r in rows_of(folder, labels, f)]
     out, drawn = settings.out, labelled(rows)
     out.parent.mkdir(parents=True, exist_ok=True)

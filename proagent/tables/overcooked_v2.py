@@ -9,7 +9,7 @@ which needs several seeds per method: ``<method>_s<seed>`` folders are counted a
 and reported as "XP same method" when present). ProAgent block: ProAgent with each partner, with the
 recipe-aware scripted chef (``recipe_greedy``: a teammate that shares neither ProAgent's knowledge
 text nor an RL convention) and with itself, ``episodes`` per seat, one run folder per layout (each
-layout has its own partners); ``resume`` finishes a stopped layout's run and reuses it.
+layout has its own partners), all in the table's one run folder (``--resume`` finishes it).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from proagent.eval.records import read_records
 from proagent.eval.stats import mean_se
 from proagent.numbers import format_published
 from proagent.paths import PROJECT_ROOT
-from proagent.tables.common import LLMSettings, Plan, play_grid, proagent_agent, write_page
+from proagent.tables.common import LLMSettings, Plan, play_grids, proagent_agent, write_page
 
 SCRIPTED = ("recipe_greedy",)  # the scripted partners that play V2 kitchens
 PAPER = PROJECT_ROOT / "data" / "overcooked_v2_paper_table2.json"
@@ -74,7 +74,6 @@ class Settings(LLMSettings):
     skip_proagent: bool = False
     partners: list[str] = Field(default_factory=list, description="ProAgent's RL partners: these methods' best seed")
     out: Path = Path("docs/overcooked_v2_table")
-    resume: Path | None = Field(None, description="an earlier layout's run folder: finished, then reused")
 
 
 def plan(settings: Settings) -> Plan:
@@ -86,20 +85,19 @@ def plan(settings: Settings) -> Plan:
 
 
 def run_proagent(settings: Settings, console: Console) -> list[Path]:
-    """ProAgent with each layout's partners and itself: one run folder a layout, the ``resume``
-    folder finished (not replayed) and reused for its layout."""
-    folders = [] if settings.resume is None else [play_grid({}, settings, console, settings.resume)]
-    done = {r.layout for folder in folders for r in read_records(folder / "episodes.jsonl")}
-    for layout in settings.layouts:
-        if layout not in done:
-            names = [*shipped(layout, settings.partners or None), *SCRIPTED, "proagent"]
-            data = {
-                "name": f"overcooked-v2-{layout}", "agents": [proagent_agent(settings)], "partners": names,
-                "layouts": [layout], "seats": [0, 1], "episodes": settings.episodes, "horizon": settings.horizon,
-                "seed": settings.seed,
-            }  # fmt: skip
-            folders.append(play_grid(data, settings, console))
-    return folders
+    """ProAgent with each layout's partners and itself: one run folder a layout (each layout has
+    its own partners)."""
+    return play_grids([layout_grid(settings, layout) for layout in settings.layouts], settings, console)
+
+
+def layout_grid(settings: Settings, layout: str) -> dict:
+    """ProAgent with the layout's shipped partners, the scripted ones and itself, both seats."""
+    names = [*shipped(layout, settings.partners or None), *SCRIPTED, "proagent"]
+    return {
+        "name": f"overcooked-v2-{layout}", "agents": [proagent_agent(settings)], "partners": names,
+        "layouts": [layout], "seats": [0, 1], "episodes": settings.episodes, "horizon": settings.horizon,
+        "seed": settings.seed,
+    }  # fmt: skip
 
 
 def run(settings: Settings, console: Console) -> Path:
@@ -108,7 +106,7 @@ def run(settings: Settings, console: Console) -> Path:
     rl_layouts = settings.layouts if settings.rl_episodes else []
     rows = [row for layout in rl_layouts for row in rl_rows(layout, settings.rl_episodes, settings.seed)]
     folders = [] if settings.skip_proagent else run_proagent(settings, console)
-    reused = " (this page's run reused an earlier run folder with `--resume`)" if settings.resume else ""
+    reused = " (this page's run finished an earlier run folder with `--resume`)" if settings.resume else ""
     text = (
         f"# OvercookedV2: shipped partners{'' if settings.skip_proagent else ' and ProAgent'}\n\n"
         f"Regenerate: `{settings.command}`{reused}.\n\n"

@@ -27,7 +27,7 @@ from proagent.domains import get_domain
 from proagent.eval.records import EvalRecord, read_records
 from proagent.eval.stats import MeanSE, metric_stat
 from proagent.paths import PROJECT_ROOT
-from proagent.tables.common import LLMSettings, Plan, TableError, agent_fields, play_grid, write_page
+from proagent.tables.common import LLMSettings, Plan, TableError, agent_fields, play_grids, write_page
 from proagent.world.types import DomainInputError
 
 DOMAIN = get_domain("yokai")
@@ -210,7 +210,7 @@ def page(settings: Settings, records: Sequence[EvalRecord], folder: Path, images
 def run(settings: Settings, console: Console) -> Path:
     """Check the names, play the grid, write the page, the CSV and the heatmaps; returns the page."""
     check_names(settings.agents, settings.layout)
-    folder = play_grid(grid(settings), settings, console)
+    (folder,) = play_grids([grid(settings)], settings, console)
     records = read_records(folder / "episodes.jsonl")
     out = settings.out
     out.parent.mkdir(parents=True, exist_ok=True)

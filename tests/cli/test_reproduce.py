@@ -215,7 +215,8 @@ def test_a_table_target_runs_in_process_with_the_flags_it_takes(tmp_path: Path) 
         "off",
     ]
     assert main(argv) == 0
-    (run,) = runs.iterdir()
+    (table,) = runs.iterdir()
+    (run,) = (p for p in table.iterdir() if p.is_dir())  # the table's one grid
     records = read_records(run / "episodes.jsonl")
     assert len(records) == 3 * 3 * 2 and {r.episode for r in records} == {0}  # 3 agents x 3 partners x 2 seats, 1 game
     text = out.with_suffix(".md").read_text()

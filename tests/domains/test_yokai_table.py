@@ -55,7 +55,7 @@ def test_the_page_reads_its_numbers_from_the_run(tmp_path: Path) -> None:
     argv = ["reproduce", "yokai-table2", "--set", "agents=careful,random", "--episodes", "2", "--out", str(out)]
     assert main([*argv, "--runs-dir", str(tmp_path), "--progress", "off"]) == 0
     text = out.with_suffix(".md").read_text()
-    (run,) = tmp_path.glob("*-yokai-table-9c_2p")
+    (run,) = tmp_path.glob("*-yokai-table2/*-yokai-table-9c_2p")  # the grid's run in the table's folder
     records = read_records(run / "episodes.jsonl")
     assert len(records) == 2 * 2 * 2 * 2 and f"run folder `{run.name}`" in text
     assert "proagent reproduce yokai-table2 --set agents=careful,random --episodes 2" in text

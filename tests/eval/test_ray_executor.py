@@ -206,7 +206,8 @@ def test_a_paper_table_plays_its_grid_on_ray_with_the_local_numbers(ray_session,
         argv = ["reproduce", "interdependence-table1", "--set", "partners=greedy", "--set", "seats=0"]
         argv += ["--horizon", "10", "--episodes", "2", "--out", str(out), "--runs-dir", str(runs)]
         assert main([*argv, "--executor", executor, "--progress", "off"]) == 0
-        (run,) = runs.iterdir()
+        (table,) = runs.iterdir()
+        (run,) = (p for p in table.iterdir() if p.is_dir())
         pages[executor] = out.with_suffix(".md").read_text().replace(run.name, "RUN").replace(f"--executor {executor}", "")
         pages[executor] = pages[executor].replace(str(tmp_path / executor), "TMP")
     assert pages["ray"] == pages["local"]

@@ -65,8 +65,9 @@ def test_a_table_target_runs_on_the_double(target: str, tmp_path: Path) -> None:
     text = out.with_suffix(".md").read_text()
     assert all(line in text for line in shown), text
     assert f"proagent reproduce {target} " in text  # the command that regenerates it
-    folders = [p.name for p in runs.iterdir()]
-    assert folders and all(f"`{name}`" in text for name in folders)  # ours come from these runs
+    (table,) = runs.iterdir()  # the table's one run folder
+    grids = [p.name for p in table.iterdir() if p.is_dir()]
+    assert grids and all(f"`{name}`" in text for name in grids)  # ours come from these runs
     if target != NO_LLM:
         assert "a test double (scripted answers), not a language model" in text
 
