@@ -192,7 +192,7 @@ def execute_run(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -
     from proagent.eval.session import finish_run, play_run, resume_run, start_run
     from proagent.eval.world import World
 
-    command = shlex.join(["proagent", *sys.argv[1:]])
+    command = shlex.join(args.command_line)  # as typed (`main` sets it), recorded in the manifest
     world = World()
     console = Console()
     try:

@@ -112,7 +112,7 @@ def run_grid(target: Target, args: argparse.Namespace) -> int:
     args.config = None
     code, folder = execute_run(args, data, ablation)
     if folder is not None:
-        write_comparison(target, folder, args.out, shlex.join(args.command_line))
+        write_comparison(target, folder, args.out)
     return code
 
 
@@ -179,8 +179,17 @@ def print_estimate(target: Target, e: Estimate) -> int:
     return 0
 
 
-def write_comparison(target: Target, folder: Path, out: Path | None, command: str) -> None:
-    """Our numbers from the run's records beside the paper's, with the command that regenerates them."""
+def made_by(commands: list[str]) -> str:
+    """The commands that made a run, as a page quotes them: the one that started it, then each that
+    resumed it, with the run folder (a path of the machine that made it) left out."""
+    from proagent.tables_out import without_resume
+
+    first, *later = [shlex.join(without_resume(shlex.split(c))) for c in commands]
+    return "".join([f"`{first}`", *(f", then `{c} --resume <that run folder>`" for c in later)])
+
+
+def write_comparison(target: Target, folder: Path, out: Path | None) -> None:
+    """Our numbers from the run's records beside the paper's, with the commands that made them."""
     from proagent.eval.manifest import load_manifest
     from proagent.eval.records import read_records
     from proagent.eval.reproduce_table import compare, comparison_markdown, read_paper_numbers
@@ -191,7 +200,8 @@ def write_comparison(target: Target, folder: Path, out: Path | None, command: st
         return
     paper = read_paper_numbers(PROJECT_ROOT / target.paper_numbers)
     records = read_records(folder / "episodes.jsonl")
-    config = load_manifest(RunFolder(folder)).config
+    manifest = load_manifest(RunFolder(folder))
+    config = manifest.config
     from proagent.tables.common import model_label
 
     models = (
@@ -199,7 +209,7 @@ def write_comparison(target: Target, folder: Path, out: Path | None, command: st
     )
     notes = [
         f"Setting: {target.setting}.",
-        f"Regenerate: `{command}` (run folder `{folder.name}`).",
+        f"Regenerate: {made_by([s.command for s in manifest.sessions])} (run folder `{folder.name}`).",
         f"Model (--llm, from the run's config.json): {models}.",
     ]
     text = comparison_markdown(f"{target.name}: {target.table}", compare(records, paper), paper, notes)

@@ -240,3 +240,14 @@ def test_a_malformed_registry_is_refused_when_read(change: dict, said: str) -> N
     target = registry.get("yokai-table2").model_dump() | change
     with pytest.raises(ValidationError, match=said):
         Registry.model_validate({"papers": registry.model_dump()["papers"], "targets": [target]})
+
+
+def test_a_resumed_page_names_the_commands_that_made_it_and_no_run_folder(server: FakeChatServer, tmp_path: Path) -> None:
+    _, _, run = _run(server, tmp_path, "proagent-planner-ablation", "--episodes", "1", "--horizon", "5", "--seats", "0")
+    argv = ["reproduce", "proagent-planner-ablation", "--resume", str(run), "--episodes", "2", "--out", str(tmp_path / "t")]
+    assert main([*argv, "--progress", "off", "--no-cache"]) == 0
+    line = next(x for x in (tmp_path / "t.md").read_text().splitlines() if "Regenerate" in x)
+    started, resumed = line.split(", then ")
+    assert "proagent reproduce proagent-planner-ablation" in started and "--horizon 5 --seats 0" in started
+    assert "--episodes 2" in resumed and "--resume <that run folder>" in resumed
+    assert str(run) not in line
