@@ -191,8 +191,9 @@ def made_by(commands: list[str]) -> str:
 def write_comparison(target: Target, folder: Path, out: Path | None) -> None:
     """Our numbers from the run's records beside the paper's, with the commands that made them."""
     from proagent.eval.manifest import load_manifest
+    from proagent.eval.paper_gap import gap_plot
     from proagent.eval.records import read_records
-    from proagent.eval.reproduce_table import compare, comparison_markdown, read_paper_numbers
+    from proagent.eval.reproduce_table import cell_gaps, compare, comparison_markdown, read_paper_numbers
     from proagent.paths import PROJECT_ROOT
     from proagent.runner.run_folder import RunFolder
 
@@ -212,9 +213,12 @@ def write_comparison(target: Target, folder: Path, out: Path | None) -> None:
         f"Regenerate: {made_by([s.command for s in manifest.sessions])} (run folder `{folder.name}`).",
         f"Model (--llm, from the run's config.json): {models}.",
     ]
-    text = comparison_markdown(f"{target.name}: {target.table}", compare(records, paper), paper, notes)
+    title = f"{target.name}: {target.table}"
+    rows = compare(records, paper)
     path = out.with_suffix(".md") if out is not None else folder / "reproduce.md"
     path.parent.mkdir(parents=True, exist_ok=True)
+    plot = gap_plot(cell_gaps(rows), path.with_name(path.stem + "_vs_paper.png"), title)
+    text = comparison_markdown(title, rows, paper, notes, plot)
     path.write_text(text, encoding="utf-8")
     print(text)
     print(f"table: {path}", file=sys.stderr)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from proagent.eval.paper_gap import Gap, summary_markdown
 from proagent.eval.records import EvalRecord
 from proagent.eval.stats import MeanSE, metric_stat
 from proagent.numbers import format_published
@@ -59,6 +60,17 @@ class ComparisonRow(BaseModel):
     def difference(self) -> float | None:
         return None if self.paper is None or self.ours.mean is None else self.ours.mean - self.paper.mean
 
+    def gap(self) -> Gap | None:
+        """The cell's gap to the paper (None where the paper has no number for it)."""
+        if self.paper is None:
+            return None
+        label = " ".join(str(v) for v in self.cell.values() if v is not None)
+        return Gap(label=label, ours=self.ours, paper_mean=self.paper.mean, paper_se=self.paper.se)
+
+
+def cell_gaps(rows: list[ComparisonRow]) -> list[Gap]:
+    return [g for row in rows if (g := row.gap()) is not None]
+
 
 def read_paper_numbers(path: Path) -> PaperNumbers:
     return PaperNumbers.model_validate(json.loads(path.read_text(encoding="utf-8")))
@@ -93,11 +105,14 @@ def _number(value: float | None, digits: int) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def comparison_markdown(title: str, rows: list[ComparisonRow], paper: PaperNumbers, notes: list[str]) -> str:
-    """The table: one line per cell, ours (mean ± se (n)), the paper's, ours minus the paper's."""
+def comparison_markdown(
+    title: str, rows: list[ComparisonRow], paper: PaperNumbers, notes: list[str], plot: Path | None = None
+) -> str:
+    """The table: one line per cell, ours (mean ± se (n)), the paper's, ours minus the paper's and
+    that in standard errors; then where we stand (`paper_gap`) and the plot, when there is one."""
     digits = 2 if all(abs(row.paper.mean) <= 1 for row in rows if row.paper) else 1
     keys = paper.keys()
-    header = [*keys, f"ours ({paper.metric})", "paper", "difference (ours − paper)"]
+    header = [*keys, f"ours ({paper.metric})", "paper", "difference (ours − paper)", "z (SEs)"]
     lines = [
         f"# {title}",
         "",
@@ -116,8 +131,14 @@ def comparison_markdown(title: str, rows: list[ComparisonRow], paper: PaperNumbe
             else format_published(_number(row.paper.mean, digits), row.paper.se)
         )
         cells = [str(row.cell[k]) for k in keys]
-        lines.append("| " + " | ".join([*cells, row.ours.text(digits), theirs, _number(row.difference, digits)]) + " |")
-    return "\n".join([*lines, *wide_markdown(rows, keys, digits)]) + "\n"
+        gap = row.gap()
+        z = "–" if gap is None or row.ours.mean is None or gap.z is None else f"{gap.z:+.1f}"
+        lines.append("| " + " | ".join([*cells, row.ours.text(digits), theirs, _number(row.difference, digits), z]) + " |")
+    lines += wide_markdown(rows, keys, digits)
+    lines += ["", summary_markdown(cell_gaps(rows), digits).rstrip("\n")]
+    if plot is not None:
+        lines += ["", f"![ours against the paper]({plot.name})"]
+    return "\n".join(lines) + "\n"
 
 
 def wide_markdown(rows: list[ComparisonRow], keys: tuple[str, ...], digits: int) -> list[str]:
