@@ -41,10 +41,9 @@ class Gap(BaseModel):
     @property
     def se(self) -> float | None:
         """The difference's standard error; None where neither side has one."""
-        ours = self.ours.se if self.ours.se is not None and self.ours.n >= 2 else None
-        if ours is None and self.paper_se is None:
+        if self.ours.se is None and self.paper_se is None:
             return None
-        return math.hypot(ours or 0.0, self.paper_se or 0.0)
+        return math.hypot(self.ours.se or 0.0, self.paper_se or 0.0)
 
     @property
     def z(self) -> float | None:
@@ -100,7 +99,7 @@ def gap_plot(cells: Sequence[Gap], path: Path, title: str) -> Path | None:
     xs = [c.paper_mean for c in both]
     ys = [c.paper_mean + c.difference for c in both]  # ours
     xerr = [c.paper_se or 0.0 for c in both]
-    yerr = [c.ours.se if c.ours.se is not None and c.ours.n >= 2 else 0.0 for c in both]
+    yerr = [c.ours.se or 0.0 for c in both]
     ax.errorbar(xs, ys, xerr=xerr, yerr=yerr, fmt="o", markersize=4, capsize=2, linewidth=0.8, color="tab:blue")
     low, high = min(xs + ys + [0.0]), max(xs + ys)
     pad = 0.05 * (high - low or 1.0)
@@ -109,7 +108,7 @@ def gap_plot(cells: Sequence[Gap], path: Path, title: str) -> Path | None:
         for c, x, y in zip(both, xs, ys, strict=True):
             ax.annotate(c.label, (x, y), xytext=(3, 3), textcoords="offset points", fontsize=6)
     ax.set_xlabel("the paper's mean (± its standard error)")
-    ax.set_ylabel("ours (± standard error, n ≥ 2)")
+    ax.set_ylabel("ours (± its standard error)")
     ax.set_title(title, fontsize=9)
     fig.savefig(path, dpi=110, bbox_inches="tight")
     return path

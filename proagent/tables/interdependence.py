@@ -81,7 +81,74 @@ def run(settings: Settings, console: Console) -> Path:
         for seat in settings.seats
         if (mine := [r for r in records if r.partner == partner and r.seat == seat])
     ]
-    return write_page(settings.out, report(rows, settings, folder))
+    settings.out.parent.mkdir(parents=True, exist_ok=True)
+    plot = interdependence_plot(records, partners, settings.out.with_name(settings.out.name + "_int.png"))
+    return write_page(settings.out, report(rows, settings, folder) + beside_paper(records) + f"\n![interdependence]({plot.name})\n")
+
+
+BESIDE_HEADER = (
+    "| agent | n | ours: score | paper: task reward | ours: Int cons / non-cons | paper: col 2 / col 3 "
+    "| ours: rejected by partner % | paper: col 5 |"
+)
+
+
+def _mean(values: list[float]) -> str:
+    return _fmt(statistics.fmean(values)) if values else "–"
+
+
+def rejected_share(records: list[EvalRecord]) -> float | None:
+    """The passer's triggers the partner never acted upon, in percent, pooled over episodes and seats."""
+    offers = sum(r.int_initiated[r.seat] for r in records)
+    accepted = sum(r.int_accepted[1 - r.seat] for r in records)
+    return 100 * (1 - accepted / offers) if offers else None
+
+
+def beside_paper(records: list[EvalRecord]) -> str:
+    """The four ZSC agents the paper names, ours (both seats pooled) beside its numbers, and where we stand."""
+    lines = [
+        "\n## Beside the paper (both passer seats pooled)\n",
+        BESIDE_HEADER,
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    above = below = 0
+    for name, reward, cons, non_cons, _col4, rejected in PAPER_TABLE_1:
+        mine = [r for r in records if r.partner == name.lower()]
+        ours = rejected_share(mine)
+        if ours is not None:
+            above, below = above + (ours > rejected), below + (ours < rejected)
+        lines.append(
+            f"| {name} | {len(mine)} | {_mean([r.score for r in mine])} | {reward} | "
+            f"{_mean([r.int_constructive for r in mine])} / {_mean([r.int_non_constructive for r in mine])} | "
+            f"{cons} / {non_cons} | {_fmt(ours)} | {rejected} |"
+        )
+    lines.append(
+        f"\nWhere we stand: our partners reject more of the passer's triggers than the paper's agents in {above} of "
+        f"the four, fewer in {below}. No z: the paper gives no error bars, and a pooled percentage has none. Scores "
+        "and counts compare only in order, not in size (the paper's rounds were 60 s, ours are "
+        "the horizon above).\n"
+    )
+    return "\n".join(lines)
+
+
+def interdependence_plot(records: list[EvalRecord], partners: list[str], path: Path) -> Path:
+    """Constructive and non-constructive interdependencies per episode with each partner (both seats)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    shown = [p for p in partners if any(r.partner == p for r in records)]
+    fig = Figure(figsize=(max(5.0, 0.35 * len(shown) + 2), 3.6))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    cons = [statistics.fmean(r.int_constructive for r in records if r.partner == p) for p in shown]
+    non_cons = [statistics.fmean(r.int_non_constructive for r in records if r.partner == p) for p in shown]
+    ax.bar([i - 0.2 for i in range(len(shown))], cons, 0.4, label="constructive")
+    ax.bar([i + 0.2 for i in range(len(shown))], non_cons, 0.4, label="non-constructive")
+    ax.set_xticks(range(len(shown)), shown, rotation=70, fontsize=6)
+    ax.set_ylabel("interdependencies per episode")
+    ax.set_title(f"{PASSER} on {LAYOUT}: interdependence with each partner", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    return path
 
 
 def row(partner: str, seat: int, records: list[EvalRecord]) -> dict:

@@ -15,6 +15,7 @@ layout has its own partners), all in the table's one run folder (``--resume`` fi
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -22,8 +23,9 @@ from pydantic import Field
 from rich.console import Console
 
 from envs.overcooked.presets import COORDINATION_LAYOUTS
+from proagent.eval.paper_gap import Gap, gap_plot, summary_markdown
 from proagent.eval.records import read_records
-from proagent.eval.stats import mean_se
+from proagent.eval.stats import MeanSE, mean_se
 from proagent.numbers import format_published
 from proagent.paths import PROJECT_ROOT
 from proagent.tables.common import LLMSettings, Plan, play_grids, proagent_agent, write_page
@@ -118,6 +120,11 @@ def run(settings: Settings, console: Console) -> Path:
     if rows:
         text += f"\n## Seeds per method (SP as above; a seed reaches the paper at {REACH}x its SP mean)\n\n"
         text += seed_table(rows, paper) + "\n"
+        cells = method_gaps(rows, paper)
+        settings.out.parent.mkdir(parents=True, exist_ok=True)
+        plot = gap_plot(cells, settings.out.with_name(settings.out.name + "_vs_paper.png"), "OvercookedV2: SP and XP")
+        text += f"\n{summary_markdown(cells)}\n{GAP_NOTE}\n"
+        text += f"\n![ours against the paper]({plot.name})\n" if plot else ""
     if folders:
         text += (
             f"\n## ProAgent with {settings.model_label()}, {settings.episodes} episode(s) of {settings.horizon} steps "
@@ -158,6 +165,34 @@ def rl_table(rows: list[dict], paper: dict) -> str:
             + " |"
         )
     return "\n".join(lines)
+
+
+PAPER_SEEDS = 10  # the paper's seeds per method: its ± is their standard deviation
+GAP_NOTE = (
+    "A cell here is a method on a layout: ours is the mean over our shipped seeds of each seed's SP (or XP "
+    f"among seeds), the paper's over its {PAPER_SEEDS}. Both standard errors take the paper's seed standard "
+    f"deviation as the spread of seeds (ours: sd/√(our seeds); the paper's: sd/√{PAPER_SEEDS}), since one to "
+    "three shipped seeds give no spread of their own."
+)
+
+
+def method_gaps(rows: list[dict], paper: dict) -> list[Gap]:
+    """Per layout and method, our seeds' SP (and XP among seeds, where two or more ship) against the
+    paper's, each with the standard errors `GAP_NOTE` describes."""
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["layout"], method_of(r["name"])), []).append(r)
+    cells = []
+    for (layout, method), seeds in groups.items():
+        ref = paper["layouts"].get(layout, {}).get(method)
+        for k, what, key in ((0, "SP", "sp"), (1, "XP", "xp_same")):
+            means = [float(r[key].mean) for r in seeds if r[key].n]
+            if ref and means:
+                sd = float(ref[k][1])
+                ours = MeanSE(n=len(means), mean=float(np.mean(means)), se=sd / math.sqrt(len(means)))
+                cells.append(Gap(label=f"{layout} {method} {what}", ours=ours, paper_mean=float(ref[k][0]),
+                                 paper_se=sd / math.sqrt(PAPER_SEEDS)))  # fmt: skip
+    return cells
 
 
 REACH = 0.9  # a seed "reaches" the paper when its SP is at least this share of the paper's SP mean

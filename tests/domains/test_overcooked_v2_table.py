@@ -55,3 +55,19 @@ def test_the_seed_table_counts_the_seeds_that_reach_the_papers_self_play() -> No
 def test_the_regenerate_command_names_no_run_folder_of_this_machine() -> None:
     argv = ["--llm", "embedded", "--resume", "runs/a", "--episodes", "1", "--resume=runs/b", "--out", "x"]
     assert without_resume(argv) == ["--llm", "embedded", "--episodes", "1", "--out", "x"]
+
+
+def test_a_method_is_compared_with_the_paper_over_its_seeds_with_the_papers_seed_spread() -> None:
+    from proagent.eval.stats import mean_se
+
+    table = load_script("overcooked_v2_table")
+    paper = {"layouts": {"lay": {"sp": [[150, 20], [50, 40], [100, 30]]}}}
+    seed = lambda name, sp, xp: {"layout": "lay", "name": name, "sp": mean_se(sp), "xp_same": mean_se(xp)}
+    rows = [seed("sp", [100.0, 110.0], [40.0, 60.0]), seed("sp_s1", [130.0, 140.0], [50.0, 70.0])]
+    sp, xp = table.method_gaps(rows, paper)
+    assert (sp.label, sp.ours.mean, sp.paper_mean) == ("lay sp SP", 120.0, 150.0)
+    assert sp.ours.se == pytest.approx(20 / 2**0.5) and sp.paper_se == pytest.approx(20 / 10**0.5)
+    assert sp.z == pytest.approx(-30.0 / (400 / 2 + 400 / 10) ** 0.5)
+    assert (xp.label, xp.ours.mean, xp.paper_mean) == ("lay sp XP", 55.0, 50.0)
+    one_seed = table.method_gaps(rows[:1], paper)
+    assert [g.ours.n for g in one_seed] == [1, 1] and one_seed[0].ours.se == pytest.approx(20.0)

@@ -34,7 +34,8 @@ TINY: dict[str, tuple[Responder, list[str], list[str]]] = {
     "interdependence-table1": (
         overcooked_answer,
         ["--set", "partners=greedy", "--set", "seats=0", "--horizon", "10"],
-        ["| greedy | p0 | 1 | ", "## The paper's Table 1"],
+        ["| greedy | p0 | 1 | ", "## The paper's Table 1", "| COLE | 0 | – | 36 | – / – | 0.6 / 1.2 | – | 88.88 |",
+         "![interdependence](page_int.png)"],
     ),
     "emcoop-topologies": (
         cube_answer,
