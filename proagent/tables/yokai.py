@@ -24,6 +24,7 @@ from pydantic import Field
 from rich.console import Console
 
 from proagent.domains import get_domain
+from proagent.eval.paper_gap import Gap, gap_plot, summary_markdown
 from proagent.eval.records import EvalRecord, read_records
 from proagent.eval.stats import MeanSE, metric_stat
 from proagent.paths import PROJECT_ROOT
@@ -39,6 +40,13 @@ PAPER_COLUMNS = (("score", "R", False), ("early_win", "SEE", True), ("early_end"
 MORE_COLUMNS = (("win", "win %", True), ("game_score", "S (eq. 1)", False), ("hints_used", "hints", False),
                 ("hints_correct", "correct", False), ("hints_wrong", "wrong", False))  # fmt: skip
 HEATMAPS = (("score", "R (eq. 4)"), ("early_win", "SEE %"))
+# our trained partners by the paper's method (Table 2's rows); sp_gru is the paper's CNN-GRU network
+METHOD_ROWS = {"sp": "SP", "sp_gru": "SP", "sp_hi_ent": "HE", "op": "OP"}
+GAP_NOTE = (
+    "Cells: every agent's XP R against the humans' (people with strangers, the paper's cross-play bar); a trained "
+    "agent's SP and XP R also against its method's row (our XP is with every other agent here, the paper's with "
+    "other seeds of one method). z uses our standard error over games and the paper's over 12 seeds."
+)
 
 
 def kind_of(name: str, layout: str) -> str:
@@ -146,6 +154,33 @@ def paper_table() -> str:
     return paper["source"] + ".\n\n" + "\n".join(lines)
 
 
+def paper_r(printed: str) -> tuple[float, float] | None:
+    """The paper's "mean ± se" as numbers; None where it printed "-"."""
+    mean, sep, se = printed.partition("±")
+    return (float(mean), float(se)) if sep else None
+
+
+def paper_gaps(records: Sequence[EvalRecord], names: Sequence[str]) -> list[Gap]:
+    """R (eq. 4) against the paper's: every agent's XP against the humans' (people meeting
+    strangers, the cross-play bar), and a trained agent's SP and XP against its method's row
+    (``sp_s1`` is SP, ``op`` OP; the paper's XP pairs seeds of one method, ours every other agent)."""
+    rows = {r["method"]: r for r in json.loads(PAPER.read_text())["rows"]}
+    cells = []
+    for name in names:
+        games = by_setting(records, name)
+        references = [("XP", "H", "xp")]
+        head, sep, seed = name.rpartition("_s")
+        method = METHOD_ROWS.get(head if sep and seed.isdigit() else name)
+        if method is not None:
+            references = [("SP", method, "sp"), ("XP", method, "xp"), *references]
+        for setting, row, side in references:
+            theirs = paper_r(rows[row][side][0])
+            ours = stat(games[setting], "score", False)
+            if theirs is not None and ours.n:
+                cells.append(Gap(label=f"{name} {setting} vs {row}", ours=ours, paper_mean=theirs[0], paper_se=theirs[1]))
+    return cells
+
+
 def write_csv(records: Sequence[EvalRecord], names: Sequence[str], layout: str, path: Path) -> None:
     with path.open("w", newline="") as fh:
         out = csv.writer(fh)
@@ -184,7 +219,9 @@ def heatmap(records: Sequence[EvalRecord], names: Sequence[str], metric: str, ti
     return path
 
 
-def page(settings: Settings, records: Sequence[EvalRecord], folder: Path, images: Sequence[Path]) -> str:
+def page(
+    settings: Settings, records: Sequence[EvalRecord], folder: Path, images: Sequence[Path], gap_image: Path | None
+) -> str:
     names, layout = settings.agents, settings.layout
     kinds = ", ".join(f"{n} ({kind_of(n, layout).lower()})" for n in names)
     model = "" if LLM not in names else f" ProAgent's model: {settings.model_label()}."
@@ -201,7 +238,9 @@ def page(settings: Settings, records: Sequence[EvalRecord], folder: Path, images
         f"## Ours\n\n{ours_table(records, names, layout)}\n\n"
         f"### The other metrics\n\n{more_table(records, names, layout)}\n\n"
         f"## The paper, Table 2 (2-player 9C)\n\n{paper_table()}\n\n"
-        "## Cross-play matrices (agent x partner, both seats pooled)\n\n"
+        f"{summary_markdown(paper_gaps(records, names))}\n{GAP_NOTE}\n\n"
+        + (f"![ours against the paper]({gap_image.name})\n\n" if gap_image else "")
+        + "## Cross-play matrices (agent x partner, both seats pooled)\n\n"
         + "\n".join(f"![{p.stem}]({p.name})" for p in images)
         + "\n"
     )
@@ -216,4 +255,5 @@ def run(settings: Settings, console: Console) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     images = [heatmap(records, settings.agents, m, t, out.with_name(f"{out.name}_xp_{m}.png")) for m, t in HEATMAPS]
     write_csv(records, settings.agents, settings.layout, out.with_suffix(".csv"))
-    return write_page(out, page(settings, records, folder, images))
+    gap_image = gap_plot(paper_gaps(records, settings.agents), out.with_name(f"{out.name}_vs_paper.png"), "Yōkai: R (eq. 4)")
+    return write_page(out, page(settings, records, folder, images, gap_image))

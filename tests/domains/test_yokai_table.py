@@ -78,3 +78,19 @@ def test_the_page_reads_its_numbers_from_the_run(tmp_path: Path) -> None:
     for metric in ("score", "early_win"):
         png = out.with_name(f"yokai_xp_{metric}.png")
         assert png.read_bytes()[:4] == b"\x89PNG" and f"]({png.name})" in text
+
+
+def test_every_agents_cross_play_meets_the_humans_and_a_trained_one_its_method() -> None:
+    from proagent.tables.yokai import paper_gaps
+    from tests.eval.eval_helpers import rec
+
+    games = [rec(a, p, 0, i, score, layout="9c_2p") for i, (a, p, score) in enumerate([
+        ("sp_s1", "sp_s1", 7.0), ("sp_s1", "sp_s1", 8.0), ("sp_s1", "careful", 1.0), ("sp_s1", "careful", 3.0),
+        ("careful", "sp_s1", 2.0), ("careful", "careful", 4.0),
+    ])]  # fmt: skip
+    cells = {g.label: g for g in paper_gaps(games, ["sp_s1", "careful"])}
+    assert set(cells) == {"sp_s1 SP vs SP", "sp_s1 XP vs SP", "sp_s1 XP vs H", "careful XP vs H"}
+    sp = cells["sp_s1 SP vs SP"]
+    assert (sp.ours.mean, sp.paper_mean, sp.paper_se) == (7.5, 7.5, 0.3) and sp.z == 0.0
+    humans = cells["careful XP vs H"]
+    assert (humans.ours.mean, humans.ours.n, humans.paper_mean, humans.paper_se) == (2.0, 1, 5.7, 0.5)
