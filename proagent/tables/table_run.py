@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from proagent.eval.config import EvalConfig
 from proagent.eval.session import RunHandle, resume_run, start_run
 from proagent.eval.world import World
 from proagent.runner.run_folder import RunFolder, RunFolderBusy
@@ -108,7 +109,7 @@ class TableRun:
     def save(self) -> None:
         self.folder.write_json(TABLE_FILE, self.record)
 
-    def handle(self, config: Any, world: World, changes: dict[str, Any]) -> RunHandle:
+    def handle(self, config: EvalConfig, world: World, changes: dict[str, Any]) -> RunHandle:
         """The run of grid ``config``: its recorded folder reopened (``changes`` to its execution
         settings), or a new folder here, recorded before any episode plays."""
         name = config.name
