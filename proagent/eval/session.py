@@ -54,7 +54,14 @@ class RunHandle:
 
 
 def start_run(config: EvalConfig, world: World, command: str, runs_dir: Path | None = None, ablation: AblationInfo | None = None) -> RunHandle:
-    resolved = resolve(config, world)
+    return open_run(config, resolve(config, world), command, runs_dir, ablation)
+
+
+def open_run(
+    config: EvalConfig, resolved: Resolved, command: str, runs_dir: Path | None = None, ablation: AblationInfo | None = None
+) -> RunHandle:
+    """`start_run` for a config its caller has resolved already (a table checks all its grids
+    before any folder exists; resolving hashes every partner's checkpoint, seconds for a zoo)."""
     folder = RunFolder.create(config.name, root=runs_dir or RUNS_DIR).lock()
     manifest = add_session(new_manifest(config, resolved, command, ablation), command)
     save_manifest(folder, manifest)

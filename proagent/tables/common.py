@@ -15,7 +15,7 @@ from rich.console import Console
 from proagent.eval.config import ConfigError, EvalConfig, validate_config
 from proagent.eval.progress import ProgressLines
 from proagent.eval.session import RunHandle, finish_run, play_run
-from proagent.eval.world import World, resolve
+from proagent.eval.world import Resolved, World, resolve
 from proagent.tables.table_run import TableRun, TableRunError
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ def play_grids(grids: Sequence[dict[str, Any]], settings: TableSettings, console
     if len(set(names)) != len(names) or not all(names):
         raise TableError(f"a table's grids need distinct names, not {names}")  # a bug in the table, not the user's
     world = World()
-    configs = [grid_config(data, settings, world) for data in grids]
+    configs = [grid_config(data, settings, world) for data in grids]  # each with its resolved names
     executor = grid_executor(settings, world, console)
     try:
         try:
@@ -120,31 +120,30 @@ def play_grids(grids: Sequence[dict[str, Any]], settings: TableSettings, console
         except TableRunError as exc:
             raise TableError(str(exc)) from None
         console.print(f"table run folder: {table.path}", highlight=False)
-        return [play_one(table, config, settings, world, console, executor) for config in configs]
+        return [play_one(table, config, resolved, settings, world, console, executor) for config, resolved in configs]
     finally:
         if executor is not None:
             executor.close()
 
 
-def grid_config(data: dict[str, Any], settings: TableSettings, world: World) -> EvalConfig:
-    """The grid as a validated evaluation config, every name in it resolved, so that a bad grid
-    is a TableError in one line before the table's folder exists."""
+def grid_config(data: dict[str, Any], settings: TableSettings, world: World) -> tuple[EvalConfig, Resolved]:
+    """The grid as a validated evaluation config and its names resolved, so that a bad grid is a
+    TableError in one line before the table's folder exists."""
     try:
         config = validate_config(data | run_fields(settings), str(data["name"]), EvalConfig)
         assert isinstance(config, EvalConfig)
-        resolve(config, world)
+        return config, resolve(config, world)
     except ConfigError as exc:
         raise TableError(" ".join(str(exc).split())) from None
-    return config
 
 
 def play_one(
-    table: TableRun, config: EvalConfig, settings: TableSettings, world: World, console: Console,
+    table: TableRun, config: EvalConfig, resolved: Resolved, settings: TableSettings, world: World, console: Console,
     executor: RayExecutor | None,
 ) -> Path:  # fmt: skip
     """One grid of the table, started or finished; its run folder."""
     try:
-        handle: RunHandle = table.handle(config, world, run_fields(settings))
+        handle: RunHandle = table.handle(config, resolved, world, run_fields(settings))
     except ConfigError as exc:
         raise TableError(" ".join(str(exc).split())) from None
     console.print(f"run folder: {handle.folder.path}", highlight=False)

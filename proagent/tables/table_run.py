@@ -21,8 +21,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from proagent.eval.config import EvalConfig
-from proagent.eval.session import RunHandle, resume_run, start_run
-from proagent.eval.world import World
+from proagent.eval.session import RunHandle, open_run, resume_run
+from proagent.eval.world import Resolved, World
 from proagent.runner.run_folder import RunFolder, RunFolderBusy
 
 TABLE_FILE = "table_run.json"  # not table.json: a grid's run folder has its report there
@@ -109,13 +109,13 @@ class TableRun:
     def save(self) -> None:
         self.folder.write_json(TABLE_FILE, self.record)
 
-    def handle(self, config: EvalConfig, world: World, changes: dict[str, Any]) -> RunHandle:
-        """The run of grid ``config``: its recorded folder reopened (``changes`` to its execution
-        settings), or a new folder here, recorded before any episode plays."""
+    def handle(self, config: EvalConfig, resolved: Resolved, world: World, changes: dict[str, Any]) -> RunHandle:
+        """The run of grid ``config`` (``resolved`` already): its recorded folder reopened
+        (``changes`` to its execution settings), or a new folder here, recorded before any episode plays."""
         name = config.name
         if name in self.record.grids:
             return resume_run(self.path / self.record.grids[name], changes, world, self.record.command)
-        handle = start_run(config, world, self.record.command, self.path)
+        handle = open_run(config, resolved, self.record.command, self.path)
         self.record.grids[name] = handle.folder.path.name
         self.save()
         return handle
