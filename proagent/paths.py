@@ -28,6 +28,13 @@ def partner_dir(world: str, layout: str, algo: str, root: Path = PARTNERS_DIR) -
     return root / world / layout.replace(":", "_") / algo
 
 
+def method_of(name: str) -> str:
+    """A trained partner's method: its seeds of one recipe are ``<method>_s<seed>`` (``sp_s1`` ->
+    ``sp``; ``sp`` itself is seed 0). The one place the seed naming is read."""
+    head, sep, tail = name.rpartition("_s")
+    return head if sep and tail.isdigit() else name
+
+
 def checkpoint_dir(path: Path) -> Path:
     """A checkpoint folder as given, or its new home when it names an Overcooked partner's old
     place ``partners/<layout>/<algo>/`` (before every world had its own folder) that is gone."""

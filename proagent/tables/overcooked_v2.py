@@ -27,17 +27,11 @@ from proagent.eval.paper_gap import Gap, gap_plot, summary_markdown
 from proagent.eval.records import read_records
 from proagent.eval.stats import MeanSE, mean_se
 from proagent.numbers import format_published
-from proagent.paths import PROJECT_ROOT
+from proagent.paths import PROJECT_ROOT, method_of
 from proagent.tables.common import LLMSettings, Plan, play_grids, proagent_agent, write_page
 
 SCRIPTED = ("recipe_greedy",)  # the scripted partners that play V2 kitchens
 PAPER = PROJECT_ROOT / "data" / "overcooked_v2_paper_table2.json"
-
-
-def method_of(name: str) -> str:
-    """``sp_s1`` -> ``sp``: seeds of one method."""
-    head, sep, tail = name.rpartition("_s")
-    return head if sep and tail.isdigit() else name
 
 
 def rl_rows(layout: str, episodes: int, seed: int) -> list[dict]:

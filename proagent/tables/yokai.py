@@ -27,7 +27,7 @@ from proagent.domains import get_domain
 from proagent.eval.paper_gap import Gap, gap_plot, summary_markdown
 from proagent.eval.records import EvalRecord, read_records
 from proagent.eval.stats import MeanSE, metric_stat
-from proagent.paths import PROJECT_ROOT
+from proagent.paths import PROJECT_ROOT, method_of
 from proagent.tables.common import LLMSettings, Plan, TableError, agent_fields, play_grids, write_page
 from proagent.world.types import DomainInputError
 
@@ -169,8 +169,7 @@ def paper_gaps(records: Sequence[EvalRecord], names: Sequence[str]) -> list[Gap]
     for name in names:
         games = by_setting(records, name)
         references = [("XP", "H", "xp")]
-        head, sep, seed = name.rpartition("_s")
-        method = METHOD_ROWS.get(head if sep and seed.isdigit() else name)
+        method = METHOD_ROWS.get(method_of(name))
         if method is not None:
             references = [("SP", method, "sp"), ("XP", method, "xp"), *references]
         for setting, row, side in references:

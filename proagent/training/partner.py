@@ -22,7 +22,6 @@ takes the batch's masks). Loading needs only flax/jax/numpy.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
@@ -32,7 +31,7 @@ import jax
 import jax.numpy as jnp
 
 from proagent.contract import ImmediateAgent, Observation, UnknownAgentError
-from proagent.paths import PARTNERS_DIR, partner_dir
+from proagent.paths import PARTNERS_DIR, method_of, partner_dir
 from proagent.training import checkpoint
 from proagent.training.networks import Hidden, PolicyFns, mask_logits, policy_fns
 from proagent.world.rl_spec import RLEnv, State
@@ -166,10 +165,9 @@ def best_seed(world: str, layout: str, algo: str, root: Path = PARTNERS_DIR) -> 
     still training, with no score yet, comes last); None when none ships. Seeds of one recipe can
     differ from a working partner to one that scores nothing, so a default must not take seed 0
     on trust."""
-    seeds = re.compile(rf"{re.escape(algo)}(_s\d+)?")
     scored: list[tuple[float, str]] = []
     for name in available_rl_partners(world, layout, root):
-        if seeds.fullmatch(name):
+        if method_of(name) == algo:
             sp = checkpoint.load_manifest(partner_dir(world, layout, name, root)).self_play
             scored.append((sp.mean if sp is not None else float("-inf"), name))
     return max(scored, key=lambda pair: pair[0])[1] if scored else None
