@@ -97,7 +97,8 @@ def _mean(values: list[float]) -> str:
 
 
 def rejected_share(records: list[EvalRecord]) -> float | None:
-    """The passer's triggers the partner never acted upon, in percent, pooled over episodes and seats."""
+    """The passer's triggers the partner never acted upon, in percent, pooled over the episodes
+    (each counted from its own passer seat)."""
     offers = sum(r.int_initiated[r.seat] for r in records)
     accepted = sum(r.int_accepted[1 - r.seat] for r in records)
     return 100 * (1 - accepted / offers) if offers else None
@@ -155,7 +156,6 @@ def row(partner: str, seat: int, records: list[EvalRecord]) -> dict:
     """The passer's games in ``seat`` with ``partner``: score and interdependence counts, as the paper's columns."""
     p, q = seat, 1 - seat  # the passer's and the partner's player index
     total = sum(r.int_total for r in records)
-    passer_offers = sum(r.int_initiated[p] for r in records)
     partner_offers = sum(r.int_initiated[q] for r in records)
     mean = statistics.fmean
     return {
@@ -168,9 +168,7 @@ def row(partner: str, seat: int, records: list[EvalRecord]) -> dict:
         "Int non-cons": mean(r.int_non_constructive for r in records),
         "cons %": 100 * sum(r.int_constructive for r in records) / total if total else None,
         "passer triggers": mean(r.int_initiated[p] for r in records),
-        "rejected by partner %": 100 * (1 - sum(r.int_accepted[q] for r in records) / passer_offers)
-        if passer_offers
-        else None,
+        "rejected by partner %": rejected_share(records),
         "partner triggers": mean(r.int_initiated[q] for r in records),
         "accepted by passer %": 100 * sum(r.int_accepted[p] for r in records) / partner_offers
         if partner_offers

@@ -170,14 +170,19 @@ GAP_NOTE = (
 )
 
 
-def method_gaps(rows: list[dict], paper: dict) -> list[Gap]:
-    """Per layout and method, our seeds' SP (and XP among seeds, where two or more ship) against the
-    paper's, each with the standard errors `GAP_NOTE` describes."""
+def by_method(rows: list[dict]) -> dict[tuple[str, str], list[dict]]:
+    """The RL rows by layout and method: a method's seeds together, in the rows' order."""
     groups: dict[tuple[str, str], list[dict]] = {}
     for r in rows:
         groups.setdefault((r["layout"], method_of(r["name"])), []).append(r)
+    return groups
+
+
+def method_gaps(rows: list[dict], paper: dict) -> list[Gap]:
+    """Per layout and method, our seeds' SP (and XP among seeds, where two or more ship) against the
+    paper's, each with the standard errors `GAP_NOTE` describes."""
     cells = []
-    for (layout, method), seeds in groups.items():
+    for (layout, method), seeds in by_method(rows).items():
         ref = paper["layouts"].get(layout, {}).get(method)
         for k, what, key in ((0, "SP", "sp"), (1, "XP", "xp_same")):
             means = [float(r[key].mean) for r in seeds if r[key].n]
@@ -200,10 +205,7 @@ def seed_table(rows: list[dict], paper: dict) -> str:
         f"| layout | method | seeds shipped | seeds >= {REACH}x paper SP | best SP / paper SP | XP among seeds | paper XP |",
         "|---|---|---|---|---|---|---|",
     ]
-    groups: dict[tuple[str, str], list[dict]] = {}
-    for r in rows:
-        groups.setdefault((r["layout"], method_of(r["name"])), []).append(r)
-    for (layout, method), seeds in groups.items():
+    for (layout, method), seeds in by_method(rows).items():
         ref = paper["layouts"].get(layout, {}).get(method)
         sps = [r["sp"].mean for r in seeds if r["sp"].n]
         kin = [r["xp_same"].mean for r in seeds if r["xp_same"].n]
