@@ -204,6 +204,8 @@ def execute_run(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -
             handle = resume_run(args.resume, resume_changes(args), world, command)
         else:
             config = validate_config(apply_flags(data, args), str(args.config or "flags"), EvalConfig)
+            if executor is not None:  # their processes start up while this one resolves the grid
+                executor.start_workers_for([config])
             handle = start_run(config, world, command, args.runs_dir, ablation)
     except (ConfigError, SetupError) as exc:
         if executor is not None:
@@ -211,7 +213,11 @@ def execute_run(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -
         return error_exit(exc), None
     print(f"run folder: {handle.folder.path}", file=sys.stderr)
     lines = ProgressLines(args.progress_every, args.progress_seconds)
-    outcome = asyncio.run(play_run(handle, world, args.progress, Console(stderr=True), lines, executor))
+    try:
+        outcome = asyncio.run(play_run(handle, world, args.progress, Console(stderr=True), lines, executor))
+    finally:  # the workers stop however the run ends
+        if executor is not None:
+            executor.close()
     finish_run(handle, outcome, console)
     return (1 if outcome.failures or outcome.disk_error else 0), handle.folder.path
 

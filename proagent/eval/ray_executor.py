@@ -22,6 +22,7 @@ Ray is imported only here, and only when this executor runs: the local executor 
 
 from __future__ import annotations
 
+import asyncio
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,12 +30,13 @@ from typing import Any
 from proagent.cluster import ClusterError, check_nodes, connect, first_line, flags_problem, this_node
 from proagent.eval.config import EvalConfig
 from proagent.eval.models import ModelPool
-from proagent.eval.plan import EpisodeJob
+from proagent.eval.plan import EpisodeJob, plan_jobs
 from proagent.eval.player import EnvSource, EpisodePlayer, layout_capacity, spent
 from proagent.eval.records import EvalRecord
 from proagent.eval.request_slots import ClusterSlot, RequestSlots
 from proagent.eval.runner import Evaluator, PlayEpisode, RemoteEpisodeError
 from proagent.eval.world import World, resolve
+from proagent.limits import MAX_CONCURRENCY
 from proagent.llm.accounting import MeteredModel
 from proagent.llm.types import LLMConfigError
 from proagent.runner.episode import StepView
@@ -42,6 +44,7 @@ from proagent.runner.episode import StepView
 EXECUTORS = ("local", "ray")
 MAX_RESTARTS = 3  # a worker process that dies is started again this often
 MAX_RETRIES = 3  # an episode whose worker died is played again this often
+MAX_EPISODES_PER_WORKER = MAX_CONCURRENCY  # calls Ray lets into a worker at once; the lanes send fewer
 
 
 class ExecutorError(Exception):
@@ -65,44 +68,84 @@ class EpisodeResult:
     trace: list[dict] = field(default_factory=list)  # the episode's steps, with --trace
 
 
+@dataclass(frozen=True)
+class GridSetup:
+    """What a worker needs to play one grid's episodes. The driver puts it in the object store
+    once per grid and every play call carries its reference, so a worker that Ray restarted (its
+    constructor knows no grid) sets the grid up again from the call it retries."""
+
+    config: EvalConfig
+    attempt: str
+    capacity: dict[str, int]
+    slots: Any  # the grid's RequestSlots actor
+
+
+@dataclass
+class _Grid:
+    """A grid as one worker process set it up: its player and envs, or why this node cannot."""
+
+    player: EpisodePlayer | None = None
+    source: EnvSource | None = None
+    registered: Any = None  # the slot registration, awaited before the first request
+    trace: bool = False  # send the episode's steps back (--trace)
+    broken: str | None = None
+
+
 class EpisodeWorker:
-    """A Ray actor: plays the jobs it is given, ``slots`` at a time, in one process that resolved
-    the run's config itself (same domain, layouts and partners as the driver's)."""
+    """A Ray actor: plays the jobs it is given, in one process that resolves each grid's config
+    itself (same domain, layouts and partners as the driver's). It is started before the first
+    grid is known, so that its process imports the project while the driver prepares the run, and
+    it plays every grid of a command (the grids of a paper table) in turn."""
 
-    def __init__(
-        self, config: EvalConfig, world: World, attempt: str, capacity: dict[str, int], slots: Any, index: int
-    ) -> None:
+    def __init__(self, world: World, index: int) -> None:
         self._node = this_node()
-        self._trace = config.trace
-        self._broken: str | None = None  # why this node cannot play the run, said by every play
-        try:
-            resolved = resolve(config, world)
-        except Exception as exc:  # noqa: BLE001 - a node without a partner or layout file: the run stops with its name
-            self._broken = f"{self._node} cannot set up the run: {type(exc).__name__}: {first_line(exc)}"
-            return
-        slot = ClusterSlot(slots, index)
-        # frees what an earlier process of this worker held; awaited before this process's first request
-        self._registered = slots.register.remote(index, slot.generation)
-        pool = ModelPool(world.model_factory, config.cache_dir if config.cache else None, slot)
-        self._player = EpisodePlayer(config, resolved.domain, resolved.envs, pool, attempt)
-        self._source = EnvSource(config, resolved.envs, capacity)
+        self._world = world
+        self._index = index
+        self._grid_id: str | None = None
+        self._grid = _Grid()
+        self._setting_up = asyncio.Lock()
 
-    async def play(self, job: EpisodeJob) -> EpisodeResult:
-        """``job``'s record, or its error as a string: the driver decides what a failure means."""
-        if self._broken is not None:
-            return EpisodeResult(None, self._broken, config_error=True)
-        await self._registered
+    def ready(self) -> bool:
+        """True once the process is up (the constructor has run)."""
+        return True
+
+    async def play(self, grid_id: str, setup: list[Any], job: EpisodeJob) -> EpisodeResult:
+        """``job``'s record, or its error as a string: the driver decides what a failure means.
+        ``setup``: the grid's `GridSetup` reference, in a list so that Ray does not fetch it for
+        every call, only when this process meets the grid for the first time."""
+        grid = await self._grid_for(grid_id, setup[0])
+        if grid.broken is not None or grid.player is None or grid.source is None:
+            return EpisodeResult(None, grid.broken, config_error=True)
+        await grid.registered
         models: list[MeteredModel] = []
         steps: list[dict] = []
         try:
-            record = await self._player.play(
-                job, self._source, models, steps.append if self._trace else None, _no_count
-            )
+            record = await grid.player.play(job, grid.source, models, steps.append if grid.trace else None, _no_count)
         except LLMConfigError as exc:  # e.g. a model this node cannot load: the run stops, naming it
             return EpisodeResult(None, f"{self._node}: {exc}", config_error=True, spent_usd=spent(models))
         except Exception as exc:  # noqa: BLE001 - reported to the driver, which logs it in failures.jsonl
             return EpisodeResult(None, f"{type(exc).__name__}: {exc}", spent_usd=spent(models))
         return EpisodeResult(record, spent_usd=spent(models), trace=steps)
+
+    async def _grid_for(self, grid_id: str, setup_ref: Any) -> _Grid:
+        async with self._setting_up:  # the grid's first calls arrive together: one sets it up
+            if self._grid_id != grid_id:
+                self._grid = self._set_up(await setup_ref)
+                self._grid_id = grid_id
+            return self._grid
+
+    def _set_up(self, setup: GridSetup) -> _Grid:
+        try:
+            resolved = resolve(setup.config, self._world)
+        except Exception as exc:  # noqa: BLE001 - a node without a partner or layout file: the run stops with its name
+            return _Grid(broken=f"{self._node} cannot set up the run: {type(exc).__name__}: {first_line(exc)}")
+        slot = ClusterSlot(setup.slots, self._index)
+        # frees what an earlier process of this worker held; awaited before this process's first request
+        registered = setup.slots.register.remote(self._index, slot.generation)
+        config = setup.config
+        pool = ModelPool(self._world.model_factory, config.cache_dir if config.cache else None, slot)
+        player = EpisodePlayer(config, resolved.domain, resolved.envs, pool, setup.attempt)
+        return _Grid(player, EnvSource(config, resolved.envs, setup.capacity), registered, config.trace)
 
 
 def _no_count(view: StepView) -> None:
@@ -111,7 +154,8 @@ def _no_count(view: StepView) -> None:
 
 class RayExecutor:
     """Connects to a cluster (``address``) or starts a local one, and gives the evaluator one lane
-    per episode that may be in flight on it."""
+    per episode that may be in flight on it. Its workers live as long as the executor: started as
+    soon as the command knows how many it wants (`start_workers`), reused by every grid."""
 
     def __init__(self, address: str | None, world: World) -> None:
         self._address = address
@@ -119,7 +163,8 @@ class RayExecutor:
         self.worker_world = World(model_factory=world.model_factory, domains=world.domains)
         self._started = False
         self._actors: list[Any] = []
-        self.request_slots: Any = None  # the cluster's one cap on LLM requests, while lanes play
+        self._setup: list[Any] = []  # the playing grid's GridSetup reference, kept alive while it plays
+        self.request_slots: Any = None  # the cluster's one cap on LLM requests, while a grid plays
         self.warnings: list[str] = []  # one line each, for the command to show before the run
 
     def connect(self) -> None:
@@ -132,29 +177,46 @@ class RayExecutor:
         if problems:
             raise ExecutorError("; ".join(problems))
 
+    def start_workers(self, wanted: int) -> int:
+        """Start workers up to ``wanted`` (at most one per CPU of the cluster) without waiting for
+        them: their processes start and import the project while this one goes on. Returns how
+        many the executor has."""
+        import ray
+
+        count = max(1, min(int(ray.cluster_resources().get("CPU", 1)), wanted))
+        remote = ray.remote(EpisodeWorker).options(**worker_options())
+        self._actors += [remote.remote(self.worker_world, i) for i in range(len(self._actors), count)]
+        return count
+
+    def start_workers_for(self, configs: list[EvalConfig]) -> None:
+        """Start the workers the largest of these grids can keep busy (its episodes in flight)."""
+        self.start_workers(max(min(c.concurrency, len(plan_jobs(c, list(c.layouts)))) for c in configs))
+
     async def lanes(self, evaluator: Evaluator, jobs: list[EpisodeJob]) -> list[PlayEpisode]:
-        """Start the workers for ``jobs``; each gets an equal share of the run's concurrency."""
+        """The lanes of one grid: ``jobs`` spread over the workers, each an equal share of the
+        run's concurrency."""
         import ray
 
         config = evaluator.config
         in_flight = min(config.concurrency, len(jobs))
-        workers = max(1, min(int(ray.cluster_resources().get("CPU", 1)), in_flight))
+        workers = self.start_workers(in_flight)
         slots = math.ceil(in_flight / workers)
+        self.end_grid()
         self.request_slots = ray.remote(RequestSlots).options(num_cpus=0).remote(config.llm_concurrency)
-        remote = ray.remote(EpisodeWorker).options(**worker_options(slots))
-        capacity = layout_capacity(slots, jobs)
-        attempt, world = evaluator.attempt, self.worker_world
-        self._actors = [remote.remote(config, world, attempt, capacity, self.request_slots, i) for i in range(workers)]
-        return [self._lane(evaluator, actor) for actor in self._actors for _ in range(slots)]
+        setup = GridSetup(config, evaluator.attempt, layout_capacity(slots, jobs), self.request_slots)
+        self._setup = [ray.put(setup)]
+        return [self._lane(evaluator, actor) for actor in self._actors[:workers] for _ in range(slots)]
 
     def _lane(self, evaluator: Evaluator, actor: Any) -> PlayEpisode:
         """Plays on ``actor`` and brings the result home: its money into the one budget, its trace
         into trace.jsonl, its failure into the evaluator's failure handling."""
         from ray.exceptions import RayError
 
+        grid_id, setup = evaluator.attempt, self._setup
+
         async def play(job: EpisodeJob, models: list[MeteredModel]) -> EvalRecord:
             try:
-                result: EpisodeResult = await actor.play.remote(job)
+                result: EpisodeResult = await actor.play.remote(grid_id, setup, job)
             except RayError as exc:  # the worker is gone for good (restarts spent, or it never started)
                 raise RemoteEpisodeError(f"worker lost: {first_line(exc)}", 0.0) from None
             assert evaluator.budget is not None
@@ -171,24 +233,37 @@ class RayExecutor:
 
         return play
 
-    def close(self) -> None:
-        """Stop this run's workers; end the Ray session only if this executor started it."""
+    def end_grid(self) -> None:
+        """The grid is played: its request cap goes (the workers stay for the next grid)."""
         import ray
 
-        for actor in self._actors:
-            ray.kill(actor)
         if self.request_slots is not None:
             ray.kill(self.request_slots)
-        self._actors, self.request_slots = [], None
+        self.request_slots, self._setup = None, []
+
+    def close(self) -> None:
+        """Stop the workers; end the Ray session only if this executor started it."""
+        import ray
+
+        self.end_grid()
+        for actor in self._actors:
+            ray.kill(actor)
+        self._actors = []
         if self._started:
             ray.shutdown()
             self._started = False
 
 
-def worker_options(slots: int) -> dict[str, Any]:
-    """Ray options of a worker actor: one CPU, ``slots`` episodes at once, restarted (with its
-    episodes in flight retried) when its process dies. No runtime_env: its env_vars are logged."""
-    return {"num_cpus": 1, "max_concurrency": slots, "max_restarts": MAX_RESTARTS, "max_task_retries": MAX_RETRIES}
+def worker_options() -> dict[str, Any]:
+    """Ray options of a worker actor: one CPU, as many episodes at once as the driver's lanes send
+    it (they bound it, grid by grid), restarted (with its episodes in flight retried) when its
+    process dies. No runtime_env: its env_vars are logged."""
+    return {
+        "num_cpus": 1,
+        "max_concurrency": MAX_EPISODES_PER_WORKER,
+        "max_restarts": MAX_RESTARTS,
+        "max_task_retries": MAX_RETRIES,
+    }
 
 
 def open_executor(name: str, address: str | None, world: World) -> RayExecutor | None:

@@ -70,7 +70,8 @@ class Executor(Protocol):
 
     async def lanes(self, evaluator: Evaluator, jobs: list[EpisodeJob]) -> list[PlayEpisode]: ...
 
-    def close(self) -> None: ...
+    def end_grid(self) -> None:
+        """The run's lanes are done (its workers stay for the command's next grid)."""
 
 
 class RemoteEpisodeError(Exception):
@@ -122,12 +123,12 @@ class Evaluator:
         self.pool = ModelPool(self.world.model_factory, cache_dir, asyncio.Semaphore(self.config.llm_concurrency))
         self.budget = Budget(self.config.max_cost_usd, self._spent_before(), self.pool.meter)
         before = len(self.records)
-        try:  # the executor's workers stop however the run ends
+        try:  # what the executor holds for this run goes however the run ends
             lanes = await self._lanes(list(queue)) if queue else []
             await asyncio.gather(*(self._worker(queue, lane, on_record) for lane in lanes))
         finally:
             if self.executor is not None:
-                self.executor.close()
+                self.executor.end_grid()
         stopped = self.stopped if queue else None
         return EvalOutcome(self.records, len(self.records) - before, self.failures, stopped, len(queue), self.disk_error)
 

@@ -115,6 +115,8 @@ def play_grids(grids: Sequence[dict[str, Any]], settings: TableSettings, console
     configs = [grid_config(data, settings, world) for data in grids]  # each with its resolved names
     executor = grid_executor(settings, world, console)
     try:
+        if executor is not None:  # one set of workers for every grid of the table
+            executor.start_workers_for([config for config, _ in configs])
         try:
             table = TableRun.open(settings.target, settings, settings.command, settings.runs_dir, settings.resume)
         except TableRunError as exc:

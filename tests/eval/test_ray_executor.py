@@ -8,6 +8,7 @@ cramped_room with a priced LLM double that workers import by name (tests.support
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import pickle
@@ -23,8 +24,9 @@ from proagent.cli import main
 from proagent.cluster import check_nodes
 from proagent.eval.config import EvalConfig
 from proagent.eval.plan import plan_jobs
-from proagent.eval.ray_executor import RayExecutor, worker_options
+from proagent.eval.ray_executor import RayExecutor, open_executor, worker_options
 from proagent.eval.records import EvalRecord, read_records
+from proagent.eval.session import play_run, start_run
 from proagent.eval.world import World
 from tests.support.priced import KEY_VARIABLE
 
@@ -91,7 +93,7 @@ def test_ray_plays_the_same_episodes_as_a_local_run_with_the_key_only_in_the_env
     config = EvalConfig.model_validate(json.loads((remote / "config.json").read_text())["config"])
     sent = pickle.dumps((config, RayExecutor(None, World()).worker_world, plan_jobs(config, ["cramped_room"])))
     assert SECRET.encode() not in sent  # what the workers are given as arguments
-    assert "runtime_env" not in worker_options(1)  # Ray logs a runtime_env's env_vars in clear
+    assert "runtime_env" not in worker_options()  # Ray logs a runtime_env's env_vars in clear
     written = b"".join(path.read_bytes() for path in remote.rglob("*") if path.is_file())  # records, config, report
     out, err = capfd.readouterr()
     assert SECRET.encode() not in written and SECRET not in out + err
@@ -151,6 +153,35 @@ def test_one_cap_on_requests_in_flight_holds_over_every_worker(ray_session, tmp_
     assert code == 0 and len(read_records(run / "episodes.jsonl")) == 4
     counts = [int(n) for n in (folder / "counts").read_text().split()]
     assert len(counts) >= 8 and max(counts) == 1
+
+
+def test_the_workers_start_before_the_first_grid_and_play_every_grid_of_the_command(ray_session, tmp_path):
+    """One executor, two grids played one after the other (as a paper table plays its grids): the
+    workers started up front play both, and no other process does."""
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    world = World()
+    executor = open_executor("ray", None, world)
+    assert executor is not None
+    base = {"agents": [{"llm": DOUBLE + "pid_model", "api_base": str(folder)}],
+            "partners": ["greedy"], "seats": [0, 1], "episodes": 2, "horizon": 5, "cache": False}  # fmt: skip
+    grids = [EvalConfig.model_validate(base | {"name": name, "layouts": [layout]})
+             for name, layout in (("first", "cramped_room"), ("second", "asymmetric_advantages"))]  # fmt: skip
+    try:
+        executor.start_workers_for(grids)
+        ready = ray.get([actor.ready.remote() for actor in executor._actors], timeout=120)
+        assert ready == [True, True]  # up before any grid was played
+        pids = []
+        for config in grids:
+            handle = start_run(config, world, "test", tmp_path / "runs", None)
+            outcome = asyncio.run(play_run(handle, world, "off", None, None, executor))
+            assert len(outcome.records) == 4 and not outcome.failures
+            pids.append(set((folder / "pids").read_text().split()))
+            (folder / "pids").unlink()
+    finally:
+        executor.close()
+    assert len(pids[0]) == 2 and pids[1] == pids[0]  # both workers played, the same two for both grids
+    assert str(os.getpid()) not in pids[0]
 
 
 def test_a_node_that_cannot_import_the_project_is_named(ray_session):

@@ -116,3 +116,18 @@ def head_only_model(api_base: str | None, timeout_s: float) -> Model:
     if api_base is None or int(api_base) != os.getpid():
         raise LLMConfigError("cannot load the model: its weights are not on this machine")
     return PricedModel(PRICE_USD)
+
+
+def pid_model(api_base: str | None, timeout_s: float) -> Model:
+    """The priced double that notes, in the folder ``api_base`` all processes share, the process
+    that made each request (one pid per line in ``pids``): which processes played a run."""
+    if api_base is None:
+        raise LLMConfigError("pid_model needs --api-base: a folder all workers share")
+    pids = Path(api_base) / "pids"
+
+    def note(call: ScriptedCall) -> str:
+        with pids.open("a") as out:  # one short append per request: never interleaved
+            out.write(f"{os.getpid()}\n")
+        return respond(call)
+
+    return PricedModel(PRICE_USD, responder=note)
