@@ -181,7 +181,8 @@ def print_estimate(target: Target, e: Estimate) -> int:
 
 def made_by(commands: list[str]) -> str:
     """The commands that made a run, as a page quotes them: the one that started it, then each that
-    resumed it, with the run folder (a path of the machine that made it) left out."""
+    resumed it (the caller leaves out those that found nothing left to play), with the run folder
+    (a path of the machine that made it) left out."""
     from proagent.tables_out import without_resume
 
     first, *later = [shlex.join(without_resume(shlex.split(c))) for c in commands]
@@ -209,8 +210,9 @@ def write_comparison(target: Target, folder: Path, out: Path | None) -> None:
         ", ".join(sorted({model_label(a.llm) for a in config.agents if a.kind == "proagent"})) or "none (no LLM agent)"
     )
     notes = [
-        f"Setting: {target.setting}.",
-        f"Regenerate: {made_by([s.command for s in manifest.sessions])} (run folder `{folder.name}`).",
+        f"Setting (the target's own, before the flags of the command that made this page): {target.setting}.",
+        f"Played: {played(config)}.",
+        f"Regenerate: {made_by([s.command for s in manifest.sessions if s.pending != 0])} (run folder `{folder.name}`).",
         f"Model (--llm, from the run's config.json): {models}.",
     ]
     title = f"{target.name}: {target.table}"
@@ -222,6 +224,16 @@ def write_comparison(target: Target, folder: Path, out: Path | None) -> None:
     path.write_text(text, encoding="utf-8")
     print(text)
     print(f"table: {path}", file=sys.stderr)
+
+
+def played(config: EvalConfig) -> str:
+    """What the run behind a page played, from its config: a page made with smaller settings than
+    the target's says so next to its numbers."""
+    steps = f"{config.horizon} steps" if config.horizon is not None else "each layout's own horizon"
+    return (
+        f"{', '.join(config.layouts)}; seats {', '.join(map(str, config.seats))}; {steps}; "
+        f"{config.episodes} episode(s) per agent, partner, layout and seat"
+    )
 
 
 def table_where(module: str) -> str:

@@ -31,6 +31,7 @@ class Session(BaseModel):
     started: str
     git_commit: str
     git_dirty: bool
+    pending: int | None = Field(None, description="episodes left to play when it began; None in older runs")
 
 
 class EvalManifest(BaseModel):
@@ -77,9 +78,9 @@ def new_manifest(config: EvalConfig, resolved: Resolved, command: str, ablation:
     )
 
 
-def add_session(manifest: EvalManifest, command: str) -> EvalManifest:
+def add_session(manifest: EvalManifest, command: str, pending: int) -> EvalManifest:
     commit, dirty = git_state()
-    session = Session(command=command, started=now(), git_commit=commit, git_dirty=dirty)
+    session = Session(command=command, started=now(), git_commit=commit, git_dirty=dirty, pending=pending)
     return manifest.model_copy(update={"sessions": [*manifest.sessions, session]})
 
 

@@ -35,7 +35,7 @@ from proagent.eval.player import EnvSource, EpisodePlayer, layout_capacity, spen
 from proagent.eval.records import EvalRecord
 from proagent.eval.request_slots import ClusterSlot, RequestSlots
 from proagent.eval.runner import Evaluator, PlayEpisode, RemoteEpisodeError
-from proagent.eval.world import World, resolve
+from proagent.eval.world import Resolved, World, resolve
 from proagent.limits import MAX_CONCURRENCY
 from proagent.llm.accounting import MeteredModel
 from proagent.llm.types import LLMConfigError
@@ -104,10 +104,27 @@ class EpisodeWorker:
         self._grid_id: str | None = None
         self._grid = _Grid()
         self._setting_up = asyncio.Lock()
+        self._resolved: tuple[str, Resolved | str] | None = None  # the last config resolved, and how
 
     def ready(self) -> bool:
         """True once the process is up (the constructor has run)."""
         return True
+
+    def prepare(self, config: EvalConfig) -> None:
+        """Resolve ``config`` now (its envs, its model's client library), before its grid's first
+        episode arrives: the driver asks this while it resolves the grid itself."""
+        self._resolution(config)
+
+    def _resolution(self, config: EvalConfig) -> Resolved | str:
+        """``config`` resolved in this process (kept for the grid that comes next), or why this
+        node cannot."""
+        key = config.model_dump_json()
+        if self._resolved is None or self._resolved[0] != key:
+            try:
+                self._resolved = (key, resolve(config, self._world))
+            except Exception as exc:  # noqa: BLE001 - a node without a partner or layout file: the run stops with its name
+                self._resolved = (key, f"{self._node} cannot set up the run: {type(exc).__name__}: {first_line(exc)}")
+        return self._resolved[1]
 
     async def play(self, grid_id: str, setup: list[Any], job: EpisodeJob) -> EpisodeResult:
         """``job``'s record, or its error as a string: the driver decides what a failure means.
@@ -135,10 +152,9 @@ class EpisodeWorker:
             return self._grid
 
     def _set_up(self, setup: GridSetup) -> _Grid:
-        try:
-            resolved = resolve(setup.config, self._world)
-        except Exception as exc:  # noqa: BLE001 - a node without a partner or layout file: the run stops with its name
-            return _Grid(broken=f"{self._node} cannot set up the run: {type(exc).__name__}: {first_line(exc)}")
+        resolved = self._resolution(setup.config)
+        if isinstance(resolved, str):
+            return _Grid(broken=resolved)
         slot = ClusterSlot(setup.slots, self._index)
         # frees what an earlier process of this worker held; awaited before this process's first request
         registered = setup.slots.register.remote(self._index, slot.generation)
@@ -189,8 +205,11 @@ class RayExecutor:
         return count
 
     def start_workers_for(self, configs: list[EvalConfig]) -> None:
-        """Start the workers the largest of these grids can keep busy (its episodes in flight)."""
+        """Start the workers the largest of these grids can keep busy (its episodes in flight),
+        and have them resolve the first grid meanwhile."""
         self.start_workers(max(min(c.concurrency, len(plan_jobs(c, list(c.layouts)))) for c in configs))
+        for actor in self._actors:
+            actor.prepare.remote(configs[0])  # a head start only: a worker that misses it resolves later
 
     async def lanes(self, evaluator: Evaluator, jobs: list[EpisodeJob]) -> list[PlayEpisode]:
         """The lanes of one grid: ``jobs`` spread over the workers, each an equal share of the

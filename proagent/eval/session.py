@@ -29,7 +29,7 @@ from proagent.eval.manifest import (
     new_manifest,
     save_manifest,
 )
-from proagent.eval.plan import plan_jobs
+from proagent.eval.plan import EpisodeJob, plan_jobs
 from proagent.eval.progress import ProgressLines, ProgressView
 from proagent.eval.records import EPISODES_FILE, read_records
 from proagent.eval.report import Report, build_report, print_report, write_report
@@ -63,7 +63,7 @@ def open_run(
     """`start_run` for a config its caller has resolved already (a table checks all its grids
     before any folder exists; resolving hashes every partner's checkpoint, seconds for a zoo)."""
     folder = RunFolder.create(config.name, root=runs_dir or RUNS_DIR).lock()
-    manifest = add_session(new_manifest(config, resolved, command, ablation), command)
+    manifest = add_session(new_manifest(config, resolved, command, ablation), command, len(grid_jobs(config, resolved)))
     save_manifest(folder, manifest)
     return RunHandle(folder, manifest, resolved)
 
@@ -92,9 +92,16 @@ def resume_run(path: Path, changes: dict[str, Any], world: World, command: str) 
     refuse_changed_players(path, manifest, resolved)
     # a run older than these records: pinned now
     pinned = {"config": config, "partner_provenance": resolved.partner_provenance, "domain": config.domain}
-    manifest = add_session(manifest.model_copy(update=pinned), command)
+    finished = {r.key.id for r in read_records(path / EPISODES_FILE)}
+    pending = sum(job.key.id not in finished for job in grid_jobs(config, resolved))
+    manifest = add_session(manifest.model_copy(update=pinned), command, pending)
     save_manifest(folder, manifest)
     return RunHandle(folder, manifest, resolved)
+
+
+def grid_jobs(config: EvalConfig, resolved: Resolved) -> list[EpisodeJob]:
+    """Every episode of the run's grid, as its names resolved."""
+    return plan_jobs(config, list(resolved.envs), resolved.partners)
 
 
 def refuse_changed_players(path: Path, manifest: EvalManifest, resolved: Resolved) -> None:
@@ -128,7 +135,7 @@ async def play_run(
     progress line is written without a terminal); ``executor``: where they play (None: here)."""
     config = handle.config
     evaluator = Evaluator(config, handle.resolved.domain, handle.resolved.envs, world, handle.folder, executor)
-    jobs = plan_jobs(config, list(handle.resolved.envs), handle.resolved.partners)
+    jobs = grid_jobs(config, handle.resolved)
     async with ProgressView(progress, evaluator.snapshot, console, lines) as view:
         return await evaluator.run(jobs, on_record=view.episode_done)
 

@@ -251,3 +251,7 @@ def test_a_resumed_page_names_the_commands_that_made_it_and_no_run_folder(server
     assert "proagent reproduce proagent-planner-ablation" in started and "--horizon 5 --seats 0" in started
     assert "--episodes 2" in resumed and "--resume <that run folder>" in resumed
     assert str(run) not in line
+    # a resume that finds nothing left to play is no step of making the page: the line stays as it was
+    again = ["reproduce", "proagent-planner-ablation", "--resume", str(run), "--out", str(tmp_path / "t"), "--progress", "off"]
+    assert main(again) == 0
+    assert next(x for x in (tmp_path / "t.md").read_text().splitlines() if "Regenerate" in x) == line
