@@ -24,8 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from proagent.cli import main as proagent_main
+from proagent.eval.manifest import load_manifest
 from proagent.eval.records import read_records
 from proagent.llm.litellm_backend import import_litellm
+from proagent.runner.run_folder import RunFolder
 from tests.support.fake_server import FakeChatServer
 from tests.support.loopback import loopback_args
 from tests.support.responders.cube import cube_answer
@@ -56,7 +58,8 @@ class CountingServer(FakeChatServer):
 def measured_block(runs: Path, tokenizer: str, command: str) -> str:
     """The per-episode means of every seat's LLM use over the episodes of the run folders under
     ``runs`` where some seat called the model (the ones a dry run counts as LLM episodes), as TOML."""
-    records = [r for run in sorted(runs.iterdir()) for r in read_records(run / "episodes.jsonl") if r.team_llm_calls]
+    folders = sorted(path.parent for path in runs.rglob("episodes.jsonl"))  # a table's grids sit in its own folder
+    records = [r for run in folders for r in read_records(run / "episodes.jsonl") if r.team_llm_calls]
     if not records:
         return f"# no episode under {runs} called a model: the target plays no LLM agent"
     n = len(records)
@@ -66,6 +69,9 @@ def measured_block(runs: Path, tokenizer: str, command: str) -> str:
         for r in records
     ]  # fmt: skip
     calls, prompt, completion = (round(sum(values) / n, 1) for values in zip(*team))
+    # the steps per episode a dry run scales from: the runs' one horizon, when they set one
+    horizons = {load_manifest(RunFolder(run)).config.horizon for run in folders}
+    horizon = [f"horizon = {horizons.pop()}"] if len(horizons) == 1 and None not in horizons else []
     source = (
         f"loopback test double (no language model), every seat's use over {n} episodes of `{command}`; prompt tokens counted by litellm "
         f"for {tokenizer}, completion tokens are the double's short answers"
@@ -76,6 +82,7 @@ def measured_block(runs: Path, tokenizer: str, command: str) -> str:
         f"prompt_tokens = {prompt}",
         f"completion_tokens = {completion}",
         f"episodes = {n}",
+        *horizon,
         f"source = {json.dumps(source, ensure_ascii=False)}",
     ])  # fmt: skip
 

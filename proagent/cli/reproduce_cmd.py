@@ -150,7 +150,8 @@ def dry_run(target: Target, config: EvalConfig, llm: str | None) -> int:
     from proagent.eval.reproduce import episode_count, estimate
 
     model = llm or next((a.llm for a in config.agents if a.kind == "proagent"), None)
-    return print_estimate(target, estimate(target, episode_count(config), model, episode_count(config, llm_only=True)))
+    llm_episodes = episode_count(config, llm_only=True)
+    return print_estimate(target, estimate(target, episode_count(config), model, llm_episodes, config.horizon))
 
 
 def print_estimate(target: Target, e: Estimate) -> int:
@@ -327,7 +328,7 @@ def table_dry_run(target: Target, plan: Plan, llm: str | None) -> int:
     from proagent.eval.reproduce import estimate
     from proagent.llm.factory import EMBEDDED_SPEC
 
-    return print_estimate(target, estimate(target, plan.episodes, llm or EMBEDDED_SPEC, plan.llm_episodes))
+    return print_estimate(target, estimate(target, plan.episodes, llm or EMBEDDED_SPEC, plan.llm_episodes, plan.horizon))
 
 
 def flag_names(dests: tuple[str, ...] | list[str]) -> str:

@@ -42,6 +42,9 @@ class Measured(BaseModel):
     prompt_tokens: float = Field(ge=0)
     completion_tokens: float = Field(ge=0)
     episodes: int = Field(ge=1, description="episodes the figures average over")
+    horizon: int | None = Field(
+        None, ge=1, description="steps per episode of the measured runs; None: each game's own length (never scaled)"
+    )
     source: str = Field(min_length=1)
 
 
@@ -150,13 +153,21 @@ def token_prices(model: str) -> tuple[float, float] | None:
     return None
 
 
-def estimate(target: Target, episodes: int, model: str | None, llm_episodes: int | None = None) -> Estimate:
+def estimate(
+    target: Target, episodes: int, model: str | None, llm_episodes: int | None = None, horizon: int | None = None
+) -> Estimate:
     """The target's measured per-episode figures scaled by the LLM episodes (default: all
-    ``episodes``), priced for ``model``."""
+    ``episodes``) and, where both are known, by ``horizon`` against the measured runs' steps per
+    episode (an agent decides every few steps, so its calls and tokens grow about in step with the
+    horizon); priced for ``model``."""
     m, n = target.measured, episodes if llm_episodes is None else llm_episodes
     if m is None or n == 0:
         return Estimate(episodes=episodes, llm_episodes=n, model=model)
-    calls, prompt, completion = m.llm_calls * n, m.prompt_tokens * n, m.completion_tokens * n
+    source, scale = m.source, float(n)
+    if horizon is not None and m.horizon is not None and horizon != m.horizon:
+        scale *= horizon / m.horizon
+        source += f"; scaled from the measured {m.horizon} to {horizon} steps per episode"
+    calls, prompt, completion = m.llm_calls * scale, m.prompt_tokens * scale, m.completion_tokens * scale
     prices = token_prices(model) if model else None
     cost = prompt * prices[0] + completion * prices[1] if prices else None
     return Estimate(
@@ -167,5 +178,5 @@ def estimate(target: Target, episodes: int, model: str | None, llm_episodes: int
         completion_tokens=completion,
         model=model,
         cost_usd=cost,
-        source=m.source,
+        source=source,
     )

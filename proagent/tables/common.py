@@ -94,6 +94,7 @@ class Plan(BaseModel):
 
     episodes: int = Field(ge=0)
     llm_episodes: int = Field(ge=0)
+    horizon: int | None = Field(None, ge=1, description="steps per LLM episode; None: each game's own length")
 
 
 def agent_fields(settings: LLMSettings) -> dict[str, Any]:

@@ -65,7 +65,7 @@ class Settings(LLMSettings):
 
 def plan(settings: Settings) -> Plan:
     n = len(layouts(settings.episodes, settings.teams)) * len(settings.topologies)
-    return Plan(episodes=n, llm_episodes=n)
+    return Plan(episodes=n, llm_episodes=n, horizon=settings.horizon)
 
 
 def grid(settings: Settings, specs: list[str]) -> dict:

@@ -75,7 +75,7 @@ def plan(settings: Settings) -> Plan:
         if settings.from_runs
         else len(layouts(settings.episodes, settings.difficulties)) * (len(settings.topologies) + len(talking))
     )
-    return Plan(episodes=n, llm_episodes=n)
+    return Plan(episodes=n, llm_episodes=n, horizon=settings.horizon or None)
 
 
 def grid(settings: Settings, specs: list[str], feedback: bool) -> dict:

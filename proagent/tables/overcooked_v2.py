@@ -77,7 +77,7 @@ def plan(settings: Settings) -> Plan:
     if settings.skip_proagent:
         return Plan(episodes=0, llm_episodes=0)
     n = sum(len(shipped(layout, settings.partners or None)) + len(SCRIPTED) + 1 for layout in settings.layouts)
-    return Plan(episodes=n * 2 * settings.episodes, llm_episodes=n * 2 * settings.episodes)
+    return Plan(episodes=n * 2 * settings.episodes, llm_episodes=n * 2 * settings.episodes, horizon=settings.horizon)
 
 
 def run_proagent(settings: Settings, console: Console) -> list[Path]:

@@ -63,6 +63,32 @@ def test_dry_run_counts_and_prices_table1_for_gpt_4o_mini(tmp_path: Path, capsys
     assert not (tmp_path / "runs").exists()
 
 
+@pytest.mark.parametrize(
+    ("argv", "measured_steps", "steps"),
+    [
+        (["proagent-table1", "--horizon", "100"], 400, 100),  # an evaluation target: its config's horizon
+        (["emcoop-macrafter", "--horizon", "20"], 60, 20),  # a table target: its settings' horizon
+    ],
+)
+def test_a_dry_run_scales_the_measured_figures_to_the_horizon_played(
+    argv: list[str], measured_steps: int, steps: int, capsys: pytest.CaptureFixture
+) -> None:
+    name = argv[0]
+    assert main(["reproduce", *argv, "--dry-run"]) == 0
+    short = capsys.readouterr().out
+    assert main(["reproduce", name, "--dry-run"]) == 0
+    full = capsys.readouterr().out
+    measured = load_registry().get(name).measured
+    assert measured.horizon == measured_steps
+
+    def calls(out: str) -> float:
+        return float(out.split("expected LLM calls: ")[1].split(";")[0].replace(",", ""))
+
+    assert calls(short) == pytest.approx(calls(full) * steps / measured_steps, rel=0.01)
+    assert f"scaled from the measured {measured_steps} to {steps} steps per episode" in short
+    assert "scaled" not in full
+
+
 def test_dry_run_counts_the_grid_the_flags_leave(capsys: pytest.CaptureFixture) -> None:
     assert (
         main(
