@@ -34,7 +34,7 @@ from proagent.eval.plan import EpisodeJob, plan_jobs
 from proagent.eval.player import EnvSource, EpisodePlayer, layout_capacity, spent
 from proagent.eval.records import EvalRecord
 from proagent.eval.request_slots import ClusterSlot, RequestSlots
-from proagent.eval.runner import Evaluator, PlayEpisode, RemoteEpisodeError
+from proagent.eval.runner import Evaluator, InFlight, PlayEpisode, RemoteEpisodeError
 from proagent.eval.world import Resolved, World, resolve
 from proagent.limits import MAX_CONCURRENCY
 from proagent.llm.accounting import MeteredModel
@@ -44,6 +44,7 @@ from proagent.runner.episode import StepView
 EXECUTORS = ("local", "ray")
 MAX_RESTARTS = 3  # a worker process that dies is started again this often
 MAX_RETRIES = 3  # an episode whose worker died is played again this often
+PROGRESS_EVERY_S = 1.0  # how often the driver asks the workers how their episodes are going
 MAX_EPISODES_PER_WORKER = MAX_CONCURRENCY  # calls Ray lets into a worker at once; the lanes send fewer
 
 
@@ -91,6 +92,22 @@ class _Grid:
     broken: str | None = None
 
 
+@dataclass
+class _Live:
+    """An episode playing in a worker: its steps so far and the models it calls (their meters)."""
+
+    steps: int = 0
+    models: list[MeteredModel] = field(default_factory=list)
+
+    def step(self, view: StepView) -> None:
+        self.steps += 1
+
+    def progress(self) -> tuple[int, int, int]:
+        """(steps, LLM calls, tokens) so far."""
+        usage = [model.meter.summary() for model in self.models]
+        return self.steps, sum(u.calls for u in usage), sum(u.prompt_tokens + u.completion_tokens for u in usage)
+
+
 class EpisodeWorker:
     """A Ray actor: plays the jobs it is given, in one process that resolves each grid's config
     itself (same domain, layouts and partners as the driver's). It is started before the first
@@ -105,6 +122,7 @@ class EpisodeWorker:
         self._grid = _Grid()
         self._setting_up = asyncio.Lock()
         self._resolved: tuple[str, Resolved | str] | None = None  # the last config resolved, and how
+        self._live: dict[str, _Live] = {}  # key id -> the episode playing here
 
     def ready(self) -> bool:
         """True once the process is up (the constructor has run)."""
@@ -134,15 +152,21 @@ class EpisodeWorker:
         if grid.broken is not None or grid.player is None or grid.source is None:
             return EpisodeResult(None, grid.broken, config_error=True)
         await grid.registered
-        models: list[MeteredModel] = []
+        live = self._live[job.key.id] = _Live()
         steps: list[dict] = []
         try:
-            record = await grid.player.play(job, grid.source, models, steps.append if grid.trace else None, _no_count)
+            record = await grid.player.play(job, grid.source, live.models, steps.append if grid.trace else None, live.step)
         except LLMConfigError as exc:  # e.g. a model this node cannot load: the run stops, naming it
-            return EpisodeResult(None, f"{self._node}: {exc}", config_error=True, spent_usd=spent(models))
+            return EpisodeResult(None, f"{self._node}: {exc}", config_error=True, spent_usd=spent(live.models))
         except Exception as exc:  # noqa: BLE001 - reported to the driver, which logs it in failures.jsonl
-            return EpisodeResult(None, f"{type(exc).__name__}: {exc}", spent_usd=spent(models))
-        return EpisodeResult(record, spent_usd=spent(models), trace=steps)
+            return EpisodeResult(None, f"{type(exc).__name__}: {exc}", spent_usd=spent(live.models))
+        finally:
+            self._live.pop(job.key.id, None)
+        return EpisodeResult(record, spent_usd=spent(live.models), trace=steps)
+
+    def progress(self) -> dict[str, tuple[int, int, int]]:
+        """Each episode playing here: (steps, LLM calls, tokens) so far, by key id."""
+        return {key: live.progress() for key, live in self._live.items()}
 
     async def _grid_for(self, grid_id: str, setup_ref: Any) -> _Grid:
         async with self._setting_up:  # the grid's first calls arrive together: one sets it up
@@ -164,10 +188,6 @@ class EpisodeWorker:
         return _Grid(player, EnvSource(config, resolved.envs, setup.capacity), registered, config.trace)
 
 
-def _no_count(view: StepView) -> None:
-    """Steps are counted by the driver when the record arrives."""
-
-
 class RayExecutor:
     """Connects to a cluster (``address``) or starts a local one, and gives the evaluator one lane
     per episode that may be in flight on it. Its workers live as long as the executor: started as
@@ -180,6 +200,8 @@ class RayExecutor:
         self._started = False
         self._actors: list[Any] = []
         self._setup: list[Any] = []  # the playing grid's GridSetup reference, kept alive while it plays
+        self._live: dict[str, tuple[int, int, int]] = {}  # what the workers last said of their episodes
+        self._poller: asyncio.Task[None] | None = None
         self.request_slots: Any = None  # the cluster's one cap on LLM requests, while a grid plays
         self.warnings: list[str] = []  # one line each, for the command to show before the run
 
@@ -224,7 +246,25 @@ class RayExecutor:
         self.request_slots = ray.remote(RequestSlots).options(num_cpus=0).remote(config.llm_concurrency)
         setup = GridSetup(config, evaluator.attempt, layout_capacity(slots, jobs), self.request_slots)
         self._setup = [ray.put(setup)]
+        self._poller = asyncio.create_task(self._poll(self._actors[:workers]))
         return [self._lane(evaluator, actor) for actor in self._actors[:workers] for _ in range(slots)]
+
+    async def _poll(self, actors: list[Any]) -> None:
+        """Ask the workers what their episodes have done, every ``PROGRESS_EVERY_S``, so the
+        progress view moves between records as in a local run."""
+        from ray.exceptions import RayError
+
+        while True:
+            await asyncio.sleep(PROGRESS_EVERY_S)
+            try:
+                reports = await asyncio.gather(*(actor.progress.remote() for actor in actors))
+            except RayError:  # a worker restarting: it reports again when it is back
+                continue
+            self._live = {key: done for report in reports for key, done in report.items()}
+
+    def in_flight(self, finished: set[str]) -> InFlight:
+        live = [done for key, done in self._live.items() if key not in finished]
+        return InFlight(*(sum(values) for values in zip(*live, strict=True))) if live else InFlight()
 
     def _lane(self, evaluator: Evaluator, actor: Any) -> PlayEpisode:
         """Plays on ``actor`` and brings the result home: its money into the one budget, its trace
@@ -256,9 +296,11 @@ class RayExecutor:
         """The grid is played: its request cap goes (the workers stay for the next grid)."""
         import ray
 
+        if self._poller is not None:
+            self._poller.cancel()
         if self.request_slots is not None:
             ray.kill(self.request_slots)
-        self.request_slots, self._setup = None, []
+        self.request_slots, self._setup, self._poller, self._live = None, [], None, {}
 
     def close(self) -> None:
         """Stop the workers; end the Ray session only if this executor started it."""

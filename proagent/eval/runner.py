@@ -50,6 +50,15 @@ class Snapshot:
     failures: int
 
 
+@dataclass(frozen=True)
+class InFlight:
+    """What the episodes still playing elsewhere have done so far (their records are not back)."""
+
+    steps: int = 0
+    llm_calls: int = 0
+    tokens: int = 0
+
+
 @dataclass
 class EvalOutcome:
     records: list[EvalRecord]  # every finished episode of the run, earlier sessions included
@@ -72,6 +81,10 @@ class Executor(Protocol):
 
     def end_grid(self) -> None:
         """The run's lanes are done (its workers stay for the command's next grid)."""
+
+    def in_flight(self, finished: set[str]) -> InFlight:
+        """The progress of the episodes playing elsewhere, those in ``finished`` (key ids whose
+        records arrived) left out, as last heard from the workers."""
 
 
 class RemoteEpisodeError(Exception):
@@ -212,16 +225,20 @@ class Evaluator:
 
     def snapshot(self) -> Snapshot:
         usage = self.pool.meter.summary() if self.pool is not None else None
-        # a remote worker's calls are metered in its own process: counted here from its records
+        # a remote worker's calls are metered in its own process: counted here from its records,
+        # and, while its episodes play, from what the workers last said of them
         earlier = [r for r in self.records if r.attempt != self.attempt or self.executor is not None]
+        live = self.executor.in_flight({r.key.id for r in self.records}) if self.executor is not None else InFlight()
         return Snapshot(
             episodes_done=len(self.records),
             episodes_total=self._total,
-            steps_done=self.steps,
+            steps_done=self.steps + live.steps,
             steps_total=self._pending * (self.config.horizon or DEFAULT_HORIZON),  # an estimate where layouts set their own
             # every seat's calls: the pool meters all of this process's models, the records each team's
-            llm_calls=sum(r.team_llm_calls for r in earlier) + (usage.calls if usage else 0),
-            tokens=sum(r.team_tokens for r in earlier) + (usage.prompt_tokens + usage.completion_tokens if usage else 0),
+            llm_calls=sum(r.team_llm_calls for r in earlier) + (usage.calls if usage else 0) + live.llm_calls,
+            tokens=sum(r.team_tokens for r in earlier)
+            + (usage.prompt_tokens + usage.completion_tokens if usage else 0)
+            + live.tokens,
             spent_usd=self.budget.spent if self.budget is not None else 0.0,
             failures=len(self.failures),
         )

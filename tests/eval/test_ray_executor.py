@@ -26,6 +26,7 @@ from proagent.eval.config import EvalConfig
 from proagent.eval.plan import plan_jobs
 from proagent.eval.ray_executor import RayExecutor, open_executor, worker_options
 from proagent.eval.records import EvalRecord, read_records
+from proagent.eval.runner import EvalOutcome, Evaluator
 from proagent.eval.session import play_run, start_run
 from proagent.eval.world import World
 from tests.support.priced import KEY_VARIABLE
@@ -182,6 +183,40 @@ def test_the_workers_start_before_the_first_grid_and_play_every_grid_of_the_comm
         executor.close()
     assert len(pids[0]) == 2 and pids[1] == pids[0]  # both workers played, the same two for both grids
     assert str(os.getpid()) not in pids[0]
+
+
+def test_the_progress_view_moves_while_the_episodes_play_on_the_workers(ray_session, tmp_path):
+    """The driver counts steps, calls and tokens of the episodes still playing on the workers (as a
+    local run counts its own), not only when their records come back; and nothing twice."""
+    config = EvalConfig.model_validate({
+        "agents": [{"llm": DOUBLE + "slow_model"}], "partners": ["greedy"], "layouts": ["cramped_room"],
+        "seats": [0], "episodes": 2, "horizon": 60, "cache": False,
+    })  # fmt: skip
+    world = World()
+    executor = open_executor("ray", None, world)
+    assert executor is not None
+    handle = start_run(config, world, "test", tmp_path / "runs", None)
+    evaluator = Evaluator(config, handle.resolved.domain, handle.resolved.envs, world, handle.folder, executor)
+    seen: list[tuple[int, int, int]] = []
+
+    async def run_and_watch() -> EvalOutcome:
+        task = asyncio.create_task(evaluator.run(plan_jobs(config, ["cramped_room"])))
+        while not task.done():
+            now = evaluator.snapshot()
+            seen.append((now.episodes_done, now.steps_done, now.llm_calls))
+            await asyncio.sleep(0.1)
+        return await task
+
+    try:
+        outcome = asyncio.run(run_and_watch())
+    finally:
+        executor.close()
+    assert len(outcome.records) == 2
+    assert any(done == 0 and steps > 0 and calls > 0 for done, steps, calls in seen), seen[-5:]
+    final = evaluator.snapshot()
+    assert final.steps_done == sum(r.steps for r in outcome.records) == 120
+    assert final.llm_calls == sum(r.team_llm_calls for r in outcome.records)
+    assert max(steps for _, steps, _ in seen) <= final.steps_done
 
 
 def test_a_node_that_cannot_import_the_project_is_named(ray_session):

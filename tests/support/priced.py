@@ -131,3 +131,14 @@ def pid_model(api_base: str | None, timeout_s: float) -> Model:
         return respond(call)
 
     return PricedModel(PRICE_USD, responder=note)
+
+
+def slow_model(api_base: str | None, timeout_s: float) -> Model:
+    """The priced double taking 0.3 s per answer, as a hosted model does: episodes long enough to
+    be seen while they play."""
+
+    def wait(call: ScriptedCall) -> str:
+        time.sleep(0.3)
+        return respond(call)
+
+    return PricedModel(PRICE_USD, responder=wait)
