@@ -83,14 +83,15 @@ def record_cell(record: EvalRecord, keys: tuple[str, ...]) -> Cell:
 
 def compare(records: list[EvalRecord], paper: PaperNumbers) -> list[ComparisonRow]:
     """One row per cell the paper or the run has: paper cells in the paper's order, then the run's
-    other cells in the order the run first recorded them. Where the paper pairs an agent with the
+    other cells sorted by name (not in the order episodes happened to finish, which concurrency
+    decides, so a page is the same every time its records are). Where the paper pairs an agent with the
     others only (``self_play`` False), an agent's episodes with itself are left out of ours too."""
     keys = paper.keys()
     by_cell: dict[Cell, list[EvalRecord]] = {}
     for record in records if paper.self_play else [r for r in records if r.agent != r.partner]:
         by_cell.setdefault(record_cell(record, keys), []).append(record)
     paper_cells = {row.cell(keys): row for row in paper.rows}
-    cells = [*paper_cells, *(c for c in by_cell if c not in paper_cells)]
+    cells = [*paper_cells, *sorted((c for c in by_cell if c not in paper_cells), key=lambda c: tuple(map(str, c)))]
     return [
         ComparisonRow(
             cell=dict(zip(keys, cell)),

@@ -54,3 +54,11 @@ def test_a_page_has_the_z_column_the_summary_and_the_plot(tmp_path: Path) -> Non
 def test_no_plot_without_a_cell_on_both_sides(tmp_path: Path) -> None:
     assert gap_plot([Gap(label="a", ours=MeanSE(n=0), paper_mean=1.0)], tmp_path / "p.png", "t") is None
     assert not (tmp_path / "p.png").exists()
+
+
+def test_cells_the_paper_lacks_come_in_one_order_whatever_order_the_episodes_finished() -> None:
+    """Concurrency decides which episode finishes first; the page's rows must not depend on it."""
+    paper = PaperNumbers(source="a paper", metric="score", rows=[PaperRow(agent="z", layout="cramped_room", mean=1.0)])
+    records = [rec(agent, "greedy", 0, 0, 10.0) for agent in ("z", "on", "llm3", "off")]
+    orders = {tuple(row.cell["agent"] for row in compare(list(done), paper)) for done in (records, records[::-1])}
+    assert orders == {("z", "llm3", "off", "on")}  # the paper's cell first, then the others by name
