@@ -195,13 +195,14 @@ def write_comparison(target: Target, folder: Path, out: Path | None) -> None:
     from proagent.eval.manifest import load_manifest
     from proagent.eval.paper_gap import gap_plot
     from proagent.eval.records import read_records
-    from proagent.eval.reproduce_table import cell_gaps, compare, comparison_markdown, read_paper_numbers
+    from proagent.eval.reproduce_table import PaperNumbers, cell_gaps, compare, comparison_markdown, read_paper_numbers
     from proagent.paths import PROJECT_ROOT
     from proagent.runner.run_folder import RunFolder
 
-    if target.paper_numbers is None:
-        return
-    paper = read_paper_numbers(PROJECT_ROOT / target.paper_numbers)
+    if target.paper_numbers is not None:
+        paper = read_paper_numbers(PROJECT_ROOT / target.paper_numbers)
+    else:  # a figure without numbers: ours alone, with what the paper says in words
+        paper = PaperNumbers(source=f"{target.table}; {target.paper_note}", metric="score", rows=[])
     records = read_records(folder / "episodes.jsonl")
     manifest = load_manifest(RunFolder(folder))
     config = manifest.config

@@ -47,8 +47,9 @@ class PaperNumbers(BaseModel):
     rows: list[PaperRow]
 
     def keys(self) -> tuple[str, ...]:
-        """The fields the rows name their cells by (those set in some row), in KEYS order."""
-        return tuple(k for k in KEYS if any(row.cell((k,)) != (None,) for row in self.rows))
+        """The fields the rows name their cells by (those set in some row), in KEYS order; all of
+        them when there is no row (a paper that gives a figure only: ours alone, cell by cell)."""
+        return tuple(k for k in KEYS if any(row.cell((k,)) != (None,) for row in self.rows)) or KEYS
 
 
 class ComparisonRow(BaseModel):
@@ -111,7 +112,8 @@ def comparison_markdown(
 ) -> str:
     """The table: one line per cell, ours (mean ± se (n)), the paper's, ours minus the paper's and
     that in standard errors; then where we stand (`paper_gap`) and the plot, when there is one."""
-    digits = 2 if all(abs(row.paper.mean) <= 1 for row in rows if row.paper) else 1
+    theirs = [row.paper.mean for row in rows if row.paper]
+    digits = 2 if theirs and all(abs(mean) <= 1 for mean in theirs) else 1  # rates get two, scores one
     keys = paper.keys()
     header = [*keys, f"ours ({paper.metric})", "paper", "difference (ours − paper)", "z (SEs)"]
     lines = [

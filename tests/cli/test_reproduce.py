@@ -21,7 +21,7 @@ from tests.support.responders.overcooked import overcooked_answer
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm must not fetch its price list
 
 REQUIRED = (
-    "proagent-table1", "proagent-planner-ablation", "proagent-verificator-ablation", "overcooked-v2-table2",
+    "proagent-table1", "proagent-fig2", "proagent-planner-ablation", "proagent-verificator-ablation", "overcooked-v2-table2",
     "interdependence-table1", "emcoop-topologies", "emcoop-macrafter", "yokai-table2",
 )  # fmt: skip
 
@@ -171,6 +171,19 @@ def test_table1_runs_on_the_double_beside_the_papers_numbers(server: FakeChatSer
              for a in ("proagent", "sp")}  # fmt: skip
     assert f"| cramped_room | 0 | {means['proagent']:.1f} / 197.3 | {means['sp']:.1f} / 168.5 | – / 178.8 |" in wide
     assert "proagent reproduce proagent-table1 --layouts cramped_room" in text and "tests.support.loopback" in text
+
+
+def test_fig2_plays_the_human_proxy_and_copies_no_number_from_the_figure(server: FakeChatServer, tmp_path: Path) -> None:
+    flags = ("--layouts", "cramped_room", "--agents", "proagent,sp", "--episodes", "1", "--horizon", "20")
+    records, text, _ = _run(server, tmp_path, "proagent-fig2", *flags)
+    assert sorted((r.agent, r.partner, r.seat) for r in records) == [
+        (a, "bc", s) for a in ("proagent", "sp") for s in (0, 1)
+    ]
+    for agent in ("proagent", "sp"):
+        for seat in (0, 1):
+            ours = metric_stat([r for r in records if r.agent == agent and r.seat == seat], "score")
+            assert f"| {agent} | cramped_room | {seat} | {ours.text(1)} | – | – | – |" in text
+    assert "none copied: the paper reports Fig. 2 as bars" in text and "nothing to compare" in text
 
 
 def test_planner_ablation_runs_on_the_double_beside_the_papers_numbers(server: FakeChatServer, tmp_path: Path) -> None:
