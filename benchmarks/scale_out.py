@@ -1,7 +1,7 @@
 """Does `proagent eval --executor ray` pay off? Two grids, both measured in the same process run.
 
     python benchmarks/scale_out.py            # 16 API-bound episodes x 400 steps, 8 CPU-bound decisions, 3 repeats
-    python benchmarks/scale_out.py --quick    # 4 episodes x 5 steps, API grid only, 1 repeat (what the test runs)
+    python benchmarks/scale_out.py --quick    # 4 episodes x 5 steps, API grid only, 1 repeat, no warm-up (what the test runs)
 
 (1) API-bound: ProAgent through the real HTTP path (litellm to the tests' loopback `FakeChatServer`,
     answering after ``--delay`` seconds) with the greedy partner on cramped_room, ``--episodes``
@@ -93,13 +93,16 @@ def eval_wall(url: str, episodes: int, horizon: int, ray_address: str | None) ->
     return wall
 
 
-def api_grid(delay: float, episodes: int, horizon: int, repeats: int) -> tuple[Ratio, list[float], list[float]]:
+def api_grid(
+    delay: float, episodes: int, horizon: int, repeats: int, warm_up: bool = True
+) -> tuple[Ratio, list[float], list[float]]:
     """Interleaved local and Ray commands of the API-bound grid; one short warm-up of each first
     (the compilation cache, the OS's file cache) so that repeats compare steady states."""
     address = ray.get_runtime_context().gcs_address
     with FakeChatServer(delay_s=delay, responder=overcooked_answer) as server:
-        eval_wall(server.url, 1, 5, None)
-        eval_wall(server.url, 1, 5, address)
+        if warm_up:
+            eval_wall(server.url, 1, 5, None)
+            eval_wall(server.url, 1, 5, address)
         local, remote = [], []
         for _ in range(repeats):
             local.append(eval_wall(server.url, episodes, horizon, None))
@@ -192,7 +195,7 @@ def report(ratios: list[Ratio], walls: dict[str, list[float]]) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--quick", action="store_true", help="tiny API grid only, one repeat")
+    p.add_argument("--quick", action="store_true", help="tiny API grid only, one repeat, no warm-up")
     p.add_argument("--delay", type=float, default=0.5, help="seconds the loopback LLM takes per answer")
     p.add_argument("--episodes", type=int, default=16)
     p.add_argument("--horizon", type=int, default=400)
@@ -203,7 +206,7 @@ def main(argv: list[str] | None = None) -> None:
         args.episodes, args.horizon, args.repeats = 4, 5, 1
     start_ray()
     try:
-        api, local, remote = api_grid(args.delay, args.episodes, args.horizon, args.repeats)
+        api, local, remote = api_grid(args.delay, args.episodes, args.horizon, args.repeats, warm_up=not args.quick)
         ratios, walls = [api], {"api local": local, "api ray": remote}
         if not args.quick:
             cpu, one, two = cpu_grid(args.decisions, args.repeats)

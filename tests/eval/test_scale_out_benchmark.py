@@ -1,7 +1,7 @@
 """benchmarks/scale_out.py --quick still runs end to end and prints its ratio (no timing assertion:
-the numbers are the benchmark's to report). Slow: it starts a Ray runtime and plays the grid twice
-(warm-up and measured) locally and on Ray, about 40 s on 2 cores. A subprocess, so that its Ray
-session is its own and not a test module's."""
+the numbers are the benchmark's to report). Slow: it starts a Ray runtime and runs the grid's
+`proagent eval` once locally and once on Ray, each a process of its own, about 40 s on 2 cores. A
+subprocess, so that its Ray session is its own and not a test module's."""
 
 from __future__ import annotations
 
