@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -222,6 +223,8 @@ def write_comparison(target: Target, folder: Path, out: Path | None) -> None:
     path = out.with_suffix(".md") if out is not None else folder / "reproduce.md"
     path.parent.mkdir(parents=True, exist_ok=True)
     plot = gap_plot(cell_gaps(rows), path.with_name(path.stem + "_vs_paper.png"), title)
+    if plot is None and (folder / "scores.png").exists():  # nothing to set beside the paper: our scores alone
+        plot = Path(shutil.copyfile(folder / "scores.png", path.with_name(path.stem + "_scores.png")))
     text = comparison_markdown(title, rows, paper, notes, plot)
     path.write_text(text, encoding="utf-8")
     print(text)

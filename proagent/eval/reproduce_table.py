@@ -140,7 +140,8 @@ def comparison_markdown(
     lines += wide_markdown(rows, keys, digits)
     lines += ["", summary_markdown(cell_gaps(rows), digits).rstrip("\n")]
     if plot is not None:
-        lines += ["", f"![ours against the paper]({plot.name})"]
+        caption = "ours against the paper" if cell_gaps(rows) else "ours (the paper gives no number to set beside it)"
+        lines += ["", f"![{caption}]({plot.name})"]
     return "\n".join(lines) + "\n"
 
 

@@ -184,6 +184,8 @@ def test_fig2_plays_the_human_proxy_and_copies_no_number_from_the_figure(server:
             ours = metric_stat([r for r in records if r.agent == agent and r.seat == seat], "score")
             assert f"| {agent} | cramped_room | {seat} | {ours.text(1)} | – | – | – |" in text
     assert "none copied: the paper reports Fig. 2 as bars" in text and "nothing to compare" in text
+    assert "![ours (the paper gives no number to set beside it)](table_scores.png)" in text
+    assert (tmp_path / "table_scores.png").stat().st_size > 0
 
 
 def test_planner_ablation_runs_on_the_double_beside_the_papers_numbers(server: FakeChatServer, tmp_path: Path) -> None:
