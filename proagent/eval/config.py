@@ -115,12 +115,17 @@ class EvalConfig(BaseModel):
     cache_dir: Path = DEFAULT_CACHE_DIR
     stepping: Literal["lockstep", "single"] = Field("lockstep", description="batch the envs of a layout, or step each alone")
 
+    def grid_episodes(self, agents: int | None = None) -> int:
+        """Episodes the grid plays: agents x partners x layouts x seats (x topologies) x episodes;
+        ``agents``: for that many of its agents (default: all)."""
+        per_agent = len(self.partners) * len(self.layouts) * len(self.seats) * max(1, len(self.topologies))
+        return (len(self.agents) if agents is None else agents) * per_agent * self.episodes
+
     @model_validator(mode="after")
     def _bounded_grid(self) -> EvalConfig:
         """The whole grid is bounded, not only each count: the plan is built before any episode."""
-        cells = len(self.agents) * len(self.partners) * len(self.layouts) * len(self.seats) * max(1, len(self.topologies))
-        if cells * self.episodes > MAX_GRID_EPISODES:
-            raise ValueError(f"the grid has {cells * self.episodes:,} episodes; at most {MAX_GRID_EPISODES:,} in one evaluation")
+        if self.grid_episodes() > MAX_GRID_EPISODES:
+            raise ValueError(f"the grid has {self.grid_episodes():,} episodes; at most {MAX_GRID_EPISODES:,} in one evaluation")
         return self
 
     @field_validator("partners", "layouts", "seats")

@@ -30,7 +30,7 @@ from typing import Any
 from proagent.cluster import ClusterError, check_nodes, connect, first_line, flags_problem, this_node
 from proagent.eval.config import EvalConfig
 from proagent.eval.models import ModelPool
-from proagent.eval.plan import EpisodeJob, plan_jobs
+from proagent.eval.plan import EpisodeJob
 from proagent.eval.player import EnvSource, EpisodePlayer, layout_capacity, spent
 from proagent.eval.records import EvalRecord
 from proagent.eval.request_slots import ClusterSlot, RequestSlots
@@ -83,13 +83,12 @@ class GridSetup:
 
 @dataclass
 class _Grid:
-    """A grid as one worker process set it up: its player and envs, or why this node cannot."""
+    """A grid as one worker process set it up: its player and envs."""
 
-    player: EpisodePlayer | None = None
-    source: EnvSource | None = None
-    registered: Any = None  # the slot registration, awaited before the first request
-    trace: bool = False  # send the episode's steps back (--trace)
-    broken: str | None = None
+    player: EpisodePlayer
+    source: EnvSource
+    registered: Any  # the slot registration, awaited before the first request
+    trace: bool  # send the episode's steps back (--trace)
 
 
 @dataclass
@@ -119,7 +118,7 @@ class EpisodeWorker:
         self._world = world
         self._index = index
         self._grid_id: str | None = None
-        self._grid = _Grid()
+        self._grid: _Grid | str = ""  # the grid set up last, or why this node cannot play it
         self._setting_up = asyncio.Lock()
         self._resolved: tuple[str, Resolved | str] | None = None  # the last config resolved, and how
         self._live: dict[str, _Live] = {}  # key id -> the episode playing here
@@ -149,8 +148,8 @@ class EpisodeWorker:
         ``setup``: the grid's `GridSetup` reference, in a list so that Ray does not fetch it for
         every call, only when this process meets the grid for the first time."""
         grid = await self._grid_for(grid_id, setup[0])
-        if grid.broken is not None or grid.player is None or grid.source is None:
-            return EpisodeResult(None, grid.broken, config_error=True)
+        if isinstance(grid, str):
+            return EpisodeResult(None, grid, config_error=True)
         await grid.registered
         live = self._live[job.key.id] = _Live()
         steps: list[dict] = []
@@ -168,17 +167,17 @@ class EpisodeWorker:
         """Each episode playing here: (steps, LLM calls, tokens) so far, by key id."""
         return {key: live.progress() for key, live in self._live.items()}
 
-    async def _grid_for(self, grid_id: str, setup_ref: Any) -> _Grid:
+    async def _grid_for(self, grid_id: str, setup_ref: Any) -> _Grid | str:
         async with self._setting_up:  # the grid's first calls arrive together: one sets it up
             if self._grid_id != grid_id:
                 self._grid = self._set_up(await setup_ref)
                 self._grid_id = grid_id
             return self._grid
 
-    def _set_up(self, setup: GridSetup) -> _Grid:
+    def _set_up(self, setup: GridSetup) -> _Grid | str:
         resolved = self._resolution(setup.config)
         if isinstance(resolved, str):
-            return _Grid(broken=resolved)
+            return resolved
         slot = ClusterSlot(setup.slots, self._index)
         # frees what an earlier process of this worker held; awaited before this process's first request
         registered = setup.slots.register.remote(self._index, slot.generation)
@@ -229,7 +228,7 @@ class RayExecutor:
     def start_workers_for(self, configs: list[EvalConfig]) -> None:
         """Start the workers the largest of these grids can keep busy (its episodes in flight),
         and have them resolve the first grid meanwhile."""
-        self.start_workers(max(min(c.concurrency, len(plan_jobs(c, list(c.layouts)))) for c in configs))
+        self.start_workers(max(min(c.concurrency, c.grid_episodes()) for c in configs))
         for actor in self._actors:
             actor.prepare.remote(configs[0])  # a head start only: a worker that misses it resolves later
 

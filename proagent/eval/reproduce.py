@@ -113,10 +113,7 @@ def episode_count(config: EvalConfig, llm_only: bool = False) -> int:
     """Episodes the grid plays: agents x partners x layouts x seats (x topologies) x episodes; with
     ``llm_only``, those whose evaluated agent is ProAgent (the ones that call a model)."""
     agents = [a for a in config.agents if a.kind == "proagent"] if llm_only else config.agents
-    cells = (
-        len(agents) * len(config.partners) * len(config.layouts) * len(config.seats) * max(1, len(config.topologies))
-    )
-    return cells * config.episodes
+    return config.grid_episodes(len(agents))
 
 
 def checked_config(data: dict[str, Any], source: str) -> EvalConfig:
