@@ -107,7 +107,7 @@ class EvalConfig(BaseModel):
     )
     horizon: int | None = Field(None, ge=1, le=MAX_HORIZON, description="steps per episode; None: each layout's own (a CUBE scenario's), else 400")
     concurrency: int = Field(8, ge=1, le=MAX_CONCURRENCY, description="episodes in flight")
-    llm_concurrency: int = Field(32, ge=1, le=MAX_CONCURRENCY, description="LLM requests in flight, over all episodes")
+    llm_concurrency: int = Field(32, ge=1, le=MAX_CONCURRENCY, description="LLM requests in flight to each model endpoint, over all episodes (and, on Ray, all runs)")
     max_cost_usd: float | None = Field(None, ge=0, description="start no new episode once this much was spent")
     max_failures: int = Field(5, ge=1, description="stop starting episodes after this many failed")
     trace: bool = Field(False, description="write every step to trace.jsonl (large)")

@@ -1,5 +1,5 @@
-"""The LLM side of an evaluation: one shared model per (llm, api_base), a global cap on requests
-in flight, metering of tokens and money, and the budget guard.
+"""The LLM side of an evaluation: one shared model per endpoint (llm, api_base), a cap on requests
+in flight to each endpoint, metering of tokens and money, and the budget guard.
 
 Layers, outermost first: MeteredModel (run totals) -> CachedModel (replays) -> LimitedModel (cap)
 -> the backend. The cap sits inside the cache so that a cache hit never queues behind slow fresh
@@ -9,6 +9,7 @@ episode wraps the shared model in its own MeteredModel, which gives the money th
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,9 +30,16 @@ def default_model_factory(spec: AgentSpec) -> Model:
     return make_model(spec.llm, api_base=spec.api_base, cache_dir=None, timeout_s=spec.llm_timeout_s)
 
 
+Endpoint = tuple[str, str | None]  # (llm, api_base): what a provider's rate limit applies to
+
+
+def endpoint_of(spec: AgentSpec) -> Endpoint:
+    return spec.llm, spec.api_base
+
+
 class RequestLimit(Protocol):
-    """What caps requests in flight: an ``asyncio.Semaphore`` in one process, a slot of the
-    cluster's one cap on Ray (proagent.eval.request_slots)."""
+    """What caps requests in flight to one endpoint: an ``asyncio.Semaphore`` in one process, a
+    slot of the endpoint's cluster-wide cap on Ray (proagent.eval.request_slots)."""
 
     async def __aenter__(self) -> object: ...
 
@@ -75,20 +83,31 @@ class LimitedModel:
         return completion.model_copy(update={"latency_s": time.perf_counter() - started})
 
 
-class ModelPool:
-    """Shared models by (llm, api_base); all share one request cap and one usage meter."""
+def semaphore_per_endpoint(capacity: int) -> Callable[[Endpoint], RequestLimit]:
+    """The local executor's caps: ``capacity`` requests in flight to each endpoint."""
+    semaphores: dict[Endpoint, asyncio.Semaphore] = {}
 
-    def __init__(self, factory: ModelFactory, cache_dir: Path | None, limit: RequestLimit) -> None:
+    def limit_for(endpoint: Endpoint) -> RequestLimit:
+        return semaphores.setdefault(endpoint, asyncio.Semaphore(capacity))
+
+    return limit_for
+
+
+class ModelPool:
+    """Shared models by endpoint (llm, api_base), each behind its endpoint's request cap; all
+    share one usage meter."""
+
+    def __init__(self, factory: ModelFactory, cache_dir: Path | None, limit_for: Callable[[Endpoint], RequestLimit]) -> None:
         self._factory = factory
         self._cache_dir = cache_dir
-        self._limit = limit
-        self._models: dict[tuple[str, str | None], Model] = {}
+        self._limit_for = limit_for
+        self._models: dict[Endpoint, Model] = {}
         self.meter = UsageMeter()
 
     def get(self, spec: AgentSpec) -> Model:
-        key = (spec.llm, spec.api_base)
+        key = endpoint_of(spec)
         if key not in self._models:
-            model: Model = LimitedModel(self._factory(spec), self._limit)
+            model: Model = LimitedModel(self._factory(spec), self._limit_for(key))
             if self._cache_dir is not None:
                 model = CachedModel(model, self._cache_dir)
             self._models[key] = MeteredModel(model, self.meter)

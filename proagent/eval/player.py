@@ -67,10 +67,7 @@ class EpisodePlayer:
         self.envs = envs
         self.pool = pool
         self.attempt = attempt
-        self.llm_specs = {a.name: a for a in config.agents if a.kind == PROAGENT}
-        self.llm_specs.setdefault(
-            PROAGENT, AgentSpec()
-        )  # `--partners proagent` without a proagent agent: the default one
+        self.llm_specs = llm_specs(config)
         self.agent_configs = {name: spec.agent_config() for name, spec in self.llm_specs.items()}
 
     async def play(
@@ -124,6 +121,14 @@ class EpisodePlayer:
             return build
 
         return AgentBuilder(self.domain, {name: make(name) for name in self.llm_specs})
+
+
+def llm_specs(config: EvalConfig) -> dict[str, AgentSpec]:
+    """The LLM agents ``config`` may play, by name: its proagent agents, and the default one that
+    `--partners proagent` without a proagent agent stands for."""
+    specs = {a.name: a for a in config.agents if a.kind == PROAGENT}
+    specs.setdefault(PROAGENT, AgentSpec())
+    return specs
 
 
 def spent(models: list[MeteredModel]) -> float:

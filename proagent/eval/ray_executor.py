@@ -14,8 +14,8 @@ Credentials reach workers only through the environment they inherit from their n
 (or from this process, for a local cluster it starts): never as an argument of a call, and not as
 ``runtime_env`` env_vars either, which Ray writes in clear to its runtime_env_agent.log. A node
 that lacks a credential this shell sets is named in a warning before any episode. LLM requests
-in flight are capped by one actor for the whole cluster (``llm_concurrency`` slots,
-proagent.eval.request_slots), not a share per worker.
+in flight are capped per model endpoint by one actor for the whole cluster, shared by every run
+that uses the endpoint (proagent.eval.request_slots), not a share per worker or per run.
 
 Ray is imported only here, and only when this executor runs: the local executor needs no Ray.
 """
@@ -23,17 +23,19 @@ Ray is imported only here, and only when this executor runs: the local executor 
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from proagent.cluster import ClusterError, check_nodes, connect, first_line, flags_problem, this_node
 from proagent.eval.config import EvalConfig
-from proagent.eval.models import ModelPool
+from proagent.eval.models import Endpoint, ModelPool, endpoint_of
 from proagent.eval.plan import EpisodeJob
-from proagent.eval.player import EnvSource, EpisodePlayer, layout_capacity, spent
+from proagent.eval.player import EnvSource, EpisodePlayer, layout_capacity, llm_specs, spent
 from proagent.eval.records import EvalRecord
-from proagent.eval.request_slots import ClusterSlot, RequestSlots
+from proagent.eval.request_slots import ClusterSlot, endpoint_slots
 from proagent.eval.runner import Evaluator, InFlight, PlayEpisode, RemoteEpisodeError
 from proagent.eval.world import Resolved, World, resolve
 from proagent.limits import MAX_CONCURRENCY
@@ -46,6 +48,8 @@ MAX_RESTARTS = 3  # a worker process that dies is started again this often
 MAX_RETRIES = 3  # an episode whose worker died is played again this often
 PROGRESS_EVERY_S = 1.0  # how often the driver asks the workers how their episodes are going
 MAX_EPISODES_PER_WORKER = MAX_CONCURRENCY  # calls Ray lets into a worker at once; the lanes send fewer
+
+log = logging.getLogger(__name__)
 
 
 class ExecutorError(Exception):
@@ -78,7 +82,8 @@ class GridSetup:
     config: EvalConfig
     attempt: str
     capacity: dict[str, int]
-    slots: Any  # the grid's RequestSlots actor
+    run: str  # this grid's run, as the request caps know it
+    slots: dict[Endpoint, Any]  # each endpoint's RequestSlots actor
 
 
 @dataclass
@@ -87,7 +92,7 @@ class _Grid:
 
     player: EpisodePlayer
     source: EnvSource
-    registered: Any  # the slot registration, awaited before the first request
+    registered: list[Any]  # the slot registrations, awaited before the first request
     trace: bool  # send the episode's steps back (--trace)
 
 
@@ -150,7 +155,7 @@ class EpisodeWorker:
         grid = await self._grid_for(grid_id, setup[0])
         if isinstance(grid, str):
             return EpisodeResult(None, grid, config_error=True)
-        await grid.registered
+        await asyncio.gather(*grid.registered)
         live = self._live[job.key.id] = _Live()
         steps: list[dict] = []
         try:
@@ -178,11 +183,14 @@ class EpisodeWorker:
         resolved = self._resolution(setup.config)
         if isinstance(resolved, str):
             return resolved
-        slot = ClusterSlot(setup.slots, self._index)
+        config, worker, generation = setup.config, f"{setup.run}/{self._index}", uuid.uuid4().hex
         # frees what an earlier process of this worker held; awaited before this process's first request
-        registered = setup.slots.register.remote(self._index, slot.generation)
-        config = setup.config
-        pool = ModelPool(self._world.model_factory, config.cache_dir if config.cache else None, slot)
+        registered = [actor.register.remote(worker, generation) for actor in setup.slots.values()]
+
+        def limit_for(endpoint: Endpoint) -> ClusterSlot:
+            return ClusterSlot(setup.slots[endpoint], setup.run, config.llm_concurrency, worker, generation)
+
+        pool = ModelPool(self._world.model_factory, config.cache_dir if config.cache else None, limit_for)
         player = EpisodePlayer(config, resolved.domain, resolved.envs, pool, setup.attempt)
         return _Grid(player, EnvSource(config, resolved.envs, setup.capacity), registered, config.trace)
 
@@ -201,7 +209,8 @@ class RayExecutor:
         self._setup: list[Any] = []  # the playing grid's GridSetup reference, kept alive while it plays
         self._live: dict[str, tuple[int, int, int]] = {}  # what the workers last said of their episodes
         self._poller: asyncio.Task[None] | None = None
-        self.request_slots: Any = None  # the cluster's one cap on LLM requests, while a grid plays
+        self._run = ""  # the playing grid's run, as the request caps know it
+        self.request_slots: dict[Endpoint, Any] = {}  # the playing grid's endpoints' request caps
         self.warnings: list[str] = []  # one line each, for the command to show before the run
 
     def connect(self) -> None:
@@ -242,19 +251,33 @@ class RayExecutor:
         workers = self.start_workers(in_flight)
         slots = math.ceil(in_flight / workers)
         self.end_grid()
-        self.request_slots = ray.remote(RequestSlots).options(num_cpus=0).remote(config.llm_concurrency)
-        setup = GridSetup(config, evaluator.attempt, layout_capacity(slots, jobs), self.request_slots)
+        await self._join_request_caps(config)
+        setup = GridSetup(config, evaluator.attempt, layout_capacity(slots, jobs), self._run, self.request_slots)
         self._setup = [ray.put(setup)]
         self._poller = asyncio.create_task(self._poll(self._actors[:workers]))
         return [self._lane(evaluator, actor) for actor in self._actors[:workers] for _ in range(slots)]
 
+    async def _join_request_caps(self, config: EvalConfig) -> None:
+        """Join the cluster-wide request cap of each endpoint the grid calls, as a new run; say
+        so when another run holds an endpoint to a stricter cap than this one asks."""
+        self._run = uuid.uuid4().hex
+        self.request_slots = {endpoint: endpoint_slots(endpoint) for endpoint in played_endpoints(config)}
+        joined = [actor.join.remote(self._run, config.llm_concurrency) for actor in self.request_slots.values()]
+        for (llm, _), cap in zip(self.request_slots, await asyncio.gather(*joined), strict=True):
+            if cap < config.llm_concurrency:
+                log.warning("%s: %d requests in flight at most, not %d: another run on this cluster asked for %d",
+                            llm, cap, config.llm_concurrency, cap)  # fmt: skip
+
     async def _poll(self, actors: list[Any]) -> None:
         """Ask the workers what their episodes have done, every ``PROGRESS_EVERY_S``, so the
-        progress view moves between records as in a local run."""
+        progress view moves between records as in a local run; and keep the run's lease on its
+        request caps."""
         from ray.exceptions import RayError
 
         while True:
             await asyncio.sleep(PROGRESS_EVERY_S)
+            for actor in self.request_slots.values():
+                actor.renew.remote(self._run)
             try:
                 reports = await asyncio.gather(*(actor.progress.remote() for actor in actors))
             except RayError:  # a worker restarting: it reports again when it is back
@@ -292,14 +315,13 @@ class RayExecutor:
         return play
 
     def end_grid(self) -> None:
-        """The grid is played: its request cap goes (the workers stay for the next grid)."""
-        import ray
-
+        """The grid is played: it leaves its endpoints' request caps (which other runs may still
+        use), and the workers stay for the next grid."""
         if self._poller is not None:
             self._poller.cancel()
-        if self.request_slots is not None:
-            ray.kill(self.request_slots)
-        self.request_slots, self._setup, self._poller, self._live = None, [], None, {}
+        for actor in self.request_slots.values():
+            actor.leave.remote(self._run)
+        self.request_slots, self._setup, self._poller, self._live = {}, [], None, {}
 
     def close(self) -> None:
         """Stop the workers; end the Ray session only if this executor started it."""
@@ -312,6 +334,12 @@ class RayExecutor:
         if self._started:
             ray.shutdown()
             self._started = False
+
+
+def played_endpoints(config: EvalConfig) -> list[Endpoint]:
+    """The endpoints of the LLM agents ``config`` plays (as agents, or as partners by name)."""
+    played = {a.name for a in config.agents} | set(config.partners)
+    return sorted({endpoint_of(spec) for name, spec in llm_specs(config).items() if name in played}, key=str)
 
 
 def worker_options() -> dict[str, Any]:

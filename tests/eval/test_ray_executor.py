@@ -14,6 +14,7 @@ import os
 import pickle
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from proagent.eval.config import EvalConfig
 from proagent.eval.plan import plan_jobs
 from proagent.eval.ray_executor import RayExecutor, open_executor, worker_options
 from proagent.eval.records import EvalRecord, read_records
+from proagent.eval.request_slots import endpoint_slots
 from proagent.eval.runner import EvalOutcome, Evaluator
 from proagent.eval.session import play_run, start_run
 from proagent.eval.world import World
@@ -154,6 +156,54 @@ def test_one_cap_on_requests_in_flight_holds_over_every_worker(ray_session, tmp_
     assert code == 0 and len(read_records(run / "episodes.jsonl")) == 4
     counts = [int(n) for n in (folder / "counts").read_text().split()]
     assert len(counts) >= 8 and max(counts) == 1
+
+
+def test_two_runs_against_one_endpoint_share_its_cap_on_the_cluster(ray_session, tmp_path):
+    """Two runs play at the same time on the cluster, each asking --llm-concurrency 1 of the same
+    endpoint. The test holds the endpoint's one slot until both runs wait on that endpoint's actor
+    (so they joined the same cap and play at the same time), then lets them go: never two
+    requests in flight to the endpoint (a cap per run would allow one each)."""
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    spec = {"llm": DOUBLE + "counting_model", "api_base": str(folder)}
+    config = EvalConfig.model_validate({
+        "agents": [spec], "partners": ["greedy"], "layouts": ["cramped_room"], "seats": [0], "episodes": 2,
+        "horizon": 20, "concurrency": 1, "llm_concurrency": 1, "cache": False,
+    })  # fmt: skip
+    world = World()
+    executors = [open_executor("ray", None, world) for _ in range(2)]
+    handles = [start_run(config, world, "test", tmp_path / f"runs{i}", None) for i in range(2)]
+    slots = endpoint_slots((spec["llm"], spec["api_base"]))
+    seen: list[dict[str, int]] = []
+
+    async def both() -> list[EvalOutcome]:
+        await slots.join.remote("test", 1)
+        await slots.register.remote("test/0", "g")
+        assert await slots.acquire.remote("test", 1, "test/0", "g", "held-by-the-test") == ""
+        runs = asyncio.gather(*(play_run(h, world, "off", None, None, e) for h, e in zip(handles, executors, strict=True)))
+        holding, deadline = True, time.monotonic() + 120
+        while not runs.done():
+            seen.append(await slots.state.remote())
+            if holding and (seen[-1]["runs"] == 3 and seen[-1]["waiting"] == 2 or time.monotonic() > deadline):
+                slots.leave.remote("test")
+                holding = False
+            await asyncio.sleep(0.02)
+        return await runs
+
+    try:
+        outcomes = asyncio.run(both())
+    finally:
+        for executor in executors:
+            assert executor is not None
+            executor.close()
+    assert any(s["runs"] == 3 and s["waiting"] == 2 for s in seen), seen[:5]  # both runs queued on one cap
+    assert [len(o.records) for o in outcomes] == [2, 2] and not any(o.failures for o in outcomes)
+    counts = [int(n) for n in (folder / "counts").read_text().split()]
+    assert len(counts) >= 8 and max(counts) == 1
+    deadline = time.monotonic() + 30  # each run leaves without waiting for the actor to hear it
+    while ray.get(slots.state.remote())["runs"] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert ray.get(slots.state.remote()) == {"capacity": 0, "held": 0, "waiting": 0, "runs": 0}  # both left
 
 
 def test_the_workers_start_before_the_first_grid_and_play_every_grid_of_the_command(ray_session, tmp_path):
