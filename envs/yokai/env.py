@@ -41,7 +41,7 @@ from envs.yokai import board
 from envs.yokai.events import YokaiEvent, extract_events
 from envs.yokai.observation import YokaiObservation, observe
 from envs.yokai.render import render_ascii, render_rgb
-from envs.yokai.rules import NO_CARD, HintStatus, Phase
+from envs.yokai.rules import NO_CARD, TURN_STEPS, HintStatus, Phase
 from envs.yokai.scenario import YokaiConfig, load_config
 from envs.yokai.state import YokaiParams, YokaiState
 from envs.yokai.symbolic import PlayerView, YokaiView, decode, decode_player
@@ -140,7 +140,7 @@ class YokaiEnv(JittedEntryPoints):
             last_player=jnp.int32(NO_CARD),
             legal=jnp.zeros(self.layout.size, bool),
         )
-        return state._replace(legal=self.actor_mask(state))
+        return state._replace(legal=self.actor_mask(state, self.params))
 
     def step(
         self, key: jax.Array, state: YokaiState, actions: jax.Array, params: YokaiParams | None = None
@@ -162,7 +162,7 @@ class YokaiEnv(JittedEntryPoints):
             last_action=action,
             last_player=state.player,
         )
-        moved = moved._replace(legal=self.actor_mask(moved))
+        moved = moved._replace(legal=self.actor_mask(moved, params))
         apply = legal & ~state.done
         next_state = jax.tree.map(lambda old, new: jnp.where(apply, new, old), state, moved)
         shaped = jnp.full((self.config.num_players,), 1.0, jnp.float32) * bonus * params.shaping_scale
@@ -232,11 +232,13 @@ class YokaiEnv(JittedEntryPoints):
         )
         return moved, (fresh.astype(jnp.float32) + correct.astype(jnp.float32))
 
-    def actor_mask(self, s: YokaiState) -> jax.Array:
+    def actor_mask(self, s: YokaiState, params: YokaiParams | None = None) -> jax.Array:
         """(N,) bool: the acting player's legal actions (only NOOP once the game is over)."""
         c, g = self.config, self.config.grid_size
+        params = self.params if params is None else params
         hinted = board.hinted_cards(s.hint_card, c.num_cards)
         first, second, move_phase, hint_phase = (s.phase == ph for ph in Phase)
+        may_end = first & (s.step >= TURN_STEPS * jnp.asarray(params.end_from_turn, jnp.int32))
         ids = jnp.arange(c.num_cards)
         obs = ~hinted & (first | (second & (ids != s.turn_cards[0])))
         moves = board.move_mask(s.card_pos, s.adjacency, hinted, g) & move_phase
@@ -245,7 +247,7 @@ class YokaiEnv(JittedEntryPoints):
         reveal = hint_phase & (s.hint_status == HintStatus.FACE_DOWN)
         place = hint_phase & (s.hint_status == HintStatus.REVEALED)[:, None] & receivable[None, :]
         noop = move_phase & ~jnp.any(moves)
-        live = jnp.concatenate([first[None], obs, moves.ravel(), reveal, place.ravel(), noop[None]]) & ~s.done
+        live = jnp.concatenate([may_end[None], obs, moves.ravel(), reveal, place.ravel(), noop[None]]) & ~s.done
         return live.at[-1].set(live[-1] | s.done)
 
     def legal_mask(self, s: YokaiState) -> jax.Array:
@@ -282,7 +284,9 @@ class YokaiEnv(JittedEntryPoints):
         return render_rgb(view, self.config, cell_px)
 
 
-def make(layout: str | YokaiConfig = "9c_2p", *, perfect_memory: bool = True, shaping_scale: float = 0.0) -> YokaiEnv:
+def make(
+    layout: str | YokaiConfig = "9c_2p", *, perfect_memory: bool = True, shaping_scale: float = 0.0, end_from_turn: int = 0
+) -> YokaiEnv:
     """Build an env by layout name (``9c_2p`` ... ``16c_4p``) or config; YokaiConfigError (a
     ValueError, one line) for an unknown name or an invalid config."""
-    return YokaiEnv(load_config(layout), YokaiParams(perfect_memory=perfect_memory, shaping_scale=shaping_scale))
+    return YokaiEnv(load_config(layout), YokaiParams(perfect_memory, shaping_scale, end_from_turn))

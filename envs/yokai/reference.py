@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from envs.yokai.rules import NO_CARD, ActionKind, HintStatus, Phase
+from envs.yokai.rules import NO_CARD, TURN_STEPS, ActionKind, HintStatus, Phase
 from envs.yokai.scenario import YokaiConfig
 from envs.yokai.state import YokaiParams, YokaiState
 
@@ -142,7 +142,7 @@ class ReferenceYokai:
         hinted[[int(x) for x in state.hint_card if x != NO_CARD]] = True
         phase = Phase(int(state.phase))
         if phase in (Phase.OBSERVE_FIRST, Phase.OBSERVE_SECOND):
-            mask[0] = phase == Phase.OBSERVE_FIRST
+            mask[0] = phase == Phase.OBSERVE_FIRST and int(state.step) >= TURN_STEPS * int(self.params.end_from_turn)
             for card in range(c.num_cards):
                 mask[lay.observe(card)] = not hinted[card] and card != int(state.turn_cards[0])
         elif phase == Phase.MOVE:

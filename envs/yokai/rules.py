@@ -24,6 +24,9 @@ class Phase(IntEnum):
     HINT = 3
 
 
+TURN_STEPS = len(Phase)  # every turn is one action per phase (a move phase with no legal move: NOOP)
+
+
 class HintStatus(IntEnum):
     """A hint card's life: face down in the pile, revealed (face up, unplaced), placed on a card."""
 

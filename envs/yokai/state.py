@@ -41,7 +41,11 @@ class YokaiParams(NamedTuple):
     moved card shows no remembered colour and players must track it themselves.
     ``shaping_scale``: weight of the shaped reward (+1 per card the actor observes for the first
     time, +1 per hint placed on a card of one of its colours); anneal it to 0 during training.
+    ``end_from_turn``: turns played (by all players together) before END becomes legal. 0, the
+    paper's rule, allows it from the first turn; more is a controlled variant that keeps a game
+    going, e.g. to watch a player's beliefs over turns when it would otherwise end at once.
     """
 
     perfect_memory: Any = True
     shaping_scale: Any = 0.0
+    end_from_turn: Any = 0

@@ -17,13 +17,13 @@ import pytest
 from envs.yokai import make
 from proagent.agent.proagent import AgentConfig, ProAgent
 from proagent.agent.prompt_check import check_prompt_set
-from proagent.agent.prompts import load_prompt_set
+from proagent.agent.prompts import load_knowledge, load_prompt_set
 from proagent.cli import main
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import domain_for, get_domain
 from proagent.domains.yokai.grounding import ground_facts
 from proagent.domains.yokai.memory import SeatMemory
-from proagent.domains.yokai.skills import skill_book_for
+from proagent.domains.yokai.skills import phase_failures, skill_book_for
 from proagent.domains.yokai.table import YokaiTable, YokaiWorldEnv
 from proagent.runner.episode import run_episode
 from proagent.web.replay_data import episode_payload, load_run
@@ -71,6 +71,22 @@ def test_the_memory_rule_is_an_env_setting() -> None:
         settings.make_env_with("9c_2p", 20, {"speed": "2"})
     with pytest.raises(DomainInputError, match="perfect, real"):
         settings.make_env_with("9c_2p", 20, {"memory": "good"})
+
+
+def test_when_the_game_may_end_is_an_env_setting_that_the_rules_text_and_the_checks_read() -> None:
+    settings = DOMAIN.capabilities.settings
+    env = settings.make_env_with("9c_2p", 20, {"end_from_turn": "2"})
+    assert env.end_from_turn == 2 and settings.describe(env) == {"memory": "perfect", "end_from_turn": 2}
+    assert settings.describe(settings.make_env_with("9c_2p", 20, {})) == {"memory": "perfect"}  # the paper's rule
+    rules = load_knowledge(DOMAIN.knowledge_root, "9c_2p", 0, DOMAIN.knowledge_facts(env)).rules
+    assert "only once 2 turns have been played" in rules
+    assert "only once" not in load_knowledge(DOMAIN.knowledge_root, "9c_2p", 0, DOMAIN.knowledge_facts(_env())).rules
+    table = env.symbolic(env.reset(jax.random.PRNGKey(0)))
+    (why,) = phase_failures(table, 0, Skill("end_game"))
+    assert "may not be ended yet" in why
+    for bad in ("-1", "two", "9"):  # 9c_2p has 8 turns at most (8 steps per hint)
+        with pytest.raises(DomainInputError, match=f"end_from_turn={bad}: a whole number of turns from 0 to 8"):
+            settings.make_env_with("9c_2p", 20, {"end_from_turn": bad})
 
 
 def test_the_env_jits_vmaps_holds_when_done_and_ends_at_its_horizon() -> None:

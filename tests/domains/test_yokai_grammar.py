@@ -63,6 +63,20 @@ def test_the_first_look_allows_each_card_or_ending_and_nothing_else() -> None:
     assert _alternatives(grammar, "plan") == {f"observe({c})" for c in range(9)} | {"end_game()"}
 
 
+def test_a_game_that_may_not_end_yet_offers_only_looks_and_then_ending_again() -> None:
+    """``--env end_from_turn=1``: at the first turn's first look ending is not a choice; at the
+    second turn's it is."""
+    env = DOMAIN.capabilities.settings.make_env_with("9c_2p", 128, {"end_from_turn": "1"})
+    lay = env.config.actions
+    (grammar,) = _grammars(_play(env, []), env, 0)
+    assert _alternatives(grammar, "plan") == {f"observe({c})" for c in range(9)}
+    one_turn = [lay.observe(4), lay.observe(0), *sorted(_play(env, [lay.observe(4), lay.observe(0)]).legal)[:1], lay.reveal(0)]
+    second_turn = _play(env, one_turn)
+    assert second_turn.game.player == 1 and 0 in second_turn.legal  # action 0: END
+    (grammar,) = _grammars(second_turn, env, 1)
+    assert "end_game()" in _alternatives(grammar, "plan")
+
+
 def test_the_move_phase_allows_exactly_the_legal_moves() -> None:
     env = DOMAIN.make_env("9c_2p", 128)
     lay = env.config.actions

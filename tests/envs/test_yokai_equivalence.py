@@ -13,6 +13,7 @@ import pytest
 from yokai_play import host, replay_reference, rollout_fn
 
 from envs.yokai import YokaiParams, make
+from envs.yokai.rules import TURN_STEPS, Phase
 
 PERFECT = YokaiParams(perfect_memory=True, shaping_scale=0.5)
 REAL = YokaiParams(perfect_memory=False, shaping_scale=0.5)
@@ -44,3 +45,17 @@ def test_jax_matches_reference_over_many_games(setup, params):
         finished += int(ro.after.done.sum())
         ended_early += int(ro.after.ended_early.sum())
     assert finished >= 40 and ended_early >= 1
+
+
+def test_a_game_that_may_end_only_from_a_later_turn_matches_the_reference():
+    """``end_from_turn=3``: END is illegal in the first three turns, legal at every first look
+    after them, and the reference agrees step by step."""
+    params = YokaiParams(perfect_memory=True, shaping_scale=0.5, end_from_turn=3)
+    env = make("9c_2p", end_from_turn=3)
+    ro = host(rollout_fn(env, 200)(jax.random.PRNGKey(5), params))
+    assert replay_reference(env, ro, params) >= 2
+    first_look = ro.before.phase == Phase.OBSERVE_FIRST
+    early = ro.before.step < 3 * TURN_STEPS
+    assert not ro.before.legal[:, 0][early].any() and (first_look & early).any()
+    assert ro.before.legal[:, 0][first_look & ~early].all()
+    assert (ro.before.step[ro.after.ended_early] >= 3 * TURN_STEPS).all()

@@ -16,7 +16,7 @@ import numpy as np
 
 from envs.yokai import YokaiConfig, YokaiConfigError, available_layouts, load_config
 from envs.yokai.render import RGB
-from envs.yokai.rules import COLOUR_NAMES
+from envs.yokai.rules import COLOUR_NAMES, TURN_STEPS
 from proagent.contract import Agent
 from proagent.domains.yokai.grounding import ground_facts, memory_line, table_text
 from proagent.domains.yokai.memory import SeatBelief, SeatMemory
@@ -35,6 +35,7 @@ from proagent.world.types import DomainInputError, TeammateView
 
 _CELL = 10  # pixels per cell in the GIF
 MEMORY_RULES = {"perfect": True, "real": False}  # --env memory=...
+SETTINGS = ("memory", "end_from_turn")  # what --env may set
 HORIZON_FACTOR = 4  # runner steps per longest game (8|H|): room for the odd refused action
 
 
@@ -68,19 +69,28 @@ def frame(state: YokaiTable) -> np.ndarray:
 
 def make_env_with(spec: str, horizon: int, settings: Mapping[str, str]) -> YokaiWorldEnv:
     """``--env memory=real`` plays the real game (a moved card's colour leaves every seat's
-    observation); ``memory=perfect`` (the paper's experiments, the default) keeps it."""
-    unknown = sorted(set(settings) - {"memory"})
+    observation); ``memory=perfect`` (the paper's experiments, the default) keeps it.
+    ``--env end_from_turn=N``: nobody may end the game before N turns have been played (0, the
+    paper's rule, by default): a controlled variant that keeps games going, for instance to
+    follow a player's beliefs over turns when it would end at once."""
+    unknown = sorted(set(settings) - set(SETTINGS))
     if unknown:
-        raise DomainInputError(f"unknown --env setting {unknown[0]!r}; yokai settings: memory")
+        raise DomainInputError(f"unknown --env setting {unknown[0]!r}; yokai settings: {', '.join(SETTINGS)}")
     memory = str(settings.get("memory", "perfect")).lower()
     if memory not in MEMORY_RULES:
         raise DomainInputError(f"--env memory={memory}: one of {', '.join(MEMORY_RULES)}")
-    return make_world_env(_config(spec), horizon, perfect_memory=MEMORY_RULES[memory])
+    config = _config(spec)
+    last_turn = config.max_steps // TURN_STEPS
+    end_from = str(settings.get("end_from_turn", 0))
+    if not end_from.isdigit() or int(end_from) > last_turn:
+        raise DomainInputError(f"--env end_from_turn={end_from}: a whole number of turns from 0 to {last_turn} for {config.name}")
+    return make_world_env(config, horizon, perfect_memory=MEMORY_RULES[memory], end_from_turn=int(end_from))
 
 
 def describe(env: YokaiWorldEnv) -> dict:
-    """What a run's config records of the env's rules."""
-    return {"memory": "perfect" if env.perfect_memory else "real"}
+    """What a run's config records of the env's rules (the ending rule only where it is not the paper's)."""
+    rules: dict = {"memory": "perfect" if env.perfect_memory else "real"}
+    return rules | ({"end_from_turn": env.end_from_turn} if env.end_from_turn else {})
 
 
 def _perceiver(env: YokaiWorldEnv, seat: int) -> SeatMemory:
@@ -154,6 +164,7 @@ class YokaiDomain(WorldBase):
             "max_steps": c.max_steps,
             "max_score": c.max_score,
             "perfect_memory": env.perfect_memory,
+            "end_from_turn": env.end_from_turn,
         }
 
     def memory_summary(self, facts: dict) -> str:

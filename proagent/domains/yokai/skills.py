@@ -90,6 +90,7 @@ def _parts(skill: Skill) -> tuple[int | None, int | None]:
 
 
 REFUSALS = {
+    "end_game": "this game may not be ended yet: the rules allow it only after a number of turns",
     "move": "the cell must be empty and every card must stay one connected group",
     "pass": "a card can still be moved: pass is only for a move phase where no move is legal",
 }

@@ -149,6 +149,10 @@ class YokaiWorldEnv(JittedEntryPoints):
     def perfect_memory(self) -> bool:
         return bool(self.game.params.perfect_memory)
 
+    @property
+    def end_from_turn(self) -> int:
+        return int(self.game.params.end_from_turn)
+
     def reset(self, key: jax.Array) -> WorldState:
         return WorldState(self.game.reset(key), jnp.int32(0))
 
@@ -191,6 +195,6 @@ class YokaiWorldEnv(JittedEntryPoints):
         return events
 
 
-def make_world_env(config: YokaiConfig, horizon: int, perfect_memory: bool = True) -> YokaiWorldEnv:
-    """``config``'s game bounded by ``horizon`` runner steps, with the paper's memory rule by default."""
-    return YokaiWorldEnv(make(config, perfect_memory=perfect_memory), horizon)
+def make_world_env(config: YokaiConfig, horizon: int, perfect_memory: bool = True, end_from_turn: int = 0) -> YokaiWorldEnv:
+    """``config``'s game bounded by ``horizon`` runner steps, with the paper's rules by default."""
+    return YokaiWorldEnv(make(config, perfect_memory=perfect_memory, end_from_turn=end_from_turn), horizon)
