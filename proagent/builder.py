@@ -125,6 +125,7 @@ class LLMFlags(BaseModel):
     no_loop_check: bool = False
     legal_only: Literal["auto", "on", "off"] = "auto"
     belief_probe: bool = False
+    probe_forced: bool = False
 
     @classmethod
     def from_args(cls, args: object) -> LLMFlags:
@@ -145,6 +146,7 @@ def agent_config(flags: LLMFlags, embedded: bool) -> AgentConfig:
         loop_check=not flags.no_loop_check,
         max_replans=flags.max_replans,
         belief_probe=flags.belief_probe,
+        probe_forced=flags.probe_forced,
     )
 
 

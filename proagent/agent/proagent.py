@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from proagent.agent.belief import BeliefMode, BeliefTracker
 from proagent.agent.loops import Loop, UndoLoopGuard
@@ -76,6 +76,15 @@ class AgentConfig(BaseModel):
     probe_template: str = Field("beliefs", pattern=r"^[a-z0-9_]{1,40}$", description="prompts/<world>/probes/<name>.j2")
     probe_max_tokens: int = Field(256, ge=16)
     probe_max_chars: int = Field(2000, ge=0, description="bound on a probe answer before it is read")
+    probe_forced: bool = Field(
+        False, description="the probe must name a value for every item, 'unknown' not allowed: a forced guess, as a linear probe makes"
+    )
+
+    @model_validator(mode="after")
+    def _forced_probe_needs_a_probe(self) -> AgentConfig:
+        if self.probe_forced and not self.belief_probe:
+            raise ValueError("probe_forced (--probe-forced) only applies with belief_probe (--belief-probe)")
+        return self
 
     @field_validator("verificator", mode="before")
     @classmethod
@@ -195,7 +204,11 @@ class ProAgent:
         self.last_belief: dict | None = None
         probes = self.domain.capabilities.belief_probes if self.config.belief_probe else None
         c = self.config
-        self.prober = BeliefProber(probes, self.env, self.domain.prompts_root, c.probe_template, seat, c.probe_max_chars) if probes else None
+        self.prober = (
+            BeliefProber(probes, self.env, self.domain.prompts_root, c.probe_template, seat, c.probe_max_chars, c.probe_forced)
+            if probes
+            else None
+        )
         self.last_probe: ProbeTurn | None = None
 
     async def act(self, obs: Observation, events: Sequence[Event]) -> int:
@@ -390,7 +403,8 @@ class ProAgent:
         grounding = self.prober.grounding(facts, question)
         text, error = "", None
         try:
-            text = (await self._generate(messages, probe_schema(question), self.config.probe_max_tokens, grounding)).text
+            schema = probe_schema(question, self.config.probe_forced)
+            text = (await self._generate(messages, schema, self.config.probe_max_tokens, grounding)).text
         except LLMResponseError as exc:  # counted like any failed call; the probe scores as all unknown
             self._count_failed(exc)
             error = clip(f"the answer was malformed: {exc}", self.config.carried_text_max_chars)

@@ -52,10 +52,11 @@ class ProbeTurn(BaseModel):
     error: str | None = Field(None, description="why the answer could not be read at all")
 
 
-def parse_beliefs(text: str, question: ProbeQuestion) -> tuple[dict[str, str], int]:
+def parse_beliefs(text: str, question: ProbeQuestion, forced: bool = False) -> tuple[dict[str, str], int]:
     """Item -> value from an untrusted answer (already bounded): the first value given for an item
-    wins (a model may not hedge by naming two), and every item left out is "unknown"."""
-    allowed = {*question.values, UNKNOWN}
+    wins (a model may not hedge by naming two), and every item left out is "unknown". With
+    ``forced`` an "unknown" answer is invalid too (it was not among the choices)."""
+    allowed = {*question.values} if forced else {*question.values, UNKNOWN}
     answers = dict.fromkeys(question.items, UNKNOWN)
     given: set[str] = set()
     invalid = 0
@@ -94,10 +95,11 @@ def score_beliefs(step: int, question: ProbeQuestion, answers: dict[str, str], i
     )
 
 
-def probe_schema(question: ProbeQuestion) -> StructuredOutput:
-    """A JSON object with one allowed value per item: backends with grammars (the embedded model)
-    can only write a well-formed answer; the others are still parsed defensively."""
-    value = {"type": "string", "enum": [*question.values, UNKNOWN]}
+def probe_schema(question: ProbeQuestion, forced: bool = False) -> StructuredOutput:
+    """A JSON object with one allowed value per item ("unknown" among them unless ``forced``):
+    backends with grammars (the embedded model) can only write a well-formed answer; the others
+    are still parsed defensively."""
+    value = {"type": "string", "enum": [*question.values] if forced else [*question.values, UNKNOWN]}
     return StructuredOutput(
         name="beliefs",
         json_schema={
@@ -126,13 +128,15 @@ def probe_summary(turns: list[ProbeTurn]) -> dict:
 class BeliefProber:
     """One seat's probes over an episode: when one is due, its prompt, and the scored turns."""
 
-    def __init__(self, probes: BeliefProbes, env: DomainEnv, prompts_root: Path, template: str, seat: int, max_chars: int) -> None:
+    def __init__(
+        self, probes: BeliefProbes, env: DomainEnv, prompts_root: Path, template: str, seat: int, max_chars: int, forced: bool = False
+    ) -> None:
         path = prompts_root / PROBES_FOLDER / f"{template}.j2"
         if not path.is_file():
             raise PromptSetError(f"no belief probe template {template!r} (looked for {path.name} in {path.parent})")
         jinja = jinja2.Environment(loader=jinja2.FileSystemLoader(str(prompts_root)), undefined=jinja2.StrictUndefined, autoescape=False)
         self.template = jinja.get_template(f"{PROBES_FOLDER}/{template}.j2")
-        self.probes, self.env, self.seat, self.max_chars = probes, env, seat, max_chars
+        self.probes, self.env, self.seat, self.max_chars, self.forced = probes, env, seat, max_chars, forced
         self.turns: list[ProbeTurn] = []
 
     def due(self, believed: State) -> ProbeQuestion | None:
@@ -145,7 +149,8 @@ class BeliefProber:
     def messages(self, facts: dict, question: ProbeQuestion) -> list[Message]:
         """The probe prompt: the seat's own grounded facts, the items and the allowed values."""
         try:
-            text = self.template.render(facts=facts, items=list(question.items), values=list(question.values), unknown=UNKNOWN)
+            unknown = None if self.forced else UNKNOWN  # the template asks for a guess where there is no "unknown"
+            text = self.template.render(facts=facts, items=list(question.items), values=list(question.values), unknown=unknown)
         except jinja2.TemplateError as exc:
             raise PromptSetError(f"belief probe template {self.template.name}: {exc}") from exc
         return [Message(role="user", content=text.strip())]
@@ -159,7 +164,7 @@ class BeliefProber:
                error: str | None = None) -> ProbeTurn:
         """Clean and score one answer and keep it; ``error`` says why there was no readable answer."""
         response = clip(text, self.max_chars) or ""
-        answers, invalid = parse_beliefs(response, question)
+        answers, invalid = parse_beliefs(response, question, self.forced)
         turn = score_beliefs(step, question, answers, invalid, truth)
         turn = turn.model_copy(update={"messages": [m.model_dump() for m in messages], "response": response, "error": error})
         self.turns.append(turn)

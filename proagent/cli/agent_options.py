@@ -45,6 +45,11 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="each turn, also ask the model what it believes of hidden facts (one more call; worlds with belief probes)",
     )
+    p.add_argument(
+        "--probe-forced",
+        action="store_true",
+        help="with --belief-probe: the model must name a value for every item ('unknown' not allowed), a forced guess",
+    )
     p.add_argument("--llm-timeout", type=positive_float, default=60.0, help="seconds to wait for one LLM answer before retrying")
     p.add_argument("--cache-dir", type=writable_folder, default=PROJECT_ROOT / ".cache" / "llm", help="LLM response cache")
     p.add_argument("--no-cache", action="store_true")

@@ -41,7 +41,7 @@ RUN_FLAGS = MappingProxyType({
 })  # fmt: skip
 AGENT_FLAGS = (
     "llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k", "memory_retrieval", "max_replans", "verificator", "loop_check",
-    "legal_only", "belief_probe",
+    "legal_only", "belief_probe", "probe_forced",
 )  # fmt: skip
 # AgentSpec field -> the flag that sets it, for messages about a flag
 AGENT_FLAG_NAMES = MappingProxyType({
@@ -94,6 +94,13 @@ def add_agent_flags(p: argparse.ArgumentParser) -> None:
         action="store_const",
         const=True,
         help="each turn, also ask every proagent agent what it believes of hidden facts (one more call; worlds with belief probes)",
+    )
+    p.add_argument(
+        "--probe-forced",
+        dest="probe_forced",
+        action="store_const",
+        const=True,
+        help="with --belief-probe: the model must name a value for every item ('unknown' not allowed), a forced guess",
     )
 
 

@@ -5,8 +5,10 @@ before anything runs."""
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
-from proagent.agent.probe import check_probe, parse_beliefs, probe_schema, probe_summary, score_beliefs
+from proagent.agent.proagent import AgentConfig
+from proagent.agent.probe import BeliefProber, check_probe, parse_beliefs, probe_schema, probe_summary, score_beliefs
 from proagent.agent.prompts import PromptSetError
 from proagent.domains import get_domain
 from proagent.world.probes import UNKNOWN, ProbeQuestion
@@ -58,6 +60,33 @@ def test_the_schema_allows_only_the_items_and_values() -> None:
     schema = probe_schema(QUESTION).json_schema
     assert schema["required"] == list(QUESTION.items) and schema["additionalProperties"] is False
     assert schema["properties"]["2"]["enum"] == ["red", "green", "blue", UNKNOWN]
+
+
+def test_a_forced_probe_offers_no_unknown_and_reads_one_as_invalid() -> None:
+    schema = probe_schema(QUESTION, forced=True).json_schema
+    assert schema["properties"]["2"]["enum"] == ["red", "green", "blue"]
+    answers, invalid = parse_beliefs('{"0": "red", "1": "unknown", "2": "blue"}', QUESTION, forced=True)
+    assert answers == {"0": "red", "1": UNKNOWN, "2": "blue", "3": UNKNOWN} and invalid == 1  # left out or refused: unknown
+
+
+def test_a_forced_probe_asks_for_a_guess_and_the_default_one_allows_unknown() -> None:
+    yokai = get_domain("yokai")
+    env = yokai.make_env("9c_2p", 40)
+    first = env.symbolic(env.reset(_key()))
+    facts = yokai.ground(first, 0, yokai.skill_book(first), [], 0.0)
+    probes = yokai.capabilities.belief_probes
+    assert probes is not None
+    question = probes.question(env, first, 0)
+    assert question is not None
+    (forced,) = BeliefProber(probes, env, yokai.prompts_root, "beliefs", 0, 100, forced=True).messages(facts, question)
+    (default,) = BeliefProber(probes, env, yokai.prompts_root, "beliefs", 0, 100).messages(facts, question)
+    assert '"8": "<red|green|blue>"' in forced.content and "|unknown" not in forced.content and "best guess" in forced.content
+    assert '"8": "<red|green|blue|unknown>"' in default.content and "best guess" not in default.content
+
+
+def test_a_forced_probe_without_a_probe_is_refused() -> None:
+    with pytest.raises(ValidationError, match="probe_forced .* only applies with belief_probe"):
+        AgentConfig(probe_forced=True)
 
 
 def test_a_world_without_probes_or_a_missing_template_is_refused() -> None:

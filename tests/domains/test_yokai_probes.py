@@ -77,3 +77,18 @@ def test_belief_probe_on_a_world_without_probes_is_refused_before_any_run(tmp_pa
     assert len(problems) == 1  # one line, whichever way the config check lays out its problems
     assert problems[0].endswith("agents[0].prompt: --belief-probe: the overcooked world offers no belief probes")
     assert not list(tmp_path.iterdir())
+
+
+def test_eval_with_forced_probes_sends_no_unknown_choice_and_records_the_setting(tmp_path: Path) -> None:
+    from tests.support.responders.yokai import yokai_answer
+
+    with FakeChatServer(delay_s=0.0, responder=yokai_answer) as server:
+        args = ["eval", *GRID, "--episodes", "1", "--belief-probe", "--probe-forced", "--progress", "off", "--name", "forced"]
+        assert main([*args, *loopback_args(server.url), "--runs-dir", str(tmp_path), "--trace"]) == 0
+    (run,) = tmp_path.glob("*forced")
+    config = json.loads((run / "config.json").read_text())
+    assert config["config"]["agents"][0]["probe_forced"] is True
+    trace = [json.loads(line) for line in (run / "trace.jsonl").read_text().splitlines()]
+    probes = [line["probe"] for line in trace if "probe" in line]
+    assert probes and all("|unknown" not in p["messages"][0]["content"] for p in probes)
+    assert all('"0": "<red|green|blue>"' in p["messages"][0]["content"] for p in probes)
