@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from envs.yokai.rules import COLOUR_NAMES, Phase
+from envs.yokai.rules import COLOUR_NAMES, TURN_STEPS
 from proagent.domains.yokai.memory import SeatBelief
 from proagent.domains.yokai.skills import as_belief
 from proagent.domains.yokai.table import YokaiTable, YokaiWorldEnv
 from proagent.world.probes import BeliefProbes, ProbeQuestion
-
-STEPS_PER_TURN = len(Phase)
 
 
 def colour_question(env: YokaiWorldEnv, state: SeatBelief | YokaiTable, seat: int) -> ProbeQuestion | None:
@@ -26,7 +24,7 @@ def colour_question(env: YokaiWorldEnv, state: SeatBelief | YokaiTable, seat: in
         return None
     cards = belief.view.cards
     return ProbeQuestion(
-        turn=belief.view.step // STEPS_PER_TURN,
+        turn=belief.view.step // TURN_STEPS,
         items=tuple(str(c.index) for c in cards),
         values=COLOUR_NAMES[: env.config.num_colours],
         seen=frozenset(str(c.index) for c in cards if belief.colour_of(c.index) is not None),
