@@ -206,6 +206,25 @@ def test_two_runs_against_one_endpoint_share_its_cap_on_the_cluster(ray_session,
     assert ray.get(slots.state.remote()) == {"capacity": 0, "held": 0, "waiting": 0, "runs": 0}  # both left
 
 
+def test_a_run_held_below_its_cap_by_another_run_says_so(ray_session, tmp_path, caplog):
+    """Another run on the cluster asked for 2 requests in flight to the endpoint; a run asking 8
+    joins at 2 and logs one warning naming the model and both caps."""
+    spec = {"llm": DOUBLE + "counting_model", "api_base": str(tmp_path)}
+    config = EvalConfig.model_validate({"agents": [spec], "partners": ["greedy"], "layouts": ["cramped_room"], "llm_concurrency": 8})
+    slots = endpoint_slots((spec["llm"], spec["api_base"]))
+    ray.get(slots.join.remote("stricter", 2))
+    executor = RayExecutor(None, World())
+    try:
+        with caplog.at_level("WARNING", logger="proagent.eval.ray_executor"):
+            asyncio.run(executor._join_request_caps(config))
+        assert ray.get(slots.state.remote())["capacity"] == 2
+    finally:
+        executor.end_grid()
+        ray.get(slots.leave.remote("stricter"))
+    (warning,) = [r.getMessage() for r in caplog.records if "requests in flight" in r.getMessage()]
+    assert warning == f"{DOUBLE}counting_model: 2 requests in flight at most, not 8: another run on this cluster asked for 2"
+
+
 def test_the_workers_start_before_the_first_grid_and_play_every_grid_of_the_command(ray_session, tmp_path):
     """One executor, two grids played one after the other (as a paper table plays its grids): the
     workers started up front play both, and no other process does."""
