@@ -31,7 +31,7 @@ from typing import Any
 
 from proagent.cluster import ClusterError, check_nodes, connect, first_line, flags_problem, this_node
 from proagent.eval.config import EvalConfig
-from proagent.eval.models import Endpoint, ModelPool, endpoint_of
+from proagent.eval.models import Endpoint, ModelPool, RequestLimit, endpoint_of, semaphore_per_endpoint
 from proagent.eval.plan import EpisodeJob
 from proagent.eval.player import EnvSource, EpisodePlayer, layout_capacity, llm_specs, spent
 from proagent.eval.records import EvalRecord
@@ -187,8 +187,13 @@ class EpisodeWorker:
         # frees what an earlier process of this worker held; awaited before this process's first request
         registered = [actor.register.remote(worker, generation) for actor in setup.slots.values()]
 
-        def limit_for(endpoint: Endpoint) -> ClusterSlot:
-            return ClusterSlot(setup.slots[endpoint], setup.run, config.llm_concurrency, worker, generation)
+        in_process = semaphore_per_endpoint(config.llm_concurrency)
+
+        def limit_for(endpoint: Endpoint) -> RequestLimit:
+            """The endpoint's cluster-wide cap; a model that runs in this process (the embedded
+            one) has no shared endpoint, so its cap is this process's."""
+            actor = setup.slots.get(endpoint)
+            return in_process(endpoint) if actor is None else ClusterSlot(actor, setup.run, config.llm_concurrency, worker, generation)
 
         pool = ModelPool(self._world.model_factory, config.cache_dir if config.cache else None, limit_for)
         player = EpisodePlayer(config, resolved.domain, resolved.envs, pool, setup.attempt)
@@ -337,9 +342,11 @@ class RayExecutor:
 
 
 def played_endpoints(config: EvalConfig) -> list[Endpoint]:
-    """The endpoints of the LLM agents ``config`` plays (as agents, or as partners by name)."""
+    """The endpoints of the LLM agents ``config`` plays (as agents, or as partners by name) that
+    the cluster shares: not the embedded model, of which each worker process runs its own copy."""
     played = {a.name for a in config.agents} | set(config.partners)
-    return sorted({endpoint_of(spec) for name, spec in llm_specs(config).items() if name in played}, key=str)
+    specs = [spec for name, spec in llm_specs(config).items() if name in played and not spec.embedded]
+    return sorted({endpoint_of(spec) for spec in specs}, key=str)
 
 
 def worker_options() -> dict[str, Any]:

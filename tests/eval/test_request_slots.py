@@ -10,8 +10,9 @@ import asyncio
 
 import pytest
 
-from proagent.eval.config import AgentSpec
+from proagent.eval.config import AgentSpec, EvalConfig
 from proagent.eval.models import ModelPool, semaphore_per_endpoint
+from proagent.eval.ray_executor import played_endpoints
 from proagent.eval.request_slots import LEASE_S, RequestSlots, actor_name
 from proagent.llm.types import Completion
 from tests.support.scripted import ScriptedModel
@@ -197,3 +198,14 @@ def test_a_local_run_caps_each_endpoint_on_its_own(same_endpoint, monkeypatch):
 
     asyncio.run(scenario())
     assert OverlapModel.peak == (1 if same_endpoint else 2)
+
+
+def test_the_cluster_shares_the_endpoints_a_grid_plays_but_not_the_embedded_model():
+    """Each Ray worker runs its own embedded model, so that one keeps a cap per process."""
+    config = EvalConfig.model_validate({
+        "agents": [{"llm": "embedded"}, {"label": "hosted", "llm": "openai/gpt-4o-mini"}, {"label": "other", "llm": "x/y"}],
+        "partners": ["greedy"], "layouts": ["cramped_room"],
+    })  # fmt: skip
+    assert played_endpoints(config) == [("openai/gpt-4o-mini", None), ("x/y", None)]
+    by_name = config.model_copy(update={"agents": [config.agents[0]], "partners": ["proagent"]})
+    assert played_endpoints(by_name) == []  # the default proagent partner is the embedded model
