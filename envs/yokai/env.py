@@ -289,4 +289,5 @@ def make(
 ) -> YokaiEnv:
     """Build an env by layout name (``9c_2p`` ... ``16c_4p``) or config; YokaiConfigError (a
     ValueError, one line) for an unknown name or an invalid config."""
-    return YokaiEnv(load_config(layout), YokaiParams(perfect_memory, shaping_scale, end_from_turn))
+    params = YokaiParams(perfect_memory=perfect_memory, shaping_scale=shaping_scale, end_from_turn=end_from_turn)
+    return YokaiEnv(load_config(layout), params)

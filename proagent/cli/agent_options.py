@@ -14,6 +14,8 @@ EMBEDDED_NOTICE = (
     "plays weakly; pass --llm openai/<model> (or --llm openai/<name> --api-base URL for a local "
     "server) for a capable model."
 )
+# `play`, `human`, `study` and `eval` all offer --probe-forced: one wording for each of them
+PROBE_FORCED_HELP = "with --belief-probe: the model must name a value for every item ('unknown' not allowed), a forced guess"
 
 
 def add_agent_options(p: argparse.ArgumentParser) -> None:
@@ -48,7 +50,7 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--probe-forced",
         action="store_true",
-        help="with --belief-probe: the model must name a value for every item ('unknown' not allowed), a forced guess",
+        help=PROBE_FORCED_HELP,
     )
     p.add_argument("--llm-timeout", type=positive_float, default=60.0, help="seconds to wait for one LLM answer before retrying")
     p.add_argument("--cache-dir", type=writable_folder, default=PROJECT_ROOT / ".cache" / "llm", help="LLM response cache")

@@ -12,7 +12,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from proagent.builder import SetupError, parse_settings
-from proagent.cli.agent_options import add_pipeline_options
+from proagent.cli.agent_options import PROBE_FORCED_HELP, add_pipeline_options
 from proagent.cli.arg_types import (
     add_progress_options,
     concurrency_count,
@@ -100,7 +100,7 @@ def add_agent_flags(p: argparse.ArgumentParser) -> None:
         dest="probe_forced",
         action="store_const",
         const=True,
-        help="with --belief-probe: the model must name a value for every item ('unknown' not allowed), a forced guess",
+        help=PROBE_FORCED_HELP,
     )
 
 

@@ -64,8 +64,7 @@ class RequestSlots:
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
-        self._asked: dict[str, int] = {}  # run -> the cap it asked
-        self._deadline: dict[str, float] = {}  # run -> when its lease runs out
+        self._runs: dict[str, tuple[int, float]] = {}  # run -> (the cap it asked, when its lease runs out)
         self._generation: dict[str, str] = {}  # worker -> its live process's generation
         self._held: dict[str, tuple[str, str, str]] = {}  # token -> (run, worker, generation)
         self._queue: deque[_Waiter] = deque()
@@ -74,24 +73,23 @@ class RequestSlots:
     @property
     def capacity(self) -> int:
         """The strictest cap of the runs joined (0 when none is)."""
-        return min(self._asked.values(), default=0)
+        return min((cap for cap, _ in self._runs.values()), default=0)
 
     def state(self) -> dict[str, int]:
         """What the cap is and how it is used, for tests and for a user's `ray` inspection."""
-        return {"capacity": self.capacity, "held": len(self._held), "waiting": len(self._queue), "runs": len(self._asked)}
+        return {"capacity": self.capacity, "held": len(self._held), "waiting": len(self._queue), "runs": len(self._runs)}
 
     def join(self, run: str, cap: int) -> int:
         """``run`` uses this endpoint with ``cap`` requests at most; returns the cap in force."""
         self._sweep()
-        self._asked[run] = cap
-        self._deadline[run] = self._clock() + LEASE_S
+        self._runs[run] = (cap, self._clock() + LEASE_S)
         self._grant()
         return self.capacity
 
     def renew(self, run: str) -> None:
         """``run``'s driver is alive: keep its lease."""
-        if run in self._deadline:
-            self._deadline[run] = self._clock() + LEASE_S
+        if run in self._runs:
+            self._runs[run] = (self._runs[run][0], self._clock() + LEASE_S)
         self._sweep()
         self._grant()
 
@@ -116,7 +114,7 @@ class RequestSlots:
         if token in self._abandoned:
             self._abandoned.discard(token)
             return "the request was abandoned"
-        if run not in self._asked:  # dropped while its driver stalled, or its first request
+        if run not in self._runs:  # dropped while its driver stalled, or its first request
             self.join(run, cap)
         waiter = _Waiter(token, run, worker, generation, asyncio.get_running_loop().create_future())
         self._queue.append(waiter)
@@ -143,7 +141,7 @@ class RequestSlots:
             waiter = self._queue.popleft()
             if waiter.granted.done():
                 continue
-            if waiter.run not in self._asked:
+            if waiter.run not in self._runs:
                 waiter.granted.set_result("its run has left this endpoint")
             elif self._generation.get(waiter.worker, waiter.generation) != waiter.generation:
                 waiter.granted.set_result(f"worker {waiter.worker}'s process was replaced")
@@ -157,8 +155,7 @@ class RequestSlots:
             waiter.granted.set_result(why)
 
     def _drop(self, run: str) -> None:
-        self._asked.pop(run, None)
-        self._deadline.pop(run, None)
+        self._runs.pop(run, None)
         for token, (held_run, _, _) in list(self._held.items()):
             if held_run == run:
                 del self._held[token]
@@ -168,7 +165,7 @@ class RequestSlots:
     def _sweep(self) -> None:
         """Drop the runs whose drivers stopped renewing (killed: their workers went with them)."""
         now = self._clock()
-        for run in [run for run, deadline in self._deadline.items() if deadline < now]:
+        for run in [run for run, (_, deadline) in self._runs.items() if deadline < now]:
             self._drop(run)
 
 
