@@ -1,7 +1,8 @@
 """The actor-critic networks of the RL program: a grid family (``NetworkConfig``: two
 interchangeable observation encoders, optionally recurrent) for image-like observations, and an
-MLP family (``MlpConfig``) for vector observations. A world's RL spec picks one; ``Network`` is
-either config, as a manifest stores it.
+MLP family (``MlpConfig``) for vector observations, and the pointer family (``PointerConfig``,
+``proagent.training.pointer_network``) for grid observations whose actions name items and cells.
+A world's RL spec picks one; ``Network`` is any of the three configs, as a manifest stores it.
 
 Grid family:
 
@@ -27,7 +28,6 @@ on the kind of network. This module needs only flax and jax: loading a partner m
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, NamedTuple
 
@@ -37,6 +37,9 @@ import jax.numpy as jnp
 import numpy as np
 from flax.linen.initializers import constant
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+
+from proagent.training.initializers import orthogonal
+from proagent.training.pointer_network import PointerActorCritic, PointerConfig
 
 Encoder = Literal["cnn", "fast", "pointwise"]
 NUM_ACTIONS = 6  # the grid family's default head (Overcooked's six actions)
@@ -58,42 +61,6 @@ class NetworkConfig(BaseModel):
     @property
     def recurrent(self) -> bool:
         return self.memory > 0
-
-
-def orthogonal(scale: float) -> Callable[..., jax.Array]:
-    """flax's ``orthogonal`` initializer (same normal draw, same Haar-orthogonal matrix up to float
-    rounding), with the QR done by Gram-Schmidt in plain jnp instead of LAPACK.
-
-    Why: jaxlib 0.10's CPU LAPACK kernels split a batch over XLA's intra-op thread pool and block
-    until the pieces finish. When two such calls run at once (a population init vmaps one batched
-    QR per layer, and independent layers run concurrently) on a 2-thread pool, both threads wait
-    for pieces that no free thread can run: the program never finishes. That hung CI three times
-    (gdb: both pool threads in ``lapack_sgeqrf_ffi`` -> ``ParallelBatchMap`` ->
-    ``BlockingCounter::Wait``). jaxlib 0.11 drops that path, but it needs Python 3.12.
-    """
-
-    def init(key: jax.Array, shape: tuple[int, ...], dtype: Any = jnp.float32) -> jax.Array:
-        cols = shape[-1]
-        rows = math.prod(shape) // cols
-        tall = (rows, cols) if rows >= cols else (cols, rows)
-        q = _orthonormal_columns(jax.random.normal(key, tall, jnp.float32))
-        q = q if rows >= cols else q.T
-        return (scale * q).reshape(shape).astype(dtype)
-
-    return init
-
-
-def _orthonormal_columns(a: jax.Array) -> jax.Array:
-    """Q of a = QR with R's diagonal positive, for a tall (n, m) matrix: classical Gram-Schmidt
-    with one re-orthogonalisation pass (as accurate as Householder for these random matrices)."""
-
-    def column(j: jax.Array, q: jax.Array) -> jax.Array:
-        v = a[:, j]
-        for _ in range(2):
-            v = v - q @ (q.T @ v)  # columns not filled yet are zero
-        return q.at[:, j].set(v / jnp.sqrt(jnp.sum(v * v)))
-
-    return jax.lax.fori_loop(0, a.shape[1], column, jnp.zeros_like(a))
 
 
 class SameConv(nn.Module):
@@ -308,21 +275,27 @@ class MlpActorCritic(nn.Module):
 
 
 def _family(value: Any) -> str:
-    """Which family a stored network config is: the MLP's fields are its own ("hidden")."""
+    """Which family a stored network config is: the MLP's and the pointer's fields are their own
+    ("hidden", "blocks")."""
     if isinstance(value, MlpConfig) or (isinstance(value, dict) and "hidden" in value):
         return "mlp"
+    if isinstance(value, PointerConfig) or (isinstance(value, dict) and "blocks" in value):
+        return "pointer"
     return "grid"
 
 
 # a network config of either family, as manifests and training configs store it (no tag field:
 # the shipped manifests' network dicts load as they are)
 Network = Annotated[
-    Annotated[NetworkConfig, Tag("grid")] | Annotated[MlpConfig, Tag("mlp")], Discriminator(_family)
+    Annotated[NetworkConfig, Tag("grid")] | Annotated[MlpConfig, Tag("mlp")] | Annotated[PointerConfig, Tag("pointer")],
+    Discriminator(_family),
 ]
 
 
-def encoder_name(config: NetworkConfig | MlpConfig) -> str:
-    """The manifest's ``encoder``: the grid family's encoder, or "mlp"."""
+def encoder_name(config: NetworkConfig | MlpConfig | PointerConfig) -> str:
+    """The manifest's ``encoder``: the grid family's encoder, "mlp" or "pointer"."""
+    if isinstance(config, PointerConfig):
+        return "pointer"
     return "mlp" if isinstance(config, MlpConfig) else config.encoder
 
 
@@ -344,7 +317,13 @@ class PolicyFns(NamedTuple):
     replay: Callable[[Any, Any], tuple[jax.Array, jax.Array]]
 
 
-def policy_fns(config: NetworkConfig | MlpConfig, num_actions: int = NUM_ACTIONS) -> PolicyFns:
+def policy_fns(config: NetworkConfig | MlpConfig | PointerConfig, num_actions: int = NUM_ACTIONS) -> PolicyFns:
+    if isinstance(config, PointerConfig):
+        if config.num_actions != num_actions:
+            raise ValueError(f"the pointer network's action blocks make {config.num_actions} actions; the env has {num_actions}")
+        pointer = PointerActorCritic(config)
+        step = lambda params, hidden, obs: (hidden, *pointer.apply(params, obs))
+        return PolicyFns(pointer.init, step, lambda batch: None, pointer.apply)
     if isinstance(config, MlpConfig):
         mlp = MlpActorCritic(config, num_actions)
         step = lambda params, hidden, obs: (hidden, *mlp.apply(params, obs))
@@ -380,7 +359,7 @@ def reset_hidden(hidden: Hidden, done: jax.Array) -> Hidden:
 
 
 def init_params(
-    config: NetworkConfig | MlpConfig, obs_shape: tuple[int, ...], key: jax.Array, num_actions: int = NUM_ACTIONS
+    config: NetworkConfig | MlpConfig | PointerConfig, obs_shape: tuple[int, ...], key: jax.Array, num_actions: int = NUM_ACTIONS
 ):
     """Fresh parameters for one observation of ``obs_shape``."""
     return policy_fns(config, num_actions).init(key, jnp.zeros(obs_shape, jnp.float32))

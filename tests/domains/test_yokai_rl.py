@@ -165,9 +165,34 @@ def test_a_shipped_partner_is_small_and_plays_a_whole_game_legally(folder):
     world = domain.make_env(folder.parent.name, domain.default_horizon(folder.parent.name))
     partners = [domain.make_partner(folder.name, world) for _ in range(world.num_agents)]
     assert all(isinstance(p, RLPartner) for p in partners)
+    _plays_a_whole_game_legally(world, partners, seed=0)
+
+
+def test_the_pointer_policy_trains_and_its_checkpoint_plays_a_whole_game(tmp_path):
+    """``--encoder pointer``: the one RL program trains it (2 updates of 4 envs x 16 steps), the
+    manifest stores the pointer family, and the checkpoint plays both seats of a game legally."""
+    from proagent.training import cli
+    from proagent.training.pointer_network import PointerConfig
+
+    out = tmp_path / "pointer"
+    argv = ["--domain", "yokai", "--layout", "9c_2p", "--algo", "sp", "--encoder", "pointer", "--steps", "128",
+            "--num-envs", "4", "--set", "num_steps=16", "--set", "update_epochs=1", "--set", "num_minibatches=2",
+            "--updates-per-call", "1", "--eval-episodes", "2", "--checkpoint-every", "0", "--out", str(out)]  # fmt: skip
+    assert cli.main(argv) == 0
+    manifest = checkpoint.load_manifest(out)
+    assert manifest.encoder == "pointer" and isinstance(manifest.network, PointerConfig)
+    domain = get_domain("yokai")
+    world = domain.make_env("9c_2p", domain.default_horizon("9c_2p"))
+    partners = [domain.make_partner(str(out), world) for _ in range(2)]
+    assert all(isinstance(p, RLPartner) for p in partners)
+    _plays_a_whole_game_legally(world, partners, seed=1)
+
+
+def _plays_a_whole_game_legally(world, partners, seed: int) -> None:
+    """The partners, one per seat, play a game to its end choosing only legal actions."""
     for seat, partner in enumerate(partners):
         partner.reset(seat, seed=seat)
-    state, step = world.reset(jax.random.PRNGKey(0)), jax.jit(world.step)
+    state, step = world.reset(jax.random.PRNGKey(seed)), jax.jit(world.step)
     for _ in range(world.config.max_steps):
         legal = np.asarray(world.game.legal_mask(state.game))
         actions = [p.policy(None, state) for p in partners]

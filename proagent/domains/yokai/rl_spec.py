@@ -174,7 +174,7 @@ class YokaiRLSpec:
     """``proagent.world.rl_spec.RLSpec`` for Yōkai."""
 
     world: str = "yokai"
-    encoders: tuple[str, ...] = ("fast", "pointwise", "cnn")
+    encoders: tuple[str, ...] = ("fast", "pointwise", "cnn", "pointer")
     # the paper's Table 8 (lr 3e-4, entropy 0.01, 4 epochs x 4 minibatches of 128-step rollouts)
     # with 64 envs, which a CPU runs; the paper's 1,024 simulators are for GPUs (--num-envs)
     ppo_defaults: Mapping[str, int | float] = field(
@@ -201,9 +201,31 @@ class YokaiRLSpec:
 
         if encoder not in ("auto", *self.encoders):
             raise ValueError(f"yokai has no encoder {encoder!r}; choices: auto, {', '.join(self.encoders)}")
+        if encoder == "pointer":
+            return pointer_network(load_config(layout))
         if encoder == "pointwise" or (encoder == "auto" and gpu):
             return NetworkConfig(encoder="pointwise", **(PAPER_NETWORK_FIELDS if gpu else CPU_RECURRENT_FIELDS))
         return NetworkConfig(encoder="fast" if encoder == "auto" else encoder, fast_features=16, fc_dim=64)
+
+
+def pointer_network(config: YokaiConfig):
+    """The pointer family (``proagent.training.pointer_network``) laid over Yōkai's action space
+    (eq. 9): END, OBSERVE card, MOVE (card, cell), REVEAL hint, PLACE (hint, cell), NOOP; cards and
+    hints found by the id channels ``rl_obs`` writes (a card's on its cell, a hint's in the hint column)."""
+    from proagent.training.pointer_network import ActionBlock, ItemGroup, PointerConfig
+
+    cards = ItemGroup(id_channel=rl_obs.card_channels(config) - config.num_cards, count=config.num_cards)
+    hint_ids = rl_obs.card_channels(config) + rl_obs.hint_channels(config) - config.num_hints
+    hints = ItemGroup(id_channel=hint_ids, count=config.num_hints)
+    blocks = (
+        ActionBlock(kind="global"),
+        ActionBlock(kind="item", group=0),
+        ActionBlock(kind="item_cell", group=0),
+        ActionBlock(kind="item", group=1),
+        ActionBlock(kind="item_cell", group=1),
+        ActionBlock(kind="global"),
+    )
+    return PointerConfig(groups=(cards, hints), blocks=blocks, board=(config.grid_size, config.grid_size))
 
 
 YOKAI_RL = YokaiRLSpec()
