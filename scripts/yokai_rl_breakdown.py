@@ -1,13 +1,16 @@
-"""What a Yōkai RL checkpoint does in self-play, beyond its return: how often it ends early, how
-many hints it places right and wrong, how many colour clusters it completes, and how long games last.
+"""What a Yōkai RL checkpoint does in self-play or with a partner, beyond its return: how often the
+game ends early, how many hints are placed right and wrong, how many colour clusters end complete,
+and how long games last.
 
     python scripts/yokai_rl_breakdown.py random partners/yokai/9c_2p/sp [more checkpoint folders]
-        [--layout 9c_2p] [--episodes 500] [--seed 0]
+        [--with partners/yokai/9c_2p/op] [--layout 9c_2p] [--episodes 500] [--seed 0]
 
-``random`` is uniform play over the legal actions (every logit equal). Each checkpoint plays both
-seats, sampling as it was trained, ``--episodes`` games from fresh deals (one jitted, vmapped
-scan). Prints one line per policy: mean ± standard error over games of eq. 4 (the return), win,
-ended early, wrong and right hints, completed clusters and length in steps.
+``random`` is uniform play over the legal actions (every logit equal). Each policy plays both
+seats (self-play), or with ``--with`` each policy plays seat 0 for ``--episodes`` games and seat 1
+for as many, the partner in the other seat (cross-play, games pooled). Policies sample as trained;
+each batch of games is one jitted, vmapped scan from fresh deals. Prints one line per policy: mean ±
+standard error over games of eq. 4 (the return), win, ended early, wrong and right hints,
+completed clusters and length in steps.
 """
 
 from __future__ import annotations
@@ -29,24 +32,23 @@ from proagent.training.networks import init_params, mask_logits, policy_fns
 COLUMNS = ("score", "won", "early", "wrong", "right", "clusters", "length")
 
 
-def _policy(source: str, layout: str):
-    """(network, per-seat params): a checkpoint's, or a zeroed network (uniform over legal actions)."""
+def _policy(source: str, layout: str, seat: int):
+    """(policy step function, params) of ``seat``: a checkpoint's, or a zeroed network (uniform over legal actions)."""
     env = YOKAI_RL.make_env(layout)
     if source == "random":
         network = YOKAI_RL.network("fast", layout, gpu=False)
         params = init_params(network, env.observe(env.reset(jax.random.PRNGKey(0))).shape[1:], jax.random.PRNGKey(0), env.num_actions)
-        return network, (jax.tree.map(jnp.zeros_like, params),) * env.num_agents
+        return policy_fns(network, env.num_actions).step, jax.tree.map(jnp.zeros_like, params)
     params, manifest = checkpoint.load(Path(source))
     if manifest.network.recurrent:
         raise SystemExit(f"{source}: a recurrent policy; this breakdown plays feedforward policies only")
-    return manifest.network, seat_params(params, manifest.seat_groups, env.num_agents)
+    return policy_fns(manifest.network, env.num_actions).step, seat_params(params, manifest.seat_groups, env.num_agents)[seat]
 
 
-def breakdown(source: str, layout: str, episodes: int, seed: int) -> dict[str, np.ndarray]:
-    """Per game: the columns of ``COLUMNS``."""
+def breakdown(seats: tuple[str, ...], layout: str, episodes: int, seed: int) -> dict[str, np.ndarray]:
+    """Per game, ``seats[s]`` playing seat s: the columns of ``COLUMNS``."""
     env = YOKAI_RL.make_env(layout)
-    network, team = _policy(source, layout)
-    step_fn = policy_fns(network, env.num_actions).step
+    team = [_policy(source, layout, seat) for seat, source in enumerate(seats)]
     colours = env.config.num_colours
 
     def game(key: jax.Array) -> dict[str, jax.Array]:
@@ -57,8 +59,8 @@ def breakdown(source: str, layout: str, episodes: int, seed: int) -> dict[str, n
             obs, legal = env.observe(state), env.legal_actions(state)
             keys = jax.random.split(k, env.num_agents + 1)
             actions = [
-                jax.random.categorical(keys[s], mask_logits(step_fn(team[s], None, obs[s][None])[1][0], legal[s]))
-                for s in range(env.num_agents)
+                jax.random.categorical(keys[s], mask_logits(step_fn(params, None, obs[s][None])[1][0], legal[s]))
+                for s, (step_fn, params) in enumerate(team)
             ]
             out = env.step(keys[-1], state, jnp.stack(actions))
             return (out.state, length + (~state.game.done).astype(jnp.int32)), out.score
@@ -89,15 +91,22 @@ def _cell(values: np.ndarray) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("policies", nargs="+", help="checkpoint folders, or 'random'")
+    parser.add_argument("--with", dest="partner", help="a partner (checkpoint folder or 'random') in the other seat")
     parser.add_argument("--layout", default="9c_2p")
     parser.add_argument("--episodes", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    print(f"self-play on {args.layout}, {args.episodes} games each, mean ± se over games")
+    setting = f"with {args.partner}, {2 * args.episodes} games each (both seats)" if args.partner else f"self-play, {args.episodes} games each"
+    print(f"{args.layout}, {setting}, mean ± se over games")
     print("| policy | " + " | ".join(COLUMNS) + " |")
     print("|---" * (len(COLUMNS) + 1) + "|")
     for source in args.policies:
-        row = breakdown(source, args.layout, args.episodes, args.seed)
+        if args.partner is None:
+            row = breakdown((source, source), args.layout, args.episodes, args.seed)
+        else:
+            first = breakdown((source, args.partner), args.layout, args.episodes, args.seed)
+            second = breakdown((args.partner, source), args.layout, args.episodes, args.seed + 1)
+            row = {name: np.concatenate([first[name], second[name]]) for name in COLUMNS}
         print(f"| {source} | " + " | ".join(_cell(row[name]) for name in COLUMNS) + " |")
 
 

@@ -146,7 +146,7 @@ SHIPPED = sorted(p.parent for p in (PARTNERS_DIR / "yokai").glob(f"*/*/{checkpoi
 
 def test_partners_ship_for_9c_2p_and_the_world_lists_them():
     names = {p.name for p in SHIPPED if p.parent.name == "9c_2p"}
-    assert {"sp", "sp_s1", "op", "sp_hi_ent", "sp_pointer"} <= names
+    assert {"sp", "sp_s1", "op", "sp_hi_ent", "sp_pointer", "op_pointer"} <= names
     domain = get_domain("yokai")
     env = domain.make_env("9c_2p", domain.default_horizon("9c_2p"))
     assert names <= set(domain.partner_names(env)) and {"careful", "random"} <= set(domain.partner_names(env))
