@@ -168,6 +168,7 @@ def test_a_shipped_partner_is_small_and_plays_a_whole_game_legally(folder):
     _plays_a_whole_game_legally(world, partners, seed=0)
 
 
+@pytest.mark.slow
 def test_the_pointer_policy_trains_and_its_checkpoint_plays_a_whole_game(tmp_path):
     """``--encoder pointer``: the one RL program trains it (2 updates of 4 envs x 16 steps), the
     manifest stores the pointer family, and the checkpoint plays both seats of a game legally."""
