@@ -46,6 +46,16 @@ def global_channels(config: YokaiConfig) -> int:
     return PHASES + config.num_players
 
 
+def card_id_channel(config: YokaiConfig) -> int:
+    """The first channel of a card's id one-hot (the last block of ``card_channels``), set on its cell."""
+    return card_channels(config) - config.num_cards
+
+
+def hint_id_channel(config: YokaiConfig) -> int:
+    """The first channel of a hint's id one-hot (the last block of ``hint_channels``), set in its row of the hint column."""
+    return card_channels(config) + hint_channels(config) - config.num_hints
+
+
 def obs_shape(config: YokaiConfig) -> tuple[int, int, int]:
     g = config.grid_size
     return g, g + 1, card_channels(config) + hint_channels(config) + global_channels(config)

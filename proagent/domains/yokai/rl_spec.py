@@ -214,9 +214,8 @@ def pointer_network(config: YokaiConfig):
     hints found by the id channels ``rl_obs`` writes (a card's on its cell, a hint's in the hint column)."""
     from proagent.training.pointer_network import ActionBlock, ItemGroup, PointerConfig
 
-    cards = ItemGroup(id_channel=rl_obs.card_channels(config) - config.num_cards, count=config.num_cards)
-    hint_ids = rl_obs.card_channels(config) + rl_obs.hint_channels(config) - config.num_hints
-    hints = ItemGroup(id_channel=hint_ids, count=config.num_hints)
+    cards = ItemGroup(id_channel=rl_obs.card_id_channel(config), count=config.num_cards)
+    hints = ItemGroup(id_channel=rl_obs.hint_id_channel(config), count=config.num_hints)
     blocks = (
         ActionBlock(kind="global"),
         ActionBlock(kind="item", group=0),
