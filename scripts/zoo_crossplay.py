@@ -126,7 +126,7 @@ def main() -> None:
     for t in tables:
         md += layout_table(t)
         if t.skipped:
-            md += [f"(skipped, other network: {', '.join(t.skipped)})", ""]
+            md += [f"(skipped, a network per seat: {', '.join(t.skipped)})", ""]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.with_suffix(".md").write_text("\n".join(md) + "\n")
     args.out.with_suffix(".json").write_text(json.dumps({"wall_s": walls, "tables": [t.model_dump() for t in tables]}))

@@ -2,8 +2,9 @@
 vmapped JAX program (``make_pair_scores``): 10 policies x 10 policies x 10 episodes of 400 steps
 run in a couple of minutes on 2 cores, where stepping RL partners one action at a time through
 the eval harness would take hours. Each ordered pair's key comes from its names, so adding a
-partner to the zoo leaves the existing cells as they were. Partners whose network differs from the first one's are
-skipped (and named), since the program stacks their parameters.
+partner to the zoo leaves the existing cells as they were. Partners are grouped by network: each
+pair of groups is one program (its parameters stacked per group), so a zoo may mix network
+families. Partners with a network per seat (IPPO's seat groups) are skipped and named.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from pydantic import BaseModel
 
 from proagent.paths import PARTNERS_DIR, partner_dir
 from proagent.training import checkpoint
-from proagent.training.evaluate import make_pair_scores
+from proagent.training.evaluate import make_grid_scores, make_pair_scores
+from proagent.training.networks import Network
 from proagent.training.worlds import rl_spec
 
 
@@ -44,27 +46,42 @@ class CrossPlay(BaseModel):
         return np.concatenate([self.scores[i][j], self.scores[j][i]])
 
 
-def load_zoo(
-    layout: str, root: Path = PARTNERS_DIR, world: str = "overcooked"
-) -> tuple[list[str], list, list[str], dict[str, str]]:
-    """(names, params, skipped, parents) of the trained partners of ``layout`` sharing the first
-    one's network (and one network for every seat); ``parents`` maps a partner to the one it
-    started from or trained with."""
-    names, params, skipped, parents, network = [], [], [], {}, None
+class Zoo(BaseModel, arbitrary_types_allowed=True):
+    """The trained partners of one layout: names, parameter trees and networks in one order."""
+
+    names: list[str]
+    params: list
+    networks: list[Network]
+    skipped: list[str]
+    parents: dict[str, str]
+
+    def groups(self) -> list[list[int]]:
+        """Indices of the members sharing each distinct network, in order of first appearance."""
+        groups: list[list[int]] = []
+        for i, network in enumerate(self.networks):
+            home = next((g for g in groups if self.networks[g[0]] == network), None)
+            home.append(i) if home is not None else groups.append([i])
+        return groups
+
+
+def load_zoo(layout: str, root: Path = PARTNERS_DIR, world: str = "overcooked") -> Zoo:
+    """The trained partners of ``layout`` with one network for every seat; ``parents`` maps a
+    partner to the one it started from or trained with."""
+    names, params, networks, skipped, parents = [], [], [], [], {}
     folder = partner_dir(world, layout, "", root)
     found = folder.iterdir() if folder.is_dir() else ()
     for directory in sorted(p for p in found if (p / checkpoint.MANIFEST_FILE).is_file()):
         p, manifest = checkpoint.load(directory)
-        network = network or manifest.network
-        if manifest.network != network or manifest.seat_groups:
+        if manifest.seat_groups:
             skipped.append(directory.name)
             continue
         names.append(directory.name)
         params.append(p)
+        networks.append(manifest.network)
         parent = training_parent(manifest)
         if parent is not None:
             parents[directory.name] = parent
-    return names, params, skipped, parents
+    return Zoo(names=names, params=params, networks=networks, skipped=skipped, parents=parents)
 
 
 def training_parent(manifest: checkpoint.Manifest) -> str | None:
@@ -92,13 +109,23 @@ def pair_key(seed: int, agent: str, partner: str) -> jax.Array:
 def zoo_crossplay(
     layout: str, episodes: int = 10, seed: int = 0, root: Path = PARTNERS_DIR, world: str = "overcooked"
 ) -> CrossPlay:
-    names, params, skipped, parents = load_zoo(layout, root, world)
-    if not names:
+    zoo = load_zoo(layout, root, world)
+    if not zoo.names:
         raise ValueError(f"no trained partners for {world} {layout!r} under {root}")
-    manifest = checkpoint.load_manifest(partner_dir(world, layout, names[0], root))
     env = rl_spec(world).make_env(layout)
-    stacked = jax.tree.map(lambda *x: np.stack(x), *params)
-    scores = make_pair_scores(env, manifest.network, len(names), episodes)
-    pair_keys = np.stack([np.stack([pair_key(seed, a, b) for b in names]) for a in names])
-    table = np.asarray(scores(stacked, pair_keys))
-    return CrossPlay(layout=layout, names=names, episodes=episodes, seed=seed, scores=table.tolist(), skipped=skipped, parents=parents)
+    table = np.zeros((len(zoo.names), len(zoo.names), episodes), np.float32)
+    groups = zoo.groups()
+    stacks = [jax.tree.map(lambda *x: np.stack(x), *[zoo.params[i] for i in g]) for g in groups]
+    for g0, stack0 in zip(groups, stacks):
+        for g1, stack1 in zip(groups, stacks):
+            keys = np.stack([np.stack([pair_key(seed, zoo.names[i], zoo.names[j]) for j in g1]) for i in g0])
+            if g0 is g1:  # one stack in both seats: the program COLE's payoff matrix runs too
+                cells = make_pair_scores(env, zoo.networks[g0[0]], len(g0), episodes)(stack0, keys)
+            else:
+                grid = make_grid_scores(env, zoo.networks[g0[0]], zoo.networks[g1[0]], len(g0), len(g1), episodes)
+                cells = grid(stack0, stack1, keys)
+            table[np.ix_(g0, g1)] = np.asarray(cells)
+    return CrossPlay(
+        layout=layout, names=zoo.names, episodes=episodes, seed=seed, scores=table.tolist(),
+        skipped=zoo.skipped, parents=zoo.parents,
+    )

@@ -141,21 +141,36 @@ def make_pair_scores(env: RLEnv, network: Network, size: int, episodes: int):
     as one vmapped scan compiled once, which keeps COLE's per-generation payoff matrix cheap (unused
     pool entries are evaluated too and sliced away by the caller).
     """
+    grid = _grid_scores(env, network, network, size, size, episodes)
+    return jax.jit(lambda members, pair_keys: grid(members, members, pair_keys))
+
+
+def make_grid_scores(env: RLEnv, network0: Network, network1: Network, size0: int, size1: int, episodes: int):
+    """-> jitted ``scores(members0, members1, pair_keys) -> (size0, size1, episodes)``: member i of
+    ``members0`` (network0, leaves stacked over size0) in seat 0 with member j of ``members1``
+    (network1) in seat 1, with ``pair_keys[i, j]``: cross-play between two network families, which
+    cannot share one stack of parameters. A pair's episodes are those ``make_pair_scores`` plays."""
+    return jax.jit(_grid_scores(env, network0, network1, size0, size1, episodes))
+
+
+def _grid_scores(env: RLEnv, network0: Network, network1: Network, size0: int, size1: int, episodes: int):
     _two_seats(env)
-    seat0 = jnp.asarray(np.repeat(np.arange(size), size))
-    seat1 = jnp.asarray(np.tile(np.arange(size), size))
-    hidden = policy_fns(network, env.num_actions).initial_hidden(episodes)
+    seat0 = jnp.asarray(np.repeat(np.arange(size0), size1))
+    seat1 = jnp.asarray(np.tile(np.arange(size1), size0))
+    hidden = (
+        policy_fns(network0, env.num_actions).initial_hidden(episodes),
+        policy_fns(network1, env.num_actions).initial_hidden(episodes),
+    )
 
     def one_pair(params0, params1, key: jax.Array) -> jax.Array:
-        acts = (_actor(network, env.num_actions, params0), _actor(network, env.num_actions, params1))
-        return _episode_scores(env, acts, (hidden, hidden), key, episodes)
+        acts = (_actor(network0, env.num_actions, params0), _actor(network1, env.num_actions, params1))
+        return _episode_scores(env, acts, hidden, key, episodes)
 
-    @jax.jit
-    def scores(members, pair_keys: jax.Array) -> jax.Array:
-        params0 = jax.tree.map(lambda t: t[seat0], members)
-        params1 = jax.tree.map(lambda t: t[seat1], members)
-        keys = pair_keys.reshape(size * size, -1)
-        return jax.vmap(one_pair)(params0, params1, keys).reshape(size, size, episodes)
+    def scores(members0, members1, pair_keys: jax.Array) -> jax.Array:
+        params0 = jax.tree.map(lambda t: t[seat0], members0)
+        params1 = jax.tree.map(lambda t: t[seat1], members1)
+        keys = pair_keys.reshape(size0 * size1, -1)
+        return jax.vmap(one_pair)(params0, params1, keys).reshape(size0, size1, episodes)
 
     return scores
 

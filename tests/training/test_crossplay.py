@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from proagent.paths import PROJECT_ROOT
-from proagent.training.crossplay import CrossPlay, zoo_crossplay
+from proagent.training.crossplay import CrossPlay, pair_key, zoo_crossplay
 
 
 def load_script():
@@ -30,6 +30,65 @@ def test_a_zoo_of_two_plays_every_ordered_pair(tiny_run, tmp_path):
     assert np.array_equal(cp.both_seats("sp", "cole"), np.concatenate([cp.scores[1][0], cp.scores[0][1]]))
     with pytest.raises(ValueError, match="no trained partners"):
         zoo_crossplay("cramped_room", episodes=1, root=_empty_root(tmp_path))
+
+
+def test_a_zoo_of_two_network_families_plays_every_pair_with_each_ones_network(tiny_run, tmp_path):
+    """A partner whose network differs from the others' joins the table (its own group, its own
+    program per pair of groups) instead of being skipped; cells among the first family stay put."""
+    import jax
+
+    from proagent.training import checkpoint
+    from proagent.training.evaluate import make_grid_scores
+    from proagent.training.networks import NetworkConfig, init_params
+    from proagent.training.worlds import rl_spec
+
+    _, ckpt = tiny_run
+    zoo = tmp_path / "overcooked" / "cramped_room"
+    shutil.copytree(ckpt, zoo / "sp")
+    alone = zoo_crossplay("cramped_room", episodes=2, seed=0, root=tmp_path)
+    params, manifest = checkpoint.load(ckpt)
+    wide = NetworkConfig(encoder="fast", fc_dim=32, memory=8)  # other shapes, and a memory: cannot share a stack
+    env = rl_spec("overcooked").make_env("cramped_room")
+    obs_shape = env.observe(env.reset(jax.random.PRNGKey(0))).shape[1:]
+    wide_params = init_params(wide, obs_shape, jax.random.PRNGKey(1))
+    checkpoint.save(zoo / "wide", wide_params, manifest.model_copy(update={"network": wide}))
+    mixed = zoo_crossplay("cramped_room", episodes=2, seed=0, root=tmp_path)
+    assert mixed.names == ["sp", "wide"] and mixed.skipped == []
+    assert np.array_equal(mixed.both_seats("sp", "sp"), alone.both_seats("sp", "sp"))
+    stack = lambda p: jax.tree.map(lambda x: np.asarray(x)[None], p)
+    key = np.asarray(pair_key(0, "sp", "wide"))[None, None]
+    direct = make_grid_scores(env, manifest.network, wide, 1, 1, 2)(stack(params), stack(wide_params), key)
+    assert np.array_equal(np.asarray(mixed.scores[0][1]), np.asarray(direct)[0, 0])  # sp in seat 0, wide in seat 1
+
+
+@pytest.mark.slow  # compiles four Yōkai programs (~30 s)
+def test_pointer_and_dense_partners_of_yokai_play_each_other_in_the_right_seats(tmp_path):
+    """Yōkai's scores vary from game to game, so a cell placed in the wrong seat order or re-drawn
+    when a second family joins would show."""
+    import jax
+
+    from proagent.training import checkpoint
+    from proagent.training.evaluate import make_grid_scores
+    from proagent.training.worlds import rl_spec
+
+    shipped = PROJECT_ROOT / "partners" / "yokai" / "9c_2p"
+    zoo = tmp_path / "yokai" / "9c_2p"
+    shutil.copytree(shipped / "sp", zoo / "sp")
+    alone = zoo_crossplay("9c_2p", episodes=8, seed=0, root=tmp_path, world="yokai")
+    shutil.copytree(shipped / "sp_pointer", zoo / "sp_pointer")
+    mixed = zoo_crossplay("9c_2p", episodes=8, seed=0, root=tmp_path, world="yokai")
+    assert mixed.names == ["sp", "sp_pointer"] and mixed.skipped == []
+    assert len(set(alone.both_seats("sp", "sp").tolist())) > 1
+    assert np.array_equal(mixed.both_seats("sp", "sp"), alone.both_seats("sp", "sp"))
+    loaded = [checkpoint.load(zoo / name) for name in mixed.names]  # (params, manifest), in the table's order
+    stack = lambda p: jax.tree.map(lambda x: np.asarray(x)[None], p)
+    env = rl_spec("yokai").make_env("9c_2p")
+    for seat0, seat1 in ((0, 1), (1, 0)):
+        (params0, manifest0), (params1, manifest1) = loaded[seat0], loaded[seat1]
+        key = np.asarray(pair_key(0, mixed.names[seat0], mixed.names[seat1]))[None, None]
+        direct = make_grid_scores(env, manifest0.network, manifest1.network, 1, 1, 8)(stack(params0), stack(params1), key)
+        assert np.array_equal(np.asarray(mixed.scores[seat0][seat1]), np.asarray(direct)[0, 0])
+    assert not np.array_equal(mixed.scores[0][1], mixed.scores[1][0])
 
 
 @pytest.mark.slow  # ~10 s or more: the slow CI step runs it (default suite < ~5 min)
