@@ -5,8 +5,9 @@ Every name in ``agents`` plays every name (itself included) in both seats in one
 (``episodes`` games per ordered pair and seat, seeds ``seed`` on). A name is a scripted partner of
 the world, ``proagent`` (the LLM agent, with ``--llm``) or a trained partner the world ships
 (``partners/yokai/<layout>/<name>/``). SP is a name with itself; XP its games with every *other*
-name, both seats: cross-play between different conventions, not the paper's inter-seed XP of one
-method. R is eq. 4 (the record's score); SEE, EE and WEE are percentages; WEE = P(win | EE) counts
+name, both seats: cross-play between different conventions. Where ``agents`` holds several seeds
+of one trained method (``sp_pointer``, ``sp_pointer_s1``: ``proagent.paths.method_of``), "XP seeds"
+is each one's games with its method's other seeds: the paper's inter-seed XP. R is eq. 4 (the record's score); SEE, EE and WEE are percentages; WEE = P(win | EE) counts
 only the games that ended early (its n). Writes ``<out>.md``, ``<out>.csv`` (one line per agent,
 setting and metric: mean, se, n) and ``<out>_xp_<metric>.png``.
 """
@@ -41,7 +42,9 @@ MORE_COLUMNS = (("win", "win %", True), ("game_score", "S (eq. 1)", False), ("hi
                 ("hints_correct", "correct", False), ("hints_wrong", "wrong", False))  # fmt: skip
 HEATMAPS = (("score", "R (eq. 4)"), ("early_win", "SEE %"))
 # our trained partners by the paper's method (Table 2's rows); sp_gru is the paper's CNN-GRU network
-METHOD_ROWS = {"sp": "SP", "sp_gru": "SP", "sp_hi_ent": "HE", "op": "OP"}
+METHOD_ROWS = {"sp": "SP", "sp_gru": "SP", "sp_hi_ent": "HE", "op": "OP", "sp_pointer": "SP", "op_pointer": "OP",
+               "sp_hi_ent_pointer": "HE"}  # fmt: skip
+SEED_XP = "XP seeds"
 GAP_NOTE = (
     "Cells: every agent's XP R against the humans' (people with strangers, the paper's cross-play bar); a trained "
     "agent's SP and XP R also against its method's row (our XP is with every other agent here, the paper's with "
@@ -115,10 +118,36 @@ def cell(s: MeanSE, percent: bool) -> str:
     return "–" if s.n == 0 else s.text(0 if percent else 1)
 
 
-def by_setting(records: Sequence[EvalRecord], name: str) -> dict[str, list[EvalRecord]]:
-    """``name``'s games with itself (SP) and with every other agent (XP), in both seats."""
+def by_setting(records: Sequence[EvalRecord], name: str, names: Sequence[str]) -> dict[str, list[EvalRecord]]:
+    """``name``'s games with itself (SP) and with every other agent (XP), in both seats; and, where
+    ``names`` holds other seeds of its method, its games with those (the paper's XP, "XP seeds")."""
     mine = [r for r in records if r.agent == name]
-    return {"SP": [r for r in mine if r.partner == name], "XP": [r for r in mine if r.partner != name]}
+    settings = {"SP": [r for r in mine if r.partner == name], "XP": [r for r in mine if r.partner != name]}
+    seeds = seed_siblings(name, names)
+    if seeds:
+        settings[SEED_XP] = [r for r in mine if r.partner in seeds]
+    return settings
+
+
+def seed_siblings(name: str, names: Sequence[str]) -> list[str]:
+    """The other seeds of ``name``'s method among ``names`` (``sp_pointer_s1`` for ``sp_pointer``)."""
+    return [n for n in names if n != name and method_of(n) == method_of(name)]
+
+
+def seeds_table(records: Sequence[EvalRecord], names: Sequence[str], layout: str) -> str:
+    """The paper's XP columns over each agent's games with its method's other seeds; "" if no
+    agent here has a sibling seed."""
+    rows = [name for name in names if seed_siblings(name, names)]
+    if not rows:
+        return ""
+    head = [f"{SEED_XP} {col}" for _, col, _ in PAPER_COLUMNS]
+    lines = ["| kind | agent | with | " + " | ".join(head) + " |", "|---|---|---|" + "---|" * len(head)]
+    for name in rows:
+        games = by_setting(records, name, names)[SEED_XP]
+        cells = [cell(stat(games, m, p), p) for m, _, p in PAPER_COLUMNS]
+        with_ = ", ".join(seed_siblings(name, names))
+        lines.append(f"| {kind_of(name, layout)} | {name} | {with_} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def ours_table(records: Sequence[EvalRecord], names: Sequence[str], layout: str) -> str:
@@ -126,7 +155,7 @@ def ours_table(records: Sequence[EvalRecord], names: Sequence[str], layout: str)
     head = [f"{setting} {col}" for setting in ("SP", "XP") for _, col, _ in PAPER_COLUMNS]
     lines = ["| kind | agent | " + " | ".join(head) + " |", "|---|---|" + "---|" * len(head)]
     for name in names:
-        games = by_setting(records, name)
+        games = by_setting(records, name, names)
         cells = [cell(stat(games[s], m, p), p) for s in ("SP", "XP") for m, _, p in PAPER_COLUMNS]
         lines.append(f"| {kind_of(name, layout)} | {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -139,7 +168,7 @@ def more_table(records: Sequence[EvalRecord], names: Sequence[str], layout: str)
         "|---|---|---|" + "---|" * len(MORE_COLUMNS),
     ]
     for name in names:
-        for setting, games in by_setting(records, name).items():
+        for setting, games in by_setting(records, name, names).items():
             cells = [cell(stat(games, m, p), p) for m, _, p in MORE_COLUMNS]
             lines.append(f"| {kind_of(name, layout)} | {name} | {setting} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -163,15 +192,17 @@ def paper_r(printed: str) -> tuple[float, float] | None:
 def paper_gaps(records: Sequence[EvalRecord], names: Sequence[str]) -> list[Gap]:
     """R (eq. 4) against the paper's: every agent's XP against the humans' (people meeting
     strangers, the cross-play bar), and a trained agent's SP and XP against its method's row
-    (``sp_s1`` is SP, ``op`` OP; the paper's XP pairs seeds of one method, ours every other agent)."""
+    (``sp_s1`` is SP, ``op`` OP; the paper's XP pairs seeds of one method, ours every other agent,
+    and "XP seeds" the agent's method's other seeds here, like the paper's)."""
     rows = {r["method"]: r for r in json.loads(PAPER.read_text())["rows"]}
     cells = []
     for name in names:
-        games = by_setting(records, name)
+        games = by_setting(records, name, names)
         references = [("XP", "H", "xp")]
         method = METHOD_ROWS.get(method_of(name))
         if method is not None:
             references = [("SP", method, "sp"), ("XP", method, "xp"), *references]
+            references += [(SEED_XP, method, "xp")] if SEED_XP in games else []
         for setting, row, side in references:
             theirs = paper_r(rows[row][side][0])
             ours = stat(games[setting], "score", False)
@@ -185,7 +216,7 @@ def write_csv(records: Sequence[EvalRecord], names: Sequence[str], layout: str, 
         out = csv.writer(fh)
         out.writerow(["kind", "agent", "setting", "metric", "mean", "se", "n"])
         for name in names:
-            for setting, games in by_setting(records, name).items():
+            for setting, games in by_setting(records, name, names).items():
                 for metric, _, percent in (*PAPER_COLUMNS, *MORE_COLUMNS):
                     s = stat(games, metric, percent)
                     out.writerow(
@@ -218,6 +249,17 @@ def heatmap(records: Sequence[EvalRecord], names: Sequence[str], metric: str, ti
     return path
 
 
+def seeds_section(records: Sequence[EvalRecord], names: Sequence[str], layout: str) -> str:
+    """The inter-seed cross-play table under its heading, or "" where no method has two seeds here."""
+    table = seeds_table(records, names, layout)
+    if not table:
+        return ""
+    return (
+        "### XP seeds: each trained agent with the other seeds of its method (the paper's XP)\n\n"
+        f"{table}\n\n"
+    )
+
+
 def page(
     settings: Settings, records: Sequence[EvalRecord], folder: Path, images: Sequence[Path], gap_image: Path | None
 ) -> str:
@@ -230,12 +272,14 @@ def page(
         f"{len(records)} games: every agent with every agent, both seats, {settings.episodes} per ordered pair and "
         f"seat, seeds {settings.seed} on, perfect memory as in the paper).\n\n"
         f"Agents: {kinds}.{model} SP is an agent with itself; XP its games with every other agent here "
-        "(cross-play between different conventions, not the paper's inter-seed XP of one method). "
+        "(cross-play between different conventions); XP seeds, where an agent's method has other seeds here, its "
+        "games with those (the paper's inter-seed XP of one method). "
         "R is eq. 4 (the record's score); SEE, EE, WEE and win are percentages; WEE = P(win | EE) counts "
         'only the games that ended early (its n), "–" where none did. Cells: mean ± standard error over games '
         "(n = games; the paper's ± is over 12 training seeds).\n\n"
         f"## Ours\n\n{ours_table(records, names, layout)}\n\n"
-        f"### The other metrics\n\n{more_table(records, names, layout)}\n\n"
+        + seeds_section(records, names, layout)
+        + f"### The other metrics\n\n{more_table(records, names, layout)}\n\n"
         f"## The paper, Table 2 (2-player 9C)\n\n{paper_table()}\n\n"
         f"{summary_markdown(paper_gaps(records, names))}\n{GAP_NOTE}\n\n"
         + (f"![ours against the paper]({gap_image.name})\n\n" if gap_image else "")

@@ -94,3 +94,25 @@ def test_every_agents_cross_play_meets_the_humans_and_a_trained_one_its_method()
     assert (sp.ours.mean, sp.paper_mean, sp.paper_se) == (7.5, 7.5, 0.3) and sp.z == 0.0
     humans = cells["careful XP vs H"]
     assert (humans.ours.mean, humans.ours.n, humans.paper_mean, humans.paper_se) == (2.0, 1, 5.7, 0.5)
+
+
+def test_seeds_of_one_method_get_the_papers_inter_seed_cross_play() -> None:
+    """``sp_pointer`` with ``sp_pointer_s1`` is the paper's XP (seeds of one method); their games with
+    ``careful`` are not. An agent without a sibling seed has no such row."""
+    from proagent.tables.yokai import SEED_XP, by_setting, paper_gaps, seeds_table
+    from tests.eval.eval_helpers import rec
+
+    names = ["sp_pointer", "sp_pointer_s1", "careful"]
+    games = [rec(a, p, 0, i, score, layout="9c_2p") for i, (a, p, score) in enumerate([
+        ("sp_pointer", "sp_pointer", 6.0), ("sp_pointer", "sp_pointer_s1", 2.0), ("sp_pointer", "sp_pointer_s1", 4.0),
+        ("sp_pointer", "careful", -1.0), ("sp_pointer_s1", "sp_pointer", 1.0), ("careful", "careful", 4.0),
+    ])]  # fmt: skip
+    settings = by_setting(games, "sp_pointer", names)
+    assert [r.score for r in settings[SEED_XP]] == [2.0, 4.0] and len(settings["XP"]) == 3
+    assert SEED_XP not in by_setting(games, "careful", names)
+    cells = {g.label: g for g in paper_gaps(games, names)}
+    seeds = cells[f"sp_pointer {SEED_XP} vs SP"]
+    assert (seeds.ours.mean, seeds.ours.n, seeds.paper_mean) == (3.0, 2, 1.6)  # the paper's SP XP: 1.6 ± 0.2
+    table = seeds_table(games, names, "9c_2p").splitlines()
+    assert len(table) == 2 + 2 and table[2].split(" | ")[1:3] == ["sp_pointer", "sp_pointer_s1"]
+    assert seeds_table(games, ["sp_pointer", "careful"], "9c_2p") == ""
