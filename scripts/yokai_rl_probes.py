@@ -60,8 +60,11 @@ def main(argv: list[str] | None = None) -> int:
         env = YOKAI_RL.make_env(args.layout, record=manifest.dynamics)
         key = jax.random.PRNGKey(args.seed + 1000 * i)
         sp = probe_samples(env, manifest.network, params_a, params_a, key, args.episodes)
+        # cross-play on deals the probe never saw: a probe that memorised the fitting games' deals
+        # would otherwise read them again in cross-play and score above the held-out self-play
+        xp_key = jax.random.fold_in(key, 1)
         for b, (params_b, _) in loaded.items():
-            xp = sp if b == a else probe_samples(env, manifest.network, params_a, params_b, key, args.episodes)
+            xp = sp if b == a else probe_samples(env, manifest.network, params_a, params_b, xp_key, args.episodes)
             report = probe_report(sp, xp, env.config.num_colours)
             with_b = "-" if b == a else _text(report.xp)
             cells = [f"{report.chance:.3f}", _text(report.fit), _text(report.sp_test), with_b]

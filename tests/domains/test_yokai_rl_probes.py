@@ -58,3 +58,28 @@ def test_samples_come_from_games_of_a_recurrent_policy():
     assert samples.colours.shape == (4, env.horizon, 9) and np.isin(samples.colours, [0, 1, 2]).all()
     assert samples.live[:, 0].all() and np.abs(samples.hidden).sum() > 0
     assert (np.sort(samples.colours[:, 0], axis=1) == np.repeat(np.arange(3), 3)).all()  # 3 cards per colour
+
+
+def test_the_script_plays_cross_play_on_deals_the_probe_never_saw(monkeypatch, capsys):
+    """Self-play and cross-play from one key share their deals; a probe that memorised the fitting
+    games' deals would then score cross-play above held-out self-play. The script keeps them apart."""
+    import importlib.util
+
+    from proagent.paths import PROJECT_ROOT
+
+    spec = importlib.util.spec_from_file_location("yokai_rl_probes", PROJECT_ROOT / "scripts" / "yokai_rl_probes.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    keys = []
+
+    def fake_samples(env, network, params0, params1, key, episodes):
+        keys.append((params0 is params1, np.asarray(key).tolist()))
+        return _synthetic(episodes, True, len(keys))
+
+    monkeypatch.setattr(script, "probe_samples", fake_samples)
+    assert script.main(["--partners", "sp_gru,sp_gru_s1", "--episodes", "10"]) == 0
+    self_play = [key for same, key in keys if same]
+    cross_play = [key for same, key in keys if not same]
+    assert len(self_play) == 2 and len(cross_play) == 2
+    assert not any(key in self_play for key in cross_play)
+    assert "| sp_gru | sp_gru_s1 |" in capsys.readouterr().out

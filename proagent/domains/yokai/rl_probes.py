@@ -9,9 +9,9 @@ no step of a test episode was seen in fitting), then scored on the held-out SP e
 episodes where A (seat 0) plays with partner B (seat 1), always reading A's hidden state. Each step
 of a live game is one sample per card: its colour is the target (C classes; chance is about 1/C).
 
-The probe is multinomial logistic regression (one softmax over the colours per card), fit by full-
-batch gradient descent in NumPy on standardised features: scikit-learn is not a dependency, and
-the fit is small (thousands of samples x the memory size). Accuracies come with the standard error
+The probe is multinomial logistic regression (one softmax over the colours per card) on standardised
+features, L2-penalised: optax's cross-entropy minimised by optax's L-BFGS, the solver scikit-learn's
+``LogisticRegression`` uses (scikit-learn is not a dependency; optax is). Accuracies come with the standard error
 over episodes (steps of one episode are not independent samples).
 """
 
@@ -20,7 +20,9 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import jax
+import jax.numpy as jnp
 import numpy as np
+import optax
 from pydantic import BaseModel, ConfigDict, Field
 
 from proagent.training.evaluate import pair_traces
@@ -75,27 +77,31 @@ def _flat(samples: ProbeSamples) -> tuple[np.ndarray, np.ndarray]:
     return samples.hidden[live], samples.colours[live]
 
 
-def _log_softmax(logits: np.ndarray) -> np.ndarray:
-    shifted = logits - logits.max(-1, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
-
-
-def fit_probe(
-    x: np.ndarray, y: np.ndarray, num_colours: int, steps: int = 400, lr: float = 0.5, l2: float = 1e-3
-) -> LinearProbe:
-    """Softmax regression of each card's colour ``y`` (n, Y) on features ``x`` (n, M)."""
+def fit_probe(x: np.ndarray, y: np.ndarray, num_colours: int, steps: int = 100, l2: float = 1e-3) -> LinearProbe:
+    """Softmax regression of each card's colour ``y`` (n, Y) on features ``x`` (n, M): optax's
+    softmax cross-entropy plus an L2 penalty on the weights, minimised by optax's L-BFGS (the
+    solver of scikit-learn's ``LogisticRegression``), on standardised features."""
     mean, scale = x.mean(0), x.std(0) + 1e-6
-    z = (x - mean) / scale
-    n, m = z.shape
-    cards = y.shape[1]
-    target = np.eye(num_colours)[y]  # (n, Y, C)
-    weights, bias = np.zeros((m, cards, num_colours)), np.zeros((cards, num_colours))
-    for _ in range(steps):
-        probs = np.exp(_log_softmax(np.einsum("nm,myc->nyc", z, weights) + bias))
-        err = (probs - target) / n
-        weights -= lr * (np.einsum("nm,nyc->myc", z, err) + l2 * weights)
-        bias -= lr * err.sum(0)
-    return LinearProbe(mean, scale, weights, bias)
+    z = jnp.asarray((x - mean) / scale, jnp.float32)
+    labels = jnp.asarray(y, jnp.int32)
+    start = {"weights": jnp.zeros((z.shape[1], y.shape[1], num_colours)), "bias": jnp.zeros((y.shape[1], num_colours))}
+
+    def loss(p: dict) -> jax.Array:
+        logits = jnp.einsum("nm,myc->nyc", z, p["weights"]) + p["bias"]
+        fit = optax.losses.softmax_cross_entropy_with_integer_labels(logits, labels).sum(-1).mean()
+        return fit + 0.5 * l2 * jnp.sum(p["weights"] ** 2)
+
+    solver = optax.lbfgs()
+    value_and_grad = optax.value_and_grad_from_state(loss)
+
+    def step(carry: tuple, _: None) -> tuple[tuple, None]:
+        p, state = carry
+        value, grad = value_and_grad(p, state=state)
+        updates, state = solver.update(grad, state, p, value=value, grad=grad, value_fn=loss)
+        return (optax.apply_updates(p, updates), state), None
+
+    (fitted, _), _ = jax.jit(lambda p: jax.lax.scan(step, (p, solver.init(p)), length=steps))(start)
+    return LinearProbe(mean, scale, np.asarray(fitted["weights"]), np.asarray(fitted["bias"]))
 
 
 def predict(probe: LinearProbe, x: np.ndarray) -> np.ndarray:
