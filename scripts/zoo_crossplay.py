@@ -1,6 +1,7 @@
 """Cross-play table of the trained zoo (every partner with every other, both seats) per layout.
 
     python scripts/zoo_crossplay.py [--episodes 10] [--seed 0] [--out docs/zoo_crossplay_trained] [--root partners]
+    python scripts/zoo_crossplay.py --world yokai --layouts 9c_2p --episodes 200 --out docs/yokai_zoo_crossplay
 
 ``--root`` scores another zoo laid out like partners/ (<root>/overcooked/<layout>/<name>/), e.g. candidate
 checkpoints next to the shipped ones before they replace them. ``--heldout a,b`` names partners
@@ -95,22 +96,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--layouts", default=",".join(LAYOUTS))
+    parser.add_argument("--world", default="overcooked", help="the world whose partners/<world>/ zoo plays")
+    parser.add_argument("--layouts", default=None, help=f"comma-separated (overcooked's default: {','.join(LAYOUTS)})")
     parser.add_argument("--out", type=Path, default=Path("docs/zoo_crossplay_trained"))
     parser.add_argument("--root", type=Path, default=PARTNERS_DIR, help="zoo folder laid out like partners/")
     parser.add_argument("--heldout", default="", help="comma-separated partner names summarised apart")
     args = parser.parse_args()
     heldout = {name for name in args.heldout.split(",") if name}
+    if args.layouts is None and args.world != "overcooked":
+        parser.error(f"--layouts is required for --world {args.world}")
     tables, walls = [], {}
-    for layout in args.layouts.split(","):
+    for layout in (args.layouts or ",".join(LAYOUTS)).split(","):
         t0 = time.perf_counter()
-        tables.append(zoo_crossplay(layout, args.episodes, args.seed, args.root))
+        tables.append(zoo_crossplay(layout, args.episodes, args.seed, args.root, args.world))
         walls[layout] = round(time.perf_counter() - t0, 1)
         print(f"{layout}: {len(tables[-1].names)} partners in {walls[layout]} s", flush=True)
     command = " ".join(["python scripts/zoo_crossplay.py", *sys.argv[1:]])
     intro = (
-        f"`{command}`: every trained partner with every other on each layout, {args.episodes} episodes of 400 "
-        "steps in each seat (cells: mean ± standard error over both seats, 2 x episodes), stochastic actions as trained."
+        f"`{command}`: every trained partner with every other on each layout, {args.episodes} whole episodes "
+        "in each seat (cells: mean ± standard error over both seats, 2 x episodes), stochastic actions as trained."
     )
     md = ["# Cross-play of the trained zoo", "", intro, "",
           "## Average score with the rest of the zoo (partners other than itself, both seats)", "",

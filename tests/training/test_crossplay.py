@@ -175,3 +175,11 @@ def test_the_held_out_detail_shows_each_partner_and_the_pooled_episodes():
     assert lines[4] == f"| sp | 20.0 | 20.0 | 20.0 ± {pooled.std(ddof=1) / np.sqrt(8):.1f} (n=8) |"
     assert len(lines) == 6  # the held-out partners get no row of their own
     assert script.heldout_detail(cp, set()) == []
+
+
+def test_the_script_asks_for_layouts_outside_overcooked(monkeypatch, capsys):
+    script = load_script()
+    monkeypatch.setattr("sys.argv", ["zoo_crossplay.py", "--world", "yokai"])
+    with pytest.raises(SystemExit) as exit_:
+        script.main()
+    assert exit_.value.code == 2 and "--layouts is required for --world yokai" in capsys.readouterr().err
