@@ -17,6 +17,7 @@ over episodes (steps of one episode are not independent samples).
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, NamedTuple
 
 import jax
@@ -83,8 +84,15 @@ def fit_probe(x: np.ndarray, y: np.ndarray, num_colours: int, steps: int = 100, 
     solver of scikit-learn's ``LogisticRegression``), on standardised features."""
     mean, scale = x.mean(0), x.std(0) + 1e-6
     z = jnp.asarray((x - mean) / scale, jnp.float32)
-    labels = jnp.asarray(y, jnp.int32)
-    start = {"weights": jnp.zeros((z.shape[1], y.shape[1], num_colours)), "bias": jnp.zeros((y.shape[1], num_colours))}
+    weights, bias = _minimise(z, jnp.asarray(y, jnp.int32), jnp.float32(l2), num_colours, steps)
+    return LinearProbe(mean, scale, np.asarray(weights), np.asarray(bias))
+
+
+@partial(jax.jit, static_argnames=("num_colours", "steps"))
+def _minimise(z: jax.Array, labels: jax.Array, l2: jax.Array, num_colours: int, steps: int) -> tuple[jax.Array, jax.Array]:
+    """(weights (M, Y, C), bias (Y, C)) after ``steps`` L-BFGS steps from zero; compiled once per
+    sample count, so a script's repeated fits of one size reuse it."""
+    start = {"weights": jnp.zeros((z.shape[1], labels.shape[1], num_colours)), "bias": jnp.zeros((labels.shape[1], num_colours))}
 
     def loss(p: dict) -> jax.Array:
         logits = jnp.einsum("nm,myc->nyc", z, p["weights"]) + p["bias"]
@@ -100,8 +108,8 @@ def fit_probe(x: np.ndarray, y: np.ndarray, num_colours: int, steps: int = 100, 
         updates, state = solver.update(grad, state, p, value=value, grad=grad, value_fn=loss)
         return (optax.apply_updates(p, updates), state), None
 
-    (fitted, _), _ = jax.jit(lambda p: jax.lax.scan(step, (p, solver.init(p)), length=steps))(start)
-    return LinearProbe(mean, scale, np.asarray(fitted["weights"]), np.asarray(fitted["bias"]))
+    (fitted, _), _ = jax.lax.scan(step, (start, solver.init(start)), length=steps)
+    return fitted["weights"], fitted["bias"]
 
 
 def predict(probe: LinearProbe, x: np.ndarray) -> np.ndarray:
