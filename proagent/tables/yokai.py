@@ -42,8 +42,8 @@ MORE_COLUMNS = (("win", "win %", True), ("game_score", "S (eq. 1)", False), ("hi
                 ("hints_correct", "correct", False), ("hints_wrong", "wrong", False))  # fmt: skip
 HEATMAPS = (("score", "R (eq. 4)"), ("early_win", "SEE %"))
 # our trained partners by the paper's method (Table 2's rows); sp_gru is the paper's CNN-GRU network
-METHOD_ROWS = {"sp": "SP", "sp_gru": "SP", "sp_hi_ent": "HE", "op": "OP", "sp_pointer": "SP", "op_pointer": "OP",
-               "sp_hi_ent_pointer": "HE"}  # fmt: skip
+METHOD_ROWS = {"sp": "SP", "sp_gru": "SP", "sp_hi_ent": "HE", "op": "OP", "sp_pointer": "SP", "sp_pointer_4m": "SP",
+               "sp_pointer_lr1e3": "SP", "op_pointer": "OP", "sp_hi_ent_pointer": "HE"}  # fmt: skip
 SEED_XP = "XP seeds"
 GAP_NOTE = (
     "Cells: every agent's XP R against the humans' (people with strangers, the paper's cross-play bar); a trained "
