@@ -7,9 +7,10 @@ the world, ``proagent`` (the LLM agent, with ``--llm``) or a trained partner the
 (``partners/yokai/<layout>/<name>/``). SP is a name with itself; XP its games with every *other*
 name, both seats: cross-play between different conventions. Where ``agents`` holds several seeds
 of one trained method (``sp_pointer``, ``sp_pointer_s1``: ``proagent.paths.method_of``), "XP seeds"
-is each one's games with its method's other seeds: the paper's inter-seed XP. R is eq. 4 (the record's score); SEE, EE and WEE are percentages; WEE = P(win | EE) counts
-only the games that ended early (its n). Writes ``<out>.md``, ``<out>.csv`` (one line per agent,
-setting and metric: mean, se, n) and ``<out>_xp_<metric>.png``.
+is each one's games with its method's other seeds: the paper's inter-seed XP. R is eq. 4 (the
+record's score); SEE, EE and WEE are percentages; WEE = P(win | EE) counts only the games that
+ended early (its n). Writes ``<out>.md``, ``<out>.csv`` (one line per agent, setting and metric:
+mean, se, n) and ``<out>_xp_<metric>.png``.
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ of a live game is one sample per card: its colour is the target (C classes; chan
 
 The probe is multinomial logistic regression (one softmax over the colours per card) on standardised
 features, L2-penalised: optax's cross-entropy minimised by optax's L-BFGS, the solver scikit-learn's
-``LogisticRegression`` uses (scikit-learn is not a dependency; optax is). Accuracies come with the standard error
-over episodes (steps of one episode are not independent samples).
+``LogisticRegression`` uses (scikit-learn is not a dependency; optax is). Accuracies come with the
+standard error over episodes (steps of one episode are not independent samples).
 """
 
 from __future__ import annotations
@@ -89,10 +89,13 @@ def fit_probe(x: np.ndarray, y: np.ndarray, num_colours: int, steps: int = 100, 
 
 
 @partial(jax.jit, static_argnames=("num_colours", "steps"))
-def _minimise(z: jax.Array, labels: jax.Array, l2: jax.Array, num_colours: int, steps: int) -> tuple[jax.Array, jax.Array]:
+def _minimise(
+    z: jax.Array, labels: jax.Array, l2: jax.Array, num_colours: int, steps: int
+) -> tuple[jax.Array, jax.Array]:
     """(weights (M, Y, C), bias (Y, C)) after ``steps`` L-BFGS steps from zero; compiled once per
     sample count, so a script's repeated fits of one size reuse it."""
-    start = {"weights": jnp.zeros((z.shape[1], labels.shape[1], num_colours)), "bias": jnp.zeros((labels.shape[1], num_colours))}
+    cards = labels.shape[1]
+    start = {"weights": jnp.zeros((z.shape[1], cards, num_colours)), "bias": jnp.zeros((cards, num_colours))}
 
     def loss(p: dict) -> jax.Array:
         logits = jnp.einsum("nm,myc->nyc", z, p["weights"]) + p["bias"]
