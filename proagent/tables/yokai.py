@@ -29,27 +29,28 @@ from proagent.domains import get_domain
 from proagent.eval.paper_gap import Gap, gap_plot, summary_markdown
 from proagent.eval.records import EvalRecord, read_records
 from proagent.eval.stats import MeanSE, metric_stat
-from proagent.paths import PROJECT_ROOT, method_of
+from proagent.paths import PROJECT_ROOT, method_of, partner_dir
 from proagent.tables.common import LLMSettings, Plan, TableError, agent_fields, play_grids, write_page
+from proagent.training.algorithms.other_play import OtherPlaySettings
+from proagent.training.checkpoint import Manifest, load_manifest
 from proagent.world.types import DomainInputError
 
 DOMAIN = get_domain("yokai")
 LLM = "proagent"
 PAPER = PROJECT_ROOT / "data" / "yokai_paper_table2.json"
+PAPER_GROUPS = PROJECT_ROOT / "data" / "yokai_paper_table4.json"  # OP with a part of its symmetry group
 # (metric, column, in percent): the paper's five columns first, then the rest of the record's metrics.
 PAPER_COLUMNS = (("score", "R", False), ("early_win", "SEE", True), ("early_end", "EE", True),
                  ("win_if_early", "WEE", True), ("length", "LEN", False))  # fmt: skip
 MORE_COLUMNS = (("win", "win %", True), ("game_score", "S (eq. 1)", False), ("hints_used", "hints", False),
                 ("hints_correct", "correct", False), ("hints_wrong", "wrong", False))  # fmt: skip
 HEATMAPS = (("score", "R (eq. 4)"), ("early_win", "SEE %"))
-# our trained partners by the paper's method (Table 2's rows); sp_gru is the paper's CNN-GRU network
-METHOD_ROWS = {"sp": "SP", "sp_gru": "SP", "sp_hi_ent": "HE", "op": "OP", "sp_pointer": "SP", "sp_pointer_4m": "SP",
-               "sp_pointer_lr1e3": "SP", "op_pointer": "OP", "sp_hi_ent_pointer": "HE"}  # fmt: skip
 SEED_XP = "XP seeds"
 GAP_NOTE = (
     "Cells: every agent's XP R against the humans' (people with strangers, the paper's cross-play bar); a trained "
-    "agent's SP and XP R also against its method's row (our XP is with every other agent here, the paper's with "
-    "other seeds of one method). z uses our standard error over games and the paper's over 12 seeds."
+    "agent's SP and XP R also against the row of the recipe its manifest records (Other-Play with a part of its "
+    "symmetry group: Table 4's; our XP is with every other agent here, the paper's with other seeds of one "
+    "method). z uses our standard error over games and the paper's over its seeds."
 )
 
 
@@ -60,6 +61,29 @@ def kind_of(name: str, layout: str) -> str:
     if name == LLM:
         return "LLM"
     return "RL" if "/" in name or name in available_rl_partners("yokai", layout) else "scripted"
+
+
+def paper_row(manifest: Manifest) -> str | None:
+    """The paper's row a trained partner's recipe belongs to, read from what it was trained with
+    (its manifest), not from its name: Other-Play by its symmetry group (the full group is Table 2's
+    OP, a part of it Table 4's), self-play or IPPO with the paper's high-entropy settings HE, other
+    self-play SP; None for a method the paper does not train."""
+    if manifest.algorithm == "op":
+        details = (manifest.model_extra or {}).get("details") or {}
+        group = OtherPlaySettings.model_validate(details.get("settings") or {}).group or "colour_rotation"
+        rows = {r["group"]: r["method"] for r in json.loads(PAPER_GROUPS.read_text())["rows"]}
+        return rows.get(group, "OP")
+    if manifest.algorithm in ("sp", "ippo"):
+        high_entropy = paper_rows()["HE"]["ppo"]
+        return "HE" if all(manifest.train_config.get(k) == v for k, v in high_entropy.items()) else "SP"
+    return None
+
+
+def paper_row_of(name: str, layout: str) -> str | None:
+    """``paper_row`` of a trained partner named as the table names it; None for any other agent."""
+    if kind_of(name, layout) != "RL":
+        return None
+    return paper_row(load_manifest(Path(name) if "/" in name else partner_dir("yokai", layout, name)))
 
 
 def check_names(names: Sequence[str], layout: str) -> None:
@@ -175,9 +199,15 @@ def more_table(records: Sequence[EvalRecord], names: Sequence[str], layout: str)
     return "\n".join(lines)
 
 
-def paper_table() -> str:
-    """The paper's Table 2 rows for 2-player 9C, as printed (mean ± se over 12 seeds)."""
-    paper = json.loads(PAPER.read_text())
+def paper_rows() -> dict[str, dict]:
+    """The paper's rows by method: Table 2's and Table 4's (OP with a part of its group)."""
+    rows = [*json.loads(PAPER.read_text())["rows"], *json.loads(PAPER_GROUPS.read_text())["rows"]]
+    return {r["method"]: r for r in rows}
+
+
+def paper_table(path: Path = PAPER) -> str:
+    """A table of the paper for 2-player 9C (Table 2, or Table 4 from its file), as printed."""
+    paper = json.loads(path.read_text())
     head = [f"{setting} {col}" for setting in ("SP", "XP") for col in paper["columns"]]
     lines = ["| method | memory | " + " | ".join(head) + " |", "|---|---|" + "---|" * len(head)]
     lines += [f"| {r['method']} | {r['memory']} | " + " | ".join([*r["sp"], *r["xp"]]) + " |" for r in paper["rows"]]
@@ -190,17 +220,17 @@ def paper_r(printed: str) -> tuple[float, float] | None:
     return (float(mean), float(se)) if sep else None
 
 
-def paper_gaps(records: Sequence[EvalRecord], names: Sequence[str]) -> list[Gap]:
+def paper_gaps(records: Sequence[EvalRecord], names: Sequence[str], layout: str) -> list[Gap]:
     """R (eq. 4) against the paper's: every agent's XP against the humans' (people meeting
-    strangers, the cross-play bar), and a trained agent's SP and XP against its method's row
-    (``sp_s1`` is SP, ``op`` OP; the paper's XP pairs seeds of one method, ours every other agent,
-    and "XP seeds" the agent's method's other seeds here, like the paper's)."""
-    rows = {r["method"]: r for r in json.loads(PAPER.read_text())["rows"]}
+    strangers, the cross-play bar), and a trained agent's SP and XP against its recipe's row
+    (``paper_row``; the paper's XP pairs seeds of one method, ours every other agent, and "XP
+    seeds" the agent's method's other seeds here, like the paper's)."""
+    rows = paper_rows()
     cells = []
     for name in names:
         games = by_setting(records, name, names)
         references = [("XP", "H", "xp")]
-        method = METHOD_ROWS.get(method_of(name))
+        method = paper_row_of(name, layout)
         if method is not None:
             references = [("SP", method, "sp"), ("XP", method, "xp"), *references]
             references += [(SEED_XP, method, "xp")] if SEED_XP in games else []
@@ -277,12 +307,13 @@ def page(
         "games with those (the paper's inter-seed XP of one method). "
         "R is eq. 4 (the record's score); SEE, EE, WEE and win are percentages; WEE = P(win | EE) counts "
         'only the games that ended early (its n), "–" where none did. Cells: mean ± standard error over games '
-        "(n = games; the paper's ± is over 12 training seeds).\n\n"
+        "(n = games; the paper's ± is over training seeds, 12 in its Table 2).\n\n"
         f"## Ours\n\n{ours_table(records, names, layout)}\n\n"
         + seeds_section(records, names, layout)
         + f"### The other metrics\n\n{more_table(records, names, layout)}\n\n"
         f"## The paper, Table 2 (2-player 9C)\n\n{paper_table()}\n\n"
-        f"{summary_markdown(paper_gaps(records, names))}\n{GAP_NOTE}\n\n"
+        f"### Table 4 (OP's symmetry group)\n\n{paper_table(PAPER_GROUPS)}\n\n"
+        f"{summary_markdown(paper_gaps(records, names, layout))}\n{GAP_NOTE}\n\n"
         + (f"![ours against the paper]({gap_image.name})\n\n" if gap_image else "")
         + "## Cross-play matrices (agent x partner, both seats pooled)\n\n"
         + "\n".join(f"![{p.stem}]({p.name})" for p in images)
@@ -299,5 +330,6 @@ def run(settings: Settings, console: Console) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     images = [heatmap(records, settings.agents, m, t, out.with_name(f"{out.name}_xp_{m}.png")) for m, t in HEATMAPS]
     write_csv(records, settings.agents, settings.layout, out.with_suffix(".csv"))
-    gap_image = gap_plot(paper_gaps(records, settings.agents), out.with_name(f"{out.name}_vs_paper.png"), "Yōkai: R (eq. 4)")
+    gaps = paper_gaps(records, settings.agents, settings.layout)
+    gap_image = gap_plot(gaps, out.with_name(f"{out.name}_vs_paper.png"), "Yōkai: R (eq. 4)")
     return write_page(out, page(settings, records, folder, images, gap_image))

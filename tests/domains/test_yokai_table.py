@@ -73,6 +73,7 @@ def test_the_page_reads_its_numbers_from_the_run(tmp_path: Path) -> None:
     assert (random[5] == "–") == (wee.n == 0)  # WEE only over the games that ended early
     assert "| H | real | - | - | - | - | - | 5.7 ± 0.5 | 65 ± 11 | 65 ± 11 | 100 ± 0 | - |" in text
     assert "| OP | perfect | 6.6 ± 0.2 | 84 ± 2 | 90 ± 2 | 93 ± 1 | 25.2 ± 0.2 | 4.8 ± 0.1 |" in text
+    assert "| OP colour only | perfect | 7.6 ± 0.1 | 97 ± 0 | 97 ± 1 | 100 ± 0 | 24.7 ± 0.1 | 2.1 ± 0.6 |" in text
     lines = list(csv.DictReader(out.with_suffix(".csv").open()))
     assert len(lines) == 2 * 2 * 10 and {"careful", "random"} == {line["agent"] for line in lines}
     for metric in ("score", "early_win"):
@@ -88,7 +89,7 @@ def test_every_agents_cross_play_meets_the_humans_and_a_trained_one_its_method()
         ("sp_s1", "sp_s1", 7.0), ("sp_s1", "sp_s1", 8.0), ("sp_s1", "careful", 1.0), ("sp_s1", "careful", 3.0),
         ("careful", "sp_s1", 2.0), ("careful", "careful", 4.0),
     ])]  # fmt: skip
-    cells = {g.label: g for g in paper_gaps(games, ["sp_s1", "careful"])}
+    cells = {g.label: g for g in paper_gaps(games, ["sp_s1", "careful"], "9c_2p")}
     assert set(cells) == {"sp_s1 SP vs SP", "sp_s1 XP vs SP", "sp_s1 XP vs H", "careful XP vs H"}
     sp = cells["sp_s1 SP vs SP"]
     assert (sp.ours.mean, sp.paper_mean, sp.paper_se) == (7.5, 7.5, 0.3) and sp.z == 0.0
@@ -110,9 +111,31 @@ def test_seeds_of_one_method_get_the_papers_inter_seed_cross_play() -> None:
     settings = by_setting(games, "sp_pointer", names)
     assert [r.score for r in settings[SEED_XP]] == [2.0, 4.0] and len(settings["XP"]) == 3
     assert SEED_XP not in by_setting(games, "careful", names)
-    cells = {g.label: g for g in paper_gaps(games, names)}
+    cells = {g.label: g for g in paper_gaps(games, names, "9c_2p")}
     seeds = cells[f"sp_pointer {SEED_XP} vs SP"]
     assert (seeds.ours.mean, seeds.ours.n, seeds.paper_mean) == (3.0, 2, 1.6)  # the paper's SP XP: 1.6 ± 0.2
     table = seeds_table(games, names, "9c_2p").splitlines()
     assert len(table) == 2 + 2 and table[2].split(" | ")[1:3] == ["sp_pointer", "sp_pointer_s1"]
     assert seeds_table(games, ["sp_pointer", "careful"], "9c_2p") == ""
+
+
+def test_a_trained_partners_paper_row_comes_from_its_recipe_not_its_name() -> None:
+    """The shipped partners map by what their manifests say they were trained with; a renamed
+    checkpoint keeps its row, and Other-Play with a part of its group meets Table 4's row."""
+    from proagent.paths import partner_dir
+    from proagent.tables.yokai import paper_row, paper_row_of, paper_rows
+    from proagent.training.checkpoint import load_manifest
+
+    expected = {"sp": "SP", "sp_gru_s1": "SP", "sp_pointer_lr1e3": "SP", "sp_hi_ent": "HE", "op": "OP",
+                "op_pointer": "OP", "careful": None}  # fmt: skip
+    assert {name: paper_row_of(name, "9c_2p") for name in expected} == expected
+    op = load_manifest(partner_dir("yokai", "9c_2p", "op_pointer"))
+    rows = paper_rows()
+    for group, row in (("colour", "OP colour only"), ("rotation", "OP rotation only"), ("colour_rotation", "OP")):
+        trained = op.model_copy(update={"details": {"permuted": [0, 1, 2], "settings": {"group": group}}})
+        assert paper_row(trained) == row and row in rows
+    sp = load_manifest(partner_dir("yokai", "9c_2p", "sp_pointer"))
+    config = {**sp.train_config, "ent_coef": 0.07, "gae_lambda": 0.85}
+    assert paper_row(sp.model_copy(update={"train_config": config})) == "HE"
+    assert paper_row(sp.model_copy(update={"train_config": {**config, "gae_lambda": 0.95}})) == "SP"
+    assert paper_row(sp.model_copy(update={"algorithm": "bc"})) is None
