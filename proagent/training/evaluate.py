@@ -153,10 +153,17 @@ def make_grid_scores(env: RLEnv, network0: Network, network1: Network, size0: in
     return jax.jit(_grid_scores(env, network0, network1, size0, size1, episodes))
 
 
-def _grid_scores(env: RLEnv, network0: Network, network1: Network, size0: int, size1: int, episodes: int):
-    _two_seats(env)
+def _ordered_pairs(members0, members1, size0: int, size1: int):
+    """Every ordered pair (i, j) of ``size0`` seat-0 and ``size1`` seat-1 members (leaves stacked
+    over members) as two trees stacked over the pairs, pair i * size1 + j: the one pairing that
+    cross-play scores and state-augmented self-play's start states both vmap over."""
     seat0 = jnp.asarray(np.repeat(np.arange(size0), size1))
     seat1 = jnp.asarray(np.tile(np.arange(size1), size0))
+    return jax.tree.map(lambda t: t[seat0], members0), jax.tree.map(lambda t: t[seat1], members1)
+
+
+def _grid_scores(env: RLEnv, network0: Network, network1: Network, size0: int, size1: int, episodes: int):
+    _two_seats(env)
     hidden = (
         policy_fns(network0, env.num_actions).initial_hidden(episodes),
         policy_fns(network1, env.num_actions).initial_hidden(episodes),
@@ -167,8 +174,7 @@ def _grid_scores(env: RLEnv, network0: Network, network1: Network, size0: int, s
         return _episode_scores(env, acts, hidden, key, episodes)
 
     def scores(members0, members1, pair_keys: jax.Array) -> jax.Array:
-        params0 = jax.tree.map(lambda t: t[seat0], members0)
-        params1 = jax.tree.map(lambda t: t[seat1], members1)
+        params0, params1 = _ordered_pairs(members0, members1, size0, size1)
         keys = pair_keys.reshape(size0 * size1, -1)
         return jax.vmap(one_pair)(params0, params1, keys).reshape(size0, size1, episodes)
 
@@ -194,8 +200,6 @@ def make_pair_states(env: RLEnv, network: Network, size: int, episodes: int, eve
     over ``size``), stacked on one leading axis: the start states of state-augmented self-play.
     Compiled once, called at every buffer refresh."""
     _two_seats(env)
-    seat0 = jnp.asarray(np.repeat(np.arange(size), size))
-    seat1 = jnp.asarray(np.tile(np.arange(size), size))
     hidden = policy_fns(network, env.num_actions).initial_hidden(episodes)
 
     def one_pair(params0, params1, key: jax.Array) -> State:
@@ -204,8 +208,7 @@ def make_pair_states(env: RLEnv, network: Network, size: int, episodes: int, eve
 
     @jax.jit
     def collect(members, key: jax.Array) -> State:
-        params0 = jax.tree.map(lambda t: t[seat0], members)
-        params1 = jax.tree.map(lambda t: t[seat1], members)
+        params0, params1 = _ordered_pairs(members, members, size, size)
         states = jax.vmap(one_pair)(params0, params1, jax.random.split(key, size * size))  # (P, T, E, ...)
         return jax.tree.map(lambda x: x[:, ::every].reshape(-1, *x.shape[3:]), states)
 
