@@ -10,7 +10,10 @@ seats (self-play), or with ``--with`` each policy plays seat 0 for ``--episodes`
 for as many, the partner in the other seat (cross-play, games pooled). Policies sample as trained;
 each batch of games is one jitted, vmapped scan from fresh deals. Prints one line per policy: mean ±
 standard error over games of eq. 4 (the return), win, ended early, wrong and right hints,
-completed clusters and length in steps.
+completed clusters, length in steps, and then each real colour's share of games that end with its
+cards as one cluster ("colour k"): a policy that favours some colours by how it sees them (Other-Play
+trained with every seat's colours permuted can learn to) shows it here in self-play, where both seats
+see the same colours.
 """
 
 from __future__ import annotations
@@ -45,8 +48,13 @@ def _policy(source: str, layout: str, seat: int):
     return policy_fns(manifest.network, env.num_actions).step, seat_params(params, manifest.seat_groups, env.num_agents)[seat]
 
 
+def columns(layout: str) -> tuple[str, ...]:
+    """``COLUMNS``, then one "colour k" column per colour of ``layout``."""
+    return (*COLUMNS, *(f"colour {k}" for k in range(YOKAI_RL.make_env(layout).config.num_colours)))
+
+
 def breakdown(seats: tuple[str, ...], layout: str, episodes: int, seed: int) -> dict[str, np.ndarray]:
-    """Per game, ``seats[s]`` playing seat s: the columns of ``COLUMNS``."""
+    """Per game, ``seats[s]`` playing seat s: the columns of ``columns(layout)``."""
     env = YOKAI_RL.make_env(layout)
     team = [_policy(source, layout, seat) for seat, source in enumerate(seats)]
     colours = env.config.num_colours
@@ -69,18 +77,20 @@ def breakdown(seats: tuple[str, ...], layout: str, episodes: int, seed: int) -> 
         g = state.game
         correct = board.hint_correct(g.hint_colours, g.hint_card, g.card_colour)
         placed = g.hint_status == HintStatus.PLACED
+        clusters = board.colour_clusters(g.adjacency, g.card_colour, colours)
         return {
             "score": scores.sum(),
             "won": g.won.astype(jnp.float32),
             "early": g.ended_early.astype(jnp.float32),
             "wrong": jnp.sum(placed & ~correct),
             "right": jnp.sum(placed & correct),
-            "clusters": jnp.sum(board.colour_clusters(g.adjacency, g.card_colour, colours)),
+            "clusters": jnp.sum(clusters),
             "length": length,
+            **{f"colour {k}": clusters[k].astype(jnp.float32) for k in range(colours)},
         }
 
     per_game = jax.jit(jax.vmap(game))(jax.random.split(jax.random.PRNGKey(seed), episodes))
-    return {name: np.asarray(per_game[name], np.float64) for name in COLUMNS}
+    return {name: np.asarray(per_game[name], np.float64) for name in columns(layout)}
 
 
 def _cell(values: np.ndarray) -> str:
@@ -98,16 +108,17 @@ def main() -> None:
     args = parser.parse_args()
     setting = f"with {args.partner}, {2 * args.episodes} games each (both seats)" if args.partner else f"self-play, {args.episodes} games each"
     print(f"{args.layout}, {setting}, mean ± se over games")
-    print("| policy | " + " | ".join(COLUMNS) + " |")
-    print("|---" * (len(COLUMNS) + 1) + "|")
+    names = columns(args.layout)
+    print("| policy | " + " | ".join(names) + " |")
+    print("|---" * (len(names) + 1) + "|")
     for source in args.policies:
         if args.partner is None:
             row = breakdown((source, source), args.layout, args.episodes, args.seed)
         else:
             first = breakdown((source, args.partner), args.layout, args.episodes, args.seed)
             second = breakdown((args.partner, source), args.layout, args.episodes, args.seed + 1)
-            row = {name: np.concatenate([first[name], second[name]]) for name in COLUMNS}
-        print(f"| {source} | " + " | ".join(_cell(row[name]) for name in COLUMNS) + " |")
+            row = {name: np.concatenate([first[name], second[name]]) for name in names}
+        print(f"| {source} | " + " | ".join(_cell(row[name]) for name in names) + " |")
 
 
 if __name__ == "__main__":
