@@ -4,6 +4,7 @@ and how long games last.
 
     python scripts/yokai_rl_breakdown.py random partners/yokai/9c_2p/sp [more checkpoint folders]
         [--with partners/yokai/9c_2p/op] [--layout 9c_2p] [--episodes 500] [--seed 0]
+        [--group colour_rotation|colour|rotation]
 
 ``random`` is uniform play over the legal actions (every logit equal). Each policy plays both
 seats (self-play), or with ``--with`` each policy plays seat 0 for ``--episodes`` games and seat 1
@@ -13,7 +14,9 @@ standard error over games of eq. 4 (the return), win, ended early, wrong and rig
 completed clusters, length in steps, and then each real colour's share of games that end with its
 cards as one cluster ("colour k"): a policy that favours some colours by how it sees them (Other-Play
 trained with every seat's colours permuted can learn to) shows it here in self-play, where both seats
-see the same colours.
+see the same colours. ``--group`` plays the games Other-Play trains on instead: every seat sees them
+through its own symmetry of that group, drawn per game (the same score there and in the plain game
+means the policy does not lean on how the seats' views differ).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import numpy as np
 
 from envs.yokai import board
 from envs.yokai.rules import HintStatus
-from proagent.domains.yokai.rl_spec import YOKAI_RL
+from proagent.domains.yokai.rl_spec import GROUPS, YOKAI_RL, SymmetricState
 from proagent.training import checkpoint
 from proagent.training.evaluate import seat_params
 from proagent.training.networks import init_params, mask_logits, policy_fns
@@ -53,9 +56,14 @@ def columns(layout: str) -> tuple[str, ...]:
     return (*COLUMNS, *(f"colour {k}" for k in range(YOKAI_RL.make_env(layout).config.num_colours)))
 
 
-def breakdown(seats: tuple[str, ...], layout: str, episodes: int, seed: int) -> dict[str, np.ndarray]:
-    """Per game, ``seats[s]`` playing seat s: the columns of ``columns(layout)``."""
+def breakdown(
+    seats: tuple[str, ...], layout: str, episodes: int, seed: int, group: str | None = None
+) -> dict[str, np.ndarray]:
+    """Per game, ``seats[s]`` playing seat s (each through its own symmetry of ``group``, if given):
+    the columns of ``columns(layout)``."""
     env = YOKAI_RL.make_env(layout)
+    if group is not None:
+        env = YOKAI_RL.symmetries.permuted(env, None, group)[0]
     team = [_policy(source, layout, seat) for seat, source in enumerate(seats)]
     colours = env.config.num_colours
 
@@ -71,10 +79,10 @@ def breakdown(seats: tuple[str, ...], layout: str, episodes: int, seed: int) -> 
                 for s, (step_fn, params) in enumerate(team)
             ]
             out = env.step(keys[-1], state, jnp.stack(actions))
-            return (out.state, length + (~state.game.done).astype(jnp.int32)), out.score
+            return (out.state, length + (~_game(state).done).astype(jnp.int32)), out.score
 
         (state, length), scores = jax.lax.scan(step, (env.reset(k_reset), jnp.int32(0)), jax.random.split(k_run, env.horizon))
-        g = state.game
+        g = _game(state)
         correct = board.hint_correct(g.hint_colours, g.hint_card, g.card_colour)
         placed = g.hint_status == HintStatus.PLACED
         clusters = board.colour_clusters(g.adjacency, g.card_colour, colours)
@@ -93,6 +101,11 @@ def breakdown(seats: tuple[str, ...], layout: str, episodes: int, seed: int) -> 
     return {name: np.asarray(per_game[name], np.float64) for name in columns(layout)}
 
 
+def _game(state):
+    """The game inside a plain or a symmetric env's state."""
+    return state.world.game if isinstance(state, SymmetricState) else state.game
+
+
 def _cell(values: np.ndarray) -> str:
     se = values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else 0.0
     return f"{values.mean():.2f} ± {se:.2f}"
@@ -105,18 +118,20 @@ def main() -> None:
     parser.add_argument("--layout", default="9c_2p")
     parser.add_argument("--episodes", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--group", choices=GROUPS, help="play with every seat's view permuted by this symmetry group")
     args = parser.parse_args()
     setting = f"with {args.partner}, {2 * args.episodes} games each (both seats)" if args.partner else f"self-play, {args.episodes} games each"
-    print(f"{args.layout}, {setting}, mean ± se over games")
+    view = f", each seat through its own {args.group} symmetry" if args.group else ""
+    print(f"{args.layout}, {setting}{view}, mean ± se over games")
     names = columns(args.layout)
     print("| policy | " + " | ".join(names) + " |")
     print("|---" * (len(names) + 1) + "|")
     for source in args.policies:
         if args.partner is None:
-            row = breakdown((source, source), args.layout, args.episodes, args.seed)
+            row = breakdown((source, source), args.layout, args.episodes, args.seed, args.group)
         else:
-            first = breakdown((source, args.partner), args.layout, args.episodes, args.seed)
-            second = breakdown((args.partner, source), args.layout, args.episodes, args.seed + 1)
+            first = breakdown((source, args.partner), args.layout, args.episodes, args.seed, args.group)
+            second = breakdown((args.partner, source), args.layout, args.episodes, args.seed + 1, args.group)
             row = {name: np.concatenate([first[name], second[name]]) for name in names}
         print(f"| {source} | " + " | ".join(_cell(row[name]) for name in names) + " |")
 
