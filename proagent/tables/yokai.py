@@ -74,8 +74,10 @@ def paper_row(manifest: Manifest) -> str | None:
         rows = {r["group"]: r["method"] for r in json.loads(PAPER_GROUPS.read_text())["rows"]}
         return rows.get(group, "OP")
     if manifest.algorithm in ("sp", "ippo"):
+        # self-play records its PPO config whole; ippo, as every algorithm of the program, its overrides under "ppo"
+        ppo = manifest.train_config if manifest.algorithm == "sp" else manifest.train_config.get("ppo", {})
         high_entropy = paper_rows()["HE"]["ppo"]
-        return "HE" if all(manifest.train_config.get(k) == v for k, v in high_entropy.items()) else "SP"
+        return "HE" if all(ppo.get(k) == v for k, v in high_entropy.items()) else "SP"
     return None
 
 

@@ -139,3 +139,6 @@ def test_a_trained_partners_paper_row_comes_from_its_recipe_not_its_name() -> No
     assert paper_row(sp.model_copy(update={"train_config": config})) == "HE"
     assert paper_row(sp.model_copy(update={"train_config": {**config, "gae_lambda": 0.95}})) == "SP"
     assert paper_row(sp.model_copy(update={"algorithm": "bc"})) is None
+    ippo = {"ppo": {"ent_coef": 0.07, "gae_lambda": 0.85}}  # ippo keeps its PPO overrides apart
+    assert paper_row(sp.model_copy(update={"algorithm": "ippo", "train_config": ippo})) == "HE"
+    assert paper_row(sp.model_copy(update={"algorithm": "ippo", "train_config": {"ppo": {}}})) == "SP"
