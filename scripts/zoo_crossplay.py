@@ -64,10 +64,18 @@ def summary_partners(t: CrossPlay, algo: str, heldout: set[str], group: Group) -
     return [b for b in rest if not t.related(algo, b)] if group == "independent" else rest
 
 
-def summary(tables: list[CrossPlay], heldout: set[str], group: Group) -> list[str]:
-    """Each algorithm's mean score with its partners of ``group`` (see ``summary_partners``)."""
+def summary_rows(tables: list[CrossPlay], world: str) -> list[str]:
+    """The agents the summaries list: Overcooked's methods of the papers' tables (``FOCUS``, "–"
+    where one is missing), every partner of another world's zoo."""
+    if world == "overcooked":
+        return list(FOCUS)
+    return sorted({name for t in tables for name in t.names})
+
+
+def summary(tables: list[CrossPlay], heldout: set[str], group: Group, rows: list[str]) -> list[str]:
+    """Each of ``rows``' mean score with its partners of ``group`` (see ``summary_partners``)."""
     lines = ["| algorithm | " + " | ".join(t.layout for t in tables) + " | mean |", "|---" * (len(tables) + 2) + "|"]
-    for algo in FOCUS:
+    for algo in rows:
         cells, means = [], []
         for t in tables:
             x = with_partners(t, algo, summary_partners(t, algo, heldout, group)) if algo in t.names else np.array([])
@@ -112,19 +120,20 @@ def main() -> None:
         walls[layout] = round(time.perf_counter() - t0, 1)
         print(f"{layout}: {len(tables[-1].names)} partners in {walls[layout]} s", flush=True)
     command = " ".join(["python scripts/zoo_crossplay.py", *sys.argv[1:]])
+    rows = summary_rows(tables, args.world)
     intro = (
         f"`{command}`: every trained partner with every other on each layout, {args.episodes} whole episodes "
         "in each seat (cells: mean ± standard error over both seats, 2 x episodes), stochastic actions as trained."
     )
     md = ["# Cross-play of the trained zoo", "", intro, "",
           "## Average score with the rest of the zoo (partners other than itself, both seats)", "",
-          *summary(tables, heldout, "rest"), "",
+          *summary(tables, heldout, "rest", rows), "",
           "## Average score with the independent rest of the zoo (zero-shot)", "",
           INDEPENDENT_NOTE, "",
-          *summary(tables, heldout, "independent"), ""]  # fmt: skip
+          *summary(tables, heldout, "independent", rows), ""]  # fmt: skip
     if heldout:
         md += [f"## Average score with the held-out partners ({', '.join(sorted(heldout))}; both seats)", "",
-               *summary(tables, heldout, "heldout"), "",
+               *summary(tables, heldout, "heldout", rows), "",
                "## Each partner with the held-out partners, per layout (both seats; pooled: mean ± se)", ""]  # fmt: skip
         md += [line for t in tables for line in heldout_detail(t, heldout)]
     for t in tables:

@@ -135,8 +135,8 @@ def test_held_out_partners_are_summarised_apart_from_the_zoo():
     # scores[i][j]: names[i] in seat 0 with names[j] in seat 1, one episode each
     scores = [[[100.0], [80.0], [10.0]], [[60.0], [90.0], [50.0]], [[30.0], [70.0], [0.0]]]
     cp = CrossPlay(layout="cramped_room", names=names, episodes=1, seed=0, scores=scores)
-    rest = script.summary([cp], {"proxy"}, "rest")
-    heldout = script.summary([cp], {"proxy"}, "heldout")
+    rest = script.summary([cp], {"proxy"}, "rest", list(script.FOCUS))
+    heldout = script.summary([cp], {"proxy"}, "heldout", list(script.FOCUS))
     assert "| sp | 70.0 | 70.0 |" in rest  # with fcp only: (80 + 60) / 2
     assert "| fcp | 70.0 | 70.0 |" in rest
     assert "| sp | 20.0 | 20.0 |" in heldout  # with proxy only: (10 + 30) / 2
@@ -153,11 +153,11 @@ def test_the_zero_shot_summary_drops_partners_that_share_ancestry():
               [[160.0], [20.0], [110.0], [150.0]]]  # fmt: skip
     cp = CrossPlay(layout="cramped_room", names=names, episodes=1, seed=0, scores=scores, parents={"proxy": "sp", "pbt": "sp"})
     assert cp.related("sp", "proxy") and cp.related("proxy", "pbt") and not cp.related("sp", "fcp")
-    independent = script.summary([cp], set(), "independent")
+    independent = script.summary([cp], set(), "independent", list(script.FOCUS))
     assert "| sp | 70.0 | 70.0 |" in independent  # fcp only: (80 + 60) / 2
     assert "| fcp | 46.7 | 46.7 |" in independent  # sp 70, proxy 40, pbt 30 (seat means)
     assert "| pbt | 30.0 | 30.0 |" in independent  # fcp only: (40 + 20) / 2
-    rest = script.summary([cp], set(), "rest")
+    rest = script.summary([cp], set(), "rest", list(script.FOCUS))
     assert "| sp | 133.3 | 133.3 |" in rest  # fcp 70, proxy 170, pbt 160 (seat means)
 
 
@@ -175,6 +175,20 @@ def test_the_held_out_detail_shows_each_partner_and_the_pooled_episodes():
     assert lines[4] == f"| sp | 20.0 | 20.0 | 20.0 ± {pooled.std(ddof=1) / np.sqrt(8):.1f} (n=8) |"
     assert len(lines) == 6  # the held-out partners get no row of their own
     assert script.heldout_detail(cp, set()) == []
+
+
+def test_another_worlds_summary_lists_every_partner_of_its_zoo():
+    """Overcooked's summary lists the papers' methods (``FOCUS``); another world's has no such list
+    and names every partner its zoo holds, so none of them is left out."""
+    script = load_script()
+    names = ["sp_pointer", "op_pointer", "sp_pointer_s1"]
+    scores = [[[1.0], [2.0], [3.0]], [[4.0], [5.0], [6.0]], [[7.0], [8.0], [9.0]]]
+    cp = CrossPlay(layout="9c_2p", names=names, episodes=1, seed=0, scores=scores)
+    assert script.summary_rows([cp], "overcooked") == list(script.FOCUS)
+    rows = script.summary_rows([cp], "yokai")
+    assert rows == ["op_pointer", "sp_pointer", "sp_pointer_s1"]
+    rest = script.summary([cp], set(), "rest", rows)
+    assert "| op_pointer | 5.0 | 5.0 |" in rest  # with sp_pointer (2 + 4) / 2 and sp_pointer_s1 (6 + 8) / 2
 
 
 def test_the_script_asks_for_layouts_outside_overcooked(monkeypatch, capsys):
