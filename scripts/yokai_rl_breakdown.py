@@ -98,7 +98,7 @@ def breakdown(
         }
 
     per_game = jax.jit(jax.vmap(game))(jax.random.split(jax.random.PRNGKey(seed), episodes))
-    return {name: np.asarray(per_game[name], np.float64) for name in columns(layout)}
+    return {name: np.asarray(values, np.float64) for name, values in per_game.items()}
 
 
 def _game(state):

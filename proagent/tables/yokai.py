@@ -71,8 +71,8 @@ def paper_row(manifest: Manifest) -> str | None:
     if manifest.algorithm == "op":
         details = (manifest.model_extra or {}).get("details") or {}
         group = OtherPlaySettings.model_validate(details.get("settings") or {}).group or "colour_rotation"
-        rows = {r["group"]: r["method"] for r in json.loads(PAPER_GROUPS.read_text())["rows"]}
-        return rows.get(group, "OP")
+        by_group = {row["group"]: method for method, row in paper_rows().items() if "group" in row}
+        return by_group.get(group, "OP")
     if manifest.algorithm in ("sp", "ippo"):
         # self-play records its PPO config whole; ippo, as every algorithm of the program, its overrides under "ppo"
         ppo = manifest.train_config if manifest.algorithm == "sp" else manifest.train_config.get("ppo", {})
