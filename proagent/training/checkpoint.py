@@ -96,6 +96,9 @@ class HistorySummary(BaseModel):
     last_score: float | None = None
     best_score: float | None = None
     best_env_steps: int | None = None
+    last_plain_score: float | None = Field(
+        None, description="op: the last record's self-play in the plain game (its score is Other-Play's game)"
+    )
 
     @classmethod
     def of(cls, history: Sequence[dict]) -> HistorySummary:
@@ -108,6 +111,7 @@ class HistorySummary(BaseModel):
             last_score=round(scored[-1]["score"], 3) if scored else None,
             best_score=round(best["score"], 3) if best else None,
             best_env_steps=int(best["env_steps"]) if best else None,
+            last_plain_score=history[-1].get("plain_score") if history else None,
         )
 
 

@@ -102,6 +102,20 @@ def self_play_score(
     return summarize(np.asarray(run(jax.random.PRNGKey(seed))), env.horizon)
 
 
+def make_learners_self_play(env: RLEnv, network: Network, episodes: int) -> Callable[[Any, jax.Array], jax.Array]:
+    """-> jitted ``scores(stacked, key) -> (K, episodes)``: each of K learners (parameters stacked on
+    a leading axis, as a population runner holds them) in self-play, stochastic as trained, all on
+    the same deals (one key). Compiled once, so a training loop can score its learners after every
+    call at the price of the episodes alone."""
+    initial = policy_fns(network, env.num_actions).initial_hidden(episodes)
+
+    def one(params, key: jax.Array) -> jax.Array:
+        act = _actor(network, env.num_actions, params)
+        return _episode_scores(env, (act,) * env.num_agents, (initial,) * env.num_agents, key, episodes)
+
+    return jax.jit(jax.vmap(one, in_axes=(0, None)))
+
+
 def summarize(scores: np.ndarray, horizon: int, stochastic: bool = True) -> SelfPlayScore:
     n = len(scores)
     std = float(np.std(scores, ddof=1)) if n > 1 else 0.0

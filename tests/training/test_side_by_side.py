@@ -125,7 +125,8 @@ def test_two_op_seeds_train_in_the_permuted_env_into_one_run_folder(folders, tmp
     tiny_net = ["--encoder", "pointwise", "--network-set", "pointwise=[8,4]", "--network-set", "fc_dim=16",
                 "--network-set", "memory=0"]  # fmt: skip
     ppo = ["--steps", "128", "--num-envs", "4", "--set", "num_steps=16", "--set", "update_epochs=1",
-           "--set", "num_minibatches=2", "--updates-per-call", "1", "--eval-episodes", "1"]  # fmt: skip
+           "--set", "num_minibatches=2", "--updates-per-call", "1", "--eval-episodes", "1",
+           "--algo-set", "plain_episodes=2"]  # fmt: skip
     argv = ["--layout", "grounded_coord_simple", "--algo", "op", "--seeds", "2", "--seed", "5", *tiny_net, *ppo]
     assert cli.main(argv) == 0
     (run,) = (tmp_path / "runs").iterdir()
@@ -138,3 +139,5 @@ def test_two_op_seeds_train_in_the_permuted_env_into_one_run_folder(folders, tmp
         records = [json.loads(line) for line in (run / name / checkpoint.HISTORY_FILE).read_text().splitlines()]
         assert [r["env_steps"] for r in records] == [64, 128]  # this seed's steps, not the program's
         assert all(np.isnan(r["score"]) or r["score"] == r["learner_scores"][k] for r in records)
+        assert all(r["plain_score"] == r["plain_learner_scores"][k] for r in records)  # its own plain game
+        assert m.history.last_plain_score == records[-1]["plain_score"]

@@ -35,7 +35,7 @@ from proagent.training.algorithms.common import (
     run_stage,
     save_agent,
 )
-from proagent.training.algorithms.other_play import OtherPlaySettings, permuted_env
+from proagent.training.algorithms.other_play import OtherPlaySettings, permuted_env, plain_game_recorder
 from proagent.training.algorithms.pairings import self_play
 from proagent.training.config import PPOConfig
 from proagent.training.population import Pairing, learner_params
@@ -77,12 +77,16 @@ def program_stage(algo: AlgoConfig, algorithm: str, seeds: int, env: RLEnv) -> S
 
 
 def member_history(history: list[dict], member: int, seeds: int) -> list[dict]:
-    """Member ``member``'s view of the program's call records: its own env steps and training score
-    (``learner_scores``); the losses, speed and episodes stay the whole program's."""
+    """Member ``member``'s view of the program's call records: its own env steps, training score
+    (``learner_scores``) and, for op, plain-game score (``plain_learner_scores``); the losses, speed
+    and episodes stay the whole program's."""
 
     def own(rec: dict) -> dict:
         score = rec["learner_scores"][member]
-        return {**rec, "env_steps": rec["env_steps"] // seeds, "score": float("nan") if score is None else score}
+        mine = {"env_steps": rec["env_steps"] // seeds, "score": float("nan") if score is None else score}
+        if "plain_learner_scores" in rec:
+            mine["plain_score"] = rec["plain_learner_scores"][member]
+        return {**rec, **mine}
 
     return [own(rec) for rec in history]
 
@@ -104,14 +108,15 @@ def train_side_by_side(
     if algorithm == "op":
         settings = settings or OtherPlaySettings()
         env, train_env, details = permuted_env(algo, settings)
+        on_call = plain_game_recorder(env, algo, settings, log)
     else:
         env = train_env = algo.make_env()
-        details = {}
+        details, on_call = {}, record_history
     identity = SideBySide(seeds=seeds, settings=settings.model_dump(mode="json") if settings else {})
     saves = open_saves(run_dir, algorithm, algo, identity, policy)
     stage = program_stage(algo, algorithm, seeds, train_env)
     runner = stage.init(jax.random.PRNGKey(algo.seed))
-    runner, state = run_stage(stage, runner, {"history": []}, record_history, saves, log)
+    runner, state = run_stage(stage, runner, {"history": []}, on_call, saves, log)
     trained = saves.trained(int(runner.update) * stage.config.steps_per_update // seeds)  # each seed's env steps
     manifests = []
     for k, out in enumerate(outs):
