@@ -41,6 +41,15 @@ SIDE_BY_SIDE = ("sp", "op")  # the algorithms --seeds trains side by side (algor
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    _add_recipe_arguments(p)
+    _add_output_arguments(p)
+    _add_budget_arguments(p)
+    _add_start_arguments(p)
+    _add_sweep_arguments(p)
+
+
+def _add_recipe_arguments(p: argparse.ArgumentParser) -> None:
+    """What is trained: world, algorithm, layout, seeds, steps and network."""
     p.add_argument("--domain", default="overcooked", help="the world: overcooked, cube, or module:attribute")
     p.add_argument(
         "--algo",
@@ -72,7 +81,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--encoder",
         default="auto",
         help="auto: the world's choice for the layout and backend; else one of the world's encoders "
-        "(overcooked: cnn, fast, pointwise; cube: mlp)",
+        "(overcooked: cnn, fast, pointwise; cube: mlp; yokai: fast, pointwise, cnn, pointer)",
     )
     p.add_argument(
         "--network-set",
@@ -81,6 +90,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="override a network config field, e.g. memory=128 or pointwise='[128,128,8]' (JSON for lists)",
     )
+
+
+def _add_output_arguments(p: argparse.ArgumentParser) -> None:
+    """Where the checkpoint goes."""
     p.add_argument(
         "--out", type=Path, default=None, help="run folder (default runs/train/<time>-<world>-<layout>-<algo>/)"
     )
@@ -94,6 +107,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "(with --overwrite if one is there)",
     )
     p.add_argument("--overwrite", action="store_true", help="replace the checkpoint --out or --ship holds")
+
+
+def _add_budget_arguments(p: argparse.ArgumentParser) -> None:
+    """How the steps are spent, scored and checkpointed."""
     p.add_argument(
         "--num-envs", type=_bounded(int, 1, 65_536), default=None, help="parallel environments (default: the world's)"
     )
@@ -124,6 +141,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="continue the interrupted run in --out (default: the newest one of this world, layout and algo) "
         "from its last intermediate checkpoint (same arguments)",
     )
+
+
+def _add_start_arguments(p: argparse.ArgumentParser) -> None:
+    """Where training starts and which settings it overrides."""
     p.add_argument(
         "--keep-best",
         type=int,
@@ -155,9 +176,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=[],
         metavar="KEY=VALUE",
         help="population methods: set one of the algorithm's own settings, e.g. pool_members=8 (fcp), "
-        "population=8 (mep, pbt), generations=10 (cole), styles='[\"deliverer\"]' (human_proxy; JSON for lists)",
+        "population=8 (mep, pbt), generations=10 (cole), styles='[\"deliverer\"]' (human_proxy; JSON for lists), "
+        "group=colour or plain_episodes=0 (op)",
     )
-    _add_sweep_arguments(p)
 
 
 def _add_sweep_arguments(p: argparse.ArgumentParser) -> None:
