@@ -41,7 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support (n
 import jax
 
 import envs
-from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.agent.config import AgentConfig
+from proagent.agent.proagent import ProAgent
 from proagent.contract import Observation
 from proagent.domains.overcooked import OvercookedDomain
 from proagent.eval.models import LimitedModel

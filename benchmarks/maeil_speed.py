@@ -29,7 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support (never tests/ itself)
 
-from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.agent.config import AgentConfig
+from proagent.agent.proagent import ProAgent
 from proagent.domains import get_domain
 from proagent.llm.factory import make_model
 from proagent.maeil import TOPOLOGIES, TopologyConfig

@@ -17,9 +17,10 @@ from pydantic import BaseModel, ConfigDict
 
 from proagent.agent.background import BackgroundProAgent
 from proagent.agent.belief import BeliefMode
+from proagent.agent.config import AgentConfig
 from proagent.agent.memory import MemoryRetrieval
 from proagent.agent.presets import model_defaults
-from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.agent.proagent import ProAgent
 from proagent.agent.probe import check_probe
 from proagent.agent.prompt_check import check_prompt_set
 from proagent.agent.prompts import PromptSetError, load_prompt_set

@@ -16,7 +16,8 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from proagent.agent.proagent import Decision, ProAgent
+from proagent.agent.proagent import ProAgent
+from proagent.agent.records import Decision
 from proagent.contract import Observation
 from proagent.world.types import Event, Skill, State
 

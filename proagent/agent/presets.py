@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from proagent.agent.proagent import AgentConfig
+from proagent.agent.config import AgentConfig
 
 EMBEDDED_PROMPT = "compact"
 EMBEDDED_ANALYSIS_CHARS = 80  # a 135M model's analysis is filler; fewer tokens = faster decisions

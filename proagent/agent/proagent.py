@@ -10,150 +10,25 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-
-from proagent.agent.belief import BeliefMode, BeliefTracker
+from proagent.agent.belief import BeliefTracker
+from proagent.agent.config import AgentConfig
 from proagent.agent.loops import Loop, UndoLoopGuard
-from proagent.agent.memory import Memory, MemoryRecord, MemoryRetrieval
+from proagent.agent.memory import Memory, MemoryRecord
 from proagent.agent.planner import Planner, PlannerOutput, PlanParseError
 from proagent.agent.probe import BeliefProber, ProbeTurn, probe_schema, probe_summary
-from proagent.agent.prompts import PromptSet, load_knowledge, load_prompt_set
-from proagent.agent.verificator import RoundBudget, VerifyRound, conclusion, three_rounds
-from proagent.agent.verificator_modes import VerificatorMode, from_switch
+from proagent.agent.prompts import load_knowledge, load_prompt_set
+from proagent.agent.records import AgentStats, Attempt, Decision
+from proagent.agent.verificator import RoundBudget, conclusion, three_rounds
 from proagent.contract import Observation, others
 from proagent.llm.sanitize import clip
 from proagent.llm.types import Completion, Grounding, LLMResponseError, Message, Model, StructuredOutput
 from proagent.maeil.talk import Deliberation, Talk
 from proagent.world.interface import Domain
 from proagent.world.types import DomainEnv, Event, Skill, State, TeammateView, wait_skill
-
-
-class AgentConfig(BaseModel):
-    """Everything that changes the agent's behaviour; recorded with every run."""
-
-    model_config = ConfigDict(allow_inf_nan=False)  # a NaN or infinite setting is refused, not run
-
-    prompt: str = "proagent"
-    belief: BeliefMode = "replace"
-    memory_k: int = Field(5, ge=0)
-    memory_retrieval: MemoryRetrieval | None = Field(
-        None,
-        description="what each of the memory_k records shows: outcomes, or the paper's trajectory with analyses "
-        "(None: the prompt set's)",
-    )
-    memory_capacity: int = Field(64, ge=1)
-    verificator: VerificatorMode | None = Field(
-        None,
-        description="off, code (the checks + one explanation call) or llm3 (the checks + the paper's three rounds); "
-        "None: the prompt set's",
-    )
-    max_replans: int = Field(4, ge=0, description="re-plans after a failed check before waiting one step")
-    legal_only: bool = Field(False, description="offer the model only skills whose preconditions hold now")
-    answer_format: str = Field("json", pattern="^(json|text)$")
-    analysis_max_chars: int = Field(240, ge=0, description="bound on the analysis in structured output")
-    max_tokens: int = Field(160, ge=16)
-    explain_max_tokens: int = Field(60, ge=8)
-    verify_max_tokens: int = Field(
-        160, ge=8, description="tokens of each llm3 Verificator round before the conclusion (explain_max_tokens)"
-    )
-    temperature: float = Field(0.0, ge=0.0, le=2.0)
-    skill_timeout: int = Field(60, ge=1, description="steps before a running skill is abandoned")
-    loop_check: bool = Field(True, description="Verificator refuses a skill that repeats an undo cycle (agent/loops.py)")
-    # Bounds on model text the agent carries on: a server that ignores max_tokens must not grow
-    # every later prompt. Above what well-behaved answers reach (explain_max_tokens=60 is ~300
-    # characters), so they never cut one and recorded runs replay unchanged.
-    explanation_max_chars: int = Field(400, ge=0, description="bound on a failure explanation fed back to the planner")
-    carried_text_max_chars: int = Field(
-        1000, ge=0, description="bound on the analysis, teammate intention and unreadable-answer error kept or re-sent"
-    )
-    # Belief probes (agent/probe.py): one extra, metered call per turn of the seat, in worlds that offer them.
-    belief_probe: bool = Field(False, description="ask the model each turn what it believes of hidden facts (world's belief_probes)")
-    probe_template: str = Field("beliefs", pattern=r"^[a-z0-9_]{1,40}$", description="prompts/<world>/probes/<name>.j2")
-    probe_max_tokens: int = Field(256, ge=16)
-    probe_max_chars: int = Field(2000, ge=0, description="bound on a probe answer before it is read")
-    probe_forced: bool = Field(
-        False, description="the probe must name a value for every item, 'unknown' not allowed: a forced guess, as a linear probe makes"
-    )
-
-    @model_validator(mode="after")
-    def _forced_probe_needs_a_probe(self) -> AgentConfig:
-        if self.probe_forced and not self.belief_probe:
-            raise ValueError("probe_forced (--probe-forced) only applies with belief_probe (--belief-probe)")
-        return self
-
-    @field_validator("verificator", mode="before")
-    @classmethod
-    def _verificator_switch(cls, value: object) -> object:
-        return from_switch(value)
-
-    def settled_verificator(self, prompts: PromptSet) -> VerificatorMode:
-        """The Verificator mode this agent runs: its own setting, else the prompt set's default."""
-        return self.verificator or prompts.verificator
-
-    def settled_retrieval(self, prompts: PromptSet) -> MemoryRetrieval:
-        """What each recent memory record shows: its own setting, else the prompt set's default."""
-        return self.memory_retrieval or prompts.memory
-
-
-class Attempt(BaseModel):
-    messages: list[dict]
-    response: str
-    plan: str | None = None
-    failures: list[str] = []
-    explanation: str | None = None
-    parse_error: str | None = None
-    verification: list[VerifyRound] = []  # llm3 Verificator: the rounds on this rejection, in order
-
-
-class Decision(BaseModel):
-    step: int
-    attempts: list[Attempt]
-    skill: str
-    analysis: str | None
-    intention: str | None
-    fallback: bool  # no acceptable plan within max_replans: waited one step
-    llm_calls: int
-    llm_latency_s: float
-    overhead_s: float  # time in the decision not spent waiting for the model
-    message: str | None = None  # MAEIL: what the accepted answer tells teammates
-
-
-@dataclass
-class AgentStats:
-    llm_calls: int = 0
-    cached_calls: int = 0
-    prompt_tokens: int = 0
-    reused_prompt_tokens: int = 0
-    completion_tokens: int = 0
-    llm_latency_s: float = 0.0
-    cost_usd: float = 0.0
-    decisions: int = 0
-    rejections: int = 0  # Verificator failures
-    parse_failures: int = 0
-    fallbacks: int = 0
-    oscillations: int = 0  # decisions taken where later skills had undone an earlier one, with no progress (agent/loops.py)
-    retries: int = 0  # failed model requests retried before an answer came (not cache hits)
-    retry_causes: Counter = field(default_factory=Counter)  # error class name -> retries it caused
-    skills_done: int = 0
-    skills_failed: int = 0
-    overhead_s: list[float] = field(default_factory=list)
-    skill_durations: list[int] = field(default_factory=list)
-
-    def add(self, completion: Completion) -> None:
-        self.llm_calls += 1
-        self.cached_calls += int(completion.cached)
-        self.prompt_tokens += completion.prompt_tokens
-        self.reused_prompt_tokens += completion.reused_prompt_tokens
-        self.retry_causes.update(completion.retry_causes)
-        self.completion_tokens += completion.completion_tokens
-        self.llm_latency_s += completion.latency_s
-        self.retries += completion.retries
-        self.cost_usd += 0.0 if completion.cached else (completion.cost_usd or 0.0)  # replays are free
 
 
 class ProAgent:

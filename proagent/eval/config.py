@@ -20,8 +20,8 @@ from pydantic import (
     model_validator,
 )
 
+from proagent.agent.config import AgentConfig
 from proagent.agent.presets import model_defaults
-from proagent.agent.proagent import AgentConfig
 from proagent.domains import DEFAULT_DOMAIN
 from proagent.limits import MAX_CONCURRENCY, MAX_EPISODES, MAX_GRID_EPISODES, MAX_HORIZON, MAX_SEED
 from proagent.maeil.topology import TopologyName

@@ -16,7 +16,8 @@ import jax.numpy as jnp
 
 import envs
 from envs import Action
-from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.agent.config import AgentConfig
+from proagent.agent.proagent import ProAgent
 from proagent.contract import ImmediateAgent, Observation
 from proagent.domains.overcooked import OvercookedDomain
 from tests.support.scripted import ScriptedCall

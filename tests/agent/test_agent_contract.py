@@ -11,7 +11,7 @@ from agent_helpers import make_agent, run
 
 import envs
 from proagent.agent.background import BackgroundProAgent
-from proagent.agent.proagent import AgentConfig
+from proagent.agent.config import AgentConfig
 from proagent.contract import Agent, PolicyAgent
 from proagent.domains import get_domain
 from tests.support.scripted import ScriptedModel

@@ -18,7 +18,8 @@ import jax
 import pytest
 
 import envs
-from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.agent.config import AgentConfig
+from proagent.agent.proagent import ProAgent
 from proagent.domains.overcooked.partners import make_partner
 from proagent.llm.factory import make_model
 from proagent.runner.episode import run_episode

@@ -14,7 +14,7 @@ import pytest
 from agent_helpers import StayPartner, act, make_agent, run, sensible_policy
 
 from envs import EventKind
-from proagent.agent.proagent import Attempt, Decision
+from proagent.agent.records import Attempt, Decision
 from proagent.llm.cache import CachedModel
 from proagent.llm.types import LLMError
 from proagent.runner.episode import run_episode

@@ -9,8 +9,8 @@ import pytest
 from agent_helpers import act, answer, make_agent
 
 from envs import Action
+from proagent.agent.config import AgentConfig
 from proagent.agent.memory import Memory, MemoryRecord
-from proagent.agent.proagent import AgentConfig
 from tests.support.scripted import ScriptedModel
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from proagent.agent.proagent import AgentConfig
+from proagent.agent.config import AgentConfig
 from proagent.builder import LLMFlags, agent_config
 from proagent.cli import main
 from proagent.cli.agent_options import add_agent_options

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from proagent.agent.proagent import AgentConfig
+from proagent.agent.config import AgentConfig
 from proagent.agent.probe import BeliefProber, check_probe, parse_beliefs, probe_schema, probe_summary, score_beliefs
 from proagent.agent.prompts import PromptSetError
 from proagent.domains import get_domain

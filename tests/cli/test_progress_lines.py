@@ -50,7 +50,8 @@ def test_play_without_a_terminal_writes_a_line_every_n_decisions(server, tmp_pat
 
 
 def _view(step: int, score: float, decisions: int) -> SimpleNamespace:
-    from proagent.agent.proagent import AgentStats, ProAgent
+    from proagent.agent.proagent import ProAgent
+    from proagent.agent.records import AgentStats
 
     agent = ProAgent.__new__(ProAgent)  # only its counters are read
     agent.stats = AgentStats(decisions=decisions)

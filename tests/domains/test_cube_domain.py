@@ -12,7 +12,7 @@ import jax
 import pytest
 from cube_views import cube_view as _view
 
-from proagent.agent.proagent import AgentConfig
+from proagent.agent.config import AgentConfig
 from proagent.builder import check_llm_agent
 from proagent.cli import main
 from proagent.contract import Agent, UnknownAgentError

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.agent.config import AgentConfig
+from proagent.agent.proagent import ProAgent
 from proagent.cli import main
 from proagent.domains import get_domain
 from proagent.maeil import TOPOLOGIES, TopologyConfig

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.agent.config import AgentConfig
+from proagent.agent.proagent import ProAgent
 from proagent.domains import get_domain
 from proagent.maeil import TopologyConfig
 from proagent.runner.episode import run_episode

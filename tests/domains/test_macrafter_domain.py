@@ -12,8 +12,8 @@ import jax.numpy as jnp
 import pytest
 from macrafter_maps import small_env
 
+from proagent.agent.config import AgentConfig
 from proagent.agent.planner import Planner
-from proagent.agent.proagent import AgentConfig
 from proagent.agent.prompts import load_knowledge, load_prompt_set
 from proagent.builder import check_llm_agent
 from proagent.contract import Agent, UnknownAgentError

@@ -11,8 +11,8 @@ from macrafter_maps import small_env
 
 from envs.macrafter import CrafterEnv, CrafterState
 from envs.macrafter.settings import CreatureRules
+from proagent.agent.config import AgentConfig
 from proagent.agent.planner import Planner
-from proagent.agent.proagent import AgentConfig
 from proagent.agent.prompts import load_knowledge, load_prompt_set
 from proagent.builder import check_llm_agent
 from proagent.domains import get_domain

@@ -26,8 +26,9 @@ import envs
 from envs import Action, Dynamics
 from envs.overcooked.events import Event, EventKind
 from envs.overcooked.symbolic import Item
+from proagent.agent.config import AgentConfig
 from proagent.agent.planner import Planner
-from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.agent.proagent import ProAgent
 from proagent.agent.prompts import load_knowledge, load_prompt_set
 from proagent.contract import Observation
 from proagent.domains.overcooked import OvercookedDomain

@@ -15,7 +15,8 @@ import jax.numpy as jnp
 import pytest
 
 from envs.yokai import make
-from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.agent.config import AgentConfig
+from proagent.agent.proagent import ProAgent
 from proagent.agent.prompt_check import check_prompt_set
 from proagent.agent.prompts import load_knowledge, load_prompt_set
 from proagent.cli import main

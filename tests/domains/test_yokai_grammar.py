@@ -12,7 +12,8 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.agent.config import AgentConfig
+from proagent.agent.proagent import ProAgent
 from proagent.contract import Observation
 from proagent.domains import get_domain
 from proagent.domains.yokai.skills import move_arg

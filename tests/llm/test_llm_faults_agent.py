@@ -20,7 +20,8 @@ import pytest
 
 import envs
 from envs.overcooked.env import Dynamics
-from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.agent.config import AgentConfig
+from proagent.agent.proagent import ProAgent
 from proagent.llm.types import Completion, Message, StructuredOutput
 from proagent.runner.episode import run_episode
 from tests.support.scripted import ScriptedModel

@@ -88,7 +88,8 @@ def llm_run(tmp_path_factory, cramped_env) -> Path:
 
     import jax
 
-    from proagent.agent.proagent import AgentConfig, ProAgent
+    from proagent.agent.config import AgentConfig
+    from proagent.agent.proagent import ProAgent
     from proagent.domains.overcooked.partners import make_partner
     from proagent.runner.episode import run_episode
     from proagent.runner.run_folder import RunFolder

@@ -14,7 +14,8 @@ import jax
 from web_helpers import heuristic_model
 
 from proagent.agent.background import BackgroundProAgent
-from proagent.agent.proagent import AgentConfig, ProAgent
+from proagent.agent.config import AgentConfig
+from proagent.agent.proagent import ProAgent
 from proagent.domains.overcooked.partners import make_partner
 from proagent.runner.episode import run_episode
 
