@@ -229,7 +229,7 @@ def test_collector_totals_cover_every_metric() -> None:
 
 
 def test_records_feed_the_replay_lanes_unchanged() -> None:
-    from proagent.web.replay_data import episode_lanes
+    from proagent.web.replay_lanes import episode_lanes
 
     team = [agent(0, 3, 4, stone_pickaxe=1), agent(1, 5, 4, stone_pickaxe=1), agent(2, 4, 3, wood_pickaxe=1)]
     before = view(team, IRON)

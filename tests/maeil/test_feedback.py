@@ -177,7 +177,7 @@ def test_snapshot_follows_the_tech_tree() -> None:
 
 
 def test_the_replay_lanes_show_the_feedback_apart_from_the_text() -> None:
-    from proagent.web.replay_data import episode_lanes
+    from proagent.web.replay_lanes import episode_lanes
 
     _, _, records = _run("centralized", feedback=True, steps=1)
     lanes = episode_lanes([{"step": 0, "actions": ["noop"] * 4, "cognition": records}])

@@ -22,7 +22,8 @@ from envs.macrafter.events import CrafterEvent, CrafterEventKind
 from envs.macrafter.rules import ACTION_NAMES
 from proagent.domains.macrafter.rendering import RENDERING, capability_changes
 from proagent.domains.macrafter.web import SCRIPT, end, frame, replay_drawing, scene
-from proagent.web.replay_data import episode_lanes, episode_payload, load_run
+from proagent.web.replay_data import episode_payload, load_run
+from proagent.web.replay_lanes import episode_lanes
 from proagent.web.replay_page import DOMAIN_SCRIPT, PAGE, export_html, replay_routes
 from proagent.web.server import WebServer
 from tests.support.http_calls import wait_for

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from proagent.cli import main
-from proagent.web.replay_data import ReplayDrawing, episode_lanes, episode_payload, load_run
+from proagent.web.replay_data import ReplayDrawing, episode_payload, load_run
+from proagent.web.replay_lanes import episode_lanes
 from proagent.web.replay_page import PAGE, export_html, replay_routes
 from proagent.web.server import WebServer
 from tests.support.fake_server import FakeChatServer
