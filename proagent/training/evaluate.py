@@ -96,10 +96,16 @@ def self_play_score(
     """The policy (or per-seat policies, ``seat_params``) as a team, stochastic as trained: the
     ``self_play`` of every manifest."""
     team = seat_params(params, seat_groups, env.num_agents)
+    run = jax.jit(lambda key: _team_scores(env, network, team, key, episodes))
+    return summarize(np.asarray(run(jax.random.PRNGKey(seed))), env.horizon)
+
+
+def _team_scores(env: RLEnv, network: Network, team: tuple[Any, ...], key: jax.Array, episodes: int) -> jax.Array:
+    """Scores (E,) of ``team`` (each seat's parameters) over ``episodes`` whole episodes, actions
+    sampled as trained, every seat's memory fresh (traceable: the callers jit it)."""
     acts = tuple(_actor(network, env.num_actions, p) for p in team)
     hidden = policy_fns(network, env.num_actions).initial_hidden(episodes)
-    run = jax.jit(lambda key: _episode_scores(env, acts, (hidden,) * len(acts), key, episodes))
-    return summarize(np.asarray(run(jax.random.PRNGKey(seed))), env.horizon)
+    return _episode_scores(env, acts, (hidden,) * len(acts), key, episodes)
 
 
 def make_learners_self_play(env: RLEnv, network: Network, episodes: int) -> Callable[[Any, jax.Array], jax.Array]:
@@ -107,11 +113,9 @@ def make_learners_self_play(env: RLEnv, network: Network, episodes: int) -> Call
     a leading axis, as a population runner holds them) in self-play, stochastic as trained, all on
     the same deals (one key). Compiled once, so a training loop can score its learners after every
     call at the price of the episodes alone."""
-    initial = policy_fns(network, env.num_actions).initial_hidden(episodes)
 
     def one(params, key: jax.Array) -> jax.Array:
-        act = _actor(network, env.num_actions, params)
-        return _episode_scores(env, (act,) * env.num_agents, (initial,) * env.num_agents, key, episodes)
+        return _team_scores(env, network, (params,) * env.num_agents, key, episodes)
 
     return jax.jit(jax.vmap(one, in_axes=(0, None)))
 
