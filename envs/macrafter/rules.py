@@ -12,7 +12,9 @@ from enum import IntEnum
 
 
 class Material(IntEnum):
-    """What one cell of the world holds. Plants and cows are cells too (they do not wander)."""
+    """What one cell of the world holds. Cows are objects that wander (``CrafterState.cow_pos``);
+    ``COW`` marks their cells only in the typed view's drawing of the map, never in the state's grid.
+    ``RIPE_PLANT`` is kept for old records: EmCoop's plants never ripen."""
 
     GRASS = 0
     SAND = 1
@@ -32,7 +34,7 @@ class Material(IntEnum):
 
 
 class Item(IntEnum):
-    """An inventory slot. Every item can be shared; tools are kept, materials are consumed."""
+    """An inventory slot (EmCoop's bag, vitals aside). Tools are kept, materials are consumed."""
 
     WOOD = 0
     STONE = 1
@@ -61,9 +63,10 @@ class Vital(IntEnum):
 
 
 class Action(IntEnum):
-    """Primitive actions. A move turns the agent to face that way and steps if the cell is free; DO
-    acts on the faced cell (collect, drink, eat); MAKE_* crafts near a station. Sharing is an action
-    family after these: ``share_action(target_seat, item)`` hands one unit to that teammate."""
+    """Primitive actions, in EmCoop's order (``data.yaml``). A move turns the agent to face that way and
+    steps if the cell is free; DO collects every resource within ``collect_distance`` (no facing);
+    PLACE_* fills the faced cell; MAKE_* crafts beside a station. Sharing is an action family after
+    these: ``share_action(target_seat, good)`` hands the whole count of one good to that teammate."""
 
     NOOP = 0
     LEFT = 1
@@ -84,32 +87,50 @@ class Action(IntEnum):
     MAKE_IRON_SWORD = 16
 
 
+# What a share may hand over: every bag item, and food, drink and energy (EmCoop refuses health only).
+SHARE_GOODS: tuple[str, ...] = (*(i.name.lower() for i in Item), "food", "drink", "energy")
+SHARE_VITALS: dict[str, Vital] = {"food": Vital.FOOD, "drink": Vital.DRINK, "energy": Vital.ENERGY}
+NUM_GOODS = len(SHARE_GOODS)
+
 MAX_AGENTS = 8  # the action space is sized for it, so action ids never depend on the team size
 MIN_AGENTS = 1
 SHARE_BASE = len(Action)  # the first share action id
-NUM_ACTIONS = SHARE_BASE + MAX_AGENTS * NUM_ITEMS
+NUM_ACTIONS = SHARE_BASE + MAX_AGENTS * NUM_GOODS
 
 
-def share_action(target_seat: int, item: Item | int) -> int:
-    """The primitive action that hands one unit of ``item`` to ``target_seat``."""
+def good_index(good: Item | str | int) -> int:
+    """The index in ``SHARE_GOODS`` of an Item, a good's name or an index."""
+    if isinstance(good, Item):
+        return int(good)
+    if isinstance(good, str):
+        if good not in SHARE_GOODS:
+            raise ValueError(f"share: {good!r} cannot be shared; one of {list(SHARE_GOODS)}")
+        return SHARE_GOODS.index(good)
+    if not 0 <= int(good) < NUM_GOODS:
+        raise ValueError(f"share: good {good} is outside 0..{NUM_GOODS - 1}")
+    return int(good)
+
+
+def share_action(target_seat: int, good: Item | str | int) -> int:
+    """The primitive action that hands the whole count of ``good`` to ``target_seat``."""
     if not 0 <= target_seat < MAX_AGENTS:
         raise ValueError(f"share: seat {target_seat} is outside 0..{MAX_AGENTS - 1}")
-    return SHARE_BASE + target_seat * NUM_ITEMS + int(item)
+    return SHARE_BASE + target_seat * NUM_GOODS + good_index(good)
 
 
-def decode_share(action: int) -> tuple[int, Item] | None:
-    """``(target_seat, item)`` of a share action, None for every other action."""
+def decode_share(action: int) -> tuple[int, str] | None:
+    """``(target_seat, good name)`` of a share action, None for every other action."""
     if action < SHARE_BASE or action >= NUM_ACTIONS:
         return None
-    seat, item = divmod(action - SHARE_BASE, NUM_ITEMS)
-    return seat, Item(item)
+    seat, good = divmod(action - SHARE_BASE, NUM_GOODS)
+    return seat, SHARE_GOODS[good]
 
 
 def action_name(action: int) -> str:
     """A primitive action's name (``share_2_wood`` for the share family)."""
     shared = decode_share(action)
     if shared is not None:
-        return f"share_{shared[0]}_{shared[1].name.lower()}"
+        return f"share_{shared[0]}_{shared[1]}"
     return Action(action).name.lower()
 
 
@@ -125,6 +146,8 @@ VECTORS: dict[Action, tuple[int, int]] = {
 }
 
 WALKABLE: tuple[Material, ...] = (Material.GRASS, Material.SAND, Material.PATH)
+# An agent may also step onto lava, which kills it (EmCoop's Player.walkable); cows may not.
+AGENT_WALKABLE: tuple[Material, ...] = (*WALKABLE, Material.LAVA)
 # Where a placed object may go (Crafter's rule; stone may also fill water and lava).
 PLACEABLE_ON: dict[Action, tuple[Material, ...]] = {
     Action.PLACE_STONE: (Material.GRASS, Material.SAND, Material.PATH, Material.WATER, Material.LAVA),
@@ -132,6 +155,46 @@ PLACEABLE_ON: dict[Action, tuple[Material, ...]] = {
     Action.PLACE_FURNACE: (Material.GRASS, Material.SAND, Material.PATH),
     Action.PLACE_PLANT: (Material.GRASS,),
 }
+
+# What a collected cell becomes (EmCoop's data.yaml ``collect.*.leaves``); water is never used up.
+LEAVES: dict[Material, Material] = {
+    Material.TREE: Material.GRASS,
+    Material.STONE: Material.PATH,
+    Material.COAL: Material.PATH,
+    Material.IRON: Material.PATH,
+    Material.DIAMOND: Material.PATH,
+    Material.WATER: Material.WATER,
+}
+
+
+class Achievement(IntEnum):
+    """EmCoop's per-agent achievement counters (``data.yaml`` order)."""
+
+    COLLECT_COAL = 0
+    COLLECT_DIAMOND = 1
+    COLLECT_DRINK = 2
+    COLLECT_IRON = 3
+    COLLECT_SAPLING = 4
+    COLLECT_STONE = 5
+    COLLECT_WOOD = 6
+    DEFEAT_SKELETON = 7
+    DEFEAT_ZOMBIE = 8
+    EAT_COW = 9
+    EAT_PLANT = 10
+    MAKE_IRON_PICKAXE = 11
+    MAKE_IRON_SWORD = 12
+    MAKE_STONE_PICKAXE = 13
+    MAKE_STONE_SWORD = 14
+    MAKE_WOOD_PICKAXE = 15
+    MAKE_WOOD_SWORD = 16
+    PLACE_FURNACE = 17
+    PLACE_PLANT = 18
+    PLACE_STONE = 19
+    PLACE_TABLE = 20
+    WAKE_UP = 21
+
+
+NUM_ACHIEVEMENTS = len(Achievement)
 
 # A tool's tier (0: bare hands); the tier of the tool a resource needs scales its value.
 TOOL_TIERS: dict[str, int] = {"none": 0, "wood_pickaxe": 1, "stone_pickaxe": 2, "iron_pickaxe": 3}

@@ -1,17 +1,19 @@
-"""Every number of MA-Crafter's cooperative rules, as one validated, recorded settings model.
+"""Every number of MA-Crafter's rules, as one validated, recorded settings model.
 
-EmCoop's published MA-Crafter setup is the default: a resource is collected by a quorum of agents
-acting on it in the same step within Manhattan distance ``collect_distance``; each resource needs a
-quorum and a tool; crafting needs the station nearby and a crafting quorum in the same step,
-consumes the ingredients from the leader's bag (the lowest seat among the participants that holds
-them all) and gives the item to every participant. A collected unit scores
-``base_value * quorum * (1 + tool_tier_bonus * tier(tool))`` for the team, once per mined cell
-(every participant also gets one unit in its bag). Runs record ``settings.model_dump()`` in their
-config, so a table states the rules it was made under.
+The defaults are EmCoop's (COOP²'s) published setup, read from its code
+(``ma_crafter/macrafter/paper_config.yaml``, ``data.yaml``, ``coop_env.py``, ``objects.py``,
+``env.py``): a ``do`` collects every resource within Manhattan ``collect_distance`` of the agent
+(no facing); a resource is taken when at least its quorum of the agents doing so hold its exact
+tool, and each of them gets one unit; a collected unit scores ``base_value * quorum *
+(1 + tool_tier_bonus * tier(tool))`` once per participant; crafting is one agent's act beside a
+station (the paper's crafting quorum is a setting, ``RecipeRule.quorum``, off by default because
+EmCoop's code lets one agent craft). Runs record ``settings.model_dump()`` in their config, so a
+table states the rules it was made under. ``docs/macrafter.md`` names the EmCoop line of each rule.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -20,9 +22,21 @@ from envs.macrafter.rules import MAX_AGENTS, MIN_AGENTS, TOOL_TIERS
 
 ToolName = Literal["none", "wood_pickaxe", "stone_pickaxe", "iron_pickaxe"]
 StationName = Literal["table", "furnace"]
-ResourceName = Literal["tree", "stone", "coal", "iron", "diamond"]
+ResourceName = Literal["tree", "stone", "coal", "iron", "diamond", "water", "cow"]
 CraftName = Literal["wood_pickaxe", "stone_pickaxe", "iron_pickaxe", "wood_sword", "stone_sword", "iron_sword"]
 ItemName = Literal["wood", "stone", "coal", "iron", "diamond", "sapling"]
+# The resources in state order (``CrafterState.tgt_res`` codes) and the item each gives.
+RESOURCE_ORDER: tuple[str, ...] = ("tree", "stone", "coal", "iron", "diamond", "water", "cow")
+RESOURCE_GIVES: dict[str, str] = {
+    "tree": "wood",
+    "stone": "stone",
+    "coal": "coal",
+    "iron": "iron",
+    "diamond": "diamond",
+    "water": "drink",
+    "cow": "food",
+}
+SCORED: tuple[str, ...] = ("tree", "stone", "coal", "iron", "diamond")  # the team score's resources
 
 
 class _Frozen(BaseModel):
@@ -30,15 +44,19 @@ class _Frozen(BaseModel):
 
 
 class ResourceRule(_Frozen):
-    """How one resource is collected: by ``quorum`` agents, each holding ``tool`` (or a better one)."""
+    """How one resource is collected: by ``quorum`` agents within reach, each holding ``tool`` (that
+    exact tool: EmCoop's ``satisfies_tool_requirement``); ``base_value`` scores each unit (0: none)."""
 
     quorum: int = Field(ge=1, le=MAX_AGENTS)
     tool: ToolName
-    base_value: float = Field(ge=0)
+    base_value: float = Field(ge=0, allow_inf_nan=False)
 
 
 class RecipeRule(_Frozen):
-    """What one craft consumes from the leader's bag, which stations must be near, and its quorum."""
+    """What one craft consumes from the crafter's bag and which stations must be beside it.
+
+    ``quorum`` is the paper's crafting rule (that many agents making the same item beside the
+    station in one step, each paying its own ingredients); EmCoop's code has none (1)."""
 
     needs: dict[ItemName, int]
     stations: tuple[StationName, ...]
@@ -46,97 +64,75 @@ class RecipeRule(_Frozen):
 
 
 def _default_resources() -> dict[str, ResourceRule]:
+    """``paper_config.yaml``: quorums and tools; ``team_score.base_values``: values."""
     return {
         "tree": ResourceRule(quorum=1, tool="none", base_value=1),
         "stone": ResourceRule(quorum=1, tool="wood_pickaxe", base_value=10),
         "coal": ResourceRule(quorum=2, tool="wood_pickaxe", base_value=25),
         "iron": ResourceRule(quorum=3, tool="stone_pickaxe", base_value=25),
         "diamond": ResourceRule(quorum=3, tool="iron_pickaxe", base_value=80),
+        "water": ResourceRule(quorum=1, tool="none", base_value=0),
+        "cow": ResourceRule(quorum=1, tool="none", base_value=0),
     }
 
 
 def _default_recipes() -> dict[str, RecipeRule]:
-    """Crafter's tech tree; the stone and iron tiers need two crafters at once."""
+    """``data.yaml`` ``make``: wood and stone tools beside a table, iron tools beside a furnace."""
     return {
-        "wood_pickaxe": RecipeRule(needs={"wood": 1}, stations=("table",), quorum=1),
-        "stone_pickaxe": RecipeRule(needs={"wood": 1, "stone": 1}, stations=("table",), quorum=2),
-        "iron_pickaxe": RecipeRule(needs={"wood": 1, "coal": 1, "iron": 1}, stations=("table", "furnace"), quorum=2),
-        "wood_sword": RecipeRule(needs={"wood": 1}, stations=("table",), quorum=1),
-        "stone_sword": RecipeRule(needs={"wood": 1, "stone": 1}, stations=("table",), quorum=2),
-        "iron_sword": RecipeRule(needs={"wood": 1, "coal": 1, "iron": 1}, stations=("table", "furnace"), quorum=2),
+        "wood_pickaxe": RecipeRule(needs={"wood": 1}, stations=("table",)),
+        "stone_pickaxe": RecipeRule(needs={"wood": 1, "stone": 1}, stations=("table",)),
+        "iron_pickaxe": RecipeRule(needs={"wood": 1, "coal": 1, "iron": 1}, stations=("furnace",)),
+        "wood_sword": RecipeRule(needs={"wood": 1}, stations=("table",)),
+        "stone_sword": RecipeRule(needs={"wood": 1, "stone": 1}, stations=("table",)),
+        "iron_sword": RecipeRule(needs={"wood": 1, "coal": 1, "iron": 1}, stations=("furnace",)),
     }
 
 
-class CreatureRules(_Frozen):
-    """Zombies and skeletons (Crafter's hostile creatures), read only when ``hostile_creatures`` is on.
-
-    The world has no daylight, so the zombie spawn chance is one constant per step. Capacities are
-    fixed so the state's arrays keep static shapes under jit; a slot's ``alive`` flag says whether
-    it holds a creature. A skeleton's arrow is instant: it hits the first agent along a clear line
-    within ``skeleton_reach`` (no arrow object travels), which keeps the step a fixed-size array
-    computation.
-    """
-
-    max_zombies: int = Field(default=3, ge=0, le=32)
-    max_skeletons: int = Field(default=2, ge=0, le=32)
-    zombie_spawn_probability: float = Field(default=0.05, ge=0, le=1)  # per step, one try on a random cell
-    skeleton_spawn_probability: float = Field(default=0.05, ge=0, le=1)  # per step, on a random path cell
-    spawn_min_distance: int = Field(default=3, ge=1, le=64)  # Chebyshev distance to the nearest agent
-    spawn_max_distance: int = Field(default=8, ge=1, le=64)
-    zombie_health: int = Field(default=5, ge=1, le=100)
-    skeleton_health: int = Field(default=3, ge=1, le=100)
-    zombie_move_probability: float = Field(default=0.8, ge=0, le=1)  # a step toward the nearest agent
-    skeleton_move_probability: float = Field(default=0.5, ge=0, le=1)  # a random step along path cells
-    chase_distance: int = Field(default=8, ge=1, le=64)  # a zombie farther from every agent wanders
-    zombie_damage: int = Field(default=2, ge=0, le=100)
-    zombie_sleep_damage: int = Field(default=7, ge=0, le=100)  # on a sleeping agent
-    zombie_cooldown: int = Field(default=5, ge=0, le=100)  # steps between two attacks of one zombie
-    skeleton_damage: int = Field(default=2, ge=0, le=100)
-    skeleton_reach: int = Field(default=4, ge=1, le=16)  # an arrow's range along a row or column
-    skeleton_cooldown: int = Field(default=4, ge=0, le=100)
-    hand_damage: int = Field(default=1, ge=0, le=100)  # an agent's DO on a creature, by its best sword
-    wood_sword_damage: int = Field(default=2, ge=0, le=100)
-    stone_sword_damage: int = Field(default=3, ge=0, le=100)
-    iron_sword_damage: int = Field(default=5, ge=0, le=100)
-
-    @model_validator(mode="after")
-    def _check(self) -> CreatureRules:
-        if self.spawn_min_distance > self.spawn_max_distance:
-            raise ValueError(
-                f"creatures: spawn_min_distance {self.spawn_min_distance} exceeds "
-                f"spawn_max_distance {self.spawn_max_distance}"
-            )
-        return self
+def paper_recipes() -> dict[str, RecipeRule]:
+    """The paper's crafting rule: stone and iron tools need two crafters at once (EmCoop v1, Table 1)."""
+    recipes = _default_recipes()
+    for name in ("stone_pickaxe", "iron_pickaxe", "stone_sword", "iron_sword"):
+        recipes[name] = recipes[name].model_copy(update={"quorum": 2})
+    return recipes
 
 
 class CrafterSettings(_Frozen):
-    """One MA-Crafter world's rules and sizes."""
+    """One MA-Crafter world's rules and sizes (EmCoop's by default)."""
 
     num_agents: int = Field(default=3, ge=MIN_AGENTS, le=MAX_AGENTS)
-    width: int = Field(default=24, ge=9, le=64)
-    height: int = Field(default=24, ge=9, le=64)
-    horizon: int = Field(default=300, ge=1, le=10_000)
-    collect_distance: int = Field(default=1, ge=1, le=8)  # d: Manhattan reach of a collecting agent
-    share_distance: int = Field(default=1, ge=1, le=64)  # Manhattan reach of a share (1: adjacent)
+    width: int = Field(default=64, ge=9, le=64)
+    height: int = Field(default=64, ge=9, le=64)
+    horizon: int = Field(default=200, ge=1, le=10_000)
+    collect_distance: int = Field(default=1, ge=1, le=8)  # paper_config distance_threshold (Manhattan)
     resources: dict[ResourceName, ResourceRule] = Field(default_factory=_default_resources)
-    tool_tier_bonus: float = Field(default=0.5, ge=0)
+    tool_tier_bonus: float = Field(default=0.5, ge=0, allow_inf_nan=False)
+    scale_by_quorum: bool = True  # team_score.scale_by_required_agents
+    score_per_participant: bool = True  # team_score.score_shared_resources_per_agent
     recipes: dict[CraftName, RecipeRule] = Field(default_factory=_default_recipes)
-    station_radius: int = Field(default=1, ge=1, le=4)  # Chebyshev distance to a table/furnace
-    table_wood: int = Field(default=1, ge=0)  # what placing a table costs (Crafter: wood)
-    furnace_stone: int = Field(default=1, ge=0)  # placing a furnace costs stone, near a table
+    table_wood: int = Field(default=2, ge=0, le=20)  # data.yaml place.table.uses
+    furnace_stone: int = Field(default=4, ge=0, le=20)  # data.yaml place.furnace.uses (no table needed)
     view_width: int = Field(default=9, ge=3, le=31)  # the local view, centred on the agent (odd)
     view_height: int = Field(default=7, ge=3, le=31)
-    vital_max: int = Field(default=9, ge=1)
-    food_every: int = Field(default=30, ge=1)  # steps per unit of food lost
-    drink_every: int = Field(default=20, ge=1)
-    energy_every: int = Field(default=30, ge=1)  # awake; asleep, energy rises one per this many steps / 3
-    health_every: int = Field(default=10, ge=1)  # steps per health point gained (all vitals > 0) or lost
-    sapling_probability: float = Field(default=0.1, ge=0, le=1)  # DO on grass
-    ripen_steps: int = Field(default=50, ge=1)  # a sapling becomes a ripe plant after this many steps
-    cow_food: int = Field(default=6, ge=0)
-    plant_food: int = Field(default=4, ge=0)
-    hostile_creatures: bool = False  # zombies and skeletons: off (EmCoop's setup)
-    creatures: CreatureRules = Field(default_factory=CreatureRules)  # read only when hostile_creatures
+    vital_max: int = Field(default=9, ge=1, le=99)
+    item_max: int = Field(default=20, ge=1, le=999)  # data.yaml max_object_capacity
+    # Player._update_life_stats / _degen_or_regen_health: a counter passing its threshold resets and
+    # changes the vital (hunger > 25: food - 1, so every 26 steps awake; asleep counters run at half rate).
+    hunger_threshold: int = Field(default=25, ge=1, le=1000)
+    thirst_threshold: int = Field(default=20, ge=1, le=1000)
+    fatigue_threshold: int = Field(default=30, ge=1, le=1000)  # awake: energy - 1 past it
+    rest_threshold: int = Field(default=10, ge=1, le=1000)  # asleep: energy + 1 past -it
+    recover_threshold: int = Field(default=25, ge=1, le=1000)  # fed: health + 1 past it
+    degen_threshold: int = Field(default=15, ge=1, le=1000)  # unfed: health - 1 past -it
+    cow_food: int = Field(default=6, ge=0, le=99)
+    cow_capacity: int = Field(default=64, ge=1, le=512)  # cow slots (static shapes); spawns stop when full
+    cow_move_probability: float = Field(default=0.5, ge=0, le=1, allow_inf_nan=False)
+    chunk_size: int = Field(default=12, ge=1, le=64)  # engine.World chunk (12, 12)
+    balance_every: int = Field(default=10, ge=1, le=10_000)  # env._balance_chunk every 10 steps
+    cow_spawn_probability: float = Field(default=0.01, ge=0, le=1, allow_inf_nan=False)
+    cow_despawn_probability: float = Field(default=0.1, ge=0, le=1, allow_inf_nan=False)
+    cow_spawn_distance: int = Field(default=5, ge=0, le=128)  # Manhattan, from every agent
+    cow_despawn_distance: int = Field(default=5, ge=0, le=128)
+    chunk_min_grass: int = Field(default=30, ge=0, le=4096)  # a chunk with fewer grass cells keeps no cow
 
     @model_validator(mode="after")
     def _check(self) -> CrafterSettings:
@@ -149,18 +145,30 @@ class CrafterSettings(_Frozen):
         return self
 
     @property
-    def zombie_slots(self) -> int:
-        """The zombie arrays' size: 0 with hostile creatures off, so the state carries nothing."""
-        return self.creatures.max_zombies if self.hostile_creatures else 0
-
-    @property
-    def skeleton_slots(self) -> int:
-        return self.creatures.max_skeletons if self.hostile_creatures else 0
+    def chunks(self) -> tuple[int, int]:
+        """(rows, columns) of balancing chunks over the map."""
+        return math.ceil(self.height / self.chunk_size), math.ceil(self.width / self.chunk_size)
 
     def unit_value(self, resource: str) -> float:
-        """What one collected unit of ``resource`` scores for the team."""
+        """What one collected unit of ``resource`` scores per participant (EmCoop's get_item_team_score)."""
         rule = self.resources[resource]
-        return rule.base_value * rule.quorum * (1 + self.tool_tier_bonus * TOOL_TIERS[rule.tool])
+        quorum = max(1, rule.quorum) if self.scale_by_quorum else 1
+        return round(rule.base_value * quorum * (1 + self.tool_tier_bonus * TOOL_TIERS[rule.tool]), 3)
+
+    def collection_score(self, resource: str, participants: int) -> float:
+        """The team score of one collection of ``resource`` by ``participants`` agents."""
+        return self.unit_value(resource) * (participants if self.score_per_participant else 1)
 
 
-__all__ = ["CraftName", "CrafterSettings", "CreatureRules", "RecipeRule", "ResourceName", "ResourceRule", "ToolName"]
+__all__ = [
+    "RESOURCE_GIVES",
+    "RESOURCE_ORDER",
+    "SCORED",
+    "CraftName",
+    "CrafterSettings",
+    "RecipeRule",
+    "ResourceName",
+    "ResourceRule",
+    "ToolName",
+    "paper_recipes",
+]

@@ -1,10 +1,11 @@
-"""The MA-Crafter state layout, shared by the JAX env and the decoder (no JAX needed here).
+"""The MA-Crafter state layout, shared by the JAX env, the NumPy reference and the decoder.
 
 Fixed-size arrays make shapes static under jit: H x W = the map, A = the scenario's agent
-capacity; padding seats are masked off (``active`` False), so scenarios with equal sizes,
-capacities and settings (all random worlds of one difficulty, say) stack into one batch and share
-one compiled step. The last step's records (each seat's result, its collection or craft attempt,
-its completed share) ride in the state, so the typed view and the events need nothing else.
+capacity (padding seats are masked off, ``active`` False), C = ``settings.cow_capacity`` cow
+slots. EmCoop's world is a list of objects updated in creation order (cows from world generation,
+then the agents, then cows spawned later); ``order`` keeps each object slot's creation number so
+the step can follow the same order. The last step's records (each seat's result, what its ``do``
+reached, its share) ride in the state, so the typed view and the events need nothing else.
 """
 
 from __future__ import annotations
@@ -13,134 +14,172 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from envs.macrafter.rules import NUM_ITEMS, Vital
-from envs.macrafter.scenario import Scenario
+from envs.macrafter.rules import NUM_ACHIEVEMENTS, NUM_ITEMS, Material, Vital
 from envs.macrafter.settings import CrafterSettings
 
-Array = Any  # jax.Array in the env, np.ndarray at the start and in the decoder
+Array = Any  # jax.Array in the env, np.ndarray in the reference and the decoder
 
-# What a seat's own action did in the last step (``CrafterView.results``). The attempt outcomes
-# (ok, too_few, no_tool, no_station, missing_items) double as results of DO and MAKE_*.
+# What a seat's own action did in the last step (``CrafterView.results``).
 RESULTS: tuple[str, ...] = (
-    "none",  # noop, asleep, down, or padding
-    "ok",  # moved, collected, placed, crafted, shared
-    "too_few",
-    "no_tool",
-    "no_station",
-    "missing_items",
-    "blocked",  # a move into a wall, a non-walkable cell or an agent (it still turned)
-    "occupied",  # a place on a cell that does not take it, holds an agent, or another seat took
-    "no_table",  # a furnace placed with no table within station_radius
-    "out_of_reach",  # a share beyond share_distance
-    "receiver_down",  # a share to a seat that is down, absent, or oneself
-    "drink",
-    "eat_cow",
-    "eat_plant",
-    "sapling",  # DO on grass found a sapling
-    "nothing",  # DO with nothing to act on (or grass without luck)
-    "sleep",  # SLEEP: asleep (or stays asleep)
-    "hit",  # DO on a creature that survived the blow (hostile creatures on)
-    "kill",  # DO on a creature that the blows of this step killed
+    "none",  # noop, or padding / removed seat
+    "ok",  # moved, collected something, placed, crafted, shared
+    "too_few",  # DO: a resource in reach lacked its quorum of agents holding the tool
+    "no_tool",  # DO: enough agents did it, but not enough held the tool (this one among those lacking)
+    "no_station",  # MAKE_*: no station of the recipe beside the agent
+    "missing_items",  # MAKE_* / PLACE_*: the bag lacks what it costs
+    "blocked",  # a move into a non-walkable cell, an object or the map's edge (it still turned)
+    "occupied",  # a place on a cell that does not take it or holds an object
+    "asleep",  # the agent slept through its action (EmCoop: a sleeper acts again only when rested)
+    "receiver_down",  # a share to a seat that is removed, absent, or oneself
+    "nothing",  # DO with no resource in reach; SLEEP with full energy; a share of a good not held
+    "sleep",  # SLEEP: fell asleep
+    "too_few_crafters",  # MAKE_* under the paper's crafting quorum: fewer crafters than it needs
+    "died",  # lava, or the seat was removed at health 0
 )
 RESULT = {name: i for i, name in enumerate(RESULTS)}
 
-# The resources in ``settings.resources`` order, and what each gives and becomes.
-RESOURCES: tuple[str, ...] = ("tree", "stone", "coal", "iron", "diamond")
-NO_ATTEMPT, COLLECT, CRAFT = 0, 1, 2
-# Hostile creatures, by kind index; a settings' slots hold its zombies first, then its skeletons.
-CREATURES: tuple[str, ...] = ("zombie", "skeleton")
-ZOMBIE, SKELETON = 0, 1
+RESOURCES: tuple[str, ...] = ("tree", "stone", "coal", "iron", "diamond", "water", "cow")
+COW_CODE = RESOURCES.index("cow")
+RESOURCE_MATERIALS: tuple[Material, ...] = (
+    Material.TREE,
+    Material.STONE,
+    Material.COAL,
+    Material.IRON,
+    Material.DIAMOND,
+    Material.WATER,
+)
+SCORED_ITEMS: tuple[str, ...] = ("wood", "stone", "coal", "iron", "diamond")
+COUNTERS: tuple[str, ...] = ("hunger", "thirst", "fatigue", "recover")  # stored as twice the value
 
 
-def creature_kinds(settings: CrafterSettings) -> np.ndarray:
-    """Each creature slot's kind (empty with hostile creatures off): fixed by the settings."""
-    return np.asarray([ZOMBIE] * settings.zombie_slots + [SKELETON] * settings.skeleton_slots, np.int32)
+def reach_offsets(distance: int) -> np.ndarray:
+    """(K, 2) (dx, dy) within Manhattan ``distance``, dx outer then dy (EmCoop's scan order)."""
+    return np.asarray(
+        [
+            (dx, dy)
+            for dx in range(-distance, distance + 1)
+            for dy in range(-distance, distance + 1)
+            if abs(dx) + abs(dy) <= distance
+        ],
+        np.int32,
+    ).reshape(-1, 2)
 
 
 class CrafterState(NamedTuple):
-    grid: Array  # (H, W) int32 Material
-    plant_age: Array  # (H, W) int32 steps since a sapling was placed (0 elsewhere)
+    grid: Array  # (H, W) int32 Material; cows are objects, not cells
     pos: Array  # (A, 2) int32 (x, y)
     facing: Array  # (A,) int32 index into rules.MOVES (left, right, up, down)
     active: Array  # (A,) bool, False for padding seats
-    alive: Array  # (A,) bool, health above 0
+    removed: Array  # (A,) bool, taken out of the world at health 0 (EmCoop's world.remove)
     sleeping: Array  # (A,) bool
     inventory: Array  # (A, NUM_ITEMS) int32
     vitals: Array  # (A, 4) int32 health, food, drink, energy
-    counters: Array  # (A, 4) int32 progress toward each vital's next change (health: signed)
+    counters: Array  # (A, 4) int32 hunger, thirst, fatigue, recover, each twice EmCoop's float
+    last_health: Array  # (A,) int32 health after the seat's last update (a drop wakes a sleeper)
+    achievements: Array  # (A, NUM_ACHIEVEMENTS) int32 rules.Achievement counters
+    cow_pos: Array  # (C, 2) int32 (x, y), (-1, -1) for an empty slot
+    cow_alive: Array  # (C,) bool
+    order: Array  # (A + C,) int32 creation number of each object slot (seats, then cows); -1 empty
+    next_order: Array  # () int32
+    touched: Array  # (CH, CW) bool chunks that ever held an object (EmCoop balances only those)
     score: Array  # () float32 team score
+    score_units: Array  # (5,) int32 scored units of wood, stone, coal, iron, diamond
     step: Array  # () int32
     done: Array  # () bool
+    last_action: Array  # (A,) int32 the action each seat took last step (noop for padding)
     result: Array  # (A,) int32 RESULTS index of each seat's own action last step
-    att_kind: Array  # (A,) int32 NO_ATTEMPT | COLLECT | CRAFT
-    att_target: Array  # (A,) int32 resource index (RESOURCES) or craft index (rules.CRAFTS order)
-    att_cell: Array  # (A, 2) int32 the resource cell, or the station used (-1, -1 when none)
-    att_capable: Array  # (A,) bool holds the tool (collect) / the ingredients (craft)
-    att_member: Array  # (A,) bool a craft participant (station in reach); always True for collects
-    att_leader: Array  # (A,) int32 the craft's leader, -1 when nothing was consumed
+    do_pos: Array  # (A, 2) int32 where each seat stood when the step's collections ran
+    do_tools: Array  # (A, 3) bool the pickaxes (wood, stone, iron) it held then
+    tgt_res: Array  # (A, K) int32 resource code in reach of each DO seat (reach_offsets order), -1 none
     share_to: Array  # (A,) int32 the seat a completed share went to, -1 when none
-    share_item: Array  # (A,) int32 the Item shared
-    # Hostile creatures: K = the settings' zombie + skeleton slots (0 when off: empty arrays).
-    creature_pos: Array  # (K, 2) int32 (x, y), (-1, -1) for an empty slot
-    creature_alive: Array  # (K,) bool the slot holds a creature
-    creature_health: Array  # (K,) int32
-    creature_cooldown: Array  # (K,) int32 steps until its next attack
-    damage: Array  # (A,) int32 health each seat lost to creatures last step
-    hit_kind: Array  # (A,) int32 the creature kind each seat's DO struck last step (-1 none)
+    share_good: Array  # (A,) int32 index into rules.SHARE_GOODS
+    share_qty: Array  # (A,) int32 how much it handed over
 
 
-def initial_state(scenario: Scenario) -> CrafterState:
-    """The scenario's start as NumPy arrays: full vitals, empty bags, everyone facing down."""
-    na, n = scenario.agent_capacity, scenario.num_agents
-    cfg = scenario.settings
-    pos = np.full((na, 2), -1, np.int32)
-    pos[:n] = scenario.agents
-    active = np.arange(na) < n
-    vitals = np.zeros((na, len(Vital)), np.int32)
-    vitals[:n] = cfg.vital_max
+def blank_state(settings: CrafterSettings, capacity: int) -> CrafterState:
+    """An empty world of ``settings``' size: all grass, no seat, no cow (NumPy arrays)."""
+    a, c, h, w = capacity, settings.cow_capacity, settings.height, settings.width
+    k = len(reach_offsets(settings.collect_distance))
     return CrafterState(
-        grid=scenario.grid_array(),
-        plant_age=np.zeros((cfg.height, cfg.width), np.int32),
-        pos=pos,
-        facing=np.full(na, 3, np.int32),
-        active=active,
-        alive=active.copy(),
-        sleeping=np.zeros(na, bool),
-        inventory=np.zeros((na, NUM_ITEMS), np.int32),
-        vitals=vitals,
-        counters=np.zeros((na, len(Vital)), np.int32),
+        grid=np.full((h, w), int(Material.GRASS), np.int32),
+        pos=np.full((a, 2), -1, np.int32),
+        facing=np.full(a, 3, np.int32),
+        active=np.zeros(a, bool),
+        removed=np.zeros(a, bool),
+        sleeping=np.zeros(a, bool),
+        inventory=np.zeros((a, NUM_ITEMS), np.int32),
+        vitals=np.zeros((a, len(Vital)), np.int32),
+        counters=np.zeros((a, len(COUNTERS)), np.int32),
+        last_health=np.zeros(a, np.int32),
+        achievements=np.zeros((a, NUM_ACHIEVEMENTS), np.int32),
+        cow_pos=np.full((c, 2), -1, np.int32),
+        cow_alive=np.zeros(c, bool),
+        order=np.full(a + c, -1, np.int32),
+        next_order=np.int32(0),
+        touched=np.zeros(settings.chunks, bool),
         score=np.float32(0),
+        score_units=np.zeros(5, np.int32),
         step=np.int32(0),
         done=np.bool_(False),
-        result=np.zeros(na, np.int32),
-        att_kind=np.zeros(na, np.int32),
-        att_target=np.zeros(na, np.int32),
-        att_cell=np.full((na, 2), -1, np.int32),
-        att_capable=np.zeros(na, bool),
-        att_member=np.zeros(na, bool),
-        att_leader=np.full(na, -1, np.int32),
-        share_to=np.full(na, -1, np.int32),
-        share_item=np.zeros(na, np.int32),
-        creature_pos=np.full((len(creature_kinds(cfg)), 2), -1, np.int32),
-        creature_alive=np.zeros(len(creature_kinds(cfg)), bool),
-        creature_health=np.zeros(len(creature_kinds(cfg)), np.int32),
-        creature_cooldown=np.zeros(len(creature_kinds(cfg)), np.int32),
-        damage=np.zeros(na, np.int32),
-        hit_kind=np.full(na, -1, np.int32),
+        last_action=np.zeros(a, np.int32),
+        result=np.zeros(a, np.int32),
+        do_pos=np.full((a, 2), -1, np.int32),
+        do_tools=np.zeros((a, 3), bool),
+        tgt_res=np.full((a, k), -1, np.int32),
+        share_to=np.full(a, -1, np.int32),
+        share_good=np.zeros(a, np.int32),
+        share_qty=np.zeros(a, np.int32),
+    )
+
+
+def populate(
+    settings: CrafterSettings,
+    capacity: int,
+    grid: np.ndarray,
+    agents: np.ndarray,
+    cows: np.ndarray,
+) -> CrafterState:
+    """A start state: ``grid``, cows at ``cows`` (created first, in the given order), then the
+    agents at ``agents`` with full vitals, empty bags, facing down (EmCoop's reset)."""
+    s = blank_state(settings, capacity)
+    n, m = len(agents), len(cows)
+    if m > settings.cow_capacity:
+        raise ValueError(f"{m} cows exceed cow_capacity {settings.cow_capacity}")
+    pos, cow_pos, order = s.pos.copy(), s.cow_pos.copy(), s.order.copy()
+    pos[:n] = np.asarray(agents, np.int32).reshape(-1, 2)
+    cow_pos[:m] = np.asarray(cows, np.int32).reshape(-1, 2)
+    cow_alive = np.arange(settings.cow_capacity) < m
+    order[capacity : capacity + m] = np.arange(m)
+    order[:n] = m + np.arange(n)
+    active = np.arange(capacity) < n
+    vitals = np.where(active[:, None], settings.vital_max, 0).astype(np.int32)
+    touched = s.touched.copy()
+    for x, y in [*pos[:n].tolist(), *cow_pos[:m].tolist()]:
+        touched[y // settings.chunk_size, x // settings.chunk_size] = True
+    return s._replace(
+        grid=np.asarray(grid, np.int32),
+        pos=pos,
+        active=active,
+        vitals=vitals,
+        last_health=vitals[:, 0].copy(),
+        cow_pos=cow_pos,
+        cow_alive=cow_alive,
+        order=order,
+        next_order=np.int32(m + n),
+        touched=touched,
     )
 
 
 __all__ = [
-    "COLLECT",
-    "CRAFT",
-    "CREATURES",
-    "NO_ATTEMPT",
+    "COUNTERS",
+    "COW_CODE",
     "RESOURCES",
+    "RESOURCE_MATERIALS",
     "RESULT",
     "RESULTS",
-    "SKELETON",
-    "ZOMBIE",
+    "SCORED_ITEMS",
     "CrafterState",
-    "creature_kinds",
-    "initial_state",
+    "blank_state",
+    "populate",
+    "reach_offsets",
 ]

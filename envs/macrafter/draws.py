@@ -1,0 +1,56 @@
+"""The random numbers of one MA-Crafter step, drawn from the step's key as raw uint32 bits.
+
+EmCoop draws from one NumPy RandomState as it goes (a cow's coin, its direction, a chunk's spawn
+roll, the spawn cell); we draw every number a step may need up front from the step's key, so the
+JAX env stays a pure function and the NumPy reference (`envs.macrafter.reference`) replays the
+exact same numbers. Bits, not floats, so both sides decide identically: a probability p is met
+when ``bits < threshold(p)`` and an index among n candidates is ``bits % n``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+from numpy import uint32 as np_uint32
+
+Array = Any
+
+
+class StepDraws(NamedTuple):
+    cow_move: Array  # (C,) uint32: does the cow try to move
+    cow_dir: Array  # (C,) uint32: which way (% 4)
+    chunk_roll: Array  # (NC,) uint32: the chunk's spawn or despawn roll
+    chunk_pick: Array  # (NC,) uint32: which grass cell / which cow
+
+
+def threshold(probability: float) -> int:
+    """The uint32 bound under which a draw meets ``probability`` (exactly 0 never, 1 always)."""
+    if probability >= 1.0:
+        return 2**32
+    return int(probability * 2**32)
+
+
+def step_draws(key: jax.Array, cow_capacity: int, num_chunks: int) -> StepDraws:
+    """Every random number of one step, from its key (pure; jit/vmap freely)."""
+    k1, k2, k3, k4 = jax.random.split(key, 4)
+    return StepDraws(
+        cow_move=jax.random.bits(k1, (cow_capacity,), jnp.uint32),
+        cow_dir=jax.random.bits(k2, (cow_capacity,), jnp.uint32),
+        chunk_roll=jax.random.bits(k3, (num_chunks,), jnp.uint32),
+        chunk_pick=jax.random.bits(k4, (num_chunks,), jnp.uint32),
+    )
+
+
+
+
+def meets(bits: Array, probability: float) -> Array:
+    """Which draws meet ``probability`` (works on NumPy and JAX arrays alike)."""
+    bound = threshold(probability)
+    if bound >= 2**32:
+        return bits == bits
+    return bits < np_uint32(bound)
+
+
+__all__ = ["StepDraws", "meets", "step_draws", "threshold"]
