@@ -1,12 +1,12 @@
 """MA-Crafter scenarios: the rules' settings, the seed, the target resource, the starts and the map.
 
 A scenario is validated when it is built, so an invalid one never reaches the env: every problem
-is one line (`ScenarioError`). Scenarios come by name (``easy_2a``, ``medium_3a``, ``hard_4a``:
-fixed worlds generated from their seeds), from a seed (``random:<easy|medium|hard>:<seed>``), any
-of them with ``@<n>`` for a team of n (`with_agents`); `with_settings` applies ``--env KEY=VALUE``
-overrides. Generated worlds hold what the target needs within reach of the start
-(`envs.macrafter.worldgen`); all random worlds of one difficulty have the same size and team, so
-their states stack into one batch.
+is one line (`ScenarioError`). Scenarios come by name: ``emcoop`` is EmCoop's world (64x64,
+generated anew from each reset's key by `envs.macrafter.terrain`, agents spawned on random
+grass); ``easy_2a``, ``medium_3a``, ``hard_4a`` are our smaller fixed maps generated from their
+seeds (`envs.macrafter.worldgen`, which guarantees what the target needs near a compact start);
+``random:<easy|medium|hard>:<seed>`` draws more of those. Any of them takes ``@<n>`` for a team of
+n (`with_agents`; EmCoop's grid plays 3 and 6); `with_settings` applies ``--env KEY=VALUE``.
 """
 
 from __future__ import annotations
@@ -44,15 +44,18 @@ class Scenario:
     grid: tuple[tuple[int, ...], ...]
     max_agents: int | None = None
     stamped: int = field(default=0, compare=False)  # resource cells the generator had to add
+    cows: tuple[Pos, ...] = ()  # cows at the start (objects on walkable ground), created first
+    generated: bool = False  # the world (map, cows, starts) is drawn from each reset's key
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "agents", tuple((int(x), int(y)) for x, y in self.agents))
+        object.__setattr__(self, "cows", tuple((int(x), int(y)) for x, y in self.cows))
         object.__setattr__(self, "grid", tuple(tuple(int(m) for m in row) for row in self.grid))
         validate(self)
 
     @property
     def num_agents(self) -> int:
-        return len(self.agents)
+        return self.settings.num_agents if self.generated else len(self.agents)
 
     @property
     def agent_capacity(self) -> int:
@@ -76,7 +79,13 @@ def validate(s: Scenario) -> None:
     def fail(msg: str) -> None:
         raise ScenarioError(f"scenario {s.name!r}: {msg}")
 
-    n, cfg = len(s.agents), s.settings
+    n, cfg = s.num_agents, s.settings
+    if s.generated:
+        if s.agents or s.grid or s.cows:
+            fail("a generated world has no fixed map, cows or starts")
+        if s.max_agents is not None and not n <= s.max_agents <= MAX_AGENTS:
+            fail(f"max_agents {s.max_agents} must lie in [{n}, {MAX_AGENTS}]")
+        return
     if not MIN_AGENTS <= n <= MAX_AGENTS:
         fail(f"{n} agents, need {MIN_AGENTS} to {MAX_AGENTS}")
     if cfg.num_agents != n:
@@ -102,6 +111,20 @@ def validate(s: Scenario) -> None:
         if (x, y) in seen:
             fail(f"agent {a} at ({x}, {y}) shares its cell with agent {seen[(x, y)]}")
         seen[(x, y)] = a
+    _validate_cows(s, fail, seen, walkable)
+
+
+def _validate_cows(s: Scenario, fail: Any, seen: dict[Pos, int], walkable: set[int]) -> None:
+    cfg = s.settings
+    if len(s.cows) > cfg.cow_capacity:
+        fail(f"{len(s.cows)} cows exceed cow_capacity {cfg.cow_capacity}")
+    cows: set[Pos] = set()
+    for x, y in s.cows:
+        if not (0 <= x < cfg.width and 0 <= y < cfg.height) or s.grid[y][x] not in walkable:
+            fail(f"a cow at ({x}, {y}) is not on walkable ground inside the map")
+        if (x, y) in seen or (x, y) in cows:
+            fail(f"a cow at ({x}, {y}) shares its cell with another object")
+        cows.add((x, y))
 
 
 # ---- hand-made maps ----
@@ -136,11 +159,15 @@ def from_text(
     """A hand-made scenario: ``rows`` of `LEGEND` characters, digits for the agents' starts (on
     grass, seat order by digit); ``settings`` default to the map's size and team."""
     starts: dict[int, Pos] = {}
+    cows: list[Pos] = []
     grid = []
     for y, row in enumerate(rows):
         cells = []
         for x, ch in enumerate(row):
-            if ch.isdigit():
+            if ch == "C":  # a cow: an object standing on grass
+                cows.append((x, y))
+                cells.append(int(Material.GRASS))
+            elif ch.isdigit():
                 if int(ch) in starts:
                     raise ScenarioError(f"scenario {name!r}: agent {ch} appears twice in the map")
                 starts[int(ch)] = (x, y)
@@ -162,13 +189,16 @@ def from_text(
         cfg = CrafterSettings.model_validate(cfg.model_dump())
     except ValidationError as e:
         raise ScenarioError(f"scenario {name!r}: {e.errors()[0]['msg']}") from None
-    return Scenario(name, None, cfg, None, target, agents, tuple(grid), max_agents=max_agents)
+    return Scenario(name, None, cfg, None, target, agents, tuple(grid), max_agents=max_agents, cows=tuple(cows))
 
 
-def to_text(grid: Sequence[Sequence[int]]) -> list[str]:
+def to_text(grid: Sequence[Sequence[int]], cows: Sequence[Pos] = ()) -> list[str]:
     """The map as `LEGEND` rows (the inverse of `from_text` without agents)."""
     chars = {int(m): ch for ch, m in LEGEND.items()}
-    return ["".join(chars[int(m)] for m in row) for row in grid]
+    rows = [[chars[int(m)] for m in row] for row in grid]
+    for x, y in cows:
+        rows[y][x] = "C"
+    return ["".join(row) for row in rows]
 
 
 # ---- generated worlds ----
@@ -181,6 +211,15 @@ class Difficulty:
     agents: int
     size: int
     target: str
+
+
+EMCOOP_TEAMS: tuple[int, ...] = (3, 6)  # the team sizes of EmCoop's experiment grid
+
+
+def emcoop_world(agents: int = 3) -> Scenario:
+    """EmCoop's world: 64x64, generated from each reset's key, its default rules and horizon."""
+    settings = CrafterSettings(num_agents=agents)
+    return Scenario("emcoop", "emcoop", settings, None, "diamond", (), (), generated=True)
 
 
 DIFFICULTIES: dict[str, Difficulty] = {
@@ -200,6 +239,9 @@ def build(
         world = generate(seed, settings.width, settings.height, settings.num_agents, target, settings.width, quorums)
     except ValueError as e:
         raise ScenarioError(f"scenario {name!r}: {e}") from None
+    grid = np.asarray(world.grid, np.int32)
+    cows = [(int(x), int(y)) for x, y in sorted(zip(*np.nonzero(grid == Material.COW)[::-1]))]  # x-major
+    grid[grid == Material.COW] = Material.GRASS
     return Scenario(
         name=name,
         difficulty=difficulty,
@@ -207,9 +249,10 @@ def build(
         seed=seed,
         target=target,
         agents=world.starts,
-        grid=tuple(tuple(int(m) for m in row) for row in world.grid),
+        grid=tuple(tuple(int(m) for m in row) for row in grid),
         max_agents=max_agents,
         stamped=world.stamped,
+        cows=tuple(cows),
     )
 
 
@@ -218,7 +261,7 @@ def random_scenario(difficulty: str, seed: int) -> Scenario:
     if difficulty not in DIFFICULTIES:
         raise ScenarioError(f"unknown difficulty {difficulty!r}; one of {sorted(DIFFICULTIES)}")
     d = DIFFICULTIES[difficulty]
-    settings = CrafterSettings(num_agents=d.agents, width=d.size, height=d.size)
+    settings = CrafterSettings(num_agents=d.agents, width=d.size, height=d.size, cow_capacity=16)
     return build(f"random:{difficulty}:{seed}", difficulty, seed, settings, d.target)
 
 
@@ -227,7 +270,13 @@ def _named(name: str, difficulty: str, seed: int) -> Scenario:
 
 
 SCENARIOS: dict[str, Scenario] = {
-    s.name: s for s in (_named("easy_2a", "easy", 11), _named("medium_3a", "medium", 23), _named("hard_4a", "hard", 37))
+    s.name: s
+    for s in (
+        emcoop_world(),
+        _named("easy_2a", "easy", 11),
+        _named("medium_3a", "medium", 23),
+        _named("hard_4a", "hard", 37),
+    )
 }
 
 
@@ -238,6 +287,10 @@ def with_agents(scenario: Scenario, n: int) -> Scenario:
         return scenario
     if not MIN_AGENTS <= n <= MAX_AGENTS:
         raise ScenarioError(f"scenario {scenario.name!r}: {n} agents, need {MIN_AGENTS} to {MAX_AGENTS}")
+    if scenario.generated:
+        settings = scenario.settings.model_copy(update={"num_agents": n})
+        max_agents = None if scenario.max_agents is None else max(scenario.max_agents, n)
+        return replace(scenario, name=f"{scenario.name}@{n}", settings=settings, max_agents=max_agents)
     if scenario.seed is None:
         raise ScenarioError(f"scenario {scenario.name!r}: a hand-made map has fixed starts; it cannot change its team")
     settings = scenario.settings.model_copy(update={"num_agents": n})
@@ -247,19 +300,18 @@ def with_agents(scenario: Scenario, n: int) -> Scenario:
 
 # ---- settings overrides (--env KEY=VALUE) ----
 
-_NESTED = {"resources", "recipes", "creatures"}
+_NESTED = {"resources", "recipes"}
 
 
 def setting_keys(settings: CrafterSettings) -> list[str]:
     """Every key `with_settings` accepts: the scalar fields, ``resources.<r>.<quorum|tool|base_value>``,
-    ``recipes.<c>.<quorum|stations>``, ``recipes.<c>.needs.<item>`` and ``creatures.<field>``."""
+    ``recipes.<c>.<quorum|stations>`` and ``recipes.<c>.needs.<item>``."""
     keys = [k for k in CrafterSettings.model_fields if k not in _NESTED]
     for r, rule in settings.resources.items():
         keys += [f"resources.{r}.{f}" for f in type(rule).model_fields]
     for c in settings.recipes:
         keys += [f"recipes.{c}.quorum", f"recipes.{c}.stations"]
         keys += [f"recipes.{c}.needs.{item}" for item in ("wood", "stone", "coal", "iron", "diamond", "sapling")]
-    keys += [f"creatures.{f}" for f in type(settings.creatures).model_fields]
     return keys
 
 
@@ -267,8 +319,8 @@ def _assign(data: dict[str, Any], key: str, value: str, settings: CrafterSetting
     if key not in setting_keys(settings):
         raise ScenarioError(
             f"--env {key}={value}: unknown setting; one of the fields {sorted(k for k in CrafterSettings.model_fields if k not in _NESTED)}, "
-            "resources.<tree|stone|coal|iron|diamond>.<quorum|tool|base_value>, "
-            "recipes.<craft>.<quorum|stations|needs.<item>>, creatures.<field>"
+            "resources.<tree|stone|coal|iron|diamond|water|cow>.<quorum|tool|base_value>, "
+            "recipes.<craft>.<quorum|stations|needs.<item>>"
         )
     *path, last = key.split(".")
     node = data
@@ -304,6 +356,8 @@ def with_settings(scenario: Scenario, overrides: Mapping[str, str]) -> Scenario:
         where = ".".join(str(p) for p in first["loc"]) or "settings"
         shown = ", ".join(f"{k}={v}" for k, v in overrides.items())
         raise ScenarioError(f"--env {shown}: {where}: {first['msg']}") from None
+    if scenario.generated:
+        return with_agents(replace(scenario, settings=settings), n)
     if scenario.seed is None:
         if (settings.width, settings.height) != (scenario.width, scenario.height) or n != scenario.num_agents:
             raise ScenarioError(f"scenario {scenario.name!r}: a hand-made map cannot change its size or team")
@@ -353,6 +407,7 @@ def available_scenarios() -> list[str]:
 
 __all__ = [
     "DIFFICULTIES",
+    "EMCOOP_TEAMS",
     "LEGEND",
     "SCENARIOS",
     "TARGETS",
@@ -361,6 +416,7 @@ __all__ = [
     "ScenarioError",
     "available_scenarios",
     "build",
+    "emcoop_world",
     "from_text",
     "load_scenario",
     "random_scenario",

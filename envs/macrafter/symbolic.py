@@ -2,9 +2,11 @@
 
 ``decode(settings, state)`` turns the env's arrays into a `CrafterView`. The view holds the whole
 world (the env's truth); what one agent may know is cut from it by the world's perception (its
-local ``view_width x view_height`` window, its own bag, what teammates said). The last step's
-collection and crafting attempts ride in the view (``attempts``), as CUBE's push records do, so
-events and constraint metrics are derived from (view, actions, next view) alone.
+local ``view_width x view_height`` window, its own bag, what teammates said). Cows are objects in
+the state; the view draws them into its grid as ``Material.COW`` (they stand on walkable ground,
+which is all an agent needs to know of the cell) and lists them in ``cows``. The last step's
+collection attempts ride in the view (``attempts``: every resource within reach of an agent that
+did ``do``), so events and constraint metrics are derived from (view, actions, next view) alone.
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from typing import Literal
 
 import numpy as np
 
-from envs.macrafter.rules import CRAFTS, MOVES, VECTORS, Item, Material, Vital
+from envs.macrafter.rules import MOVES, SHARE_GOODS, VECTORS, Achievement, Action, Item, Material, Vital
 from envs.macrafter.settings import CrafterSettings
-from envs.macrafter.state import CREATURES, RESOURCES, RESULTS, CrafterState, creature_kinds
+from envs.macrafter.state import RESOURCES, RESULTS, CrafterState, reach_offsets
 
 Pos = tuple[int, int]  # (x, y), y grows downwards
 Outcome = Literal["ok", "too_few", "no_tool", "no_station", "missing_items", "blocked"]
@@ -33,6 +35,7 @@ class AgentState:
     sleeping: bool
     inventory: dict[str, int]
     vitals: dict[str, int]  # health, food, drink, energy
+    achievements: dict[str, int] = field(default_factory=dict)  # EmCoop's counters, non-zero ones
 
     def count(self, item: Item | str) -> int:
         name = item.name.lower() if isinstance(item, Item) else item
@@ -55,11 +58,12 @@ class AgentState:
 
 @dataclass(frozen=True, slots=True)
 class Attempt:
-    """One cooperative act tried in the last step: a collection on one cell, or a craft of one item.
+    """One cooperative act tried in the last step: a collection of one resource cell.
 
-    ``participants`` acted on it together (DO on the cell within reach, or the same MAKE_* near the
-    station); ``capable`` are those of them holding the needed tool; ``leader`` is whose bag a craft
-    consumed (None when nothing was consumed). ``outcome`` is ``ok`` or the first unmet rule.
+    ``participants`` did ``do`` within reach of the cell; ``capable`` are those of them holding the
+    resource's tool; ``outcome`` is ``ok`` (collected), ``too_few`` (fewer participants than the
+    quorum) or ``no_tool`` (enough participants, too few of them with the tool). ``kind`` and
+    ``leader`` stay for records of the paper's crafting rule (a craft is one agent's act here).
     """
 
     kind: Literal["collect", "craft"]
@@ -86,19 +90,6 @@ class Attempt:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Creature:
-    """One live hostile creature (only with ``hostile_creatures`` on); ``slot`` is its state slot."""
-
-    slot: int
-    kind: str  # zombie | skeleton
-    position: Pos
-    health: int
-
-    def to_record(self) -> dict:
-        return {"slot": self.slot, "kind": self.kind, "position": list(self.position), "health": self.health}
-
-
 @dataclass(frozen=True)
 class CrafterView:
     """The whole world at one step. ``grid[y][x]`` is a `Material` value."""
@@ -114,9 +105,9 @@ class CrafterView:
     attempts: tuple[Attempt, ...] = ()  # what the last step tried (empty at reset)
     shares: tuple[tuple[int, int, str, int], ...] = ()  # last step: (giver, receiver, item, qty) done
     results: tuple[str, ...] = ()  # last step, per seat: what its own action did (state.RESULTS names)
-    creatures: tuple[Creature, ...] = ()  # the live hostile creatures (none with them off)
-    damage: tuple[int, ...] = ()  # last step, per seat: health lost to creatures (empty with them off)
-    struck: tuple[str | None, ...] = ()  # last step, per seat: the creature kind its DO hit (or None)
+    last_actions: tuple[int, ...] = ()  # last step, per seat: the primitive action it took
+    cows: tuple[Pos, ...] = ()  # the live cows (also drawn into ``grid`` as Material.COW)
+    score_units: dict[str, int] = field(default_factory=dict)  # scored units per item (EmCoop's resource_counts)
     names: tuple[str, ...] = field(default=tuple(m.name.lower() for m in Material), repr=False)
     # The rules the world runs under (``decode`` passes the env's): the agent side's skills read
     # quorums, tools, recipes and the view size from the state they are given.
@@ -134,9 +125,6 @@ class CrafterView:
                 return agent.seat
         return None
 
-    def creature_at(self, cell: Pos) -> Creature | None:
-        return next((c for c in self.creatures if c.position == cell), None)
-
     def cells_of(self, material: Material) -> list[Pos]:
         return [(x, y) for y, row in enumerate(self.grid) for x, m in enumerate(row) if m == material]
 
@@ -147,14 +135,6 @@ class CrafterView:
         return (max(0, x - hw), max(0, y - hh)), (min(self.width - 1, x + hw), min(self.height - 1, y + hh))
 
     def to_record(self) -> dict:
-        record = self._record()
-        if self.settings.hostile_creatures:  # a creature-free record keeps its exact old form
-            record["creatures"] = [c.to_record() for c in self.creatures]
-            record["damage"] = list(self.damage)
-            record["struck"] = list(self.struck)
-        return record
-
-    def _record(self) -> dict:
         return {
             "step": self.step,
             "horizon": self.horizon,
@@ -172,16 +152,16 @@ class CrafterView:
                     "sleeping": a.sleeping,
                     "inventory": dict(a.inventory),
                     "vitals": dict(a.vitals),
+                    "achievements": dict(a.achievements),
                 }
                 for a in self.agents
             ],
+            "cows": [list(c) for c in self.cows],
+            "score_units": dict(self.score_units),
             "attempts": [a.to_record() for a in self.attempts],
             "shares": [list(s) for s in self.shares],
             "results": list(self.results),
         }
-
-
-_CRAFT_NAMES: tuple[str, ...] = tuple(item.name.lower() for item in CRAFTS.values())
 
 
 def decode(settings: CrafterSettings, state: CrafterState) -> CrafterView:
@@ -194,18 +174,23 @@ def decode(settings: CrafterSettings, state: CrafterState) -> CrafterView:
             seat=i,
             position=(int(s["pos"][i, 0]), int(s["pos"][i, 1])),
             facing=VECTORS[MOVES[int(s["facing"][i])]],
-            alive=bool(s["alive"][i]),
+            alive=bool(not s["removed"][i] and s["vitals"][i, Vital.HEALTH] > 0),
             sleeping=bool(s["sleeping"][i]),
             inventory={item.name.lower(): int(s["inventory"][i, item]) for item in Item},
             vitals={vital.name.lower(): int(s["vitals"][i, vital]) for vital in Vital},
+            achievements={a.name.lower(): int(s["achievements"][i, a]) for a in Achievement if s["achievements"][i, a]},
         )
         for i in range(n)
     )
     shares = tuple(
-        (i, int(s["share_to"][i]), Item(int(s["share_item"][i])).name.lower(), 1)
+        (i, int(s["share_to"][i]), SHARE_GOODS[int(s["share_good"][i])], int(s["share_qty"][i]))
         for i in range(n)
         if s["share_to"][i] >= 0
     )
+    cows = tuple((int(x), int(y)) for (x, y), live in zip(s["cow_pos"], s["cow_alive"], strict=True) if live)
+    grid = s["grid"].copy()
+    for x, y in cows:
+        grid[y, x] = Material.COW
     return CrafterView(
         step=int(s["step"]),
         horizon=settings.horizon,
@@ -213,76 +198,40 @@ def decode(settings: CrafterSettings, state: CrafterState) -> CrafterView:
         score=float(s["score"]),
         width=settings.width,
         height=settings.height,
-        grid=tuple(tuple(int(m) for m in row) for row in s["grid"]),
+        grid=tuple(tuple(int(m) for m in row) for row in grid),
         agents=agents,
         attempts=_attempts(settings, s, n),
         shares=shares,
         results=tuple(RESULTS[int(r)] for r in s["result"][:n]),
+        last_actions=tuple(int(a) for a in s["last_action"][:n]),
         settings=settings,
-        **_creatures(settings, s, n),
+        cows=cows,
+        score_units={item: int(k) for item, k in zip(("wood", "stone", "coal", "iron", "diamond"), s["score_units"], strict=True)},
     )
 
 
-def _creatures(settings: CrafterSettings, s: dict[str, np.ndarray], n: int) -> dict:
-    """The view's creature fields (left at their empty defaults with hostile creatures off)."""
-    if not settings.hostile_creatures:
-        return {}
-    kinds = creature_kinds(settings)
-    live = np.flatnonzero(s["creature_alive"])
-    return {
-        "creatures": tuple(
-            Creature(
-                int(k),
-                CREATURES[int(kinds[k])],
-                (int(s["creature_pos"][k, 0]), int(s["creature_pos"][k, 1])),
-                int(s["creature_health"][k]),
-            )
-            for k in live
-        ),
-        "damage": tuple(int(d) for d in s["damage"][:n]),
-        "struck": tuple(CREATURES[int(h)] if h >= 0 else None for h in s["hit_kind"][:n]),
-    }
-
-
 def _attempts(settings: CrafterSettings, s: dict[str, np.ndarray], n: int) -> tuple[Attempt, ...]:
-    """Group the seats' records into attempts: collections by cell, then crafts by item (those in
-    reach of the stations, then those out of reach), each group in the order of its lowest seat."""
-    groups: dict[tuple, list[int]] = {}
-    for i in range(n):
-        kind = int(s["att_kind"][i])
-        if kind == 1:
-            groups.setdefault(("collect", int(s["att_cell"][i, 0]), int(s["att_cell"][i, 1])), []).append(i)
-    for i in range(n):
-        if int(s["att_kind"][i]) == 2:
-            groups.setdefault(("craft", int(s["att_target"][i]), bool(s["att_member"][i])), []).append(i)
-    attempts = []
-    for key, seats in groups.items():
-        capable = tuple(i for i in seats if s["att_capable"][i])
-        if key[0] == "collect":
-            name = RESOURCES[int(s["att_target"][seats[0]])]
+    """The last step's collection targets, one per cell, in the order the lowest seat reached them:
+    participants are the seats that did ``do`` within reach, capable those holding the tool then."""
+    offsets = reach_offsets(settings.collect_distance)
+    did = [i for i in range(n) if int(s["last_action"][i]) == Action.DO]
+    tools = {"wood_pickaxe": 0, "stone_pickaxe": 1, "iron_pickaxe": 2}
+    seen: dict[Pos, Attempt] = {}
+    for i in did:
+        for k, (dx, dy) in enumerate(offsets):
+            code = int(s["tgt_res"][i, k])
+            cell = (int(s["do_pos"][i, 0]) + int(dx), int(s["do_pos"][i, 1]) + int(dy))
+            if code < 0 or cell in seen:
+                continue
+            name = RESOURCES[code]
             rule = settings.resources[name]
-            outcome = "ok" if len(capable) >= rule.quorum else "too_few" if len(seats) < rule.quorum else "no_tool"
-            attempts.append(Attempt("collect", name, key[1:], tuple(seats), capable, rule.quorum, rule.tool, outcome))
-            continue
-        name = _CRAFT_NAMES[key[1]]
-        recipe = settings.recipes[name]
-        outcome = RESULTS[int(s["result"][seats[0]])] if key[2] else "no_station"
-        leader = int(s["att_leader"][seats[0]])
-        cell = (int(s["att_cell"][seats[0], 0]), int(s["att_cell"][seats[0], 1]))
-        attempts.append(
-            Attempt(
-                "craft",
-                name,
-                cell if cell[0] >= 0 else None,
-                tuple(seats),
-                capable,
-                recipe.quorum,
-                "none",
-                outcome,
-                leader if leader >= 0 else None,
+            near = tuple(
+                j for j in did if abs(int(s["do_pos"][j, 0]) - cell[0]) + abs(int(s["do_pos"][j, 1]) - cell[1]) <= settings.collect_distance
             )
-        )
-    return tuple(attempts)
+            capable = tuple(j for j in near if rule.tool == "none" or s["do_tools"][j, tools[rule.tool]])
+            outcome = "ok" if len(capable) >= rule.quorum else "too_few" if len(near) < rule.quorum else "no_tool"
+            seen[cell] = Attempt("collect", name, cell, near, capable, rule.quorum, rule.tool, outcome)
+    return tuple(seen.values())
 
 
-__all__ = ["AgentState", "Attempt", "CrafterView", "Creature", "Outcome", "Pos", "decode"]
+__all__ = ["AgentState", "Attempt", "CrafterView", "Outcome", "Pos", "decode"]

@@ -11,18 +11,17 @@ from __future__ import annotations
 
 import random
 
-from envs.macrafter.rules import MAX_AGENTS, MOVES, VECTORS, Action, Item, Material, share_action
+from envs.macrafter.rules import MAX_AGENTS, MOVES, VECTORS, Action, Material, share_action
 from envs.macrafter.symbolic import CrafterView, Pos
 from proagent.domains.macrafter.navigation import (
     DIRECTIONS,
     distances,
     facing,
-    manhattan,
     occupied,
     tile,
     walkable,
 )
-from proagent.domains.macrafter.skills import MACrafterSkillBook, args_of, fight_targets, navigate_goals
+from proagent.domains.macrafter.skills import MACrafterSkillBook, args_of, navigate_goals
 from proagent.domains.macrafter.targets import (
     CRAFT_ACTIONS,
     PLACE_ACTIONS,
@@ -66,14 +65,6 @@ def act_on(view: CrafterView, seat: int, targets: list[Pos], action: Action) -> 
     if target is not None and facing(view, seat, target):
         return int(action)
     return move
-
-
-def _find_sapling(view: CrafterView, seat: int) -> int:
-    """DO on grass in front; else step so that grass lies ahead."""
-    me = view.agents[seat]
-    if tile(view, me.faced_cell) == int(Material.GRASS) and view.agent_at(me.faced_cell) is None:
-        return int(Action.DO)
-    return _step_towards_open(view, seat, {Material.GRASS})
 
 
 def _step_towards_open(view: CrafterView, seat: int, open_on: set[Material], stay_near: tuple[str, ...] = ()) -> int:
@@ -135,14 +126,13 @@ class MACrafterController:
         if name == "sleep":
             return int(Action.SLEEP)
         if name == "share":
-            return self._share(view, skill)
-        if name == "fight":  # face the nearest creature of the kind in view, then hit it
-            return act_on(view, self.seat, fight_targets(view, self.seat, str(skill.arg)), Action.DO)
+            other, item = args_of(skill)[:2]
+            return share_action(int(other), item)  # EmCoop: any distance, the whole count
         return int(Action.NOOP)  # noop (wait)
 
     def _collect(self, view: CrafterView, name: str) -> int:
-        if name == "sapling":
-            return _find_sapling(view, self.seat)
+        """Walk beside the best target, face it and press DO (a DO takes every resource in reach,
+        so standing beside the target is enough; facing it keeps the quorum on one cell)."""
         return act_on(view, self.seat, collect_targets(view, self.seat, name)[:8], Action.DO)
 
     def _craft(self, view: CrafterView, item: str) -> int:
@@ -156,27 +146,12 @@ class MACrafterController:
         return int(Action.NOOP) if best is None or best[1] is None else int(best[1])
 
     def _place(self, view: CrafterView, obj: str) -> int:
-        me = view.agents[self.seat]
-        stay = ("table",) if obj == "furnace" else ()
-        ahead = me.faced_cell
-        here_ok = not stay or near_stations(view, me.position, stay)
-        if here_ok and tile(view, ahead) in {int(m) for m in _PLACEABLE[obj]} and view.agent_at(ahead) is None:
+        """Place on the faced cell when it takes the object (and no object stands there); else step
+        so that such a cell lies ahead. A furnace needs no table (EmCoop's ``data.yaml``)."""
+        ahead = view.agents[self.seat].faced_cell
+        if tile(view, ahead) in {int(m) for m in _PLACEABLE[obj]} and view.agent_at(ahead) is None:
             return int(PLACE_ACTIONS[obj])
-        if stay and not here_ok:
-            spots = set(craft_spots(view, self.seat, stay))
-            reach = distances(view, self.seat)
-            best = min((reach[c] for c in spots if c in reach), key=lambda r: r[0], default=None)
-            if best is not None and best[1] is not None:
-                return int(best[1])
-        return _step_towards_open(view, self.seat, _PLACEABLE[obj], stay)
-
-    def _share(self, view: CrafterView, skill: Skill) -> int:
-        other, item, _ = args_of(skill)
-        k = int(other)
-        me, them = view.agents[self.seat].position, view.agents[k].position
-        if manhattan(me, them) <= view.settings.collect_distance:
-            return share_action(k, Item[item.upper()])
-        return approach(view, self.seat, [them])[0]
+        return _step_towards_open(view, self.seat, _PLACEABLE[obj])
 
 
 __all__ = ["MACrafterController", "MACrafterSkillBook", "act_on", "approach"]

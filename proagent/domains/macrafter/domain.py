@@ -30,7 +30,8 @@ from proagent.domains.macrafter.perception import CrafterPerceiver, SeatView
 from proagent.domains.macrafter.rendering import RENDERING
 from proagent.domains.macrafter.skills import (
     MAX_MOVE,
-    MAX_SHARE,
+    COLLECT_TIMEOUT,
+    CRAFT_TIMEOUT,
     MAX_WAIT,
     NAVIGATE_TIMEOUT,
     MACrafterSkillBook,
@@ -159,16 +160,21 @@ class MACrafterDomain(WorldBase):
             "height": s.height,
             "horizon": s.horizon,
             "collect_distance": s.collect_distance,
-            "share_distance": s.share_distance,
-            "station_radius": s.station_radius,
+            "item_max": s.item_max,
             "view_width": s.view_width,
             "view_height": s.view_height,
             "tool_tier_bonus": s.tool_tier_bonus,
             "table_wood": s.table_wood,
             "furnace_stone": s.furnace_stone,
             "vital_max": s.vital_max,
-            "hostile_creatures": s.hostile_creatures,
-            "creatures": s.creatures.model_dump(),
+            "cow_food": s.cow_food,
+            "hunger_every": s.hunger_threshold + 1,
+            "thirst_every": s.thirst_threshold + 1,
+            "fatigue_every": s.fatigue_threshold + 1,
+            "rest_every": s.rest_threshold + 1,
+            "recover_every": s.recover_threshold + 1,
+            "degen_every": s.degen_threshold + 1,
+            "score_per_participant": s.score_per_participant,
             "resources": {
                 r: {**s.resources[r].model_dump(), "unit_value": s.unit_value(r)} for r in RESOURCES if r in s.resources
             },
@@ -176,8 +182,9 @@ class MACrafterDomain(WorldBase):
             "target": env.scenario.target,
             "max_wait": MAX_WAIT,
             "max_move": MAX_MOVE,
-            "max_share": MAX_SHARE,
             "navigate_timeout": NAVIGATE_TIMEOUT,
+            "collect_timeout": COLLECT_TIMEOUT,
+            "craft_timeout": CRAFT_TIMEOUT,
         }
 
     def memory_summary(self, facts: dict) -> str:

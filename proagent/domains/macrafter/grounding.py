@@ -7,8 +7,7 @@ bag, tools and vitals, the teammates it sees now and each teammate's last skill 
 team score and the clock, and the quorum and tool rules from the world's settings. Never the
 whole map, never a teammate's bag: those are what the agents must find out or tell each other.
 A language model is poor at grid arithmetic, so offsets and walking distances are precomputed.
-With hostile creatures on, the creatures in the window now (only those) are drawn in the rows and
-listed with their offsets and health; with them off the facts hold no creature key at all.
+Cows wander: one remembered out of view is where it was last seen, and is listed as such.
 """
 
 from __future__ import annotations
@@ -40,8 +39,6 @@ SYMBOLS: dict[Material, str] = {
     Material.COW: "c",
 }
 LEGEND = ", ".join(f"{s} {m.name.lower()}" for m, s in SYMBOLS.items()) + ", @ you, digits teammates, # outside"
-CREATURE_SYMBOLS: dict[str, str] = {"zombie": "z", "skeleton": "k"}
-CREATURE_LEGEND = ", ".join(f"{s} {name}" for name, s in CREATURE_SYMBOLS.items())
 _THINGS = {int(m): m.name.lower() for m in SYMBOLS if m not in (Material.GRASS, Material.SAND, Material.PATH)}
 
 
@@ -65,13 +62,10 @@ def window_rows(view: SeatView) -> list[str]:
         for x in range(me[0] - w // 2, me[0] + w // 2 + 1):
             value = tile(state, (x, y))
             agent = state.agent_at((x, y)) if view.in_view((x, y)) else None
-            creature = state.creature_at((x, y)) if view.in_view((x, y)) else None
             if (x, y) == me:
                 row += "@"
             elif agent is not None and agent in view.visible:
                 row += str(agent)
-            elif creature is not None:
-                row += CREATURE_SYMBOLS[creature.kind]
             else:
                 row += "#" if value is None or value == UNKNOWN else SYMBOLS[Material(value)]
         rows.append(row)
@@ -125,29 +119,13 @@ def _teammates(view: SeatView, teammates: Sequence[TeammateView]) -> list[dict]:
     return out
 
 
-def _creatures(view: SeatView, reach: dict) -> list[dict]:
-    """The creatures in the window now, nearest first: kind, offset, health, steps to stand beside."""
-    state, me = view.believed, view.believed.agents[view.seat].position
-    seen = sorted(
-        (c for c in state.creatures if view.in_view(c.position)),
-        key=lambda c: (abs(c.position[0] - me[0]) + abs(c.position[1] - me[1]), c.position),
-    )
-    return [
-        {"kind": c.kind, "where": offset(me, c.position), "health": c.health, "steps": _steps(reach, c.position, me)}
-        for c in seen
-    ]
-
-
 def _facing_text(view: SeatView, seat: int) -> str:
     believed = view.believed
     me = believed.agents[seat]
     ahead = tile(believed, me.faced_cell)
     mate_ahead = believed.agent_at(me.faced_cell)
-    creature = believed.creature_at(me.faced_cell) if view.in_view(me.faced_cell) else None
     if mate_ahead is not None and mate_ahead in view.visible:
         return f"agent {mate_ahead}"
-    if creature is not None:
-        return f"a {creature.kind}"
     if ahead is None:
         return "the edge of the world"
     return believed.names[ahead] if ahead >= 0 else "unknown"
@@ -173,7 +151,6 @@ def ground_facts(state: CrafterView | SeatView, seat: int, teammates: Sequence[T
     believed = view.believed
     me = believed.agents[seat]
     reach = distances(believed, seat)
-    hostile = believed.settings.hostile_creatures
     facts = {
         "step": believed.step,
         "horizon": believed.horizon,
@@ -185,17 +162,15 @@ def ground_facts(state: CrafterView | SeatView, seat: int, teammates: Sequence[T
             "sleeping": me.sleeping,
             "inventory": {k: v for k, v in me.inventory.items() if v > 0},
             "vitals": dict(me.vitals),
-            "tool_tier": me.tool_tier(),
+            "tools": [t for t in ("wood_pickaxe", "stone_pickaxe", "iron_pickaxe") if me.count(t) > 0],
         },
-        "view": {"rows": window_rows(view), "legend": f"{LEGEND}, {CREATURE_LEGEND}" if hostile else LEGEND},
+        "view": {"rows": window_rows(view), "legend": LEGEND},
         "visible": _things(view, reach, seen=True),
         "remembered": _things(view, reach, seen=False),
         "teammates": _teammates(view, teammates),
         "rules": _rules(believed, seat),
         "targets": list(PLACES),
     }
-    if hostile:
-        facts["creatures"] = _creatures(view, reach)
     return facts
 
 
@@ -209,8 +184,6 @@ def memory_line(facts: dict) -> str:
 def render_world(state: CrafterView) -> str:
     """The whole world as text (the trace's state line; not a prompt): rows top to bottom."""
     rows = [[SYMBOLS[Material(v)] for v in row] for row in state.grid]
-    for creature in state.creatures:
-        rows[creature.position[1]][creature.position[0]] = CREATURE_SYMBOLS[creature.kind]
     for agent in state.agents:
         if agent.alive:
             rows[agent.position[1]][agent.position[0]] = str(agent.seat % 10)
@@ -219,7 +192,6 @@ def render_world(state: CrafterView) -> str:
 
 
 __all__ = [
-    "CREATURE_SYMBOLS",
     "LEGEND",
     "SYMBOLS",
     "ground_facts",

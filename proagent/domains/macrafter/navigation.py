@@ -35,9 +35,8 @@ def neighbours(cell: Pos) -> list[Pos]:
 
 
 def occupied(view: CrafterView, seat: int) -> set[Pos]:
-    """Cells other live agents stand on, and those of the creatures in the view (as the view knows
-    them): nobody walks through either."""
-    return {a.position for a in view.agents if a.alive and a.seat != seat} | {c.position for c in view.creatures}
+    """Cells other live agents stand on (cows are drawn into the grid, which blocks them already)."""
+    return {a.position for a in view.agents if a.alive and a.seat != seat}
 
 
 def walkable(

@@ -7,23 +7,19 @@ they read the state they are given (the whole world), which no prompt ever sees.
 
 ``tech``, played by every seat, is the scripted *team* policy: everyone gathers wood; the lowest
 seat places a table; each crafts a wood pickaxe, mines a stone and crafts a stone pickaxe at the
-table (that craft needs a quorum: an agent that already has one comes back and crafts along with
-a teammate waiting there; until then it mines what the team's tools allow instead of standing at the
-table); then the whole team collects the most valuable resource its quorum and tools
-allow (iron on a medium world, with three agents). Low drink, food or energy comes first; before
-everything, both fight back a zombie beside them (hostile creatures on), dropping the skill they
-were running.
+table (under the paper's crafting quorum, an agent that already has one comes back and crafts
+along with a teammate waiting there); then the whole team collects the most valuable resource its
+quorum and exact tools allow (iron with three agents holding stone pickaxes). Low drink, food or
+energy comes first.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from envs.macrafter.rules import TOOL_TIERS
 from envs.macrafter.symbolic import CrafterView
 from proagent.contract import Agent, ImmediateAgent, Observation, UnknownAgentError
 from proagent.domains.macrafter.controller import MACrafterController
-from proagent.domains.macrafter.navigation import chebyshev, manhattan
 from proagent.domains.macrafter.skills import MACrafterSkillBook, skill_book_for
 from proagent.domains.macrafter.targets import RESOURCE_OF_ITEM, RESOURCES, known_cells, near_stations, tool_ok
 from proagent.world.types import EngineState, Skill
@@ -32,20 +28,8 @@ LOW_VITAL = 2  # drink or food at or below this: see to it first
 SKILL_TIMEOUT = 40  # steps before a scripted partner gives a running skill up and chooses again
 
 
-def defend(view: CrafterView, seat: int) -> Skill | None:
-    """``fight(zombie)`` when a zombie stands beside the seat (it bites until one of them is gone)."""
-    me = view.agents[seat].position
-    if any(c.kind == "zombie" and manhattan(me, c.position) == 1 for c in view.creatures):
-        return Skill("fight", "zombie")
-    return None
-
-
 def _urgent(view: CrafterView, seat: int) -> Skill | None:
-    """Fight back a zombie beside the seat; drink, eat or sleep when a vital runs low and the
-    means are known."""
-    threat = defend(view, seat)
-    if threat is not None:
-        return threat
+    """Drink, eat or sleep when a vital runs low and the means are known."""
     vitals = view.agents[seat].vitals
     if vitals.get("drink", 9) <= LOW_VITAL and known_cells(view, "water"):
         return Skill("collect", "water")
@@ -64,10 +48,14 @@ def best_resource(view: CrafterView) -> str | None:
     able = [
         r
         for r in RESOURCES
-        if sum(a.tool_tier() >= TOOL_TIERS[s.resources[r].tool] for a in alive) >= s.resources[r].quorum
+        if sum(_holds(a.inventory, s.resources[r].tool) for a in alive) >= s.resources[r].quorum
         and known_cells(view, r)
     ]
     return max(able, key=lambda r: (s.unit_value(r), r), default=None)
+
+
+def _holds(inventory: dict[str, int], tool: str) -> bool:
+    return tool == "none" or inventory.get(tool, 0) > 0
 
 
 def _lacking(view: CrafterView, seat: int, item: str) -> dict[str, int]:
@@ -84,7 +72,7 @@ def tech_skill(view: CrafterView, seat: int) -> Skill:
     me, s = view.agents[seat], view.settings
     placer = min(a.seat for a in view.agents if a.alive)
     tables = known_cells(view, "table")
-    tier = me.tool_tier()
+    tier = 2 if me.count("stone_pickaxe") else 1 if me.count("wood_pickaxe") else 0
     if tier == 0:
         table_cost = s.table_wood if seat == placer and not tables else 0
         if me.count("wood") < table_cost + s.recipes["wood_pickaxe"].needs.get("wood", 0) + 1:
@@ -98,17 +86,17 @@ def tech_skill(view: CrafterView, seat: int) -> Skill:
     waiting = [
         a
         for a in view.agents
-        if a.alive and a.seat != seat and a.tool_tier() == 1 and near_stations(view, a.position, ("table",))
+        if a.alive and a.seat != seat and not a.count("stone_pickaxe") and near_stations(view, a.position, ("table",))
     ]
-    if tier >= 2 and waiting:
+    if tier >= 2 and waiting and s.recipes["stone_pickaxe"].quorum > 1:
         return Skill("craft", "stone_pickaxe")  # a teammate waits at the table: craft along (the quorum)
     target = best_resource(view)
     return Skill("collect", target) if target is not None else Skill("collect", "tree")
 
 
 def helper_skill(view: CrafterView, seat: int) -> Skill:
-    """Join a teammate's quorum act (a collection it faces, a craft it tried); else gather wood and
-    make pickaxes when a table is known."""
+    """Join a teammate's quorum act (a collection that lacked agents, a resource it faces); else
+    gather wood and make pickaxes when a table is known."""
     urgent = _urgent(view, seat)
     if urgent is not None:
         return urgent
@@ -117,17 +105,16 @@ def helper_skill(view: CrafterView, seat: int) -> Skill:
         if attempt.outcome == "too_few" and seat not in attempt.participants:
             if attempt.kind == "collect" and attempt.target in RESOURCES and tool_ok(view, seat, attempt.target):
                 return Skill("collect", attempt.target)
-            if attempt.kind == "craft" and attempt.cell is not None and chebyshev(me.position, attempt.cell) <= 12:
-                return Skill("craft", attempt.target)
     for other in view.agents:
         faced = view.material(other.faced_cell) if other.seat != seat and other.alive else None
         name = faced.name.lower() if faced is not None else ""
         if name in RESOURCES and view.settings.resources[name].quorum > 1 and tool_ok(view, seat, name):
             return Skill("collect", name)
-    if me.tool_tier() == 0 and me.count("wood") >= 1 and known_cells(view, "table"):
+    if not me.count("wood_pickaxe") and me.count("wood") >= 1 and known_cells(view, "table"):
         return Skill("craft", "wood_pickaxe")
     if (
-        me.tool_tier() == 1
+        me.count("wood_pickaxe")
+        and not me.count("stone_pickaxe")
         and near_stations(view, me.position, ("table",))
         and not _lacking(view, seat, "stone_pickaxe")
     ):
@@ -158,12 +145,10 @@ class SkillPartner(ImmediateAgent):
         if self.skill is not None:
             self.steps += 1
             over = self.steps >= SKILL_TIMEOUT or self.book.is_done(state, self.seat, self.skill, self.steps)
-            threat = defend(state, self.seat)
-            if over or self.book.failures(state, self.seat, self.skill) or threat not in (None, self.skill):
+            if over or self.book.failures(state, self.seat, self.skill):
                 self.skill = None
         if self.skill is None:
             self.skill, self.steps = self.choose(state, self.seat), 0
-            self.book.is_done(state, self.seat, self.skill, 0)  # a share starts counting here
         return self.controller.act(state, self.skill)
 
     def info(self) -> dict:
@@ -189,7 +174,6 @@ __all__ = [
     "PARTNERS",
     "SkillPartner",
     "best_resource",
-    "defend",
     "helper_skill",
     "make_partner",
     "partner_names",

@@ -111,9 +111,9 @@ class CrafterPerceiver:
                 a for a in state.attempts if self.seat in a.participants or (a.cell is not None and inside(a.cell))
             ),
             shares=tuple(s for s in state.shares if self.seat in (s[0], s[1])),
-            creatures=tuple(c for c in state.creatures if inside(c.position)),
-            damage=tuple(d if i == self.seat else 0 for i, d in enumerate(state.damage)),
-            struck=tuple(k if i == self.seat else None for i, k in enumerate(state.struck)),
+            cows=tuple(c for c in state.cows if inside(c)),
+            results=tuple(r if i == self.seat or i in visible else "none" for i, r in enumerate(state.results)),
+            last_actions=tuple(a if i == self.seat or i in visible else 0 for i, a in enumerate(state.last_actions)),
         )
         return SeatView(
             self._believed,

@@ -98,15 +98,11 @@ VITAL_COLOURS: dict[Vital, Colour] = {
 AGENT_COLOURS: tuple[Colour, ...] = (*SEAT_COLOURS, (120, 80, 40), (230, 80, 160))
 # The human page's keys beyond the arrows (macrafter.js binds them: HumanDomain.keys).
 HUMAN_KEYS = (
-    "Space acts on the faced cell (collect, drink, eat), Tab sleeps, T/R/F/P place a table, stone, furnace or "
-    "sapling, 1-6 craft (wood, stone, iron pickaxe; wood, stone, iron sword), Q waits."
+    "Space collects every resource within reach (drink, eat a cow), Tab sleeps, T/R/F/P place a table, stone, "
+    "furnace or sapling, 1-6 craft (wood, stone, iron pickaxe; wood, stone, iron sword), Q waits."
 )
 FACINGS: dict[tuple[int, int], str] = {(-1, 0): "left", (1, 0): "right", (0, -1): "up", (0, 1): "down"}
 TOOLS: frozenset[str] = frozenset(i.name.lower() for i in Item if i >= Item.WOOD_PICKAXE)
-
-
-CREATURE_CHARS: dict[str, str] = {"zombie": "z", "skeleton": "k"}
-CREATURE_COLOURS: dict[str, Colour] = {"zombie": (60, 140, 60), "skeleton": (225, 225, 210)}
 
 
 def agent_colour(seat: int) -> Colour:
@@ -125,12 +121,9 @@ def _held(agent: AgentState) -> str:
 def agent_line(view: CrafterView, agent: AgentState) -> str:
     """One agent as text: where, facing what, its vitals and its bag."""
     faced, mate = view.material(agent.faced_cell), view.agent_at(agent.faced_cell)
-    creature = view.creature_at(agent.faced_cell)
     at = (
         f"agent {mate}"
         if mate is not None
-        else f"a {creature.kind}"
-        if creature is not None
         else faced.name.lower().replace("_", " ")
         if faced is not None
         else "the edge"
@@ -144,15 +137,12 @@ def agent_line(view: CrafterView, agent: AgentState) -> str:
 def text(view: CrafterView) -> str:
     """The world as rows of characters (agents as their seat's digit), each agent's line, a legend."""
     rows = [[MATERIAL_CHARS[Material(m)] for m in row] for row in view.grid]
-    for creature in view.creatures:  # hostile creatures: z zombie, k skeleton
-        rows[creature.position[1]][creature.position[0]] = CREATURE_CHARS[creature.kind]
     for agent in view.agents:
         if agent.alive:
             x, y = agent.position
             rows[y][x] = str(agent.seat % 10)
     head = f"step {view.step}/{view.horizon}, score {view.score:g}{', done' if view.done else ''}"
-    legend = f"{LEGEND}; z zombie, k skeleton" if view.settings.hostile_creatures else LEGEND
-    return "\n".join([head, *("".join(r) for r in rows), *(agent_line(view, a) for a in view.agents), legend])
+    return "\n".join([head, *("".join(r) for r in rows), *(agent_line(view, a) for a in view.agents), LEGEND])
 
 
 def record(view: CrafterView) -> dict:
@@ -185,7 +175,7 @@ def page_facts(env: CrafterEnv, first: CrafterView) -> dict:
         "vital_max": s.vital_max,
         "view": [s.view_width, s.view_height],
         "collect_distance": s.collect_distance,
-        "station_radius": s.station_radius,
+        "item_max": s.item_max,
         "resources": {
             name: {"quorum": r.quorum, "tool": r.tool, "value": s.unit_value(name)} for name, r in s.resources.items()
         },
@@ -221,10 +211,6 @@ def _map(view: CrafterView) -> np.ndarray:
         for x, m in enumerate(row):
             canvas.fill(x, y, MATERIAL_COLOURS[Material(m)], inset=0)
     mark = max(3, CELL // 3)
-    for creature in view.creatures:  # a dark-ringed square in the kind's colour
-        x, y = creature.position
-        canvas.fill(x, y, (0, 0, 0), inset=1)
-        canvas.fill(x, y, CREATURE_COLOURS[creature.kind], inset=3)
     for agent in view.agents:
         x, y = agent.position
         colour = agent_colour(agent.seat) if agent.alive else (90, 90, 90)

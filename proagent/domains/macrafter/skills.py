@@ -1,11 +1,11 @@
 """MA-Crafter's skills (EmCoop's action concepts), one `SkillDef` each, and the skill book.
 
 The planner names ``noop(steps)``, ``move(dir, steps)``, ``navigate(target, id)``,
-``collect(resource)``, ``craft(item)``, ``place(object)``, ``sleep()`` or ``share(id, item, qty)``;
+``collect(resource)``, ``craft(item)``, ``place(object)``, ``sleep()`` or ``share(id, item)``;
 the controller (`controller.py`) grounds it into one primitive action per step. A skill's
 arguments are one canonical text (``move(left, 3)`` holds ``"left, 3"``), so ``str(skill)`` is what
-the model writes and parses back; the parser reads looser texts too (``share(id=1, item=wood,
-qty=2)``, ``navigate(player 2)``, ``collect(wood)``). Checks are worded for the failure explainer
+the model writes and parses back; the parser reads looser texts too (``share(id=1, item=wood)``,
+``navigate(player 2)``, ``collect(wood)``). Checks are worded for the failure explainer
 and read only what the seat knows: its own bag and vitals, the cells it has seen, the rules'
 numbers (quorum and tool per resource, recipes) from the state's settings; never a teammate's bag.
 
@@ -17,26 +17,23 @@ Definitions:
 - ``navigate(target)`` / ``navigate(agent, k)``: BFS over walkable cells around agents to stand
   beside the nearest known target (or teammate k) and face it; done there, or after
   `NAVIGATE_TIMEOUT` steps wherever it got.
-- ``collect(r)``: go to the best known cell of r (one a teammate already works on first) and press
-  DO until this agent took part in a successful collection (trees, stone, coal, iron, diamond),
-  its drink or food is full (water, cow, plant), or it holds a sapling.
-- ``craft(item)``: go within the station radius of the recipe's stations and craft every step
-  until this agent took part in a successful craft of the item.
-- ``place(object)``: face a free cell it may go on (near a table, for a furnace) and place it.
-- ``sleep()``: sleep until awake again.
-- ``share(k, item, q)``: walk within reach of teammate k and hand over q units, one per step.
-- ``fight(creature)`` (only with hostile creatures on): walk beside the nearest zombie or skeleton
-  in view, face it and press DO until this agent's blow killed one, or none of that kind is in
-  view any more.
+- ``collect(r)``: go beside the best known cell of r (one a teammate already works on first) and
+  press DO until this agent took part in a successful collection (trees, stone, coal, iron,
+  diamond) or its drink or food is full (water, cow); it gives up after `COLLECT_TIMEOUT` steps.
+- ``craft(item)``: go beside the recipe's station and craft until this agent made the item; it
+  gives up after `CRAFT_TIMEOUT` steps (a craft that cannot succeed is not pressed forever).
+- ``place(object)``: face a free cell it may go on and place it.
+- ``sleep()``: sleep until awake again (a sleeper acts on nothing until its energy is full).
+- ``share(k, item)``: hand teammate k the whole count of an item (or of food, drink, energy) at
+  once, at any distance (EmCoop's share).
 """
 
 from __future__ import annotations
 
 from envs.macrafter.events import CrafterEvent, CrafterEventKind
-from envs.macrafter.rules import Item
-from envs.macrafter.state import CREATURES
-from envs.macrafter.symbolic import CrafterView, Pos
-from proagent.domains.macrafter.navigation import DIRECTIONS, facing, manhattan, occupied, tile, walkable
+from envs.macrafter.rules import SHARE_GOODS
+from envs.macrafter.symbolic import CrafterView
+from proagent.domains.macrafter.navigation import DIRECTIONS, facing, occupied, tile, walkable
 from proagent.domains.macrafter.parsing import read_skill
 from proagent.domains.macrafter.targets import (
     AGENT,
@@ -59,9 +56,10 @@ from proagent.world.types import WAIT, Skill, UndoState
 
 MAX_WAIT = 10
 MAX_MOVE = 5
-MAX_SHARE = 3
 NAVIGATE_TIMEOUT = 64
-ITEMS = tuple(i.name.lower() for i in Item)
+COLLECT_TIMEOUT = 48  # walking there included
+CRAFT_TIMEOUT = 12  # walking to the station included
+ITEMS = SHARE_GOODS  # what share(id, item) may hand over
 NOOP = "noop"
 
 
@@ -145,13 +143,12 @@ def _collect_failures(view: CrafterView, seat: int, skill: Skill) -> list[str]:
             return [f"collect({name}) needs a {rule.tool} (you hold none){together}"]
     elif name == "water" and me.vitals.get("drink", 0) >= s.vital_max:
         return [f"you are not thirsty (drink {s.vital_max} of {s.vital_max})"]
-    elif name in ("cow", "plant") and me.vitals.get("food", 0) >= s.vital_max:
+    elif name == "cow" and me.vitals.get("food", 0) >= s.vital_max:
         return [f"you are not hungry (food {s.vital_max} of {s.vital_max})"]
     cells = collect_targets(view, seat, name)
     if not cells:
-        what = "ripe plant" if name == "plant" else "grass" if name == "sapling" else name
-        return [f"no {what} is in sight or remembered: explore with move(dir, steps) to find one"]
-    if name != "sapling" and way_to(view, seat, cells[:8])[0] < 0:
+        return [f"no {name} is in sight or remembered: explore with move(dir, steps) to find one"]
+    if way_to(view, seat, cells[:8])[0] < 0:
         return [f"no path leads next to a {name} you know of"]
     return []
 
@@ -159,20 +156,20 @@ def _collect_failures(view: CrafterView, seat: int, skill: Skill) -> list[str]:
 def collected(view: CrafterView, seat: int, target: str) -> bool:
     """Whether the last step's collection of ``target`` succeeded with this seat in it."""
     return any(
-        a.kind == "collect" and a.target == target and a.outcome == "ok" and seat in a.participants
+        a.kind == "collect" and a.target == target and a.outcome == "ok" and seat in a.capable
         for a in view.attempts
     )
 
 
 def _collect_done(view: CrafterView, seat: int, skill: Skill, steps: int) -> bool:
     name, me, full = str(skill.arg), view.agents[seat], view.settings.vital_max
+    if steps >= COLLECT_TIMEOUT:
+        return True
     if name in RESOURCES:  # a collection in the step before the skill began is not this skill's
         return steps > 0 and collected(view, seat, name)
     if name == "water":
         return me.vitals.get("drink", 0) >= full
-    if name in ("cow", "plant"):
-        return me.vitals.get("food", 0) >= full
-    return me.count("sapling") > 0
+    return me.vitals.get("food", 0) >= full or (steps > 0 and collected(view, seat, "cow"))
 
 
 # ---- craft -------------------------------------------------------------------------------------
@@ -186,7 +183,7 @@ def _craft_failures(view: CrafterView, seat: int, skill: Skill) -> list[str]:
         return [f"craft({item}) needs a {' and a '.join(missing)} nearby: none is in sight or remembered (place one)"]
     me = view.agents[seat]
     lacking = {k: v for k, v in recipe.needs.items() if me.count(k) < v}
-    if lacking and recipe.quorum == 1:
+    if lacking:
         needs = ", ".join(f"{v} {k} (you have {me.count(k)})" for k, v in lacking.items())
         return [f"craft({item}) needs {needs}"]
     if not craft_spots(view, seat, recipe.stations):
@@ -195,13 +192,16 @@ def _craft_failures(view: CrafterView, seat: int, skill: Skill) -> list[str]:
 
 
 def crafted(view: CrafterView, seat: int, item: str) -> bool:
-    return any(
-        a.kind == "craft" and a.target == item and a.outcome == "ok" and seat in a.participants for a in view.attempts
+    """Whether the seat's last action made ``item``."""
+    return (
+        bool(view.last_actions)
+        and view.last_actions[seat] == int(CRAFT_ACTIONS[item])
+        and view.results[seat] == "ok"
     )
 
 
 def _craft_done(view: CrafterView, seat: int, skill: Skill, steps: int) -> bool:
-    return steps > 0 and crafted(view, seat, str(skill.arg))
+    return steps >= CRAFT_TIMEOUT or (steps > 0 and crafted(view, seat, str(skill.arg)))
 
 
 # ---- place / sleep -----------------------------------------------------------------------------
@@ -211,8 +211,6 @@ def _place_failures(view: CrafterView, seat: int, skill: Skill) -> list[str]:
     if lacking:
         needs = ", ".join(f"{v} {k} (you have {me.count(k)})" for k, v in lacking.items())
         return [f"place({obj}) needs {needs}"]
-    if obj == "furnace" and not known_cells(view, "table"):
-        return ["place(furnace) needs a table nearby: none is in sight or remembered"]
     return []
 
 
@@ -232,89 +230,30 @@ def _sleep_done(view: CrafterView, seat: int, skill: Skill, steps: int) -> bool:
 
 
 # ---- share -------------------------------------------------------------------------------------
-class ShareLedger:
-    """The units a running ``share`` has handed over, per seat: the view shows only the last step's
-    shares, so the book counts them from the skill's start (``steps == 0``), once per state."""
+def _share_failures(view: CrafterView, seat: int, skill: Skill) -> list[str]:
+    other, item = args_of(skill)[:2]
+    k, me = int(other), view.agents[seat]
+    if k == seat:
+        return ["share names a teammate, and you are agent " + str(seat)]
+    if k >= len(view.agents):
+        return [f"there is no agent {k} (agents are 0..{len(view.agents) - 1})"]
+    if not view.agents[k].alive:
+        return [f"agent {k} is down"]
+    have = me.vitals.get(item, 0) if item in ("food", "drink", "energy") else me.count(item)
+    if have <= 0:
+        return [f"{skill} hands over all your {item}, and you have none"]
+    return []
 
-    def __init__(self) -> None:
-        self.given: dict[int, tuple[str, int, int]] = {}  # seat -> (skill, units, last counted step)
 
-    def remaining(self, seat: int, skill: Skill) -> int:
-        qty = int(args_of(skill)[2])
-        name, units, _ = self.given.get(seat, ("", 0, -1))
-        return qty - units if name == str(skill) else qty
-
-    def failures(self, view: CrafterView, seat: int, skill: Skill) -> list[str]:
-        other, item, _ = args_of(skill)
-        k, need, have = int(other), self.remaining(seat, skill), view.agents[seat].count(item)
-        if k == seat:
-            return ["share names a teammate, and you are agent " + str(seat)]
-        if k >= len(view.agents):
-            return [f"there is no agent {k} (agents are 0..{len(view.agents) - 1})"]
-        if not view.agents[k].alive:
-            return [f"agent {k} is down"]
-        if have < need:
-            return [f"{skill} needs {need} {item} (you have {have})"]
-        if way_to(view, seat, [view.agents[k].position])[0] < 0:
-            return [f"no path leads to agent {k}"]
-        return []
-
-    def done(self, view: CrafterView, seat: int, skill: Skill, steps: int) -> bool:
-        other, item, qty = args_of(skill)
-        if steps == 0 or self.given.get(seat, ("",))[0] != str(skill):
-            self.given[seat] = (str(skill), 0, view.step)
-        name, units, last = self.given[seat]
-        if view.step != last:
-            units += sum(q for giver, to, what, q in view.shares if giver == seat and to == int(other) and what == item)
-            self.given[seat] = (name, units, view.step)
-        return units >= int(qty)
+def _share_done(view: CrafterView, seat: int, skill: Skill, steps: int) -> bool:
+    return steps > 0
 
 
 _VECTOR = {"left": (-1, 0), "right": (1, 0), "up": (0, -1), "down": (0, 1)}
 
 
-# ---- fight -------------------------------------------------------------------------------------
-def fight_targets(view: CrafterView, seat: int, kind: str) -> list[Pos]:
-    """The cells of the creatures of ``kind`` in the view, nearest first (a believed view holds
-    only those in the seat's window)."""
-    me = view.agents[seat].position
-    cells = [c.position for c in view.creatures if c.kind == kind]
-    return sorted(cells, key=lambda cell: (manhattan(me, cell), cell))
-
-
-def _fight_failures(view: CrafterView, seat: int, skill: Skill) -> list[str]:
-    kind = str(skill.arg)
-    if not view.settings.hostile_creatures:
-        return ["there are no hostile creatures in this world"]
-    targets = fight_targets(view, seat, kind)
-    if not targets:
-        return [f"no {kind} is in view"]
-    if way_to(view, seat, targets)[0] < 0:
-        return [f"no path leads next to the {kind}"]
-    return []
-
-
-def _fight_done(view: CrafterView, seat: int, skill: Skill, steps: int) -> bool:
-    """Done once this agent's blow killed a creature, or when none of the kind is in view (killed
-    by a teammate, or out of sight)."""
-    if steps == 0:
-        return False
-    killed = bool(view.results) and view.results[seat] == "kill"
-    return killed or not fight_targets(view, seat, str(skill.arg))
-
-
-FIGHT_ROW = SkillDef(
-    "fight",
-    "fight(creature)",
-    "walk beside the nearest zombie or skeleton in view, face it and hit it (DO) until it dies; a sword hits harder",
-    "fight",
-    _fight_failures,
-    _fight_done,
-)
-
-
-def skill_rows(ledger: ShareLedger) -> tuple[SkillDef, ...]:
-    """The table: one row per skill (the share row counts with ``ledger``)."""
+def skill_rows() -> tuple[SkillDef, ...]:
+    """The table: one row per skill."""
     return (
         SkillDef(
             NOOP,
@@ -345,9 +284,10 @@ def skill_rows(ledger: ShareLedger) -> tuple[SkillDef, ...]:
         SkillDef(
             "collect",
             "collect(resource)",
-            "go to the resource and press DO until it is collected: tree"
-            " (wood), stone, coal, iron, diamond need their quorum of agents pressing on the same cell in the"
-            " same step, each holding the tool; water drinks, cow and plant eat, sapling searches grass",
+            "go beside the resource and press DO until it is collected: DO takes every resource within"
+            " reach, and tree (wood), stone, coal, iron, diamond need their quorum of agents pressing DO within"
+            " reach in the same step, each holding the exact tool; water drinks, cow eats; gives up after"
+            f" {COLLECT_TIMEOUT} steps",
             "collect",
             _collect_failures,
             _collect_done,
@@ -355,8 +295,8 @@ def skill_rows(ledger: ShareLedger) -> tuple[SkillDef, ...]:
         SkillDef(
             "craft",
             "craft(item)",
-            "go near the recipe's stations and craft until the item is made; a"
-            " craft with a quorum needs that many agents crafting the same item there in the same step",
+            "go beside the recipe's station and craft until the item is made (from your own bag); gives up"
+            f" after {CRAFT_TIMEOUT} steps",
             "craft",
             _craft_failures,
             _craft_done,
@@ -364,8 +304,8 @@ def skill_rows(ledger: ShareLedger) -> tuple[SkillDef, ...]:
         SkillDef(
             "place",
             "place(object)",
-            "place a table (wood), a furnace (stone, near a table), a stone or"
-            " a plant (a sapling, on grass) on a free cell in front of you",
+            "place a table (wood), a furnace (stone), a stone or a plant (a sapling, on grass) on a free"
+            " cell in front of you",
             "place",
             _place_failures,
             _place_done,
@@ -380,11 +320,12 @@ def skill_rows(ledger: ShareLedger) -> tuple[SkillDef, ...]:
         ),
         SkillDef(
             "share",
-            "share(id, item, qty)",
-            f"walk next to teammate id and hand it 1 to {MAX_SHARE} units of an item from your bag, one per step",
+            "share(id, item)",
+            "hand teammate id all you hold of an item (or of your food, drink or energy), at any distance,"
+            " in one step",
             "share",
-            ledger.failures,
-            ledger.done,
+            _share_failures,
+            _share_done,
         ),
     )
 
@@ -400,13 +341,11 @@ def _skill_of_event(event: CrafterEvent) -> Skill | None:
         placed = "plant" if item == "sapling" else item
         return Skill("place", placed) if placed in PLACE_ACTIONS else None
     if kind == CrafterEventKind.SHARE and event.other is not None and item in ITEMS:
-        return Skill("share", f"{event.other}, {item}, 1")
+        return Skill("share", f"{event.other}, {item}")
     if kind == CrafterEventKind.DRINK:
         return Skill("collect", "water")
     if kind == CrafterEventKind.EAT:
-        return Skill("collect", "cow" if item == "cow" else "plant")
-    if kind == CrafterEventKind.CREATURE_KILLED and item in CREATURES:
-        return Skill("fight", item)
+        return Skill("collect", "cow")
     return Skill("sleep") if kind == CrafterEventKind.SLEEP else None
 
 
@@ -418,9 +357,7 @@ def _own_cell(view: CrafterView, seat: int) -> UndoState:
 class MACrafterSkillBook(TableSkillBook):
     """The table read every way the agent needs it, with MA-Crafter's argument parser."""
 
-    def __init__(self, num_agents: int, hostile: bool = False) -> None:
-        """``hostile``: the world has hostile creatures, so the book holds ``fight(creature)``."""
-        self.ledger = ShareLedger()
+    def __init__(self, num_agents: int) -> None:
         seats = range(num_agents)
         ranges: dict[str, ArgRange | ArgChoices] = {
             "steps": ArgRange(1, MAX_WAIT),
@@ -429,14 +366,11 @@ class MACrafterSkillBook(TableSkillBook):
             "collect": ArgChoices(tuple(COLLECTABLE)),
             "craft": ArgChoices(tuple(CRAFT_ACTIONS)),
             "place": ArgChoices(tuple(PLACE_ACTIONS)),
-            "share": ArgChoices(tuple(f"{k}, {i}, {q}" for k in seats for i in ITEMS for q in range(1, MAX_SHARE + 1))),
-            "fight": ArgChoices(CREATURES),
+            "share": ArgChoices(tuple(f"{k}, {i}" for k in seats for i in ITEMS)),
         }
         progress = frozenset({"collect", "craft", "place", "share"})
-        rows = (*skill_rows(self.ledger), FIGHT_ROW) if hostile else skill_rows(self.ledger)
-        super().__init__(rows, ranges, progress, _own_cell, _skill_of_event, aliases={WAIT: NOOP})
+        super().__init__(skill_rows(), ranges, progress, _own_cell, _skill_of_event, aliases={WAIT: NOOP})
         self.num_agents = num_agents
-        self.hostile = hostile
 
     def parse(self, text: str) -> Skill:
         """A skill from free text; SkillParseError says what was wrong (`parsing.read_skill`)."""
@@ -444,21 +378,20 @@ class MACrafterSkillBook(TableSkillBook):
 
 
 def skill_book_for(view: CrafterView) -> MACrafterSkillBook:
-    return MACrafterSkillBook(len(view.agents), view.settings.hostile_creatures)
+    return MACrafterSkillBook(len(view.agents))
 
 
 __all__ = [
+    "COLLECT_TIMEOUT",
+    "CRAFT_TIMEOUT",
     "MAX_MOVE",
-    "MAX_SHARE",
     "MAX_WAIT",
     "NAVIGATE_TIMEOUT",
     "NOOP",
     "MACrafterSkillBook",
-    "ShareLedger",
     "args_of",
     "collected",
     "crafted",
-    "fight_targets",
     "navigate_goals",
     "skill_book_for",
 ]

@@ -2,14 +2,14 @@
 
 Shared by the skill book (checks and done-tests), the controller (where to walk, what to press) and
 the scripted partners, so a name means one thing everywhere. Every number (quorums, tools, recipe
-needs, station radius) is read from the state's settings, never restated here.
+needs, collect distance) is read from the state's settings, never restated here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.macrafter.rules import TOOL_TIERS, Action, Material
+from envs.macrafter.rules import Action, Material
 from envs.macrafter.symbolic import CrafterView, Pos
 from proagent.domains.macrafter.navigation import (
     cells_of,
@@ -34,7 +34,7 @@ PLACES: dict[str, tuple[Material, ...]] = {
     "table": (Material.TABLE,),
     "furnace": (Material.FURNACE,),
     "cow": (Material.COW,),
-    "plant": (Material.PLANT, Material.RIPE_PLANT),
+    "plant": (Material.PLANT,),
 }
 RESOURCES = ("tree", "stone", "coal", "iron", "diamond")  # the quorum-collected ones (settings.resources)
 ITEM_OF = {"tree": "wood", "stone": "stone", "coal": "coal", "iron": "iron", "diamond": "diamond"}
@@ -49,14 +49,13 @@ class Gatherable:
     what: str
 
 
-# collect(x): the five quorum resources, and the Crafter basics (drink, eat, a sapling from grass).
+# collect(x): the five scored resources, water (drink) and cows (food): EmCoop's collectables.
 COLLECTABLE: dict[str, Gatherable] = {
     **{r: Gatherable(PLACES[r], f"mine it for {ITEM_OF[r]}") for r in RESOURCES},
     "water": Gatherable((Material.WATER,), "drink until your drink is full"),
     "cow": Gatherable((Material.COW,), "eat a cow (food)"),
-    "plant": Gatherable((Material.RIPE_PLANT,), "eat a ripe plant (food)"),
-    "sapling": Gatherable((Material.GRASS,), "search grass for a sapling (sometimes one drops)"),
 }
+STATION_REACH = 1  # EmCoop's engine.World.nearby(pos, 1): the 3x3 square around the crafter
 # place(x): the action, what it costs (an item name, or a settings field for the stations).
 PLACE_ACTIONS: dict[str, Action] = {
     "table": Action.PLACE_TABLE,
@@ -93,8 +92,9 @@ def place_cost(view: CrafterView, obj: str) -> dict[str, int]:
 
 
 def tool_ok(view: CrafterView, seat: int, resource: str) -> bool:
-    """Whether the seat holds the resource's tool (or a better pickaxe)."""
-    return view.agents[seat].tool_tier() >= TOOL_TIERS[view.settings.resources[resource].tool]
+    """Whether the seat holds the resource's tool: that exact tool (a better pickaxe does not do)."""
+    tool = view.settings.resources[resource].tool
+    return tool == "none" or view.agents[seat].count(tool) > 0
 
 
 def diggable(view: CrafterView, seat: int) -> frozenset[int]:
@@ -121,7 +121,7 @@ def collect_targets(view: CrafterView, seat: int, name: str) -> list[Pos]:
     face (ties: the lowest such seat, so every agent picks the same cell and the quorum gathers on
     it), then ones with room beside them for the whole quorum, then the nearest."""
     cells = known_cells(view, name)
-    if name == "sapling" or not cells:
+    if not cells:
         return cells
     quorum = view.settings.resources[name].quorum if name in RESOURCES else 1
     workers: dict[Pos, list[int]] = {}
@@ -143,16 +143,20 @@ def collect_targets(view: CrafterView, seat: int, name: str) -> list[Pos]:
 
 
 def near_stations(view: CrafterView, cell: Pos, stations: tuple[str, ...]) -> bool:
-    """Whether ``cell`` is within the station radius of one known cell of each station."""
-    radius = view.settings.station_radius
-    return all(any(chebyshev(cell, s) <= radius for s in cells_of(view, (STATION_MATERIAL[n],))) for n in stations)
+    """Whether one known cell of each station lies in the 3x3 square around ``cell``. EmCoop's
+    ``nearby`` slices the map from x-1 and y-1, which sees nothing from column 0 or row 0."""
+    if cell[0] < 1 or cell[1] < 1:
+        return False
+    return all(
+        any(chebyshev(cell, s) <= STATION_REACH for s in cells_of(view, (STATION_MATERIAL[n],))) for n in stations
+    )
 
 
 def craft_spots(view: CrafterView, seat: int, stations: tuple[str, ...]) -> list[Pos]:
     """Cells the seat could craft from (near every station), its own cell first if it is one."""
     me = view.agents[seat].position
     taken = occupied(view, seat)
-    radius = view.settings.station_radius
+    radius = STATION_REACH
     around: set[Pos] = set()
     for station in cells_of(view, (STATION_MATERIAL[stations[0]],)):
         x, y = station
@@ -171,6 +175,7 @@ __all__ = [
     "PLACE_ACTIONS",
     "RESOURCES",
     "RESOURCE_OF_ITEM",
+    "STATION_REACH",
     "collect_targets",
     "craft_spots",
     "known_cells",

@@ -1,9 +1,9 @@
 """The MA-Crafter responder: the tech-tree convention from the seat's grounding.
 
 It reads only the seat's facts (its bag, what is in view or remembered, the rules' quorums and
-tools, the team size from its teammates): wood first, a table, a wood pickaxe, stone, a stone
-pickaxe (crafted together), then the most valuable resource the team's size allows and the seat's
-tool reaches; with nothing useful in sight it explores. It predicts every teammate does the same,
+tools, the team size from its teammates): wood first (enough for a table and a pickaxe), a table,
+a wood pickaxe, stone, a stone pickaxe, then the most valuable resource the team's size allows and
+the seat's exact tools reach; with nothing useful in sight it explores. It predicts every teammate does the same,
 follows a leader's directive for it when that names a skill, and, when the conversation lets it
 speak, a leader directs everyone to its own plan and anyone else says what it will do; a craft
 that needs a quorum, announced by a teammate, is joined.
@@ -23,15 +23,15 @@ _EXPLORE = ("left", "up", "right", "down")
 def plan_for(facts: dict) -> str:
     """The convention's next skill for the seat whose facts these are."""
     me = facts["me"]
-    bag, tier = me["inventory"], me["tool_tier"]
+    bag, tier = me["inventory"], _tier(me)
     known = {t["name"] for t in facts["visible"]} | {t["name"] for t in facts["remembered"]}
     team = len(facts["teammates"]) + 1
     wood, stone = bag.get("wood", 0), bag.get("stone", 0)
     if tier == 0:
-        if wood < 2:
+        if wood < (1 if "table" in known else 3):
             return "collect(tree)" if "tree" in known else _explore(facts)
         return "craft(wood_pickaxe)" if "table" in known else "place(table)"
-    if tier == 1 and team >= 2:
+    if tier == 1:
         if wood < 1:
             return "collect(tree)" if "tree" in known else _explore(facts)
         if stone < 1:
@@ -41,6 +41,12 @@ def plan_for(facts: dict) -> str:
     if not able:
         return _explore(facts)
     return f"collect({max(able, key=lambda r: r['value'])['resource']})"
+
+
+def _tier(me: dict) -> int:
+    """The seat's pickaxe tier from the tools its facts list."""
+    tools = me.get("tools", [])
+    return 3 if "iron_pickaxe" in tools else 2 if "stone_pickaxe" in tools else 1 if "wood_pickaxe" in tools else 0
 
 
 def _explore(facts: dict) -> str:
@@ -83,7 +89,7 @@ def _joined(g: Grounding, facts: dict) -> str | None:
     for m in messages:
         found = re.search(r"craft\((stone|iron)_pickaxe\)", m["text"])
         tier = 2 if found is not None and found.group(1) == "stone" else 3
-        if found and "table" in known and facts["me"]["tool_tier"] < tier:
+        if found and "table" in known and _tier(facts["me"]) < tier:
             return found.group(0)
     return None
 

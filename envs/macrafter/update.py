@@ -1,0 +1,294 @@
+"""EmCoop's object updates, in JAX: every seat and cow in creation order (``engine.World.objects``).
+
+A seat's update is ``objects.Player.update``: the sleep lock, its own action (move, sleep, place,
+make; a ``do`` was already resolved by the collections), the vitals clocks, the health clock, the
+bag cap and waking when hurt. A cow's is ``objects.Cow.update``: a coin, then a step in a random
+direction when the cell is free. Objects update one after the other, so a lower creation number
+acts first: a table placed by an earlier seat blocks a later seat's move in the same step.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from envs.macrafter.draws import StepDraws, meets
+from envs.macrafter.rules import (
+    AGENT_WALKABLE,
+    CRAFTS,
+    PLACEABLE_ON,
+    VECTORS,
+    WALKABLE,
+    Achievement,
+    Action,
+    Item,
+    Material,
+    MOVES,
+    Vital,
+)
+from envs.macrafter.settings import CrafterSettings
+from envs.macrafter.state import RESULT
+
+DIRS = jnp.asarray([VECTORS[m] for m in MOVES], jnp.int32)  # (4, 2) by facing index
+PLACES = (Action.PLACE_STONE, Action.PLACE_TABLE, Action.PLACE_FURNACE, Action.PLACE_PLANT)
+_PLACED = {Action.PLACE_STONE: Material.STONE, Action.PLACE_TABLE: Material.TABLE,
+           Action.PLACE_FURNACE: Material.FURNACE, Action.PLACE_PLANT: Material.PLANT}
+_PLACE_ACH = {Action.PLACE_STONE: Achievement.PLACE_STONE, Action.PLACE_TABLE: Achievement.PLACE_TABLE,
+              Action.PLACE_FURNACE: Achievement.PLACE_FURNACE, Action.PLACE_PLANT: Achievement.PLACE_PLANT}
+_MAKE_ACH = {Action.MAKE_WOOD_PICKAXE: Achievement.MAKE_WOOD_PICKAXE,
+             Action.MAKE_STONE_PICKAXE: Achievement.MAKE_STONE_PICKAXE,
+             Action.MAKE_IRON_PICKAXE: Achievement.MAKE_IRON_PICKAXE,
+             Action.MAKE_WOOD_SWORD: Achievement.MAKE_WOOD_SWORD,
+             Action.MAKE_STONE_SWORD: Achievement.MAKE_STONE_SWORD,
+             Action.MAKE_IRON_SWORD: Achievement.MAKE_IRON_SWORD}
+_STATION = {"table": Material.TABLE, "furnace": Material.FURNACE}
+
+
+class ActTables(NamedTuple):
+    """Place and make rules by action offset (PLACE_* - PLACE_STONE, MAKE_* - MAKE_WOOD_PICKAXE)."""
+
+    place_on: np.ndarray  # (4, M) bool: the materials each placed thing may cover
+    place_cost: np.ndarray  # (4, NUM_ITEMS) int
+    place_mat: np.ndarray  # (4,)
+    place_ach: np.ndarray  # (4,)
+    make_needs: np.ndarray  # (6, NUM_ITEMS) int
+    make_station: np.ndarray  # (6, 2) bool: needs a table, a furnace
+    make_item: np.ndarray  # (6,)
+    make_ach: np.ndarray  # (6,)
+    make_quorum: np.ndarray  # (6,)
+    agent_walk: np.ndarray  # (M,) bool
+    cow_walk: np.ndarray  # (M,) bool
+    cow_move_probability: float
+
+
+def act_tables(cfg: CrafterSettings) -> ActTables:
+    m = len(Material)
+    place_on = np.zeros((4, m), bool)
+    place_cost = np.zeros((4, len(Item)), np.int32)
+    for i, a in enumerate(PLACES):
+        place_on[i, [int(x) for x in PLACEABLE_ON[a]]] = True
+    place_cost[0, Item.STONE] = 1
+    place_cost[1, Item.WOOD] = cfg.table_wood
+    place_cost[2, Item.STONE] = cfg.furnace_stone
+    place_cost[3, Item.SAPLING] = 1
+    makes = list(CRAFTS)
+    needs = np.zeros((6, len(Item)), np.int32)
+    station = np.zeros((6, 2), bool)
+    quorum = np.ones(6, np.int32)
+    for i, a in enumerate(makes):
+        rule = cfg.recipes[CRAFTS[a].name.lower()]
+        for item, k in rule.needs.items():
+            needs[i, Item[item.upper()]] = k
+        for s in rule.stations:
+            station[i, 0 if s == "table" else 1] = True
+        quorum[i] = rule.quorum
+    walk = np.zeros(m, bool)
+    walk[[int(x) for x in AGENT_WALKABLE]] = True
+    cow_walk = np.zeros(m, bool)
+    cow_walk[[int(x) for x in WALKABLE]] = True
+    return ActTables(
+        place_on=place_on,
+        place_cost=place_cost,
+        place_mat=np.asarray([int(_PLACED[a]) for a in PLACES], np.int32),
+        place_ach=np.asarray([int(_PLACE_ACH[a]) for a in PLACES], np.int32),
+        make_needs=needs,
+        make_station=station,
+        make_item=np.asarray([int(CRAFTS[a]) for a in makes], np.int32),
+        make_ach=np.asarray([int(_MAKE_ACH[a]) for a in makes], np.int32),
+        make_quorum=quorum,
+        agent_walk=walk,
+        cow_walk=cow_walk,
+        cow_move_probability=cfg.cow_move_probability,
+    )
+
+
+class World(NamedTuple):
+    """What the object updates read and write."""
+
+    grid: jax.Array
+    pos: jax.Array
+    facing: jax.Array
+    in_world: jax.Array  # (A,) seats that are objects (active, not removed)
+    sleeping: jax.Array
+    inventory: jax.Array
+    vitals: jax.Array
+    counters: jax.Array
+    last_health: jax.Array
+    achievements: jax.Array
+    cow_pos: jax.Array
+    cow_alive: jax.Array
+    result: jax.Array
+
+
+def occupied(wd: World, cell: jax.Array) -> jax.Array:
+    """Whether an object (a seat in the world, a live cow) stands on ``cell``."""
+    seat = jnp.any(wd.in_world & jnp.all(wd.pos == cell, -1))
+    cow = jnp.any(wd.cow_alive & jnp.all(wd.cow_pos == cell, -1))
+    return seat | cow
+
+
+def material_at(grid: jax.Array, cell: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """(material, inside) of a cell; outside the map the material is -1."""
+    h, w = grid.shape
+    inside = (cell[0] >= 0) & (cell[0] < w) & (cell[1] >= 0) & (cell[1] < h)
+    mat = grid[jnp.clip(cell[1], 0, h - 1), jnp.clip(cell[0], 0, w - 1)]
+    return jnp.where(inside, mat, -1), inside
+
+
+def update_objects(
+    cfg: CrafterSettings, at: ActTables, wd: World, acts: jax.Array, order: jax.Array, draws: StepDraws, crafters: jax.Array
+) -> World:
+    """Every object's update in creation order (empty slots last, skipped)."""
+    n = wd.pos.shape[0]
+    rank = jnp.where(order < 0, jnp.iinfo(jnp.int32).max, order)
+    perm = jnp.argsort(rank)
+
+    def one(i: jax.Array, wd: World) -> World:
+        j = perm[i]
+        is_seat = j < n
+        seat = jnp.clip(j, 0, n - 1)
+        cow = jnp.clip(j - n, 0, wd.cow_alive.shape[0] - 1)
+        live_seat = is_seat & wd.in_world[seat]
+        live_cow = ~is_seat & wd.cow_alive[cow]
+        wd = jax.lax.cond(live_seat, lambda w: _player(cfg, at, w, seat, acts[seat], crafters), lambda w: w, wd)
+        return jax.lax.cond(live_cow, lambda w: _cow(at, w, cow, draws), lambda w: w, wd)
+
+    return jax.lax.fori_loop(0, order.shape[0], one, wd)
+
+
+def _cow(at: ActTables, wd: World, c: jax.Array, draws: StepDraws) -> World:
+    """``Cow.update``: with the move probability, one step in a random direction if free."""
+    moves = meets(draws.cow_move[c], at.cow_move_probability)
+    target = wd.cow_pos[c] + DIRS[(draws.cow_dir[c] % 4).astype(jnp.int32)]
+    mat, inside = material_at(wd.grid, target)
+    free = inside & jnp.asarray(at.cow_walk)[jnp.maximum(mat, 0)] & ~occupied(wd, target)
+    return wd._replace(cow_pos=wd.cow_pos.at[c].set(jnp.where(moves & free, target, wd.cow_pos[c])))
+
+
+
+def _player(cfg: CrafterSettings, at: ActTables, wd: World, i: jax.Array, act: jax.Array, crafters: jax.Array) -> World:
+    """``Player.update`` of seat ``i`` (a DO or a share is a noop here: both were resolved before)."""
+    a = jnp.where((act == Action.DO) | (act > Action.MAKE_IRON_SWORD), int(Action.NOOP), act)
+    energy = wd.vitals[i, Vital.ENERGY]
+    locked = wd.sleeping[i] & (energy < cfg.vital_max)
+    rested = wd.sleeping[i] & ~locked
+    a = jnp.where(locked, int(Action.SLEEP), a)
+    wd = wd._replace(achievements=wd.achievements.at[i, Achievement.WAKE_UP].add(rested.astype(jnp.int32)))
+    wd, moved = _move(at, wd, i, a)
+    falls_asleep = (a == Action.SLEEP) & (energy < cfg.vital_max)
+    wd = wd._replace(sleeping=wd.sleeping.at[i].set((wd.sleeping[i] & ~rested) | falls_asleep))
+    wd, placed = _place(at, wd, i, a)
+    wd, made = _make(at, wd, i, a, crafters)
+    is_move = (a >= Action.LEFT) & (a <= Action.DOWN)
+    res = jnp.where(is_move, moved, jnp.where(a == Action.SLEEP, jnp.where(falls_asleep, RESULT["sleep"], RESULT["nothing"]), RESULT["none"]))
+    res = jnp.where((a >= Action.PLACE_STONE) & (a <= Action.PLACE_PLANT), placed, res)
+    res = jnp.where((a >= Action.MAKE_WOOD_PICKAXE) & (a <= Action.MAKE_IRON_SWORD), made, res)
+    res = jnp.where(locked, RESULT["asleep"], res)
+    wd = wd._replace(result=wd.result.at[i].set(res))
+    return _body(cfg, wd, i)
+
+
+def _move(at: ActTables, wd: World, i: jax.Array, a: jax.Array) -> tuple[World, jax.Array]:
+    """``Player._move``: turn, step if the cell is free (lava included), die on lava."""
+    is_move = (a >= Action.LEFT) & (a <= Action.DOWN)
+    facing = jnp.where(is_move, a - Action.LEFT, wd.facing[i])
+    target = wd.pos[i] + DIRS[facing]
+    mat, inside = material_at(wd.grid, target)
+    free = inside & jnp.asarray(at.agent_walk)[jnp.maximum(mat, 0)] & ~occupied(wd, target)
+    pos = jnp.where(is_move & free, target, wd.pos[i])
+    lava = is_move & (material_at(wd.grid, pos)[0] == Material.LAVA)
+    vitals = wd.vitals.at[i, Vital.HEALTH].set(jnp.where(lava, 0, wd.vitals[i, Vital.HEALTH]))
+    result = jnp.where(lava, RESULT["died"], jnp.where(free, RESULT["ok"], RESULT["blocked"]))
+    return wd._replace(pos=wd.pos.at[i].set(pos), facing=wd.facing.at[i].set(facing), vitals=vitals), result
+
+
+def _place(at: ActTables, wd: World, i: jax.Array, a: jax.Array) -> tuple[World, jax.Array]:
+    """``Player._place`` on the faced cell: no object there, a material it may cover, the cost paid."""
+    is_place = (a >= Action.PLACE_STONE) & (a <= Action.PLACE_PLANT)
+    p = jnp.clip(a - Action.PLACE_STONE, 0, 3)
+    target = wd.pos[i] + DIRS[wd.facing[i]]
+    mat, inside = material_at(wd.grid, target)
+    fits = inside & ~occupied(wd, target) & jnp.asarray(at.place_on)[p, jnp.maximum(mat, 0)]
+    cost = jnp.asarray(at.place_cost)[p]
+    paid = jnp.all(wd.inventory[i] >= cost)
+    ok = is_place & fits & paid
+    h, w = wd.grid.shape
+    y, x = jnp.clip(target[1], 0, h - 1), jnp.clip(target[0], 0, w - 1)
+    grid = wd.grid.at[y, x].set(jnp.where(ok, jnp.asarray(at.place_mat)[p], wd.grid[y, x]))
+    inventory = wd.inventory.at[i].add(-cost * ok)
+    ach = wd.achievements.at[i, jnp.asarray(at.place_ach)[p]].add(ok.astype(jnp.int32))
+    result = jnp.where(ok, RESULT["ok"], jnp.where(fits, RESULT["missing_items"], RESULT["occupied"]))
+    return wd._replace(grid=grid, inventory=inventory, achievements=ach), result
+
+
+def _stations_near(grid: jax.Array, pos: jax.Array) -> jax.Array:
+    """(table, furnace) among the 3x3 cells around ``pos`` as ``engine.World.nearby`` slices them:
+    clipped at the far edges, and empty when the slice would start at -1 (column or row 0)."""
+    h, w = grid.shape
+    x, y = pos[0], pos[1]
+    dx = jnp.arange(-1, 2)
+    xs, ys = x + dx[None, :], y + dx[:, None]
+    inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h) & (x >= 1) & (y >= 1)
+    cells = grid[jnp.clip(ys, 0, h - 1), jnp.clip(xs, 0, w - 1)]
+    return jnp.stack([jnp.any(inside & (cells == Material.TABLE)), jnp.any(inside & (cells == Material.FURNACE))])
+
+
+def _make(at: ActTables, wd: World, i: jax.Array, a: jax.Array, crafters: jax.Array) -> tuple[World, jax.Array]:
+    """``Player._make``: the recipe's stations nearby, then its ingredients (and the paper's quorum)."""
+    is_make = (a >= Action.MAKE_WOOD_PICKAXE) & (a <= Action.MAKE_IRON_SWORD)
+    m = jnp.clip(a - Action.MAKE_WOOD_PICKAXE, 0, 5)
+    need_station = jnp.asarray(at.make_station)[m]
+    near = _stations_near(wd.grid, wd.pos[i])
+    station_ok = jnp.all(~need_station | near)
+    needs = jnp.asarray(at.make_needs)[m]
+    items_ok = jnp.all(wd.inventory[i] >= needs)
+    quorum_ok = crafters[m] >= jnp.asarray(at.make_quorum)[m]
+    ok = is_make & station_ok & items_ok & quorum_ok
+    item = jnp.asarray(at.make_item)[m]
+    inventory = wd.inventory.at[i].add(-needs * ok).at[i, item].add(ok.astype(jnp.int32))
+    ach = wd.achievements.at[i, jnp.asarray(at.make_ach)[m]].add(ok.astype(jnp.int32))
+    result = jnp.where(
+        ok,
+        RESULT["ok"],
+        jnp.where(~station_ok, RESULT["no_station"], jnp.where(~items_ok, RESULT["missing_items"], RESULT["too_few_crafters"])),
+    )
+    return wd._replace(inventory=inventory, achievements=ach), result
+
+
+def _body(cfg: CrafterSettings, wd: World, i: jax.Array) -> World:
+    """``_update_life_stats``, ``_degen_or_regen_health``, the bag cap and ``_wake_up_when_hurt``.
+    Counters are kept doubled so the half steps of a sleeper stay integers."""
+    asleep = wd.sleeping[i]
+    hunger, thirst, fatigue, recover = (wd.counters[i, k] for k in range(4))
+    health, food, drink, energy = (wd.vitals[i, k] for k in range(4))
+    tick = jnp.where(asleep, 1, 2)
+    hunger = hunger + tick
+    food = food - (hunger > 2 * cfg.hunger_threshold)
+    hunger = jnp.where(hunger > 2 * cfg.hunger_threshold, 0, hunger)
+    thirst = thirst + tick
+    drink = drink - (thirst > 2 * cfg.thirst_threshold)
+    thirst = jnp.where(thirst > 2 * cfg.thirst_threshold, 0, thirst)
+    fatigue = jnp.where(asleep, jnp.minimum(fatigue - 2, 0), fatigue + 2)
+    rests = fatigue < -2 * cfg.rest_threshold
+    energy, fatigue = energy + rests, jnp.where(rests, 0, fatigue)
+    tires = fatigue > 2 * cfg.fatigue_threshold
+    energy, fatigue = energy - tires, jnp.where(tires, 0, fatigue)
+    fed = (food > 0) & (drink > 0) & ((energy > 0) | asleep)
+    recover = recover + jnp.where(fed, jnp.where(asleep, 4, 2), jnp.where(asleep, -1, -2))
+    heals = recover > 2 * cfg.recover_threshold
+    health, recover = health + heals, jnp.where(heals, 0, recover)
+    hurts = recover < -2 * cfg.degen_threshold
+    health, recover = jnp.maximum(health - hurts, 0), jnp.where(hurts, 0, recover)
+    vit = jnp.clip(jnp.stack([health, food, drink, energy]), 0, cfg.vital_max).astype(jnp.int32)
+    inv = jnp.clip(wd.inventory[i], 0, cfg.item_max)
+    hurt = vit[Vital.HEALTH] < wd.last_health[i]
+    return wd._replace(
+        vitals=wd.vitals.at[i].set(vit),
+        inventory=wd.inventory.at[i].set(inv),
+        counters=wd.counters.at[i].set(jnp.stack([hunger, thirst, fatigue, recover]).astype(jnp.int32)),
+        sleeping=wd.sleeping.at[i].set(asleep & ~hurt),
+        last_health=wd.last_health.at[i].set(vit[Vital.HEALTH]),
+    )
