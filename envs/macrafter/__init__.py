@@ -1,8 +1,8 @@
 """MA-Crafter (EmCoop): open-world cooperative collection and crafting for N agents, in JAX.
 
     from envs.macrafter import make, Action
-    env = make("medium_3a")                       # or "random:hard:7", "easy_2a@3"
-    state = env.jit_reset(jax.random.PRNGKey(0))
+    env = make("emcoop")                          # EmCoop's 64x64 world; "emcoop@6", "medium_3a", "random:hard:7"
+    state = env.jit_reset(jax.random.PRNGKey(0))  # a generated world is drawn from the key
     tr = env.jit_step(key, state, jnp.array([Action.DO] * env.num_agents))
     view = env.symbolic(tr.state)                 # typed CrafterView
     events = env.events(env.symbolic(state), actions, view)
@@ -13,15 +13,28 @@ the event stream (`events`) are the contract the agent side (`proagent.domains.m
 
 from envs.macrafter.env import CrafterEnv, make
 from envs.macrafter.events import CrafterEvent, CrafterEventKind, extract_events
-from envs.macrafter.rules import ACTION_NAMES, NUM_ACTIONS, Action, Item, Material, Vital, decode_share, share_action
+from envs.macrafter.rules import (
+    ACTION_NAMES,
+    NUM_ACTIONS,
+    SHARE_GOODS,
+    Achievement,
+    Action,
+    Item,
+    Material,
+    Vital,
+    decode_share,
+    share_action,
+)
 from envs.macrafter.scenario import (
     DIFFICULTIES,
+    EMCOOP_TEAMS,
     LEGEND,
     SCENARIOS,
     TARGETS,
     Scenario,
     ScenarioError,
     available_scenarios,
+    emcoop_world,
     from_text,
     load_scenario,
     random_scenario,
@@ -31,15 +44,18 @@ from envs.macrafter.scenario import (
     with_settings,
 )
 from envs.macrafter.settings import CrafterSettings, RecipeRule, ResourceRule
-from envs.macrafter.state import RESULTS, CrafterState, initial_state
+from envs.macrafter.state import RESULTS, CrafterState, populate
 from envs.macrafter.symbolic import AgentState, Attempt, CrafterView, decode
 
 __all__ = [
     "ACTION_NAMES",
     "DIFFICULTIES",
+    "EMCOOP_TEAMS",
     "LEGEND",
     "NUM_ACTIONS",
     "RESULTS",
+    "SHARE_GOODS",
+    "Achievement",
     "SCENARIOS",
     "TARGETS",
     "Action",
@@ -59,11 +75,12 @@ __all__ = [
     "ScenarioError",
     "Vital",
     "available_scenarios",
+    "emcoop_world",
     "decode",
     "decode_share",
     "extract_events",
     "from_text",
-    "initial_state",
+    "populate",
     "load_scenario",
     "make",
     "random_scenario",

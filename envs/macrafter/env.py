@@ -205,7 +205,7 @@ def start_in_jax(
     seat_order = jnp.where(jnp.arange(a) < n, m + jnp.arange(a), -1)
     active = jnp.arange(a) < n
     pos = s.pos.at[:n].set(agents.astype(jnp.int32))
-    vitals = jnp.where(active[:, None], cfg.vital_max, 0).astype(jnp.int32)
+    vitals = jnp.where(active[:, None], cfg.vital_max, s.vitals).astype(jnp.int32)
     touched = _touch(cfg, _touch(cfg, s.touched, pos, active), cow_pos, cow_alive)
     return s._replace(
         grid=grid.astype(jnp.int32),

@@ -152,7 +152,7 @@ def populate(
     order[capacity : capacity + m] = np.arange(m)
     order[:n] = m + np.arange(n)
     active = np.arange(capacity) < n
-    vitals = np.where(active[:, None], settings.vital_max, 0).astype(np.int32)
+    vitals = np.where(active[:, None], settings.vital_max, s.vitals).astype(np.int32)
     touched = s.touched.copy()
     for x, y in [*pos[:n].tolist(), *cow_pos[:m].tolist()]:
         touched[y // settings.chunk_size, x // settings.chunk_size] = True
