@@ -82,7 +82,9 @@ def balance(
     h, w = grid.shape
     cx, cy = jnp.asarray(cells[..., 0]), jnp.asarray(cells[..., 1])
     valid = cx >= 0
-    grass = valid & (grid[jnp.clip(cy, 0, h - 1), jnp.clip(cx, 0, w - 1)] == Material.GRASS)  # (NC, cs*cs)
+    cell = grid[jnp.clip(cy, 0, h - 1), jnp.clip(cx, 0, w - 1)]
+    # EmCoop's plant is an object standing on grass: its cell counts as grass but holds an object
+    grass = valid & ((cell == Material.GRASS) | (cell == Material.PLANT))  # (NC, cs*cs)
     n_grass = grass.sum(-1)
     cow_chunk = jnp.where(herd.cow_alive, chunk_of(cfg, herd.cow_pos), -1)
     in_chunk = cow_chunk[None, :] == jnp.arange(nc)[:, None]  # (NC, C)
@@ -100,6 +102,7 @@ def balance(
     far = _away(seat_pos, seats, spot, cfg.cow_spawn_distance)
     taken = jnp.any(herd.cow_alive[None] & jnp.all(herd.cow_pos[None] == spot[:, None], -1), -1)
     taken = taken | jnp.any(seats[None] & jnp.all(seat_pos[None] == spot[:, None], -1), -1)
+    taken = taken | (grid[jnp.clip(spot[:, 1], 0, h - 1), jnp.clip(spot[:, 0], 0, w - 1)] == Material.PLANT)
     spawn = spawn_try & (n_grass > 0) & far & ~taken
     herd = _leave(cfg, herd, in_chunk, n_cows, leave_try, draws, seat_pos, seats)
     return _spawn(herd, spawn, spot)

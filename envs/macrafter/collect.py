@@ -19,16 +19,16 @@ import numpy as np
 
 from envs.macrafter.rules import (
     LEAVES,
+    MAX_SHARE,
+    NUM_GOODS,
     NUM_ITEMS,
+    PICKAXES,
     SHARE_BASE,
     SHARE_VITALS,
     Achievement,
-    Action,
     Item,
     Material,
     Vital,
-    NUM_GOODS,
-    PICKAXES,
 )
 from envs.macrafter.settings import RESOURCE_GIVES, CrafterSettings
 from envs.macrafter.state import COW_CODE, RESOURCE_MATERIALS, RESOURCES, reach_offsets
@@ -58,6 +58,7 @@ class ResourceTables(NamedTuple):
     amount: np.ndarray
     achievement: np.ndarray
     code_of: np.ndarray
+    leaves_of: np.ndarray  # per Material: what a collected cell of it becomes (itself if not collectable)
     scored_unit: np.ndarray  # which score_units entry (wood..diamond), -1 none
 
 
@@ -83,8 +84,10 @@ def resource_tables(cfg: CrafterSettings) -> ResourceTables:
         ach.append(int(_ACHIEVE[item]))
         unit.append(r if r < 5 else -1)
     code_of = np.full(len(Material), -1, np.int32)
+    leaves_of = np.arange(len(Material), dtype=np.int32)
     for r, m in enumerate(RESOURCE_MATERIALS):
         code_of[int(m)] = r
+        leaves_of[int(m)] = int(LEAVES[m])
     return ResourceTables(
         quorum=np.asarray(quorum, np.int32),
         tool=np.asarray(tool, np.int32),
@@ -94,6 +97,7 @@ def resource_tables(cfg: CrafterSettings) -> ResourceTables:
         amount=np.asarray(amount, np.int32),
         achievement=np.asarray(ach, np.int32),
         code_of=code_of,
+        leaves_of=leaves_of,
         scored_unit=np.asarray(unit, np.int32),
     )
 
@@ -117,11 +121,12 @@ class Shares(NamedTuple):
 
 
 def run_shares(acts: jax.Array, in_world: jax.Array, bag: jax.Array) -> Shares:
-    """EmCoop's ``_execute_shares`` in seat order: a share hands the sharer's whole count of one good
-    to another seat still in the world, at any distance (an earlier share can feed a later one)."""
+    """EmCoop's ``_execute_shares`` in seat order: a share hands ``min(qty, held)`` of one good to
+    another seat still in the world, at any distance (an earlier share can feed a later one)."""
     n = acts.shape[0]
     is_share = in_world & (acts >= SHARE_BASE)
-    target, good = jnp.divmod(jnp.maximum(acts - SHARE_BASE, 0), NUM_GOODS)
+    rest, q = jnp.divmod(jnp.maximum(acts - SHARE_BASE, 0), MAX_SHARE)
+    target, good = jnp.divmod(rest, NUM_GOODS)
 
     def one(i: jax.Array, carry: tuple[jax.Array, ...]) -> tuple[jax.Array, ...]:
         bag, to, qty, res = carry
@@ -129,7 +134,7 @@ def run_shares(acts: jax.Array, in_world: jax.Array, bag: jax.Array) -> Shares:
         valid_tgt = (tgt < n) & (tgt != i) & in_world[jnp.clip(tgt, 0, n - 1)]
         have = bag[i, good[i]]
         ok = is_share[i] & valid_tgt & (have > 0)
-        moved = jnp.where(ok, have, 0)
+        moved = jnp.where(ok, jnp.minimum(have, q[i] + 1), 0)
         bag = bag.at[i, good[i]].add(-moved).at[jnp.clip(tgt, 0, n - 1), good[i]].add(moved)
         r = jnp.where(~is_share[i], 0, jnp.where(~valid_tgt, 2, jnp.where(ok, 1, 3)))
         return bag, to.at[i].set(jnp.where(ok, tgt, -1)), qty.at[i].set(moved), res.at[i].set(r)
@@ -199,9 +204,12 @@ def collect(
     bag = bag + jnp.einsum("ikj,ikg->jg", got, col * amount[..., None])
     ach = jax.nn.one_hot(jnp.asarray(t.achievement)[safe], achievements.shape[1], dtype=jnp.int32)
     achievements = achievements + jnp.einsum("ikj,ika->ja", got, ach)
-    new_mat = jnp.where(taken & (tgt < COW_CODE), jnp.asarray(t.leaves)[safe], mat)
-    grid = grid.at[jnp.clip(y, 0, h - 1), jnp.clip(x, 0, w - 1)].set(jnp.where(inside, new_mat, grid[jnp.clip(y, 0, h - 1), jnp.clip(x, 0, w - 1)]))
-    eaten = jnp.any((taken & (tgt == COW_CODE))[..., None] & jnp.all(cells[:, :, None, :] == cow_pos[None, None], -1), (0, 1))
+    mined = ok & (tgt >= 0) & (tgt < COW_CODE) & inside
+    cleared = jnp.zeros(grid.shape, bool).at[jnp.clip(y, 0, h - 1), jnp.clip(x, 0, w - 1)].max(mined)
+    grid = jnp.where(cleared, jnp.asarray(t.leaves_of)[grid], grid)
+    eaten = jnp.any(
+        (taken & (tgt == COW_CODE))[..., None] & jnp.all(cells[:, :, None, :] == cow_pos[None, None], -1), (0, 1)
+    )
     cow_alive = cow_alive & ~eaten
     cow_pos = jnp.where(eaten[:, None], -1, cow_pos)
     return Collected(
@@ -217,7 +225,9 @@ def collect(
     )
 
 
-def _do_results(do: jax.Array, tgt: jax.Array, ok: jax.Array, part: jax.Array, nearby: jax.Array, t: ResourceTables) -> jax.Array:
+def _do_results(
+    do: jax.Array, tgt: jax.Array, ok: jax.Array, part: jax.Array, nearby: jax.Array, t: ResourceTables
+) -> jax.Array:
     """Each DO seat's outcome: ok if it shared in a collection, else the first failure in reach
     (too_few: fewer agents doing DO than the quorum; no_tool: the tool was what lacked), else nothing."""
     n = do.shape[0]

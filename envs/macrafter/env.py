@@ -33,7 +33,7 @@ from envs.macrafter.balance import Herd, balance, chunk_cells, chunk_of, cow_cei
 from envs.macrafter.collect import bag_of, collect, resource_tables, run_shares, split_bag
 from envs.macrafter.draws import StepDraws, step_draws
 from envs.macrafter.events import CrafterEvent, extract_events
-from envs.macrafter.rules import NUM_ACTIONS, PICKAXES, Action, Vital
+from envs.macrafter.rules import NUM_ACTIONS, PICKAXES, SHARE_BASE, Action, Material, Vital
 from envs.macrafter.scenario import Scenario, ScenarioError, load_scenario, with_settings
 from envs.macrafter.settings import CrafterSettings
 from envs.macrafter.state import RESULT, CrafterState, blank_state, populate
@@ -111,12 +111,15 @@ class CrafterEnv(JittedEntryPoints):
     def advance(self, state: CrafterState, actions: jax.Array, draws: StepDraws) -> CrafterState:
         """The step under given draws (what `step` runs; the equivalence tests call it directly)."""
         cfg = self.settings
+        state = jax.tree.map(jnp.asarray, state)
         acts = jnp.asarray(actions, jnp.int32)
         in_world = state.active & ~state.removed
         acts = jnp.where(in_world & (acts >= 0) & (acts < NUM_ACTIONS), acts, int(Action.NOOP))
         shares = run_shares(acts, in_world, bag_of(state.inventory, state.vitals))
         do = in_world & (acts == Action.DO)
-        got = collect(self._res, cfg, state.grid, state.pos, do, shares.bag, state.achievements, state.cow_pos, state.cow_alive)
+        got = collect(
+            self._res, cfg, state.grid, state.pos, do, shares.bag, state.achievements, state.cow_pos, state.cow_alive
+        )
         inventory, vitals = split_bag(got.bag, state.vitals)
         dies = in_world & ~do & (vitals[:, Vital.HEALTH] <= 0)
         in_world = in_world & ~dies
@@ -127,10 +130,12 @@ class CrafterEnv(JittedEntryPoints):
             achievements=got.achievements, cow_pos=got.cow_pos, cow_alive=got.cow_alive,
             result=jnp.zeros_like(state.result),
         )  # fmt: skip
-        wd = update_objects(cfg, self._acts, wd, acts, state.order, draws, crafters)
+        a = state.pos.shape[0]
+        order = state.order.at[a:].set(jnp.where(got.cow_alive, state.order[a:], -1))  # eaten cows leave
+        wd = update_objects(cfg, self._acts, wd, acts, order, draws, crafters)
         step = state.step + 1
-        herd, touched = self._balance(state, wd, step, draws)
-        result = jnp.where(acts >= Action.MAKE_IRON_SWORD + 1, _SHARE_RESULT[shares.result], wd.result)
+        herd, touched = self._balance(state._replace(order=order), wd, step, draws)
+        result = jnp.where(acts >= SHARE_BASE, _SHARE_RESULT[shares.result], wd.result)
         result = jnp.where(do, _DO_RESULT[got.result], result)
         result = jnp.where(dies, RESULT["died"], result)
         return state._replace(
@@ -148,6 +153,9 @@ class CrafterEnv(JittedEntryPoints):
         cfg = self.settings
         touched = _touch(cfg, state.touched, wd.pos, wd.in_world)
         touched = _touch(cfg, touched, wd.cow_pos, wd.cow_alive)
+        plants = (wd.grid == Material.PLANT).reshape(-1)  # a plant is an object in EmCoop: it opens its chunk
+        ys, xs = jnp.divmod(jnp.arange(plants.shape[0]), wd.grid.shape[1])
+        touched = _touch(cfg, touched, jnp.stack([xs, ys], -1), plants)
         herd = Herd(wd.cow_pos, wd.cow_alive, state.order, state.next_order)
         balanced = balance(cfg, self._cells, self._ceiling, herd, wd.grid, touched, wd.pos, state.active, step, draws)
         herd = jax.tree.map(lambda a, b: jnp.where(step % cfg.balance_every == 0, a, b), balanced, herd)

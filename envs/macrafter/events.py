@@ -126,7 +126,9 @@ def _action_events(before: CrafterView, seat: int, action: int, after: CrafterVi
         target = _ahead(at, VECTORS[Action(action)])
         if result in ("ok", "died"):
             return [CrafterEvent(step, seat, CrafterEventKind.MOVE, at, target)]
-        return [CrafterEvent(step, seat, CrafterEventKind.BLOCKED_MOVE, at, target, reason=_blocked_reason(before, target))]
+        return [
+            CrafterEvent(step, seat, CrafterEventKind.BLOCKED_MOVE, at, target, reason=_blocked_reason(before, target))
+        ]
     if action == Action.DO:
         return _collect_events(before, seat, after)
     if action == Action.SLEEP:
@@ -143,10 +145,10 @@ def _action_events(before: CrafterView, seat: int, action: int, after: CrafterVi
                              reason=None if result == "ok" else result)]  # fmt: skip
     shared = decode_share(action)
     if shared is not None:
-        other, good = shared
+        other, good, _ = shared
         target = before.agents[other].position if other < len(before.agents) else None
         if result == "ok":
-            qty = next((q for g, r, _, q in after.shares if g == seat), 0)
+            qty = next((q for g, _, _, q in after.shares if g == seat), 0)
             return [CrafterEvent(step, seat, CrafterEventKind.SHARE, at, target, good, qty, other=other)]
         return [CrafterEvent(step, seat, CrafterEventKind.SHARE_FAILED, at, target, good, other=other, reason=result)]
     return []

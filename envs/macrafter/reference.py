@@ -228,8 +228,8 @@ def sanitise(world: World, actions: np.ndarray) -> np.ndarray:
 
 
 def execute_shares(world: World, acts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``coop_env._execute_shares``, before anything else, in seat order: a share hands the
-    sharer's whole count of a good (bag item, food, drink or energy) to another live seat at any
+    """``coop_env._execute_shares``, before anything else, in seat order: a share hands
+    ``min(quantity, held)`` of a good (bag item, food, drink or energy) to another live seat at any
     distance; no cap now (the receiver's own update clamps it). Returns share_to, share_good,
     share_qty (share_to -1 when nothing moved; share_good is the good asked for)."""
     share_to = np.full(world.capacity, -1, np.int32)
@@ -239,7 +239,7 @@ def execute_shares(world: World, acts: np.ndarray) -> tuple[np.ndarray, np.ndarr
         decoded = decode_share(int(acts[seat]))
         if decoded is None:
             continue
-        to, good = decoded
+        to, good, quantity = decoded
         share_good[seat] = good_index(good)
         if to == seat or to >= world.capacity or not world.live_seat(to):
             continue
@@ -247,10 +247,11 @@ def execute_shares(world: World, acts: np.ndarray) -> tuple[np.ndarray, np.ndarr
         held = int(row[index])
         if held <= 0:
             continue
-        row[index] -= held
+        moved = min(quantity, held)
+        row[index] -= moved
         to_row, to_index = world.bag(to, good)
-        to_row[to_index] += held
-        share_to[seat], share_qty[seat] = to, held
+        to_row[to_index] += moved
+        share_to[seat], share_qty[seat] = to, moved
     return share_to, share_good, share_qty
 
 

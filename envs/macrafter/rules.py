@@ -66,7 +66,8 @@ class Action(IntEnum):
     """Primitive actions, in EmCoop's order (``data.yaml``). A move turns the agent to face that way and
     steps if the cell is free; DO collects every resource within ``collect_distance`` (no facing);
     PLACE_* fills the faced cell; MAKE_* crafts beside a station. Sharing is an action family after
-    these: ``share_action(target_seat, good)`` hands the whole count of one good to that teammate."""
+    these: ``share_action(target_seat, good, qty)`` hands up to ``qty`` of one good to that teammate
+    (what it holds if less), at any distance, before anything else in the step (EmCoop's share)."""
 
     NOOP = 0
     LEFT = 1
@@ -91,11 +92,12 @@ class Action(IntEnum):
 SHARE_GOODS: tuple[str, ...] = (*(i.name.lower() for i in Item), "food", "drink", "energy")
 SHARE_VITALS: dict[str, Vital] = {"food": Vital.FOOD, "drink": Vital.DRINK, "energy": Vital.ENERGY}
 NUM_GOODS = len(SHARE_GOODS)
+MAX_SHARE = 20  # the largest quantity one share names: EmCoop's bag cap (data.yaml max_object_capacity)
 
 MAX_AGENTS = 8  # the action space is sized for it, so action ids never depend on the team size
 MIN_AGENTS = 1
 SHARE_BASE = len(Action)  # the first share action id
-NUM_ACTIONS = SHARE_BASE + MAX_AGENTS * NUM_GOODS
+NUM_ACTIONS = SHARE_BASE + MAX_AGENTS * NUM_GOODS * MAX_SHARE
 
 
 def good_index(good: Item | str | int) -> int:
@@ -111,26 +113,29 @@ def good_index(good: Item | str | int) -> int:
     return int(good)
 
 
-def share_action(target_seat: int, good: Item | str | int) -> int:
-    """The primitive action that hands the whole count of ``good`` to ``target_seat``."""
+def share_action(target_seat: int, good: Item | str | int, qty: int = 1) -> int:
+    """The primitive action that hands up to ``qty`` of ``good`` to ``target_seat``."""
     if not 0 <= target_seat < MAX_AGENTS:
         raise ValueError(f"share: seat {target_seat} is outside 0..{MAX_AGENTS - 1}")
-    return SHARE_BASE + target_seat * NUM_GOODS + good_index(good)
+    if not 1 <= qty <= MAX_SHARE:
+        raise ValueError(f"share: quantity {qty} is outside 1..{MAX_SHARE}")
+    return SHARE_BASE + (target_seat * NUM_GOODS + good_index(good)) * MAX_SHARE + qty - 1
 
 
-def decode_share(action: int) -> tuple[int, str] | None:
-    """``(target_seat, good name)`` of a share action, None for every other action."""
+def decode_share(action: int) -> tuple[int, str, int] | None:
+    """``(target_seat, good name, qty)`` of a share action, None for every other action."""
     if action < SHARE_BASE or action >= NUM_ACTIONS:
         return None
-    seat, good = divmod(action - SHARE_BASE, NUM_GOODS)
-    return seat, SHARE_GOODS[good]
+    rest, q = divmod(action - SHARE_BASE, MAX_SHARE)
+    seat, good = divmod(rest, NUM_GOODS)
+    return seat, SHARE_GOODS[good], q + 1
 
 
 def action_name(action: int) -> str:
-    """A primitive action's name (``share_2_wood`` for the share family)."""
+    """A primitive action's name (``share_2_wood_3`` for the share family)."""
     shared = decode_share(action)
     if shared is not None:
-        return f"share_{shared[0]}_{shared[1]}"
+        return f"share_{shared[0]}_{shared[1]}_{shared[2]}"
     return Action(action).name.lower()
 
 

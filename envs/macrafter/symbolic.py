@@ -206,7 +206,9 @@ def decode(settings: CrafterSettings, state: CrafterState) -> CrafterView:
         last_actions=tuple(int(a) for a in s["last_action"][:n]),
         settings=settings,
         cows=cows,
-        score_units={item: int(k) for item, k in zip(("wood", "stone", "coal", "iron", "diamond"), s["score_units"], strict=True)},
+        score_units={
+            item: int(k) for item, k in zip(("wood", "stone", "coal", "iron", "diamond"), s["score_units"], strict=True)
+        },
     )
 
 
@@ -226,7 +228,10 @@ def _attempts(settings: CrafterSettings, s: dict[str, np.ndarray], n: int) -> tu
             name = RESOURCES[code]
             rule = settings.resources[name]
             near = tuple(
-                j for j in did if abs(int(s["do_pos"][j, 0]) - cell[0]) + abs(int(s["do_pos"][j, 1]) - cell[1]) <= settings.collect_distance
+                j
+                for j in did
+                if abs(int(s["do_pos"][j, 0]) - cell[0]) + abs(int(s["do_pos"][j, 1]) - cell[1])
+                <= settings.collect_distance
             )
             capable = tuple(j for j in near if rule.tool == "none" or s["do_tools"][j, tools[rule.tool]])
             outcome = "ok" if len(capable) >= rule.quorum else "too_few" if len(near) < rule.quorum else "no_tool"

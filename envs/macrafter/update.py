@@ -19,6 +19,7 @@ from envs.macrafter.draws import StepDraws, meets
 from envs.macrafter.rules import (
     AGENT_WALKABLE,
     CRAFTS,
+    MOVES,
     PLACEABLE_ON,
     VECTORS,
     WALKABLE,
@@ -26,7 +27,6 @@ from envs.macrafter.rules import (
     Action,
     Item,
     Material,
-    MOVES,
     Vital,
 )
 from envs.macrafter.settings import CrafterSettings
@@ -34,16 +34,26 @@ from envs.macrafter.state import RESULT
 
 DIRS = jnp.asarray([VECTORS[m] for m in MOVES], jnp.int32)  # (4, 2) by facing index
 PLACES = (Action.PLACE_STONE, Action.PLACE_TABLE, Action.PLACE_FURNACE, Action.PLACE_PLANT)
-_PLACED = {Action.PLACE_STONE: Material.STONE, Action.PLACE_TABLE: Material.TABLE,
-           Action.PLACE_FURNACE: Material.FURNACE, Action.PLACE_PLANT: Material.PLANT}
-_PLACE_ACH = {Action.PLACE_STONE: Achievement.PLACE_STONE, Action.PLACE_TABLE: Achievement.PLACE_TABLE,
-              Action.PLACE_FURNACE: Achievement.PLACE_FURNACE, Action.PLACE_PLANT: Achievement.PLACE_PLANT}
-_MAKE_ACH = {Action.MAKE_WOOD_PICKAXE: Achievement.MAKE_WOOD_PICKAXE,
-             Action.MAKE_STONE_PICKAXE: Achievement.MAKE_STONE_PICKAXE,
-             Action.MAKE_IRON_PICKAXE: Achievement.MAKE_IRON_PICKAXE,
-             Action.MAKE_WOOD_SWORD: Achievement.MAKE_WOOD_SWORD,
-             Action.MAKE_STONE_SWORD: Achievement.MAKE_STONE_SWORD,
-             Action.MAKE_IRON_SWORD: Achievement.MAKE_IRON_SWORD}
+_PLACED = {
+    Action.PLACE_STONE: Material.STONE,
+    Action.PLACE_TABLE: Material.TABLE,
+    Action.PLACE_FURNACE: Material.FURNACE,
+    Action.PLACE_PLANT: Material.PLANT,
+}
+_PLACE_ACH = {
+    Action.PLACE_STONE: Achievement.PLACE_STONE,
+    Action.PLACE_TABLE: Achievement.PLACE_TABLE,
+    Action.PLACE_FURNACE: Achievement.PLACE_FURNACE,
+    Action.PLACE_PLANT: Achievement.PLACE_PLANT,
+}
+_MAKE_ACH = {
+    Action.MAKE_WOOD_PICKAXE: Achievement.MAKE_WOOD_PICKAXE,
+    Action.MAKE_STONE_PICKAXE: Achievement.MAKE_STONE_PICKAXE,
+    Action.MAKE_IRON_PICKAXE: Achievement.MAKE_IRON_PICKAXE,
+    Action.MAKE_WOOD_SWORD: Achievement.MAKE_WOOD_SWORD,
+    Action.MAKE_STONE_SWORD: Achievement.MAKE_STONE_SWORD,
+    Action.MAKE_IRON_SWORD: Achievement.MAKE_IRON_SWORD,
+}
 _STATION = {"table": Material.TABLE, "furnace": Material.FURNACE}
 
 
@@ -139,7 +149,13 @@ def material_at(grid: jax.Array, cell: jax.Array) -> tuple[jax.Array, jax.Array]
 
 
 def update_objects(
-    cfg: CrafterSettings, at: ActTables, wd: World, acts: jax.Array, order: jax.Array, draws: StepDraws, crafters: jax.Array
+    cfg: CrafterSettings,
+    at: ActTables,
+    wd: World,
+    acts: jax.Array,
+    order: jax.Array,
+    draws: StepDraws,
+    crafters: jax.Array,
 ) -> World:
     """Every object's update in creation order (empty slots last, skipped)."""
     n = wd.pos.shape[0]
@@ -168,7 +184,6 @@ def _cow(at: ActTables, wd: World, c: jax.Array, draws: StepDraws) -> World:
     return wd._replace(cow_pos=wd.cow_pos.at[c].set(jnp.where(moves & free, target, wd.cow_pos[c])))
 
 
-
 def _player(cfg: CrafterSettings, at: ActTables, wd: World, i: jax.Array, act: jax.Array, crafters: jax.Array) -> World:
     """``Player.update`` of seat ``i`` (a DO or a share is a noop here: both were resolved before)."""
     a = jnp.where((act == Action.DO) | (act > Action.MAKE_IRON_SWORD), int(Action.NOOP), act)
@@ -183,7 +198,11 @@ def _player(cfg: CrafterSettings, at: ActTables, wd: World, i: jax.Array, act: j
     wd, placed = _place(at, wd, i, a)
     wd, made = _make(at, wd, i, a, crafters)
     is_move = (a >= Action.LEFT) & (a <= Action.DOWN)
-    res = jnp.where(is_move, moved, jnp.where(a == Action.SLEEP, jnp.where(falls_asleep, RESULT["sleep"], RESULT["nothing"]), RESULT["none"]))
+    res = jnp.where(
+        is_move,
+        moved,
+        jnp.where(a == Action.SLEEP, jnp.where(falls_asleep, RESULT["sleep"], RESULT["nothing"]), RESULT["none"]),
+    )
     res = jnp.where((a >= Action.PLACE_STONE) & (a <= Action.PLACE_PLANT), placed, res)
     res = jnp.where((a >= Action.MAKE_WOOD_PICKAXE) & (a <= Action.MAKE_IRON_SWORD), made, res)
     res = jnp.where(locked, RESULT["asleep"], res)
@@ -253,7 +272,9 @@ def _make(at: ActTables, wd: World, i: jax.Array, a: jax.Array, crafters: jax.Ar
     result = jnp.where(
         ok,
         RESULT["ok"],
-        jnp.where(~station_ok, RESULT["no_station"], jnp.where(~items_ok, RESULT["missing_items"], RESULT["too_few_crafters"])),
+        jnp.where(
+            ~station_ok, RESULT["no_station"], jnp.where(~items_ok, RESULT["missing_items"], RESULT["too_few_crafters"])
+        ),
     )
     return wd._replace(inventory=inventory, achievements=ach), result
 

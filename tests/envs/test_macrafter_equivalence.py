@@ -16,7 +16,7 @@ import pytest
 from envs.macrafter import Action, CrafterState, Item, from_text, make
 from envs.macrafter.draws import step_draws
 from envs.macrafter.reference import reference_step
-from envs.macrafter.rules import NUM_ACTIONS, NUM_GOODS, SHARE_BASE
+from envs.macrafter.rules import MAX_SHARE, NUM_GOODS, SHARE_BASE
 
 WORLD_FIELDS = (
     "grid", "pos", "facing", "removed", "sleeping", "inventory", "vitals", "counters", "last_health",
@@ -41,8 +41,9 @@ def _actions(rng: np.random.Generator, n: int) -> np.ndarray:
     """Moves and DO most often, the rest spread over every other action (shares included)."""
     roll = rng.random(n)
     moves = rng.integers(Action.LEFT, Action.DOWN + 1, n)
-    other = rng.integers(Action.SLEEP, NUM_ACTIONS, n)
-    share = SHARE_BASE + rng.integers(0, n, n) * NUM_GOODS + rng.integers(0, NUM_GOODS, n)
+    other = rng.integers(Action.SLEEP, SHARE_BASE, n)
+    share = SHARE_BASE + (rng.integers(0, n, n) * NUM_GOODS + rng.integers(0, NUM_GOODS, n)) * MAX_SHARE
+    share = share + rng.integers(0, MAX_SHARE, n)
     return np.where(roll < 0.4, moves, np.where(roll < 0.7, Action.DO, np.where(roll < 0.8, share, other))).astype(
         np.int32
     )

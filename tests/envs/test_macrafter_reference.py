@@ -187,24 +187,30 @@ def test_a_share_runs_before_crafting() -> None:
     assert new.share_good[0] == Item.WOOD
 
 
-def test_a_share_hands_over_the_whole_count_at_any_distance() -> None:
+def test_a_share_hands_over_its_quantity_at_once_at_any_distance() -> None:
     state = give(give(world([(0, 0), (8, 8)]), 0, stone=7), 1, stone=3)
-    new, _ = step(state, share_action(1, Item.STONE), N)
+    new, _ = step(state, share_action(1, Item.STONE, 5), N)
+    assert new.inventory[:, Item.STONE].tolist() == [2, 8] and new.share_qty[0] == 5
+
+
+def test_a_share_of_more_than_held_hands_over_what_is_held() -> None:
+    state = give(give(world([(0, 0), (8, 8)]), 0, stone=7), 1, stone=3)
+    new, _ = step(state, share_action(1, Item.STONE, 20), N)
     assert new.inventory[:, Item.STONE].tolist() == [0, 10] and new.share_qty[0] == 7
 
 
 @pytest.mark.parametrize("good", ["food", "drink", "energy"])
 def test_food_drink_and_energy_can_be_shared(good: str) -> None:
     state = give(give(world([(0, 0), (8, 8)]), 0, **{good: 4}), 1, **{good: 3})
-    new, _ = step(state, share_action(1, good), N)
+    new, _ = step(state, share_action(1, good, 4), N)
     assert new.vitals[:, Vital[good.upper()]].tolist() == [0, 7]
 
 
 def test_the_bag_cap_is_applied_at_the_receivers_update() -> None:
     state = give(give(world([(0, 0), (8, 8)]), 0, wood=10, energy=5), 1, wood=15, energy=8)
-    new, _ = step(state, share_action(1, "wood"), N)
+    new, _ = step(state, share_action(1, "wood", 10), N)
     assert new.inventory[:, Item.WOOD].tolist() == [0, 20]
-    new, _ = step(state, share_action(1, "energy"), N)
+    new, _ = step(state, share_action(1, "energy", 5), N)
     assert new.vitals[:, Vital.ENERGY].tolist() == [0, 9]
 
 
@@ -514,7 +520,7 @@ def test_a_done_state_is_returned_unchanged() -> None:
 def test_the_records_and_the_input_is_never_written() -> None:
     state = give(world([(4, 4), (6, 4)], {(5, 4): Material.TREE}, capacity=3), 1, wood_pickaxe=1)
     copy = state._replace(**{name: np.array(value, copy=True) for name, value in state._asdict().items()})
-    new, _ = step(state, DO, 999, DO)
+    new, _ = step(state, DO, 99_999, DO)
     for name, value in state._asdict().items():
         assert np.array_equal(value, getattr(copy, name)), name
     assert new.last_action.tolist() == [DO, N, N] and new.step == 1

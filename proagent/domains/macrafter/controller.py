@@ -126,8 +126,8 @@ class MACrafterController:
         if name == "sleep":
             return int(Action.SLEEP)
         if name == "share":
-            other, item = args_of(skill)[:2]
-            return share_action(int(other), item)  # EmCoop: any distance, the whole count
+            other, item, qty = args_of(skill)
+            return share_action(int(other), item, int(qty))  # EmCoop: any distance, all at once
         return int(Action.NOOP)  # noop (wait)
 
     def _collect(self, view: CrafterView, name: str) -> int:

@@ -1,8 +1,7 @@
 """Reading an MA-Crafter skill from a model's text: several arguments, in the words models use.
 
 The canonical form is ``name(a, b, c)`` (what ``str(skill)`` prints and the JSON schema lists); a
-model may also write keywords (``share(id=1, item=wood)``; a count after the item is read and
-dropped, since a share hands over the whole count), quotes, ``player 2`` or ``agent_2`` for a
+model may also write keywords (``share(id=1, item=wood, qty=2)``), quotes, ``player 2`` or ``agent_2`` for a
 teammate, ``wood`` for a tree, ``wooden_pickaxe``, ``sapling`` for a plant, a missing count (1)
 or a compass direction. Anything that still names no valid skill is a
 SkillParseError that says which part was wrong.
@@ -86,7 +85,8 @@ def _canonical(name: str, words: list[str], numbers: list[int]) -> str | int | N
     if name == "share":
         items = [w for w in words if w != "agent"]
         item = "wood" if items and items[0] == "tree" else "drink" if items and items[0] == "water" else items[0] if items else ""
-        return f"{numbers[0] if numbers else '?'}, {item}"
+        qty = numbers[1] if len(numbers) > 1 else 1
+        return f"{numbers[0] if numbers else '?'}, {item}, {qty}"
     word = words[0] if words else ""
     return "plant" if name == "place" and word == "sapling" else word
 
@@ -114,7 +114,7 @@ def _hint(name: str, allowed: ArgChoices) -> str:
     if name in ("collect", "craft", "place"):
         return f"the argument must be one of {list(allowed.choices)}"
     if name == "share":
-        return "write share(k, item): k a teammate's seat, an item you hold (or food, drink, energy)"
+        return "write share(k, item, qty): k a teammate's seat, an item you hold (or food, drink, energy), qty 1 to 20"
     if name == "move":
         return "write move(dir, steps): dir one of left, right, up, down; steps 1 to 5"
     return "write navigate(target) with a thing's name, or navigate(agent, k) for teammate k"

@@ -1,10 +1,10 @@
 """MA-Crafter's skills (EmCoop's action concepts), one `SkillDef` each, and the skill book.
 
 The planner names ``noop(steps)``, ``move(dir, steps)``, ``navigate(target, id)``,
-``collect(resource)``, ``craft(item)``, ``place(object)``, ``sleep()`` or ``share(id, item)``;
+``collect(resource)``, ``craft(item)``, ``place(object)``, ``sleep()`` or ``share(id, item, qty)``;
 the controller (`controller.py`) grounds it into one primitive action per step. A skill's
 arguments are one canonical text (``move(left, 3)`` holds ``"left, 3"``), so ``str(skill)`` is what
-the model writes and parses back; the parser reads looser texts too (``share(id=1, item=wood)``,
+the model writes and parses back; the parser reads looser texts too (``share(id=1, item=wood, qty=2)``,
 ``navigate(player 2)``, ``collect(wood)``). Checks are worded for the failure explainer
 and read only what the seat knows: its own bag and vitals, the cells it has seen, the rules'
 numbers (quorum and tool per resource, recipes) from the state's settings; never a teammate's bag.
@@ -24,14 +24,14 @@ Definitions:
   gives up after `CRAFT_TIMEOUT` steps (a craft that cannot succeed is not pressed forever).
 - ``place(object)``: face a free cell it may go on and place it.
 - ``sleep()``: sleep until awake again (a sleeper acts on nothing until its energy is full).
-- ``share(k, item)``: hand teammate k the whole count of an item (or of food, drink, energy) at
-  once, at any distance (EmCoop's share).
+- ``share(k, item, q)``: hand teammate k q units of an item (or of food, drink, energy; all it
+  holds if fewer) in one step, at any distance (EmCoop's share).
 """
 
 from __future__ import annotations
 
 from envs.macrafter.events import CrafterEvent, CrafterEventKind
-from envs.macrafter.rules import SHARE_GOODS
+from envs.macrafter.rules import MAX_SHARE, SHARE_GOODS
 from envs.macrafter.symbolic import CrafterView
 from proagent.domains.macrafter.navigation import DIRECTIONS, facing, occupied, tile, walkable
 from proagent.domains.macrafter.parsing import read_skill
@@ -59,7 +59,7 @@ MAX_MOVE = 5
 NAVIGATE_TIMEOUT = 64
 COLLECT_TIMEOUT = 48  # walking there included
 CRAFT_TIMEOUT = 12  # walking to the station included
-ITEMS = SHARE_GOODS  # what share(id, item) may hand over
+ITEMS = SHARE_GOODS  # what share(id, item, qty) may hand over
 NOOP = "noop"
 
 
@@ -231,7 +231,7 @@ def _sleep_done(view: CrafterView, seat: int, skill: Skill, steps: int) -> bool:
 
 # ---- share -------------------------------------------------------------------------------------
 def _share_failures(view: CrafterView, seat: int, skill: Skill) -> list[str]:
-    other, item = args_of(skill)[:2]
+    other, item, _ = args_of(skill)
     k, me = int(other), view.agents[seat]
     if k == seat:
         return ["share names a teammate, and you are agent " + str(seat)]
@@ -241,7 +241,7 @@ def _share_failures(view: CrafterView, seat: int, skill: Skill) -> list[str]:
         return [f"agent {k} is down"]
     have = me.vitals.get(item, 0) if item in ("food", "drink", "energy") else me.count(item)
     if have <= 0:
-        return [f"{skill} hands over all your {item}, and you have none"]
+        return [f"{skill} hands over {item}, and you have none"]
     return []
 
 
@@ -320,9 +320,9 @@ def skill_rows() -> tuple[SkillDef, ...]:
         ),
         SkillDef(
             "share",
-            "share(id, item)",
-            "hand teammate id all you hold of an item (or of your food, drink or energy), at any distance,"
-            " in one step",
+            "share(id, item, qty)",
+            f"hand teammate id 1 to {MAX_SHARE} units of an item (or of your food, drink or energy; all you"
+            " hold if fewer), at any distance, in one step",
             "share",
             _share_failures,
             _share_done,
@@ -341,7 +341,7 @@ def _skill_of_event(event: CrafterEvent) -> Skill | None:
         placed = "plant" if item == "sapling" else item
         return Skill("place", placed) if placed in PLACE_ACTIONS else None
     if kind == CrafterEventKind.SHARE and event.other is not None and item in ITEMS:
-        return Skill("share", f"{event.other}, {item}")
+        return Skill("share", f"{event.other}, {item}, {max(1, min(event.qty, MAX_SHARE))}")
     if kind == CrafterEventKind.DRINK:
         return Skill("collect", "water")
     if kind == CrafterEventKind.EAT:
@@ -366,7 +366,7 @@ class MACrafterSkillBook(TableSkillBook):
             "collect": ArgChoices(tuple(COLLECTABLE)),
             "craft": ArgChoices(tuple(CRAFT_ACTIONS)),
             "place": ArgChoices(tuple(PLACE_ACTIONS)),
-            "share": ArgChoices(tuple(f"{k}, {i}" for k in seats for i in ITEMS)),
+            "share": ArgChoices(tuple(f"{k}, {i}, {q}" for k in seats for i in ITEMS for q in range(1, MAX_SHARE + 1))),
         }
         progress = frozenset({"collect", "craft", "place", "share"})
         super().__init__(skill_rows(), ranges, progress, _own_cell, _skill_of_event, aliases={WAIT: NOOP})
