@@ -49,7 +49,7 @@ def meets(bits: Array, probability: float) -> Array:
     """Which draws meet ``probability`` (works on NumPy and JAX arrays alike)."""
     bound = threshold(probability)
     if bound >= 2**32:
-        return bits == bits
+        return bits >= np_uint32(0)
     return bits < np_uint32(bound)
 
 

@@ -1,8 +1,10 @@
 """A plain scripted team that climbs MA-Crafter's tech tree to a target, for end-to-end env tests.
 
 It reads the whole world (not an agent's partial view: this exercises the env, not a policy) and
-walks a fixed plan: wood, a table, wood pickaxes for all, stone, stone pickaxes crafted together,
-iron mined by three, coal by two, a furnace, iron pickaxes crafted together, a diamond by three.
+walks a fixed plan under EmCoop's rules: wood (the lead more, for the table), a table, a wood
+pickaxe each, stone (the lead more, for the furnace), a stone pickaxe each, iron mined by three,
+coal by three (its quorum is two; every participant gets a unit), a furnace, an iron pickaxe each
+beside it, a diamond by three. Every craft is one agent's act from its own bag.
 Paths are breadth-first over walkable cells, other agents treated as walls.
 """
 
@@ -20,6 +22,8 @@ Pos = tuple[int, int]
 DIRS: dict[Pos, Action] = {(-1, 0): Action.LEFT, (1, 0): Action.RIGHT, (0, -1): Action.UP, (0, 1): Action.DOWN}
 GROUND = (Material.GRASS, Material.SAND, Material.PATH)
 PLAN = ("wood", "table", "wood_pickaxe", "stone", "stone_pickaxe", "iron", "coal", "furnace", "iron_pickaxe", "diamond")
+WOOD = {"lead": 5, "crew": 3}  # the lead pays the table (2); everyone pays three tools (1 each)
+STONE = {"lead": 5, "crew": 1}  # the lead pays the furnace (4); everyone a stone pickaxe (1)
 
 
 class Climber:
@@ -98,8 +102,10 @@ class Climber:
         return {s: Action.DO for s in seats} if ready == len(seats) else acts
 
     def near(self, seat: int, *cells: Pos) -> bool:
+        """Beside every cell in the 3x3 sense of EmCoop's ``nearby`` (which sees nothing from row or
+        column 0)."""
         x, y = self.view.agents[seat].position
-        return all(max(abs(x - cx), abs(y - cy)) <= 1 for cx, cy in cells)
+        return x >= 1 and y >= 1 and all(max(abs(x - cx), abs(y - cy)) <= 1 for cx, cy in cells)
 
     def gather(self, action: Action, *stations: Pos) -> dict[int, Action]:
         """Everyone in the crew beside every station, then ``action`` all at once."""
@@ -113,7 +119,10 @@ class Climber:
                 goals = {
                     g
                     for g in goals
-                    if self.walkable(g) and all(max(abs(g[0] - c[0]), abs(g[1] - c[1])) <= 1 for c in stations)
+                    if self.walkable(g)
+                    and g[0] >= 1
+                    and g[1] >= 1
+                    and all(max(abs(g[0] - c[0]), abs(g[1] - c[1])) <= 1 for c in stations)
                 }
                 acts[s] = self.path(s, goals)[0]
         return acts
@@ -138,41 +147,40 @@ class Climber:
         table = next(iter(view.cells_of(Material.TABLE)), None)
         furnace = next(iter(view.cells_of(Material.FURNACE)), None)
         if step == "wood":
-            acts |= {s: self.seek(s, Material.TREE) for s in crew if self.count(s, "wood") < (5 if s == lead else 1)}
+            acts |= {s: self.seek(s, Material.TREE) for s in crew if self.count(s, "wood") < self.need(s, WOOD)}
         elif step == "table":
             acts[lead] = self.place(lead, Action.PLACE_TABLE, t)
         elif step == "wood_pickaxe":
             acts |= self.gather(Action.MAKE_WOOD_PICKAXE, table)
         elif step == "stone":
-            acts[lead] = self.seek(lead, Material.STONE)
+            acts |= {s: self.seek(s, Material.STONE) for s in crew if self.count(s, "stone") < self.need(s, STONE)}
         elif step == "stone_pickaxe":
             acts |= self.gather(Action.MAKE_STONE_PICKAXE, table)
         elif step == "iron":
             acts |= self.together(Material.IRON, crew)
         elif step == "coal":
-            acts |= self.together(Material.COAL, crew[:2])
+            acts |= self.together(Material.COAL, crew)
         elif step == "furnace":
-            acts[lead] = (
-                self.place(lead, Action.PLACE_FURNACE, t)
-                if self.near(lead, table)
-                else self.gather(Action.NOOP, table).get(lead, Action.NOOP)
-            )
+            acts[lead] = self.place(lead, Action.PLACE_FURNACE, t)
         elif step == "iron_pickaxe":
-            acts |= self.gather(Action.MAKE_IRON_PICKAXE, table, furnace)
+            acts |= self.gather(Action.MAKE_IRON_PICKAXE, furnace)
         else:
             acts |= self.together(Material.DIAMOND, crew)
         return [int(acts[s]) for s in range(len(view.agents))]
 
+    def need(self, seat: int, table: dict[str, int]) -> int:
+        return table["lead"] if seat == self.crew[0] else table["crew"]
+
     def _advance(self) -> None:
         """Move to the next step of the plan once this one is done."""
         done = {
-            "wood": lambda: all(self.count(s, "wood") >= (5 if s == self.crew[0] else 1) for s in self.crew),
+            "wood": lambda: all(self.count(s, "wood") >= self.need(s, WOOD) for s in self.crew),
             "table": lambda: bool(self.view.cells_of(Material.TABLE)),
             "wood_pickaxe": lambda: all(self.count(s, "wood_pickaxe") for s in self.crew),
-            "stone": lambda: self.count(self.crew[0], "stone") >= 2,
+            "stone": lambda: all(self.count(s, "stone") >= self.need(s, STONE) for s in self.crew),
             "stone_pickaxe": lambda: all(self.count(s, "stone_pickaxe") for s in self.crew),
             "iron": lambda: self.count(self.crew[0], "iron") > 0,
-            "coal": lambda: self.count(self.crew[0], "coal") > 0,
+            "coal": lambda: all(self.count(s, "coal") > 0 for s in self.crew),
             "furnace": lambda: bool(self.view.cells_of(Material.FURNACE)),
             "iron_pickaxe": lambda: all(self.count(s, "iron_pickaxe") for s in self.crew),
             "diamond": lambda: False,

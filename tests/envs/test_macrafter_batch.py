@@ -100,16 +100,17 @@ def test_scripted_team_climbs_to_a_diamond(env):
     assert last.agents[0].count("diamond") == 1 and not last.done
     done = [(e.kind, e.item, len(e.participants)) for step in events for e in step if e.agent == 0]
     for kind, item, size in (
-        (CrafterEventKind.CRAFT, "stone_pickaxe", 3),
+        (CrafterEventKind.CRAFT, "stone_pickaxe", 1),
         (CrafterEventKind.COLLECT, "iron", 3),
-        (CrafterEventKind.COLLECT, "coal", 2),
+        (CrafterEventKind.COLLECT, "coal", 3),
         (CrafterEventKind.PLACE, "furnace", 0),
-        (CrafterEventKind.CRAFT, "iron_pickaxe", 3),
+        (CrafterEventKind.CRAFT, "iron_pickaxe", 1),
         (CrafterEventKind.COLLECT, "diamond", 3),
     ):
         assert (kind, item, size) in done, (kind, item)
-    ok = [a.target for v in views[1:] for a in v.attempts if a.kind == "collect" and a.outcome == "ok"]
-    assert last.score == pytest.approx(sum(env.settings.unit_value(r) for r in ok)) and "diamond" in ok
+    ok = [(a.target, len(a.capable)) for v in views[1:] for a in v.attempts if a.outcome == "ok"]
+    assert last.score == pytest.approx(sum(env.settings.unit_value(r) * k for r, k in ok))
+    assert ("diamond", 3) in ok and last.score_units["diamond"] == 3
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +133,7 @@ def test_benchmark_runs_tiny(speed, env):
 
 @pytest.mark.parametrize(
     ("env_args", "said"),
-    [(["--env", "hostile_creatures"], "expected KEY=VALUE"), (["--env", "creatures.zombie_damage=-1"], "zombie_damage")],
+    [(["--env", "horizon"], "expected KEY=VALUE"), (["--env", "cow_food=-1"], "cow_food")],
 )
 def test_benchmark_refuses_a_bad_rule_in_one_line(speed, capsys, env_args, said):
     assert speed.main(["--quick", *env_args]) == 2
