@@ -106,7 +106,8 @@ class CrafterEnv(JittedEntryPoints):
         frozen = state.done
         next_state = hold_when_done(frozen, state, nxt)
         gain = jnp.where(frozen, jnp.float32(0), nxt.score - state.score)
-        return Transition(state=next_state, reward=gain, shaped_reward=gain, done=next_state.done)
+        shaped = jnp.broadcast_to(gain, state.active.shape)  # per seat: the team's gain
+        return Transition(state=next_state, reward=gain, shaped_reward=shaped, done=next_state.done)
 
     def advance(self, state: CrafterState, actions: jax.Array, draws: StepDraws) -> CrafterState:
         """The step under given draws (what `step` runs; the equivalence tests call it directly)."""
