@@ -72,6 +72,7 @@ LABELS = {
     "messages_per_step": "messages / step",
     "message_imbalance": "message imbalance",
     "decision_latency_ms": "decision latency (ms)",
+    "attempt_success_rate": "attempt success",
     **{name: label for name, (label, _) in DERIVED.items()},
 }
 
@@ -115,7 +116,9 @@ def ordered(values: Iterable[str], known: Sequence[str] = ()) -> list[str]:
 
 
 # Metrics that are shares of a whole: their axis runs from 0 to 1 whatever the data.
-RATE_METRICS = frozenset({"plan_coherence", "resumption_rate", "coop_satisfaction_rate", "coop_rate"})
+RATE_METRICS = frozenset(
+    {"plan_coherence", "resumption_rate", "coop_satisfaction_rate", "coop_rate", "attempt_success_rate"}
+)
 
 
 def nice_ceiling(value: float) -> float:
@@ -131,7 +134,7 @@ def axis_top(metric: str, values: Iterable[float | None]) -> float:
     """The value at the tip of ``metric``'s radar axis: 1 for a rate, else `nice_ceiling` of the
     largest value over every series shown. Every axis starts at 0, so one value is always drawn
     at one radius, whichever series holds it, and a small difference stays small."""
-    if metric in RATE_METRICS or metric.startswith("c_rate_"):
+    if metric in RATE_METRICS or metric.startswith("c_rate_") or metric.endswith("_violation_rate"):
         return 1.0
     return nice_ceiling(max((v for v in values if v is not None), default=0.0))
 
@@ -226,9 +229,12 @@ def bars_by_difficulty(rows: Sequence[dict], path: Path, metric: str, title: str
 def failure_bars(rows: Sequence[dict], path: Path, title: str = "") -> Path:
     """Stacked bars of the failed attempts attributed to each constraint type (``failures_<type>``),
     mean per episode, by difficulty: one stacked bar per difficulty, or with several topologies one
-    per topology within each difficulty (labelled under it)."""
+    per topology within each difficulty (labelled under it). The constraints drawn are those the
+    rows have failures for (MA-Crafter's EmCoop attempt events score no participation; its
+    attribution is fractional, each failure's violation per constraint)."""
     _check_rows(rows, "difficulty")
-    check_metrics(rows, [f"failures_{c}" for c in CONSTRAINTS])
+    constraints = [c for c in CONSTRAINTS if any(_number(row.get(f"failures_{c}")) for row in rows)]
+    check_metrics(rows, [f"failures_{c}" for c in (constraints or CONSTRAINTS)])
     topologies = ordered((row.get("topology") or "" for row in rows), TOPOLOGY_ORDER)
     difficulties = ordered((row["difficulty"] for row in rows), DIFFICULTY_ORDER)
     width = 0.8 / len(topologies)
@@ -239,7 +245,7 @@ def failure_bars(rows: Sequence[dict], path: Path, title: str = "") -> Path:
             group = [r for r in rows if str(r["difficulty"]) == difficulty and str(r.get("topology") or "") == topology]
             x = di - 0.4 + width * (ti + 0.5)
             bottom = 0.0
-            for c in CONSTRAINTS:
+            for c in constraints:
                 height = _stat(group, f"failures_{c}").mean or 0.0
                 label = c if di == 0 and ti == 0 else None
                 ax.bar(

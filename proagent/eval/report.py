@@ -197,7 +197,7 @@ def _process_plots(report: Report, folder: Path) -> list[Path]:
 
 
 def _capability_metrics(records: list[EvalRecord]) -> list[str]:
-    """The capability-change metrics (dZ), where some record has them: worlds whose agents hold items and tools."""
+    """The metrics only some worlds record (dZ, EmCoop's own: `CAPABILITY_METRICS`), where some record has them."""
     return [m for m in CAPABILITY_METRICS if any(m in r.process_metrics for r in records)]
 
 

@@ -25,19 +25,30 @@ from proagent.tables.common import TEST_DOUBLES, LLMSettings, Plan, play_grids, 
 
 DIFFICULTIES = ("easy", "medium", "hard")
 TALKING = tuple(t for t in TOPOLOGIES if t != "individual")  # the topologies whose messages can carry feedback
+# EmCoop's process columns (proagent/domains/macrafter/constraints.py names the EmCoop code of each).
 COLUMNS = (
     ("score", "score"),
     ("units_collected", "units collected"),
-    ("coop_rate", "C_coop rate"),
-    ("failed_attempts", "failed attempts"),
-    ("failures_dependency", "fail: dependency"),
-    ("failures_participation", "fail: participation"),
-    ("failures_spatial", "fail: spatial"),
-    ("failures_temporal", "fail: temporal"),
+    ("attempt_success_rate", "attempt success"),
+    ("spatial_violation_rate", "spat. viol."),
+    ("temporal_violation_rate", "temp. viol."),
+    ("dependency_violation_rate", "dep. viol."),
+    ("C_plus", "C+"),
+    ("C_minus", "C−"),
+    ("delta_Z", "ΔZ"),
     ("dz_tools_gained", "tools gained"),
-    ("dz_items_gained", "items gained"),
     ("messages_per_step", "msgs/step"),
     ("plan_coherence", "coherence"),
+)
+# EmCoop's process radar, with its attempt success rate for the constraint axis.
+RADAR = (
+    "plan_coherence",
+    "resumption_rate",
+    "messages_per_step",
+    "message_imbalance",
+    "interruptions_per_step",
+    "decision_latency_ms",
+    "attempt_success_rate",
 )
 PRIMARY = "score"  # the column that gets an interval and the paired feedback difference
 
@@ -100,9 +111,9 @@ def run(settings: Settings, console: Console) -> Path:
     plain = [r for r in rows if not r["feedback"]]
     plots = [
         bars_by_difficulty(drawn, out.with_name(out.name + "_score.png"), "score", title="MA-Crafter: team score, feedback off / on"),
-        failure_bars(drawn, out.with_name(out.name + "_failures.png"), title="MA-Crafter: failed attempts by the constraint they broke"),
+        failure_bars(drawn, out.with_name(out.name + "_failures.png"), title="MA-Crafter: failed collections' violations per constraint (EmCoop)"),
         bars_by_difficulty(drawn, out.with_name(out.name + "_dz.png"), "dz_tools_gained", title="MA-Crafter: tools gained (dZ)"),
-        radar_by_topology(plain, out.with_name(out.name + "_radar.png"), title="MA-Crafter: the cooperation process by topology (no feedback)"),
+        radar_by_topology(plain, out.with_name(out.name + "_radar.png"), RADAR, title="MA-Crafter: the cooperation process by topology (no feedback)"),
     ]  # fmt: skip
     return write_page(out, page(settings, folders, rows, plots))
 
@@ -195,9 +206,12 @@ def page(settings: Settings, folders: list[Path], rows: list[dict], plots: list[
         "which tool, what the next task lacks) attached to the leader's messages (centralized: the leader's "
         "directives; debate and decentralized: the messages of seat 0). "
         f"{PRIMARY} 95% CI: the {INTERVAL_NOTE}; Δ: feedback on minus off, paired by world (both runs play the same "
-        "worlds), mean ± se (n = pairs) and its 95% t interval. Failures: failed collections and crafts, each "
-        "attributed to one constraint (dependency, then participation, spatial, temporal); tools / items gained: "
-        "the capability change dZ summed over agents and steps.\n\n"
+        "worlds), mean ± se (n = pairs) and its 95% t interval. The process columns are EmCoop's, computed as its "
+        "code does (docs/macrafter_process.md): attempt success and the spatial / temporal / dependency violation "
+        "rates over collection attempts (a failed attempt's violation of a constraint is 1 − min(count / quorum, 1)); "
+        "C+ / C−: distinct resource cells whose spatial, temporal or dependency count rose / fell at some step; ΔZ: "
+        "capability gain records minus loss records (vitals and saplings aside); tools gained: the tool units in "
+        "ΔZ, summed over agents and steps.\n\n"
         + table(rows)
         + "\n\n"
         + "\n\n".join(f"![{p.stem}]({p.name})" for p in plots)

@@ -28,8 +28,10 @@ def episode_lanes(records: list[dict]) -> dict | None:
     when in the phase it happened, 0..1) and ``tasks``, the constraint records of the tasks that
     were attempted or had agents at them (compact: ``task``, ``sat``, ``viol``, ``outcome``,
     ``attributed``, ``dz``, ``counts``), summed up in ``constraints`` (name -> [satisfied,
-    violated] over those tasks), ``failures`` (name -> failed attempts attributed to it) and
-    ``dz`` (the capability change summed over all tasks).
+    violated] over those tasks), ``failures`` (name -> failed attempts attributed to it; where a
+    record's ``attributed`` maps constraints to shares, MA-Crafter's EmCoop attempt events, each
+    share is added, so the count is fractional there) and ``dz`` (the capability change summed over
+    all tasks).
 
     Where the lines carry ``capability_changes`` (`step_capability_changes`: each agent's items and
     tools gained or lost in the step), the lanes also have ``capability: true`` and each step its
@@ -174,10 +176,16 @@ def _constraint_summary(constraints: list, names: list[str]) -> dict:
             summary.setdefault(name, [0, 0])[0] += 1
         for name in viol:
             summary.setdefault(name, [0, 0])[1] += 1
-        if c.get("attributed"):
-            failures[c["attributed"]] = failures.get(c["attributed"], 0) + 1
+        attributed = c.get("attributed")
+        if isinstance(attributed, dict):  # a fractional attribution: each constraint's share of one failure
+            shares = {str(k): v for k, v in attributed.items() if isinstance(v, int | float) and v > 0}
+            for name, share in shares.items():
+                failures[name] = round(failures.get(name, 0) + share, 4)
+            attributed = ", ".join(f"{name} {share:g}" for name, share in shares.items()) or None
+        elif isinstance(attributed, str) and attributed:
+            failures[attributed] = failures.get(attributed, 0) + 1
         task = " ".join(str(c[k]) for k in ("task", "block", "direction") if c.get(k) is not None)
-        outcome, attributed = c.get("outcome"), c.get("attributed")
+        outcome = c.get("outcome")
         compact = {"task": task, "sat": sat, "viol": viol, "outcome": outcome, "attributed": attributed}
         tasks.append({**compact, "dz": c.get("delta_z", 0), "counts": counts})
     return {"tasks": tasks, "constraints": summary, "failures": failures, "dz": dz}

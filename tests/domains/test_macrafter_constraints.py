@@ -1,8 +1,10 @@
-"""EmCoop's cooperation constraints for MA-Crafter (`proagent.domains.macrafter.constraints`) on
-hand-built view pairs (before, after) with exact counts, attributions and capability changes.
+"""MA-Crafter's cooperation process as EmCoop computes it (`proagent.domains.macrafter.constraints`),
+on hand-built view pairs (before, after) whose numbers are worked out by hand here.
 
-The world is a 9x9 grass field; coordinates are (x, y), y grows downwards. The env's record of
-the step (``after.attempts``) is written by hand here, as the env writes it.
+The map is 9x9 under EmCoop's rules (reach d = 1; coal: 2 agents with a wood pickaxe; iron: 3 with a
+stone pickaxe; stone: 1 with a wood pickaxe; tree and water: 1, no tool); coordinates are (x, y), y
+grows downwards. The env's record of each step (``after.attempts``) is written by hand, as the env
+writes it: every resource cell within reach of a seat that did ``do``, with those seats.
 """
 
 from __future__ import annotations
@@ -11,240 +13,265 @@ from dataclasses import replace
 
 import pytest
 
-from envs.macrafter.rules import Item, Material
+from envs.macrafter.rules import Action, Item, Material
+from envs.macrafter.scenario import LEGEND
 from envs.macrafter.settings import CrafterSettings
 from envs.macrafter.symbolic import AgentState, Attempt, CrafterView
 from proagent.domains.macrafter.constraints import (
     METRIC_NAMES,
     CrafterConstraintCollector,
+    aggregate_attempts,
     capability_change,
+    capability_changes,
     evaluate_step,
-    tier_resource,
+    task_states,
 )
+from proagent.web.replay_lanes import episode_lanes
 
-ALL = ["spatial", "temporal", "participation", "dependency"]
+DO, NOOP = int(Action.DO), int(Action.NOOP)
 SETTINGS = CrafterSettings(num_agents=3, width=9, height=9)
+MAP = [
+    ".........",
+    "...c.....",  # coal (3, 1)
+    ".........",
+    "....i....",  # iron (4, 3)
+    ".........",
+    ".#.......",  # stone (1, 5)
+    ".........",
+    "T.......C",  # tree (0, 7), a cow (8, 7)
+    "~......t.",  # water (0, 8), a table (7, 8)
+]
+COAL, IRON, STONE, TREE, WATER = (3, 1), (4, 3), (1, 5), (0, 7), (0, 8)
 
 
-def bag(**items: int) -> dict[str, int]:
-    return {i.name.lower(): items.get(i.name.lower(), 0) for i in Item}
+def agent(seat: int, x: int, y: int, alive: bool = True, food: int = 9, **items: int) -> AgentState:
+    bag = {i.name.lower(): items.get(i.name.lower(), 0) for i in Item}
+    return AgentState(seat, (x, y), (1, 0), alive, False, bag, {"health": 9, "food": food, "drink": 9, "energy": 9})
 
 
-def agent(seat: int, x: int, y: int, alive: bool = True, sleeping: bool = False, **items: int) -> AgentState:
-    vitals = {"health": 9, "food": 9, "drink": 9, "energy": 9}
-    return AgentState(seat, (x, y), (1, 0), alive, sleeping, bag(**items), vitals)
-
-
-def view(agents: list[AgentState], cells: dict[tuple[int, int], Material], attempts: tuple[Attempt, ...] = (), step: int = 0,
-         settings: CrafterSettings = SETTINGS) -> CrafterView:  # fmt: skip
-    grid = tuple(tuple(int(cells.get((x, y), Material.GRASS)) for x in range(9)) for y in range(9))
-    return CrafterView(step, 100, False, 0.0, 9, 9, grid, tuple(agents), attempts, settings=settings)
-
-
-def bare_view(agents: list[AgentState], cells: dict[tuple[int, int], Material]) -> CrafterView:
-    """A view built without its rules: it carries the default ones."""
-    grid = tuple(tuple(int(cells.get((x, y), Material.GRASS)) for x in range(9)) for y in range(9))
-    return CrafterView(0, 100, False, 0.0, 9, 9, grid, tuple(agents))
-
-
-def after_of(
-    before: CrafterView, agents: list[AgentState], attempts: tuple[Attempt, ...], cells: dict | None = None
+def view(
+    team: list[AgentState], attempts: tuple[Attempt, ...] = (), step: int = 0, cleared: tuple | dict = ()
 ) -> CrafterView:
-    grid = before.grid if cells is None else view(agents, cells).grid
-    return replace(before, step=before.step + 1, agents=tuple(agents), attempts=attempts, grid=grid)
+    """The map with the team on it; ``cleared``: cells mined (path), or cell -> what a collection left."""
+    cleared = cleared if isinstance(cleared, dict) else dict.fromkeys(cleared, Material.PATH)
+    grid = tuple(tuple(int(cleared.get((x, y), LEGEND[ch])) for x, ch in enumerate(row)) for y, row in enumerate(MAP))
+    return CrafterView(step, 100, False, 0.0, 9, 9, grid, tuple(team), attempts, settings=SETTINGS)
 
 
-IRON = {(4, 4): Material.IRON}
+def then(
+    before: CrafterView, team: list[AgentState], attempts: tuple[Attempt, ...] = (), cleared: tuple | dict = ()
+) -> CrafterView:
+    return view(team, attempts, before.step + 1, cleared)
 
 
-def test_iron_with_three_stone_pickaxes_around_it_satisfies_all_four() -> None:
-    team = [agent(0, 3, 4, stone_pickaxe=1), agent(1, 5, 4, stone_pickaxe=1), agent(2, 4, 3, stone_pickaxe=1)]
-    before = view(team, IRON)
-    attempt = Attempt("collect", "iron", (4, 4), (0, 1, 2), (0, 1, 2), 3, "stone_pickaxe", "ok")
-    got = [replace(a, inventory={**a.inventory, "iron": 1}) for a in team]
-    after = after_of(before, got, (attempt,), {(4, 4): Material.PATH})
-    (task,) = [e for e in evaluate_step(before, [5, 5, 5], after) if e.outcome is not None]
-    assert task.counts == {"spatial": 3, "temporal": 3, "participation": 3}
-    assert list(task.satisfied) == ALL and task.violated == ()
-    assert task.attributed is None and task.delta_z == 3
-    assert task.to_record()["task"] == "collect iron at 4,4"
+def gave(a: AgentState, **items: int) -> AgentState:
+    return replace(a, inventory={k: v + items.get(k, 0) for k, v in a.inventory.items()})
 
 
-def test_iron_without_stone_pickaxes_is_a_dependency_failure() -> None:
-    team = [agent(0, 3, 4, wood_pickaxe=1), agent(1, 5, 4, wood_pickaxe=1), agent(2, 4, 3, wood_pickaxe=1)]
-    before = view(team, IRON)
-    attempt = Attempt("collect", "iron", (4, 4), (0, 1, 2), (), 3, "stone_pickaxe", "no_tool")
-    (task,) = evaluate_step(before, [5, 5, 5], after_of(before, team, (attempt,)))  # no coal: no tier task
-    assert task.target == "iron" and task.attributed == "dependency"
-    assert task.violated == ("participation", "dependency")  # nobody is equipped: 0 of 3
-    assert task.counts["participation"] == 0 and task.delta_z == 0
-
-
-def test_one_stone_pickaxe_is_a_participation_failure() -> None:
-    team = [agent(0, 3, 4, stone_pickaxe=1), agent(1, 5, 4, wood_pickaxe=1), agent(2, 4, 3, wood_pickaxe=1)]
-    before = view(team, IRON)
-    attempt = Attempt("collect", "iron", (4, 4), (0, 1, 2), (0,), 3, "stone_pickaxe", "no_tool")
-    task = evaluate_step(before, [5, 5, 5], after_of(before, team, (attempt,)))[0]
-    assert task.counts == {"spatial": 3, "temporal": 3, "participation": 1}
-    assert task.violated == ("participation",) and task.attributed == "participation"
-
-
-def test_a_capable_team_too_far_away_fails_on_space_then_time() -> None:
-    far = [agent(0, 3, 4, stone_pickaxe=1), agent(1, 0, 0, stone_pickaxe=1), agent(2, 8, 8, stone_pickaxe=1)]
-    before = view(far, IRON)
-    alone = Attempt("collect", "iron", (4, 4), (0,), (0,), 3, "stone_pickaxe", "too_few")
-    task = evaluate_step(before, [5, 0, 0], after_of(before, far, (alone,)))[0]
-    assert task.counts == {"spatial": 1, "temporal": 1, "participation": 3}
-    assert task.violated == ("spatial", "temporal") and task.attributed == "spatial"
-    near = [agent(0, 3, 4, stone_pickaxe=1), agent(1, 5, 4, stone_pickaxe=1), agent(2, 4, 5, stone_pickaxe=1)]
-    before = view(near, IRON)
-    two = Attempt("collect", "iron", (4, 4), (0, 1), (0, 1), 3, "stone_pickaxe", "too_few")
-    task = evaluate_step(before, [5, 5, 0], after_of(before, near, (two,)))[0]
-    assert task.violated == ("temporal",) and task.attributed == "temporal"
-
-
-def test_the_outcome_decides_when_the_counts_violate_nothing() -> None:
-    """Three capable agents near and three acting, but the acting ones are not all capable: the
-    per-agent conjunction failed, so the env's ``no_tool`` names participation."""
-    team = [
-        agent(0, 3, 4, stone_pickaxe=1),
-        agent(1, 5, 4, stone_pickaxe=1),
-        agent(2, 4, 3, stone_pickaxe=1),
-        agent(3, 4, 5),
+def test_every_collectable_cell_is_a_task_and_cows_and_stations_are_not() -> None:
+    team = [agent(0, 1, 4, wood_pickaxe=1), agent(1, 5, 5, iron_pickaxe=1), agent(2, 8, 0)]
+    tasks = task_states(view(team), ())
+    assert [(t.resource, t.cell) for t in tasks.tasks()] == [  # EmCoop's id order: column by column
+        ("tree", TREE),
+        ("water", WATER),
+        ("stone", STONE),
+        ("coal", COAL),
+        ("iron", IRON),
     ]
-    before = view(team, IRON)
-    mixed = Attempt("collect", "iron", (4, 4), (0, 1, 3), (0, 1), 3, "stone_pickaxe", "no_tool")
-    task = evaluate_step(before, [5, 5, 0, 5], after_of(before, team, (mixed,)))[0]
-    assert task.violated == () and task.attributed == "participation"
+    assert tasks.task((8, 7)) is None and tasks.task((7, 8)) is None  # the cow, the table
+    stone = tasks.task(STONE)
+    assert (stone.quorum, stone.tool, stone.nearby, stone.acting) == (1, "wood_pickaxe", (0,), ())
+    assert stone.capable == (0,), "the exact tool: agent 1's iron pickaxe does not mine stone"
+    assert stone.dependency_met and stone.status == "in_progress"  # someone near, nobody acting
+    tree = tasks.task(TREE)
+    assert tree.capable == (0, 1, 2) and tree.dependency_met and tree.status == "pending"  # no tool: all alive
+    iron = tasks.task(IRON)
+    assert iron.counts == {"spatial": 0, "temporal": 0, "participation": 0, "dependency": 0}
+    assert iron.met == {"spatial": False, "temporal": False, "participation": False, "dependency": False}
 
 
-def test_a_sleeping_or_down_agent_does_not_count_as_a_participant() -> None:
-    team = [
-        agent(0, 3, 4, stone_pickaxe=1),
-        agent(1, 5, 4, sleeping=True, stone_pickaxe=1),
-        agent(2, 4, 3, alive=False, stone_pickaxe=1),
-    ]
-    before = view(team, IRON)
-    attempt = Attempt("collect", "iron", (4, 4), (0,), (0,), 3, "stone_pickaxe", "too_few")
-    task = evaluate_step(before, [5, 0, 0], after_of(before, team, (attempt,)))[0]
-    assert task.counts == {"spatial": 2, "temporal": 1, "participation": 1}
-    assert task.attributed == "participation"
+def test_a_quorum_met_collects_the_coal_and_removes_its_task() -> None:
+    team = [agent(0, 2, 1, wood_pickaxe=1), agent(1, 4, 1, wood_pickaxe=1), agent(2, 8, 0)]
+    before = view(team)
+    ok = Attempt("collect", "coal", COAL, (0, 1), (0, 1), 2, "wood_pickaxe", "ok")
+    after = then(before, [gave(team[0], coal=1), gave(team[1], coal=1), team[2]], (ok,), cleared=(COAL,))
+    step = evaluate_step(before, [DO, DO, NOOP], after)
+    (event,) = step.events
+    assert event.success and event.successful == (0, 1) and event.blocked == ()
+    assert event.scores == {"spatial": 1.0, "temporal": 1.0, "dependency": 1.0} and sum(event.violations.values()) == 0
+    assert step.tasks.task(COAL) is None  # judged after the step: the coal is gone
+    m = step.metrics
+    assert (m.task_set_size, m.tasks_added, m.tasks_removed, m.task_set_delta) == (4, 0, 1, -1)
+    assert (m.capability_increased, m.capability_decreased) == (2, 0)
+    assert event.to_record()["delta_z"] == 2
 
 
-def test_collect_distance_setting_widens_space() -> None:
-    team = [agent(0, 2, 4, stone_pickaxe=1), agent(1, 6, 4, stone_pickaxe=1), agent(2, 4, 2, stone_pickaxe=1)]
-    narrow = view(team, IRON)
-    wide = view(team, IRON, settings=SETTINGS.model_copy(update={"collect_distance": 2}))
-    for before, expected in ((narrow, 0), (wide, 3)):
-        (tier,) = evaluate_step(before, [0, 0, 0], after_of(before, team, ()))
-        assert tier.target == "iron" and tier.outcome is None and tier.counts["spatial"] == expected
+def test_a_quorum_missed_violates_the_temporal_constraint_by_half() -> None:
+    team = [agent(0, 2, 1, wood_pickaxe=1), agent(1, 4, 1, wood_pickaxe=1), agent(2, 8, 0)]
+    before = view(team)
+    lone = Attempt("collect", "coal", COAL, (0,), (0,), 2, "wood_pickaxe", "too_few")
+    step = evaluate_step(before, [DO, NOOP, NOOP], then(before, team, (lone,)))
+    (event,) = step.events
+    assert not event.success and event.blocked == (0,)
+    # spatial: 2 near / 2; temporal: 1 acting / 2; dependency: 2 wood pickaxes / 2
+    assert event.scores == {"spatial": 1.0, "temporal": 0.5, "dependency": 1.0}
+    assert event.violations == {"spatial": 0.0, "temporal": 0.5, "dependency": 0.0}
+    coal = step.tasks.task(COAL)
+    assert coal.acting == (0,) and coal.status == "in_progress"
+    assert coal.to_record()["violated"] == ["temporal"]
+    record = event.to_record()
+    assert record["attributed"] == {"temporal": 0.5} and record["violated"] == ["temporal"]
 
 
-def test_craft_needs_the_station_placed_and_the_leader_stocked() -> None:
-    cells = {(4, 4): Material.TABLE}
-    stocked = [agent(0, 3, 4, wood=1, stone=1), agent(1, 5, 4), agent(2, 0, 0)]
-    before = view(stocked, cells)
-    ok = Attempt("craft", "stone_pickaxe", (4, 4), (0, 1), (0, 1), 2, "none", "ok", leader=0)
-    made = [
-        replace(stocked[0], inventory=bag(stone_pickaxe=1)),
-        replace(stocked[1], inventory=bag(stone_pickaxe=1)),
-        stocked[2],
-    ]
-    task = next(e for e in evaluate_step(before, [12, 12, 0], after_of(before, made, (ok,))) if e.kind == "craft")
-    assert task.counts == {"spatial": 2, "temporal": 2, "participation": 3}
-    assert list(task.satisfied) == ALL and task.delta_z == 2
-    bare = [agent(0, 3, 4, wood=1), agent(1, 5, 4), agent(2, 0, 0)]
-    before = view(bare, cells)
-    short = Attempt("craft", "stone_pickaxe", (4, 4), (0, 1), (0, 1), 2, "none", "missing_items")
-    task = evaluate_step(before, [12, 12, 0], after_of(before, bare, (short,)))[0]
-    assert task.violated == ("dependency",) and task.attributed == "dependency"
-    nowhere = view(stocked, {})
-    none = Attempt("craft", "stone_pickaxe", None, (0, 1), (0, 1), 2, "none", "no_station")
-    task = evaluate_step(nowhere, [12, 12, 0], after_of(nowhere, stocked, (none,)))[0]
-    assert task.counts["spatial"] == 0 and task.attributed == "dependency"
-    assert task.to_record()["task"] == "craft stone_pickaxe"
+def test_a_missing_tool_is_a_whole_dependency_violation() -> None:
+    # iron needs three stone pickaxes; wood pickaxes and an iron one (a better tool) do not count
+    team = [agent(0, 3, 3, wood_pickaxe=1), agent(1, 5, 3, wood_pickaxe=1), agent(2, 4, 2, iron_pickaxe=1)]
+    before = view(team)
+    refused = Attempt("collect", "iron", IRON, (0, 1, 2), (), 3, "stone_pickaxe", "no_tool")
+    step = evaluate_step(before, [DO, DO, DO], then(before, team, (refused,)))
+    (event,) = step.events
+    assert event.violations == {"spatial": 0.0, "temporal": 0.0, "dependency": 1.0}
+    iron = step.tasks.task(IRON)
+    assert iron.counts["dependency"] == 0 and not iron.dependency_met
+    # two stone pickaxes of three: a third of the dependency is missing
+    team = [gave(team[0], stone_pickaxe=1), gave(team[1], stone_pickaxe=1), team[2]]
+    before = view(team)
+    short = Attempt("collect", "iron", IRON, (0, 1, 2), (0, 1), 3, "stone_pickaxe", "no_tool")
+    (event,) = evaluate_step(before, [DO, DO, DO], then(before, team, (short,))).events
+    assert event.violations["dependency"] == pytest.approx(1 / 3) and event.violations["spatial"] == 0.0
 
 
-def test_a_lone_crafter_of_a_two_agent_recipe_fails_on_time() -> None:
-    cells = {(4, 4): Material.TABLE, (1, 1): Material.FURNACE}
-    team = [agent(0, 3, 4, wood=1, stone=1), agent(1, 5, 4), agent(2, 0, 0)]
-    before = view(team, cells)
-    alone = Attempt("craft", "stone_pickaxe", (4, 4), (0,), (0,), 2, "none", "too_few")
-    task = evaluate_step(before, [12, 0, 0], after_of(before, team, (alone,)))[0]
-    assert task.violated == ("temporal",) and task.attributed == "temporal"
-    iron = Attempt("craft", "iron_pickaxe", (4, 4), (0, 1), (0, 1), 2, "none", "missing_items")
-    task = evaluate_step(before, [13, 13, 0], after_of(before, team, (iron,)))[0]
-    assert task.counts["spatial"] == 0  # nobody is near both the table and the furnace
-    assert task.attributed == "dependency"  # no coal nor iron in anyone's bag
+def test_agents_out_of_reach_count_for_nothing_but_the_dependency() -> None:
+    # agent 1 does DO two cells from the coal (reach 1): not near, not acting on it, but capable
+    team = [agent(0, 2, 1, wood_pickaxe=1), agent(1, 5, 1, wood_pickaxe=1), agent(2, 8, 8)]
+    before = view(team)
+    lone = Attempt("collect", "coal", COAL, (0,), (0,), 2, "wood_pickaxe", "too_few")
+    step = evaluate_step(before, [DO, DO, NOOP], then(before, team, (lone,)))
+    coal = step.tasks.task(COAL)
+    assert (coal.nearby, coal.acting, coal.capable) == ((0,), (0,), (0, 1))
+    (event,) = step.events
+    assert event.violations == {"spatial": 0.5, "temporal": 0.5, "dependency": 0.0}
 
 
-def test_tier_task_follows_the_team_tools() -> None:
-    bare = view([agent(0, 0, 0), agent(1, 1, 0)], {(2, 2): Material.TREE})
-    assert tier_resource(bare, SETTINGS) == "tree"
-    (task,) = evaluate_step(bare, [0, 0], after_of(bare, list(bare.agents), ()))
-    assert task.cell == (2, 2) and task.tool == "none" and task.quorum == 1
-    assert task.violated == ("spatial", "temporal") and task.attributed is None
-    wood = view([agent(0, 0, 0, wood_pickaxe=1), agent(1, 1, 0)], {})
-    assert tier_resource(wood, SETTINGS) == "coal"
-    assert evaluate_step(wood, [0, 0], after_of(wood, list(wood.agents), ())) == []  # no coal on the map
-    down = view([agent(0, 0, 0, alive=False, iron_pickaxe=1), agent(1, 1, 0, wood_pickaxe=1)], {})
-    assert tier_resource(down, SETTINGS) == "coal"  # a down agent's tools do not count
-
-
-def test_capability_change_counts_items_and_tools_gained_and_lost() -> None:
-    before = view([agent(0, 3, 4, wood=2, stone=1), agent(1, 5, 4)], {(4, 4): Material.TABLE})
-    after = after_of(before, [agent(0, 3, 4, wood=1, stone_pickaxe=1), agent(1, 5, 4, stone_pickaxe=1)], ())
-    assert capability_change(before, after) == {
-        0: {"stone": -1, "stone_pickaxe": 1, "wood": -1},
-        1: {"stone_pickaxe": 1},
-    }
+def test_a_step_without_do_has_no_attempt_and_nobody_acting() -> None:
+    team = [agent(0, 2, 1, wood_pickaxe=1), agent(1, 4, 1, wood_pickaxe=1), agent(2, 8, 0)]
+    before = view(team)
+    moved = [replace(team[0], position=(2, 2)), team[1], team[2]]
     collector = CrafterConstraintCollector(before)
-    records = collector.add(before, [12, 12], after)
+    records = collector.add(before, [int(Action.DOWN), NOOP, NOOP], then(before, moved))
+    assert [r["kind"] for r in records] == ["step", "task"]  # the coal, with agent 1 still beside it
+    assert records[1]["counts"] == {"spatial": 1, "temporal": 0, "participation": 1, "dependency": 2}
+    totals = collector.result()
+    assert set(totals) == set(METRIC_NAMES)
+    assert totals["attempt_constraint_events"] == 0 and totals["attempt_success_rate"] == 0.0
+    assert totals["temporal_violation_rate"] == 0.0 and totals["temporal_score"] == 0.0  # no checks
+    assert totals["temporal_satisfied"] == 0 and totals["c_plus_temporal"] == 0
+    assert totals["spatial_worsened"] == 1 and totals["C_minus"] == 1  # agent 0 left the coal
+    assert totals["C_plus"] == 0 and totals["C_spatial_ratio"] == 0.0 and totals["C_temporal_ratio"] == 0.5
+
+
+def test_water_and_trees_are_tasks_but_only_trees_make_attempt_events() -> None:
+    team = [agent(0, 1, 7), agent(1, 1, 8), agent(2, 8, 0)]  # beside the tree and beside the water
+    before = view(team)
+    attempts = (
+        Attempt("collect", "tree", TREE, (0,), (0,), 1, "none", "ok"),
+        Attempt("collect", "water", WATER, (1,), (1,), 1, "none", "ok"),
+    )
+    after = then(before, [gave(team[0], wood=1), team[1], team[2]], attempts, cleared={TREE: Material.GRASS})
+    step = evaluate_step(before, [DO, DO, NOOP], after)
+    assert [e.resource for e in step.events] == ["tree"]  # water is survival, no event
+    water = step.tasks.task(WATER)
+    assert water.status == "ready" and step.metrics.total_satisfied == 1  # the water, still there
+    assert step.tasks.task(TREE) is None and step.metrics.tasks_removed == 1  # a cut tree leaves grass
+
+
+def test_capability_changes_leave_out_vitals_saplings_and_the_fallen() -> None:
+    team = [agent(0, 1, 1, wood=2), agent(1, 2, 1), agent(2, 3, 3, coal=1)]
+    before = view(team)
+    after_team = [
+        gave(team[0], wood=-2),  # shared all its wood ...
+        replace(gave(team[1], wood=2, sapling=1), vitals={**team[1].vitals, "food": 3}),  # ... to agent 1
+        replace(gave(team[2], coal=-1), alive=False),  # fell: EmCoop no longer tracks it
+    ]
+    after = then(before, after_team)
+    assert capability_change(before, after) == {0: {"wood": -2}, 1: {"wood": 2}}
+    changes = capability_changes(before, after)
+    assert [(c.seat, c.item, c.old, c.new, c.gain) for c in changes] == [
+        (0, "wood", 2, 0, False),
+        (1, "wood", 0, 2, True),
+    ]
+    collector = CrafterConstraintCollector(before)
+    records = collector.add(before, [NOOP] * 3, after)
     (cap,) = [r for r in records if r["kind"] == "capability"]
-    assert cap["agents"] == {"0": {"stone": -1, "stone_pickaxe": 1, "wood": -1}, "1": {"stone_pickaxe": 1}}
-    assert cap["dz_total"] == 4 and cap["delta_z"] == 0
+    assert cap["agents"] == {"0": {"wood": -2}, "1": {"wood": 2}} and (cap["gains"], cap["losses"]) == (1, 1)
     totals = collector.result()
-    assert totals["dz_tools_gained"] == 2 and totals["dz_items_lost"] == 2
-    assert totals["dz_items_gained"] == 0 and totals["dz_tools_lost"] == 0
-    assert totals["capability_changes"] == 4
+    assert (totals["total_gains"], totals["total_losses"], totals["delta_Z"]) == (1, 1, 0)
+    assert (totals["capability_increased"], totals["capability_decreased"]) == (2, 2)
+    assert (totals["dz_items_gained"], totals["dz_items_lost"], totals["dz_tools_gained"]) == (2, 2, 0)
+    assert totals["Z_gain_rate"] == 1.0  # one gain record in one step
 
 
-def test_collector_totals_cover_every_metric() -> None:
-    team = [agent(0, 3, 4, stone_pickaxe=1), agent(1, 5, 4, wood_pickaxe=1), agent(2, 4, 3, wood_pickaxe=1)]
-    before = view(team, IRON)
-    fail = Attempt("collect", "iron", (4, 4), (0, 1, 2), (0,), 3, "stone_pickaxe", "no_tool")
-    collector = CrafterConstraintCollector(before)
-    collector.add(before, [5, 5, 5], after_of(before, team, (fail,)))
-    collector.add(before, [0, 0, 0], after_of(before, team, ()))
+def test_constraint_changes_count_distinct_tasks_over_the_episode() -> None:
+    a0, a1, a2 = agent(0, 3, 5, wood_pickaxe=1), agent(1, 6, 6, wood=1), agent(2, 8, 0)
+    near = replace(a0, position=(2, 5))  # beside the stone
+    crafted = gave(a1, wood=-1, wood_pickaxe=1)  # the stone and the coal gain a capable agent
+    steps = [
+        ([int(Action.LEFT), NOOP, NOOP], [near, a1, a2]),
+        ([NOOP, int(Action.MAKE_WOOD_PICKAXE), NOOP], [near, crafted, a2]),
+        ([int(Action.RIGHT), NOOP, NOOP], [a0, crafted, a2]),  # agent 0 walks off again
+    ]
+    views = [view([a0, a1, a2])]
+    collector = CrafterConstraintCollector(views[0])
+    for actions, team in steps:
+        views.append(then(views[-1], team))
+        records = collector.add(views[-2], actions, views[-1])
+    assert records[0]["constraint_changes"]["spatial"] == {"improved": 0, "worsened": 1}
     totals = collector.result()
-    assert set(totals) == set(METRIC_NAMES) and all(isinstance(v, float) for v in totals.values())
-    assert totals["task_steps"] == 2 and totals["collect_attempts"] == 1 and totals["collect_ok"] == 0
-    assert totals["failed_attempts"] == 1 and totals["failures_participation"] == 1
-    assert totals["c_minus_temporal"] == 1  # the unattempted tier task of the second step
-    assert totals["c_plus_spatial"] == 2 and totals["coop_satisfied"] == 0
+    assert (totals["spatial_improved"], totals["spatial_worsened"]) == (1, 1)  # the stone, both ways
+    assert (totals["dependency_improved"], totals["dependency_worsened"]) == (2, 0)  # the stone and the coal
+    assert (totals["C_plus"], totals["C_minus"]) == (2, 1)
+    assert totals["C_spatial_ratio"] == 0.5 and totals["C_dependency_ratio"] == 1.0
+    assert totals["tasks_added"] == totals["tasks_removed"] == 0 and totals["task_steps"] == 3 * 5
+
+
+def test_episode_rates_and_fractional_failures_worked_out_by_hand() -> None:
+    """Three attempts: a coal collected, a coal tried alone, an iron tried without stone pickaxes."""
+    pair = [agent(0, 2, 1, wood_pickaxe=1), agent(1, 4, 1, wood_pickaxe=1), agent(2, 8, 0)]
+    first = view(pair)
+    collector = CrafterConstraintCollector(first)
+    lone = Attempt("collect", "coal", COAL, (0,), (0,), 2, "wood_pickaxe", "too_few")
+    lines = [collector.add(first, [DO, NOOP, NOOP], then(first, pair, (lone,)))]
+    ok = Attempt("collect", "coal", COAL, (0, 1), (0, 1), 2, "wood_pickaxe", "ok")
+    mined = then(first, [gave(pair[0], coal=1), gave(pair[1], coal=1), pair[2]], (ok,), cleared=(COAL,))
+    lines.append(collector.add(then(first, pair), [DO, DO, NOOP], mined))
+    trio = [replace(pair[0], position=(3, 3)), replace(pair[1], position=(5, 3)), agent(2, 4, 2, wood_pickaxe=1)]
+    refused = Attempt("collect", "iron", IRON, (0, 1, 2), (), 3, "stone_pickaxe", "no_tool")
+    lines.append(collector.add(view(trio, cleared=(COAL,)), [DO] * 3, view(trio, (refused,), cleared=(COAL,))))
+    totals = collector.result()
+    assert (totals["attempt_constraint_events"], totals["successful_attempt_events"]) == (3, 1)
+    assert totals["attempt_success_rate"] == pytest.approx(1 / 3)
+    assert totals["spatial_violation_rate"] == 0.0 and totals["spatial_score"] == 1.0
+    assert totals["temporal_violation_rate"] == pytest.approx(0.5 / 3)  # 0.5 of the lone try
+    assert totals["dependency_violation_rate"] == pytest.approx(1 / 3) and totals["dependency_checks"] == 3
+    assert totals["failed_attempts"] == 2
+    assert (totals["failures_spatial"], totals["failures_temporal"], totals["failures_dependency"]) == (0, 0.5, 1)
+    assert aggregate_attempts([])["attempt_success_rate"] == 0.0
+    # the replay's third lane sums the same shares
+    lanes = episode_lanes([{"step": i, "actions": ["noop"] * 3, "constraints": c} for i, c in enumerate(lines)])
+    failures: dict[str, float] = {}
+    for s in lanes["steps"]:
+        for name, share in s["failures"].items():
+            failures[name] = failures.get(name, 0) + share
+    assert failures == {"temporal": 0.5, "dependency": 1.0}
+    tried = [t for t in lanes["steps"][2]["tasks"] if t["outcome"] == "no_tool"]
+    assert tried and tried[0]["attributed"] == "dependency 1"
+
+
+def test_the_collector_refuses_views_of_another_world() -> None:
+    collector = CrafterConstraintCollector(view([agent(0, 1, 1), agent(1, 2, 2), agent(2, 3, 3)]))
+    small = view([agent(0, 1, 1), agent(1, 2, 2)])
     with pytest.raises(ValueError, match="different world"):
-        collector.add(view(team[:2], IRON), [0, 0], view(team[:2], IRON))
+        collector.add(small, [NOOP, NOOP], small)
+    team = view([agent(0, 1, 1), agent(1, 2, 2), agent(2, 3, 3)])
     with pytest.raises(ValueError, match="2 actions for 3 agents"):
-        evaluate_step(before, [0, 0], before)
-
-
-def test_records_feed_the_replay_lanes_unchanged() -> None:
-    from proagent.web.replay_lanes import episode_lanes
-
-    team = [agent(0, 3, 4, stone_pickaxe=1), agent(1, 5, 4, stone_pickaxe=1), agent(2, 4, 3, wood_pickaxe=1)]
-    before = view(team, IRON)
-    fail = Attempt("collect", "iron", (4, 4), (0, 1, 2), (0, 1), 3, "stone_pickaxe", "no_tool")
-    records = CrafterConstraintCollector(before).add(before, [5, 5, 5], after_of(before, team, (fail,)))
-    lanes = episode_lanes([{"step": 0, "actions": ["do", "do", "do"], "constraints": records}])
-    assert lanes is not None
-    (step,) = lanes["steps"]
-    assert step["failures"] == {"participation": 1}
-    assert step["tasks"][0]["task"] == "collect iron at 4,4" and step["tasks"][0]["attributed"] == "participation"
-
-
-def test_a_view_without_settings_is_judged_by_the_default_rules() -> None:
-    team = [agent(0, 3, 4, stone_pickaxe=1), agent(1, 5, 4, stone_pickaxe=1)]
-    before = bare_view(team, IRON)
-    (tier,) = evaluate_step(before, [0, 0], after_of(before, team, ()))
-    assert tier.target == "iron" and tier.quorum == CrafterSettings().resources["iron"].quorum == 3
-    assert "participation" in tier.violated  # two of three
+        collector.add(team, [NOOP, NOOP], team)

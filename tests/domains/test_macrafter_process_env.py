@@ -1,6 +1,8 @@
-"""MA-Crafter's constraint process on the real JAX env: a hand-set iron collection stepped by the
-env (exact records), and the scripted tech team's episode through the runner (every metric and
-dZ in the record, every constraint record consistent with the bags)."""
+"""MA-Crafter's EmCoop process metrics on the real JAX env: designed collections stepped by the env
+(a stone mined alone, a coal by its quorum, a coal tried alone, an iron tried without its tool),
+their records and the episode's rates worked out by hand; and a scripted team's episode through the
+runner (every metric in the record, the trace's records consistent with the metrics and with the
+trace line's ΔZ). One env (one compiled step) serves every test."""
 
 from __future__ import annotations
 
@@ -10,105 +12,111 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from envs.macrafter.env import CrafterEnv, make
+from envs.macrafter import CrafterEnv, from_text, make
 from envs.macrafter.rules import Action, Item, Material
-from envs.macrafter.scenario import Scenario
-from envs.macrafter.settings import CrafterSettings
-from envs.macrafter.symbolic import CrafterView
 from proagent.domains import get_domain
-from proagent.domains.macrafter.constraints import CONSTRAINTS, METRIC_NAMES, CrafterConstraintCollector
+from proagent.domains.macrafter.constraints import ATTEMPT_CONSTRAINTS, METRIC_NAMES, CrafterConstraintCollector
 from proagent.domains.macrafter.partners import make_partner
-from proagent.runner.episode import run_episode
+from proagent.runner.episode import SingleEnv, run_episode
 
-L, R, U, DO, NOOP = Action.LEFT, Action.RIGHT, Action.UP, Action.DO, Action.NOOP
-ALL = list(CONSTRAINTS)
-
-
-def _iron_world() -> Scenario:
-    grid = [[int(Material.GRASS)] * 9 for _ in range(9)]
-    grid[4][4] = int(Material.IRON)
-    settings = CrafterSettings(num_agents=3, width=9, height=9, horizon=20)
-    return Scenario("iron_case", None, settings, 0, "iron", ((3, 4), (5, 4), (4, 5)), tuple(map(tuple, grid)))
-
-
-def _play(
-    env: CrafterEnv, tools: list[Item], *rows: tuple[int, ...]
-) -> tuple[list[CrafterView], list[list[dict]], CrafterConstraintCollector]:
-    state = env.reset(jax.random.PRNGKey(0))
-    inventory = state.inventory
-    for seat, tool in enumerate(tools):
-        inventory = inventory.at[seat, int(tool)].set(1)
-    state = state._replace(inventory=inventory)
-    views = [env.symbolic(state)]
-    collector = CrafterConstraintCollector(views[0])
-    records = []
-    for t, row in enumerate(rows):
-        state = env.jit_step(jax.random.PRNGKey(t), state, jnp.asarray(row, jnp.int32)).state
-        views.append(env.symbolic(state))
-        records.append(collector.add(views[-2], row, views[-1]))
-    return views, records, collector
+DO, NOOP = int(Action.DO), int(Action.NOOP)
+MAP = [
+    "T.0......",
+    "T........",
+    "...1..c..",  # coal (6, 2)
+    ".........",
+    "...c.....",  # coal (3, 4)
+    ".........",
+    ".#.....i.",  # stone (1, 6), iron (7, 6)
+    ".........",
+    "~...2....",
+]
+STONE, COAL, IRON = (1, 6), (3, 4), (7, 6)
 
 
 @pytest.fixture(scope="module")
-def iron_env() -> CrafterEnv:
-    return CrafterEnv(_iron_world())
+def env() -> CrafterEnv:
+    return make(from_text("process", MAP), horizon=8)
 
 
-def test_three_stone_pickaxes_collect_iron_together(iron_env: CrafterEnv) -> None:
-    tools = [Item.STONE_PICKAXE] * 3
-    views, records, collector = _play(iron_env, tools, (R, L, U), (DO, DO, DO))
-    assert [a.count("iron") for a in views[2].agents] == [1, 1, 1]
-    (task,) = [r for r in records[1] if r["kind"] == "collect" and r["outcome"] is not None]
-    assert task["task"] == "collect iron at 4,4" and task["participants"] == [0, 1, 2]
-    assert task["counts"] == {"spatial": 3, "temporal": 3, "participation": 3}
-    assert task["satisfied"] == ALL and task["outcome"] == "ok" and task["delta_z"] == 3
-    (cap,) = [r for r in records[1] if r["kind"] == "capability"]
-    assert cap["agents"] == {"0": {"iron": 1}, "1": {"iron": 1}, "2": {"iron": 1}}
+def test_designed_collections_are_judged_as_emcoop_judges_them(env: CrafterEnv) -> None:
+    state = env.jit_reset(jax.random.PRNGKey(0))
+    state = state._replace(inventory=state.inventory.at[:3, int(Item.WOOD_PICKAXE)].set(1))
+    collector = CrafterConstraintCollector(env.symbolic(state))
+    plan = [  # where the three agents stand (moved there), and what they do
+        ([(2, 6), (5, 0), (5, 8)], [DO, NOOP, NOOP]),  # the stone, alone: collected
+        ([(2, 4), (4, 4), (5, 8)], [DO, DO, NOOP]),  # the coal, two wood pickaxes: collected
+        ([(5, 2), (7, 2), (5, 8)], [DO, NOOP, NOOP]),  # the other coal: one of the two near tries
+        ([(6, 6), (8, 6), (7, 7)], [DO, DO, DO]),  # the iron, with wood pickaxes only
+    ]
+    steps = []
+    for t, (places, actions) in enumerate(plan):
+        state = state._replace(pos=state.pos.at[:3].set(jnp.asarray(places, jnp.int32)))
+        before = env.symbolic(state)
+        state = env.jit_step(jax.random.PRNGKey(t), state, jnp.asarray(actions, jnp.int32)).state
+        after = env.symbolic(state)
+        steps.append((before, after, collector.add(before, actions, after)))
+
+    def attempt(t: int) -> dict:
+        (record,) = [r for r in steps[t][2] if r["kind"] == "attempt"]
+        (env_attempt,) = steps[t][1].attempts
+        assert record["participants"] == list(env_attempt.participants) and record["outcome"] == env_attempt.outcome
+        return record
+
+    stone = attempt(0)
+    assert stone["success"] and stone["delta_z"] == 1 and stone["violations"] == dict.fromkeys(ATTEMPT_CONSTRAINTS, 0)
+    assert steps[0][1].material(STONE) == Material.PATH and steps[0][2][0]["task_set"]["removed"] == 1
+    (dz,) = [r for r in steps[0][2] if r["kind"] == "capability"]
+    assert dz["agents"] == {"0": {"stone": 1}}
+    assert attempt(1)["success"] and attempt(1)["successful"] == [0, 1]
+    lone = attempt(2)  # spatial 2/2, temporal 1/2, dependency 3/2 (every wood pickaxe counts, wherever it is)
+    assert lone["outcome"] == "too_few" and lone["violations"] == {"spatial": 0, "temporal": 0.5, "dependency": 0}
+    assert lone["scores"] == {"spatial": 1.0, "temporal": 0.5, "dependency": 1.5}
+    iron = attempt(3)
+    assert iron["outcome"] == "no_tool" and iron["violations"] == {"spatial": 0, "temporal": 0, "dependency": 1}
+    (task,) = [r for r in steps[3][2] if r["kind"] == "task" and r["resource"] == "iron"]
+    assert task["counts"] == {"spatial": 3, "temporal": 3, "participation": 3, "dependency": 0}
+    assert task["violated"] == ["dependency"] and task["status"] == "in_progress"
+
     totals = collector.result()
-    assert totals["collect_ok"] == 1 and totals["dz_items_gained"] == 3 and totals["failed_attempts"] == 0
+    assert set(totals) == set(METRIC_NAMES)
+    assert (totals["attempt_constraint_events"], totals["successful_attempt_events"]) == (4, 2)
+    assert totals["attempt_success_rate"] == 0.5 and totals["spatial_violation_rate"] == 0.0
+    assert totals["temporal_violation_rate"] == 0.5 / 4 and totals["dependency_violation_rate"] == 1 / 4
+    assert (totals["failed_attempts"], totals["failures_temporal"], totals["failures_dependency"]) == (2, 0.5, 1)
+    assert (totals["total_gains"], totals["capability_increased"], totals["delta_Z"]) == (3, 3, 3)  # stone, coal x2
+    assert totals["Z_gain_rate"] == 3 / 4
 
 
-def test_two_stone_pickaxes_fail_on_participation(iron_env: CrafterEnv) -> None:
-    tools = [Item.STONE_PICKAXE, Item.STONE_PICKAXE, Item.WOOD_PICKAXE]
-    _, records, collector = _play(iron_env, tools, (R, L, U), (DO, DO, DO))
-    (task,) = [r for r in records[1] if r["outcome"] is not None]
-    assert task["outcome"] == "no_tool" and task["violated"] == ["participation"]
-    assert task["attributed"] == "participation" and task["delta_z"] == 0
-    assert not [r for r in records[1] if r["kind"] == "capability"]  # nothing changed hands
-    assert collector.result()["failures_participation"] == 1
+class SeatRewards(SingleEnv):
+    """The runner reads one shaped reward per seat; the env in progress returns the team's (a
+    scalar): hand each seat the team's until it does."""
+
+    async def step(self, t: int, state, actions: tuple[int, ...]):
+        tr = await super().step(t, state, actions)
+        shaped = jnp.asarray(tr.shaped_reward)
+        return tr._replace(shaped_reward=jnp.full(len(actions), shaped)) if shaped.ndim == 0 else tr
 
 
-def test_a_lone_pick_fails_on_time(iron_env: CrafterEnv) -> None:
-    _, records, _ = _play(iron_env, [Item.STONE_PICKAXE] * 3, (R, L, U), (DO, NOOP, NOOP))
-    (task,) = [r for r in records[1] if r["outcome"] is not None]
-    assert task["outcome"] == "too_few" and task["violated"] == ["temporal"] and task["attributed"] == "temporal"
-
-
-def test_the_scripted_team_episode_records_every_metric_and_dz() -> None:
-    domain = get_domain("macrafter")
-    env = make("medium_3a", horizon=120)
+def test_a_scripted_episode_records_every_metric_and_a_consistent_trace(env: CrafterEnv) -> None:
     team = [make_partner("tech", env) for _ in range(env.num_agents)]
     lines: list[dict] = []
-    record = asyncio.run(run_episode(env, domain, team, 0, 0, 0, trace=lines.append))
-    process = record.process_metrics
-    assert set(METRIC_NAMES) <= set(process)
-    assert process["dz_tools_gained"] >= env.num_agents  # the team crafts its pickaxes
-    assert process["dz_items_gained"] > 0 and process["collect_ok"] > 0
-    gained = sum(
-        v
-        for line in lines
-        for r in line["constraints"]
-        if r["kind"] == "capability"
-        for d in r["agents"].values()
-        for v in d.values()
-        if v > 0
+    episode = run_episode(
+        env, get_domain("macrafter"), team, 0, 0, 0, trace=lines.append, episode_env=SeatRewards(env, 0)
     )
-    assert gained == process["dz_tools_gained"] + process["dz_items_gained"]
-    for line in lines:
-        for r in line["constraints"]:
-            if r["kind"] == "capability":
-                continue
-            assert sorted(r["satisfied"] + r["violated"]) == sorted(ALL)
-            assert (r["attributed"] is not None) == (r["outcome"] not in (None, "ok"))
-            if r["outcome"] == "ok" and r["kind"] == "collect":
-                assert r["delta_z"] == len(r["participants"])  # every participant receives a unit
+    record = asyncio.run(episode)
+    process = record.process_metrics
+    assert set(METRIC_NAMES) <= set(process) and process["task_steps"] > 0
+    assert process["total_gains"] > 0, "the team cuts trees"
+    records = [r for line in lines for r in line["constraints"]]
+    attempts = [r for r in records if r["kind"] == "attempt"]
+    assert len(attempts) == process["attempt_constraint_events"]
+    assert sum(r["success"] for r in attempts) == process["successful_attempt_events"]
+    for c in ATTEMPT_CONSTRAINTS:
+        assert sum(r["violations"][c] for r in attempts) == pytest.approx(process[f"failures_{c}"])
+    assert sum(r["task_set"]["size"] for r in records if r["kind"] == "step") == process["task_steps"]
+    for line in lines:  # the drawing's ΔZ is the process's
+        (dz,) = [r for r in line["constraints"] if r["kind"] == "capability"] or [{"agents": {}}]
+        assert dz["agents"] == line["capability_changes"]
+    gains = sum(r["gains"] for r in records if r["kind"] == "capability")
+    assert gains == process["total_gains"]
