@@ -29,11 +29,12 @@ DOMAIN = get_domain("macrafter")
 def test_macrafter_is_built_in_with_every_member_and_its_capabilities() -> None:
     assert "macrafter" in builtin_domain_names() and [m for m in REQUIRED_MEMBERS if not hasattr(DOMAIN, m)] == []
     assert (
-        DOMAIN.layout_names() == ["easy_2a", "hard_4a", "medium_3a"] and domain_for("hard_4a", "macrafter") is not None
+        DOMAIN.layout_names() == ["emcoop", "easy_2a", "medium_3a", "hard_4a"]
+        and domain_for("hard_4a", "macrafter") is not None
     )
     assert {"perception", "teams", "settings", "plans"} <= set(DOMAIN.capabilities.names())
     assert DOMAIN.owns("random:medium:4") and DOMAIN.owns("easy_2a@3") and not DOMAIN.owns("cramped_room")
-    assert DOMAIN.action_names[5] == "do" and DOMAIN.action_names[-1] == "share_7_iron_sword"
+    assert DOMAIN.action_names[5] == "do" and DOMAIN.action_names[-1] == "share_7_energy_20"
     with pytest.raises(DomainInputError, match="easy_2a"):
         DOMAIN.make_env("nowhere", 10)
     env = DOMAIN.capabilities.teams.make_team_env("easy_2a", 12, 3)
@@ -56,7 +57,12 @@ def test_knowledge_reads_the_envs_real_settings() -> None:
     env = DOMAIN.capabilities.settings.make_env_with("medium_3a", 50, {"resources.iron.quorum": "2"})
     knowledge = load_knowledge(DOMAIN.knowledge_root, env.name, 0, DOMAIN.knowledge_facts(env))
     assert "iron: 2 agent(s), tool stone_pickaxe" in knowledge.rules and "before step 50" in knowledge.task
-    assert "stone_pickaxe: 1 wood, 1 stone; near table; 2 crafter(s)" in knowledge.rules
+    assert "stone_pickaxe: 1 wood, 1 stone; next to a table." in knowledge.rules
+    assert "place(table) costs 2 wood; place(furnace) costs 4 stone" in knowledge.rules
+    assert "Food falls by 1 every 26 steps, drink every 21, energy every 31 awake" in knowledge.rules
+    paper = DOMAIN.capabilities.settings.make_env_with("medium_3a", 50, {"recipes.stone_pickaxe.quorum": "2"})
+    paper_rules = load_knowledge(DOMAIN.knowledge_root, paper.name, 0, DOMAIN.knowledge_facts(paper)).rules
+    assert "stone_pickaxe: 1 wood, 1 stone; next to a table; 2 agents crafting it in the same step." in paper_rules
 
 
 @pytest.mark.parametrize("prompt", ["proagent", "compact"])

@@ -47,7 +47,8 @@ def test_every_skill_parses_back_and_loose_texts_are_read() -> None:
     book = MACrafterSkillBook(3)
     skills = book.all_skills()
     assert Skill("share", "2, wood, 3") in skills and Skill("navigate", "agent, 1") in skills
-    assert all(book.parse(str(s)) == s for s in skills) and len(skills) < 200
+    # share names 3 seats x 15 goods x 5 quantities; the rest is a few dozen
+    assert all(book.parse(str(s)) == s for s in skills) and len(skills) < 300
     loose = {
         "Plan: share(id=1, item='wood', qty=2)": Skill("share", "1, wood, 2"),
         "navigate(player 2)": Skill("navigate", "agent, 2"),
@@ -76,10 +77,11 @@ def test_checks_name_what_is_missing() -> None:
     ]
     assert book.failures(view, 1, Skill("collect", "iron")) == []
     assert book.failures(view, 0, Skill("craft", "wood_pickaxe"))[0].startswith("craft(wood_pickaxe) needs a table")
-    assert book.failures(view, 0, Skill("place", "furnace"))[0] == "place(furnace) needs 1 stone (you have 0)"
-    assert book.failures(view, 0, Skill("place", "table")) == []
+    assert book.failures(view, 0, Skill("place", "furnace"))[0] == "place(furnace) needs 4 stone (you have 0)"
+    assert book.failures(view, 0, Skill("place", "table")) == ["place(table) needs 2 wood (you have 1)"]
     assert book.failures(view, 0, Skill("share", "0, wood, 1"))[0].startswith("share names a teammate")
-    assert book.failures(view, 0, Skill("share", "1, wood, 2")) == ["share(1, wood, 2) needs 2 wood (you have 1)"]
+    assert book.failures(view, 0, Skill("share", "1, wood, 2")) == []  # hands over what it holds (EmCoop)
+    assert book.failures(view, 0, Skill("share", "1, stone, 2")) == ["share(1, stone, 2) hands over stone, and you have none"]
     assert book.failures(view, 0, Skill("collect", "coal"))[0].startswith("collect(coal) needs a wood_pickaxe")
     assert "no diamond is in sight" in book.failures(view, 0, Skill("navigate", "diamond"))[0]
     assert book.failures(view, 0, Skill("sleep")) == ["you are not tired (energy 9 of 9)"]
@@ -122,11 +124,11 @@ def test_a_quorum_collects_iron_only_when_teammates_help() -> None:
     assert not book.is_done(view, 0, Skill("collect", "iron"), 0) and book.is_done(view, 0, Skill("collect", "iron"), 1)
 
 
-def test_two_agents_craft_a_stone_pickaxe_together_after_placing_a_table() -> None:
-    bags = {0: {"wood": 3, "stone": 1, "wood_pickaxe": 1}, 1: {"wood_pickaxe": 1}}
+def test_two_agents_each_craft_a_stone_pickaxe_after_placing_a_table() -> None:
+    bags = {0: {"wood": 3, "stone": 1, "wood_pickaxe": 1}, 1: {"wood": 1, "stone": 1, "wood_pickaxe": 1}}
     env, state = small_env([r.replace("2", ".") for r in OPEN], bags)
     view, _ = _run(env, state, {0: Skill("place", "table")}, 10)
-    assert view.cells_of(view.material(view.agents[0].faced_cell)) and view.agents[0].count("wood") == 2
+    assert view.cells_of(view.material(view.agents[0].faced_cell)) and view.agents[0].count("wood") == 1
     state = state._replace(grid=jnp.asarray(view.grid), pos=jnp.asarray([a.position for a in view.agents]))
     both = {0: Skill("craft", "stone_pickaxe"), 1: Skill("craft", "stone_pickaxe")}
     view, steps = _run(env, state, both, 30)

@@ -125,8 +125,12 @@ class MACrafterDomain(WorldBase):
 
     @property
     def action_names(self) -> tuple[str, ...]:
-        """The 17 primitive actions, then the share family (``share_2_wood``)."""
+        """The 17 primitive actions, then the share family (``share_2_wood_3``)."""
         return ACTION_NAMES
+
+    def layout_names(self) -> list[str]:
+        """EmCoop's generated world first (the world's default), then our fixed maps by size."""
+        return sorted(SCENARIOS, key=lambda name: (not SCENARIOS[name].generated, SCENARIOS[name].width, name))
 
     def owns(self, spec: str) -> bool:
         base, at, count = spec.rpartition("@")

@@ -114,7 +114,7 @@ def _hint(name: str, allowed: ArgChoices) -> str:
     if name in ("collect", "craft", "place"):
         return f"the argument must be one of {list(allowed.choices)}"
     if name == "share":
-        return "write share(k, item, qty): k a teammate's seat, an item you hold (or food, drink, energy), qty 1 to 20"
+        return "write share(k, item, qty): k a teammate's seat, an item you hold (or food, drink, energy), qty 1 to 5"
     if name == "move":
         return "write move(dir, steps): dir one of left, right, up, down; steps 1 to 5"
     return "write navigate(target) with a thing's name, or navigate(agent, k) for teammate k"

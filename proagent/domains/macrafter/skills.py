@@ -31,7 +31,7 @@ Definitions:
 from __future__ import annotations
 
 from envs.macrafter.events import CrafterEvent, CrafterEventKind
-from envs.macrafter.rules import MAX_SHARE, SHARE_GOODS
+from envs.macrafter.rules import SHARE_GOODS
 from envs.macrafter.symbolic import CrafterView
 from proagent.domains.macrafter.navigation import DIRECTIONS, facing, occupied, tile, walkable
 from proagent.domains.macrafter.parsing import read_skill
@@ -57,6 +57,7 @@ from proagent.world.types import WAIT, Skill, UndoState
 MAX_WAIT = 10
 MAX_MOVE = 5
 NAVIGATE_TIMEOUT = 64
+MAX_SHARE_SKILL = 5  # share(id, item, qty) names 1..5 (the env takes up to rules.MAX_SHARE in one action)
 COLLECT_TIMEOUT = 48  # walking there included
 CRAFT_TIMEOUT = 12  # walking to the station included
 ITEMS = SHARE_GOODS  # what share(id, item, qty) may hand over
@@ -321,7 +322,7 @@ def skill_rows() -> tuple[SkillDef, ...]:
         SkillDef(
             "share",
             "share(id, item, qty)",
-            f"hand teammate id 1 to {MAX_SHARE} units of an item (or of your food, drink or energy; all you"
+            f"hand teammate id 1 to {MAX_SHARE_SKILL} units of an item (or of your food, drink or energy; all you"
             " hold if fewer), at any distance, in one step",
             "share",
             _share_failures,
@@ -341,7 +342,7 @@ def _skill_of_event(event: CrafterEvent) -> Skill | None:
         placed = "plant" if item == "sapling" else item
         return Skill("place", placed) if placed in PLACE_ACTIONS else None
     if kind == CrafterEventKind.SHARE and event.other is not None and item in ITEMS:
-        return Skill("share", f"{event.other}, {item}, {max(1, min(event.qty, MAX_SHARE))}")
+        return Skill("share", f"{event.other}, {item}, {max(1, min(event.qty, MAX_SHARE_SKILL))}")
     if kind == CrafterEventKind.DRINK:
         return Skill("collect", "water")
     if kind == CrafterEventKind.EAT:
@@ -366,7 +367,9 @@ class MACrafterSkillBook(TableSkillBook):
             "collect": ArgChoices(tuple(COLLECTABLE)),
             "craft": ArgChoices(tuple(CRAFT_ACTIONS)),
             "place": ArgChoices(tuple(PLACE_ACTIONS)),
-            "share": ArgChoices(tuple(f"{k}, {i}, {q}" for k in seats for i in ITEMS for q in range(1, MAX_SHARE + 1))),
+            "share": ArgChoices(
+                tuple(f"{k}, {i}, {q}" for k in seats for i in ITEMS for q in range(1, MAX_SHARE_SKILL + 1))
+            ),
         }
         progress = frozenset({"collect", "craft", "place", "share"})
         super().__init__(skill_rows(), ranges, progress, _own_cell, _skill_of_event, aliases={WAIT: NOOP})
@@ -385,6 +388,7 @@ __all__ = [
     "COLLECT_TIMEOUT",
     "CRAFT_TIMEOUT",
     "MAX_MOVE",
+    "MAX_SHARE_SKILL",
     "MAX_WAIT",
     "NAVIGATE_TIMEOUT",
     "NOOP",
