@@ -155,7 +155,7 @@ def test_snapshot_names_the_missing_tool_station_and_ingredients() -> None:
     assert "next task: collect iron (3 agents with stone_pickaxe within 1 acting in the same step)" in text
     assert "0 of 3 hold stone_pickaxe" in text and "nearest iron at (4,4), 2 agents within reach" in text
     assert (
-        "to craft stone_pickaxe: table placed; 2 crafters near the station; no agent holds all of wood 1, stone 1"
+        "to craft stone_pickaxe: table placed; no agent holds all of wood 1, stone 1"
         in text
     )
     assert "gather them in one bag (share)" in text
@@ -170,8 +170,11 @@ def test_snapshot_follows_the_tech_tree() -> None:
     text = snapshot(bare)
     assert "next task: collect stone" in text and "no stone left in the world" in text
     assert "to craft wood_pickaxe: place table" in text and "the team lacks wood 1" in text
-    small = _view([_agent(0, 1, 1, iron_pickaxe=1), _agent(1, 2, 2, iron_pickaxe=1)], {})
+    tools = {"wood_pickaxe": 1, "stone_pickaxe": 1, "iron_pickaxe": 1}
+    small = _view([_agent(0, 1, 1, **tools), _agent(1, 2, 2, **tools)], {})
     assert "out of reach: the team has 2 agents" in snapshot(small)  # coal is fine, iron needs 3
+    exact = _view([_agent(0, 1, 1, iron_pickaxe=1), _agent(1, 2, 2, iron_pickaxe=1)], {})
+    assert next_resource(exact, CrafterSettings()) == "stone"  # an iron pickaxe does not mine stone
     down = replace(bare, agents=(replace(bare.agents[0], alive=False), bare.agents[1]))
     assert "agent 0 is down" in snapshot(down)
 

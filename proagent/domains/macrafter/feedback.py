@@ -8,14 +8,15 @@ as environment feedback, so a reader never mistakes it for something the leader 
 
 The next task is the first resource, in tech-tree order (tool tier, then value), that the team
 cannot yet collect at its quorum: too few alive agents hold its tool. The snapshot says how many
-hold it, which agents, the nearest cell, and for the missing tool what its recipe still needs
-(stations placed, crafting quorum, a leader holding every ingredient). Once the team is equipped
+hold it (that exact tool), which agents, the nearest cell, and for the missing tool what its
+recipe still needs (stations placed, an agent holding every ingredient; the crafters under the
+paper's crafting quorum). Once the team is equipped
 for every resource, the next task is the most valuable one and the snapshot says who is near it.
 """
 
 from __future__ import annotations
 
-from envs.macrafter.settings import CrafterSettings
+from envs.macrafter.settings import SCORED, CrafterSettings
 from envs.macrafter.symbolic import AgentState, CrafterView
 from proagent.domains.macrafter.constraints import (
     RESOURCE_MATERIAL,
@@ -54,9 +55,7 @@ def _stations(view: CrafterView) -> str:
 def next_resource(view: CrafterView, settings: CrafterSettings) -> str:
     """The first resource in tech-tree order whose quorum the team's tool holders cannot meet
     (the most valuable one once the team is equipped for all)."""
-    ranked = sorted(
-        settings.resources, key=lambda r: (TOOL_TIER_OF[settings.resources[r].tool], settings.resources[r].base_value)
-    )
+    ranked = sorted(SCORED, key=lambda r: (TOOL_TIER_OF[settings.resources[r].tool], settings.resources[r].base_value))
     for resource in ranked:
         rule = settings.resources[resource]
         if sum(1 for a in view.agents if a.alive and holds_tool(a, rule.tool)) < rule.quorum:
@@ -72,8 +71,11 @@ def _recipe_needs(view: CrafterView, settings: CrafterSettings, tool: str) -> st
     missing_stations = [s for s in recipe.stations if not view.cells_of(STATION_MATERIAL[s])]
     stations = f"place {', '.join(missing_stations)}" if missing_stations else f"{' and '.join(recipe.stations)} placed"
     alive = [a for a in view.agents if a.alive]
-    crafters = f"{_count(recipe.quorum, 'crafter')} near the station" + (
-        "" if len(alive) >= recipe.quorum else f" (only {len(alive)} alive)"
+    crafters = (
+        f"; {_count(recipe.quorum, 'crafter')} near the station"
+        + ("" if len(alive) >= recipe.quorum else f" (only {len(alive)} alive)")
+        if recipe.quorum > 1
+        else ""
     )
     needs = ", ".join(f"{item} {n}" for item, n in recipe.needs.items())
     leaders = [a.seat for a in alive if all(a.count(i) >= n for i, n in recipe.needs.items())]
@@ -85,7 +87,7 @@ def _recipe_needs(view: CrafterView, settings: CrafterSettings, tool: str) -> st
         bag = f"no agent holds all of {needs}" + (
             f"; the team lacks {lacking}" if lacking else "; gather them in one bag (share)"
         )
-    return f"to craft {tool}: {stations}; {crafters}; {bag}"
+    return f"to craft {tool}: {stations}{crafters}; {bag}"
 
 
 def snapshot(view: CrafterView) -> str:
