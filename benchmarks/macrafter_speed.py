@@ -1,9 +1,9 @@
 """MA-Crafter speed: env-steps/s of the JAX env for one env and for a vmapped batch.
 
-    python benchmarks/macrafter_speed.py                    # medium_3a, batch 1024 x 100 steps
+    python benchmarks/macrafter_speed.py                    # emcoop (64x64, 3 agents), batch 1024 x 100 steps
     python benchmarks/macrafter_speed.py --quick            # batch 256, 50 steps, 2 repeats
-    python benchmarks/macrafter_speed.py --scenario hard_4a --batch 4096
-    python benchmarks/macrafter_speed.py --quick --env hostile_creatures=true   # any rule, as --env in play
+    python benchmarks/macrafter_speed.py --scenario emcoop@6 --scenario medium_3a
+    python benchmarks/macrafter_speed.py --quick --env collect_distance=2   # any rule, as --env in play
 
 Every row plays the same pre-generated random actions (moves and DO most often, so agents walk,
 collect and fail quorums; the rest spread over sleeping, placing, crafting and sharing):
@@ -14,10 +14,14 @@ collect and fail quorums; the rest spread over sleeping, placing, crafting and s
 - ``jax scan, 1 env``: one env's rollout inside one jitted scan;
 - ``jax jit_step, 1 env, host sync``: one dispatch and host sync per step (the LLM agent loop);
 - ``... + symbolic + events``: the same with the typed view and the events decoded each step,
-  which is what an agent-facing episode pays per step.
+  which is what an agent-facing episode pays per step;
+- ``numpy reference, 1 env``: the plain NumPy restatement of EmCoop's step
+  (`envs.macrafter.reference`), one env, on the same actions and the same draws: the baseline.
+  EmCoop's own env is Python object by object like it (we do not run EmCoop's code here), so the
+  ratios to this row stand in for the speed-up over EmCoop's env.
 
-Everything is compiled before it is timed; each figure is the median of ``--repeats``. There is
-no NumPy reference to compare with (the rules live only in the JAX step).
+Everything is compiled before it is timed; each figure is the median of ``--repeats``; the last
+lines give each JAX row's ratio to the reference row of its scenario.
 """
 
 from __future__ import annotations
@@ -34,10 +38,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from envs.macrafter import NUM_ACTIONS, Action, CrafterEnv, Scenario, make
+from envs.macrafter import Action, CrafterEnv, Scenario, make
+from envs.macrafter.draws import step_draws
+from envs.macrafter.reference import reference_step
+from envs.macrafter.rules import NUM_ACTIONS, SHARE_BASE
 from envs.macrafter.scenario import ScenarioError, load_scenario, with_settings
 
-MOVES_P, DO_P = 0.4, 0.4  # the rest is spread evenly over every other action
+MOVES_P, DO_P, SHARE_P = 0.4, 0.4, 0.05  # the rest is spread over sleeping, placing and crafting
+REFERENCE = "numpy reference, 1 env"
 
 
 @dataclass(frozen=True)
@@ -49,7 +57,9 @@ class Row:
 
 
 def random_actions(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
-    p = np.full(NUM_ACTIONS, (1 - MOVES_P - DO_P) / (NUM_ACTIONS - 5))
+    p = np.zeros(NUM_ACTIONS)
+    p[Action.SLEEP : SHARE_BASE] = (1 - MOVES_P - DO_P - SHARE_P) / (SHARE_BASE - Action.SLEEP)
+    p[SHARE_BASE:] = SHARE_P / (NUM_ACTIONS - SHARE_BASE)
     p[[Action.LEFT, Action.RIGHT, Action.UP, Action.DOWN]] = MOVES_P / 4
     p[Action.DO] = DO_P
     return np.random.default_rng(seed).choice(NUM_ACTIONS, size=shape, p=p / p.sum()).astype(np.int32)
@@ -136,11 +146,27 @@ def bench_single(env: CrafterEnv, actions: np.ndarray, repeats: int, scan: bool)
     return n / scan_s, n / median_time(loop, repeats), n / median_time(agent_loop, repeats)
 
 
+def bench_reference(env: CrafterEnv, actions: np.ndarray, repeats: int) -> float:
+    """Env-steps/s of the NumPy reference on env 0's actions and the JAX env's draws."""
+    start = jax.tree.map(np.asarray, env.jit_reset(jax.random.PRNGKey(0)))
+    env0 = actions[:, 0]
+    keys = step_keys(len(env0), None)
+    draws = [jax.tree.map(np.asarray, step_draws(k, env.settings.cow_capacity, env.rules.num_chunks)) for k in keys]
+
+    def loop():
+        s = start
+        for a, d in zip(env0, draws, strict=True):
+            s = reference_step(env.settings, s, a, d)[0]
+        return s
+
+    return len(env0) / median_time(loop, repeats)
+
+
 def run(
     scenarios: list[str | Scenario | CrafterEnv], batch: int, steps: int, repeats: int, scan: bool = True
 ) -> list[Row]:
-    """Five rows per scenario (three without ``scan``, which skips compiling the two scans); an
-    env passed in is reused with its compiled functions."""
+    """Six rows per scenario (four without ``scan``, which skips compiling the two scans); an env
+    passed in is reused with its compiled functions."""
     rows: list[Row] = []
     for spec in scenarios:
         env = spec if isinstance(spec, CrafterEnv) else make(spec)
@@ -153,8 +179,19 @@ def run(
         rows += [
             Row(env.name, "jax jit_step, 1 env, host sync", 1, loop_1),
             Row(env.name, "... + symbolic + events, 1 env", 1, agent_1),
+            Row(env.name, REFERENCE, 1, bench_reference(env, actions, repeats)),
         ]
     return rows
+
+
+def ratios(rows: list[Row]) -> list[str]:
+    """Each JAX row's env-steps/s over its scenario's reference row."""
+    base = {r.scenario: r.steps_per_s for r in rows if r.impl == REFERENCE}
+    return [
+        f"{r.scenario}: {r.impl} = {r.steps_per_s / base[r.scenario]:,.1f}x the NumPy reference"
+        for r in rows
+        if r.impl != REFERENCE and r.scenario in base
+    ]
 
 
 def format_table(rows: list[Row], header: str) -> str:
@@ -165,7 +202,7 @@ def format_table(rows: list[Row], header: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--scenario", action="append", help="scenario spec (repeatable); default medium_3a")
+    parser.add_argument("--scenario", action="append", help="scenario spec (repeatable); default emcoop")
     parser.add_argument("--batch", type=int, default=1024)
     parser.add_argument("--steps", type=int, default=100, help="scan length (steps per timed rollout)")
     parser.add_argument("--repeats", type=int, default=3)
@@ -180,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         overrides = dict(item.split("=", 1) for item in args.env)
-        scenarios = [with_settings(load_scenario(s), overrides) for s in args.scenario or ["medium_3a"]]
+        scenarios = [with_settings(load_scenario(s), overrides) for s in args.scenario or ["emcoop"]]
     except ScenarioError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -188,6 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     device = f"{jax.devices()[0].device_kind}, {os.cpu_count()} CPU cores visible, jax {jax.__version__}"
     rules = f"; {', '.join(args.env)}" if args.env else ""
     print(format_table(rows, header=f"MA-Crafter env-steps/s ({device}{rules})"))
+    print("\n".join(ratios(rows)))
     return 0
 
 

@@ -4,6 +4,9 @@ auto-resetting.
 One step, in EmCoop's order (``CooperativeEnv.step``; `docs/macrafter.md` names the source of
 each rule, and `envs.macrafter.reference` restates it in plain NumPy):
 
+The step itself is `envs.macrafter.step.CrafterStep`; this module adds the scenario, the reset,
+the key and the views. One step, in order:
+
 1. Shares, in seat order: the whole count of one good to another seat, at any distance.
 2. Collections (`envs.macrafter.collect`): every ``do`` takes every resource within Manhattan
    ``collect_distance`` whose quorum of agents doing ``do`` hold its exact tool; each of them
@@ -29,21 +32,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from envs.jitted import JittedEntryPoints, Transition, hold_when_done
-from envs.macrafter.balance import Herd, balance, chunk_cells, chunk_of, cow_ceiling
-from envs.macrafter.collect import bag_of, collect, resource_tables, run_shares, split_bag
 from envs.macrafter.draws import StepDraws, step_draws
 from envs.macrafter.events import CrafterEvent, extract_events
-from envs.macrafter.rules import NUM_ACTIONS, PICKAXES, SHARE_BASE, Action, Material, Vital
 from envs.macrafter.scenario import Scenario, ScenarioError, load_scenario, with_settings
 from envs.macrafter.settings import CrafterSettings
-from envs.macrafter.state import RESULT, CrafterState, blank_state, populate
+from envs.macrafter.state import CrafterState, blank_state, populate
+from envs.macrafter.step import CrafterStep, touch
 from envs.macrafter.symbolic import CrafterView, decode
-from envs.macrafter.update import World, act_tables, update_objects
-
-_SHARE_RESULT = jnp.asarray([RESULT["none"], RESULT["ok"], RESULT["receiver_down"], RESULT["nothing"]], jnp.int32)
-_DO_RESULT = jnp.asarray(
-    [RESULT["none"], RESULT["ok"], RESULT["too_few"], RESULT["no_tool"], RESULT["nothing"]], jnp.int32
-)
 
 
 class CrafterEnv(JittedEntryPoints):
@@ -56,10 +51,7 @@ class CrafterEnv(JittedEntryPoints):
         self.settings: CrafterSettings = scenario.settings
         self.num_agents = scenario.num_agents
         cfg = scenario.settings
-        self._res = resource_tables(cfg)
-        self._acts = act_tables(cfg)
-        self._cells = chunk_cells(cfg)
-        self._ceiling = cow_ceiling(cfg.horizon)
+        self.rules = CrafterStep(cfg)
         self._blank = blank_state(cfg, scenario.agent_capacity)
         self._start = None if scenario.generated else start_of(scenario)
 
@@ -98,69 +90,20 @@ class CrafterEnv(JittedEntryPoints):
         world = generate(key, cfg.width, cfg.height, self.num_agents, cfg.cow_capacity)
         return start_in_jax(self._blank, cfg, world.grid, world.agents, world.cow_pos, world.cow_alive)
 
+    def advance(self, state: CrafterState, actions: jax.Array, draws: StepDraws) -> CrafterState:
+        """The step under given draws (what `step` runs; the equivalence tests call it directly)."""
+        return self.rules.advance(state, actions, draws)
+
     def step(self, key: jax.Array, state: CrafterState, actions: jax.Array) -> Transition:
         """Advance one step; ``actions`` (A,) primitive action ids (padding seats' are ignored)."""
         cfg = self.settings
-        draws = step_draws(key, cfg.cow_capacity, self._cells.shape[0])
-        nxt = self.advance(state, actions, draws)
+        draws = step_draws(key, cfg.cow_capacity, self.rules.num_chunks)
+        nxt = self.rules.advance(state, actions, draws)
         frozen = state.done
         next_state = hold_when_done(frozen, state, nxt)
         gain = jnp.where(frozen, jnp.float32(0), nxt.score - state.score)
         shaped = jnp.broadcast_to(gain, state.active.shape)  # per seat: the team's gain
         return Transition(state=next_state, reward=gain, shaped_reward=shaped, done=next_state.done)
-
-    def advance(self, state: CrafterState, actions: jax.Array, draws: StepDraws) -> CrafterState:
-        """The step under given draws (what `step` runs; the equivalence tests call it directly)."""
-        cfg = self.settings
-        state = jax.tree.map(jnp.asarray, state)
-        acts = jnp.asarray(actions, jnp.int32)
-        in_world = state.active & ~state.removed
-        acts = jnp.where(in_world & (acts >= 0) & (acts < NUM_ACTIONS), acts, int(Action.NOOP))
-        shares = run_shares(acts, in_world, bag_of(state.inventory, state.vitals))
-        do = in_world & (acts == Action.DO)
-        got = collect(
-            self._res, cfg, state.grid, state.pos, do, shares.bag, state.achievements, state.cow_pos, state.cow_alive
-        )
-        inventory, vitals = split_bag(got.bag, state.vitals)
-        dies = in_world & ~do & (vitals[:, Vital.HEALTH] <= 0)
-        in_world = in_world & ~dies
-        crafters = _crafters(acts, in_world, state.sleeping, vitals, cfg.vital_max)
-        wd = World(
-            grid=got.grid, pos=state.pos, facing=state.facing, in_world=in_world, sleeping=state.sleeping,
-            inventory=inventory, vitals=vitals, counters=state.counters, last_health=state.last_health,
-            achievements=got.achievements, cow_pos=got.cow_pos, cow_alive=got.cow_alive,
-            result=jnp.zeros_like(state.result),
-        )  # fmt: skip
-        a = state.pos.shape[0]
-        order = state.order.at[a:].set(jnp.where(got.cow_alive, state.order[a:], -1))  # eaten cows leave
-        wd = update_objects(cfg, self._acts, wd, acts, order, draws, crafters)
-        step = state.step + 1
-        herd, touched = self._balance(state._replace(order=order), wd, step, draws)
-        result = jnp.where(acts >= SHARE_BASE, _SHARE_RESULT[shares.result], wd.result)
-        result = jnp.where(do, _DO_RESULT[got.result], result)
-        result = jnp.where(dies, RESULT["died"], result)
-        return state._replace(
-            grid=wd.grid, pos=wd.pos, facing=wd.facing, removed=state.removed | dies, sleeping=wd.sleeping,
-            inventory=wd.inventory, vitals=wd.vitals, counters=wd.counters, last_health=wd.last_health,
-            achievements=wd.achievements, cow_pos=herd.cow_pos, cow_alive=herd.cow_alive, order=herd.order,
-            next_order=herd.next_order, touched=touched, score=state.score + got.gain,
-            score_units=state.score_units + got.units, step=step, done=jnp.any(dies) | (step >= cfg.horizon),
-            last_action=acts, result=result.astype(jnp.int32), do_pos=state.pos,
-            do_tools=shares.bag[:, jnp.asarray([int(p) for p in PICKAXES])] > 0, tgt_res=got.tgt_res,
-            share_to=shares.to, share_good=shares.good, share_qty=shares.qty,
-        )  # fmt: skip
-
-    def _balance(self, state: CrafterState, wd: World, step: jax.Array, draws: StepDraws) -> tuple[Herd, jax.Array]:
-        cfg = self.settings
-        touched = _touch(cfg, state.touched, wd.pos, wd.in_world)
-        touched = _touch(cfg, touched, wd.cow_pos, wd.cow_alive)
-        plants = (wd.grid == Material.PLANT).reshape(-1)  # a plant is an object in EmCoop: it opens its chunk
-        ys, xs = jnp.divmod(jnp.arange(plants.shape[0]), wd.grid.shape[1])
-        touched = _touch(cfg, touched, jnp.stack([xs, ys], -1), plants)
-        herd = Herd(wd.cow_pos, wd.cow_alive, state.order, state.next_order)
-        balanced = balance(cfg, self._cells, self._ceiling, herd, wd.grid, touched, wd.pos, state.active, step, draws)
-        herd = jax.tree.map(lambda a, b: jnp.where(step % cfg.balance_every == 0, a, b), balanced, herd)
-        return herd, touched
 
     # ---- host-side views ----
 
@@ -171,20 +114,6 @@ class CrafterEnv(JittedEntryPoints):
     def events(self, before: CrafterView, actions: Sequence[int], after: CrafterView) -> list[CrafterEvent]:
         """What each agent's action did in the step from ``before`` to ``after``."""
         return extract_events(before, actions, after)
-
-
-def _crafters(acts: jax.Array, in_world: jax.Array, sleeping: jax.Array, vitals: jax.Array, full: int) -> jax.Array:
-    """(6,) how many seats press each MAKE_* this step (awake or rested): the paper's crafting quorum."""
-    awake = in_world & ~(sleeping & (vitals[:, Vital.ENERGY] < full))
-    making = acts - Action.MAKE_WOOD_PICKAXE
-    return jnp.stack([jnp.sum(awake & (making == m)) for m in range(6)]).astype(jnp.int32)
-
-
-def _touch(cfg: CrafterSettings, touched: jax.Array, pos: jax.Array, live: jax.Array) -> jax.Array:
-    """Mark the chunks holding each live object."""
-    flat = touched.reshape(-1)
-    idx = jnp.where(live, chunk_of(cfg, jnp.maximum(pos, 0)), flat.shape[0])
-    return flat.at[idx].set(True, mode="drop").reshape(touched.shape)
 
 
 def start_of(scenario: Scenario) -> CrafterState:
@@ -215,7 +144,7 @@ def start_in_jax(
     active = jnp.arange(a) < n
     pos = s.pos.at[:n].set(agents.astype(jnp.int32))
     vitals = jnp.where(active[:, None], cfg.vital_max, s.vitals).astype(jnp.int32)
-    touched = _touch(cfg, _touch(cfg, s.touched, pos, active), cow_pos, cow_alive)
+    touched = touch(cfg, touch(cfg, s.touched, pos, active), cow_pos, cow_alive)
     return s._replace(
         grid=grid.astype(jnp.int32),
         pos=pos,

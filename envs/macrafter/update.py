@@ -9,6 +9,7 @@ acts first: a table placed by an earlier seat blocks a later seat's move in the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import jax
@@ -157,27 +158,35 @@ def update_objects(
     draws: StepDraws,
     crafters: jax.Array,
 ) -> World:
-    """Every object's update in creation order (empty slots last, skipped)."""
+    """Every object's update in creation order. The seats are created together after the world's
+    first cows (EmCoop's reset) and every later cow after them, so the order is: the cows older than
+    the seats (by creation number), the seats in seat order, then the younger cows. Cows update in
+    a cheap loop of their own; only the seats' loop carries the grid."""
     n = wd.pos.shape[0]
-    rank = jnp.where(order < 0, jnp.iinfo(jnp.int32).max, order)
-    perm = jnp.argsort(rank)
+    big = jnp.iinfo(jnp.int32).max
+    first_seat = jnp.min(jnp.where(order[:n] >= 0, order[:n], big))
+    cow_order = order[n:]
+    perm = jnp.argsort(jnp.where(cow_order < 0, big, cow_order))
 
-    def one(i: jax.Array, wd: World) -> World:
-        j = perm[i]
-        is_seat = j < n
-        seat = jnp.clip(j, 0, n - 1)
-        cow = jnp.clip(j - n, 0, wd.cow_alive.shape[0] - 1)
-        live_seat = is_seat & wd.in_world[seat]
-        live_cow = ~is_seat & wd.cow_alive[cow]
-        wd = jax.lax.cond(live_seat, lambda w: _player(cfg, at, w, seat, acts[seat], crafters), lambda w: w, wd)
-        return jax.lax.cond(live_cow, lambda w: _cow(at, w, cow, draws), lambda w: w, wd)
+    def cows(older: bool) -> Callable[[World], World]:
+        def one(i: jax.Array, wd: World) -> World:
+            k = perm[i]
+            due = wd.cow_alive[k] & (cow_order[k] >= 0) & ((cow_order[k] < first_seat) == older)
+            return _cow(at, wd, k, draws, due)
 
-    return jax.lax.fori_loop(0, order.shape[0], one, wd)
+        return lambda wd: jax.lax.fori_loop(0, cow_order.shape[0], one, wd)
+
+    def seat(i: jax.Array, wd: World) -> World:
+        return jax.lax.cond(wd.in_world[i], lambda w: _player(cfg, at, w, i, acts[i], crafters), lambda w: w, wd)
+
+    wd = cows(older=True)(wd)
+    wd = jax.lax.fori_loop(0, n, seat, wd)
+    return cows(older=False)(wd)
 
 
-def _cow(at: ActTables, wd: World, c: jax.Array, draws: StepDraws) -> World:
+def _cow(at: ActTables, wd: World, c: jax.Array, draws: StepDraws, due: jax.Array) -> World:
     """``Cow.update``: with the move probability, one step in a random direction if free."""
-    moves = meets(draws.cow_move[c], at.cow_move_probability)
+    moves = due & meets(draws.cow_move[c], at.cow_move_probability)
     target = wd.cow_pos[c] + DIRS[(draws.cow_dir[c] % 4).astype(jnp.int32)]
     mat, inside = material_at(wd.grid, target)
     free = inside & jnp.asarray(at.cow_walk)[jnp.maximum(mat, 0)] & ~occupied(wd, target)

@@ -126,7 +126,8 @@ def speed():
 def test_benchmark_runs_tiny(speed, env):
     # Reuses the env's compiled steps and skips the scans' compiles (the slow part of a tiny run).
     rows = speed.run([env], batch=len(SEEDS), steps=3, repeats=1, scan=False)
-    assert [r.batch for r in rows] == [len(SEEDS), 1, 1] and all(r.steps_per_s > 0 for r in rows)
+    assert [r.batch for r in rows] == [len(SEEDS), 1, 1, 1] and all(r.steps_per_s > 0 for r in rows)
+    assert rows[-1].impl == speed.REFERENCE and len(speed.ratios(rows)) == 3
     lines = speed.format_table(rows, header="tiny").split("\n")
     assert lines[0] == "tiny" and "env-steps/s" in lines[1] and len(lines) == 2 + len(rows)
 

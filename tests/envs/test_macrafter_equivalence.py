@@ -66,7 +66,7 @@ def _compare(step: int, jax_state: CrafterState, ref_state: CrafterState) -> Non
 def _play(env, state: CrafterState, steps: int, seed: int) -> int:
     """Play both sides from ``state``; return the steps played until done."""
     rng = np.random.default_rng(seed)
-    advance = jax.jit(env.advance)
+    advance = jax.jit(env.rules.advance)
     key = jax.random.PRNGKey(seed)
     chunks = env.settings.chunks[0] * env.settings.chunks[1]
     ref = jax.tree.map(np.asarray, state)

@@ -1,4 +1,6 @@
-"""The NumPy reference of EmCoop's MA-Crafter step, one rule per test on hand-made 9x9 maps.
+"""EmCoop's MA-Crafter step, one rule per test on hand-made 9x9 maps, in the NumPy reference and
+in the JAX env alike: every step a test takes runs through both (`step`), which must agree on every
+world field, and the test then checks the exact outcome EmCoop's code gives.
 
 Each test builds a tiny world with ``populate`` (cows are created first, then the seats), edits
 fields with ``_replace`` and checks the exact outcome EmCoop's code gives (``coop_env.py``,
@@ -13,12 +15,15 @@ import math
 import numpy as np
 import pytest
 
+import jax
+
 from envs.macrafter.draws import StepDraws, threshold
 from envs.macrafter.reference import reference_step
 from envs.macrafter.reference_balance import daylight
 from envs.macrafter.rules import Achievement, Action, Item, Material, Vital, share_action
 from envs.macrafter.settings import CrafterSettings
 from envs.macrafter.state import CrafterState, populate, reach_offsets
+from envs.macrafter.step import CrafterStep
 
 N, L, R, U, D, DO, SLEEP = Action.NOOP, Action.LEFT, Action.RIGHT, Action.UP, Action.DOWN, Action.DO, Action.SLEEP
 S = CrafterSettings(width=9, height=9, cow_capacity=4)
@@ -71,10 +76,34 @@ def quiet(settings: CrafterSettings = S) -> StepDraws:
     )
 
 
+WORLD_FIELDS = (
+    "grid", "pos", "facing", "removed", "sleeping", "inventory", "vitals", "counters", "last_health",
+    "achievements", "cow_pos", "cow_alive", "order", "next_order", "touched", "score", "score_units",
+    "step", "done", "do_pos", "do_tools", "tgt_res", "share_to", "share_good", "share_qty",
+)  # fmt: skip
+_JAX_STEPS: dict[str, object] = {}  # one compiled JAX step per settings, shared by the tests
+
+
+def jax_step(settings: CrafterSettings):
+    key = settings.model_dump_json()
+    if key not in _JAX_STEPS:
+        _JAX_STEPS[key] = jax.jit(CrafterStep(settings).advance)
+    return _JAX_STEPS[key]
+
+
 def step(
     state: CrafterState, *actions: int, settings: CrafterSettings = S, draws: StepDraws | None = None
 ) -> tuple[CrafterState, float]:
-    return reference_step(settings, state, np.asarray(actions), draws or quiet(settings))
+    """The reference's step, checked field by field against the JAX env's on the same draws."""
+    draws = draws or quiet(settings)
+    acts = np.asarray(actions, np.int32)
+    new, reward = reference_step(settings, state, acts, draws)
+    if not bool(state.done) and all(rule.quorum == 1 for rule in settings.recipes.values()):
+        got = jax_step(settings)(state, acts, draws)
+        for name in WORLD_FIELDS:
+            mine, theirs = np.asarray(getattr(got, name)), np.asarray(getattr(new, name))
+            assert np.array_equal(mine, theirs), f"JAX and reference differ on {name}:\n{mine}\nvs\n{theirs}"
+    return new, reward
 
 
 def run(state: CrafterState, steps: int, *actions: int) -> list[CrafterState]:

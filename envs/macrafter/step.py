@@ -1,0 +1,112 @@
+"""One MA-Crafter step under given draws: EmCoop's ``CooperativeEnv.step`` in JAX.
+
+`CrafterStep` holds the settings' rules as static tables and runs the phases in EmCoop's order:
+shares, collections (`envs.macrafter.collect`), the removal of a seat at health 0, the object
+updates in creation order (`envs.macrafter.update`) and the cow balancing
+(`envs.macrafter.balance`). It takes the step's random numbers as `StepDraws`, so the NumPy
+reference (`envs.macrafter.reference`) can be fed the very same ones; `CrafterEnv.step` draws them
+from its key.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from envs.macrafter.balance import Herd, balance, chunk_cells, chunk_of, cow_ceiling
+from envs.macrafter.collect import bag_of, collect, resource_tables, run_shares, split_bag
+from envs.macrafter.draws import StepDraws
+from envs.macrafter.rules import NUM_ACTIONS, PICKAXES, SHARE_BASE, Action, Material, Vital
+from envs.macrafter.settings import CrafterSettings
+from envs.macrafter.state import RESULT, CrafterState
+from envs.macrafter.update import World, act_tables, update_objects
+
+_SHARE_RESULT = jnp.asarray([RESULT["none"], RESULT["ok"], RESULT["receiver_down"], RESULT["nothing"]], jnp.int32)
+_DO_RESULT = jnp.asarray(
+    [RESULT["none"], RESULT["ok"], RESULT["too_few"], RESULT["no_tool"], RESULT["nothing"]], jnp.int32
+)
+
+
+class CrafterStep:
+    """The rules of one settings, ready to step any state of its sizes (pure: jit/vmap freely)."""
+
+    def __init__(self, settings: CrafterSettings) -> None:
+        self.settings = settings
+        self.res = resource_tables(settings)
+        self.acts = act_tables(settings)
+        self.cells = chunk_cells(settings)
+        self.ceiling = cow_ceiling(settings.horizon)
+
+    @property
+    def num_chunks(self) -> int:
+        return int(self.cells.shape[0])
+
+    def advance(self, state: CrafterState, actions: jax.Array, draws: StepDraws) -> CrafterState:
+        """The step under given draws (what `step` runs; the equivalence tests call it directly)."""
+        cfg = self.settings
+        state = jax.tree.map(jnp.asarray, state)
+        acts = jnp.asarray(actions, jnp.int32)
+        in_world = state.active & ~state.removed
+        acts = jnp.where(in_world & (acts >= 0) & (acts < NUM_ACTIONS), acts, int(Action.NOOP))
+        shares = run_shares(acts, in_world, bag_of(state.inventory, state.vitals))
+        do = in_world & (acts == Action.DO)
+        got = collect(
+            self.res, cfg, state.grid, state.pos, do, shares.bag, state.achievements, state.cow_pos, state.cow_alive
+        )
+        inventory, vitals = split_bag(got.bag, state.vitals)
+        dies = in_world & ~do & (vitals[:, Vital.HEALTH] <= 0)
+        in_world = in_world & ~dies
+        crafters = _crafters(acts, in_world, state.sleeping, vitals, cfg.vital_max)
+        wd = World(
+            grid=got.grid, pos=state.pos, facing=state.facing, in_world=in_world, sleeping=state.sleeping,
+            inventory=inventory, vitals=vitals, counters=state.counters, last_health=state.last_health,
+            achievements=got.achievements, cow_pos=got.cow_pos, cow_alive=got.cow_alive,
+            result=jnp.zeros_like(state.result),
+        )  # fmt: skip
+        a = state.pos.shape[0]
+        order = state.order.at[a:].set(jnp.where(got.cow_alive, state.order[a:], -1))  # eaten cows leave
+        wd = update_objects(cfg, self.acts, wd, acts, order, draws, crafters)
+        step = state.step + 1
+        herd, touched = self._balance(state._replace(order=order), wd, step, draws)
+        result = jnp.where(acts >= SHARE_BASE, _SHARE_RESULT[shares.result], wd.result)
+        result = jnp.where(do, _DO_RESULT[got.result], result)
+        result = jnp.where(dies, RESULT["died"], result)
+        return state._replace(
+            grid=wd.grid, pos=wd.pos, facing=wd.facing, removed=state.removed | dies, sleeping=wd.sleeping,
+            inventory=wd.inventory, vitals=wd.vitals, counters=wd.counters, last_health=wd.last_health,
+            achievements=wd.achievements, cow_pos=herd.cow_pos, cow_alive=herd.cow_alive, order=herd.order,
+            next_order=herd.next_order, touched=touched, score=state.score + got.gain,
+            score_units=state.score_units + got.units, step=step, done=jnp.any(dies) | (step >= cfg.horizon),
+            last_action=acts, result=result.astype(jnp.int32), do_pos=state.pos,
+            do_tools=shares.bag[:, jnp.asarray([int(p) for p in PICKAXES])] > 0, tgt_res=got.tgt_res,
+            share_to=shares.to, share_good=shares.good, share_qty=shares.qty,
+        )  # fmt: skip
+
+    def _balance(self, state: CrafterState, wd: World, step: jax.Array, draws: StepDraws) -> tuple[Herd, jax.Array]:
+        cfg = self.settings
+        touched = touch(cfg, state.touched, wd.pos, wd.in_world)
+        touched = touch(cfg, touched, wd.cow_pos, wd.cow_alive)
+        plants = (wd.grid == Material.PLANT).reshape(-1)  # a plant is an object in EmCoop: it opens its chunk
+        ys, xs = jnp.divmod(jnp.arange(plants.shape[0]), wd.grid.shape[1])
+        touched = touch(cfg, touched, jnp.stack([xs, ys], -1), plants)
+        herd = Herd(wd.cow_pos, wd.cow_alive, state.order, state.next_order)
+        balanced = balance(cfg, self.cells, self.ceiling, herd, wd.grid, touched, wd.pos, state.active, step, draws)
+        herd = jax.tree.map(lambda a, b: jnp.where(step % cfg.balance_every == 0, a, b), balanced, herd)
+        return herd, touched
+
+
+def _crafters(acts: jax.Array, in_world: jax.Array, sleeping: jax.Array, vitals: jax.Array, full: int) -> jax.Array:
+    """(6,) how many seats press each MAKE_* this step (awake or rested): the paper's crafting quorum."""
+    awake = in_world & ~(sleeping & (vitals[:, Vital.ENERGY] < full))
+    making = acts - Action.MAKE_WOOD_PICKAXE
+    return jnp.stack([jnp.sum(awake & (making == m)) for m in range(6)]).astype(jnp.int32)
+
+
+def touch(cfg: CrafterSettings, touched: jax.Array, pos: jax.Array, live: jax.Array) -> jax.Array:
+    """Mark the chunks holding each live object."""
+    flat = touched.reshape(-1)
+    idx = jnp.where(live, chunk_of(cfg, jnp.maximum(pos, 0)), flat.shape[0])
+    return flat.at[idx].set(True, mode="drop").reshape(touched.shape)
+
+
+__all__ = ["CrafterStep", "touch"]
