@@ -58,6 +58,35 @@ class Herd(NamedTuple):
     next_order: jax.Array
 
 
+def kth_true(mask: jax.Array, k: jax.Array) -> jax.Array:
+    """The index of the k-th True (from 0) along the last axis, in two levels of blocks of about
+    sqrt(n): XLA's cumsum on CPU costs the square of its length, so a 144-cell chunk is counted as
+    12 columns of 12 cells (288 adds a chunk, not 20,736)."""
+    n = mask.shape[-1]
+    side = math.isqrt(n - 1) + 1
+    padded = jnp.pad(mask, [(0, 0)] * (mask.ndim - 1) + [(0, side * side - n)])
+    blocks = padded.reshape(*mask.shape[:-1], side, side)
+    per_block = blocks.sum(-1)
+    before = jnp.cumsum(per_block, -1) - per_block  # Trues before each block
+    block = jnp.sum((jnp.cumsum(per_block, -1) <= k[..., None]).astype(jnp.int32), -1)
+    block = jnp.minimum(block, side - 1)
+    rest = k - jnp.take_along_axis(before, block[..., None], -1)[..., 0]
+    inner = jnp.take_along_axis(blocks, block[..., None, None], -2)[..., 0, :]
+    offset = jnp.sum((jnp.cumsum(inner, -1) <= rest[..., None]).astype(jnp.int32), -1)
+    return block * side + jnp.minimum(offset, side - 1)
+
+
+def chunk_blocks(cfg: CrafterSettings, grid: jax.Array) -> jax.Array:
+    """(NC, cs*cs) each chunk's materials in `chunk_cells` order (-1 beyond the map's edge), by
+    padding and reshaping the grid: no gather, which keeps the batched step fast."""
+    cs = cfg.chunk_size
+    rows, cols = cfg.chunks
+    h, w = grid.shape
+    padded = jnp.pad(grid, ((0, rows * cs - h), (0, cols * cs - w)), constant_values=-1)
+    blocks = padded.reshape(rows, cs, cols, cs).transpose(0, 2, 3, 1)  # (row, col, x, y): x-major
+    return blocks.reshape(rows * cols, cs * cs)
+
+
 def chunk_of(cfg: CrafterSettings, pos: jax.Array) -> jax.Array:
     """The row-major chunk index of each (x, y)."""
     cols = cfg.chunks[1]
@@ -81,10 +110,9 @@ def balance(
     nc = cells.shape[0]
     h, w = grid.shape
     cx, cy = jnp.asarray(cells[..., 0]), jnp.asarray(cells[..., 1])
-    valid = cx >= 0
-    cell = grid[jnp.clip(cy, 0, h - 1), jnp.clip(cx, 0, w - 1)]
+    cell = chunk_blocks(cfg, grid)
     # EmCoop's plant is an object standing on grass: its cell counts as grass but holds an object
-    grass = valid & ((cell == Material.GRASS) | (cell == Material.PLANT))  # (NC, cs*cs)
+    grass = (cell == Material.GRASS) | (cell == Material.PLANT)  # (NC, cs*cs)
     n_grass = grass.sum(-1)
     cow_chunk = jnp.where(herd.cow_alive, chunk_of(cfg, herd.cow_pos), -1)
     in_chunk = cow_chunk[None, :] == jnp.arange(nc)[:, None]  # (NC, C)
@@ -96,8 +124,7 @@ def balance(
     leave_try = live & ~(n_cows < floor_) & (n_cows > ceil_) & meets(draws.chunk_roll, cfg.cow_despawn_probability)
     # the spawn cell: the (pick % grass)-th grass cell in x-major order
     k = (draws.chunk_pick % jnp.maximum(n_grass, 1).astype(jnp.uint32)).astype(jnp.int32)
-    rank = jnp.cumsum(grass, -1) - 1
-    idx = jnp.argmax(grass & (rank == k[:, None]), -1)
+    idx = kth_true(grass, k)
     spot = jnp.stack([cx[jnp.arange(nc), idx], cy[jnp.arange(nc), idx]], -1)  # (NC, 2)
     far = _away(seat_pos, seats, spot, cfg.cow_spawn_distance)
     taken = jnp.any(herd.cow_alive[None] & jnp.all(herd.cow_pos[None] == spot[:, None], -1), -1)
@@ -126,11 +153,11 @@ def _leave(
 ) -> Herd:
     """Despawns: the (pick % n)-th cow of the chunk in slot order leaves if every agent is far."""
     k = (draws.chunk_pick % jnp.maximum(n_cows, 1).astype(jnp.uint32)).astype(jnp.int32)
-    rank = jnp.cumsum(in_chunk, -1) - 1
-    pick = jnp.argmax(in_chunk & (rank == k[:, None]), -1)  # (NC,) slot
+    pick = kth_true(in_chunk, k)  # (NC,) slot
     far = _away(seat_pos, seats, herd.cow_pos[pick], cfg.cow_despawn_distance)
-    gone = jnp.zeros_like(herd.cow_alive).at[pick].max(leave_try & far)
-    n = herd.order.shape[0] - herd.cow_alive.shape[0]
+    c = herd.cow_alive.shape[0]
+    gone = jnp.any((leave_try & far)[:, None] & (pick[:, None] == jnp.arange(c)[None, :]), 0)  # no scatter
+    n = herd.order.shape[0] - c
     return herd._replace(
         cow_alive=herd.cow_alive & ~gone,
         cow_pos=jnp.where(gone[:, None], -1, herd.cow_pos),
@@ -159,4 +186,4 @@ def _spawn(herd: Herd, spawn: jax.Array, spot: jax.Array) -> Herd:
     )
 
 
-__all__ = ["Herd", "balance", "chunk_cells", "chunk_of", "cow_ceiling", "daylight_table"]
+__all__ = ["Herd", "balance", "chunk_blocks", "chunk_cells", "chunk_of", "cow_ceiling", "daylight_table"]

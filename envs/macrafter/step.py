@@ -13,7 +13,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from envs.macrafter.balance import Herd, balance, chunk_cells, chunk_of, cow_ceiling
+from envs.macrafter.balance import Herd, balance, chunk_blocks, chunk_cells, chunk_of, cow_ceiling
 from envs.macrafter.collect import bag_of, collect, resource_tables, run_shares, split_bag
 from envs.macrafter.draws import StepDraws
 from envs.macrafter.rules import NUM_ACTIONS, PICKAXES, SHARE_BASE, Action, Material, Vital
@@ -86,9 +86,8 @@ class CrafterStep:
         cfg = self.settings
         touched = touch(cfg, state.touched, wd.pos, wd.in_world)
         touched = touch(cfg, touched, wd.cow_pos, wd.cow_alive)
-        plants = (wd.grid == Material.PLANT).reshape(-1)  # a plant is an object in EmCoop: it opens its chunk
-        ys, xs = jnp.divmod(jnp.arange(plants.shape[0]), wd.grid.shape[1])
-        touched = touch(cfg, touched, jnp.stack([xs, ys], -1), plants)
+        plants = jnp.any(chunk_blocks(cfg, wd.grid) == Material.PLANT, -1)  # EmCoop's plant is an object
+        touched = touched | plants.reshape(touched.shape)
         herd = Herd(wd.cow_pos, wd.cow_alive, state.order, state.next_order)
         balanced = balance(cfg, self.cells, self.ceiling, herd, wd.grid, touched, wd.pos, state.active, step, draws)
         herd = jax.tree.map(lambda a, b: jnp.where(step % cfg.balance_every == 0, a, b), balanced, herd)
