@@ -12,7 +12,6 @@ A `.toml` file may add recipes: ``grid = '''...'''`` and ``recipes = [["onion","
 
 from __future__ import annotations
 
-import tomllib
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from envs.overcooked.engine import StaticObject, jaxmarl_layouts
+from proagent.untrusted import UntrustedFileError, loads_toml
 
 INGREDIENT_NAMES = ("onion", "tomato")
 MAX_PLAYERS = 2  # the engine and the agents are two-player; more starts are refused, not silently dropped
@@ -294,10 +294,10 @@ def _from_jaxmarl(name: str) -> KitchenLayout:
 
 
 def load_toml_layout(path: Path) -> KitchenLayout:
-    try:
-        data = tomllib.loads(_read_kitchen_text(path))
-    except tomllib.TOMLDecodeError as exc:
-        raise LayoutError(f"{path}: not valid TOML: {exc}") from exc
+    try:  # the nesting bound of every file that may come from elsewhere
+        data = loads_toml(_read_kitchen_text(path), str(path))
+    except UntrustedFileError as exc:
+        raise LayoutError(str(exc)) from None
     if not isinstance(data.get("grid"), str):
         raise LayoutError(f"{path}: a .toml layout needs a 'grid' string (a multi-line string of kitchen characters)")
     recipes = data.get("recipes")
