@@ -103,3 +103,18 @@ def test_a_deep_kitchen_is_one_line_before_any_run_folder(tmp_path: Path, capsys
     argv = ["play", "--layout", str(kitchen), "--partner", "stay", "--runs-dir", str(tmp_path / "runs")]
     _refused(argv, tmp_path, capsys, str(kitchen), "nested")
 
+
+
+def test_a_run_folder_or_participant_with_a_deep_json_file_is_a_one_line_refusal(tmp_path: Path) -> None:
+    from proagent.runner.run_world import RunFolderError, world_of
+    from proagent.study.progress import ParticipantError, load_participant
+
+    deep = "[" * 10_000 + "]" * 10_000
+    (tmp_path / "config.json").write_text(deep, encoding="utf-8")
+    with pytest.raises(RunFolderError, match="nested"):
+        world_of(tmp_path)
+    person = tmp_path / "participants" / "P001"
+    person.mkdir(parents=True)
+    (person / "participant.json").write_text(deep, encoding="utf-8")
+    with pytest.raises(ParticipantError, match="unreadable"):
+        load_participant(tmp_path, "P001")
