@@ -20,6 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from proagent.limits import MAX_MESSAGE_BUDGET
 from proagent.llm.sanitize import clean_field
 from proagent.maeil.talk import Deliberation, Message, Stage
 
@@ -34,7 +35,9 @@ class TopologyConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: TopologyName = "individual"
     leader: int = Field(0, ge=0, description="centralized: the leader's seat (the first talking seat if this one cannot talk)")
-    message_budget: int = Field(1, ge=0, description="decentralized: messages each agent may send per environment step")
+    message_budget: int = Field(
+        1, ge=0, le=MAX_MESSAGE_BUDGET, description="decentralized: messages each agent may send per environment step"
+    )
     max_rounds: int = Field(8, ge=1, description="bound on cognitive rounds per environment step")
     message_max_chars: int = Field(300, ge=20, description="longer messages are cut before delivery")
     feedback: bool = Field(
