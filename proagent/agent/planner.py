@@ -44,6 +44,7 @@ _LABEL = re.compile(r"^[\W\d]*(analysis|intention|teammate intention|plan|messag
 
 
 _PLAYER_SKILL = re.compile(r"player\s*([0-9]+)\W*[:=]\s*\W*([a-z_]+\s*\([^)]*\))")
+ONE_LINE_FIELDS = ("message", "intention")
 MAX_SEAT = 1_000  # above any team size; a larger "player N" names no teammate
 
 
@@ -174,7 +175,9 @@ class Planner:
 
     def parse(self, raw: str) -> PlannerOutput:
         fields = _json_fields(raw) or _labelled_fields(raw)
-        fields = {name: clean_field(value, one_line=name == "message") for name, value in fields.items()}
+        # the one cleaning point of what the model wrote; what is carried into later prompts (a message
+        # to teammates, the intention the agent's memory keeps) is one line
+        fields = {name: clean_field(value, one_line=name in ONE_LINE_FIELDS) for name, value in fields.items()}
         plan_text = fields.get("plan")
         if not plan_text:
             raise PlanParseError("the answer has no plan (expected a 'plan' field or a 'Plan:' line)", raw)
