@@ -52,6 +52,16 @@ def read_int(text: str, field: str, low: int, high: int | None) -> int:
     return value
 
 
+def small_whole(text: str, limit: int = 10**9) -> int | None:
+    """The whole number ``text`` is (ASCII digits only, no sign, at most ``limit``), else None: for
+    names and keys that may hold a number (``episode_3``, a seat ``"1"``, ``ingredient2``), where
+    ``str.isdigit()`` also accepts ``'²'`` (which ``int()`` refuses) and thousands of digits."""
+    if not text or len(text) > len(str(limit)) or not (text.isascii() and text.isdigit()):
+        return None
+    value = int(text)
+    return value if value <= limit else None
+
+
 def read_float(text: str, field: str, low: float, high: float, *, above_low: bool = False) -> float:
     """The finite number ``text`` writes (``3``, ``-0.5``, ``1e-3``: ASCII only, no ``nan``,
     ``inf`` or ``_``), if it lies in ``[low, high]`` (``(low, high]`` with ``above_low``); a

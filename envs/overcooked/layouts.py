@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from envs.overcooked.engine import StaticObject, jaxmarl_layouts
+from proagent.bounded import small_whole
 from proagent.untrusted import UntrustedFileError, loads_toml
 
 INGREDIENT_NAMES = ("onion", "tomato")
@@ -50,8 +51,9 @@ def ingredient_name(index: int) -> str:
 def ingredient_index(name: str) -> int:
     if name in INGREDIENT_NAMES:
         return INGREDIENT_NAMES.index(name)
-    if name.startswith("ingredient") and name[len("ingredient") :].isdigit():
-        return int(name[len("ingredient") :])
+    number = small_whole(name[len("ingredient") :]) if name.startswith("ingredient") else None
+    if number is not None:  # ASCII digits only: "ingredient²" is no ingredient
+        return number
     raise LayoutError(f"unknown ingredient {name!r}; use one of {INGREDIENT_NAMES} or 'ingredientN'")
 
 

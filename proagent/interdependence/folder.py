@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from proagent.bounded import small_whole
 from proagent.interdependence.episode import analyze_steps
 from proagent.interdependence.intention import IntentionAccuracy, from_beliefs, recompute
 from proagent.interdependence.model import InterdependenceModel, StepInput
@@ -160,7 +161,8 @@ def _episode(
     result, pddl, recomputed = _from_trace(lines, record, model_for(layout_spec), agent_kind, recompute_intentions)
     update = {"source": "trace", "interdependence": result, "intention_recomputed": recomputed}
     if write:
-        name = f"episode_{int(eid):03d}.pddl.txt" if eid.isdigit() else f"episode_{_safe(eid)}.pddl.txt"
+        number = small_whole(eid)
+        name = f"episode_{number:03d}.pddl.txt" if number is not None else f"episode_{_safe(eid)}.pddl.txt"
         (path / name).write_text(pddl, encoding="utf-8")
         update["pddl_file"] = name
     return analysis.model_copy(update=update)

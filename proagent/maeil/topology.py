@@ -20,13 +20,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from proagent.bounded import small_whole
 from proagent.limits import MAX_MESSAGE_BUDGET
 from proagent.llm.sanitize import clean_field
 from proagent.maeil.talk import Deliberation, Message, Stage
 
 TopologyName = Literal["individual", "debate", "centralized", "decentralized"]
 TOPOLOGIES: tuple[str, ...] = ("individual", "debate", "centralized", "decentralized")
-_TO = re.compile(r"^\s*to\s+((?:player\s*\d+\s*(?:,|and)?\s*)+)[:\-]\s*", re.IGNORECASE)
+_TO = re.compile(r"^\s*to\s+((?:player\s*[0-9]+\s*(?:,|and)?\s*)+)[:\-]\s*", re.IGNORECASE)
 
 
 class TopologyConfig(BaseModel):
@@ -201,7 +202,7 @@ class Decentralized(Topology):
         match = _TO.match(text)
         if not match:
             return self._others(seat), text
-        named = tuple(int(n) for n in re.findall(r"\d+", match.group(1)))
+        named = tuple(small_whole(n) for n in re.findall(r"[0-9]+", match.group(1)))  # "player 99999..." names no one
         return tuple(s for s in self._others(seat) if s in named), text[match.end():]
 
 

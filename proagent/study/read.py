@@ -42,7 +42,7 @@ _LOG = logging.getLogger(__name__)
 MAX_FILE = 1_000_000  # bytes of study.toml, a questionnaire, a config.json or participant.json
 MAX_PARTICIPANTS = 10_000
 MAX_LINES_FILE = 20_000_000  # bytes of a questionnaire.jsonl or a round's episodes.jsonl (a round has one record)
-ROUND_DIR = re.compile(r"(\d{1,4})-.+")
+ROUND_DIR = re.compile(r"([0-9]{1,4})-.+")
 
 
 class StudyError(ValueError):

@@ -65,5 +65,5 @@ def parse_ascii(text: str) -> dict:
 
 
 def _pot(position: list[int], mark: str) -> dict:
-    count = int(mark) if mark.isdigit() else 3 if mark in "~!" else 0
+    count = int(mark) if mark in "0123456789" else 3 if mark in "~!" else 0  # never '²', which int() refuses
     return {"position": position, "ingredients": ["onion"] * count, "cooking": mark == "~", "ready": mark == "!", "ticks_left": 0}
