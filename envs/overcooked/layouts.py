@@ -170,7 +170,7 @@ def parse_layout(text: str, name: str = "custom", recipes: list[list[int]] | Non
     starts: dict[int, tuple[int, int]] = {}
     for y, row in enumerate(rows):
         for x, char in enumerate(row.ljust(width)):
-            if char in "123456789":  # ASCII only: str.isdigit() is also true for '١' or '²'
+            if char in "123456789":  # ASCII only: '١' or '²' also count as digits to Python
                 player = int(char) - 1
                 if player in starts:
                     raise LayoutError(f"layout {name!r}: player {char} starts twice (at {starts[player]} and {(x, y)})")

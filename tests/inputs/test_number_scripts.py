@@ -65,3 +65,25 @@ def test_eval_seats_with_odd_digits_is_one_line(tmp_path, capsys) -> None:
         code = exc.code
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1 and "seats" in err and not (tmp_path / "runs").exists()
+
+
+# MA-Crafter is being rewritten elsewhere; its scenario strings, map digits and --env values adopt
+# the bounded reader there (these are the call sites left).
+PENDING = ("envs/macrafter/scenario.py", "proagent/domains/macrafter/domain.py")
+
+
+def test_the_product_tells_digits_only_through_the_bounded_reader() -> None:
+    """``str.isdigit()`` (true for '²', which int() refuses, and for 5,000 digits) appears nowhere
+    in the product but in the bounded reader itself and the MA-Crafter sites still to convert."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    files = sorted([*(root / "proagent").rglob("*.py"), *(root / "envs").rglob("*.py")])
+    found = [
+        f"{path.relative_to(root)}:{number}"
+        for path in files
+        if str(path.relative_to(root)) not in ("proagent/bounded.py", *PENDING)
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if any(f".{name}()" in line for name in ("isdigit", "isnumeric", "isdecimal"))
+    ]
+    assert found == []

@@ -10,6 +10,7 @@ SkillParseError that says which part was wrong.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Protocol
 
 from proagent.bounded import NumberError, read_int
@@ -20,6 +21,7 @@ _CALL = re.compile(r"([a-z_]+)\s*\(([^()]*)\)")
 _KEYWORD = re.compile(r"\b[a-z_]+\s*[=:]\s*")
 _TEAMMATE = re.compile(r"\b(?:agent|player|teammate|seat)_?\s*([0-9]+)")
 _TOKEN = re.compile(r"[a-z_]+|[0-9]+")
+_NUMBER = re.compile(r"[0-9]+")
 MAX_NUMBER = 10**6  # above every count, seat and step a skill takes: the book's ranges say the rest
 _WORD = re.compile(r"[a-z_]+")
 _SYNONYMS = {
@@ -70,13 +72,13 @@ def _call(text: str, book: _Book) -> tuple[str, str]:
 def _tokens(args: str, signature: str, raw: str) -> tuple[list[str], list[int]]:
     """The argument's words (synonyms resolved) and whole numbers, in order; a SkillParseError for
     a number in other digits than 0-9 (``noop(٣)``) or out of all bounds (5,000 nines)."""
-    if any(c.isdigit() and not c.isascii() for c in args):
+    if any(not c.isascii() and unicodedata.numeric(c, None) is not None for c in args):
         raise SkillParseError(f"{signature}: write numbers with the digits 0-9", raw)
     args = _TEAMMATE.sub(r"agent \1", _KEYWORD.sub(" ", args)).replace("wooden", "wood")
     tokens = _TOKEN.findall(args)
-    words = [_SYNONYMS.get(t, t) for t in tokens if not t.isdigit()]
+    words = [_SYNONYMS.get(t, t) for t in tokens if not _NUMBER.fullmatch(t)]
     try:
-        return words, [read_int(t, f"{signature}: a number", 0, MAX_NUMBER) for t in tokens if t.isdigit()]
+        return words, [read_int(t, f"{signature}: a number", 0, MAX_NUMBER) for t in tokens if _NUMBER.fullmatch(t)]
     except NumberError as exc:
         raise SkillParseError(str(exc), raw) from None
 

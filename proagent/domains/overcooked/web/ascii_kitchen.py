@@ -13,8 +13,9 @@ import re
 
 _ARROWS = {"^": "up", "v": "down", ">": "right", "<": "left"}
 _ITEMS = {"o": "onion", "t": "tomato", "d": "dish", "s": "soup"}
-_PLAYER = re.compile(r"player (\d+): at \((\d+), (\d+)\) facing (\w+), holding (.+)")
-_STEP = re.compile(r"t=(\d+)/(\d+)\s+recipe: (.*)")
+# ASCII digits, a few: an old trace's line with odd or endless digits is left out, never int()'s error
+_PLAYER = re.compile(r"player ([0-9]{1,4}): at \(([0-9]{1,4}), ([0-9]{1,4})\) facing (\w+), holding (.+)")
+_STEP = re.compile(r"t=([0-9]{1,9})/([0-9]{1,9})\s+recipe: (.*)")
 
 
 def _split(text: str) -> tuple[list[str], list[str]]:
