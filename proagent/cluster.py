@@ -25,7 +25,7 @@ RAY_REQUIREMENT = "ray>=2.9"
 # backends read: each node's workers should see the ones this shell sets (names compared, never values).
 CREDENTIAL_SUFFIXES = ("_API_KEY", "_API_BASE", "_API_VERSION", "_TOKEN", "_SECRET", "_SECRET_KEY", "_ACCESS_KEY")
 # A head node's address as `ray start --head` prints it, a Ray client address, or auto.
-ADDRESS = re.compile(r"^(auto|local|(ray://)?[A-Za-z0-9.\-]+:\d{1,5})$")
+ADDRESS = re.compile(r"^(auto|local|(ray://)?[A-Za-z0-9.\-]+:[0-9]{1,5})$")
 
 
 class ClusterError(Exception):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from proagent.bounded import small_whole
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 PROMPTS_DIR = PROJECT_ROOT / "prompts"
 KNOWLEDGE_DIR = PROJECT_ROOT / "knowledge"
@@ -32,7 +34,7 @@ def method_of(name: str) -> str:
     """A trained partner's method: its seeds of one recipe are ``<method>_s<seed>`` (``sp_s1`` ->
     ``sp``; ``sp`` itself is seed 0). The one place the seed naming is read."""
     head, sep, tail = name.rpartition("_s")
-    return head if sep and tail.isdigit() else name
+    return head if sep and small_whole(tail) is not None else name
 
 
 def checkpoint_dir(path: Path) -> Path:

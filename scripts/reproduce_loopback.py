@@ -9,7 +9,9 @@ It serves the tests' FakeChatServer with the target's world's responder (a scrip
 answers from the grounding; no language model), whose replies report the usage litellm's tokenizer
 counts for ``--tokenizer``'s model (the real prompts; the double's short answers), and runs
 `proagent reproduce NAME` with the flags after the name, in this process. What this script adds to
-the command is serving the double, which lives in tests/support and never in the library.
+the command is serving the double, which lives in tests/support and never in the library. The run
+folders go to ``--runs-dir`` when given (and stay there: a kept page names them), otherwise to a
+temporary folder removed at exit.
 """
 
 from __future__ import annotations
@@ -55,10 +57,11 @@ class CountingServer(FakeChatServer):
         return reply
 
 
-def measured_block(runs: Path, tokenizer: str, command: str) -> str:
+def measured_block(runs: Path, tokenizer: str, command: str, earlier: frozenset[Path] = frozenset()) -> str:
     """The per-episode means of every seat's LLM use over the episodes of the run folders under
-    ``runs`` where some seat called the model (the ones a dry run counts as LLM episodes), as TOML."""
-    folders = sorted(path.parent for path in runs.rglob("episodes.jsonl"))  # a table's grids sit in its own folder
+    ``runs`` (but those in ``earlier``: a kept folder's older runs) where some seat called the model
+    (the ones a dry run counts as LLM episodes), as TOML."""
+    folders = sorted(path.parent for path in episode_files(runs) - earlier)  # a table's grids sit in its own folder
     records = [r for run in folders for r in read_records(run / "episodes.jsonl") if r.team_llm_calls]
     if not records:
         return f"# no episode under {runs} called a model: the target plays no LLM agent"
@@ -85,6 +88,20 @@ def measured_block(runs: Path, tokenizer: str, command: str) -> str:
         *horizon,
         f"source = {json.dumps(source, ensure_ascii=False)}",
     ])  # fmt: skip
+
+
+def episode_files(runs: Path) -> frozenset[Path]:
+    """Every run's episode records under ``runs`` (a table's grids sit in its own folder)."""
+    return frozenset(runs.rglob("episodes.jsonl"))
+
+
+def inner_flags(rest: list[str], runs: Path, out: Path, double: list[str]) -> list[str]:
+    """The flags `proagent reproduce` gets: the user's, then the run folder, the page and the
+    double, and ``--progress off`` unless the user chose a progress mode (each flag once, so the
+    command the page quotes is the one that ran)."""
+    chose_progress = any(a == "--progress" or a.startswith("--progress=") for a in rest)
+    progress = [] if chose_progress else ["--progress", "off"]
+    return [*rest, "--runs-dir", str(runs), *progress, "--out", str(out), *double]
 
 
 def cleaned(text: str, url: str, tmp: str) -> str:
@@ -123,22 +140,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--out", type=Path, help="where the table page goes (as reproduce's --out; default: a temporary folder)"
     )
+    p.add_argument(
+        "--runs-dir", type=Path, help="where the run folders go, kept (default: a temporary folder, removed at exit)"
+    )
     args, rest = p.parse_known_args(argv)
     given = sys.argv[1:] if argv is None else argv
     responder = RESPONDERS.get(args.target, overcooked_answer)
     with tempfile.TemporaryDirectory() as tmp, CountingServer(responder=responder, tokenizer=args.tokenizer) as server:
-        runs, out = Path(tmp) / "runs", args.out or Path(tmp) / "page" / args.target
-        runs.mkdir()
+        runs, out = args.runs_dir or Path(tmp) / "runs", args.out or Path(tmp) / "page" / args.target
+        runs.mkdir(parents=True, exist_ok=True)
+        earlier = episode_files(runs)
         double = [] if args.target in NO_LLM else loopback_args(server.url)
-        flags = [*rest, "--runs-dir", str(runs), "--progress", "off", "--out", str(out), *double]
-        code = proagent_main(["reproduce", args.target, *flags])
+        code = proagent_main(["reproduce", args.target, *inner_flags(rest, runs, out, double)])
         if code != 0:
             return code
         if args.out is not None:  # a page kept: the double's address and the temporary folders left out
             page = args.out.with_suffix(".md")
             page.write_text(cleaned(page.read_text(encoding="utf-8"), server.url, tmp), encoding="utf-8")
         if args.measure:
-            print(measured_block(runs, args.tokenizer, shlex.join(["proagent", "reproduce", args.target, *rest])))
+            command = shlex.join(["proagent", "reproduce", args.target, *rest])
+            print(measured_block(runs, args.tokenizer, command, earlier))
         if args.results is not None:
             regenerate = "PYTHONPATH=. " + shlex.join(["python", "scripts/reproduce_loopback.py", *given])
             write_results(args.results, out, args.target, regenerate, server.url, tmp, rest)

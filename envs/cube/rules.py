@@ -54,6 +54,9 @@ MAX_AGENTS = 8
 MAX_WEIGHT = MAX_AGENTS  # a block of weight w needs w agents on one face, and a face has w cells
 MIN_GRID = 4
 MAX_GRID = 64
+MAX_HORIZON = 100_000  # steps of one episode, as every front end bounds them
+MAX_STEP_COST = 1_000.0  # far above any cost per step a scenario means
+MAX_SEED = 2**31 - 1  # a random scenario's seed (numpy's generator takes it whole)
 
 NO_BLOCK = -1  # ``agent_push`` value of an agent that pushed nothing this step
 

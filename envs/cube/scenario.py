@@ -9,14 +9,16 @@ numbers of blocks and agents, so their states stack into one batch.
 
 from __future__ import annotations
 
-import tomllib
+import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from envs.cube.rules import MAX_AGENTS, MAX_GRID, MAX_WEIGHT, MIN_AGENTS, MIN_GRID
+from envs.cube.rules import MAX_AGENTS, MAX_GRID, MAX_HORIZON, MAX_SEED, MAX_STEP_COST, MAX_WEIGHT, MIN_AGENTS, MIN_GRID
+from proagent.bounded import NumberError, bounded_float, bounded_int, read_int
+from proagent.untrusted import UntrustedFileError, read_toml
 
 Pos = tuple[int, int]  # (x, y), y grows downwards
 
@@ -87,8 +89,12 @@ def validate(s: Scenario) -> None:
         fail(f"grid_size {k} outside [{MIN_GRID}, {MAX_GRID}]")
     if s.horizon < 1:
         fail(f"horizon {s.horizon} must be >= 1")
+    if s.horizon > MAX_HORIZON:
+        fail(f"horizon {s.horizon} must be <= {MAX_HORIZON}")
     if s.step_cost < 0:
         fail(f"step_cost {s.step_cost} must be >= 0")
+    if not math.isfinite(s.step_cost) or s.step_cost > MAX_STEP_COST:
+        fail(f"step_cost {s.step_cost} must be a finite number from 0 to {MAX_STEP_COST:g}")
     n = len(s.agents)
     if not MIN_AGENTS <= n <= MAX_AGENTS:
         fail(f"{n} agents, need {MIN_AGENTS} to {MAX_AGENTS}")
@@ -253,22 +259,45 @@ def load_scenario(spec: str | Path | Scenario) -> Scenario:
     if isinstance(spec, Scenario):
         return spec
     text = str(spec)
+    if text.endswith(".toml") or _is_file(text):  # a file's own name may hold an "@"
+        return parse_toml_file(Path(text))
     base, at, count = text.rpartition("@")
-    if at and count.isdigit():
-        return with_agents(load_scenario(base), int(count))
+    if at:
+        if "@" in base and not _is_file(base):
+            raise ScenarioError(f"scenario {_shown(text)}: give one @<agents> at most (medium_3a@4)")
+        return with_agents(load_scenario(base), _read(count, f"scenario {_shown(text)}: the agents after @", MIN_AGENTS, MAX_AGENTS))
     if text in SCENARIOS:
         return SCENARIOS[text]
     if text.startswith("random:"):
         parts = text.split(":")
-        if len(parts) != 3 or not parts[2].isdigit() or int(parts[2]) > 2**31 - 1:
-            raise ScenarioError(f"bad random scenario spec {text!r}; expected random:<easy|medium|hard>:<seed> (seed 0 to 2^31-1)")
-        return random_scenario(parts[1], int(parts[2]))
-    if text.endswith(".toml") or Path(text).is_file():
-        return parse_toml_file(Path(text))
+        if len(parts) != 3:
+            raise ScenarioError(f"bad random scenario spec {_shown(text)}; expected random:<easy|medium|hard>:<seed> (seed 0 to 2^31-1)")
+        return random_scenario(parts[1], _read(parts[2], f"bad random scenario spec {_shown(text)}: the seed", 0, MAX_SEED))
     raise ScenarioError(
         f"unknown scenario {text!r}; one of {sorted(SCENARIOS)}, random:<easy|medium|hard>:<seed>, or a .toml file, "
         "optionally with @<agents> (medium_3a@4)"
     )
+
+
+def _is_file(text: str) -> bool:
+    """Whether ``text`` names a file (False for a name the system cannot even look up: too long)."""
+    try:
+        return Path(text).is_file()
+    except OSError:
+        return False
+
+
+def _read(text: str, field: str, low: int, high: int) -> int:
+    """A whole number of a scenario string (ASCII digits, in range), or a one-line ScenarioError."""
+    try:
+        return read_int(text, field, low, high)
+    except NumberError as exc:
+        raise ScenarioError(str(exc)) from None
+
+
+def _shown(text: str) -> str:
+    """``text`` quoted, cut short: a 5,000-digit seed makes a short error line."""
+    return repr(text) if len(text) <= 60 else f"{text[:60]!r}… ({len(text):,} characters)"
 
 
 def available_scenarios() -> list[str]:
@@ -278,12 +307,10 @@ def available_scenarios() -> list[str]:
 def parse_toml_file(path: Path) -> Scenario:
     if not path.is_file():
         raise ScenarioError(f"scenario file {str(path)!r} not found")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise ScenarioError(f"scenario file {str(path)!r} is not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(f"scenario file {str(path)!r}: invalid TOML: {e}") from None
+    try:  # the size, UTF-8 and nesting bounds of every file that may come from elsewhere
+        data = read_toml(path, "scenario file")
+    except UntrustedFileError as exc:
+        raise ScenarioError(str(exc)) from None
     return parse_scenario(data, default_name=path.stem)
 
 
@@ -303,14 +330,14 @@ def parse_scenario(data: dict[str, Any], default_name: str = "custom") -> Scenar
             raise fail(f"missing {key!r}")
     agents = [_pos(a, f"agent {i}", fail) for i, a in enumerate(_list(data["agents"], "agents", fail))]
     blocks = [_block(b, i, fail) for i, b in enumerate(_list(data["blocks"], "blocks", fail))]
-    kwargs: dict[str, Any] = {}
-    for key in ("grid_size", "horizon", "max_blocks", "max_agents"):
-        if key in data:
-            kwargs[key] = _int(data[key], key, fail)
+    bounds = {"grid_size": (MIN_GRID, MAX_GRID), "horizon": (1, MAX_HORIZON), "max_blocks": (1, MAX_GRID**2),
+              "max_agents": (MIN_AGENTS, MAX_AGENTS)}  # fmt: skip
+    kwargs: dict[str, Any] = {key: _int(data[key], key, fail, *bounds[key]) for key in bounds if key in data}
     if "step_cost" in data:
-        if not isinstance(data["step_cost"], int | float) or isinstance(data["step_cost"], bool):
-            raise fail(f"step_cost must be a number, got {data['step_cost']!r}")
-        kwargs["step_cost"] = float(data["step_cost"])
+        try:  # finite (a nan cost would score every episode nan) and bounded
+            kwargs["step_cost"] = bounded_float(data["step_cost"], "step_cost", 0.0, MAX_STEP_COST)
+        except NumberError as exc:
+            raise fail(str(exc)) from None
     return Scenario(name, tuple(blocks), tuple(agents), **kwargs)
 
 
@@ -320,10 +347,15 @@ def _list(value: Any, what: str, fail) -> list:
     return value
 
 
-def _int(value: Any, what: str, fail) -> int:
+def _int(value: Any, what: str, fail, low: int = -MAX_SEED, high: int = MAX_SEED) -> int:
+    """A whole number of the file in ``[low, high]`` (by default any that fits an int32: the
+    scenario's own checks say where a position or weight must lie)."""
     if not isinstance(value, int) or isinstance(value, bool):
         raise fail(f"{what} must be an integer, got {value!r}")
-    return value
+    try:
+        return bounded_int(value, what, low, high)
+    except NumberError as exc:
+        raise fail(str(exc)) from None
 
 
 def _pos(value: Any, what: str, fail) -> Pos:

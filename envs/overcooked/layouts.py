@@ -12,7 +12,6 @@ A `.toml` file may add recipes: ``grid = '''...'''`` and ``recipes = [["onion","
 
 from __future__ import annotations
 
-import tomllib
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from envs.overcooked.engine import StaticObject, jaxmarl_layouts
+from proagent.bounded import small_whole
+from proagent.untrusted import UntrustedFileError, loads_toml
 
 INGREDIENT_NAMES = ("onion", "tomato")
 MAX_PLAYERS = 2  # the engine and the agents are two-player; more starts are refused, not silently dropped
@@ -50,8 +51,9 @@ def ingredient_name(index: int) -> str:
 def ingredient_index(name: str) -> int:
     if name in INGREDIENT_NAMES:
         return INGREDIENT_NAMES.index(name)
-    if name.startswith("ingredient") and name[len("ingredient") :].isdigit():
-        return int(name[len("ingredient") :])
+    number = small_whole(name[len("ingredient") :]) if name.startswith("ingredient") else None
+    if number is not None:  # ASCII digits only: "ingredient²" is no ingredient
+        return number
     raise LayoutError(f"unknown ingredient {name!r}; use one of {INGREDIENT_NAMES} or 'ingredientN'")
 
 
@@ -168,7 +170,7 @@ def parse_layout(text: str, name: str = "custom", recipes: list[list[int]] | Non
     starts: dict[int, tuple[int, int]] = {}
     for y, row in enumerate(rows):
         for x, char in enumerate(row.ljust(width)):
-            if char in "123456789":  # ASCII only: str.isdigit() is also true for '١' or '²'
+            if char in "123456789":  # ASCII only: '١' or '²' also count as digits to Python
                 player = int(char) - 1
                 if player in starts:
                     raise LayoutError(f"layout {name!r}: player {char} starts twice (at {starts[player]} and {(x, y)})")
@@ -294,10 +296,10 @@ def _from_jaxmarl(name: str) -> KitchenLayout:
 
 
 def load_toml_layout(path: Path) -> KitchenLayout:
-    try:
-        data = tomllib.loads(_read_kitchen_text(path))
-    except tomllib.TOMLDecodeError as exc:
-        raise LayoutError(f"{path}: not valid TOML: {exc}") from exc
+    try:  # the nesting bound of every file that may come from elsewhere
+        data = loads_toml(_read_kitchen_text(path), str(path))
+    except UntrustedFileError as exc:
+        raise LayoutError(str(exc)) from None
     if not isinstance(data.get("grid"), str):
         raise LayoutError(f"{path}: a .toml layout needs a 'grid' string (a multi-line string of kitchen characters)")
     recipes = data.get("recipes")

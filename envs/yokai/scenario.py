@@ -33,7 +33,7 @@ HINT_TABLE: dict[tuple[int, int], tuple[int, ...]] = {
 }
 GRID_SIZE = {9: 9, 16: 10}
 COLOURS = {9: 3, 16: 4}
-_NAME = re.compile(r"^(\d+)c_(\d+)p$")
+_NAME = re.compile(r"^([0-9]{1,3})c_([0-9]{1,3})p$")  # ASCII digits, a few: never int() of thousands
 
 
 class YokaiConfigError(ValueError):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from proagent.agent.prompts import Knowledge, PromptSet
+from proagent.bounded import NumberError, read_int
 from proagent.llm.sanitize import clean_field
 from proagent.llm.types import Grounding, Message, StructuredOutput
 from proagent.world.types import Skill, SkillBook, SkillParseError
@@ -42,7 +43,9 @@ class PlannerOutput:
 _LABEL = re.compile(r"^[\W\d]*(analysis|intention|teammate intention|plan|message)\W*[:：]\s*(.*)$", re.IGNORECASE)
 
 
-_PLAYER_SKILL = re.compile(r"player\s*(\d+)\W*[:=]\s*\W*([a-z_]+\s*\([^)]*\))")
+_PLAYER_SKILL = re.compile(r"player\s*([0-9]+)\W*[:=]\s*\W*([a-z_]+\s*\([^)]*\))")
+ONE_LINE_FIELDS = ("message", "intention")
+MAX_SEAT = 1_000  # above any team size; a larger "player N" names no teammate
 
 
 class Planner:
@@ -172,7 +175,9 @@ class Planner:
 
     def parse(self, raw: str) -> PlannerOutput:
         fields = _json_fields(raw) or _labelled_fields(raw)
-        fields = {name: clean_field(value, one_line=name == "message") for name, value in fields.items()}
+        # the one cleaning point of what the model wrote; what is carried into later prompts (a message
+        # to teammates, the intention the agent's memory keeps) is one line
+        fields = {name: clean_field(value, one_line=name in ONE_LINE_FIELDS) for name, value in fields.items()}
         plan_text = fields.get("plan")
         if not plan_text:
             raise PlanParseError("the answer has no plan (expected a 'plan' field or a 'Plan:' line)", raw)
@@ -198,12 +203,16 @@ class Planner:
         """Each teammate's predicted skill from ``{"player 2": "press()", ...}`` or ``player 2: press(); ...``
         (a teammate the answer skips or names an unreadable skill for gets None: no prediction)."""
         out: dict[int, Skill | None] = {}
-        for seat, skill_text in _PLAYER_SKILL.findall(text.lower()):
-            if int(seat) in self.teammates and int(seat) not in out:
+        for seat_text, skill_text in _PLAYER_SKILL.findall(text.lower()):
+            try:
+                seat = read_int(seat_text, "player", 0, MAX_SEAT)
+            except NumberError:  # "player 99999...": no teammate of this team
+                continue
+            if seat in self.teammates and seat not in out:
                 try:
-                    out[int(seat)] = self.book.parse(skill_text)
+                    out[seat] = self.book.parse(skill_text)
                 except SkillParseError:
-                    out[int(seat)] = None
+                    out[seat] = None
         return out
 
 

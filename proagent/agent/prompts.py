@@ -16,6 +16,7 @@ import jinja2
 
 from proagent.agent.memory import MEMORY_RETRIEVALS, MemoryRetrieval
 from proagent.agent.verificator_modes import VERIFICATOR_MODES, VerificatorMode
+from proagent.untrusted import UntrustedFileError, read_toml
 
 Level = Literal["plan", "analysis", "intention"]
 LEVEL_FIELDS: dict[str, tuple[str, ...]] = {
@@ -76,7 +77,10 @@ def load_prompt_set(name: str, root: Path) -> PromptSet:
     missing = [t for t in REQUIRED_TEMPLATES if not (folder / t).is_file()]
     if missing:
         raise PromptSetError(f"prompt set {name!r} lacks {', '.join(missing)}")
-    settings = tomllib.loads((folder / "prompt.toml").read_text())
+    try:  # a prompt set may come from elsewhere: the bounded reader, one line naming the file
+        settings = read_toml(folder / "prompt.toml", "prompt set file")
+    except UntrustedFileError as exc:
+        raise PromptSetError(str(exc)) from None
     level = settings.get("level", "intention")
     if level not in LEVEL_FIELDS:
         raise PromptSetError(f"prompt set {name!r}: level must be one of {list(LEVEL_FIELDS)}, got {level!r}")

@@ -6,7 +6,8 @@ import argparse
 
 from proagent.agent.memory import MEMORY_RETRIEVALS
 from proagent.agent.verificator_modes import VERIFICATOR_MODES
-from proagent.cli.arg_types import non_negative_int, positive_float, writable_folder
+from proagent.cli.arg_types import bounded_int, non_negative_int, positive_float, writable_folder
+from proagent.limits import MAX_MESSAGE_BUDGET
 from proagent.paths import PROJECT_ROOT
 
 EMBEDDED_NOTICE = (
@@ -94,7 +95,12 @@ def add_topology_options(p: argparse.ArgumentParser) -> None:
         help="run the team through MAEIL with this communication topology (default: no conversation, agents act in turn)",
     )
     p.add_argument("--leader", type=non_negative_int, default=0, help="centralized topology: the leader's seat")
-    p.add_argument("--message-budget", type=non_negative_int, default=1, help="decentralized topology: messages per agent per step")
+    p.add_argument(
+        "--message-budget",
+        type=bounded_int(0, MAX_MESSAGE_BUDGET),
+        default=1,
+        help=f"decentralized topology: messages per agent per step (0 to {MAX_MESSAGE_BUDGET})",
+    )
     p.add_argument(
         "--feedback",
         action="store_true",

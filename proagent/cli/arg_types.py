@@ -7,11 +7,13 @@ called: a bad value exits with status 2 and one line that names the flag and the
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from proagent.bounded import NumberError, read_float, read_int
 from proagent.files import nearest_existing
 from proagent.limits import MAX_CONCURRENCY, MAX_EPISODES, MAX_HORIZON, MAX_SEED
 
@@ -24,22 +26,14 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _whole(text: str) -> int:
-    try:
-        return int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-
-
 def bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
-    """An argparse type: a whole number in ``[low, high]``."""
+    """An argparse type: a whole number in ``[low, high]``, ASCII digits only (`proagent.bounded`)."""
 
     def parse(text: str) -> int:
-        value = _whole(text)
-        if value < low or (high is not None and value > high):
-            bounds = f"at least {low}" if high is None else f"between {low} and {high}"
-            raise argparse.ArgumentTypeError(f"must be {bounds}, got {text!r}")
-        return value
+        try:
+            return read_int(text, "value", low, high)
+        except NumberError as exc:  # argparse names the flag itself
+            raise argparse.ArgumentTypeError(exc.problem) from None
 
     parse.__name__ = "int"  # argparse names the type in some messages
     return parse
@@ -48,12 +42,9 @@ def bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
 def positive_float(text: str) -> float:
     """An argparse type: a finite number above zero."""
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-    if not 0 < value < float("inf"):  # NaN fails both comparisons
-        raise argparse.ArgumentTypeError(f"must be a number above 0, got {text!r}")
-    return value
+        return read_float(text, "value", 0.0, math.inf, above_low=True)
+    except NumberError as exc:
+        raise argparse.ArgumentTypeError(exc.problem) from None
 
 
 positive_int = bounded_int(1)

@@ -11,6 +11,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from proagent.bounded import small_whole
 from proagent.builder import SetupError, parse_settings
 from proagent.cli.agent_options import PROBE_FORCED_HELP, add_pipeline_options
 from proagent.cli.arg_types import (
@@ -165,7 +166,7 @@ def _is_proagent(agent: Any) -> bool:
 
 def _split(value: str, field: str) -> list:
     items = [v.strip() for v in str(value).split(",") if v.strip()]
-    return [int(v) if field == "seats" and v.isdigit() else v for v in items]
+    return [seat if field == "seats" and (seat := small_whole(v)) is not None else v for v in items]
 
 
 def agent_flags_given(args: argparse.Namespace) -> dict[str, str]:

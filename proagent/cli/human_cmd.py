@@ -13,6 +13,7 @@ import sys
 import time
 import webbrowser
 
+from proagent.bounded import shown, small_whole
 from proagent.cli.agent_options import EMBEDDED_NOTICE, add_agent_options
 from proagent.cli.arg_types import (
     horizon_steps,
@@ -36,9 +37,10 @@ WEB_HORIZON = 400  # steps of a web game: 80 s at 5 steps a second
 def until_count(text: str) -> tuple[str, int]:
     """``METRIC=N`` (N >= 1) for ``--until``."""
     metric, sep, count = text.partition("=")
-    if not sep or not metric or not count.isdigit() or int(count) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected METRIC=N with N >= 1, e.g. soups=3")
-    return metric, int(count)
+    number = small_whole(count)
+    if not sep or not metric or number is None or number < 1:
+        raise argparse.ArgumentTypeError(f"{shown(text)}: expected METRIC=N with N >= 1, e.g. soups=3")
+    return metric, number
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -77,6 +77,8 @@ def build_session(args: argparse.Namespace) -> Session:
     provenance = {name: facts for name in sorted(set(names) - {LLM_AGENT}) if (facts := check_name(checker, name, env))}
     copies = [seat for seat, name in zip(partner_seats, names) if name == LLM_AGENT]  # copies of the agent in other seats
     topology = topology_config(args, domain)
+    if topology is not None and topology.leader >= env.num_agents:  # never silently another leader
+        raise SetupError(f"--leader {topology.leader}: {env.name} has seats 0..{env.num_agents - 1}")
     llm = prepare_llm(LLMFlags.from_args(args), domain, env, [args.seat, *copies], args.seed)
     builder = session_builder(domain, llm)
     folder = RunFolder.create(args.name or run_name_from(f"play-{env.name}-{args.partner.replace(',', '+')}"), **({"root": args.runs_dir} if args.runs_dir else {}))

@@ -7,7 +7,6 @@ episode starts, because a typo found after an hour of paid LLM calls is the expe
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -23,9 +22,10 @@ from pydantic import (
 from proagent.agent.config import AgentConfig
 from proagent.agent.presets import model_defaults
 from proagent.domains import DEFAULT_DOMAIN
-from proagent.limits import MAX_CONCURRENCY, MAX_EPISODES, MAX_GRID_EPISODES, MAX_HORIZON, MAX_SEED
+from proagent.limits import MAX_CONCURRENCY, MAX_EPISODES, MAX_GRID_EPISODES, MAX_HORIZON, MAX_MESSAGE_BUDGET, MAX_SEED
 from proagent.maeil.topology import TopologyName
 from proagent.paths import PROJECT_ROOT
+from proagent.untrusted import MAX_DEPTH, UntrustedFileError, loads_toml, nesting_depth, read_text
 
 PROAGENT = "proagent"
 # A partner entry that stands for each layout's own default teammate (`Domain.default_partner`: the
@@ -98,7 +98,7 @@ class EvalConfig(BaseModel):
         default_factory=list, description="MAEIL topologies each agent plays under (agent@topology); empty: no conversation"
     )
     leader: int = Field(0, ge=0, description="centralized topology: the leader's seat")
-    message_budget: int = Field(1, ge=0, description="decentralized topology: messages per agent per step")
+    message_budget: int = Field(1, ge=0, le=MAX_MESSAGE_BUDGET, description="decentralized topology: messages per agent per step")
     feedback: bool = Field(False, description="environment feedback: the world's snapshot attached to the leader's messages (needs topologies)")
     episodes: int = Field(5, ge=1, le=MAX_EPISODES, description="episodes per agent x partner x layout x seat (x topology)")
     seed: int = Field(0, ge=0, le=MAX_SEED, description="episode i plays seed + i, the same for every agent and partner")
@@ -185,21 +185,13 @@ def read_config_file(path: Path) -> dict[str, Any]:
     """The mapping in a .toml, .yaml or .yml file."""
     if not path.is_file():
         raise ConfigError(f"config file not found: {path}")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read it ({exc.strerror})") from None
-    if path.suffix == ".toml":
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    elif path.suffix in (".yaml", ".yml"):
-        data = _load_yaml(path, text)
-    else:
+    if path.suffix not in (".toml", ".yaml", ".yml"):
         raise ConfigError(f"{path}: config files end in .toml, .yaml or .yml")
+    try:  # the size, UTF-8 and nesting bounds of every file that may come from elsewhere
+        text = read_text(path, "config file")
+        data = loads_toml(text, str(path)) if path.suffix == ".toml" else _load_yaml(path, text)
+    except UntrustedFileError as exc:
+        raise ConfigError(str(exc)) from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the top level must be a mapping of field names to values")
     return data
@@ -210,8 +202,12 @@ def _load_yaml(path: Path, text: str) -> Any:
         import yaml
     except ImportError:
         raise ConfigError(f"{path}: reading YAML needs PyYAML (pip install pyyaml), or use TOML") from None
+    if (depth := nesting_depth(text)) > MAX_DEPTH:
+        raise ConfigError(f"{path}: brackets nested {depth:,} deep, more than the {MAX_DEPTH} allowed")
     try:
         return yaml.safe_load(text)
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deep to read") from None
     except yaml.YAMLError as exc:  # its message spans lines (a snippet with a caret): keep the gist
         marked = isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None
         where = f" at line {exc.problem_mark.line + 1}, column {exc.problem_mark.column + 1}" if marked else ""

@@ -140,6 +140,9 @@ def _check_seats(config: EvalConfig, envs: dict[str, DomainEnv], problems: list[
         small = [name for name, env in envs.items() if seat >= env.num_agents]
         if small:
             problems.append(f"seats[{i}]: seat {seat} does not exist on {', '.join(small)} (seats start at 0)")
+    small = [name for name, env in envs.items() if config.leader >= env.num_agents]
+    if config.topologies and small:  # a leader no layout seats would silently hand the lead to seat 0
+        problems.append(f"leader: seat {config.leader} does not exist on {', '.join(small)} (seats start at 0)")
 
 
 def _check_partner(domain: Domain, name: str, envs: dict[str, DomainEnv], provenance: dict[str, dict[str, dict]]) -> str | None:

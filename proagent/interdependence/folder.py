@@ -13,13 +13,13 @@ its ``skill_of_event`` the layout's event -> completed-skill inverse.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from proagent.bounded import small_whole
 from proagent.interdependence.episode import analyze_steps
 from proagent.interdependence.intention import IntentionAccuracy, from_beliefs, recompute
 from proagent.interdependence.model import InterdependenceModel, StepInput
@@ -27,6 +27,7 @@ from proagent.interdependence.records import AgentCounts, EpisodeInterdependence
 from proagent.interdependence.strips import to_pddl_text
 from proagent.jsonl import episode_id, finished_attempt, read_jsonl
 from proagent.run_lines import episode_line, trace_line
+from proagent.untrusted import UntrustedFileError, read_json
 
 RESULT_FILE = "interdependence.json"
 LEGACY_AGENTS = 2  # traces whose lines carry no joint action were all two-player
@@ -63,9 +64,9 @@ def _load_config(path: Path) -> dict:
     if not (path / "episodes.jsonl").exists() and not (path / "trace.jsonl").exists():
         raise NotARunFolder(f"{path} is not a run folder with episodes: no episodes.jsonl or trace.jsonl")
     try:
-        return json.loads(config.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise NotARunFolder(f"{path}/config.json is not valid JSON: {exc}") from exc
+        return read_json(config, "run config")
+    except UntrustedFileError as exc:  # too large, not UTF-8, not JSON, nested too deep
+        raise NotARunFolder(str(exc)) from None
 
 
 def _layout_specs(config: dict) -> dict[str, str]:
@@ -160,7 +161,8 @@ def _episode(
     result, pddl, recomputed = _from_trace(lines, record, model_for(layout_spec), agent_kind, recompute_intentions)
     update = {"source": "trace", "interdependence": result, "intention_recomputed": recomputed}
     if write:
-        name = f"episode_{int(eid):03d}.pddl.txt" if eid.isdigit() else f"episode_{_safe(eid)}.pddl.txt"
+        number = small_whole(eid)
+        name = f"episode_{number:03d}.pddl.txt" if number is not None else f"episode_{_safe(eid)}.pddl.txt"
         (path / name).write_text(pddl, encoding="utf-8")
         update["pddl_file"] = name
     return analysis.model_copy(update=update)

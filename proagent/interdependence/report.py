@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel
 from rich.table import Table
 
+from proagent.bounded import small_whole
 from proagent.interdependence.folder import EpisodeAnalysis
 from proagent.interdependence.records import EpisodeInterdependence, pair_key
 from proagent.numbers import episode_label
@@ -162,9 +163,10 @@ def episode_name(eid: str) -> str:
     """An episode as people name it: ``episode N`` (from 1) after its pair in eval runs (the id is
     the key agent|partner|layout|pSeat|index there, the index in play and human runs)."""
     group, _, index = eid.rpartition("|")
-    if not index.isdigit():
+    number = small_whole(index)
+    if number is None:
         return eid
-    return f"{group} · {episode_label(int(index))}" if group else episode_label(int(index))
+    return f"{group} · {episode_label(number)}" if group else episode_label(number)
 
 
 def intention_lines(episodes: Sequence[EpisodeAnalysis]) -> list[str]:

@@ -23,6 +23,9 @@ ELLIPSIS = "…"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # C0 controls except \t and \n (\r is normalised to \n before), DEL and the C1 block.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# The bidirectional formatting characters (embeddings, overrides, isolates, marks): text carried
+# into later prompts, records and pages must read in the order it is stored ("Trojan Source").
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _NEWLINES = re.compile("\r\n?")
 _WHITESPACE = re.compile(r"\s+")
 
@@ -36,7 +39,8 @@ def sanitize_text(text: str, max_chars: int = MAX_TEXT_CHARS) -> tuple[str, list
     """Return ``text`` safe to store and re-send, and short notes on what had to change.
 
     Lone surrogates become U+FFFD, CR/CRLF become LF, other control characters (but tab and
-    newline) are dropped and the result is cut to ``max_chars``. Clean text comes back as is,
+    newline) and the bidirectional formatting characters are dropped and the result is cut to
+    ``max_chars``. Clean text comes back as is,
     so applying it twice changes nothing.
     """
     notes: list[str] = []
@@ -48,6 +52,9 @@ def sanitize_text(text: str, max_chars: int = MAX_TEXT_CHARS) -> tuple[str, list
     if _CONTROL.search(text):
         text = _CONTROL.sub("", text)
         notes.append("control_chars")
+    if _BIDI.search(text):
+        text = _BIDI.sub("", text)
+        notes.append("bidi_controls")
     if len(text) > max_chars:
         notes.append(f"truncated:{len(text)}")
         text = text[:max_chars]
@@ -59,9 +66,10 @@ def clean_field(text: str, *, one_line: bool = False) -> str:
 
     JSON escapes (``\\ud83d``, ``\\u001b``) are plain ASCII in the raw text that `sanitize_text`
     cleaned, and only become a lone surrogate or a control character when the JSON is decoded; so
-    every decoded field passes here, after parsing. ``one_line`` (a message to teammates) also
-    folds every run of whitespace, newlines included, into one space: a message is one line in
-    the recipients' prompts and cannot forge another sender's line there.
+    every decoded field passes here, after parsing. ``one_line`` (a message to teammates, a
+    predicted intention) also folds every run of whitespace, newlines included, into one space: a
+    message is one line in the recipients' prompts and cannot forge another sender's line there,
+    nor an intention a line of the agent's own memory in its later prompts.
     """
     text, _ = sanitize_text(text)
     return _WHITESPACE.sub(" ", text).strip() if one_line else text

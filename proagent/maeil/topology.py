@@ -20,12 +20,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from proagent.bounded import small_whole
+from proagent.limits import MAX_MESSAGE_BUDGET
 from proagent.llm.sanitize import clean_field
 from proagent.maeil.talk import Deliberation, Message, Stage
 
 TopologyName = Literal["individual", "debate", "centralized", "decentralized"]
 TOPOLOGIES: tuple[str, ...] = ("individual", "debate", "centralized", "decentralized")
-_TO = re.compile(r"^\s*to\s+((?:player\s*\d+\s*(?:,|and)?\s*)+)[:\-]\s*", re.IGNORECASE)
+_TO = re.compile(r"^\s*to\s+((?:player\s*[0-9]+\s*(?:,|and)?\s*)+)[:\-]\s*", re.IGNORECASE)
 
 
 class TopologyConfig(BaseModel):
@@ -34,7 +36,9 @@ class TopologyConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: TopologyName = "individual"
     leader: int = Field(0, ge=0, description="centralized: the leader's seat (the first talking seat if this one cannot talk)")
-    message_budget: int = Field(1, ge=0, description="decentralized: messages each agent may send per environment step")
+    message_budget: int = Field(
+        1, ge=0, le=MAX_MESSAGE_BUDGET, description="decentralized: messages each agent may send per environment step"
+    )
     max_rounds: int = Field(8, ge=1, description="bound on cognitive rounds per environment step")
     message_max_chars: int = Field(300, ge=20, description="longer messages are cut before delivery")
     feedback: bool = Field(
@@ -198,7 +202,7 @@ class Decentralized(Topology):
         match = _TO.match(text)
         if not match:
             return self._others(seat), text
-        named = tuple(int(n) for n in re.findall(r"\d+", match.group(1)))
+        named = tuple(small_whole(n) for n in re.findall(r"[0-9]+", match.group(1)))  # "player 99999..." names no one
         return tuple(s for s in self._others(seat) if s in named), text[match.end():]
 
 

@@ -13,13 +13,13 @@ types, and a name that is a world name or ``module:attribute``; anything else is
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from proagent.domains import DEFAULT_DOMAIN
+from proagent.untrusted import UntrustedFileError, loads_json
 
 CONFIG_FILE = "config.json"
 CHECKPOINT_MANIFEST = "manifest.json"  # a training run's checkpoint record (proagent.training.checkpoint)
@@ -86,9 +86,11 @@ def _read(path: Path, model: type[_M]) -> _M | None:
     if path.stat().st_size > MAX_CONFIG_BYTES:
         raise RunFolderError(f"{path}: {path.stat().st_size} bytes, more than a run's config ({MAX_CONFIG_BYTES}); not read")
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+        data = loads_json(path.read_bytes().decode("utf-8"), str(path))
+    except UnicodeDecodeError as exc:
         raise RunFolderError(f"{path} is not valid JSON ({str(exc)[:80]})") from None
+    except UntrustedFileError as exc:  # not JSON, or nested too deep
+        raise RunFolderError(str(exc)) from None
     if not isinstance(data, dict):
         raise RunFolderError(f"{path} holds a JSON {type(data).__name__}, not an object")
     try:

@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from proagent.study.blind import Blinder, blinded_routes, study_names
 from proagent.study.format import ID_FIELD, PARTICIPANT_ID
 from proagent.study.runner import CHOICES, DemographicsBody, LiveRound, RunnerError, StudyRunner
 from proagent.web.human_app import human_routes
@@ -68,14 +69,16 @@ def _refusal(exc: RunnerError) -> HttpError:
 
 def study_routes(runner: StudyRunner, experimenter_key: str) -> dict[tuple[str, str], Handler]:
     """The study's routes; each resolves the participant from ``?id=`` and asks the runner; the
-    experimenter's need ``?key=experimenter_key``."""
-    return {
+    experimenter's need ``?key=experimenter_key``. Every participant-facing answer is blinded
+    (`proagent.study.blind`): no partner, agent or model name reaches a participant's browser."""
+    participant_facing = {
         ("GET", "/play"): lambda query, body: static_file(ROUND_PAGE),
         ("GET", "/domain.js"): lambda query, body: file_response(replay_drawing_for(runner.domain_name).script),
-        **_experimenter_routes(runner, experimenter_key),
         **_participant_routes(runner),
         **_game_routes(runner),
     }
+    blinder = Blinder(study_names(runner.config, runner.options))  # the protocol: never a partner's name
+    return {**_experimenter_routes(runner, experimenter_key), **blinded_routes(participant_facing, blinder)}
 
 
 def _experimenter_routes(runner: StudyRunner, key: str) -> dict[tuple[str, str], Handler]:

@@ -28,6 +28,7 @@ from proagent.study.format import (
     StudyConfig,
     round_folder_name,
 )
+from proagent.untrusted import loads_json
 
 Phase = Literal["consent", "demographics", "round", "questionnaire", "done"]
 MAX_PARTICIPANT_FILE = 1 << 20
@@ -66,8 +67,8 @@ def load_participant(study_dir: Path, pid: str) -> Participant:
     if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_PARTICIPANT_FILE:
         raise ParticipantError(f"no participant {pid}")
     try:
-        return Participant.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except (ValueError, ValidationError) as exc:
+        return Participant.model_validate(loads_json(path.read_text(encoding="utf-8"), str(path)))
+    except (ValueError, ValidationError) as exc:  # an UntrustedFileError (too deep, not JSON) is a ValueError
         raise ParticipantError(f"participant {pid}: unreadable participant.json") from exc
 
 

@@ -11,10 +11,8 @@ file) or of episodes.jsonl.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,13 +35,14 @@ from proagent.study.format import (
     Participant,
     StudyConfig,
 )
+from proagent.untrusted import UntrustedFileError, loads_json, loads_toml, read_text
 from proagent.web.questionnaire import Questionnaire, load_questionnaire
 
 _LOG = logging.getLogger(__name__)
 MAX_FILE = 1_000_000  # bytes of study.toml, a questionnaire, a config.json or participant.json
 MAX_PARTICIPANTS = 10_000
 MAX_LINES_FILE = 20_000_000  # bytes of a questionnaire.jsonl or a round's episodes.jsonl (a round has one record)
-ROUND_DIR = re.compile(r"(\d{1,4})-.+")
+ROUND_DIR = re.compile(r"([0-9]{1,4})-.+")
 
 
 class StudyError(ValueError):
@@ -110,12 +109,18 @@ class Study:
 def _small_text(path: Path) -> str:
     if path.is_symlink() or not path.is_file():
         raise StudyError(f"{path} is missing (or not a plain file)")
-    if path.stat().st_size > MAX_FILE:
-        raise StudyError(f"{path} is larger than {MAX_FILE} bytes")
     try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise StudyError(f"{path} is not UTF-8 text") from exc
+        return read_text(path, "study file", MAX_FILE)
+    except UntrustedFileError as exc:
+        raise StudyError(str(exc)) from None
+
+
+def _toml(path: Path) -> dict[str, Any]:
+    """A study folder's TOML file, within the size and nesting bounds; `StudyError` in one line."""
+    try:
+        return loads_toml(_small_text(path), str(path))
+    except UntrustedFileError as exc:
+        raise StudyError(str(exc)) from None
 
 
 def _validation_line(path: Path, exc: ValidationError) -> str:
@@ -132,9 +137,7 @@ def load_config(study_dir: Path) -> StudyConfig:
     if not path.is_file():
         raise StudyError(f"{study_dir} is not a study folder: no {STUDY_FILE}")
     try:
-        return StudyConfig.model_validate(tomllib.loads(_small_text(path)))
-    except tomllib.TOMLDecodeError as exc:
-        raise StudyError(f"{path} is not valid TOML: {str(exc).splitlines()[0]}") from exc
+        return StudyConfig.model_validate(_toml(path))
     except ValidationError as exc:
         raise StudyError(_validation_line(path, exc)) from exc
 
@@ -147,9 +150,7 @@ def study_questionnaire(study_dir: Path, config: StudyConfig) -> Questionnaire:
     if path.resolve().parent != study_dir.resolve():
         raise StudyError(f"questionnaire {config.questionnaire!r}: name a file directly inside the study folder")
     try:
-        return Questionnaire.model_validate(tomllib.loads(_small_text(path)))
-    except tomllib.TOMLDecodeError as exc:
-        raise StudyError(f"{path} is not valid TOML: {str(exc).splitlines()[0]}") from exc
+        return Questionnaire.model_validate(_toml(path))
     except ValidationError as exc:
         raise StudyError(_validation_line(path, exc)) from exc
 
@@ -181,8 +182,9 @@ def _read_participant(study: Study, folder: Path) -> None:
     pid = folder.name
     if (folder / PARTICIPANT_FILE).exists():
         try:
-            study.participants[pid] = Participant.model_validate(json.loads(_small_text(folder / PARTICIPANT_FILE)))
-        except (StudyError, json.JSONDecodeError, ValidationError) as exc:
+            path = folder / PARTICIPANT_FILE
+            study.participants[pid] = Participant.model_validate(loads_json(_small_text(path), str(path)))
+        except (StudyError, UntrustedFileError, ValidationError) as exc:
             study.skip(f"{folder / PARTICIPANT_FILE}: unreadable ({_one_line(exc)}); the rounds are still read")
     answers = _answers(study, folder / ANSWERS_FILE)
     rounds_dir = folder / ROUNDS_DIR
@@ -282,10 +284,7 @@ def _too_big(study: Study, path: Path) -> bool:
 
 
 def _checked_json(path: Path) -> dict:
-    try:
-        data = json.loads(_small_text(path))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON: {exc.msg}") from exc
+    data = loads_json(_small_text(path), str(path))  # an UntrustedFileError is a ValueError: the round is skipped
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")  # noqa: TRY004 - the caller skips the round on ValueError
     check_plain(data)

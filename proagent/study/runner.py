@@ -29,6 +29,8 @@ from proagent.agent.person import has_view
 from proagent.builder import LLM_AGENT, SetupError, resolve_env, session_builder
 from proagent.contract import UnknownAgentError
 from proagent.domains import domain_for
+from proagent.llm.litellm_backend import check_api_base
+from proagent.llm.types import LLMConfigError
 from proagent.runner.run_folder import now_stamp
 from proagent.study.format import (
     PARTICIPANTS_DIR,
@@ -138,6 +140,10 @@ class StudyRunner:
         self.horizon = round_steps(self.config)
         self.consent = read_consent(self.study_dir)
         self.options = agent_options or argparse.Namespace(llm="embedded", api_base=None)
+        try:  # as `play` does: a key in the URL would end up in every round's folder (and fail at round 1)
+            check_api_base(getattr(self.options, "api_base", None))
+        except LLMConfigError as exc:
+            raise StudyError(f"--api-base: {exc}") from None
         try:
             self.domain_name = domain_for(self.config.layouts[0].name, self.config.domain).name
         except ValueError as exc:

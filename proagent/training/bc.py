@@ -43,15 +43,15 @@ Log = Callable[[str], None]
 
 
 class BCConfig(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     world: str = "overcooked"
     layout: str = "cramped_room"
     seed: int = 0
     epochs: int = Field(100, ge=1)
     batch_size: int = Field(64, ge=1)
-    lr: float = 1e-3
-    weight_decay: float = 1e-4
+    lr: float = Field(1e-3, gt=0.0, le=1.0)
+    weight_decay: float = Field(1e-4, ge=0.0, le=100.0)
     max_stay_run: int | None = Field(0, ge=0, description="STAYs kept per idle run (None: all, 0: none)")
     val_fraction: float = Field(0.2, gt=0.0, lt=1.0, description="held-out tail of each trial")
     network: Network = NetworkConfig(encoder="fast")

@@ -28,11 +28,13 @@ vmapped program (`proagent.training.algorithms.side_by_side`); seed s lands in `
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from proagent.bounded import NumberError, read_float, shown
 from proagent.limits import MAX_EPISODES, MAX_SEED, MAX_SEEDS, MAX_TRAIN_STEPS
 from proagent.training.run_config import build_algo_config, build_algo_settings, build_config, key_values
 
@@ -202,16 +204,17 @@ def _add_sweep_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _bounded(kind: type, low: float, high: float) -> Callable[[str], float]:
-    """An argparse type: a finite ``kind`` in ``[low, high]`` (``1e7`` is read as a number of steps)."""
+    """An argparse type: a finite ``kind`` in ``[low, high]`` (``1e7`` is read as a number of steps),
+    ASCII digits only (`proagent.bounded`)."""
 
     def parse(text: str) -> float:
         try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
-        if not low <= value <= high or (kind is int and value != int(value)):  # NaN fails the range
+            value = read_float(text, "value", low, high)
+        except NumberError:
+            value = math.nan
+        if math.isnan(value) or (kind is int and value != int(value)):
             raise argparse.ArgumentTypeError(
-                f"must be a {'whole ' if kind is int else ''}number from {low:g} to {high:g}, got {text!r}"
+                f"must be a {'whole ' if kind is int else ''}number from {low:g} to {high:g}, got {shown(text)}"
             )
         return kind(value)
 

@@ -18,27 +18,31 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from proagent.limits import MAX_HORIZON, MAX_SEED, MAX_TRAIN_STEPS
 from proagent.training.networks import Network, NetworkConfig
+
+MAX_NUM_ENVS = 65_536  # as --num-envs bounds it
 
 
 class PPOHyperparameters(BaseModel):
     """The PPO knobs (defaults: the recipe above; a world's RL spec overrides some, e.g. CUBE's)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # allow_inf_nan: a NaN lr trains NaN parameters to the end and ships them; each knob has its range
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-    seed: int = 0
-    total_steps: int = Field(10_000_000, ge=1, description="environment steps (every agent acts in each)")
-    num_envs: int = Field(32, ge=1)
-    num_steps: int = Field(128, ge=1, description="rollout length per update")
-    update_epochs: int = Field(4, ge=1)
-    num_minibatches: int = Field(4, ge=1)
-    gamma: float = 0.99
-    gae_lambda: float = 0.95
-    clip_eps: float = 0.2
-    ent_coef: float = 0.04
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    lr: float = 5e-4
+    seed: int = Field(0, ge=0, le=MAX_SEED)
+    total_steps: int = Field(10_000_000, ge=1, le=MAX_TRAIN_STEPS, description="environment steps (every agent acts in each)")
+    num_envs: int = Field(32, ge=1, le=MAX_NUM_ENVS)
+    num_steps: int = Field(128, ge=1, le=MAX_HORIZON, description="rollout length per update")
+    update_epochs: int = Field(4, ge=1, le=1_000)
+    num_minibatches: int = Field(4, ge=1, le=MAX_NUM_ENVS)
+    gamma: float = Field(0.99, gt=0.0, le=1.0)
+    gae_lambda: float = Field(0.95, ge=0.0, le=1.0)
+    clip_eps: float = Field(0.2, gt=0.0, le=10.0)
+    ent_coef: float = Field(0.04, ge=0.0, le=100.0)
+    vf_coef: float = Field(0.5, ge=0.0, le=100.0)
+    max_grad_norm: float = Field(0.5, gt=0.0, le=1e6)
+    lr: float = Field(5e-4, gt=0.0, le=1.0)
     lr_warmup: float = Field(0.05, ge=0.0, le=1.0, description="fraction of updates spent warming up")
     anneal_lr: bool = Field(True, description="cosine decay after the warmup; else constant lr")
 
@@ -57,7 +61,7 @@ class PPOConfig(PPOHyperparameters):
 
     world: str = Field("overcooked", description="the world whose RL spec builds the env")
     layout: str = "cramped_room"
-    shaping_horizon: int = Field(5_000_000, ge=0, description="env steps over which shaping goes 1 -> 0")
+    shaping_horizon: int = Field(5_000_000, ge=0, le=MAX_TRAIN_STEPS, description="env steps over which shaping goes 1 -> 0")
     network: Network = NetworkConfig()
 
 

@@ -6,10 +6,12 @@ raises a ValueError in one line that names the flag at fault.
 from __future__ import annotations
 
 import argparse
-import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from pydantic import ValidationError
+
+from proagent.text_values import typed_values, validation_line
 from proagent.world.rl_spec import RLSpec
 
 NEEDS: dict[str, tuple[Callable[[Any], object], str]] = {  # algorithm -> (its RL spec hook, what it is)
@@ -32,8 +34,9 @@ def key_values(items: list[str], flag: str) -> dict[str, str]:
     return pairs
 
 
-def _json_values(pairs: dict[str, str]) -> dict[str, Any]:
-    return {key: json.loads(value) if value[:1] in "[{" else value for key, value in pairs.items()}
+# PPOConfig fields that a flag of their own sets: ``--set`` may not set them a second way
+OWN_FLAGS = {"world": "--domain", "layout": "--layout", "seed": "--seed", "total_steps": "--steps",
+             "shaping_horizon": "--shaping-horizon", "network": "--encoder and --network-set"}  # fmt: skip
 
 
 def _validation_message(flag: str, exc: Exception, fields: Any) -> str:
@@ -52,10 +55,8 @@ def world_of(args: argparse.Namespace) -> RLSpec:
 def resolve_network(args: argparse.Namespace, layout: str):
     """The world's network for ``--encoder`` on ``layout`` and this backend, then ``--network-set``."""
     import jax
-    from pydantic import ValidationError
-
     base = world_of(args).network(args.encoder, layout, jax.default_backend() == "gpu")
-    fields = _json_values(key_values(args.network_set, "--network-set"))
+    fields = typed_values(type(base), key_values(args.network_set, "--network-set"), "--network-set")
     try:
         return type(base)(**{**base.model_dump(), **fields})
     except ValidationError as exc:
@@ -63,11 +64,23 @@ def resolve_network(args: argparse.Namespace, layout: str):
 
 
 def _ppo_fields(args: argparse.Namespace) -> dict[str, Any]:
-    """The world's PPO recipe, then ``--num-envs`` and ``--set``."""
+    """The world's PPO recipe, then ``--num-envs`` and ``--set`` (each value read within its
+    field's range: ``--set lr=nan`` is refused here, before anything runs)."""
+    from proagent.training.config import PPOConfig
+
     fields: dict[str, Any] = dict(world_of(args).ppo_defaults)
     if args.num_envs is not None:
         fields["num_envs"] = args.num_envs
-    return {**fields, **key_values(args.set, "--set")}
+    pairs = key_values(args.set, "--set")
+    _refuse_own_flags(pairs, OWN_FLAGS.keys())
+    return {**fields, **typed_values(PPOConfig, pairs, "--set")}
+
+
+def _refuse_own_flags(pairs: dict[str, str], owned: Iterable[str]) -> None:
+    """A ValueError naming the flag that sets a field ``--set`` was given too."""
+    clash = sorted(pairs.keys() & set(owned))
+    if clash:
+        raise ValueError(f"--set {clash[0]}: set it with {OWN_FLAGS[clash[0]]}")
 
 
 def build_config(args: argparse.Namespace):
@@ -79,15 +92,18 @@ def build_config(args: argparse.Namespace):
     horizon = int(args.shaping_horizon) if args.shaping_horizon is not None else steps // 2
     layout = spec.layout_name(args.layout)
     network = resolve_network(args, layout)
-    return PPOConfig(
-        world=spec.world,
-        layout=layout,
-        seed=args.seed,
-        total_steps=steps,
-        shaping_horizon=horizon,
-        network=network,
-        **_ppo_fields(args),
-    )
+    try:
+        return PPOConfig(
+            world=spec.world,
+            layout=layout,
+            seed=args.seed,
+            total_steps=steps,
+            shaping_horizon=horizon,
+            network=network,
+            **_ppo_fields(args),
+        )
+    except ValidationError as exc:
+        raise ValueError(validation_line("--set", exc)) from None
 
 
 def build_algo_config(args: argparse.Namespace):
@@ -99,24 +115,25 @@ def build_algo_config(args: argparse.Namespace):
     overrides = {"num_envs": ppo.num_envs, **{key: getattr(ppo, key) for key in _ppo_fields(args)}}
     if args.shaping_horizon is not None or args.algo == "sp":  # sp (--seeds): self-play's default, steps / 2
         overrides["shaping_horizon"] = ppo.shaping_horizon
-    return AlgoConfig(
-        world=ppo.world,
-        layout=ppo.layout,
-        seed=args.seed,
-        total_steps=int(args.steps),
-        network=ppo.network,
-        ppo=overrides,
-        updates_per_call=args.updates_per_call,
-        eval_episodes=args.eval_episodes,
-        warm_start=args.warm_start,
-    )
+    try:
+        return AlgoConfig(
+            world=ppo.world,
+            layout=ppo.layout,
+            seed=args.seed,
+            total_steps=int(args.steps),
+            network=ppo.network,
+            ppo=overrides,
+            updates_per_call=args.updates_per_call,
+            eval_episodes=args.eval_episodes,
+            warm_start=args.warm_start,
+        )
+    except ValidationError as exc:
+        raise ValueError(validation_line("train", exc)) from None
 
 
 def build_algo_settings(args: argparse.Namespace):
     """``--algo-set`` as the algorithm's settings model (None: its defaults). Values are strings that
     pydantic converts, or JSON for lists; an unknown key or a bad value is a ValueError naming it."""
-    from pydantic import ValidationError
-
     from proagent.training.algorithms import SETTINGS
 
     if not args.algo_set:
@@ -125,7 +142,7 @@ def build_algo_settings(args: argparse.Namespace):
         raise ValueError(f"--algo-set: {args.algo} has no algorithm settings (population methods: {sorted(SETTINGS)})")
     model = SETTINGS[args.algo]
     try:
-        return model(**_json_values(key_values(args.algo_set, "--algo-set")))
+        return model(**typed_values(model, key_values(args.algo_set, "--algo-set"), "--algo-set"))
     except ValidationError as exc:
         known = ", ".join(model.model_fields)
         first = exc.errors()[0]
@@ -149,8 +166,11 @@ def bc_config(args: argparse.Namespace):
 
     spec = world_of(args)
     layout = spec.layout_name(args.layout)
-    overrides: dict[str, str | None] = dict(key_values(args.set, "--set"))
-    if overrides.get("max_stay_run", "").lower() == "none":
-        overrides["max_stay_run"] = None
+    pairs = key_values(args.set, "--set")
+    _refuse_own_flags(pairs, ("world", "layout", "seed", "network"))
+    overrides = typed_values(BCConfig, pairs, "--set")  # max_stay_run=none: keep every STAY
     network = spec.network(args.encoder, layout, gpu=False)  # feedforward: recorded play has no memory
-    return BCConfig(world=spec.world, layout=layout, seed=args.seed, network=network, **overrides)
+    try:
+        return BCConfig(world=spec.world, layout=layout, seed=args.seed, network=network, **overrides)
+    except ValidationError as exc:
+        raise ValueError(validation_line("--set", exc)) from None

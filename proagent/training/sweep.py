@@ -24,7 +24,6 @@ and readable in a listing. Everything here is pure: reading, validating, naming,
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -36,6 +35,7 @@ from proagent.tables_out import markdown_rows
 from proagent.training.checkpoint import MANIFEST_FILE, load_manifest
 from proagent.training.resume import RESUME_DIR
 from proagent.training.run_folder import run_name
+from proagent.untrusted import UntrustedFileError, read_toml
 
 SWEEP_RECORD = "sweep.toml"  # the sweep file as its folder keeps it: a resume must bring the same one
 SUMMARY = "sweep_summary"  # .md and .json in the output root
@@ -162,11 +162,9 @@ class Cell(BaseModel):
 def load_sweep(path: Path) -> Sweep:
     """The sweep in ``path``; a ValueError of one line naming the file and the first bad field."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ValueError(f"--sweep {path}: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"--sweep {path}: not TOML ({exc})") from None
+        data = read_toml(path, "--sweep")
+    except UntrustedFileError as exc:  # missing, too large, not UTF-8, too deep or not TOML: one line naming the file
+        raise ValueError(str(exc)) from None
     return parse_sweep(data, str(path))
 
 

@@ -29,6 +29,7 @@ from proagent.training import resume as resume_state
 from proagent.training.best import BestSoFar, choose
 from proagent.training.checkpoint import InitFrom, Selection
 from proagent.training.config import PPOConfig
+from proagent.training.diverged import check_losses
 from proagent.training.evaluate import self_play_score
 from proagent.training.networks import encoder_name
 from proagent.training.population import (
@@ -259,8 +260,9 @@ def train(
         runner, metrics = update(runner)
         jax.block_until_ready(metrics)
         rec = summarize_call(metrics, time.perf_counter() - t0, updates_per_call * config.steps_per_update)
-        progress.history.append(rec)
         log(_format(rec, config.total_steps))
+        check_losses(rec, out_dir, (checkpoint.MANIFEST_FILE, resume_state.RESUME_DIR))  # before saving anything
+        progress.history.append(rec)
         if best is not None:
             best.observe(rec, partial(learner_params, runner, 0))
         if out_dir is not None and time.perf_counter() - last_ckpt > checkpoint_every_s:

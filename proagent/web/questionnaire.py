@@ -4,13 +4,13 @@ the run as questionnaire.json next to the episode they rate."""
 
 from __future__ import annotations
 
-import tomllib
 from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from proagent.paths import KNOWLEDGE_DIR
+from proagent.untrusted import read_toml
 from proagent.web.server import validation_message
 
 QUESTIONNAIRE_FILE = KNOWLEDGE_DIR / "questionnaire.toml"
@@ -59,7 +59,7 @@ class Submission(BaseModel):
 
 
 def load_questionnaire(path: Path = QUESTIONNAIRE_FILE) -> Questionnaire:
-    return Questionnaire.model_validate(tomllib.loads(Path(path).read_text(encoding="utf-8")))
+    return Questionnaire.model_validate(read_toml(Path(path), "questionnaire"))
 
 
 def answers_record(questionnaire: Questionnaire, payload: dict) -> dict:

@@ -309,7 +309,7 @@ def _decision_summary(decision: dict) -> dict:
 def _seat(record: dict, key: str, config: dict) -> int:
     if "seat" in record:
         return int(record["seat"])
-    match = re.search(r"\|p(\d+)\|", key)
+    match = re.search(r"\|p([0-9]{1,4})\|", key)
     return int(match.group(1)) if match else int(config.get("seat", 0))
 
 

@@ -6,6 +6,8 @@ Traces without them have no lanes."""
 
 from __future__ import annotations
 
+from proagent.bounded import small_whole
+
 # The constraint types of EmCoop's cooperation constraints, in the order the lanes list them (a
 # trace naming others gets them after these, in the order they first appear).
 CONSTRAINT_ORDER = ("spatial", "temporal", "participation", "dependency")
@@ -91,7 +93,7 @@ def _lane_seats(records: list[dict]) -> list[str]:
         for c in record.get("cognition") or []:
             if isinstance(c, dict) and c.get("kind") not in MESSAGE_KINDS and "agent" in c:
                 seats.add(str(c["agent"]))
-    return sorted(seats, key=lambda s: (not s.isdigit(), int(s) if s.isdigit() else 0, s))
+    return sorted(seats, key=lambda s: (small_whole(s) is None, small_whole(s) or 0, s))
 
 
 def _cognitive_phase(cognition: list[dict], seats: list[str], before: dict[str, str]) -> dict:

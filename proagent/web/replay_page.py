@@ -13,6 +13,7 @@ import json
 import re
 from pathlib import Path
 
+from proagent.bounded import read_int
 from proagent.web.replay_data import ReplayDrawing, ReplayError, RunTrace, drawing_of, episode_payload
 from proagent.web.server import STATIC_DIR, Handler, Response, error, file_response, json_response
 
@@ -28,7 +29,7 @@ def replay_routes(run: RunTrace, default_episode: int = 0, drawing: ReplayDrawin
 
     def get_replay(query: dict, body: dict | None) -> Response:
         try:
-            index = int(query.get("episode", default_episode))
+            index = read_int(str(query.get("episode", default_episode)), "?episode", 0, None)
             return json_response(episode_payload(run, index, drawing))
         except (ValueError, ReplayError) as exc:
             return error(404, str(exc))

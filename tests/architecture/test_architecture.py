@@ -73,8 +73,9 @@ def test_nothing_outside_the_cli_imports_it():
 # ``proagent.domains.<name>``; the registry ``proagent.domains`` imports worlds only by name, on
 # use (importlib), so it sits low: the RL program and the runner look worlds up through it.
 LAYERS = (
+    ("proagent.bounded", "proagent.untrusted"),  # the readers of untrusted text and files: import nothing of the project
     ("proagent", "proagent.world", "proagent.paths", "proagent.files", "proagent.jsonl", "proagent.tables_out", "proagent.limits",
-     "proagent.numbers", "proagent.run_lines"),
+     "proagent.numbers", "proagent.run_lines", "proagent.text_values"),
     ("proagent.domains", "proagent.llm", "proagent.contract", "proagent.interdependence", "proagent.checkout", "proagent.cluster"),
     ("proagent.maeil", "proagent.training"),
     ("proagent.agent",),

@@ -120,7 +120,7 @@ def test_invalid_toml_is_one_line(tmp_path: Path):
     path.write_text("agents = [[0, 0]\n")
     with pytest.raises(ScenarioError) as info:
         load_scenario(path)
-    assert "invalid TOML" in str(info.value) and "\n" not in str(info.value)
+    assert "not valid TOML" in str(info.value) and "\n" not in str(info.value)
 
 
 def test_random_scenarios_are_deterministic_by_seed():

@@ -73,7 +73,7 @@ BAD = [
     ("", "update_epochs = 1", "no_such_field = 1", "no_such_field"),
     ("", "total_steps = 256", "total_steps = -5", "train.total_steps: Input should be greater than or equal to 1"),
     ("", 'layouts = ["cramped_room"]', 'layouts = ["no_such_kitchen"]', "no_such_kitchen"),
-    ("", "[resources]", "[resources\n", "not TOML"),
+    ("", "[resources]", "[resources\n", "not valid TOML"),
 ]
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from envs.cube import CubeAction, CubeEnv, CubeEvent, CubeEventKind, CubeView, ScenarioError
 from envs.cube.scenario import SCENARIOS, load_scenario, with_agents
+from proagent.bounded import small_whole
 from proagent.contract import Agent
 from proagent.domains.cube.constraints import METRIC_NAMES, CubeConstraintCollector
 from proagent.domains.cube.grounding import ground_facts, memory_line, render_grid
@@ -105,7 +106,7 @@ class CubeDomain(WorldBase):
 
     def owns(self, spec: str) -> bool:
         base, at, count = spec.rpartition("@")
-        name = base if at and count.isdigit() else spec
+        name = base if at and small_whole(count) is not None else spec
         return name in SCENARIOS or name.startswith("random:")
 
     def make_env(self, spec: str, horizon: int) -> CubeEnv:

@@ -10,15 +10,19 @@ SkillParseError that says which part was wrong.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Protocol
 
+from proagent.bounded import NumberError, read_int
 from proagent.world.kit.skills import ArgChoices, ArgRange
 from proagent.world.types import Skill, SkillParseError
 
 _CALL = re.compile(r"([a-z_]+)\s*\(([^()]*)\)")
 _KEYWORD = re.compile(r"\b[a-z_]+\s*[=:]\s*")
-_TEAMMATE = re.compile(r"\b(?:agent|player|teammate|seat)_?\s*(\d+)")
-_TOKEN = re.compile(r"[a-z_]+|\d+")
+_TEAMMATE = re.compile(r"\b(?:agent|player|teammate|seat)_?\s*([0-9]+)")
+_TOKEN = re.compile(r"[a-z_]+|[0-9]+")
+_NUMBER = re.compile(r"[0-9]+")
+MAX_NUMBER = 10**6  # above every count, seat and step a skill takes: the book's ranges say the rest
 _WORD = re.compile(r"[a-z_]+")
 _SYNONYMS = {
     "wood": "tree",
@@ -63,12 +67,18 @@ def _call(text: str, book: _Book) -> tuple[str, str]:
     raise SkillParseError(f"no skill call found in {text!r}; expected one of {book.signatures()}", text)
 
 
-def _tokens(args: str) -> tuple[list[str], list[int]]:
-    """The argument's words (synonyms resolved) and whole numbers, in order."""
+def _tokens(args: str, signature: str, raw: str) -> tuple[list[str], list[int]]:
+    """The argument's words (synonyms resolved) and whole numbers, in order; a SkillParseError for
+    a number in other digits than 0-9 (``noop(٣)``) or out of all bounds (5,000 nines)."""
+    if any(not c.isascii() and unicodedata.numeric(c, None) is not None for c in args):
+        raise SkillParseError(f"{signature}: write numbers with the digits 0-9", raw)
     args = _TEAMMATE.sub(r"agent \1", _KEYWORD.sub(" ", args)).replace("wooden", "wood")
     tokens = _TOKEN.findall(args)
-    words = [_SYNONYMS.get(t, t) for t in tokens if not t.isdigit()]
-    return words, [int(t) for t in tokens if t.isdigit()]
+    words = [_SYNONYMS.get(t, t) for t in tokens if not _NUMBER.fullmatch(t)]
+    try:
+        return words, [read_int(t, f"{signature}: a number", 0, MAX_NUMBER) for t in tokens if _NUMBER.fullmatch(t)]
+    except NumberError as exc:
+        raise SkillParseError(str(exc), raw) from None
 
 
 def _canonical(name: str, words: list[str], numbers: list[int]) -> str | int | None:
@@ -99,7 +109,7 @@ def read_skill(text: str, book: _Book) -> Skill:
     spec = book.specs[name]
     if spec.args is None:
         return Skill(name)
-    words, numbers = _tokens(args)
+    words, numbers = _tokens(args, spec.signature, text)
     arg = _canonical(name, words, numbers)
     allowed = book.ranges[_ARG_KIND[name]]
     if isinstance(allowed, ArgRange):

@@ -48,6 +48,7 @@ from proagent.domains.overcooked.perception import Perceiver
 from proagent.domains.overcooked.rl_spec import OVERCOOKED_RL
 from proagent.domains.overcooked.skills import SkillBook
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
+from proagent.text_values import typed_values
 from proagent.world.capabilities import Capabilities, EnvSettings, Interdependence, Perception, Rendering
 from proagent.world.kit.base import WorldBase
 from proagent.world.types import DomainInputError, EngineState, TeammateView
@@ -156,7 +157,10 @@ class OvercookedDomain(WorldBase):
         unknown = sorted(set(settings) - set(known))
         if unknown:
             raise DomainInputError(f"unknown --env setting {unknown[0]!r}; overcooked settings: {', '.join(known)}")
-        values = {key: None if str(value).lower() == "none" else value for key, value in settings.items()}
+        try:  # each number through the bounded reader, within its field's range: one line naming it
+            values = typed_values(Dynamics, {key: str(value) for key, value in settings.items()}, "--env")
+        except ValueError as exc:
+            raise DomainInputError(str(exc)) from None
         try:
             dynamics = Dynamics(**{**layout_dynamics(layout.name), **values, "horizon": horizon})
         except ValidationError as exc:

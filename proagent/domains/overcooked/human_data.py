@@ -100,7 +100,7 @@ def load_trials(layout: str | None = None, path: Path = HUMAN_DATA) -> list[Tria
 
 def check_layout(env: OvercookedEnv, trial: Trial) -> None:
     """The trial's grid must be our layout's, tile for tile (player starts aside)."""
-    ours = tuple("".join(" " if c.isdigit() else c for c in row) for row in env.layout.to_ascii().split("\n"))
+    ours = tuple("".join(" " if c in "0123456789" else c for c in row) for row in env.layout.to_ascii().split("\n"))
     if ours != trial.grid:
         raise ValueError(
             f"human trial {trial.trial_id} ({trial.source_layout}) was played on\n" + "\n".join(trial.grid)

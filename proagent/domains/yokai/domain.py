@@ -17,6 +17,7 @@ import numpy as np
 from envs.yokai import YokaiConfig, YokaiConfigError, available_layouts, load_config
 from envs.yokai.render import RGB
 from envs.yokai.rules import COLOUR_NAMES, TURN_STEPS
+from proagent.bounded import NumberError, read_int
 from proagent.contract import Agent
 from proagent.domains.yokai.grounding import ground_facts, memory_line, table_text
 from proagent.domains.yokai.memory import SeatBelief, SeatMemory
@@ -81,10 +82,15 @@ def make_env_with(spec: str, horizon: int, settings: Mapping[str, str]) -> Yokai
         raise DomainInputError(f"--env memory={memory}: one of {', '.join(MEMORY_RULES)}")
     config = _config(spec)
     last_turn = config.max_steps // TURN_STEPS
-    end_from = str(settings.get("end_from_turn", 0))
-    if not end_from.isdigit() or int(end_from) > last_turn:
-        raise DomainInputError(f"--env end_from_turn={end_from}: a whole number of turns from 0 to {last_turn} for {config.name}")
-    return make_world_env(config, horizon, perfect_memory=MEMORY_RULES[memory], end_from_turn=int(end_from))
+    raw = str(settings.get("end_from_turn", 0))
+    try:  # ASCII digits only, never int() of thousands of digits
+        end_from = read_int(raw, "--env end_from_turn", 0, last_turn)
+    except NumberError:
+        shown = raw if len(raw) <= 24 else f"{raw[:24]}… ({len(raw):,} characters)"
+        raise DomainInputError(
+            f"--env end_from_turn={shown}: a whole number of turns from 0 to {last_turn} for {config.name}"
+        ) from None
+    return make_world_env(config, horizon, perfect_memory=MEMORY_RULES[memory], end_from_turn=end_from)
 
 
 def describe(env: YokaiWorldEnv) -> dict:

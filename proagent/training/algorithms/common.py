@@ -22,10 +22,11 @@ from proagent import checkout
 from proagent.paths import partner_dir
 from proagent.training import checkpoint
 from proagent.training.config import PPOConfig
+from proagent.training.diverged import check_losses
 from proagent.training.evaluate import self_play_score
 from proagent.training.networks import Network, NetworkConfig, encoder_name
 from proagent.training.population import Pairing, PopMetrics, PopRunner, make_population_train, with_learner_params
-from proagent.training.resume import ResumePolicy, StageSaves, TrainedFor
+from proagent.training.resume import RESUME_DIR, ResumePolicy, StageSaves, TrainedFor
 from proagent.training.worlds import rl_spec
 from proagent.world.rl_spec import EventIndicators, RLEnv, RLSpec
 
@@ -130,6 +131,8 @@ def run_stage(
         log(f"resuming stage {stage.name}: {done}/{stage.calls} calls done")
     for i in range(done + 1, stage.calls + 1):
         runner, metrics, rec = stage.call(runner, log)
+        out_dir = saves.directory.parent if saves.directory is not None else None
+        check_losses(rec, out_dir, (RESUME_DIR, checkpoint.MANIFEST_FILE))  # before this call saves anything
         runner = on_call(i, runner, metrics, rec, state)
         saves.after_call(stage.name, runner, state, i, final=i == stage.calls)
     return runner, state

@@ -15,6 +15,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from proagent.bounded import NumberError, read_int
 from proagent.world.types import Event, Skill, SkillParseError, State, UndoState
 
 Failures = Callable[[Any, int, Skill], list[str]]  # (state, seat, skill) -> unmet preconditions
@@ -68,11 +69,10 @@ class ArgRange:
     def read(self, signature: str, arg: str, raw: str) -> int:
         if not arg and self.default is not None:
             return self.default
-        if not arg.isdigit():
-            raise SkillParseError(f"{signature}: the argument must be a whole number, got {arg!r}", raw)
-        if not self.low <= int(arg) <= self.high:
-            raise SkillParseError(f"{signature}: the argument must be between {self.low} and {self.high}", raw)
-        return int(arg)
+        try:  # ASCII digits only, and never int() of a 5,000-digit answer
+            return read_int(arg, f"{signature}: the argument", self.low, self.high)
+        except NumberError as exc:
+            raise SkillParseError(str(exc), raw) from None
 
 
 @dataclass(frozen=True)
