@@ -29,7 +29,7 @@ CONSTRAINTS: tuple[str, ...] = (
     "dependency",
 )  # EmCoop's, as the trace names them
 TOPOLOGY_ORDER: tuple[str, ...] = ("individual", "debate", "centralized", "decentralized")
-DIFFICULTY_ORDER: tuple[str, ...] = ("easy", "medium", "hard")
+DIFFICULTY_ORDER: tuple[str, ...] = ("emcoop_3a", "emcoop_6a", "easy", "medium", "hard")
 CONSTRAINT_COLORS = {"spatial": "#4c72b0", "temporal": "#dd8452", "participation": "#55a868", "dependency": "#c44e52"}
 
 

@@ -1,8 +1,9 @@
-"""EmCoop's MA-Crafter table, regenerated: topology x difficulty, with and without environment
+"""EmCoop's MA-Crafter table, regenerated: topology x world, with and without environment
 feedback in the leader's messages (EmCoop's RQ3), ProAgent in every seat.
 
-Cells: difficulty (easy: 2 agents, target coal; medium: 3, iron; hard: 4, diamond; random worlds
-``random:<difficulty>:<seed>``, ``episodes`` of each) x topology (individual, debate, centralized,
+Cells: world (by default EmCoop's: ``emcoop_3a`` and ``emcoop_6a``, its 64x64 world with teams of
+3 and 6, ``emcoop:<seed>`` worlds; also our smaller maps, easy: 2 agents, target coal; medium: 3,
+iron; hard: 4, diamond, ``random:<difficulty>:<seed>``; ``episodes`` worlds of each) x topology (individual, debate, centralized,
 decentralized) x feedback (off; on for the topologies that send messages: individual sends none,
 so nothing carries the snapshot there). One episode per world from seat 0. It plays two evaluation
 grids, without and with feedback (two run folders with every record, report and plot), and writes
@@ -23,7 +24,8 @@ from proagent.eval.stats import INTERVAL_NOTE, mean_se, metric_value, paired_dif
 from proagent.maeil import TOPOLOGIES
 from proagent.tables.common import TEST_DOUBLES, LLMSettings, Plan, play_grids, proagent_agent, write_page
 
-DIFFICULTIES = ("easy", "medium", "hard")
+EMCOOP_WORLDS = {"emcoop_3a": "", "emcoop_6a": "@6"}  # EmCoop's grid: its 64x64 world, teams of 3 and 6
+DIFFICULTIES = (*EMCOOP_WORLDS, "easy", "medium", "hard")
 TALKING = tuple(t for t in TOPOLOGIES if t != "individual")  # the topologies whose messages can carry feedback
 # EmCoop's process columns (proagent/domains/macrafter/constraints.py names the EmCoop code of each).
 COLUMNS = (
@@ -54,20 +56,24 @@ PRIMARY = "score"  # the column that gets an interval and the paired feedback di
 
 
 def layouts(seeds: int, difficulties: list[str] | None = None) -> dict[str, str]:
-    """Layout spec -> difficulty (``difficulties``: only these)."""
+    """Layout spec -> world (``difficulties``: only these): ``emcoop:<seed>[@6]`` for EmCoop's
+    world, ``random:<difficulty>:<seed>`` for ours."""
+    chosen = [d for d in DIFFICULTIES if difficulties is None or d in difficulties]
     return {
-        f"random:{d}:{s}": d for d in DIFFICULTIES if difficulties is None or d in difficulties for s in range(seeds)
+        (f"emcoop:{s}{EMCOOP_WORLDS[d]}" if d in EMCOOP_WORLDS else f"random:{d}:{s}"): d
+        for d in chosen
+        for s in range(seeds)
     }
 
 
 class Settings(LLMSettings):
-    """Three random worlds per difficulty at 60 steps by default (the shipped page's setting)."""
+    """Two of EmCoop's worlds per team size at 60 steps by default (the shipped page's setting)."""
 
-    episodes: int = Field(3, ge=1, description="random worlds per difficulty (one episode each)")
+    episodes: int = Field(2, ge=1, description="worlds per team size or difficulty (one episode each)")
     horizon: int = Field(60, ge=0, description="steps per episode (0: each world's own)")
     out: Path = Path("docs/macrafter_topologies")
     trace: bool = False
-    difficulties: list[str] = Field(default_factory=lambda: list(DIFFICULTIES), min_length=1)
+    difficulties: list[str] = Field(default_factory=lambda: list(EMCOOP_WORLDS), min_length=1)
     topologies: list[str] = Field(default_factory=lambda: list(TOPOLOGIES), min_length=1)
     from_runs: list[Path] = Field(default_factory=list, description="two earlier run folders, feedback off then on")
 
@@ -142,7 +148,7 @@ def _by_scenario(rows: list[dict]) -> dict[str, float]:
 def table(rows: list[dict]) -> str:
     """Per difficulty, topology and feedback: each column's mean ± se (n=…), the score's 95% t
     interval and, for feedback on, its difference from feedback off paired by world."""
-    header = "| difficulty | topology | feedback | n | " + " | ".join(title for _, title in COLUMNS)
+    header = "| world | topology | feedback | n | " + " | ".join(title for _, title in COLUMNS)
     header += f" | {PRIMARY} 95% CI | Δ {PRIMARY} feedback on − off [95% CI] |"
     lines = [header, "|" + "---|" * (6 + len(COLUMNS))]
     for difficulty in DIFFICULTIES:
@@ -188,13 +194,14 @@ def page(settings: Settings, folders: list[Path], rows: list[dict], plots: list[
     """The page: how it was made, what the columns mean, the table and the figures."""
     loopback = settings.llm is not None and settings.llm.startswith(TEST_DOUBLES)
     return (
-        "# MA-Crafter: topology x difficulty, with and without environment feedback\n\n"
+        "# MA-Crafter: topology x world, with and without environment feedback\n\n"
         f"Model: {settings.model_label()}.\n\n"
         f"Regenerate: `{settings.command}`"
         + (" (this page was rebuilt from earlier run folders with `--set from_runs=...`)" if settings.from_runs else "")
         + "; run folders "
         + ", ".join(f"`{f.name}`" for f in folders)
-        + f" ({len(rows)} episodes: {settings.episodes} random world(s) per difficulty, "
+        + f" ({len(rows)} episodes: {settings.episodes} world(s) per team size or difficulty "
+        + "(emcoop_3a / emcoop_6a: EmCoop's 64x64 world, teams of 3 and 6; easy / medium / hard: our smaller maps), "
         + (f"{settings.horizon} steps each" if settings.horizon else "each world's own horizon")
         + ", ProAgent in every seat, one episode each from seat 0; mean ± standard error over worlds, n = worlds). "
         + ("Made with the MA-Crafter loopback double (`tests/support/responders/macrafter.py`: a scripted test double "

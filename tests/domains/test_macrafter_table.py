@@ -28,9 +28,11 @@ def _row(topology: str, feedback: bool, scenario: str, score: float) -> dict:
     }
 
 
-def test_every_difficulty_has_seeded_random_worlds() -> None:
+def test_emcoop_worlds_by_team_size_and_our_difficulties_by_seeded_random_worlds() -> None:
     labels = _load().layouts(2)
-    assert labels == {f"random:{d}:{s}": d for d in ("easy", "medium", "hard") for s in (0, 1)}
+    emcoop = {"emcoop:0": "emcoop_3a", "emcoop:1": "emcoop_3a", "emcoop:0@6": "emcoop_6a", "emcoop:1@6": "emcoop_6a"}
+    assert labels == emcoop | {f"random:{d}:{s}": d for d in ("easy", "medium", "hard") for s in (0, 1)}
+    assert _load().layouts(1, list(_load().Settings().difficulties)) == {"emcoop:0": "emcoop_3a", "emcoop:0@6": "emcoop_6a"}
 
 
 def test_the_feedback_difference_is_paired_by_world() -> None:
