@@ -38,6 +38,13 @@ def typed_values(model: type[BaseModel], pairs: dict[str, str], flag: str) -> di
     return out
 
 
+def field_value(model: type[BaseModel], key: str, text: str, field: str) -> Any:
+    """``text`` as the value of ``model``'s field ``key`` (read as `typed_values` reads it), with
+    ``field`` naming it in the error line: for a setting its caller addresses by a path of its own
+    (``--env resources.iron.quorum``, a field of a nested model)."""
+    return _value(text, model.model_fields[key], field)
+
+
 def _value(text: str, info: FieldInfo, field: str) -> Any:
     kinds = _kinds(info.annotation)
     if type(None) in kinds and text.strip().lower() == "none":

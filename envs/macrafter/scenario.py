@@ -16,14 +16,17 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from envs.macrafter.rules import MAX_AGENTS, MIN_AGENTS, WALKABLE, Material
-from envs.macrafter.settings import CrafterSettings
+from envs.macrafter.settings import CrafterSettings, RecipeRule, ResourceRule
 from envs.macrafter.worldgen import NEEDS, generate
+from proagent.bounded import NumberError, read_int, shown, small_whole
+from proagent.text_values import field_value
 
 Pos = tuple[int, int]  # (x, y), y grows downwards
 TARGETS: tuple[str, ...] = tuple(NEEDS)
+MAX_SEED = 2**31 - 1  # a random world's seed: what the generator's int32 key takes
 
 
 class ScenarioError(ValueError):
@@ -167,10 +170,10 @@ def from_text(
             if ch == "C":  # a cow: an object standing on grass
                 cows.append((x, y))
                 cells.append(int(Material.GRASS))
-            elif ch.isdigit():
-                if int(ch) in starts:
+            elif (seat := small_whole(ch, 9)) is not None:  # ASCII 0-9 only: '²' is no seat
+                if seat in starts:
                     raise ScenarioError(f"scenario {name!r}: agent {ch} appears twice in the map")
-                starts[int(ch)] = (x, y)
+                starts[seat] = (x, y)
                 cells.append(int(Material.GRASS))
             elif ch in LEGEND:
                 cells.append(int(LEGEND[ch]))
@@ -259,7 +262,7 @@ def build(
 def random_scenario(difficulty: str, seed: int) -> Scenario:
     """The world drawn from ``seed`` at ``difficulty`` (the same seed always gives the same world)."""
     if difficulty not in DIFFICULTIES:
-        raise ScenarioError(f"unknown difficulty {difficulty!r}; one of {sorted(DIFFICULTIES)}")
+        raise ScenarioError(f"unknown difficulty {shown(difficulty)}; one of {sorted(DIFFICULTIES)}")
     d = DIFFICULTIES[difficulty]
     settings = CrafterSettings(num_agents=d.agents, width=d.size, height=d.size, cow_capacity=16)
     return build(f"random:{difficulty}:{seed}", difficulty, seed, settings, d.target)
@@ -301,6 +304,8 @@ def with_agents(scenario: Scenario, n: int) -> Scenario:
 # ---- settings overrides (--env KEY=VALUE) ----
 
 _NESTED = {"resources", "recipes"}
+_MODELS: dict[str, type[BaseModel]] = {"resources": ResourceRule, "recipes": RecipeRule}
+NEEDS_LIMIT = 999  # item_max's own bound: a recipe needing more of an item could never be crafted
 
 
 def setting_keys(settings: CrafterSettings) -> list[str]:
@@ -318,7 +323,7 @@ def setting_keys(settings: CrafterSettings) -> list[str]:
 def _assign(data: dict[str, Any], key: str, value: str, settings: CrafterSettings) -> None:
     if key not in setting_keys(settings):
         raise ScenarioError(
-            f"--env {key}={value}: unknown setting; one of the fields {sorted(k for k in CrafterSettings.model_fields if k not in _NESTED)}, "
+            f"--env {_pair(key, value)}: unknown setting; one of the fields {sorted(k for k in CrafterSettings.model_fields if k not in _NESTED)}, "
             "resources.<tree|stone|coal|iron|diamond|water|cow>.<quorum|tool|base_value>, "
             "recipes.<craft>.<quorum|stations|needs.<item>>"
         )
@@ -328,24 +333,49 @@ def _assign(data: dict[str, Any], key: str, value: str, settings: CrafterSetting
         node = node[part]
     if last == "stations":
         node[last] = tuple(v.strip() for v in value.split(",") if v.strip())
-    elif path and path[-1] == "needs" and value.strip() == "0":
+        return
+    typed = _typed(path, last, value, f"--env {key}")
+    if path and path[-1] == "needs" and typed == 0:
         node.pop(last, None)
     else:
-        node[last] = value
+        node[last] = typed
+
+
+def _typed(path: Sequence[str], last: str, value: str, field: str) -> Any:
+    """A setting's text as its field takes it: a number read by the bounded reader in the field's
+    range (so ``1_0``, ``'²'`` or 5,000 digits are one short line naming ``field`` and the range,
+    not pydantic's lenient parse or an error echoing the whole value); a name is left as text for
+    the settings model to check."""
+    try:
+        if path and path[-1] == "needs":
+            return read_int(value, field, 0, NEEDS_LIMIT)
+        model = _MODELS.get(path[0], CrafterSettings) if path else CrafterSettings
+        return field_value(model, last, value, field)
+    except ValueError as exc:  # NumberError, or a list or table that is not JSON
+        raise ScenarioError(str(exc)) from None
+
+
+def _pair(key: str, value: str) -> str:
+    """``KEY=VALUE`` for an error line, each cut short (an unknown key may be any text)."""
+    if len(key) + len(value) <= 60:
+        return f"{key}={value}"
+    return f"{shown(key, 40)}={shown(value)}"
 
 
 def with_settings(scenario: Scenario, overrides: Mapping[str, str]) -> Scenario:
-    """The scenario under changed rules (``--env KEY=VALUE``): values are checked by the settings
-    model, one line per problem; a changed size or team regenerates the seed's world."""
+    """The scenario under changed rules (``--env KEY=VALUE``): each value is read by its field's
+    type and range, the whole by the settings model, one line per problem; a changed size or team
+    regenerates the seed's world."""
     if not overrides:
         return scenario
     data = scenario.settings.model_dump()
     n = scenario.num_agents
     for key, value in overrides.items():
         if key == "num_agents":
-            if not value.strip().isdigit():
-                raise ScenarioError(f"--env num_agents={value}: must be a whole number")
-            n = int(value)
+            try:
+                n = read_int(str(value), "--env num_agents", MIN_AGENTS, MAX_AGENTS)
+            except NumberError as exc:
+                raise ScenarioError(str(exc)) from None
             continue
         _assign(data, key, str(value), scenario.settings)
     data["num_agents"] = scenario.num_agents
@@ -354,8 +384,13 @@ def with_settings(scenario: Scenario, overrides: Mapping[str, str]) -> Scenario:
     except ValidationError as e:
         first = e.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "settings"
-        shown = ", ".join(f"{k}={v}" for k, v in overrides.items())
-        raise ScenarioError(f"--env {shown}: {where}: {first['msg']}") from None
+        raise ScenarioError(f"--env {where}: {first['msg']}") from None
+    return _resized(scenario, settings, n)
+
+
+def _resized(scenario: Scenario, settings: CrafterSettings, n: int) -> Scenario:
+    """``scenario`` under ``settings`` and a team of ``n``: a generated or seeded world is drawn
+    again when its size, team or quorums change (so its guarantee holds); a hand-made map cannot."""
     if scenario.generated:
         return with_agents(replace(scenario, settings=settings), n)
     if scenario.seed is None:
@@ -376,29 +411,41 @@ def with_settings(scenario: Scenario, overrides: Mapping[str, str]) -> Scenario:
 
 
 def load_scenario(spec: str | Scenario) -> Scenario:
-    """A scenario by name or ``random:<difficulty>:<seed>``, either with ``@<agents>`` appended
-    for a team of that size (`with_agents`)."""
+    """A scenario by name or ``random:<difficulty>:<seed>``, either with one ``@<agents>`` appended
+    for a team of that size (`with_agents`); every number is ASCII digits within its range."""
     if isinstance(spec, Scenario):
         return spec
     text = str(spec)
     base, at, count = text.rpartition("@")
     if at:
-        if not count.isdigit():
-            raise ScenarioError(f"bad team size in {text!r}; expected <scenario>@<agents> (medium_3a@4)")
-        return with_agents(load_scenario(base), int(count))
+        if "@" in base:
+            raise ScenarioError(f"scenario {shown(text, 60)}: give one @<agents> at most (medium_3a@4)")
+        return with_agents(
+            load_scenario(base), _read(count, f"scenario {shown(text, 60)}: the agents after @", MIN_AGENTS, MAX_AGENTS)
+        )
     if text in SCENARIOS:
         return SCENARIOS[text]
     if text.startswith("random:"):
         parts = text.split(":")
-        if len(parts) != 3 or not parts[2].isdigit() or int(parts[2]) > 2**31 - 1:
+        if len(parts) != 3:
             raise ScenarioError(
-                f"bad random scenario spec {text!r}; expected random:<easy|medium|hard>:<seed> (seed 0 to 2^31-1)"
+                f"bad random scenario spec {shown(text, 60)}; expected random:<easy|medium|hard>:<seed> (seed 0 to 2^31-1)"
             )
-        return random_scenario(parts[1], int(parts[2]))
+        return random_scenario(
+            parts[1], _read(parts[2], f"bad random scenario spec {shown(text, 60)}: the seed", 0, MAX_SEED)
+        )
     raise ScenarioError(
-        f"unknown scenario {text!r}; one of {sorted(SCENARIOS)} or random:<easy|medium|hard>:<seed>, "
+        f"unknown scenario {shown(text, 60)}; one of {sorted(SCENARIOS)} or random:<easy|medium|hard>:<seed>, "
         "optionally with @<agents> (medium_3a@4)"
     )
+
+
+def _read(text: str, field: str, low: int, high: int) -> int:
+    """A whole number of a scenario string (ASCII digits, in range), or a one-line ScenarioError."""
+    try:
+        return read_int(text, field, low, high)
+    except NumberError as exc:
+        raise ScenarioError(str(exc)) from None
 
 
 def available_scenarios() -> list[str]:

@@ -13,7 +13,9 @@ from proagent.cli import main
 NINES = "9" * 5000
 
 
-@pytest.mark.parametrize(("text", "value"), [("0", 0), ("12", 12), ("²", None), ("٣", None), (NINES, None), ("-1", None), ("", None)])
+@pytest.mark.parametrize(
+    ("text", "value"), [("0", 0), ("12", 12), ("²", None), ("٣", None), (NINES, None), ("-1", None), ("", None)]
+)
 def test_small_whole_reads_ascii_digits_only_and_bounded(text: str, value: int | None) -> None:
     assert small_whole(text) == value
 
@@ -67,14 +69,9 @@ def test_eval_seats_with_odd_digits_is_one_line(tmp_path, capsys) -> None:
     assert code == 2 and len(err.splitlines()) == 1 and "seats" in err and not (tmp_path / "runs").exists()
 
 
-# MA-Crafter is being rewritten elsewhere; its scenario strings, map digits and --env values adopt
-# the bounded reader there (these are the call sites left).
-PENDING = ("envs/macrafter/scenario.py", "proagent/domains/macrafter/domain.py")
-
-
 def test_the_product_tells_digits_only_through_the_bounded_reader() -> None:
     """``str.isdigit()`` (true for '²', which int() refuses, and for 5,000 digits) appears nowhere
-    in the product but in the bounded reader itself and the MA-Crafter sites still to convert."""
+    in the product but in the bounded reader itself."""
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
@@ -82,7 +79,7 @@ def test_the_product_tells_digits_only_through_the_bounded_reader() -> None:
     found = [
         f"{path.relative_to(root)}:{number}"
         for path in files
-        if str(path.relative_to(root)) not in ("proagent/bounded.py", *PENDING)
+        if str(path.relative_to(root)) != "proagent/bounded.py"
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if any(f".{name}()" in line for name in ("isdigit", "isnumeric", "isdecimal"))
     ]

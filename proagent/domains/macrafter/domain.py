@@ -19,6 +19,7 @@ from envs.macrafter import Action, CrafterEvent, CrafterEventKind
 from envs.macrafter.env import CrafterEnv, make
 from envs.macrafter.rules import ACTION_NAMES
 from envs.macrafter.scenario import SCENARIOS, ScenarioError, load_scenario, with_agents, with_settings
+from proagent.bounded import small_whole
 from proagent.contract import Agent
 from proagent.domains.macrafter.constraints import METRIC_NAMES as PROCESS_METRIC_NAMES
 from proagent.domains.macrafter.constraints import CrafterConstraintCollector
@@ -134,7 +135,7 @@ class MACrafterDomain(WorldBase):
 
     def owns(self, spec: str) -> bool:
         base, at, count = spec.rpartition("@")
-        name = base if at and count.isdigit() else spec
+        name = base if at and small_whole(count) is not None else spec
         return name in SCENARIOS or name.startswith("random:") and name.split(":")[1] in ("easy", "medium", "hard")
 
     def make_env(self, spec: str, horizon: int) -> CrafterEnv:
