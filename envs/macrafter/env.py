@@ -87,6 +87,8 @@ class CrafterEnv(JittedEntryPoints):
         from envs.macrafter.terrain import generate  # the JAX world generator
 
         cfg = self.settings
+        if self.scenario.seed is not None:  # emcoop:<seed>: one world whatever the key
+            key = jax.random.PRNGKey(self.scenario.seed)
         world = generate(key, cfg.width, cfg.height, self.num_agents, cfg.cow_capacity)
         return start_in_jax(self._blank, cfg, world.grid, world.agents, world.cow_pos, world.cow_alive)
 

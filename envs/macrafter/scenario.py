@@ -3,7 +3,7 @@
 A scenario is validated when it is built, so an invalid one never reaches the env: every problem
 is one line (`ScenarioError`). Scenarios come by name: ``emcoop`` is EmCoop's world (64x64,
 generated anew from each reset's key by `envs.macrafter.terrain`, agents spawned on random
-grass); ``easy_2a``, ``medium_3a``, ``hard_4a`` are our smaller fixed maps generated from their
+grass; ``emcoop:<seed>`` the world of that seed whatever the key); ``easy_2a``, ``medium_3a``, ``hard_4a`` are our smaller fixed maps generated from their
 seeds (`envs.macrafter.worldgen`, which guarantees what the target needs near a compact start);
 ``random:<easy|medium|hard>:<seed>`` draws more of those. Any of them takes ``@<n>`` for a team of
 n (`with_agents`; EmCoop's grid plays 3 and 6); `with_settings` applies ``--env KEY=VALUE``.
@@ -220,7 +220,9 @@ EMCOOP_TEAMS: tuple[int, ...] = (3, 6)  # the team sizes of EmCoop's experiment 
 
 
 def emcoop_world(agents: int = 3) -> Scenario:
-    """EmCoop's world: 64x64, generated from each reset's key, its default rules and horizon."""
+    """EmCoop's world: 64x64, generated from each reset's key (``emcoop``), or from a fixed world
+    seed whatever the key (``emcoop:<seed>``: the same world in every condition of a comparison,
+    as EmCoop's ``--seed`` gives), its default rules and horizon."""
     settings = CrafterSettings(num_agents=agents)
     return Scenario("emcoop", "emcoop", settings, None, "diamond", (), (), generated=True)
 
@@ -425,6 +427,9 @@ def load_scenario(spec: str | Scenario) -> Scenario:
         )
     if text in SCENARIOS:
         return SCENARIOS[text]
+    if text.startswith("emcoop:"):
+        seed = _read(text[len("emcoop:") :], f"bad scenario {shown(text, 60)}: the world seed", 0, MAX_SEED)
+        return replace(emcoop_world(), name=text, seed=seed)
     if text.startswith("random:"):
         parts = text.split(":")
         if len(parts) != 3:
@@ -435,8 +440,8 @@ def load_scenario(spec: str | Scenario) -> Scenario:
             parts[1], _read(parts[2], f"bad random scenario spec {shown(text, 60)}: the seed", 0, MAX_SEED)
         )
     raise ScenarioError(
-        f"unknown scenario {shown(text, 60)}; one of {sorted(SCENARIOS)} or random:<easy|medium|hard>:<seed>, "
-        "optionally with @<agents> (medium_3a@4)"
+        f"unknown scenario {shown(text, 60)}; one of {sorted(SCENARIOS)}, emcoop:<seed> or "
+        "random:<easy|medium|hard>:<seed>, optionally with @<agents> (medium_3a@4)"
     )
 
 

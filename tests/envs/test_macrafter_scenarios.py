@@ -183,3 +183,16 @@ def test_hand_made_maps_validate_in_one_line():
         with pytest.raises(ScenarioError) as info:
             build()
         assert message in str(info.value) and "\n" not in str(info.value), message
+
+
+def test_emcoop_world_by_seed_is_one_world_whatever_the_reset_key():
+    import jax
+
+    env, six = make("emcoop:3"), make("emcoop:3@6")
+    first, second = env.reset(jax.random.PRNGKey(0)), env.reset(jax.random.PRNGKey(9))
+    assert np.array_equal(first.grid, second.grid) and np.array_equal(first.pos, second.pos)
+    assert six.num_agents == 6 and six.name == "emcoop:3@6" and env.settings.width == 64
+    other = make("emcoop:4").reset(jax.random.PRNGKey(0))
+    assert not np.array_equal(first.grid, other.grid)
+    with pytest.raises(ScenarioError, match="the world seed"):
+        load_scenario("emcoop:x")

@@ -136,7 +136,8 @@ class MACrafterDomain(WorldBase):
     def owns(self, spec: str) -> bool:
         base, at, count = spec.rpartition("@")
         name = base if at and small_whole(count) is not None else spec
-        return name in SCENARIOS or name.startswith("random:") and name.split(":")[1] in ("easy", "medium", "hard")
+        random_world = name.startswith("random:") and name.split(":")[1] in ("easy", "medium", "hard")
+        return name in SCENARIOS or random_world or name.startswith("emcoop:")
 
     def make_env(self, spec: str, horizon: int) -> CrafterEnv:
         return make_env(spec, horizon)
