@@ -14,4 +14,5 @@ MAX_HORIZON = 100_000  # steps per episode
 MAX_GRID_EPISODES = 1_000_000  # episodes in one evaluation grid (agents x partners x layouts x seats x ...)
 MAX_CONCURRENCY = 4_096  # episodes or LLM requests in flight
 MAX_TRAIN_STEPS = 10**12  # environment steps of one training run
+MAX_WALL_CLOCK_S = 7 * 24 * 3600  # seconds of wall clock one episode may take (--wall-clock): a week
 MAX_MESSAGE_BUDGET = 64  # messages per agent per environment step (a cognitive phase has a few rounds anyway)

@@ -15,7 +15,7 @@ from typing import NoReturn
 
 from proagent.bounded import NumberError, read_float, read_int
 from proagent.files import nearest_existing
-from proagent.limits import MAX_CONCURRENCY, MAX_EPISODES, MAX_HORIZON, MAX_SEED
+from proagent.limits import MAX_CONCURRENCY, MAX_EPISODES, MAX_HORIZON, MAX_SEED, MAX_WALL_CLOCK_S
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -46,6 +46,20 @@ def positive_float(text: str) -> float:
     except NumberError as exc:
         raise argparse.ArgumentTypeError(exc.problem) from None
 
+
+def wall_clock_seconds(text: str) -> float:
+    """An argparse type: an episode's wall-clock budget in seconds (``--wall-clock``), finite, from
+    0 (no budget, as EmCoop's ``--time-limit-seconds 0``) to `MAX_WALL_CLOCK_S`."""
+    try:
+        return read_float(text, "value", 0.0, MAX_WALL_CLOCK_S)
+    except NumberError as exc:
+        raise argparse.ArgumentTypeError(exc.problem) from None
+
+
+WALL_CLOCK_HELP = (
+    "end an episode after the step in which S seconds of wall clock have passed since its first step "
+    "(EmCoop's MA-Crafter budget, 120 in its grid; any world); default and 0: no budget"
+)
 
 positive_int = bounded_int(1)
 non_negative_int = bounded_int(0)

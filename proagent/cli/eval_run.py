@@ -15,6 +15,7 @@ from proagent.bounded import small_whole
 from proagent.builder import SetupError, parse_settings
 from proagent.cli.agent_options import PROBE_FORCED_HELP, add_pipeline_options
 from proagent.cli.arg_types import (
+    WALL_CLOCK_HELP,
     add_progress_options,
     concurrency_count,
     episode_count,
@@ -24,6 +25,7 @@ from proagent.cli.arg_types import (
     positive_int,
     run_name,
     seed_number,
+    wall_clock_seconds,
     writable_folder,
 )
 from proagent.domains import DEFAULT_DOMAIN, get_domain
@@ -35,7 +37,10 @@ if TYPE_CHECKING:
     from proagent.eval.world import World
 
 # flag dest -> EvalConfig field, for flags that set top-level fields
-GRID_FLAGS = MappingProxyType({f: f for f in ("name", "domain", "partners", "layouts", "seats", "topologies", "feedback", "episodes", "seed", "horizon")})
+GRID_FLAGS = MappingProxyType({
+    **{f: f for f in ("name", "domain", "partners", "layouts", "seats", "topologies", "feedback", "episodes", "seed", "horizon")},
+    "wall_clock": "wall_clock_s",
+})  # fmt: skip
 RUN_FLAGS = MappingProxyType({
     "concurrency": "concurrency", "llm_concurrency": "llm_concurrency", "max_cost": "max_cost_usd",
     "max_failures": "max_failures", "trace": "trace", "stepping": "stepping", "cache": "cache", "cache_dir": "cache_dir",
@@ -75,6 +80,7 @@ def add_grid_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--episodes", type=episode_count, help="episodes per agent x partner x layout x seat (x topology)")
     p.add_argument("--seed", type=seed_number, help="episode i plays seed + i")
     p.add_argument("--horizon", type=horizon_steps, help="steps per episode (default: each layout's own, else 400)")
+    p.add_argument("--wall-clock", type=wall_clock_seconds, metavar="S", help=WALL_CLOCK_HELP)
     p.add_argument("--env", action="append", metavar="KEY=VALUE", help="an environment setting for every layout (repeatable), e.g. agent_view_size=2")
 
 

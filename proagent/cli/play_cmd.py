@@ -11,6 +11,7 @@ from pathlib import Path
 
 from proagent.cli.agent_options import EMBEDDED_NOTICE, add_agent_options, add_topology_options
 from proagent.cli.arg_types import (
+    WALL_CLOCK_HELP,
     add_progress_options,
     episode_count,
     horizon_steps,
@@ -18,6 +19,7 @@ from proagent.cli.arg_types import (
     positive_int,
     run_name,
     seed_number,
+    wall_clock_seconds,
     writable_folder,
 )
 from proagent.numbers import episode_label, format_score, format_score_mean
@@ -58,6 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--horizon", type=horizon_steps, default=None, help="steps per episode (default: the layout's own, else 400)"
     )
+    p.add_argument("--wall-clock", type=wall_clock_seconds, default=None, metavar="S", help=WALL_CLOCK_HELP)
     p.add_argument("--seed", type=seed_number, default=0)
     add_agent_options(p)
     p.add_argument("--name", default=None, type=run_name, help="run folder suffix (default play-<layout>-<partner>)")
@@ -133,6 +136,7 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
                 on_step=on_step,
                 states=gif,
                 topology=session.topology,
+                wall_clock_s=session.wall_clock_s,
             )
         session.folder.append_jsonl("episodes.jsonl", record, durable=True)
         if gif is not None and len(gif):
@@ -146,7 +150,7 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
             f"{episode_label(episode)}: score {format_score(record.score)} ({outcomes}), {record.decisions} decisions, "
             f"{_calls(record)}, {record.rejections} rejected plans, {record.parse_failures} unreadable "
             f"answers, {record.fallbacks} fallbacks, {record.retries} retries, {record.oscillations} loops detected, "
-            f"{record.wall_time_s:.1f} s; "
+            f"{record.wall_time_s:.1f} s{_ended(record)}; "
             f"the agent's own events: {own}",
             file=sys.stderr,
         )
@@ -167,6 +171,11 @@ def _progress_view(args: argparse.Namespace, session, live: bool, episode: int) 
     settings = ProgressSettings(every_decisions=args.progress_every, every_s=args.progress_seconds)
     with PlainProgress(settings, label, lambda line: print(line, file=sys.stderr, flush=True)) as progress:
         yield progress.on_step
+
+
+def _ended(record) -> str:
+    """A note on an episode the wall-clock budget ended (its steps fell short of the horizon)."""
+    return f", ended by the wall clock after {record.steps} steps" if record.ended_by == "wall_clock" else ""
 
 
 def _calls(record) -> str:

@@ -48,6 +48,7 @@ class Session:
     args: argparse.Namespace
     folder: RunFolder
     topology: TopologyConfig | None = None
+    wall_clock_s: float | None = None  # each episode's wall-clock budget (--wall-clock); None: none
 
     @property
     def model(self) -> Model:
@@ -82,6 +83,7 @@ def build_session(args: argparse.Namespace) -> Session:
     llm = prepare_llm(LLMFlags.from_args(args), domain, env, [args.seat, *copies], args.seed)
     builder = session_builder(domain, llm)
     folder = RunFolder.create(args.name or run_name_from(f"play-{env.name}-{args.partner.replace(',', '+')}"), **({"root": args.runs_dir} if args.runs_dir else {}))
+    wall_clock_s = getattr(args, "wall_clock", None) or None  # 0: no budget
     commit, dirty = git_state()
     folder.write_json(
         "config.json",
@@ -95,6 +97,7 @@ def build_session(args: argparse.Namespace) -> Session:
             episodes=args.episodes,
             seed=args.seed,
             horizon=settled_horizon(domain, args.layout, args.horizon),
+            wall_clock_s=wall_clock_s,
             llm=args.llm,
             api_base=args.api_base,
             llm_timeout_s=args.llm_timeout,
@@ -109,7 +112,9 @@ def build_session(args: argparse.Namespace) -> Session:
             created=datetime.now(UTC).isoformat(),
         ),
     )
-    return Session(domain=domain, env=env, llm=llm, builder=builder, args=args, folder=folder, topology=topology)
+    return Session(
+        domain=domain, env=env, llm=llm, builder=builder, args=args, folder=folder, topology=topology, wall_clock_s=wall_clock_s
+    )
 
 
 def topology_config(args: argparse.Namespace, domain: Domain) -> TopologyConfig | None:

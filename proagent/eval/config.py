@@ -21,8 +21,17 @@ from pydantic import (
 
 from proagent.agent.config import AgentConfig
 from proagent.agent.presets import model_defaults
+from proagent.bounded import NumberError, bounded_float
 from proagent.domains import DEFAULT_DOMAIN
-from proagent.limits import MAX_CONCURRENCY, MAX_EPISODES, MAX_GRID_EPISODES, MAX_HORIZON, MAX_MESSAGE_BUDGET, MAX_SEED
+from proagent.limits import (
+    MAX_CONCURRENCY,
+    MAX_EPISODES,
+    MAX_GRID_EPISODES,
+    MAX_HORIZON,
+    MAX_MESSAGE_BUDGET,
+    MAX_SEED,
+    MAX_WALL_CLOCK_S,
+)
 from proagent.maeil.topology import TopologyName
 from proagent.paths import PROJECT_ROOT
 from proagent.untrusted import MAX_DEPTH, UntrustedFileError, loads_toml, nesting_depth, read_text
@@ -106,6 +115,9 @@ class EvalConfig(BaseModel):
         default_factory=dict, description="environment settings for every layout (Overcooked: Dynamics fields), over each layout's own"
     )
     horizon: int | None = Field(None, ge=1, le=MAX_HORIZON, description="steps per episode; None: each layout's own (a CUBE scenario's), else 400")
+    wall_clock_s: float | None = Field(
+        None, description="an episode ends after the step in which this many seconds have passed since its first (EmCoop's budget); None or 0: no budget"
+    )
     concurrency: int = Field(8, ge=1, le=MAX_CONCURRENCY, description="episodes in flight")
     llm_concurrency: int = Field(32, ge=1, le=MAX_CONCURRENCY, description="LLM requests in flight to each model endpoint, over all episodes (and, on Ray, all runs)")
     max_cost_usd: float | None = Field(None, ge=0, description="start no new episode once this much was spent")
@@ -127,6 +139,18 @@ class EvalConfig(BaseModel):
         if self.grid_episodes() > MAX_GRID_EPISODES:
             raise ValueError(f"the grid has {self.grid_episodes():,} episodes; at most {MAX_GRID_EPISODES:,} in one evaluation")
         return self
+
+    @field_validator("wall_clock_s", mode="before")
+    @classmethod
+    def _wall_clock(cls, value: Any) -> float | None:
+        """Seconds, finite, 0 to `MAX_WALL_CLOCK_S` (a bool, a string or NaN in a file is refused,
+        not read as a number); 0 is no budget, so ``--wall-clock 0`` turns off a file's."""
+        if value is None:
+            return None
+        try:
+            return bounded_float(value, "seconds", 0.0, MAX_WALL_CLOCK_S) or None
+        except NumberError as exc:
+            raise ValueError(exc.problem) from None
 
     @field_validator("partners", "layouts", "seats")
     @classmethod

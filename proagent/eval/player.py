@@ -91,6 +91,7 @@ class EpisodePlayer:
                 on_step=on_step,
                 episode_env=episode_env,
                 topology=self._topology(job),
+                wall_clock_s=self.config.wall_clock_s,
             )  # fmt: skip
         finally:
             source.close(episode_env)

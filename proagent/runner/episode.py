@@ -20,7 +20,7 @@ from proagent.contract import Agent, Observation, others, seat_seeds
 from proagent.interdependence.episode import record_fields
 from proagent.maeil.loop import Maeil
 from proagent.maeil.topology import TopologyConfig
-from proagent.runner.records import EpisodeRecord, SeatUsage, team_usage
+from proagent.runner.records import EndedBy, EpisodeRecord, SeatUsage, team_usage
 from proagent.world.interface import Domain
 from proagent.world.types import DomainEnv, EngineState, Event, State, Transition
 
@@ -40,6 +40,20 @@ class StepView:
     def agent(self) -> Agent:
         """The focal seat's agent (the one the run is about)."""
         return self.team[self.focal]
+
+
+class WallClock:
+    """A wall-clock budget per episode (EmCoop's MA-Crafter runs end at their step budget or after
+    ``time_limit_seconds``, whichever comes first): `spent` is true once ``budget_s`` seconds have
+    passed since it was made. ``clock`` is injectable so that tests fix time instead of waiting for it."""
+
+    def __init__(self, budget_s: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.budget_s = budget_s
+        self.clock = clock
+        self.started = clock()
+
+    def spent(self) -> bool:
+        return self.clock() - self.started >= self.budget_s
 
 
 class StateSink(Protocol):
@@ -84,6 +98,8 @@ async def run_episode(
     pace: Callable[[], Awaitable[None]] | None = None,
     topology: TopologyConfig | None = None,
     stop_when: Callable[[float, Sequence[Event]], bool] | None = None,
+    wall_clock_s: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> EpisodeRecord:
     """Play ``team`` (one agent per seat, any kinds) to the horizon; the record is about ``focal``.
     ``states`` (if given) is handed every engine state as it comes (a GIF recorder). ``episode_env`` (default
@@ -92,7 +108,10 @@ async def run_episode(
     in `proagent human`, so the latest input is read right after it. ``topology`` (if given) runs
     the team through MAEIL (`proagent.maeil`): deliberating agents talk and re-plan between steps,
     each step's cognition goes into the trace and the process metrics into the record; with
-    ``topology.feedback`` the world's feedback snapshot of the whole state rides on the leader's messages."""
+    ``topology.feedback`` the world's feedback snapshot of the whole state rides on the leader's messages.
+    ``wall_clock_s`` (if set, > 0) ends the episode after the step in which that many seconds of
+    ``clock`` have passed since its first step began (`WallClock`); the step in flight is played
+    out, as its decisions are already paid for. The record says why the episode ended (``ended_by``)."""
     started = time.perf_counter()
     episode_env = episode_env or SingleEnv(env, seed)
     state = await episode_env.reset()
@@ -115,6 +134,7 @@ async def run_episode(
     maeil = Maeil(topology, team, plan_target, snapshot) if topology is not None else None
     if states is not None:
         states.append(state)
+    deadline = WallClock(wall_clock_s, clock) if wall_clock_s else None
     while True:
         if pace is not None:
             await pace()
@@ -130,7 +150,9 @@ async def run_episode(
         score += reward
         shaped = [s + float(r) for s, r in zip(shaped, tr.shaped_reward)]
         constraints = process.add(symbolic, actions, after) if process is not None else None
-        ended = bool(tr.done) or (stop_when is not None and stop_when(score, all_events))
+        stopped = not tr.done and stop_when is not None and stop_when(score, all_events)
+        ended_by = _ending(bool(tr.done), stopped, deadline)
+        ended = ended_by is not None
         if trace is not None:
             record = _step_record(
                 domain, env, team, focal, episode, symbolic, after, actions, events, reward, score, ended
@@ -147,8 +169,24 @@ async def run_episode(
         if ended:
             break
     record = _episode_record(env, domain, team, focal, seed, episode, score, shaped, symbolic.step, all_events, started)
-    update = {"process_metrics": {**(maeil.metrics() if maeil else {}), **(process.result() if process else {})}}
+    update = {
+        "process_metrics": {**(maeil.metrics() if maeil else {}), **(process.result() if process else {})},
+        "ended_by": ended_by,
+    }
     return record.model_copy(update={**update, **(record_fields(collector.result()) if collector is not None else {})})
+
+
+def _ending(done: bool, stopped: bool, deadline: WallClock | None) -> EndedBy | None:
+    """Why the episode ends after this step, None if it goes on. The world's end comes first (a
+    step that reaches the horizon as the budget runs out ended by the horizon); the clock is read
+    only when nothing else ended the episode."""
+    if done:
+        return "world"
+    if stopped:
+        return "until"
+    if deadline is not None and deadline.spent():
+        return "wall_clock"
+    return None
 
 
 async def _joint_action(

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from proagent.domains import DEFAULT_DOMAIN
+
+# Why an episode ended: the world's own end (its horizon or a terminal state), the caller's stop
+# condition (`proagent human --until`), or the wall-clock budget (``--wall-clock``).
+EndedBy = Literal["world", "until", "wall_clock"]
 
 
 class RunConfig(BaseModel):
@@ -23,6 +27,9 @@ class RunConfig(BaseModel):
     episodes: int
     seed: int
     horizon: int
+    wall_clock_s: float | None = Field(
+        None, description="seconds of wall clock an episode may take (--wall-clock, EmCoop's budget); None: no budget"
+    )
     llm: str
     api_base: str | None = None
     llm_timeout_s: float | None = None
@@ -85,6 +92,7 @@ class EpisodeRecord(BaseModel):
     )
     steps: int
     wall_time_s: float
+    ended_by: EndedBy | None = Field(None, description="why the episode ended; None in records written before it was kept")
     shaped_return: list[float]
     llm_calls: int = 0
     cached_calls: int = 0

@@ -30,9 +30,9 @@ from proagent.domains.macrafter.partners import DEFAULT_PARTNER, make_partner, p
 from proagent.domains.macrafter.perception import CrafterPerceiver, SeatView
 from proagent.domains.macrafter.rendering import RENDERING
 from proagent.domains.macrafter.skills import (
-    MAX_MOVE,
     COLLECT_TIMEOUT,
     CRAFT_TIMEOUT,
+    MAX_MOVE,
     MAX_WAIT,
     NAVIGATE_TIMEOUT,
     MACrafterSkillBook,
