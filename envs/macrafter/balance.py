@@ -35,19 +35,19 @@ def cow_ceiling(horizon: int) -> np.ndarray:
 
 
 def chunk_cells(cfg: CrafterSettings) -> np.ndarray:
-    """(NC, cs*cs, 2) each chunk's cells (x, y) in x-major order (EmCoop's mask order), (-1, -1)
-    where a chunk at the map's edge is smaller."""
+    """(NC, cs*cs, 2) each chunk's cells (x, y) in x-major order (EmCoop's mask order) at index
+    ``x_local * cs + y_local`` (the layout of `chunk_blocks`), (-1, -1) where a chunk at the map's
+    edge is smaller."""
     cs = cfg.chunk_size
     rows, cols = cfg.chunks
     out = np.full((rows * cols, cs * cs, 2), -1, np.int32)
     for r in range(rows):
         for c in range(cols):
-            cells = [
-                (x, y)
-                for x in range(c * cs, min((c + 1) * cs, cfg.width))
-                for y in range(r * cs, min((r + 1) * cs, cfg.height))
-            ]
-            out[r * cols + c, : len(cells)] = cells
+            for lx in range(cs):
+                for ly in range(cs):
+                    x, y = c * cs + lx, r * cs + ly
+                    if x < cfg.width and y < cfg.height:
+                        out[r * cols + c, lx * cs + ly] = (x, y)
     return out
 
 
