@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import math
 
+import jax
 import numpy as np
 import pytest
-
-import jax
 
 from envs.macrafter.draws import StepDraws, threshold
 from envs.macrafter.reference import reference_step

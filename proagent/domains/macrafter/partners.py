@@ -102,9 +102,9 @@ def helper_skill(view: CrafterView, seat: int) -> Skill:
         return urgent
     me = view.agents[seat]
     for attempt in view.attempts:
-        if attempt.outcome == "too_few" and seat not in attempt.participants:
-            if attempt.kind == "collect" and attempt.target in RESOURCES and tool_ok(view, seat, attempt.target):
-                return Skill("collect", attempt.target)
+        lacking = attempt.outcome == "too_few" and seat not in attempt.participants
+        if lacking and attempt.target in RESOURCES and tool_ok(view, seat, attempt.target):
+            return Skill("collect", attempt.target)
     for other in view.agents:
         faced = view.material(other.faced_cell) if other.seat != seat and other.alive else None
         name = faced.name.lower() if faced is not None else ""
