@@ -4,12 +4,14 @@ crafting together, placing and sharing."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import jax
 import jax.numpy as jnp
 import pytest
 from macrafter_maps import crafter_view, small_env
 
-from envs.macrafter import CrafterEnv, CrafterState, CrafterView
+from envs.macrafter import Action, CrafterEnv, CrafterState, CrafterView
 from proagent.domains.macrafter.controller import MACrafterController
 from proagent.domains.macrafter.skills import NAVIGATE_TIMEOUT, MACrafterSkillBook, skill_book_for
 from proagent.world.types import Skill, SkillParseError
@@ -139,3 +141,13 @@ def test_share_hands_over_the_units_one_per_step() -> None:
     env, state = small_env([r.replace("2", ".") for r in OPEN], {0: {"wood": 3}})
     view, steps = _run(env, state, {0: Skill("share", "1, wood, 2")}, 20)
     assert view.agents[1].count("wood") == 2 and view.agents[0].count("wood") == 1 and steps < 20
+
+
+def test_a_craft_gives_up_after_a_press_that_lacked_its_ingredients() -> None:
+    book = MACrafterSkillBook(2)
+    view = crafter_view(OPEN, bags={0: {"wood": 1}})
+    craft = Skill("craft", "wood_pickaxe")
+    failed = replace(view, last_actions=(int(Action.MAKE_WOOD_PICKAXE), 0), results=("missing_items", "none"))
+    assert book.is_done(failed, 0, craft, 1) and not book.is_done(failed, 0, craft, 0)
+    waiting = replace(failed, results=("too_few_crafters", "none"))
+    assert not book.is_done(waiting, 0, craft, 1) and book.is_done(waiting, 0, craft, 12)

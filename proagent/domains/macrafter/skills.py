@@ -21,7 +21,8 @@ Definitions:
   press DO until this agent took part in a successful collection (trees, stone, coal, iron,
   diamond) or its drink or food is full (water, cow); it gives up after `COLLECT_TIMEOUT` steps.
 - ``craft(item)``: go beside the recipe's station and craft until this agent made the item; it
-  gives up after `CRAFT_TIMEOUT` steps (a craft that cannot succeed is not pressed forever).
+  gives up after `CRAFT_TIMEOUT` steps, or at once when a press failed for want of a station or
+  ingredients (a craft that cannot succeed is not pressed again and again).
 - ``place(object)``: face a free cell it may go on and place it.
 - ``sleep()``: sleep until awake again (a sleeper acts on nothing until its energy is full).
 - ``share(k, item, q)``: hand teammate k q units of an item (or of food, drink, energy; all it
@@ -202,7 +203,12 @@ def crafted(view: CrafterView, seat: int, item: str) -> bool:
 
 
 def _craft_done(view: CrafterView, seat: int, skill: Skill, steps: int) -> bool:
-    return steps >= CRAFT_TIMEOUT or (steps > 0 and crafted(view, seat, str(skill.arg)))
+    """Made it; or gave up: at the time limit, or at once when a press failed for want of a station
+    or ingredients (pressing again cannot help; waiting for crafters under a quorum can)."""
+    if steps >= CRAFT_TIMEOUT or (steps > 0 and crafted(view, seat, str(skill.arg))):
+        return True
+    pressed = bool(view.last_actions) and view.last_actions[seat] == int(CRAFT_ACTIONS[str(skill.arg)])
+    return steps > 0 and pressed and view.results[seat] in ("no_station", "missing_items")
 
 
 # ---- place / sleep -----------------------------------------------------------------------------
