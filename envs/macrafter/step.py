@@ -13,13 +13,13 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from envs.macrafter.balance import Herd, balance, chunk_blocks, chunk_cells, chunk_of, cow_ceiling
+from envs.macrafter.balance import Herd, balance, chunk_cells, chunk_of, cow_ceiling
 from envs.macrafter.collect import bag_of, collect, resource_tables, run_shares, split_bag
 from envs.macrafter.draws import StepDraws
-from envs.macrafter.rules import NUM_ACTIONS, PICKAXES, SHARE_BASE, Action, Material, Vital
+from envs.macrafter.rules import NUM_ACTIONS, PICKAXES, SHARE_BASE, Action, Vital
 from envs.macrafter.settings import CrafterSettings
 from envs.macrafter.state import RESULT, CrafterState
-from envs.macrafter.update import World, act_tables, update_objects
+from envs.macrafter.update import DIRS, World, act_tables, update_objects
 
 _SHARE_RESULT = jnp.asarray([RESULT["none"], RESULT["ok"], RESULT["receiver_down"], RESULT["nothing"]], jnp.int32)
 _DO_RESULT = jnp.asarray(
@@ -67,7 +67,7 @@ class CrafterStep:
         order = state.order.at[a:].set(jnp.where(got.cow_alive, state.order[a:], -1))  # eaten cows leave
         wd = update_objects(cfg, self.acts, wd, acts, order, draws, crafters)
         step = state.step + 1
-        herd, touched = self._balance(state._replace(order=order), wd, step, draws)
+        herd, touched = self._balance(state._replace(order=order), wd, acts, step, draws)
         result = jnp.where(acts >= SHARE_BASE, _SHARE_RESULT[shares.result], wd.result)
         result = jnp.where(do, _DO_RESULT[got.result], result)
         result = jnp.where(dies, RESULT["died"], result)
@@ -82,15 +82,23 @@ class CrafterStep:
             share_to=shares.to, share_good=shares.good, share_qty=shares.qty,
         )  # fmt: skip
 
-    def _balance(self, state: CrafterState, wd: World, step: jax.Array, draws: StepDraws) -> tuple[Herd, jax.Array]:
+    def _balance(
+        self, state: CrafterState, wd: World, acts: jax.Array, step: jax.Array, draws: StepDraws
+    ) -> tuple[Herd, jax.Array]:
+        """Mark the chunks objects stand in (a placed plant is an object in EmCoop), then balance
+        the cows on balancing steps (skipped otherwise: a real skip for one env, a select in a batch)."""
         cfg = self.settings
         touched = touch(cfg, state.touched, wd.pos, wd.in_world)
         touched = touch(cfg, touched, wd.cow_pos, wd.cow_alive)
-        plants = jnp.any(chunk_blocks(cfg, wd.grid) == Material.PLANT, -1)  # EmCoop's plant is an object
-        touched = touched | plants.reshape(touched.shape)
+        planted = (acts == Action.PLACE_PLANT) & (wd.result == RESULT["ok"])
+        touched = touch(cfg, touched, wd.pos + DIRS[wd.facing], planted)
         herd = Herd(wd.cow_pos, wd.cow_alive, state.order, state.next_order)
-        balanced = balance(cfg, self.cells, self.ceiling, herd, wd.grid, touched, wd.pos, state.active, step, draws)
-        herd = jax.tree.map(lambda a, b: jnp.where(step % cfg.balance_every == 0, a, b), balanced, herd)
+        herd = jax.lax.cond(
+            step % cfg.balance_every == 0,
+            lambda h: balance(cfg, self.cells, self.ceiling, h, wd.grid, touched, wd.pos, state.active, step, draws),
+            lambda h: h,
+            herd,
+        )
         return herd, touched
 
 
