@@ -562,22 +562,3 @@ def test_the_records_and_the_input_is_never_written() -> None:
     assert new.do_pos[:2].tolist() == [[4, 4], [6, 4]] and new.do_tools[1].tolist() == [True, False, False]
     assert new.tgt_res[0].tolist() == [0 if (dx, dy) == (1, 0) else -1 for dx, dy in reach_offsets(1).tolist()]
     assert (new.tgt_res[1:] == -1).all() and new.inventory[0, Item.WOOD] == 1
-
-
-def test_a_64x64_step_is_fast() -> None:
-    import time
-
-    rng = np.random.default_rng(0)
-    settings = CrafterSettings()
-    grid = rng.choice([Material.GRASS, Material.TREE, Material.STONE, Material.WATER], (64, 64), p=[0.7, 0.1, 0.1, 0.1])
-    agents = [(10, 10), (30, 30), (50, 50)]
-    for x, y in agents:
-        grid[y, x] = Material.GRASS
-    grass = [(int(x), int(y)) for x, y in zip(*np.nonzero(grid.T == Material.GRASS), strict=True)]
-    cows = [xy for xy in grass if xy not in agents][::97][:40]
-    state = world(agents, {}, cows, settings)._replace(grid=grid.astype(np.int32))
-    draws = StepDraws(*(rng.integers(0, 2**32, n, dtype=np.uint32) for n in (64, 64, 36, 36)))
-    start = time.perf_counter()
-    for _ in range(20):
-        state, _ = reference_step(settings, state, np.array([DO, R, Action.MAKE_WOOD_PICKAXE]), draws)
-    assert (time.perf_counter() - start) / 20 < 0.05  # very generous on a shared core
