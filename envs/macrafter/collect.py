@@ -206,7 +206,7 @@ def collect(
     achievements = achievements + jnp.einsum("ikj,ika->ja", got, ach)
     mined = ok & (tgt >= 0) & (tgt < COW_CODE) & inside
     cleared = jnp.zeros(grid.shape, bool).at[jnp.clip(y, 0, h - 1), jnp.clip(x, 0, w - 1)].max(mined)
-    grid = jnp.where(cleared, jnp.asarray(t.leaves_of)[grid], grid)
+    grid = jnp.where(cleared, jnp.asarray(t.leaves_of, jnp.int8)[grid], grid)
     eaten = jnp.any(
         (taken & (tgt == COW_CODE))[..., None] & jnp.all(cells[:, :, None, :] == cow_pos[None, None], -1), (0, 1)
     )

@@ -148,7 +148,7 @@ def start_in_jax(
     vitals = jnp.where(active[:, None], cfg.vital_max, s.vitals).astype(jnp.int32)
     touched = touch(cfg, touch(cfg, s.touched, pos, active), cow_pos, cow_alive)
     return s._replace(
-        grid=grid.astype(jnp.int32),
+        grid=grid.astype(jnp.int8),
         pos=pos,
         active=active,
         vitals=vitals,

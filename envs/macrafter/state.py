@@ -66,7 +66,7 @@ def reach_offsets(distance: int) -> np.ndarray:
 
 
 class CrafterState(NamedTuple):
-    grid: Array  # (H, W) int32 Material; cows are objects, not cells
+    grid: Array  # (H, W) int8 Material (a quarter of the memory traffic of int32); cows are objects
     pos: Array  # (A, 2) int32 (x, y)
     facing: Array  # (A,) int32 index into rules.MOVES (left, right, up, down)
     active: Array  # (A,) bool, False for padding seats
@@ -101,7 +101,7 @@ def blank_state(settings: CrafterSettings, capacity: int) -> CrafterState:
     a, c, h, w = capacity, settings.cow_capacity, settings.height, settings.width
     k = len(reach_offsets(settings.collect_distance))
     return CrafterState(
-        grid=np.full((h, w), int(Material.GRASS), np.int32),
+        grid=np.full((h, w), int(Material.GRASS), np.int8),
         pos=np.full((a, 2), -1, np.int32),
         facing=np.full(a, 3, np.int32),
         active=np.zeros(a, bool),
@@ -157,7 +157,7 @@ def populate(
     for x, y in [*pos[:n].tolist(), *cow_pos[:m].tolist()]:
         touched[y // settings.chunk_size, x // settings.chunk_size] = True
     return s._replace(
-        grid=np.asarray(grid, np.int32),
+        grid=np.asarray(grid, np.int8),
         pos=pos,
         active=active,
         vitals=vitals,

@@ -132,6 +132,8 @@ class World(NamedTuple):
     cow_pos: jax.Array
     cow_alive: jax.Array
     result: jax.Array
+    placed_cell: jax.Array | None = None  # (A, 2) the cell each seat placed on this step
+    placed_mat: jax.Array | None = None  # (A,) what it placed there, -1 nothing
 
 
 def occupied(wd: World, cell: jax.Array) -> jax.Array:
@@ -139,6 +141,14 @@ def occupied(wd: World, cell: jax.Array) -> jax.Array:
     seat = jnp.any(wd.in_world & jnp.all(wd.pos == cell, -1))
     cow = jnp.any(wd.cow_alive & jnp.all(wd.cow_pos == cell, -1))
     return seat | cow
+
+
+def seen_material(wd: World, cell: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """(material, inside) of a cell as the seats' loop sees it: the grid, with this step's earlier
+    placements laid over it (the loop does not write the grid, which keeps a batched step cheap)."""
+    mat, inside = material_at(wd.grid, cell)
+    hit = (wd.placed_mat >= 0) & jnp.all(wd.placed_cell == cell, -1)
+    return jnp.where(jnp.any(hit), jnp.max(jnp.where(hit, wd.placed_mat, -1)), mat), inside
 
 
 def material_at(grid: jax.Array, cell: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -161,7 +171,7 @@ def update_objects(
     """Every object's update in creation order. The seats are created together after the world's
     first cows (EmCoop's reset) and every later cow after them, so the order is: the cows older than
     the seats (by creation number), the seats in seat order, then the younger cows. Cows update in
-    a cheap loop of their own; only the seats' loop carries the grid."""
+    a cheap loop of their own; no loop carries the grid."""
     n = wd.pos.shape[0]
     big = jnp.iinfo(jnp.int32).max
     first_seat = jnp.min(jnp.where(order[:n] >= 0, order[:n], big))
@@ -169,19 +179,38 @@ def update_objects(
     perm = jnp.argsort(jnp.where(cow_order < 0, big, cow_order))
 
     def cows(older: bool) -> Callable[[World], World]:
-        def one(i: jax.Array, wd: World) -> World:
+        def one(i: jax.Array, cow_pos: jax.Array, wd: World) -> jax.Array:
             k = perm[i]
             due = wd.cow_alive[k] & (cow_order[k] >= 0) & ((cow_order[k] < first_seat) == older)
-            return _cow(at, wd, k, draws, due)
+            return _cow(at, wd._replace(cow_pos=cow_pos), k, draws, due).cow_pos
 
-        return lambda wd: jax.lax.fori_loop(0, cow_order.shape[0], one, wd)
+        # the loop carries only the cows' cells: a carried grid would be copied every round
+        return lambda wd: wd._replace(
+            cow_pos=jax.lax.fori_loop(0, cow_order.shape[0], lambda i, c: one(i, c, wd), wd.cow_pos)
+        )
 
-    def seat(i: jax.Array, wd: World) -> World:
-        return jax.lax.cond(wd.in_world[i], lambda w: _player(cfg, at, w, i, acts[i], crafters), lambda w: w, wd)
+    grid = wd.grid
+
+    def seat(i: jax.Array, carry: World) -> World:
+        """One seat's update; the grid stays out of the loop's carry (the seats only read it: their
+        placements ride in ``placed_*`` until `_lay_placements`)."""
+        full = carry._replace(grid=grid)
+        done = jax.lax.cond(full.in_world[i], lambda w: _player(cfg, at, w, i, acts[i], crafters), lambda w: w, full)
+        return done._replace(grid=None)
 
     wd = cows(older=True)(wd)
-    wd = jax.lax.fori_loop(0, n, seat, wd)
-    return cows(older=False)(wd)
+    wd = wd._replace(placed_cell=jnp.full((n, 2), -1, jnp.int32), placed_mat=jnp.full((n,), -1, jnp.int32))
+    wd = jax.lax.fori_loop(0, n, seat, wd._replace(grid=None))._replace(grid=grid)
+    return cows(older=False)(_lay_placements(wd))
+
+
+def _lay_placements(wd: World) -> World:
+    """Write the seats' placements into the grid once, after their loop."""
+    h = wd.grid.shape[0]
+    x, y = wd.placed_cell[:, 0], wd.placed_cell[:, 1]
+    rows = jnp.where(wd.placed_mat >= 0, y, h)  # out of range: dropped
+    grid = wd.grid.at[rows, x].set(wd.placed_mat.astype(wd.grid.dtype), mode="drop")
+    return wd._replace(grid=grid, placed_cell=None, placed_mat=None)
 
 
 def _cow(at: ActTables, wd: World, c: jax.Array, draws: StepDraws, due: jax.Array) -> World:
@@ -224,10 +253,10 @@ def _move(at: ActTables, wd: World, i: jax.Array, a: jax.Array) -> tuple[World, 
     is_move = (a >= Action.LEFT) & (a <= Action.DOWN)
     facing = jnp.where(is_move, a - Action.LEFT, wd.facing[i])
     target = wd.pos[i] + DIRS[facing]
-    mat, inside = material_at(wd.grid, target)
+    mat, inside = seen_material(wd, target)
     free = inside & jnp.asarray(at.agent_walk)[jnp.maximum(mat, 0)] & ~occupied(wd, target)
     pos = jnp.where(is_move & free, target, wd.pos[i])
-    lava = is_move & (material_at(wd.grid, pos)[0] == Material.LAVA)
+    lava = is_move & (seen_material(wd, pos)[0] == Material.LAVA)
     vitals = wd.vitals.at[i, Vital.HEALTH].set(jnp.where(lava, 0, wd.vitals[i, Vital.HEALTH]))
     result = jnp.where(lava, RESULT["died"], jnp.where(free, RESULT["ok"], RESULT["blocked"]))
     return wd._replace(pos=wd.pos.at[i].set(pos), facing=wd.facing.at[i].set(facing), vitals=vitals), result
@@ -238,29 +267,35 @@ def _place(at: ActTables, wd: World, i: jax.Array, a: jax.Array) -> tuple[World,
     is_place = (a >= Action.PLACE_STONE) & (a <= Action.PLACE_PLANT)
     p = jnp.clip(a - Action.PLACE_STONE, 0, 3)
     target = wd.pos[i] + DIRS[wd.facing[i]]
-    mat, inside = material_at(wd.grid, target)
+    mat, inside = seen_material(wd, target)
     fits = inside & ~occupied(wd, target) & jnp.asarray(at.place_on)[p, jnp.maximum(mat, 0)]
     cost = jnp.asarray(at.place_cost)[p]
     paid = jnp.all(wd.inventory[i] >= cost)
     ok = is_place & fits & paid
-    h, w = wd.grid.shape
-    y, x = jnp.clip(target[1], 0, h - 1), jnp.clip(target[0], 0, w - 1)
-    grid = wd.grid.at[y, x].set(jnp.where(ok, jnp.asarray(at.place_mat)[p], wd.grid[y, x]))
+    placed_cell = wd.placed_cell.at[i].set(jnp.where(ok, target, wd.placed_cell[i]))
+    placed_mat = wd.placed_mat.at[i].set(jnp.where(ok, jnp.asarray(at.place_mat)[p], wd.placed_mat[i]))
     inventory = wd.inventory.at[i].add(-cost * ok)
     ach = wd.achievements.at[i, jnp.asarray(at.place_ach)[p]].add(ok.astype(jnp.int32))
     result = jnp.where(ok, RESULT["ok"], jnp.where(fits, RESULT["missing_items"], RESULT["occupied"]))
-    return wd._replace(grid=grid, inventory=inventory, achievements=ach), result
+    return wd._replace(placed_cell=placed_cell, placed_mat=placed_mat, inventory=inventory, achievements=ach), result
 
 
-def _stations_near(grid: jax.Array, pos: jax.Array) -> jax.Array:
+def _stations_near(wd: World, pos: jax.Array) -> jax.Array:
     """(table, furnace) among the 3x3 cells around ``pos`` as ``engine.World.nearby`` slices them:
     clipped at the far edges, and empty when the slice would start at -1 (column or row 0)."""
-    h, w = grid.shape
+    h, w = wd.grid.shape
     x, y = pos[0], pos[1]
     dx = jnp.arange(-1, 2)
     xs, ys = x + dx[None, :], y + dx[:, None]
     inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h) & (x >= 1) & (y >= 1)
-    cells = grid[jnp.clip(ys, 0, h - 1), jnp.clip(xs, 0, w - 1)]
+    cells = wd.grid[jnp.clip(ys, 0, h - 1), jnp.clip(xs, 0, w - 1)]
+    # this step's earlier placements, laid over the grid
+    hit = (
+        (wd.placed_mat[:, None, None] >= 0)
+        & (wd.placed_cell[:, 0, None, None] == xs)
+        & (wd.placed_cell[:, 1, None, None] == ys)
+    )
+    cells = jnp.where(jnp.any(hit, 0), jnp.max(jnp.where(hit, wd.placed_mat[:, None, None], -1), 0), cells)
     return jnp.stack([jnp.any(inside & (cells == Material.TABLE)), jnp.any(inside & (cells == Material.FURNACE))])
 
 
@@ -269,7 +304,7 @@ def _make(at: ActTables, wd: World, i: jax.Array, a: jax.Array, crafters: jax.Ar
     is_make = (a >= Action.MAKE_WOOD_PICKAXE) & (a <= Action.MAKE_IRON_SWORD)
     m = jnp.clip(a - Action.MAKE_WOOD_PICKAXE, 0, 5)
     need_station = jnp.asarray(at.make_station)[m]
-    near = _stations_near(wd.grid, wd.pos[i])
+    near = _stations_near(wd, wd.pos[i])
     station_ok = jnp.all(~need_station | near)
     needs = jnp.asarray(at.make_needs)[m]
     items_ok = jnp.all(wd.inventory[i] >= needs)

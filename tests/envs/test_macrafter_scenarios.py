@@ -126,7 +126,7 @@ def test_bad_settings_fail_with_one_line(overrides, message):
     [
         (
             "nope",
-            "unknown scenario 'nope'; one of ['easy_2a', 'emcoop', 'hard_4a', 'medium_3a'] or random:<easy|medium|hard>:<seed>",
+            "unknown scenario 'nope'; one of ['easy_2a', 'emcoop', 'hard_4a', 'medium_3a'], emcoop:<seed> or random:<easy|medium|hard>:<seed>",
         ),
         ("random:easy", "bad random scenario spec 'random:easy'"),
         ("random:easy:x", "bad random scenario spec"),
