@@ -2,7 +2,7 @@
 sweep's overrides) read field by field against the pydantic model they set, before anything runs.
 
 Each key must name a field of the model; a number is read by the one bounded reader
-(`proagent.bounded`) within the field's own range (``lr`` above 0, ``gamma`` in (0, 1]): ASCII
+(`proagent.bounded`) within the field's own range (``lr`` from 0 to 1, ``gamma`` in (0, 1]): ASCII
 digits, finite, one line naming ``--set lr`` and the range otherwise. A list or table is JSON
 (within the untrusted-file bounds); ``none`` is None where the field allows it; anything else is
 left to the model's own validation.

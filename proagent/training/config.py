@@ -42,7 +42,7 @@ class PPOHyperparameters(BaseModel):
     ent_coef: float = Field(0.04, ge=0.0, le=100.0)
     vf_coef: float = Field(0.5, ge=0.0, le=100.0)
     max_grad_norm: float = Field(0.5, gt=0.0, le=1e6)
-    lr: float = Field(5e-4, gt=0.0, le=1.0)
+    lr: float = Field(5e-4, ge=0.0, le=1.0)  # 0 freezes the learner
     lr_warmup: float = Field(0.05, ge=0.0, le=1.0, description="fraction of updates spent warming up")
     anneal_lr: bool = Field(True, description="cosine decay after the warmup; else constant lr")
 

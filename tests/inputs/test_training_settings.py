@@ -32,8 +32,8 @@ def _refused(argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 @pytest.mark.parametrize(
     ("setting", "words"),
-    [("lr=nan", "--set lr: must be a number above 0"), ("lr=inf", "--set lr"), ("lr=-inf", "--set lr"),
-     ("lr=0", "--set lr"), ("lr=1e400", "--set lr"), ("gamma=2", "--set gamma"), ("ent_coef=-1", "--set ent_coef"),
+    [("lr=nan", "--set lr: must be a number from 0"), ("lr=inf", "--set lr"), ("lr=-inf", "--set lr"),
+     ("lr=-1", "--set lr"), ("lr=1e400", "--set lr"), ("gamma=2", "--set gamma"), ("ent_coef=-1", "--set ent_coef"),
      ("num_envs=1e12", "--set num_envs"), ("num_envs=٣", "--set num_envs"), ("update_epochs=" + "9" * 5000, "--set update_epochs"),
      ("max_grad_norm=nan", "--set max_grad_norm")],
 )  # fmt: skip
