@@ -18,7 +18,7 @@ from pathlib import Path
 from pydantic import Field, field_validator
 from rich.console import Console
 
-from proagent.eval.process_plots import bars_by_difficulty, failure_bars, radar_by_topology
+from proagent.eval.process_plots import RADAR_METRICS, bars_by_difficulty, failure_bars, radar_by_topology
 from proagent.eval.records import read_records
 from proagent.eval.stats import INTERVAL_NOTE, mean_se, metric_value, paired_difference
 from proagent.maeil import TOPOLOGIES
@@ -43,15 +43,7 @@ COLUMNS = (
     ("plan_coherence", "coherence"),
 )
 # EmCoop's process radar, with its attempt success rate for the constraint axis.
-RADAR = (
-    "plan_coherence",
-    "resumption_rate",
-    "messages_per_step",
-    "message_imbalance",
-    "interruptions_per_step",
-    "decision_latency_ms",
-    "attempt_success_rate",
-)
+RADAR = (*RADAR_METRICS[:-1], "attempt_success_rate")
 PRIMARY = "score"  # the column that gets an interval and the paired feedback difference
 
 
