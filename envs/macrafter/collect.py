@@ -33,7 +33,7 @@ from envs.macrafter.rules import (
 from envs.macrafter.settings import RESOURCE_GIVES, CrafterSettings
 from envs.macrafter.state import COW_CODE, RESOURCE_MATERIALS, RESOURCES, reach_offsets
 
-TOOL_SLOT = {"wood_pickaxe": 0, "stone_pickaxe": 1, "iron_pickaxe": 2}
+TOOL_SLOT = {item.name.lower(): slot for slot, item in enumerate(PICKAXES)}  # do_tools / tool columns
 _ACHIEVE = {
     "wood": Achievement.COLLECT_WOOD,
     "stone": Achievement.COLLECT_STONE,
@@ -47,13 +47,12 @@ _ACHIEVE = {
 
 class ResourceTables(NamedTuple):
     """Per resource code (state.RESOURCES order): quorum, tool slot (-1 none), score per participant,
-    the material it leaves, the bag column it fills (items, then vitals after NUM_ITEMS), the amount
+    the bag column it fills (items, then vitals after NUM_ITEMS), the amount
     and the achievement it counts; per Material, its resource code (-1 not collectable)."""
 
     quorum: np.ndarray
     tool: np.ndarray
     value: np.ndarray
-    leaves: np.ndarray
     column: np.ndarray
     amount: np.ndarray
     achievement: np.ndarray
@@ -71,13 +70,12 @@ def bag_column(good: str) -> int:
 
 def resource_tables(cfg: CrafterSettings) -> ResourceTables:
     """The collection rules of ``cfg`` as static arrays (built once per env)."""
-    quorum, tool, value, leaves, column, amount, ach, unit = ([] for _ in range(8))
+    quorum, tool, value, column, amount, ach, unit = ([] for _ in range(7))
     for r, name in enumerate(RESOURCES):
         rule = cfg.resources[name]
         quorum.append(rule.quorum)
         tool.append(TOOL_SLOT.get(rule.tool, -1))
         value.append(cfg.unit_value(name))
-        leaves.append(int(LEAVES[RESOURCE_MATERIALS[r]]) if r < COW_CODE else -1)
         item = RESOURCE_GIVES[name]
         column.append(bag_column(item))
         amount.append(cfg.cow_food if name == "cow" else 1)
@@ -92,7 +90,6 @@ def resource_tables(cfg: CrafterSettings) -> ResourceTables:
         quorum=np.asarray(quorum, np.int32),
         tool=np.asarray(tool, np.int32),
         value=np.asarray(value, np.float32),
-        leaves=np.asarray(leaves, np.int32),
         column=np.asarray(column, np.int32),
         amount=np.asarray(amount, np.int32),
         achievement=np.asarray(ach, np.int32),

@@ -43,8 +43,6 @@ def step_draws(key: jax.Array, cow_capacity: int, num_chunks: int) -> StepDraws:
     )
 
 
-
-
 def meets(bits: Array, probability: float) -> Array:
     """Which draws meet ``probability`` (works on NumPy and JAX arrays alike)."""
     bound = threshold(probability)

@@ -4,7 +4,8 @@
 (``ma_crafter/macrafter/coop_env.py``) does: shares, cooperative collection, the removal of fallen
 players, every world object's ``update`` in creation order, then chunk balancing (in
 ``reference_balance``). It is written from EmCoop's code, not from our JAX env, so the two can be
-checked against each other (``/work/spec/emcoop_step.md`` is the contract). Speed is not a goal:
+checked against each other (the shared contract is the state layout in `envs.macrafter.state` and the
+draws in `envs.macrafter.draws`; `docs/macrafter.md` states the rules). Speed is not a goal:
 plain loops, one object at a time, with a position -> object map standing in for EmCoop's
 ``engine.World._obj_map``. Randomness comes from ``StepDraws`` (raw uint32 bits), as in the JAX env.
 

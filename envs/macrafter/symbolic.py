@@ -16,7 +16,7 @@ from typing import Literal
 
 import numpy as np
 
-from envs.macrafter.rules import MOVES, SHARE_GOODS, VECTORS, Achievement, Action, Item, Material, Vital
+from envs.macrafter.rules import MOVES, PICKAXES, SHARE_GOODS, VECTORS, Achievement, Action, Item, Material, Vital
 from envs.macrafter.settings import CrafterSettings
 from envs.macrafter.state import RESOURCES, RESULTS, CrafterState, reach_offsets
 
@@ -217,7 +217,7 @@ def _attempts(settings: CrafterSettings, s: dict[str, np.ndarray], n: int) -> tu
     participants are the seats that did ``do`` within reach, capable those holding the tool then."""
     offsets = reach_offsets(settings.collect_distance)
     did = [i for i in range(n) if int(s["last_action"][i]) == Action.DO]
-    tools = {"wood_pickaxe": 0, "stone_pickaxe": 1, "iron_pickaxe": 2}
+    tools = {item.name.lower(): slot for slot, item in enumerate(PICKAXES)}  # state.do_tools columns
     seen: dict[Pos, Attempt] = {}
     for i in did:
         for k, (dx, dy) in enumerate(offsets):

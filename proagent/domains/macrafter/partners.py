@@ -20,6 +20,7 @@ from collections.abc import Callable
 from envs.macrafter.symbolic import CrafterView
 from proagent.contract import Agent, ImmediateAgent, Observation, UnknownAgentError
 from proagent.domains.macrafter.controller import MACrafterController
+from proagent.domains.macrafter.process_terms import holds_tool
 from proagent.domains.macrafter.skills import MACrafterSkillBook, skill_book_for
 from proagent.domains.macrafter.targets import RESOURCE_OF_ITEM, RESOURCES, known_cells, near_stations, tool_ok
 from proagent.world.types import EngineState, Skill
@@ -48,14 +49,10 @@ def best_resource(view: CrafterView) -> str | None:
     able = [
         r
         for r in RESOURCES
-        if sum(_holds(a.inventory, s.resources[r].tool) for a in alive) >= s.resources[r].quorum
+        if sum(holds_tool(a, s.resources[r].tool) for a in alive) >= s.resources[r].quorum
         and known_cells(view, r)
     ]
     return max(able, key=lambda r: (s.unit_value(r), r), default=None)
-
-
-def _holds(inventory: dict[str, int], tool: str) -> bool:
-    return tool == "none" or inventory.get(tool, 0) > 0
 
 
 def _lacking(view: CrafterView, seat: int, item: str) -> dict[str, int]:

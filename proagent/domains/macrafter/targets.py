@@ -21,6 +21,7 @@ from proagent.domains.macrafter.navigation import (
     tile,
     walkable,
 )
+from proagent.domains.macrafter.process_terms import holds_tool
 
 AGENT = "agent"
 # navigate(target): the things an agent can stand beside and face.
@@ -93,8 +94,7 @@ def place_cost(view: CrafterView, obj: str) -> dict[str, int]:
 
 def tool_ok(view: CrafterView, seat: int, resource: str) -> bool:
     """Whether the seat holds the resource's tool: that exact tool (a better pickaxe does not do)."""
-    tool = view.settings.resources[resource].tool
-    return tool == "none" or view.agents[seat].count(tool) > 0
+    return holds_tool(view.agents[seat], view.settings.resources[resource].tool)
 
 
 def diggable(view: CrafterView, seat: int) -> frozenset[int]:
