@@ -195,10 +195,12 @@ def write_comparison(target: Target, folder: Path, out: Path | None) -> None:
     """Our numbers from the run's records beside the paper's, with the commands that made them."""
     from proagent.eval.manifest import load_manifest
     from proagent.eval.paper_gap import gap_plot
+    from proagent.eval.paper_setting import withheld_line
     from proagent.eval.records import read_records
     from proagent.eval.reproduce_table import PaperNumbers, cell_gaps, compare, comparison_markdown, read_paper_numbers
     from proagent.paths import PROJECT_ROOT
     from proagent.runner.run_folder import RunFolder
+    from proagent.tables.common import model_label
 
     if target.paper_numbers is not None:
         paper = read_paper_numbers(PROJECT_ROOT / target.paper_numbers)
@@ -207,7 +209,9 @@ def write_comparison(target: Target, folder: Path, out: Path | None) -> None:
     records = read_records(folder / "episodes.jsonl")
     manifest = load_manifest(RunFolder(folder))
     config = manifest.config
-    from proagent.tables.common import model_label
+    differences = not_the_papers(target, config, paper.keys()) if paper.rows else []
+    if differences:
+        paper = paper.withheld(f"{target.table} of the {target.paper} paper, its numbers withheld (see above)")
 
     models = (
         ", ".join(sorted({model_label(a.llm) for a in config.agents if a.kind == "proagent"})) or "none (no LLM agent)"
@@ -217,6 +221,7 @@ def write_comparison(target: Target, folder: Path, out: Path | None) -> None:
         f"Played: {played(config)}.",
         f"Regenerate: {made_by([s.command for s in manifest.sessions if s.pending != 0])} (run folder `{folder.name}`).",
         f"Model (--llm, from the run's config.json): {models}.",
+        *([withheld_line(differences)] if differences else []),
     ]
     title = f"{target.name}: {target.table}"
     rows = compare(records, paper)
@@ -229,6 +234,14 @@ def write_comparison(target: Target, folder: Path, out: Path | None) -> None:
     path.write_text(text, encoding="utf-8")
     print(text)
     print(f"table: {path}", file=sys.stderr)
+
+
+def not_the_papers(target: Target, config: EvalConfig, keys: tuple[str, ...]) -> list[str]:
+    """How the run's setting differs from the paper's (the target's own grid; empty: like with like)."""
+    from proagent.eval.paper_setting import setting_differences
+    from proagent.eval.reproduce import checked_config, grid_data
+
+    return setting_differences(config, checked_config(grid_data(target)[0], target.name), keys)
 
 
 def played(config: EvalConfig) -> str:

@@ -45,11 +45,22 @@ class PaperNumbers(BaseModel):
         True, description="False: the paper's cells average an agent with the others only, so ours leave out self-play"
     )
     rows: list[PaperRow]
+    cell_keys: list[str] | None = Field(
+        None, description="the fields cells are named by, when the rows are withheld (ours keep the paper's cells)"
+    )
 
     def keys(self) -> tuple[str, ...]:
         """The fields the rows name their cells by (those set in some row), in KEYS order; all of
         them when there is no row (a paper that gives a figure only: ours alone, cell by cell)."""
+        if self.cell_keys is not None:
+            return tuple(k for k in KEYS if k in self.cell_keys)
         return tuple(k for k in KEYS if any(row.cell((k,)) != (None,) for row in self.rows)) or KEYS
+
+    def withheld(self, source: str) -> PaperNumbers:
+        """The same table without the paper's numbers (a run not at the paper's setting): our cells
+        are named as the paper's are, nothing is set beside them, and ``source`` names the table
+        without quoting its numbers (a source line may quote them)."""
+        return self.model_copy(update={"rows": [], "cell_keys": list(self.keys()), "source": source})
 
 
 class ComparisonRow(BaseModel):
@@ -111,22 +122,15 @@ def comparison_markdown(
     title: str, rows: list[ComparisonRow], paper: PaperNumbers, notes: list[str], plot: Path | None = None
 ) -> str:
     """The table: one line per cell, ours (mean ± se (n)), the paper's, ours minus the paper's and
-    that in standard errors; then where we stand (`paper_gap`) and the plot, when there is one."""
+    that in standard errors; then where we stand (`paper_gap`) and the plot, when there is one. A
+    paper without numbers here (none given, or withheld) gives our column alone."""
+    if not paper.rows:
+        return ours_markdown(title, rows, paper, notes, plot)
     theirs = [row.paper.mean for row in rows if row.paper]
     digits = 2 if theirs and all(abs(mean) <= 1 for mean in theirs) else 1  # rates get two, scores one
     keys = paper.keys()
     header = [*keys, f"ours ({paper.metric})", "paper", "difference (ours − paper)", "z (SEs)"]
-    lines = [
-        f"# {title}",
-        "",
-        *notes,
-        "",
-        f"Paper: {paper.source}.",
-        *([] if paper.self_play else ["", "Ours leave out each agent's episodes with itself, as the paper's cells do."]),
-        "",
-        "| " + " | ".join(header) + " |",
-        "|---" * len(header) + "|",
-    ]
+    lines = [*heading(title, paper, notes), "| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
     for row in rows:
         theirs = (
             "–"
@@ -142,6 +146,33 @@ def comparison_markdown(
     if plot is not None:
         caption = "ours against the paper" if cell_gaps(rows) else "ours (the paper gives no number to set beside it)"
         lines += ["", f"![{caption}]({plot.name})"]
+    return "\n".join(lines) + "\n"
+
+
+def heading(title: str, paper: PaperNumbers, notes: list[str]) -> list[str]:
+    return [
+        f"# {title}",
+        "",
+        *notes,
+        "",
+        f"Paper: {paper.source}.",
+        *([] if paper.self_play else ["", "Ours leave out each agent's episodes with itself, as the paper's cells do."]),
+        "",
+    ]
+
+
+def ours_markdown(
+    title: str, rows: list[ComparisonRow], paper: PaperNumbers, notes: list[str], plot: Path | None
+) -> str:
+    """Our cells alone: no paper column, no difference, no z (nothing of the paper's to set them beside)."""
+    ours = [row.ours.mean for row in rows if row.ours.mean is not None]
+    digits = 2 if ours and all(0 <= mean <= 1 for mean in ours) and paper.metric != "score" else 1
+    keys = paper.keys()
+    header = [*keys, f"ours ({paper.metric})"]
+    lines = [*heading(title, paper, notes), "| " + " | ".join(header) + " |", "|---" * len(header) + "|"]
+    lines += ["| " + " | ".join([*(str(row.cell[k]) for k in keys), row.ours.text(digits)]) + " |" for row in rows]
+    if plot is not None:
+        lines += ["", f"![ours alone]({plot.name})"]
     return "\n".join(lines) + "\n"
 
 

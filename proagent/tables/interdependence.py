@@ -18,6 +18,7 @@ from pydantic import Field
 from rich.console import Console
 
 from proagent.domains import get_domain
+from proagent.eval.paper_setting import withheld_line
 from proagent.eval.records import EvalRecord, read_records
 from proagent.paths import partner_dir
 from proagent.tables.common import Plan, TableSettings, play_grids, write_page
@@ -38,11 +39,14 @@ PAPER_TABLE_1 = (
 )
 
 
+PAPER_HORIZON = 400  # the steps the page compares with the paper at (its rounds were 60 s)
+
+
 class Settings(TableSettings):
     """The paper's setting: every partner, the passer in both seats, 400 steps, 10 episodes."""
 
     episodes: int = Field(10, ge=1)
-    horizon: int = Field(400, ge=1)
+    horizon: int = Field(PAPER_HORIZON, ge=1)
     seed: int = Field(0, ge=0)
     partners: list[str] = Field(default_factory=list, description="default: every partner that plays the layout")
     seats: list[int] = Field(default_factory=lambda: [0, 1], description="the passer's seats")
@@ -83,7 +87,21 @@ def run(settings: Settings, console: Console) -> Path:
     ]
     settings.out.parent.mkdir(parents=True, exist_ok=True)
     plot = interdependence_plot(records, partners, settings.out.with_name(settings.out.name + "_int.png"))
-    return write_page(settings.out, report(rows, settings, folder) + beside_paper(records) + f"\n![interdependence]({plot.name})\n")
+    differences = not_the_papers(settings, partners)
+    paper = beside_paper(records) if not differences else f"\n## Beside the paper\n\n{withheld_line(differences)}\n"
+    return write_page(settings.out, report(rows, settings, folder, not differences) + paper + f"\n![interdependence]({plot.name})\n")
+
+
+def not_the_papers(settings: Settings, partners: list[str]) -> list[str]:
+    """How the run differs from the setting the page compares at (the target's: 400 steps, the
+    passer in both seats, every partner); empty: the paper's column is shown."""
+    found = [f"steps per episode {settings.horizon} vs {PAPER_HORIZON}"] if settings.horizon != PAPER_HORIZON else []
+    if sorted(settings.seats) != [0, 1]:
+        found.append(f"passer seats {', '.join(map(str, settings.seats))} vs 0, 1")
+    every = layout_partners()
+    if sorted(partners) != sorted(every):
+        found.append(f"partners {', '.join(partners)} vs all {len(every)}")
+    return found
 
 
 BESIDE_HEADER = (
@@ -197,9 +215,9 @@ def paper_markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
-def report(rows: list[dict], settings: Settings, folder: Path) -> str:
-    """The page: ours per partner and seat, the definitions, then the paper's table quoted."""
-    return (
+def report(rows: list[dict], settings: Settings, folder: Path, quote: bool = True) -> str:
+    """The page: ours per partner and seat, the definitions, then (``quote``) the paper's table quoted."""
+    ours = (
         f"# Interdependence on {LAYOUT}: `{PASSER}` with each partner (the paper's Table 1 setting)\n\n"
         f"Regenerate: `{settings.command}` (run folder `{folder.name}`: {settings.episodes} episode(s) of "
         f"{settings.horizon} steps per partner and passer seat, seeds {settings.seed} on; no LLM). "
@@ -210,6 +228,8 @@ def report(rows: list[dict], settings: Settings, folder: Path) -> str:
         "Int cons: goal-reaching and non-looping (Def. 4.6); triggers: actions offering an effect the other player "
         "could use (Def. 4.2: mostly onions put on counters, also onions put in a pot and soups started); "
         "rejected by partner %: the passer's triggers the partner never acted upon.\n\n"
+    )
+    return ours if not quote else ours + (
         "## The paper's Table 1 (ZSC agents with the scripted passer), quoted\n\n"
         + paper_markdown()
         + "\nThe paper's column headers were lost in its text; Sec. 6 says the columns are the constructive and "

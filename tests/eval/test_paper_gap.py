@@ -62,3 +62,13 @@ def test_cells_the_paper_lacks_come_in_one_order_whatever_order_the_episodes_fin
     records = [rec(agent, "greedy", 0, 0, 10.0) for agent in ("z", "on", "llm3", "off")]
     orders = {tuple(row.cell["agent"] for row in compare(list(done), paper)) for done in (records, records[::-1])}
     assert orders == {("z", "llm3", "off", "on")}  # the paper's cell first, then the others by name
+
+
+def test_a_table_of_agents_is_also_laid_out_as_the_paper_prints_it() -> None:
+    paper = PaperNumbers(source="a paper", metric="score", rows=[
+        PaperRow(agent=a, layout="cramped_room", seat=0, mean=m, se=1.0) for a, m in (("x", 100.0), ("y", 50.0), ("z", 7.0))
+    ])  # fmt: skip
+    records = [rec("x", "greedy", 0, 0, 80.0), rec("y", "greedy", 0, 0, 40.0)]
+    text = comparison_markdown("t", compare(records, paper), paper, [])
+    wide = text.split("As the paper lays it out")[1]
+    assert "| layout | seat | x | y | z |" in wide and "| cramped_room | 0 | 80.0 / 100.0 | 40.0 / 50.0 | – / 7.0 |" in wide

@@ -34,7 +34,7 @@ TINY: dict[str, tuple[Responder, list[str], list[str]]] = {
     "interdependence-table1": (
         overcooked_answer,
         ["--set", "partners=greedy", "--set", "seats=0", "--horizon", "10"],
-        ["| greedy | p0 | 1 | ", "## The paper's Table 1", "| COLE | 0 | – | 36 | – / – | 0.6 / 1.2 | – | 88.88 |",
+        ["| greedy | p0 | 1 | ", "The paper's column is withheld", "steps per episode 10 vs 400; passer seats 0 vs 0, 1",
          "![interdependence](page_int.png)"],
     ),
     "emcoop-topologies": (
@@ -71,6 +71,18 @@ def test_a_table_target_runs_on_the_double(target: str, tmp_path: Path) -> None:
     assert grids and all(f"`{name}`" in text for name in grids)  # ours come from these runs
     if target != NO_LLM:
         assert "a test double (scripted answers), not a language model" in text
+    else:  # 10 steps, one seat, one partner: not the paper's setting, so nothing of the paper's beside ours
+        assert "| COLE |" not in text and "## The paper's Table 1" not in text
+
+
+def test_the_interdependence_page_compares_only_at_its_setting(tmp_path: Path) -> None:
+    from proagent.tables.interdependence import Settings, layout_partners, not_the_papers
+
+    every = layout_partners()
+    assert not_the_papers(Settings(out=tmp_path / "p"), every) == []  # the target's own: the paper's column shown
+    short = not_the_papers(Settings(out=tmp_path / "p", horizon=100), every)
+    assert short == ["steps per episode 100 vs 400"]
+    assert not_the_papers(Settings(out=tmp_path / "p"), every[:1])[0].startswith(f"partners {every[0]} vs all")
 
 
 def test_a_dry_run_prices_a_table_target(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
