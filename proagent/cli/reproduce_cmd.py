@@ -34,7 +34,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--dry-run", action="store_true", help="print the episodes, expected LLM calls, tokens and cost; run nothing"
     )
-    p.add_argument("--out", type=Path, help="where the comparison table goes (default: reproduce.md in the run folder)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="the page, as PATH.md (default: in the run folder: reproduce.md for a grid target, TARGET.md for a "
+        "table target; nothing is written into docs/ unless this flag names it)",
+    )
     p.add_argument("--agents", help="eval targets: keep only these of the target's agents (comma list of kinds)")
     p.add_argument(
         "--set",

@@ -16,6 +16,7 @@ from proagent.eval.config import ConfigError, EvalConfig, validate_config
 from proagent.eval.progress import ProgressLines
 from proagent.eval.session import RunHandle, finish_run, play_run
 from proagent.eval.world import Resolved, World, resolve
+from proagent.runner.run_folder import RunFolder
 from proagent.tables.table_run import TableRun, TableRunError
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ class TableSettings(BaseModel):
     ``command`` is the command line that made the page, quoted on it so a changed setting shows."""
 
     model_config = ConfigDict(extra="forbid")
-    out: Path
+    out: Path | None = Field(None, description="the page (no suffix); None: inside the table's run folder")
     runs_dir: Path = Path("runs")
     cache: bool | None = Field(None, description="False: no LLM answer cache (--no-cache)")
     max_cost: float | None = Field(None, gt=0, description="USD: start no new episode once this much is spent")
@@ -182,6 +183,16 @@ def run_fields(settings: TableSettings) -> dict[str, Any]:
 def proagent_agent(settings: LLMSettings) -> dict[str, Any]:
     """The evaluated LLM agent of a grid, with the model the settings name."""
     return {"kind": "proagent", **agent_fields(settings)}
+
+
+def page_out(settings: TableSettings, folders: Sequence[Path]) -> Path:
+    """Where the page and its figures go: ``--out`` when given, else inside the table's run folder
+    (a fresh one when the table played no grid), so that a run from the checkout never overwrites a
+    shipped page under docs/ unless asked to."""
+    if settings.out is not None:
+        return settings.out
+    folder = folders[0].parent if folders else RunFolder.create(settings.target, root=settings.runs_dir).path
+    return folder / settings.target
 
 
 def write_page(path: Path, text: str) -> Path:

@@ -19,7 +19,7 @@ from proagent.eval.process_plots import bars_by_difficulty, failure_bars, radar_
 from proagent.eval.records import read_records
 from proagent.eval.stats import INTERVAL_NOTE, mean_se, metric_value, paired_difference
 from proagent.maeil import TOPOLOGIES
-from proagent.tables.common import LLMSettings, Plan, play_grids, proagent_agent, write_page
+from proagent.tables.common import LLMSettings, Plan, page_out, play_grids, proagent_agent, write_page
 
 TEAMS = (("easy", 2, ""), ("medium", 3, ""), ("hard", 4, ""), ("hard", 6, "@6"))
 COLUMNS = (
@@ -57,7 +57,6 @@ class Settings(LLMSettings):
 
     episodes: int = Field(5, ge=1, description="random scenarios per team (one episode each)")
     horizon: int | None = Field(None, ge=1, description="steps per episode (default: each scenario's)")
-    out: Path = Path("docs/cube_topologies")
     trace: bool = False
     teams: list[str] = Field(default_factory=lambda: [team_key(d, x) for d, _, x in TEAMS], min_length=1)
     topologies: list[str] = Field(default_factory=lambda: list(TOPOLOGIES), min_length=1)
@@ -82,7 +81,7 @@ def run(settings: Settings, console: Console) -> Path:
     labels = layouts(settings.episodes, settings.teams)
     (folder,) = play_grids([grid(settings, list(labels))], settings, console)
     rows = rows_of(folder, labels)
-    out = settings.out
+    out = page_out(settings, [folder])
     out.parent.mkdir(parents=True, exist_ok=True)
     radar = radar_by_topology(
         rows, out.with_name(out.name + "_radar.png"), title="CUBE: the cooperation process by topology (all teams)"

@@ -21,7 +21,7 @@ from proagent.domains import get_domain
 from proagent.eval.paper_setting import withheld_line
 from proagent.eval.records import EvalRecord, read_records
 from proagent.paths import partner_dir
-from proagent.tables.common import Plan, TableSettings, play_grids, write_page
+from proagent.tables.common import Plan, TableSettings, page_out, play_grids, write_page
 
 WORLD = "overcooked"
 LAYOUT = "counter_circuit"
@@ -50,7 +50,6 @@ class Settings(TableSettings):
     seed: int = Field(0, ge=0)
     partners: list[str] = Field(default_factory=list, description="default: every partner that plays the layout")
     seats: list[int] = Field(default_factory=lambda: [0, 1], description="the passer's seats")
-    out: Path = Path("docs/interdependence_counter_circuit")
 
 
 def layout_partners() -> list[str]:
@@ -85,11 +84,12 @@ def run(settings: Settings, console: Console) -> Path:
         for seat in settings.seats
         if (mine := [r for r in records if r.partner == partner and r.seat == seat])
     ]
-    settings.out.parent.mkdir(parents=True, exist_ok=True)
-    plot = interdependence_plot(records, partners, settings.out.with_name(settings.out.name + "_int.png"))
+    out = page_out(settings, [folder])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    plot = interdependence_plot(records, partners, out.with_name(out.name + "_int.png"))
     differences = not_the_papers(settings, partners)
     paper = beside_paper(records) if not differences else f"\n## Beside the paper\n\n{withheld_line(differences)}\n"
-    return write_page(settings.out, report(rows, settings, folder, not differences) + paper + f"\n![interdependence]({plot.name})\n")
+    return write_page(out, report(rows, settings, folder, not differences) + paper + f"\n![interdependence]({plot.name})\n")
 
 
 def not_the_papers(settings: Settings, partners: list[str]) -> list[str]:

@@ -22,7 +22,7 @@ from proagent.eval.process_plots import RADAR_METRICS, bars_by_difficulty, failu
 from proagent.eval.records import read_records
 from proagent.eval.stats import INTERVAL_NOTE, mean_se, metric_value, paired_difference
 from proagent.maeil import TOPOLOGIES
-from proagent.tables.common import TEST_DOUBLES, LLMSettings, Plan, play_grids, proagent_agent, write_page
+from proagent.tables.common import TEST_DOUBLES, LLMSettings, Plan, page_out, play_grids, proagent_agent, write_page
 
 EMCOOP_WORLDS = {"emcoop_3a": "", "emcoop_6a": "@6"}  # EmCoop's grid: its 64x64 world, teams of 3 and 6
 DIFFICULTIES = (*EMCOOP_WORLDS, "easy", "medium", "hard")
@@ -63,7 +63,6 @@ class Settings(LLMSettings):
 
     episodes: int = Field(2, ge=1, description="worlds per team size or difficulty (one episode each)")
     horizon: int = Field(60, ge=0, description="steps per episode (0: each world's own)")
-    out: Path = Path("docs/macrafter_topologies")
     trace: bool = False
     difficulties: list[str] = Field(default_factory=lambda: list(EMCOOP_WORLDS), min_length=1)
     topologies: list[str] = Field(default_factory=lambda: list(TOPOLOGIES), min_length=1)
@@ -104,7 +103,7 @@ def run(settings: Settings, console: Console) -> Path:
     runs = (False, True) if talks else (False,)
     folders = settings.from_runs or play_grids([grid(settings, list(labels), f) for f in runs], settings, console)
     rows = [r for folder, f in zip(folders, (False, True)) for r in rows_of(folder, labels, f)]
-    out, drawn = settings.out, labelled(rows)
+    out, drawn = page_out(settings, [] if settings.from_runs else folders), labelled(rows)
     out.parent.mkdir(parents=True, exist_ok=True)
     plain = [r for r in rows if not r["feedback"]]
     plots = [

@@ -28,7 +28,7 @@ from proagent.eval.records import read_records
 from proagent.eval.stats import MeanSE, mean_se
 from proagent.numbers import format_published
 from proagent.paths import PROJECT_ROOT, method_of
-from proagent.tables.common import LLMSettings, Plan, play_grids, proagent_agent, write_page
+from proagent.tables.common import LLMSettings, Plan, page_out, play_grids, proagent_agent, write_page
 
 SCRIPTED = ("recipe_greedy",)  # the scripted partners that play V2 kitchens
 PAPER = PROJECT_ROOT / "data" / "overcooked_v2_paper_table2.json"
@@ -69,7 +69,6 @@ class Settings(LLMSettings):
     seed: int = Field(0, ge=0)
     skip_proagent: bool = False
     partners: list[str] = Field(default_factory=list, description="ProAgent's RL partners: these methods' best seed")
-    out: Path = Path("docs/overcooked_v2_table")
 
 
 def plan(settings: Settings) -> Plan:
@@ -102,6 +101,7 @@ def run(settings: Settings, console: Console) -> Path:
     rl_layouts = settings.layouts if settings.rl_episodes else []
     rows = [row for layout in rl_layouts for row in rl_rows(layout, settings.rl_episodes, settings.seed)]
     folders = [] if settings.skip_proagent else run_proagent(settings, console)
+    out = page_out(settings, folders)
     reused = " (this page's run finished an earlier run folder with `--resume`)" if settings.resume else ""
     text = (
         f"# OvercookedV2: shipped partners{'' if settings.skip_proagent else ' and ProAgent'}\n\n"
@@ -115,8 +115,8 @@ def run(settings: Settings, console: Console) -> Path:
         text += f"\n## Seeds per method (SP as above; a seed reaches the paper at {REACH}x its SP mean)\n\n"
         text += seed_table(rows, paper) + "\n"
         cells = method_gaps(rows, paper)
-        settings.out.parent.mkdir(parents=True, exist_ok=True)
-        plot = gap_plot(cells, settings.out.with_name(settings.out.name + "_vs_paper.png"), "OvercookedV2: SP and XP")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        plot = gap_plot(cells, out.with_name(out.name + "_vs_paper.png"), "OvercookedV2: SP and XP")
         text += f"\n{summary_markdown(cells)}\n{GAP_NOTE}\n"
         text += f"\n![ours against the paper]({plot.name})\n" if plot else ""
     if folders:
@@ -126,7 +126,7 @@ def run(settings: Settings, console: Console) -> Path:
             + proagent_table(folders, settings.layouts)
             + "\n"
         )
-    return write_page(settings.out, text)
+    return write_page(out, text)
 
 
 def proagent_table(folders: list[Path], layouts: list[str]) -> str:

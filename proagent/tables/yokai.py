@@ -30,7 +30,7 @@ from proagent.eval.paper_gap import Gap, gap_plot, summary_markdown
 from proagent.eval.records import EvalRecord, read_records
 from proagent.eval.stats import MeanSE, metric_stat
 from proagent.paths import PROJECT_ROOT, method_of, partner_dir
-from proagent.tables.common import LLMSettings, Plan, TableError, agent_fields, play_grids, write_page
+from proagent.tables.common import LLMSettings, Plan, TableError, agent_fields, page_out, play_grids, write_page
 from proagent.training.algorithms.other_play import OtherPlaySettings
 from proagent.training.checkpoint import Manifest, load_manifest
 from proagent.world.types import DomainInputError
@@ -111,7 +111,6 @@ class Settings(LLMSettings):
     layout: str = "9c_2p"
     episodes: int = Field(100, ge=1, le=10_000)
     seed: int = Field(0, ge=0, le=1_000_000)
-    out: Path = Path("docs/yokai_table")
 
 
 def plan(settings: Settings) -> Plan:
@@ -328,7 +327,7 @@ def run(settings: Settings, console: Console) -> Path:
     check_names(settings.agents, settings.layout)
     (folder,) = play_grids([grid(settings)], settings, console)
     records = read_records(folder / "episodes.jsonl")
-    out = settings.out
+    out = page_out(settings, [folder])
     out.parent.mkdir(parents=True, exist_ok=True)
     images = [heatmap(records, settings.agents, m, t, out.with_name(f"{out.name}_xp_{m}.png")) for m, t in HEATMAPS]
     write_csv(records, settings.agents, settings.layout, out.with_suffix(".csv"))

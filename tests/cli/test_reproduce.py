@@ -295,3 +295,27 @@ def test_a_resumed_page_names_the_commands_that_made_it_and_no_run_folder(server
     again = ["reproduce", "proagent-planner-ablation", "--resume", str(run), "--out", str(tmp_path / "t"), "--progress", "off"]
     assert main(again) == 0
     assert next(x for x in (tmp_path / "t.md").read_text().splitlines() if "Regenerate" in x) == line
+
+
+def test_a_table_target_run_from_the_checkout_leaves_docs_untouched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """Without --out the page goes into the table's run folder, not into a docs/ folder where it is run."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "yokai_table.md").write_text("shipped page\n")
+    argv = ["reproduce", "yokai-table2", "--episodes", "1", "--set", "agents=careful,random", "--progress", "off"]
+    assert main(argv) == 0
+    assert [p.name for p in (tmp_path / "docs").iterdir()] == ["yokai_table.md"]
+    assert (tmp_path / "docs" / "yokai_table.md").read_text() == "shipped page\n"
+    (table,) = (tmp_path / "runs").iterdir()
+    page = table / "yokai-table2.md"
+    assert page.is_file() and f"table: {page.relative_to(tmp_path)}" in capsys.readouterr().err
+    assert (table / "yokai-table2.csv").is_file()  # its files beside it
+
+
+def test_help_says_where_the_page_goes(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit):
+        main(["reproduce", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert "TARGET.md for a table target; nothing is written into docs/ unless this flag names it" in said
