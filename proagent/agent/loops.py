@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from proagent.agent.records import LoopRecord
 from proagent.world.types import Event, Skill, SkillBook, State, UndoState
 
 WINDOW = 8  # decisions remembered since the last progress; a cycle longer than this is not looked for
@@ -36,10 +37,14 @@ class _Mark:
 
 @dataclass(frozen=True)
 class Loop:
-    """A skill that would repeat an undo cycle, and the reason the Verificator gives."""
+    """A skill that would repeat an undo cycle, and the reason the Verificator gives; ``since_step``
+    is the decision that chose it before and ``undone_by`` the skills that undid it since (what the
+    trace records, so a replay can show where the agent looped)."""
 
     skill: Skill
     reason: str
+    since_step: int = 0
+    undone_by: tuple[str, ...] = ()
 
 
 class UndoLoopGuard:
@@ -69,10 +74,15 @@ class UndoLoopGuard:
                     f"it would repeat {mark.skill}, which {undone_by} undid: your hands and the counters are as they "
                     f"were at step {mark.step} and nothing was gained since; do something else"
                 )
-                loops[mark.skill] = Loop(mark.skill, reason)
+                loops[mark.skill] = Loop(mark.skill, reason, mark.step, tuple(str(m.skill) for m in later))
         return list(loops.values())
 
     def record(self, state: State, skill: Skill) -> None:
         """Remember the decision taken in ``state``."""
         mark = _Mark(state.step, self.book.undo_state(state, self.seat), skill)
         self._marks = [*self._marks, mark][-self.window :]
+
+
+def loop_record(loop: Loop, blocked: bool) -> LoopRecord:
+    """The trace's record of a detection (``blocked``: the check was on, so the skill was refused)."""
+    return LoopRecord(skill=str(loop.skill), since_step=loop.since_step, undone_by=list(loop.undone_by), blocked=blocked)

@@ -16,7 +16,7 @@ from typing import Any
 
 from proagent.agent.belief import BeliefTracker
 from proagent.agent.config import AgentConfig
-from proagent.agent.loops import Loop, UndoLoopGuard
+from proagent.agent.loops import Loop, UndoLoopGuard, loop_record
 from proagent.agent.memory import Memory, MemoryRecord
 from proagent.agent.planner import Planner, PlannerOutput, PlanParseError
 from proagent.agent.probe import BeliefProber, ProbeTurn, probe_schema, probe_summary
@@ -264,6 +264,7 @@ class ProAgent:
             llm_latency_s=llm_time,
             overhead_s=overhead,
             message=accepted.message if accepted else None,
+            loops=[loop_record(loop, self.config.loop_check) for loop in loops],
         )
         await self._probe(state, facts)
         return skill, accepted.message if accepted else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from proagent.agent.verificator import VerifyRound
 from proagent.llm.types import Completion
@@ -22,6 +22,17 @@ class Attempt(BaseModel):
     verification: list[VerifyRound] = []  # llm3 Verificator: the rounds on this rejection, in order
 
 
+class LoopRecord(BaseModel):
+    """One undo loop the guard found at a decision (agent/loops.py): the skill that would repeat
+    it, the step it was chosen before, the skills that undid it since, and whether the Verificator
+    blocked it (the check on) or only counted it (off)."""
+
+    skill: str
+    since_step: int
+    undone_by: list[str]
+    blocked: bool
+
+
 class Decision(BaseModel):
     step: int
     attempts: list[Attempt]
@@ -33,6 +44,7 @@ class Decision(BaseModel):
     llm_latency_s: float
     overhead_s: float  # time in the decision not spent waiting for the model
     message: str | None = None  # MAEIL: what the accepted answer tells teammates
+    loops: list[LoopRecord] = Field(default_factory=list)  # undo loops found at this decision
 
 
 @dataclass

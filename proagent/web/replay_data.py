@@ -5,8 +5,9 @@ Reads `trace.jsonl` of any run (play, eval with ``trace``, human) and groups its
 episodes that finished are listed once the folder has an episodes.jsonl. Each
 frame holds what the run's domain draws (its `ReplayDrawing` decodes each trace line: this module
 knows no world), every seat's action, events, score, each agent's skill, the planner's analysis
-and predicted intention (carried forward until the next decision), Verificator rejections and
-belief corrections; the payload also carries the episode's ``domain_metrics``. Prompts are left
+and predicted intention (carried forward until the next decision), Verificator rejections, the undo
+loops caught (each with the skill, the step it was chosen before and what undid it) and belief
+corrections; the payload also carries the episode's ``domain_metrics``. Prompts are left
 out: they are large and the trace keeps them.
 
 Where the trace has what MAEIL and the cooperation-constraint metrics record (``cognition``,
@@ -303,7 +304,23 @@ def _decision_summary(decision: dict) -> dict:
         "llm_calls": decision.get("llm_calls", 0),
         "llm_latency_s": decision.get("llm_latency_s", 0.0),
         "attempts": attempts,
+        "loops": decision_loops(decision),
     }
+
+
+def decision_loops(decision: dict) -> list[dict]:
+    """The undo loops the agent's guard found at this decision (agent/loops.py: the skill that would
+    repeat, the step it was chosen before, what undid it, blocked or only counted), each field
+    checked (a run folder is untrusted; a malformed entry is left out)."""
+    found = []
+    for loop in decision.get("loops") or []:
+        if not isinstance(loop, dict):
+            continue
+        skill, since, undone = loop.get("skill"), loop.get("since_step"), loop.get("undone_by")
+        if isinstance(skill, str) and isinstance(since, int) and isinstance(undone, list):
+            undone_by = [u for u in undone if isinstance(u, str)]
+            found.append({"skill": skill, "since_step": since, "undone_by": undone_by, "blocked": loop.get("blocked") is True})
+    return found
 
 
 def _seat(record: dict, key: str, config: dict) -> int:

@@ -122,6 +122,7 @@ class LiveStep:
     action: Action
     calls_before: int  # model calls made before this step's act
     calls_after: int
+    decision: dict | None = None  # the trace's record of the decision taken in this step, if one was
 
 
 def drive_live(env: envs.OvercookedEnv, agent: ProAgent, model, steps: int, seed: int = 0) -> list[LiveStep]:
@@ -136,7 +137,7 @@ def drive_live(env: envs.OvercookedEnv, agent: ProAgent, model, steps: int, seed
     for _ in range(steps):
         before = len(model.calls)
         action = act(agent, kitchen, events, mate, score)
-        log.append(LiveStep(kitchen, action, before, len(model.calls)))
+        log.append(LiveStep(kitchen, action, before, len(model.calls), agent.info()["decision"]))
         actions = (int(action), int(Action.STAY))
         tr = env.jit_step(jax.random.fold_in(key, kitchen.step), state, jnp.asarray(actions, dtype=jnp.int32))
         after = env.symbolic(tr.state)

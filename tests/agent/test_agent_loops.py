@@ -45,6 +45,7 @@ def test_picking_up_and_putting_back_is_a_loop_the_second_time(first):
     assert [loop.skill for loop in loops] == [PICK]
     assert "repeat pickup(onion), which place_obj_on_counter() undid" in loops[0].reason
     assert "as they were at step 0" in loops[0].reason
+    assert loops[0].since_step == 0 and loops[0].undone_by == ("place_obj_on_counter()",)  # what the trace records
 
 
 def test_a_put_back_on_another_counter_or_with_waits_between_is_still_a_loop(first):
@@ -127,6 +128,11 @@ def test_the_agent_counts_loops_and_the_check_breaks_them(cramped, loop_check):
     assert log
     stats = agent.stats
     assert stats.oscillations >= 1
+    # every detection is in the trace's decision record: where, which skill, what undid it, blocked or not
+    found = [(step.decision["step"], loop) for step in log if step.decision for loop in step.decision["loops"]]
+    assert len({at for at, _ in found}) == stats.oscillations
+    assert all(loop["since_step"] < at and loop["undone_by"] and loop["blocked"] == loop_check for at, loop in found)
+    assert {loop["skill"] for _, loop in found} & {"pickup(onion)", "place_obj_on_counter()"}  # the shuffle itself
     loop_feedback = [c for c in model.calls if "nothing was gained since" in c.messages[-1].content]
     if loop_check:
         assert loop_feedback, "a rejected repeat is fed back to the planner"

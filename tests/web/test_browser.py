@@ -51,6 +51,16 @@ def test_replay_page_plays_steps_and_scrubs(browser, llm_run, tmp_path):
         assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
 
 
+def test_the_timeline_shows_each_caught_loop(browser, llm_run, tmp_path):
+    from test_replay_data import looped_run
+
+    with WebServer(replay_routes(load_run(looped_run(llm_run, tmp_path / "looped"))), PAGE, 0) as server:
+        browser.get(server.url)
+        wait_for(lambda: browser.execute_script("return document.body.dataset.ready"))
+        text = browser.find_element("id", "timeline").text
+        assert "loop caught: pickup(onion) again would repeat step 1's choice, undone by place_obj_on_counter(); blocked" in text
+
+
 def test_exported_replay_opens_from_file_without_a_server(browser, llm_run, tmp_path):
     out = export_html(load_run(llm_run), tmp_path / "export.html")
     browser.get(out.as_uri())

@@ -94,3 +94,24 @@ def test_replay_cli_export_and_errors(llm_run, tmp_path, capsys):
     assert main(["replay", str(tmp_path / "nope"), "--export", str(out)]) == 2
     assert main(["replay", str(llm_run), "--episode", "5", "--no-browser"]) == 2
     assert "not in this run" in capsys.readouterr().err
+
+
+def looped_run(llm_run: Path, folder: Path) -> Path:
+    """``llm_run`` with an undo loop caught at its step-3 decision (and a malformed entry beside it)."""
+    import shutil
+
+    shutil.copytree(llm_run, folder)
+    lines = _trace(llm_run)
+    at = next(r for r in lines if r.get("decision") and r["step"] >= 3)
+    loop = {"skill": "pickup(onion)", "since_step": 1, "undone_by": ["place_obj_on_counter()"], "blocked": True}
+    at["decision"]["loops"] = [loop, {"skill": 3, "since_step": "x"}]
+    (folder / "trace.jsonl").write_text("\n".join(json.dumps(r) for r in lines) + "\n")
+    return folder
+
+
+def test_each_caught_loop_is_on_its_frame_with_what_undid_it(llm_run, tmp_path):
+    payload = episode_payload(load_run(looped_run(llm_run, tmp_path / "looped")))
+    caught = [(f["step"], loop) for f in payload["frames"] if f["decision"] for loop in f["decision"]["loops"]]
+    assert len(caught) == 1  # the malformed entry is left out
+    step, loop = caught[0]
+    assert step >= 3 and loop == {"skill": "pickup(onion)", "since_step": 1, "undone_by": ["place_obj_on_counter()"], "blocked": True}

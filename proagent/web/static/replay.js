@@ -40,9 +40,16 @@
       }
       return `<div class="ok">✓ ${esc(a.plan)}</div>`;
     });
+    const loops = (dec.loops || []).map((l) => `<div class="reject">⟲ ${esc(loopText(l))}</div>`);
     const late = dec.step !== null && dec.step !== undefined ? ` (asked at step ${esc(dec.step)})` : "";
     return `<b>decision${late}:</b> ${esc(dec.skill)}${dec.fallback ? " (fallback: wait)" : ""}, ` +
-      `${esc(dec.llm_calls)} LLM call(s), ${esc(Number(dec.llm_latency_s).toFixed(2))} s${tries.join("")}`;
+      `${esc(dec.llm_calls)} LLM call(s), ${esc(Number(dec.llm_latency_s).toFixed(2))} s${loops.join("")}${tries.join("")}`;
+  }
+
+  // An undo loop the guard caught (agent/loops.py), in words: what would repeat, and what undid it.
+  function loopText(l) {
+    const what = l.blocked ? "blocked" : "counted only (loop check off)";
+    return `loop caught: ${l.skill} again would repeat step ${l.since_step}'s choice, undone by ${l.undone_by.join(", ") || "–"}; ${what}`;
   }
 
   function beliefHtml(b) {
@@ -93,6 +100,7 @@
     state.data.frames.forEach((f, i) => {
       const rejected = f.decision ? f.decision.attempts.filter((a) => a.failures.length || a.parse_error).length : 0;
       if (rejected) items.push([i, `step ${f.step}: ${rejected} rejected plan(s), chose ${f.decision.skill}`, "reject"]);
+      for (const l of f.decision ? f.decision.loops || [] : []) items.push([i, `step ${f.step}: ⟲ ${loopText(l)}`, "reject loop"]);
       if (f.belief) items.push([i, `step ${f.step}: belief ${f.belief.correct ? "confirmed" : "corrected"} (${f.belief.actual})`, f.belief.correct ? "ok" : "reject"]);
       for (const e of f.events) {
         const note = ReplayDomain.eventNote(e);
