@@ -199,13 +199,13 @@ def made_by(commands: list[str]) -> str:
 def write_comparison(target: Target, folder: Path, out: Path | None) -> None:
     """Our numbers from the run's records beside the paper's, with the commands that made them."""
     from proagent.eval.manifest import load_manifest
+    from proagent.eval.model_names import models_caption, models_short
     from proagent.eval.paper_gap import gap_plot
     from proagent.eval.paper_setting import withheld_line
     from proagent.eval.records import read_records
     from proagent.eval.reproduce_table import PaperNumbers, cell_gaps, compare, comparison_markdown, read_paper_numbers
     from proagent.paths import PROJECT_ROOT
     from proagent.runner.run_folder import RunFolder
-    from proagent.tables.common import model_label
 
     if target.paper_numbers is not None:
         paper = read_paper_numbers(PROJECT_ROOT / target.paper_numbers)
@@ -218,21 +218,18 @@ def write_comparison(target: Target, folder: Path, out: Path | None) -> None:
     if differences:
         paper = paper.withheld(f"{target.table} of the {target.paper} paper, its numbers withheld (see above)")
 
-    models = (
-        ", ".join(sorted({model_label(a.llm) for a in config.agents if a.kind == "proagent"})) or "none (no LLM agent)"
-    )
     notes = [
         f"Setting (the target's own, before the flags of the command that made this page): {target.setting}.",
         f"Played: {played(config)}.",
         f"Regenerate: {made_by([s.command for s in manifest.sessions if s.pending != 0])} (run folder `{folder.name}`).",
-        f"Model (--llm, from the run's config.json): {models}.",
+        models_caption(config),
         *([withheld_line(differences)] if differences else []),
     ]
     title = f"{target.name}: {target.table}"
     rows = compare(records, paper)
     path = out.with_suffix(".md") if out is not None else folder / "reproduce.md"
     path.parent.mkdir(parents=True, exist_ok=True)
-    plot = gap_plot(cell_gaps(rows), path.with_name(path.stem + "_vs_paper.png"), title)
+    plot = gap_plot(cell_gaps(rows), path.with_name(path.stem + "_vs_paper.png"), f"{title}\n{models_short(config)}")
     if plot is None and (folder / "scores.png").exists():  # nothing to set beside the paper: our scores alone
         plot = Path(shutil.copyfile(folder / "scores.png", path.with_name(path.stem + "_scores.png")))
     text = comparison_markdown(title, rows, paper, notes, plot)

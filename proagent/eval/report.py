@@ -25,6 +25,7 @@ from proagent.eval.ablation_table import (
     ablation_table,
 )
 from proagent.eval.manifest import EvalManifest
+from proagent.eval.model_names import models_caption, models_short
 from proagent.eval.plots import comparison_chart, score_chart
 from proagent.eval.process_plots import failure_bars, radar_by_topology
 from proagent.eval.records import EvalRecord
@@ -68,6 +69,8 @@ class Report:
     process_rows: list[dict] | None = None  # one per episode played under a topology, for EmCoop's plots
     ablation: AblationTable | None = None
     world: str = ""  # the world the run played (`world_of`), named in every table's heading
+    models: str = ""  # which model and prompt set each LLM agent played with, a line under every heading
+    models_short: str = ""  # the same in a few words, under every plot's title
 
 
 def declared_metrics(world: str) -> list[str]:
@@ -103,9 +106,12 @@ def run_order(manifest: EvalManifest | None) -> dict[str, list]:
 
 def build_report(records: list[EvalRecord], manifest: EvalManifest | None, title: str, world: str = "") -> Report:
     order = run_order(manifest)
+    config = manifest.config if manifest is not None else None
     report = Report(
         title=f"{title} ({world})" if world else title,
         world=world,
+        models=models_caption(config),
+        models_short=models_short(config),
         by_partner=pivot(records, "score", ["layout", "seat"], ["agent", "partner"], order),
         pooled=pivot(records, "score", ["layout", "seat"], ["agent"], order),
         metrics=summarize(records, ["agent", "partner", "layout", "seat"], _with_domain(list(METRICS), records, world=world), order),
@@ -123,32 +129,46 @@ def build_report(records: list[EvalRecord], manifest: EvalManifest | None, title
     return report
 
 
+def captioned(text: str, caption: str) -> str:
+    """``text`` (a Markdown page) with ``caption`` under its first heading: which model played."""
+    heading, sep, rest = text.partition("\n\n")
+    return f"{heading}\n\n{caption}\n\n{rest}" if sep and caption else text
+
+
 def write_report(report: Report, folder: Path) -> list[Path]:
+    """Every table and plot of the run, each naming the model(s) and prompt set(s) that played."""
+
+    def md(name: str, text: str) -> Path:
+        return _write(folder / name, captioned(text, report.models))
+
     written = [
-        _write(folder / "table.md", _table_markdown(report)),
+        md("table.md", _table_markdown(report)),
         _write(folder / "table.csv", pivot_csv(report.by_partner)),
         _write(folder / "table.json", json.dumps({"by_partner": report.by_partner.model_dump(), "pooled": report.pooled.model_dump()}, indent=1)),
-        _write(folder / "metrics.md", f"# {report.title}: metrics (mean ± se over episodes)\n\n" + summary_markdown(report.metrics)),
+        md("metrics.md", f"# {report.title}: metrics (mean ± se over episodes)\n\n" + summary_markdown(report.metrics)),
         _write(folder / "metrics.csv", summary_csv(report.metrics)),
         _write(folder / "metrics.json", report.metrics.model_dump_json(indent=1)),
     ]
     if report.interdependence is not None and report.interdependence.rows:
-        written.append(_write(folder / "interdependence.md", _interdependence_markdown(report)))
+        written.append(md("interdependence.md", _interdependence_markdown(report)))
     if report.process is not None and report.process.rows:
         written += [
-            _write(folder / "process.md", _process_markdown(report)),
+            md("process.md", _process_markdown(report)),
             _write(folder / "process.csv", summary_csv(report.process)),
             _write(folder / "process.json", report.process.model_dump_json(indent=1)),
         ]
         written += _process_plots(report, folder)
     if report.by_partner.rows:
-        written.append(score_chart(report.by_partner, folder / "scores.png", f"{report.title}: score (mean ± se)"))
+        title = f"{report.title}: score (mean ± se)\n{report.models_short}"
+        written.append(score_chart(report.by_partner, folder / "scores.png", title))
     if report.ablation is not None and report.ablation.rows:
         written += [
-            _write(folder / "ablation.md", ablation_markdown(report.ablation)),
+            md("ablation.md", ablation_markdown(report.ablation)),
             _write(folder / "ablation.csv", ablation_csv(report.ablation)),
             _write(folder / "ablation.json", report.ablation.model_dump_json(indent=1)),
-            comparison_chart(report.ablation.summary(), folder / "ablation.png", report.ablation.title),
+            comparison_chart(
+                report.ablation.summary(), folder / "ablation.png", f"{report.ablation.title}\n{report.models_short}"
+            ),
         ]
     return written
 
@@ -191,8 +211,13 @@ def _process_plots(report: Report, folder: Path) -> list[Path]:
     if not rows:
         return []
     return [
-        radar_by_topology(rows, folder / "process_radar.png", title=f"{report.title}: the cooperation process by topology"),
-        failure_bars(rows, folder / "process_failures.png", title=f"{report.title}: failed attempts by the constraint they broke"),
+        radar_by_topology(
+            rows, folder / "process_radar.png", title=f"{report.title}: the cooperation process by topology\n{report.models_short}"
+        ),
+        failure_bars(
+            rows, folder / "process_failures.png",
+            title=f"{report.title}: failed attempts by the constraint they broke\n{report.models_short}",
+        ),
     ]
 
 

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from rich.console import Console
 
 from proagent.eval.config import ConfigError, EvalConfig, validate_config
+from proagent.eval.model_names import model_label
 from proagent.eval.progress import ProgressLines
 from proagent.eval.session import RunHandle, finish_run, play_run
 from proagent.eval.world import Resolved, World, resolve
@@ -22,7 +23,6 @@ from proagent.tables.table_run import TableRun, TableRunError
 if TYPE_CHECKING:
     from proagent.eval.ray_executor import RayExecutor
 
-TEST_DOUBLES = "python:tests."  # --llm factories of the test suite: scripted answers, no model
 COMMON_FLAGS = (
     "llm", "api_base", "episodes", "horizon", "seed", "layouts", "out", "runs_dir", "resume", "cache", "max_cost",
     "executor", "ray_address",
@@ -79,15 +79,6 @@ class LLMSettings(TableSettings):
     def model_label(self) -> str:
         """How the page names ProAgent's model, so that a test double's number is never read as a model's."""
         return model_label(self.llm)
-
-
-def model_label(llm: str | None) -> str:
-    """The model in words: the embedded one by default; a factory from the tests is a test double."""
-    if llm is None:
-        return "the embedded model (the default `--llm`)"
-    if llm.startswith(TEST_DOUBLES):
-        return f"`{llm}`: a test double (scripted answers), not a language model"
-    return f"`{llm}`"
 
 
 class Plan(BaseModel):

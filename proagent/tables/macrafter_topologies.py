@@ -18,11 +18,12 @@ from pathlib import Path
 from pydantic import Field, field_validator
 from rich.console import Console
 
+from proagent.eval.model_names import TEST_DOUBLES
 from proagent.eval.process_plots import RADAR_METRICS, bars_by_difficulty, failure_bars, radar_by_topology
 from proagent.eval.records import read_records
 from proagent.eval.stats import INTERVAL_NOTE, mean_se, metric_value, paired_difference
 from proagent.maeil import TOPOLOGIES
-from proagent.tables.common import TEST_DOUBLES, LLMSettings, Plan, page_out, play_grids, proagent_agent, write_page
+from proagent.tables.common import LLMSettings, Plan, page_out, play_grids, proagent_agent, write_page
 
 EMCOOP_WORLDS = {"emcoop_3a": "", "emcoop_6a": "@6"}  # EmCoop's grid: its 64x64 world, teams of 3 and 6
 DIFFICULTIES = (*EMCOOP_WORLDS, "easy", "medium", "hard")

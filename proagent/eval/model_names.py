@@ -1,0 +1,64 @@
+"""Which model played, in words, for every table and plot of a run: a number read without its
+model is a number read wrongly (a test double's or a scripted stand-in's ProAgent column is no
+language model's result, and the embedded 135M model's is not a hosted one's).
+
+The words come from the run's config (each LLM agent's ``--llm`` and its prompt set, as the agent
+settled it), so a table can only name what played.
+"""
+
+from __future__ import annotations
+
+from proagent.eval.config import PROAGENT, EvalConfig
+
+TEST_DOUBLES = "python:tests."  # --llm factories of the test suite: scripted answers, no model
+SCRIPTED = "scripted"  # --llm scripted: each world's scripted planner in process, no model
+EMBEDDED = "embedded"
+
+
+def model_label(llm: str | None) -> str:
+    """The model in words: the embedded one by default; a test double or the scripted stand-in said to be one."""
+    if llm is None or llm == EMBEDDED:
+        return "the embedded model (the default `--llm`)"
+    if llm.startswith(TEST_DOUBLES):
+        return f"`{llm}`: a test double (scripted answers), not a language model"
+    if llm == SCRIPTED:
+        return "`scripted`: the world's scripted planner standing in for a model, not a language model"
+    return f"`{llm}`"
+
+
+def model_short(llm: str) -> str:
+    """The model in a few words, for a plot's caption."""
+    if llm.split(":")[0] == EMBEDDED:
+        return "embedded model"
+    if llm.startswith(TEST_DOUBLES):
+        return "test double (not an LLM)"
+    if llm == SCRIPTED:
+        return "scripted stand-in (not an LLM)"
+    return llm
+
+
+def _llm_agents(config: EvalConfig) -> list[tuple[str, str, str]]:
+    """(agent name, --llm, prompt set) of each LLM agent of the run."""
+    return [(a.name, a.llm, a.agent_config().prompt) for a in config.agents if a.kind == PROAGENT]
+
+
+def models_caption(config: EvalConfig | None) -> str:
+    """One line naming each LLM agent's model and prompt set (or that none played)."""
+    if config is None:
+        return "Model: not recorded (the run folder has no config.json)."
+    agents = _llm_agents(config)
+    if not agents:
+        return "Model: none (no LLM agent played; every agent is scripted or trained)."
+    named = "; ".join(f"`{name}`: {model_label(llm)}, prompt set `{prompt}`" for name, llm, prompt in agents)
+    return f"Model{'s' if len(agents) > 1 else ''} (--llm, from config.json): {named}."
+
+
+def models_short(config: EvalConfig | None) -> str:
+    """The same, in a few words, for a plot's caption."""
+    if config is None:
+        return "model not recorded"
+    agents = _llm_agents(config)
+    if not agents:
+        return "no LLM agent"
+    kinds = sorted({f"{model_short(llm)}, prompts {prompt}" for _, llm, prompt in agents})
+    return "model: " + "; ".join(kinds)

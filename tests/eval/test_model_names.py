@@ -1,0 +1,46 @@
+"""Every table and plot of a run names the model(s) that played and their prompt sets, so that a
+test double's or the scripted stand-in's number is never read as a language model's."""
+
+from __future__ import annotations
+
+import pytest
+from eval_helpers import config, run_eval
+
+from proagent.eval import report as report_module
+from proagent.eval.model_names import models_caption, models_short
+
+
+@pytest.mark.parametrize(
+    ("llm", "said", "short"),
+    [
+        ("embedded", "the embedded model (the default `--llm`), prompt set `compact`", "embedded model, prompts compact"),
+        ("openai/gpt-4o-mini", "`openai/gpt-4o-mini`, prompt set `proagent`", "openai/gpt-4o-mini, prompts proagent"),
+        ("python:tests.support.loopback:loopback_model", "a test double (scripted answers), not a language model",
+         "test double (not an LLM), prompts proagent"),
+        ("scripted", "the world's scripted planner standing in for a model, not a language model",
+         "scripted stand-in (not an LLM), prompts proagent"),
+    ],
+)  # fmt: skip
+def test_the_caption_names_each_model_and_prompt_set(llm: str, said: str, short: str) -> None:
+    cfg = config(agents=[{"kind": "proagent", "llm": llm}, {"kind": "greedy"}])
+    assert said in models_caption(cfg) and models_caption(cfg).startswith("Model (--llm, from config.json): `proagent`: ")
+    assert models_short(cfg) == f"model: {short}"
+
+
+def test_a_run_without_an_llm_agent_says_so() -> None:
+    cfg = config(agents=[{"kind": "greedy"}])
+    assert models_caption(cfg).startswith("Model: none (no LLM agent played") and models_short(cfg) == "no LLM agent"
+
+
+def test_every_markdown_table_and_plot_of_a_run_names_its_model(world, tmp_path, monkeypatch) -> None:
+    titles: list[str] = []
+    real = report_module.score_chart
+    monkeypatch.setattr(report_module, "score_chart", lambda table, path, title: titles.append(title) or real(table, path, title))
+    handle, _ = run_eval(config(episodes=1, seats=[0]), world, tmp_path)
+    caption = "Model (--llm, from config.json): `proagent`: `scripted`: the world's scripted planner standing in"
+    pages = sorted(handle.folder.path.glob("*.md"))
+    assert {p.name for p in pages} >= {"table.md", "metrics.md"}
+    for page in pages:
+        heading, blank, line = page.read_text().splitlines()[:3]
+        assert heading.startswith("# ") and not blank and line.startswith(caption), page.name
+    assert titles and all(t.endswith("\nmodel: scripted stand-in (not an LLM), prompts proagent") for t in titles)
