@@ -52,12 +52,12 @@ def format_published(value: str, error: float | None) -> str:
     return value if error is None else f"{value} ± {error:g}"
 
 
-def format_score_mean(mean: float, se: float, n: int) -> str:
+def format_score_mean(mean: float, se: float | None, n: int) -> str:
     """A mean score beside the episodes' own scores: both numbers by `format_score`, so a single
     episode's summary reads exactly as its episode line (``5.5 (n=1)`` after ``score 5.5``)."""
     if n <= 0:
         return "n/a (n=0)"
-    if n < 2 or not math.isfinite(se):
+    if n < 2 or se is None or not math.isfinite(se):
         return f"{format_score(mean)} (n={n})"
     return f"{format_score(mean)} ± {format_score(se)} (n={n})"
 

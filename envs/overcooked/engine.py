@@ -41,6 +41,7 @@ from jaxmarl.environments.overcooked_v2.layouts import Layout, overcooked_v2_lay
 from jaxmarl.environments.overcooked_v2.overcooked import OvercookedV2, State
 from jaxmarl.environments.overcooked_v2.settings import (
     DELIVERY_REWARD,
+    INDICATOR_ACTIVATION_COST,
     INDICATOR_ACTIVATION_TIME,
     POT_COOK_TIME,
 )
@@ -53,6 +54,7 @@ def jaxmarl_layouts() -> dict[str, Layout]:
 
 __all__ = [
     "DELIVERY_REWARD",
+    "INDICATOR_ACTIVATION_COST",
     "INDICATOR_ACTIVATION_TIME",
     "POT_COOK_TIME",
     "Direction",

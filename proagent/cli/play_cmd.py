@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from proagent.cli.agent_options import EMBEDDED_NOTICE, add_agent_options, add_topology_options
 from proagent.cli.arg_types import (
@@ -23,8 +24,9 @@ from proagent.cli.arg_types import (
     writable_folder,
 )
 from proagent.numbers import episode_label, format_score, format_score_mean
-from proagent.runner.episode import StepView
-from proagent.runner.summary import own_events, summary_of
+
+if TYPE_CHECKING:
+    from proagent.runner.episode import StepView
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -101,6 +103,7 @@ def _report_abort(records: list, folder: Path, planned: int, reason: str, useful
         print(f"no episode finished; the run folder {folder} keeps the config and the trace so far", file=sys.stderr)
         return
     from proagent.runner.run_folder import RunFolder
+    from proagent.runner.summary import summary_of
 
     summary = {**summary_of(records, useful), "aborted": reason, "episodes_planned": planned}
     RunFolder(folder).write_json("summary.json", summary)
@@ -115,6 +118,7 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
     """Play ``args.episodes`` episodes; each finished record is appended to ``records`` at once, so
     a failure in a later episode leaves the earlier ones for the summary."""
     from proagent.runner.episode import run_episode
+    from proagent.runner.summary import own_events
     from proagent.world.kit.pictures import GifRecorder
 
     live = args.live == "on" or (args.live == "auto" and sys.stdout.isatty())
@@ -188,11 +192,19 @@ def _calls(record) -> str:
 
 def _print_summary(records: list, folder: Path, useful: tuple[str, ...]) -> None:
     from proagent.runner.run_folder import RunFolder
+    from proagent.runner.summary import summary_of
 
     summary = summary_of(records, useful)
     RunFolder(folder).write_json("summary.json", summary)
-    score = format_score_mean(summary["score_mean"], summary["score_se"], len(records))
-    print(f"mean score over the episodes: {score}; summary in {folder / 'summary.json'}")
+    if summary["identical_episodes"]:
+        score = format_score_mean(summary["score_mean"], None, 1)
+        print(
+            f"the {len(records)} episodes played out identically (same score, steps, events and decisions: a fixed "
+            f"scenario with deterministic agents), so they count as one: score {score}; summary in {folder / 'summary.json'}"
+        )
+    else:
+        score = format_score_mean(summary["score_mean"], summary["score_se"], len(records))
+        print(f"mean score over the episodes: {score}; summary in {folder / 'summary.json'}")
     if "constructive_mean" in summary:
         print(
             f"interdependencies {summary['interdependencies_mean']:.1f} per episode, "

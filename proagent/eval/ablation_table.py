@@ -19,7 +19,7 @@ from rich.table import Table
 from proagent.eval.manifest import EvalManifest
 from proagent.eval.records import EvalRecord
 from proagent.eval.render import label_text
-from proagent.eval.stats import INTERVAL_NOTE, MeanSE, metric_value, paired_difference
+from proagent.eval.stats import INTERVAL_NOTE, RATE_NOTE, MeanSE, is_rate, metric_value, paired_difference
 from proagent.eval.tables import Labels, Summary, SummaryRow, summarize
 from proagent.tables_out import markdown_rows
 
@@ -102,11 +102,11 @@ def _header(table: AblationTable) -> list[str]:
 
 
 def _cells(row: AblationRow, metric: str, digits: int) -> list[str]:
-    stat = row.stats[metric]
+    stat, rate = row.stats[metric], is_rate(metric)
     if metric not in row.differences:
-        return [stat.text(digits), stat.interval_text(digits), "baseline"]
+        return [stat.text(digits), stat.interval_text(digits, rate), "baseline"]
     diff = row.differences[metric]
-    return [stat.text(digits), stat.interval_text(digits), f"{diff.text(digits)} {diff.interval_text(digits)}"]
+    return [stat.text(digits), stat.interval_text(digits, rate), f"{diff.text(digits)} {diff.interval_text(digits)}"]
 
 
 def ablation_rows(table: AblationTable, digits: int = 2) -> tuple[list[str], list[list[str]]]:
@@ -123,7 +123,7 @@ def ablation_markdown(table: AblationTable, digits: int = 2) -> str:
     header, rows = ablation_rows(table, digits)
     note = (
         f"Columns {', '.join(f'`{f}`' for f in table.varied) or '(none)'}: the values each variant ran with (config.json). "
-        f"Cells: mean ± se (n = episodes); 95% CI: the {INTERVAL_NOTE}. "
+        f"Cells: mean ± se (n = episodes); 95% CI: the {INTERVAL_NOTE}; {RATE_NOTE}. "
         f"Δ: the variant minus the baseline `{table.baseline}`, {PAIRING_NOTE}: mean ± se (n = pairs) [95% t interval].\n\n"
     )
     return f"# {table.title}\n\n" + note + markdown_rows(header, rows)
@@ -148,13 +148,16 @@ def ablation_csv(table: AblationTable) -> str:
     parts = ("mean", "se", "n", "ci_low", "ci_high", "diff_mean", "diff_se", "diff_pairs", "diff_ci_low", "diff_ci_high")
     writer.writerow([*table.group_keys, *table.varied, *(f"{m}_{part}" for m in table.metrics for part in parts)])
     for row in table.rows:
-        cells = [x for m in table.metrics for x in (*_numbers(row.stats[m]), *_numbers(row.differences.get(m, MeanSE(n=0))))]
+        cells = [
+            x for m in table.metrics
+            for x in (*_numbers(row.stats[m], is_rate(m)), *_numbers(row.differences.get(m, MeanSE(n=0))))
+        ]  # fmt: skip
         writer.writerow([*row.labels.values(), *(row.config[f] for f in table.varied), *cells])
     return out.getvalue()
 
 
-def _numbers(stat: MeanSE) -> list[str]:
-    low, high = stat.interval() or (None, None)
+def _numbers(stat: MeanSE, rate: bool = False) -> list[str]:
+    low, high = stat.interval(rate) or (None, None)
     return [_num(stat.mean), _num(stat.se), str(stat.n), _num(low), _num(high)]
 
 

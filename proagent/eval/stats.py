@@ -74,6 +74,24 @@ Z95 = 1.96
 INTERVAL_NOTE = "95% t interval of the mean (t with n - 1 degrees of freedom; none below n = 2)"
 
 
+RATE_NOTE = "for a rate (a metric named …_rate, …_share or …_accuracy) the Wilson score interval, which stays within [0, 1]"
+RATE_SUFFIXES = ("_rate", "_share", "_accuracy")
+
+
+def is_rate(metric: str) -> bool:
+    """A metric whose every value lies in [0, 1] (a share of attempts, decisions or predictions)."""
+    return metric.endswith(RATE_SUFFIXES)
+
+
+def wilson_interval(p: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion ``p`` over ``n`` trials: within [0, 1] however
+    small n or extreme p (a t interval of a rate near 1 runs past 1). Over episodes' rates it treats
+    each episode as one trial, which is wider than the rates' own spread: conservative."""
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def t_critical(df: int) -> float:
     """The two-sided 95% critical value of t with ``df`` degrees of freedom (df >= 1)."""
     if df < 1:
@@ -92,16 +110,19 @@ class MeanSE(BaseModel):
             return format_mean(0.0, math.nan, 0, digits)
         return format_mean(self.mean, math.nan if self.se is None else self.se, self.n, digits)
 
-    def interval(self) -> tuple[float, float] | None:
-        """The 95% t interval of the mean; None below two samples, where there is no spread to use."""
+    def interval(self, rate: bool = False) -> tuple[float, float] | None:
+        """The 95% t interval of the mean (``rate``: the Wilson score interval, within [0, 1]); None
+        below two samples, where there is no spread to use."""
         if self.mean is None or self.se is None or self.n < 2:
             return None
+        if rate:
+            return wilson_interval(min(1.0, max(0.0, self.mean)), self.n)
         half = t_critical(self.n - 1) * self.se
         return self.mean - half, self.mean + half
 
-    def interval_text(self, digits: int = 1) -> str:
+    def interval_text(self, digits: int = 1, rate: bool = False) -> str:
         """``[low, high]``, or ``–`` where no interval can be estimated (n < 2)."""
-        bounds = self.interval()
+        bounds = self.interval(rate)
         return "–" if bounds is None else format_interval(*bounds, digits)
 
 

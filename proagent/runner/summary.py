@@ -14,9 +14,13 @@ def summary_of(records: list[EpisodeRecord], useful_events: tuple[str, ...]) -> 
     """summary.json of a run folder; ``useful_events``: the domain's event kinds that are an agent's own contribution."""
     scores = [r.score for r in records]
     mean = statistics.fmean(scores)
-    se = statistics.stdev(scores) / len(scores) ** 0.5 if len(scores) > 1 else 0.0
+    alike = identical_episodes(records)
+    # no spread from one episode, nor from copies of one: null, as the tables print no ±
+    se = statistics.stdev(scores) / len(scores) ** 0.5 if len(scores) > 1 and not alike else None
     return {
         "episodes": len(records),
+        "identical_episodes": alike,
+        "distinct_episodes": 1 if alike else len(records),
         "score_mean": mean,
         "score_se": se,
         **{f"{name}_mean": _mean_where_defined(records, name) for name in _metric_names(records)},
@@ -35,6 +39,19 @@ def summary_of(records: list[EpisodeRecord], useful_events: tuple[str, ...]) -> 
         **_interdependence_means(records),
         "finished": datetime.now(UTC).isoformat(),
     }
+
+
+def _outcome(record: EpisodeRecord) -> tuple:
+    """What an episode played out as: its score, length, events, metrics, shaped returns and the
+    team's decisions and model calls (timings aside, which differ every run)."""
+    return (record.score, record.steps, record.events, record.domain_metrics, record.shaped_return,
+            record.decisions, record.team_llm_calls, record.rejections)  # fmt: skip
+
+
+def identical_episodes(records: list[EpisodeRecord]) -> bool:
+    """Two or more episodes that played out exactly alike (a fixed scenario with deterministic
+    agents): one result repeated, so the summary counts it once and gives no standard error."""
+    return len(records) > 1 and all(_outcome(r) == _outcome(records[0]) for r in records[1:])
 
 
 def _metric_names(records: list[EpisodeRecord]) -> list[str]:

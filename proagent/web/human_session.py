@@ -122,7 +122,7 @@ def build_human_session(
         if args.agent == LLM_AGENT
         else _partner_agent(args, domain, env)
     )
-    questionnaire = load_questionnaire() if settings.questionnaire else None
+    questionnaire = load_questionnaire(world=domain.name) if settings.questionnaire else None
     if folder is None:
         folder = RunFolder.create(
             args.name or run_name_from(f"human-{env.name}-{args.agent}"),

@@ -22,11 +22,30 @@ class Question(BaseModel):
     text: str
 
 
+class Task(BaseModel):
+    """A team's task as a statement names it: what they do, and what its success is."""
+
+    model_config = ConfigDict(extra="forbid")
+    task: str
+    success: str
+
+
 class Questionnaire(BaseModel):
     source: str
     instructions: str = ""
     scale: list[str] = Field(min_length=2)
     questions: list[Question] = Field(min_length=1)
+    paper_task: Task | None = Field(None, description="the team's task in the paper's words (Overcooked's)")
+    tasks: dict[str, Task] = Field(default_factory=dict, description="world -> its team's task")
+
+    def for_world(self, world: str | None) -> Questionnaire:
+        """The statements with ``{task}`` and ``{success}`` in the world's words (the paper's where
+        the world has none of its own): a MA-Crafter player is asked about crafting, not soups."""
+        task = self.tasks.get(world or "", self.paper_task)
+        if task is None:
+            return self
+        said = lambda text: text.replace("{task}", task.task).replace("{success}", task.success)
+        return self.model_copy(update={"questions": [q.model_copy(update={"text": said(q.text)}) for q in self.questions]})
 
     @model_validator(mode="after")
     def _unique_ids(self) -> Questionnaire:
@@ -58,8 +77,9 @@ class Submission(BaseModel):
         return self
 
 
-def load_questionnaire(path: Path = QUESTIONNAIRE_FILE) -> Questionnaire:
-    return Questionnaire.model_validate(read_toml(Path(path), "questionnaire"))
+def load_questionnaire(path: Path = QUESTIONNAIRE_FILE, world: str | None = None) -> Questionnaire:
+    """The questionnaire, its statements about ``world``'s task (None: the paper's, Overcooked)."""
+    return Questionnaire.model_validate(read_toml(Path(path), "questionnaire")).for_world(world)
 
 
 def answers_record(questionnaire: Questionnaire, payload: dict) -> dict:

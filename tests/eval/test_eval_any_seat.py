@@ -24,7 +24,7 @@ def test_proagent_plays_with_a_copy_of_itself(priced_world, tmp_path):
     scripted = by[("greedy", 0)]
     assert scripted.team == ["proagent", "greedy"] and scripted.agent_stats[1] == {}
     assert scripted.spent_usd == pytest.approx(0.01 * scripted.llm_calls)
-    assert scripted.domain_metrics.keys() == {"soups", "wrong_soups"}
+    assert scripted.domain_metrics.keys() == {"soups", "wrong_soups", "button_cost"}
 
 
 def test_a_seat_the_layout_lacks_is_refused_before_any_episode(world, tmp_path):

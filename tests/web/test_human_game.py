@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import json
 import time
-import tomllib
 
 import jax
 import jax.numpy as jnp
 from web_helpers import human_args
 
 import envs
-from proagent.paths import KNOWLEDGE_DIR
 from proagent.web.human_session import build_human_session
+from proagent.web.questionnaire import load_questionnaire
 from tests.support.http_calls import call, wait_for
 
 
@@ -35,9 +34,10 @@ def test_human_run_folder_is_a_normal_run_with_a_human_marker(human_run):
 
 def test_questionnaire_is_the_six_statements_of_the_paper(human_run):
     saved = json.loads((human_run / "questionnaire.json").read_text())
-    questions = tomllib.loads((KNOWLEDGE_DIR / "questionnaire.toml").read_text())["questions"]
-    assert [a["text"] for a in saved["answers"]] == [q["text"] for q in questions]
-    assert len(questions) == 6 and questions[0]["text"] == "My partner and I worked together to deliver the soups."
+    questions = load_questionnaire(world="overcooked").questions  # the paper's words: the statements as quoted
+    assert [a["text"] for a in saved["answers"]] == [q.text for q in questions]
+    assert len(questions) == 6 and questions[0].text == "My partner and I worked together to deliver the soups."
+    assert questions[1].text == "My partner contributed to the successful delivery of the soups."
     assert {a["value"] for a in saved["answers"]} == {4} and saved["answers"][0]["label"] == "Agree"
 
 

@@ -126,6 +126,11 @@ def test_a_cube_run_plays_in_the_browser(browser, cube_run):
             and "at (" in text("players")
         )
         assert "delivered block" in text("timeline") and "failed to push block" in text("timeline")
+        classes = browser.execute_script(
+            "return [...document.getElementById('timeline').children].map((el) => [el.textContent, el.className]);"
+        )
+        assert {c for t, c in classes if "failed to push" in t} == {"reject"}, "a failed push is not drawn as success"
+        assert {c for t, c in classes if "delivered block" in t} == {"ok"}
         push = browser.execute_script(
             "return window.replay.data.frames.findIndex((f) => f.events.some((e) => e.kind === 'push_failed'))"
         )

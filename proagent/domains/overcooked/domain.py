@@ -29,6 +29,7 @@ from envs import (
     stack_states,
     terrain_rows,
 )
+from envs.overcooked.engine import INDICATOR_ACTIVATION_COST
 from envs.overcooked.layouts import get_layout, ingredient_name
 from envs.overcooked.presets import layout_dynamics
 from proagent.contract import Agent
@@ -112,7 +113,7 @@ class OvercookedDomain(WorldBase):
     idle_action = int(Action.STAY)
     event_kinds = tuple(kind.value for kind in EventKind)
     useful_events = PROGRESS_EVENTS
-    metric_names = ("soups", "wrong_soups")
+    metric_names = ("soups", "wrong_soups", "button_cost")
 
     def __init__(self, registry: PartnerRegistry | None = None) -> None:
         self._registry = registry
@@ -216,10 +217,14 @@ class OvercookedDomain(WorldBase):
         )
 
     def episode_metrics(self, events: Sequence[Event]) -> dict[str, float]:
+        """Soups, wrong soups and the points V2's button indicators cost (each press is taken off
+        the score, so "score 40" with three soups says where the other 20 went)."""
         deliveries = [e for e in events if e.kind == EventKind.DELIVER]
+        presses = sum(1 for e in events if e.kind == EventKind.ACTIVATE_INDICATOR)
         return {
             "soups": sum(1 for e in deliveries if e.correct),
             "wrong_soups": sum(1 for e in deliveries if not e.correct),
+            "button_cost": -float(INDICATOR_ACTIVATION_COST * presses),
         }
 
     def partner_names(self, env: OvercookedEnv | None = None) -> list[str]:

@@ -95,6 +95,13 @@
     ctx.fillStyle = "#555"; ctx.font = "11px sans-serif"; ctx.fillText(`score over time (${range})`, 8, 12);
   }
 
+  // A failed act (a push that did not move its block, a collection the quorum missed) is drawn as a
+  // failure, never in the colour of success: the world says which (ReplayDomain.eventFailed), else
+  // its event kinds that end in "_failed" are the failures.
+  function eventFailed(e) {
+    return ReplayDomain.eventFailed ? !!ReplayDomain.eventFailed(e) : /_failed$/.test(String(e.kind));
+  }
+
   function timeline() {
     const items = [];
     state.data.frames.forEach((f, i) => {
@@ -104,7 +111,7 @@
       if (f.belief) items.push([i, `step ${f.step}: belief ${f.belief.correct ? "confirmed" : "corrected"} (${f.belief.actual})`, f.belief.correct ? "ok" : "reject"]);
       for (const e of f.events) {
         const note = ReplayDomain.eventNote(e);
-        if (note) items.push([i, `step ${f.step}: player ${e.agent} ${note}`, "ok"]);
+        if (note) items.push([i, `step ${f.step}: player ${e.agent} ${note}`, eventFailed(e) ? "reject" : "ok"]);
       }
     });
     $("timeline").innerHTML = items.map(([i, t, c]) => `<div class="${esc(c)}" data-i="${esc(i)}">${esc(t)}</div>`).join("") || '<span class="muted">nothing notable</span>';

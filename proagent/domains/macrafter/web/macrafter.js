@@ -41,6 +41,18 @@ const Crafter = (() => {
     ctx.textBaseline = "middle";
     ctx.fillText(s, x, y);
   }
+  // A caption's text broken into lines that fit ``width`` (at its font), at " · " and then at spaces:
+  // the caption grows a line at a time instead of cutting its end off.
+  function wrapLines(ctx, s, width, size, bold) {
+    ctx.font = `${bold ? "bold " : ""}${size}px sans-serif`;
+    const lines = [];
+    let line = "";
+    for (const word of String(s).split(" ")) {
+      const next = line ? `${line} ${word}` : word;
+      if (line && ctx.measureText(next).width > width) { lines.push(line); line = word; } else line = next;
+    }
+    return line ? [...lines, line] : lines;
+  }
   function dot(ctx, x, y, r, color) {
     ctx.fillStyle = color;
     ctx.beginPath(); ctx.arc(x, y, r, 0, 2 * Math.PI); ctx.fill();
@@ -195,14 +207,17 @@ const Crafter = (() => {
     });
   }
 
-  function caption(ctx, state, world, width, y, score) {
-    ctx.fillStyle = C.caption; ctx.fillRect(0, y, width, CAPTION);
+  function captionText(state, world, score) {
     const head = state ? `score ${score ?? state.score}` : "no MA-Crafter record in this trace line";
     const target = world && world.target ? ` · target ${world.target}` : "";
-    const rules = world && world.rules ? `${target} · ${world.rules}` : target;
-    ctx.save(); ctx.beginPath(); ctx.rect(0, y, width, CAPTION); ctx.clip();
-    write(ctx, head + rules, 6, y + CAPTION / 2, 11, C.text);
-    ctx.restore();
+    return head + (world && world.rules ? `${target} · ${world.rules}` : target);
+  }
+
+  function captionHeight(lines) { return Math.max(CAPTION, lines.length * LINE + 8); }
+
+  function caption(ctx, lines, width, y) {
+    ctx.fillStyle = C.caption; ctx.fillRect(0, y, width, captionHeight(lines));
+    lines.forEach((line, i) => write(ctx, line, 6, y + 4 + LINE * i + LINE / 2, 11, C.text));
   }
 
   // world: the layout's facts (width, height, materials, vital_max, rules); state: a record or null;
@@ -215,10 +230,11 @@ const Crafter = (() => {
     const agents = (state && state.agents) || [];
     const lines = agents.map((a) => cardLines(ctx, a, changes[String(a.seat)]));
     const cards = lines.reduce((sum, l) => sum + cardHeight(l), 0);
-    const width = w * S + PANEL, height = Math.max(h * S, cards) + CAPTION;
+    const width = w * S + PANEL, captionLines = wrapLines(ctx, captionText(state, world, opts.score), width - 12, 11);
+    const height = Math.max(h * S, cards) + captionHeight(captionLines);
     if (canvas.width !== width || canvas.height !== height) { canvas.width = width; canvas.height = height; }
     ctx.clearRect(0, 0, width, height);
-    ctx.fillStyle = C.panel; ctx.fillRect(w * S, 0, PANEL, height - CAPTION);
+    ctx.fillStyle = C.panel; ctx.fillRect(w * S, 0, PANEL, height - captionHeight(captionLines));
     if (state) {
       map(ctx, world, state, S);
       attempts(ctx, state, S);
@@ -234,7 +250,7 @@ const Crafter = (() => {
         ctx.strokeStyle = C.line; ctx.lineWidth = 1; ctx.beginPath(); ctx.moveTo(w * S, y - 0.5); ctx.lineTo(width, y - 0.5); ctx.stroke();
       });
     }
-    caption(ctx, state, world, width, height - CAPTION, opts.score);
+    caption(ctx, captionLines, width, height - captionHeight(captionLines));
   }
 
   function seatStatus(state, changes, i) {
@@ -268,7 +284,7 @@ const Crafter = (() => {
     }
   }
 
-  return { draw, agentColor, seatStatus, eventNote };
+  return { draw, agentColor, seatStatus, eventNote, wrapLines, captionText };
 })();
 
 // The generic replay page's hooks (replay.js of proagent.web; the contract is ReplayDrawing in

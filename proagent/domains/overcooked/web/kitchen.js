@@ -3,6 +3,7 @@
 // kitchen record (KitchenState.to_record(): players, pots, counter items). Shared by the replay
 // page (through ReplayDomain, below) and the human-play page; no dependencies, so an exported
 // replay is one HTML file. The Overcooked domain's asset (proagent/domains/overcooked/web).
+const BUTTON_COST = 5; // points a press of a V2 recipe button takes off the score (the engine's INDICATOR_ACTIVATION_COST)
 const Kitchen = (() => {
   const TILE = 64;
   const C = {
@@ -166,6 +167,7 @@ const ReplayDomain = {
     return frame.kitchen.horizon;
   },
   eventNote(e) {
+    if (e.kind === "activate_indicator") return `pressed the recipe button (−${BUTTON_COST} points)`;
     return e.kind === "deliver" ? "delivered a soup" : null;
   },
 };

@@ -7,7 +7,7 @@ const Yokai = (() => {
   const SEAT = ["#2f6fd6", "#25a35a", "#d9822b", "#8e44ad"];
   const COLOUR = { red: "#d64541", green: "#4caf50", blue: "#4285f4", purple: "#9c27b0", null: "#8a8a8a" };
   const C = { floor: "#fbfaf6", line: "#e4e0d6", text: "#222", caption: "#f1efe8", mark: "#111" };
-  const CAPTION = 22;
+  const CAPTION = 22, LINE = 14;
 
   function cellSize(k) {
     return Math.max(14, Math.min(48, Math.floor(520 / Math.max(1, k))));
@@ -19,6 +19,19 @@ const Yokai = (() => {
     ctx.textAlign = align || "center";
     ctx.textBaseline = "middle";
     ctx.fillText(s, x, y);
+  }
+
+  // A caption's text broken into lines that fit ``width`` (at its font), at " · " and then at spaces:
+  // the caption grows a line at a time instead of cutting its end off.
+  function wrapLines(ctx, s, width, size, bold) {
+    ctx.font = `${bold ? "bold " : ""}${size}px sans-serif`;
+    const lines = [];
+    let line = "";
+    for (const word of String(s).split(" ")) {
+      const next = line ? `${line} ${word}` : word;
+      if (line && ctx.measureText(next).width > width) { lines.push(line); line = word; } else line = next;
+    }
+    return line ? [...lines, line] : lines;
   }
 
   function grid(ctx, k, S) {
@@ -47,33 +60,36 @@ const Yokai = (() => {
     text(ctx, String(index), px + S / 2, py + S / 2, Math.max(8, S * 0.4), "#fff");
   }
 
-  function caption(ctx, table, width, y, score) {
-    ctx.fillStyle = C.caption;
-    ctx.fillRect(0, y, width, CAPTION);
+  function captionText(table, score) {
     const hints = table ? table.hints.map((h) => `${h[0]}:${h[1].replace("_", " ")}${h[2].length ? " " + h[2].join("/") : ""}`) : [];
-    const head = table ? `score ${score ?? ""} · player ${table.player} · ${table.phase.replace("_", " ")} · hints ${hints.join(", ")}` : "no Yōkai record in this trace line";
-    ctx.save();
-    ctx.beginPath(); ctx.rect(0, y, width, CAPTION); ctx.clip();
-    text(ctx, head, 6, y + CAPTION / 2, 11, C.text, "left");
-    ctx.restore();
+    return table ? `score ${score ?? ""} · player ${table.player} · ${table.phase.replace("_", " ")} · hints ${hints.join(", ") || "none"}` : "no Yōkai record in this trace line";
+  }
+
+  function captionHeight(lines) { return Math.max(CAPTION, lines.length * LINE + 8); }
+
+  function caption(ctx, lines, width, y) {
+    ctx.fillStyle = C.caption;
+    ctx.fillRect(0, y, width, captionHeight(lines));
+    lines.forEach((line, i) => text(ctx, line, 6, y + 4 + LINE * i + LINE / 2, 11, C.text, "left"));
   }
 
   function draw(canvas, board, table, events, opts) {
     opts = opts || {};
     const k = (board && board.grid_size) || 10, S = cellSize(k);
-    if (canvas.width !== k * S || canvas.height !== k * S + CAPTION) {
-      canvas.width = k * S;
-      canvas.height = k * S + CAPTION;
-    }
     const ctx = canvas.getContext("2d");
+    const lines = wrapLines(ctx, captionText(table, opts.score), k * S - 12, 11, true);
+    if (canvas.width !== k * S || canvas.height !== k * S + captionHeight(lines)) {
+      canvas.width = k * S;
+      canvas.height = k * S + captionHeight(lines);
+    }
     ctx.clearRect(0, 0, canvas.width, canvas.height);
     grid(ctx, k, S);
     const moved = new Set((events || []).filter((e) => e.kind === "move").map((e) => e.card));
     if (table) for (const c of table.cards || []) card(ctx, c, S, moved.has(c[0]));
-    caption(ctx, table, k * S, k * S, opts.score);
+    caption(ctx, lines, k * S, k * S);
   }
 
-  return { draw, seatColor: (i) => SEAT[i % SEAT.length] };
+  return { draw, seatColor: (i) => SEAT[i % SEAT.length], wrapLines, captionText };
 })();
 
 // The finished board (table.py's Outcome): eq. 1's score, and for a lost game how many colours were
