@@ -86,7 +86,7 @@ def add_pipeline_options(p: argparse.ArgumentParser) -> None:
 
 def add_topology_options(p: argparse.ArgumentParser) -> None:
     """MAEIL's options (`proagent.maeil`): agents that talk between environment steps."""
-    from proagent.maeil.topology import TOPOLOGIES
+    from proagent.topologies import TOPOLOGIES  # not proagent.maeil, which imports the LLM layer
 
     p.add_argument(
         "--topology",

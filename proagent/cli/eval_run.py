@@ -12,7 +12,6 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from proagent.bounded import small_whole
-from proagent.builder import SetupError, parse_settings
 from proagent.cli.agent_options import PROBE_FORCED_HELP, add_pipeline_options
 from proagent.cli.arg_types import (
     WALL_CLOCK_HELP,
@@ -28,9 +27,6 @@ from proagent.cli.arg_types import (
     wall_clock_seconds,
     writable_folder,
 )
-from proagent.domains import DEFAULT_DOMAIN, get_domain
-from proagent.eval.config import DEFAULT_PARTNER
-from proagent.world.types import DomainInputError
 
 if TYPE_CHECKING:
     from proagent.eval.ray_executor import RayExecutor
@@ -135,6 +131,9 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
 
 def apply_flags(data: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     """``data`` with the flags that were given applied on top; defaults only where neither says."""
+    from proagent.builder import parse_settings
+    from proagent.eval.config import DEFAULT_PARTNER
+
     out = dict(data)
     for dest, field in {**GRID_FLAGS, **RUN_FLAGS}.items():
         value = getattr(args, dest, None)
@@ -157,6 +156,9 @@ def apply_flags(data: dict[str, Any], args: argparse.Namespace) -> dict[str, Any
 def default_layout(domain: str | None) -> str:
     """The layout an evaluation plays when none is named: cramped_room in Overcooked, else the
     world's first (an unknown world is reported by the config check, with the layout)."""
+    from proagent.domains import DEFAULT_DOMAIN, get_domain
+    from proagent.world.types import DomainInputError
+
     if domain is None or domain == DEFAULT_DOMAIN:
         return "cramped_room"
     try:
@@ -201,6 +203,7 @@ def execute_run(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -
     reads the records afterwards (`proagent reproduce`)."""
     from rich.console import Console
 
+    from proagent.builder import SetupError
     from proagent.eval.config import ConfigError, EvalConfig, validate_config
     from proagent.eval.progress import ProgressLines
     from proagent.eval.session import finish_run, play_run, resume_run, start_run

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,9 +24,10 @@ from proagent.bounded import small_whole
 from proagent.limits import MAX_MESSAGE_BUDGET
 from proagent.llm.sanitize import clean_field
 from proagent.maeil.talk import Deliberation, Message, Stage
+from proagent.topologies import TOPOLOGIES
 
 TopologyName = Literal["individual", "debate", "centralized", "decentralized"]
-TOPOLOGIES: tuple[str, ...] = ("individual", "debate", "centralized", "decentralized")
+assert get_args(TopologyName) == TOPOLOGIES  # one list of names (proagent.topologies, for the command line)
 _TO = re.compile(r"^\s*to\s+((?:player\s*[0-9]+\s*(?:,|and)?\s*)+)[:\-]\s*", re.IGNORECASE)
 
 
