@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import webbrowser
 from pathlib import Path
 
 from proagent.cli.agent_options import add_agent_options
@@ -45,6 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="127.0.0.1",
         help="address to listen on (default loopback; another makes the study reachable from the network)",
     )
+    u.add_argument("--no-browser", action="store_true", help="print the experimenter page's address instead of opening it")
     add_agent_options(u)
     u.set_defaults(run=run_study)
 
@@ -77,6 +79,8 @@ def run_study(args: argparse.Namespace) -> int:
     print(
         f"experimenter page: {server.url}?key={key}  (Ctrl+C to stop; participants resume where they were)", flush=True
     )
+    if not args.no_browser:
+        webbrowser.open(f"{server.url}?key={key}")
     try:
         while True:
             time.sleep(1.0)

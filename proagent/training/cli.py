@@ -50,9 +50,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     _add_sweep_arguments(p)
 
 
+TRAINABLE = ("overcooked", "cube", "yokai")  # the built-in worlds with an RL spec (a test keeps this true)
+
+
+def domain_help() -> str:
+    """--domain's help: every registered world, those without an RL spec said so (read from the
+    registry, which imports no world: `--help` stays quick)."""
+    from proagent.domains import builtin_domain_names
+
+    others = [w for w in builtin_domain_names() if w not in TRAINABLE]
+    untrained = f"; {', '.join(others)} {'has' if len(others) == 1 else 'have'} none, so cannot be trained" if others else ""
+    return f"the world: {', '.join(TRAINABLE)} (those with an RL spec{untrained}), or module:attribute"
+
+
 def _add_recipe_arguments(p: argparse.ArgumentParser) -> None:
     """What is trained: world, algorithm, layout, seeds, steps and network."""
-    p.add_argument("--domain", default="overcooked", help="the world: overcooked, cube, or module:attribute")
+    p.add_argument("--domain", default="overcooked", help=domain_help())
     p.add_argument(
         "--algo",
         choices=ALGOS,

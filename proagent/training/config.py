@@ -55,6 +55,23 @@ class PPOHyperparameters(BaseModel):
         """Whole updates only; ``total_steps`` is rounded up to a multiple of ``steps_per_update``."""
         return max(1, -(-self.total_steps // self.steps_per_update))
 
+    def played_steps(self, updates_per_call: int) -> int:
+        """The env steps a run plays: whole jitted calls of ``updates_per_call`` whole updates, so
+        ``total_steps`` rounded up (what the trainers run; `rounding_note` says so to the user)."""
+        calls = -(-self.num_updates // updates_per_call)
+        return calls * updates_per_call * self.steps_per_update
+
+    def rounding_note(self, updates_per_call: int) -> str | None:
+        """One line when ``--steps`` is rounded up, naming the unit it is rounded to; None if not."""
+        played = self.played_steps(updates_per_call)
+        if played == self.total_steps:
+            return None
+        unit = updates_per_call * self.steps_per_update
+        return (
+            f"--steps {self.total_steps:,} rounded up to {played:,}: training runs whole calls of {updates_per_call} "
+            f"update(s) x {self.num_envs} envs x {self.num_steps} steps ({unit:,} env steps a call)"
+        )
+
 
 class PPOConfig(PPOHyperparameters):
     """One PPO program's run: its world and layout, the PPO knobs, the shaping and the network."""

@@ -113,8 +113,12 @@ def run_training(args: argparse.Namespace, say: Callable[[str], None] | None = N
         return _run_bc(config, out, args.eval_episodes, say)
     seeds = f" x {args.seeds} seeds ({args.seed}..{args.seed + args.seeds - 1})" if args.seeds > 1 else ""
     per_seed = " per seed" if args.seeds > 1 else ""
+    note = config.rounding_note(args.updates_per_call)
+    if note is not None:
+        say(note)
     say(
-        f"training {args.algo}{seeds} on {config.world} {config.layout}: {config.total_steps:,} steps{per_seed}, "
+        f"training {args.algo}{seeds} on {config.world} {config.layout}: "
+        f"{config.played_steps(args.updates_per_call):,} steps{per_seed}, "
         f"encoder {encoder_name(config.network)}, device {checkpoint.device_description()} -> {out}"
     )
     try:

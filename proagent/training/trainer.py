@@ -12,7 +12,6 @@ ends exactly where training does.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from functools import partial
@@ -53,8 +52,7 @@ class TrainResult(BaseModel):
 
 
 def rounded_config(config: PPOConfig, updates_per_call: int) -> PPOConfig:
-    calls = math.ceil(config.num_updates / updates_per_call)
-    return config.model_copy(update={"total_steps": calls * updates_per_call * config.steps_per_update})
+    return config.model_copy(update={"total_steps": config.played_steps(updates_per_call)})
 
 
 def make_self_play(config: PPOConfig, env: RLEnv, updates_per_call: int = 1):

@@ -117,3 +117,27 @@ def test_bad_network_field_exits_2(capsys):
     assert cli.main(["--layout", "demo_cook_simple", "--network-set", "memory=-1"]) == 2
     assert cli.main(["--layout", "demo_cook_simple", "--network-set", "no_such_field=1"]) == 2
     assert "--network-set" in capsys.readouterr().err
+
+
+def test_train_help_names_every_world_and_which_can_be_trained(capsys):
+    from proagent.cli import main
+    from proagent.domains import builtin_domain_names, get_domain
+    from proagent.training.cli import TRAINABLE
+
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert all(world in said for world in builtin_domain_names())
+    assert set(TRAINABLE) == {w for w in builtin_domain_names() if get_domain(w).capabilities.rl is not None}
+    assert "macrafter has none, so cannot be trained" in said
+
+
+def test_rounding_steps_up_is_said_with_its_unit():
+    from proagent.training.config import PPOConfig
+
+    config = PPOConfig(total_steps=1000, num_envs=16, num_steps=128)  # 2,048 env steps an update
+    assert config.played_steps(10) == 20_480
+    note = config.rounding_note(10)
+    assert note == ("--steps 1,000 rounded up to 20,480: training runs whole calls of 10 update(s) x 16 envs x 128 steps "
+                    "(20,480 env steps a call)")  # fmt: skip
+    assert PPOConfig(total_steps=20_480, num_envs=16, num_steps=128).rounding_note(10) is None

@@ -82,9 +82,7 @@ class Stage:
     update: Callable = field(init=False)
 
     def __post_init__(self) -> None:
-        calls = math.ceil(self.config.num_updates / self.updates_per_call)
-        steps = calls * self.updates_per_call * self.config.steps_per_update
-        self.config = self.config.model_copy(update={"total_steps": steps})
+        self.config = self.config.model_copy(update={"total_steps": self.config.played_steps(self.updates_per_call)})
         self.init, self.update = make_population_train(
             self.config, self.pairing, self.env, self.updates_per_call, self.events
         )
