@@ -127,8 +127,12 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
         team = session.new_team()
         rendering = session.domain.capabilities.rendering
         picture = session.folder.path / ("episode.gif" if episode == 0 else f"episode-{episode}.gif")
-        gif = None if args.no_gif or rendering is None else GifRecorder(session.env, rendering, picture)
-        with _progress_view(args, session, live, episode) as on_step:
+        gif = (
+            None if args.no_gif or rendering is None
+            else GifRecorder(session.env, rendering, picture, seats=len(team), score_text=format_score)
+        )  # fmt: skip
+        with _progress_view(args, session, live, episode) as progress:
+            on_step = progress if gif is None else _scoring(gif, progress)
             record = await run_episode(
                 session.env,
                 session.domain,
@@ -175,6 +179,16 @@ def _progress_view(args: argparse.Namespace, session, live: bool, episode: int) 
     settings = ProgressSettings(every_decisions=args.progress_every, every_s=args.progress_seconds)
     with PlainProgress(settings, label, lambda line: print(line, file=sys.stderr, flush=True)) as progress:
         yield progress.on_step
+
+
+def _scoring(gif, progress: Callable[[StepView], None]) -> Callable[[StepView], None]:
+    """The progress view's callback that also gives the GIF each step's score (its caption line)."""
+
+    def on_step(view: StepView) -> None:
+        gif.scored(view.score)
+        progress(view)
+
+    return on_step
 
 
 def _ended(record) -> str:

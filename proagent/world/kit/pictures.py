@@ -11,18 +11,50 @@ import numpy as np
 from proagent.world.capabilities import Rendering
 
 Colour = tuple[int, int, int]
+# One colour per seat everywhere: every world's GIF and its web pages (the replay and human pages'
+# scripts list the same colours; a test keeps them equal). Player 0 blue, player 1 green, ...
 SEAT_COLOURS: tuple[Colour, ...] = (
-    (220, 60, 60),
-    (60, 110, 220),
-    (60, 170, 80),
-    (160, 80, 200),
-    (230, 140, 30),
-    (30, 170, 170),
+    (0x2F, 0x6F, 0xD6),
+    (0x25, 0xA3, 0x5A),
+    (0xD9, 0x82, 0x2B),
+    (0x8E, 0x44, 0xAD),
+    (0xC0, 0x39, 0x2B),
+    (0x16, 0xA0, 0x85),
 )
+CAPTION_PX = 22  # the strip under each GIF frame: step, score and the seats' colours
+MIN_WIDTH = 480  # a GIF narrower than this is scaled up by a whole factor (pixels stay sharp)
 
 
 def seat_colour(seat: int) -> Colour:
     return SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+
+
+def hex_colour(colour: Colour) -> str:
+    return "#" + "".join(f"{c:02x}" for c in colour)
+
+
+def scaled(frame: np.ndarray, min_width: int = MIN_WIDTH) -> np.ndarray:
+    """``frame`` enlarged by the smallest whole factor that makes it at least ``min_width`` wide."""
+    factor = max(1, -(-min_width // max(1, frame.shape[1])))
+    return frame if factor == 1 else np.repeat(np.repeat(frame, factor, axis=0), factor, axis=1)
+
+
+def captioned(frame: np.ndarray, step: int, score: str, seats: int) -> np.ndarray:
+    """``frame`` with a strip under it: the step, the score and a chip of each seat's colour."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    height, width = frame.shape[:2]
+    image = Image.new("RGB", (width, height + CAPTION_PX), (241, 239, 232))
+    image.paste(Image.fromarray(np.asarray(frame, np.uint8)), (0, 0))
+    draw, font = ImageDraw.Draw(image), ImageFont.load_default(size=13)
+    text_y = height + 4
+    draw.text((6, text_y), f"step {step}   score {score}", fill=(34, 34, 34), font=font)
+    x = width - 6 - 74 * seats
+    for seat in range(seats):
+        draw.rectangle((x, text_y + 1, x + 12, text_y + 13), fill=seat_colour(seat))
+        draw.text((x + 16, text_y), f"player {seat}", fill=(34, 34, 34), font=font)
+        x += 74
+    return np.asarray(image)
 
 
 class GridCanvas:
@@ -92,28 +124,46 @@ class GifRecorder:
     """An episode's GIF drawn as it plays: ``append`` takes each engine state (the runner's
     ``states`` sink); every ``chunk`` states are drawn (`Rendering.frames`), written to the file and
     let go, so memory holds at most ``chunk`` states whatever the horizon (holding every engine
-    state for the end grew with the episode, 83 MiB per 1,000 steps on counter_circuit)."""
+    state for the end grew with the episode, 83 MiB per 1,000 steps on counter_circuit).
 
-    def __init__(self, env: Any, rendering: Rendering, path: Path, chunk: int = 64) -> None:
-        self.env, self.rendering, self.chunk = env, rendering, chunk
-        self.pending: list[Any] = []
+    With ``seats`` (the team's size), each frame is enlarged to at least `MIN_WIDTH` pixels and
+    gets a caption line: its step, the score so far (``scored`` gives it after each step, as the
+    runner's ``on_step`` sees it) and each seat's colour."""
+
+    def __init__(
+        self, env: Any, rendering: Rendering, path: Path, chunk: int = 64, seats: int = 0,
+        score_text: Callable[[float], str] = lambda score: f"{score:g}",
+    ) -> None:  # fmt: skip
+        self.env, self.rendering, self.chunk, self.seats, self.score_text = env, rendering, chunk, seats, score_text
+        self.pending: list[tuple[Any, float]] = []  # (state, score after it)
+        self._score = 0.0  # the score so far
         self.stream = GifStream(path, rendering.ms_per_frame)
 
     def append(self, state: Any) -> None:
-        self.pending.append(state)
-        if len(self.pending) >= self.chunk:
-            self._draw()
+        self.pending.append((state, self._score))
+        if len(self.pending) > self.chunk:  # the newest waits for its score
+            self._draw(self.pending[:-1])
+            self.pending = self.pending[-1:]
+
+    def scored(self, score: float) -> None:
+        """The score after the state appended last (the runner appends a state, then reports the step)."""
+        self._score = score
+        if self.pending:
+            self.pending[-1] = (self.pending[-1][0], score)
 
     def __len__(self) -> int:
         return self.stream.count + len(self.pending)
 
-    def _draw(self) -> None:
-        for frame in self.rendering.frames(self.env, self.pending):
+    def _draw(self, batch: list[tuple[Any, float]]) -> None:
+        frames = self.rendering.frames(self.env, [state for state, _ in batch])
+        for (_, score), frame in zip(batch, frames, strict=True):
+            if self.seats:
+                frame = captioned(scaled(np.asarray(frame, np.uint8)), self.stream.count, self.score_text(score), self.seats)
             self.stream.add(frame)
-        self.pending = []
 
     def save(self) -> Path:
-        self._draw()
+        self._draw(self.pending)
+        self.pending = []
         return self.stream.close()
 
 

@@ -11,7 +11,7 @@
 // proagent/domains/macrafter/rendering.py's record() and CrafterEvent.to_record().
 const Crafter = (() => {
   // The seat colours of the GIF (rendering.AGENT_COLOURS), so a seat looks the same in both.
-  const AGENT = ["#dc3c3c", "#3c6edc", "#3caa50", "#a050c8", "#e68c1e", "#1eaaaa", "#785028", "#e650a0"];
+  const AGENT = ["#2f6fd6", "#25a35a", "#d9822b", "#8e44ad", "#c0392b", "#16a085", "#785028", "#e650a0"];
   const MATERIALS = ["grass", "sand", "water", "tree", "stone", "coal", "iron", "diamond", "lava", "path", "table",
     "furnace", "plant", "ripe_plant", "cow"];
   const TILE = {
