@@ -231,7 +231,8 @@ def _step_record(
 ) -> dict:
     """One trace line: the state as text, the joint action, events, reward; the focal agent's
     ``info()`` (skill, decision, belief); what a replay needs to draw the step (the domain's
-    frame extras); the teammates' skills where they have one."""
+    frame extras); the teammates' skills where they have one, and the decisions (analysis,
+    intention, attempts, loops) of the teammates that made one this step (``team_decisions``)."""
     rendering = domain.capabilities.rendering
     record = {
         "episode": episode,
@@ -245,7 +246,11 @@ def _step_record(
         "seat": focal,
         **(rendering.frame_extras(env, before, after, done) if rendering is not None else {}),
     }
-    mates = {seat: team[seat].info().get("skill") for seat in others(focal, len(team))}
+    infos = {seat: team[seat].info() for seat in others(focal, len(team))}
+    mates = {seat: info.get("skill") for seat, info in infos.items()}
+    decisions = {str(seat): info["decision"] for seat, info in infos.items() if info.get("decision")}
+    if decisions:  # every LLM teammate's reasoning (and the undo loops it caught), not the focal seat's alone
+        record["team_decisions"] = decisions
     if len(team) == 2:
         (skill,) = mates.values()
         if skill is not None:

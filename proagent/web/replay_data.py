@@ -5,7 +5,8 @@ Reads `trace.jsonl` of any run (play, eval with ``trace``, human) and groups its
 episodes that finished are listed once the folder has an episodes.jsonl. Each
 frame holds what the run's domain draws (its `ReplayDrawing` decodes each trace line: this module
 knows no world), every seat's action, events, score, each agent's skill, the planner's analysis
-and predicted intention (carried forward until the next decision), Verificator rejections, the undo
+and predicted intention (carried forward until the next decision), every LLM teammate's too (the
+trace's ``team_decisions``), Verificator rejections, the undo
 loops caught (each with the skill, the step it was chosen before and what undid it) and belief
 corrections; the payload also carries the episode's ``domain_metrics``. Prompts are left
 out: they are large and the trace keeps them.
@@ -260,15 +261,21 @@ def episode_metrics(record: dict | None, legacy: tuple[str, ...] = ()) -> dict[s
 def _frames(records: list[dict], drawing: ReplayDrawing) -> list[dict]:
     frames: list[dict] = []
     analysis = intention = None
+    team: dict[str, dict] = {}  # seat -> the teammate's last analysis and intention, carried forward
     for record in records:
         decision = record.get("decision") or None
         if decision is not None:
             analysis, intention = decision.get("analysis"), decision.get("intention")
-        frames.append(_frame(record, drawing.frame(record), decision, analysis, intention))
+        decided = _team_decisions(record)
+        team = {**team, **{seat: {"analysis": d.get("analysis"), "intention": d.get("intention")} for seat, d in decided.items()}}
+        frame = _frame(record, drawing.frame(record), decision, analysis, intention)
+        frame["team"] = team
+        frame["team_decisions"] = {seat: _decision_summary(d) for seat, d in decided.items()}
+        frames.append(frame)
     end = drawing.end(records[-1])
     if end is not None:
         frames.append({**frames[-1], **end.drawn, "step": end.step, "actions": None, "events": [], "reward": 0.0,
-                       "decision": None, "belief": None, "final": True})  # fmt: skip
+                       "decision": None, "team_decisions": {}, "belief": None, "final": True})  # fmt: skip
     return frames
 
 
@@ -289,6 +296,14 @@ def _frame(record: dict, drawn: dict, decision: dict | None, analysis: str | Non
         "decision": _decision_summary(decision) if decision else None,
         "belief": record.get("belief"),
     }
+
+
+def _team_decisions(record: dict) -> dict[str, dict]:
+    """The teammates' decisions of one trace line (seat -> decision), malformed entries left out."""
+    found = record.get("team_decisions")
+    if not isinstance(found, dict):
+        return {}
+    return {str(seat): d for seat, d in found.items() if isinstance(d, dict)}
 
 
 def _decision_summary(decision: dict) -> dict:

@@ -61,6 +61,22 @@ def test_the_timeline_shows_each_caught_loop(browser, llm_run, tmp_path):
         assert "loop caught: pickup(onion) again would repeat step 1's choice, undone by place_obj_on_counter(); blocked" in text
 
 
+def test_every_seats_reasoning_messages_and_the_v2_view_are_shown(browser, llm_run, tmp_path):
+    from test_replay_data import teamed_run
+
+    with WebServer(replay_routes(load_run(teamed_run(llm_run, tmp_path / "teamed"))), PAGE, 0) as server:
+        browser.get(server.url)
+        wait_for(lambda: browser.execute_script("return document.body.dataset.ready"))
+        browser.execute_script("document.getElementById('scrub').value = 2;"
+                               "document.getElementById('scrub').dispatchEvent(new Event('input'))")  # fmt: skip
+        team = browser.find_element("id", "team").text
+        assert "player 1 (greedy) analysis: the pot needs onions" in team and "its predicted intention: deliver_soup()" in team
+        assert "player 1 → 0 (say): “I take the onions”" in browser.find_element("id", "messages").text
+        legend = browser.find_element("id", "legend").text
+        assert "sees only the 5x5 cells around it" in legend and "takes 5 points off the score" in legend
+        assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
 def test_exported_replay_opens_from_file_without_a_server(browser, llm_run, tmp_path):
     out = export_html(load_run(llm_run), tmp_path / "export.html")
     browser.get(out.as_uri())

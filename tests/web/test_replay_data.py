@@ -115,3 +115,27 @@ def test_each_caught_loop_is_on_its_frame_with_what_undid_it(llm_run, tmp_path):
     assert len(caught) == 1  # the malformed entry is left out
     step, loop = caught[0]
     assert step >= 3 and loop == {"skill": "pickup(onion)", "since_step": 1, "undone_by": ["place_obj_on_counter()"], "blocked": True}
+
+
+def teamed_run(llm_run: Path, folder: Path) -> Path:
+    """``llm_run`` as a V2 kitchen with a view radius of 2 and a ProAgent teammate in seat 1 that
+    decided at step 2, with a message before step 2 (MAEIL's cognition)."""
+    import shutil
+
+    shutil.copytree(llm_run, folder)
+    lines = _trace(llm_run)
+    lines[0]["view_radius"] = 2
+    lines[0]["terrain"] = [row[:-1] + "L" if i == 0 else row for i, row in enumerate(lines[0]["terrain"])]
+    lines[2]["team_decisions"] = {"1": {"step": 2, "skill": "pickup(onion)", "analysis": "the pot needs onions",
+                                        "intention": "deliver_soup()", "attempts": [], "loops": []}}  # fmt: skip
+    lines[2]["cognition"] = [{"kind": "message", "type": "say", "from": 1, "to": [0], "text": "I take the onions"}]
+    (folder / "trace.jsonl").write_text("\n".join(json.dumps(r) for r in lines) + "\n")
+    return folder
+
+
+def test_teammates_reasoning_and_the_view_window_reach_the_payload(llm_run, tmp_path):
+    payload = episode_payload(load_run(teamed_run(llm_run, tmp_path / "teamed")))
+    assert payload["view_radius"] == 2
+    frames = payload["frames"]
+    assert frames[1]["team"] == {} and frames[2]["team_decisions"]["1"]["skill"] == "pickup(onion)"
+    assert all(f["team"]["1"]["analysis"] == "the pot needs onions" for f in frames[2:])

@@ -29,7 +29,7 @@ WEB = Path(__file__).resolve().parents[2] / "proagent" / "web"
 GENERIC_FILES = ("replay_data.py", "replay_lanes.py", "replay_page.py", "server.py", "static/replay.js", "static/replay.html")
 OVERCOOKED_NAMES = re.compile(r"KitchenState|onion|soup|\bpot|envs\.overcooked|from envs|tomato|dish", re.IGNORECASE)
 ADDED = ("domain", "metrics", "score_span")  # what the seam and the score formatting added to the payload
-FRAME_ADDED = ("score_text",)  # each frame's score as people read it (proagent.numbers.format_score)
+FRAME_ADDED = ("score_text", "team", "team_decisions")  # the score as people read it; the teammates' reasoning
 DECISION_ADDED = ("loops",)  # the undo loops caught at a decision (none in an old trace)
 
 

@@ -82,6 +82,8 @@ def frame_extras(env: OvercookedEnv, state: KitchenState, after: KitchenState, d
     extras: dict = {"kitchen": state.to_record()}
     if state.step == 0:
         extras["terrain"] = terrain_rows(env.layout.tiles)
+        if env.dynamics.agent_view_size is not None:  # V2's partial view: the replay draws each player's window
+            extras["view_radius"] = env.dynamics.agent_view_size
     if done:
         extras["final"] = {"state": render_ascii(after), "kitchen": after.to_record()}
     return extras

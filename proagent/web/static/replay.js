@@ -46,6 +46,30 @@
       `${esc(dec.llm_calls)} LLM call(s), ${esc(Number(dec.llm_latency_s).toFixed(2))} s${loops.join("")}${tries.join("")}`;
   }
 
+  // Every LLM teammate's reasoning (the trace's team_decisions): its analysis and predicted
+  // intention, carried forward like the agent's own, and this step's decision when it made one.
+  function teamHtml(f) {
+    const seats = Object.keys(f.team || {});
+    return seats.map((seat) => {
+      const t = f.team[seat], dec = (f.team_decisions || {})[seat];
+      return `<div class="row"><b>player ${esc(seat)} (${esc(state.data.names[+seat] || "teammate")}) analysis:</b> ` +
+        `<span class="muted">${esc(t.analysis || "–")}</span><br><b>its predicted intention:</b> ` +
+        `<span class="muted">${esc(t.intention || "–")}</span>${dec ? "<br>" + decisionHtml(dec) : ""}</div>`;
+    }).join("");
+  }
+
+  // The messages of the cognitive phase before this step (payload.lanes), each in full: sender,
+  // receivers, kind and text, not only in the lanes' hover tips.
+  function messagesHtml(i) {
+    const step = state.data.lanes && state.data.lanes.steps[i];
+    const messages = (step && step.messages) || [];
+    if (!messages.length) return "";
+    return "<b>messages:</b>" + messages.map((m) => {
+      const to = (m.to || []).filter((x) => x !== null && x !== undefined).join(", ") || "all";
+      return `<div>player ${esc(m.from)} → ${esc(to)} (${esc(m.kind)}): “${esc(m.text)}”</div>`;
+    }).join("");
+  }
+
   // An undo loop the guard caught (agent/loops.py), in words: what would repeat, and what undid it.
   function loopText(l) {
     const what = l.blocked ? "blocked" : "counted only (loop check off)";
@@ -68,6 +92,9 @@
     $("analysis").textContent = f.analysis || "–";
     $("intention").textContent = f.intention || "–";
     $("decision").innerHTML = decisionHtml(f.decision);
+    $("team").innerHTML = teamHtml(f);
+    $("messages").innerHTML = messagesHtml(state.index);
+    $("legend").textContent = ReplayDomain.legend ? ReplayDomain.legend(d) || "" : "";
     $("belief").innerHTML = beliefHtml(f.belief);
     $("events").innerHTML = f.events.length ? "<b>events:</b> " + f.events.map((e) => `player ${esc(e.agent)} ${esc(e.kind)}`).join(", ") : "";
     $("scrub").value = state.index;
@@ -108,6 +135,11 @@
       const rejected = f.decision ? f.decision.attempts.filter((a) => a.failures.length || a.parse_error).length : 0;
       if (rejected) items.push([i, `step ${f.step}: ${rejected} rejected plan(s), chose ${f.decision.skill}`, "reject"]);
       for (const l of f.decision ? f.decision.loops || [] : []) items.push([i, `step ${f.step}: ⟲ ${loopText(l)}`, "reject loop"]);
+      for (const [seat, dec] of Object.entries(f.team_decisions || {})) {
+        const bad = dec.attempts.filter((a) => a.failures.length || a.parse_error).length;
+        if (bad) items.push([i, `step ${f.step}: player ${seat}: ${bad} rejected plan(s), chose ${dec.skill}`, "reject"]);
+        for (const l of dec.loops || []) items.push([i, `step ${f.step}: player ${seat}: ⟲ ${loopText(l)}`, "reject loop"]);
+      }
       if (f.belief) items.push([i, `step ${f.step}: belief ${f.belief.correct ? "confirmed" : "corrected"} (${f.belief.actual})`, f.belief.correct ? "ok" : "reject"]);
       for (const e of f.events) {
         const note = ReplayDomain.eventNote(e);

@@ -19,8 +19,13 @@ LEGACY_METRICS = ("soups", "wrong_soups")  # EpisodeRecord's fields before they 
 
 
 def scene(first: dict) -> dict:
-    """The kitchen's terrain rows (legacy characters), drawn under every frame."""
-    return {"terrain": first.get("terrain") or parse_terrain(first["state"])}
+    """The kitchen's terrain rows (legacy characters), drawn under every frame, and V2's view radius
+    (each player sees the (2r+1)-square around it) where the kitchen has one."""
+    found = {"terrain": first.get("terrain") or parse_terrain(first["state"])}
+    radius = first.get("view_radius")
+    if isinstance(radius, int) and not isinstance(radius, bool) and 0 < radius <= 64:
+        found["view_radius"] = radius
+    return found
 
 
 def frame(line: dict) -> dict:

@@ -148,6 +148,19 @@ const Kitchen = (() => {
   return { draw, describeItem, TILE, PLAYER_COLORS: PLAYER };
 })();
 
+// V2's partial view: a dashed square of (2r+1) cells around each player, in its colour.
+function viewWindows(canvas, radius, players) {
+  const ctx = canvas.getContext("2d"), T = Kitchen.TILE;
+  ctx.save();
+  ctx.setLineDash([8, 6]); ctx.lineWidth = 3;
+  for (const pl of players) {
+    const [x, y] = pl.position;
+    ctx.strokeStyle = Kitchen.PLAYER_COLORS[pl.index % Kitchen.PLAYER_COLORS.length];
+    ctx.strokeRect((x - radius) * T + 2, (y - radius) * T + 2, (2 * radius + 1) * T - 4, (2 * radius + 1) * T - 4);
+  }
+  ctx.restore();
+}
+
 // The generic replay page's hooks (replay.js of proagent.web; the contract is ReplayDrawing in
 // proagent/web/replay_data.py): the payload's `terrain` and each frame's `kitchen` come from
 // proagent/domains/overcooked/web/__init__.py.
@@ -155,6 +168,20 @@ const ReplayDomain = {
   notable: "deliveries",
   draw(canvas, data, frame, opts) {
     Kitchen.draw(canvas, data.terrain, frame.kitchen, opts);
+    if (data.view_radius && frame.kitchen) viewWindows(canvas, data.view_radius, frame.kitchen.players || []);
+  },
+  // What the page does not show by itself: each player's view window (V2's partial observation)
+  // and what the recipe button costs.
+  legend(data) {
+    const notes = [];
+    if (data.view_radius) {
+      const side = 2 * data.view_radius + 1;
+      notes.push(`Each player sees only the ${side}x${side} cells around it (the dashed square in its colour); the agent plans on that view.`);
+    }
+    if ((data.terrain || []).some((row) => row.includes("L"))) {
+      notes.push(`L is the recipe button: pressing it shows the recipe for a while and takes ${BUTTON_COST} points off the score (the episode's button cost).`);
+    }
+    return notes.join(" ");
   },
   seatColor(i) {
     return Kitchen.PLAYER_COLORS[i];
