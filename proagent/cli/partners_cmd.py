@@ -25,12 +25,33 @@ COLUMNS = (
     "layout", "partner", "algorithm", "env steps", "warm start", "train time", "device", "encoder", "self-play return",
     "note",
 )  # fmt: skip
-CHANCE_SHARE = 0.01  # a self-play mean at most this share of the layout's best checkpoint's is at chance level
+CHANCE_SHARE = 0.01  # of the way from random play to the layout's best checkpoint: still at chance level
+CHANCE_SES = 2.0  # within this many of random play's standard errors: at chance level
 CHANCE_NOTE = "self-play at chance"
 CHANCE_RULE = (
-    f"'{CHANCE_NOTE}': self-play return at most {CHANCE_SHARE:.0%} of the best checkpoint's on its layout "
-    "(and at most 0): a partner that scores nothing with itself"
+    f"'{CHANCE_NOTE}': self-play return no more than {CHANCE_SES:g} standard errors, or {CHANCE_SHARE:.0%} of the way "
+    "to the layout's best checkpoint (whichever is wider), above uniform random play's on its layout "
+    "(data/random_baselines.json; a world's scores may be negative, so 0 is no baseline)"
 )
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """Uniform random play's self-play score on one layout (scripts/random_baselines.py measures it)."""
+
+    mean: float
+    se: float
+
+
+def random_baselines(world: str) -> dict[str, Baseline]:
+    """Layout -> uniform random play's self-play score, from data/random_baselines.json."""
+    import json
+
+    from proagent.paths import DATA_DIR
+
+    path = DATA_DIR / "random_baselines.json"
+    layouts = json.loads(path.read_text(encoding="utf-8")).get("layouts", {}) if path.exists() else {}
+    return {name: Baseline(float(v["mean"]), float(v["se"])) for name, v in layouts.get(world, {}).items()}
 
 
 @dataclass(frozen=True)
@@ -66,20 +87,30 @@ def _checkpoints(world: str) -> list[Checkpoint]:
     return found
 
 
-def chance_bar(means: list[float | None]) -> float:
-    """The self-play return at or below which a checkpoint of one layout is at chance level:
-    `CHANCE_SHARE` of the layout's best, and never above 0 when nothing scores."""
-    scored = [mean for mean in means if mean is not None]
-    return max(0.0, CHANCE_SHARE * max(scored)) if scored else 0.0
+def chance_bar(means: list[float | None], baseline: Baseline | None) -> float | None:
+    """The self-play return at or below which a checkpoint of one layout is at chance level: random
+    play's plus the wider of `CHANCE_SES` of its standard errors and `CHANCE_SHARE` of the way to the
+    layout's best checkpoint; None (nothing flagged) where random play was not measured."""
+    if baseline is None:
+        return None
+    best = max([mean for mean in means if mean is not None], default=baseline.mean)
+    return baseline.mean + max(CHANCE_SES * baseline.se, CHANCE_SHARE * max(0.0, best - baseline.mean))
 
 
 def checkpoint_rows(world: str) -> list[tuple[str, ...]]:
     """One row per checkpoint ``world`` ships: layouts in name order, each layout's checkpoints best
     self-play first (unscored ones last, ties by name), flagged in the note column when at chance."""
-    found = _checkpoints(world)
-    bars = {layout: chance_bar([c.mean for c in found if c.layout == layout]) for layout in {c.layout for c in found}}
+    found, baselines = _checkpoints(world), random_baselines(world)
+    bars = {
+        layout: chance_bar([c.mean for c in found if c.layout == layout], baselines.get(layout))
+        for layout in {c.layout for c in found}
+    }
     found.sort(key=lambda c: (c.layout, c.mean is None, -(c.mean or 0.0), c.name))
-    return [(*c.row, CHANCE_NOTE if c.mean is not None and c.mean <= bars[c.layout] else "") for c in found]
+    return [(*c.row, CHANCE_NOTE if at_chance(c.mean, bars[c.layout]) else "") for c in found]
+
+
+def at_chance(mean: float | None, bar: float | None) -> bool:
+    return mean is not None and bar is not None and mean <= bar
 
 
 def run(args: argparse.Namespace) -> int:
