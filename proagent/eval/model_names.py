@@ -49,8 +49,11 @@ def models_caption(config: EvalConfig | None) -> str:
     agents = _llm_agents(config)
     if not agents:
         return "Model: none (no LLM agent played; every agent is scripted or trained)."
-    named = "; ".join(f"`{name}`: {model_label(llm)}, prompt set `{prompt}`" for name, llm, prompt in agents)
-    return f"Model{'s' if len(agents) > 1 else ''} (--llm, from config.json): {named}."
+    groups: dict[tuple[str, str], list[str]] = {}  # agents that share a model and prompt set are named together
+    for name, llm, prompt in agents:
+        groups.setdefault((llm, prompt), []).append(f"`{name}`")
+    named = "; ".join(f"{', '.join(names)}: {model_label(llm)}, prompt set `{prompt}`" for (llm, prompt), names in groups.items())
+    return f"Model{'s' if len(groups) > 1 else ''} (--llm, from config.json): {named}."
 
 
 def models_short(config: EvalConfig | None) -> str:

@@ -44,3 +44,11 @@ def test_every_markdown_table_and_plot_of_a_run_names_its_model(world, tmp_path,
         heading, blank, line = page.read_text().splitlines()[:3]
         assert heading.startswith("# ") and not blank and line.startswith(caption), page.name
     assert titles and all(t.endswith("\nmodel: scripted stand-in (not an LLM), prompts proagent") for t in titles)
+
+
+def test_agents_that_share_a_model_are_named_together() -> None:
+    cfg = config(agents=[{"kind": "proagent", "label": "a"}, {"kind": "proagent", "label": "b", "llm": "openai/x"},
+                         {"kind": "proagent", "label": "c"}])  # fmt: skip
+    caption = models_caption(cfg)
+    assert caption.startswith("Models (--llm, from config.json): `a`, `c`: the embedded model")
+    assert "; `b`: `openai/x`, prompt set `proagent`." in caption
