@@ -151,6 +151,17 @@ def agent_config(flags: LLMFlags, embedded: bool) -> AgentConfig:
     )
 
 
+def settled_layout(layout: str | None, domain_spec: str | None) -> str:
+    """``layout`` when given, else the named world's own default layout (the default world's
+    without ``--domain``): every front end asks here, so none falls back on another world's layout."""
+    if layout is not None:
+        return layout
+    try:
+        return domain_for(None, domain_spec).default_layout()
+    except DomainInputError as exc:
+        raise SetupError(str(exc)) from exc
+
+
 def settled_horizon(domain: Domain, layout: str, horizon: int | None) -> int:
     """``horizon`` when given, else the layout's own (`Domain.default_horizon`)."""
     return horizon if horizon is not None else int(domain.default_horizon(layout))

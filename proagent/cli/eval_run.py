@@ -28,7 +28,7 @@ from proagent.cli.arg_types import (
     wall_clock_seconds,
     writable_folder,
 )
-from proagent.domains import DEFAULT_DOMAIN, get_domain
+from proagent.domains import get_domain
 from proagent.eval.config import DEFAULT_PARTNER
 from proagent.world.types import DomainInputError
 
@@ -155,15 +155,12 @@ def apply_flags(data: dict[str, Any], args: argparse.Namespace) -> dict[str, Any
 
 
 def default_layout(domain: str | None) -> str:
-    """The layout an evaluation plays when none is named: cramped_room in Overcooked, else the
-    world's first (an unknown world is reported by the config check, with the layout)."""
-    if domain is None or domain == DEFAULT_DOMAIN:
-        return "cramped_room"
+    """The layout an evaluation plays when none is named: the world's own default (an unknown
+    world is left for the config check, which reports it with the layout)."""
     try:
-        names = get_domain(domain).layout_names()
+        return get_domain(domain).default_layout()
     except DomainInputError:
-        return "cramped_room"
-    return names[0] if names else "cramped_room"
+        return ""
 
 
 def _is_proagent(agent: Any) -> bool:

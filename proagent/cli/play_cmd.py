@@ -29,7 +29,12 @@ from proagent.runner.summary import own_events, summary_of
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("play", help="play episodes of ProAgent with a partner")
-    p.add_argument("--layout", default="counter_circuit", help="layout name or path to a kitchen file")
+    p.add_argument(
+        "--layout",
+        default=None,
+        help="layout name (see `proagent layouts`) or path to a kitchen file (default: the world's own, "
+        "counter_circuit in Overcooked)",
+    )
     p.add_argument(
         "--partner",
         default=None,

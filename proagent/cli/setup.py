@@ -24,6 +24,7 @@ from proagent.builder import (
     resolve_env,
     session_builder,
     settled_horizon,
+    settled_layout,
     settled_partner,
     topology_problem,
 )
@@ -65,6 +66,7 @@ class Session:
 
 def build_session(args: argparse.Namespace) -> Session:
     settings = parse_settings(getattr(args, "env", None))
+    args.layout = settled_layout(args.layout, getattr(args, "domain", None))  # recorded and used as if given
     domain, env = resolve_env(args.layout, args.horizon, getattr(args, "domain", None), getattr(args, "agents", None), settings)
     if not 0 <= args.seat < env.num_agents:
         raise SetupError(f"--seat {args.seat}: {env.name} has seats 0..{env.num_agents - 1}")

@@ -65,7 +65,8 @@ def _add_recipe_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--layout",
         default=None,
-        help="layout or scenario name, or file (e.g. cramped_room, easy_2a); required without --sweep",
+        help="layout or scenario name, or file (e.g. cramped_room, easy_2a); default: the world's own "
+        "(`proagent layouts`), counter_circuit in Overcooked",
     )
     p.add_argument("--seed", type=_bounded(int, 0, MAX_SEED), default=0)
     p.add_argument(
@@ -235,8 +236,6 @@ def refuse_flags(args: argparse.Namespace) -> str | None:
     """The first flag combination that cannot run, as one line; None if all can."""
     if args.sweep is not None:
         return refuse_with_sweep(args)
-    if args.layout is None:
-        return "--layout is required (or give --sweep FILE)"
     if args.executor != "local" or args.ray_address is not None:
         return "--executor and --ray-address are for --sweep; a single run trains in this process"
     if args.resume and args.algo == "bc":
@@ -309,6 +308,14 @@ def run(args: argparse.Namespace, say: Callable[[str], None] | None = None) -> i
         return 2
     if args.sweep is not None:
         return _run_sweep(args, say or _say)
+    if args.layout is None:
+        from proagent.domains import get_domain
+
+        try:
+            args.layout = get_domain(args.domain).default_layout()  # recorded as if given
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     return run_training(args, say)
 
 

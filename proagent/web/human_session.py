@@ -96,6 +96,8 @@ def build_human_session(
     ``<timestamp>-<name>`` one under ``--runs-dir``."""
     if env is None:
         domain, env = resolve_env(args.layout, args.horizon, getattr(args, "domain", None))
+        if env.num_agents != 2 and domain.capabilities.teams is not None:  # a world that sizes teams plays a pair
+            domain, env = resolve_env(args.layout, args.horizon, getattr(args, "domain", None), 2)
     else:
         domain = domain_for(env.name, getattr(args, "domain", None))
     if env.num_agents != 2:

@@ -101,6 +101,9 @@ def _checkpoint_partner(directory: Path, env: OvercookedEnv | None) -> Agent:
     return load_checkpoint_partner(directory, "overcooked", env.name, lambda m: partner_env(env.layout, m.dynamics))
 
 
+DEFAULT_LAYOUT = "counter_circuit"
+
+
 class OvercookedDomain(WorldBase):
     """The Overcooked world. Holds only its partner registry (scripted + the shipped zoo, or one a
     caller extends), so one instance serves every run."""
@@ -132,6 +135,11 @@ class OvercookedDomain(WorldBase):
 
     def layout_names(self) -> list[str]:
         return available_layouts()
+
+    def default_layout(self) -> str:
+        """counter_circuit: the paper's hardest classic kitchen, where coordination matters (the
+        alphabetical first is a variant nobody starts with)."""
+        return DEFAULT_LAYOUT
 
     def owns(self, spec: str) -> bool:
         return spec in available_layouts() or spec.endswith((".txt", ".toml"))
