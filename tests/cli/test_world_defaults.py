@@ -44,6 +44,16 @@ def test_every_world_names_one_of_its_own_layouts_as_its_default(world: str) -> 
     assert domain.default_layout() in domain.layout_names() and domain.owns(domain.default_layout())
 
 
+def test_layouts_lists_every_world_with_its_default_first(capsys) -> None:
+    assert main(["layouts"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    for world in WORLDS:
+        domain = get_domain(world)
+        (line,) = [line for line in lines if line.startswith(f"{world}: ")]
+        assert line.startswith(f"{world}: {domain.default_layout()} (default)") and domain.layout_names()[-1] in line
+    assert main(["layouts", "cube:easy_2a"]) == 0 and "cube easy_2a: 2 agents" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("world", WORLDS)
 def test_play_without_a_layout_plays_the_worlds_default(world: str, tmp_path: Path) -> None:
     with FakeChatServer(delay_s=0.0) as server:  # wait(1) in every world: the front end is under test
