@@ -133,11 +133,11 @@ class LLMFlags(BaseModel):
         return cls.model_validate({name: getattr(args, name) for name in cls.model_fields if hasattr(args, name)})
 
 
-def agent_config(flags: LLMFlags, embedded: bool) -> AgentConfig:
+def agent_config(flags: LLMFlags, embedded: bool, prompts_root: Path | None = None) -> AgentConfig:
     """The agent's config from the shared agent flags (``--prompt``, ``--belief``...); settings
-    left on auto follow the model (agent/presets.py)."""
+    left on auto follow the model and the world's prompt sets (agent/presets.py)."""
     legal_only = {"auto": "auto", "on": True, "off": False}[flags.legal_only]
-    defaults = model_defaults(embedded, flags.prompt, legal_only)
+    defaults = model_defaults(embedded, flags.prompt, legal_only, prompts_root=prompts_root)
     return AgentConfig(
         **defaults.model_dump(),
         belief=flags.belief,
@@ -258,7 +258,7 @@ def prepare_llm(flags: LLMFlags, domain: Domain, env: DomainEnv, seats: list[int
     """Check the prompt set on every seat the agent may take and make the model (``--llm``,
     ``--api-base``, ``--llm-timeout``, ``--cache-dir``/``--no-cache``); one SetupError otherwise."""
     embedded = flags.llm.split(":")[0] == EMBEDDED_SPEC
-    config = agent_config(flags, embedded)
+    config = agent_config(flags, embedded, domain.prompts_root)
     try:
         hashes = check_llm_agent(domain, env, config, seats, seed)
         cache_dir = None if flags.no_cache else flags.cache_dir

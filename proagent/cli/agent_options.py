@@ -27,7 +27,8 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         help="'embedded' (default), a litellm model id, e.g. openai/gpt-4o-mini, or python:module:factory",
     )
     p.add_argument("--api-base", default=None, help="URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp)")
-    p.add_argument("--prompt", default=None, help="prompt set: a folder in prompts/ (default: compact for the embedded model, else proagent)")
+    p.add_argument("--prompt", default=None, help="prompt set: a folder of the world's prompts (default: compact for the embedded model where the world has "
+        "one, else proagent)")
     p.add_argument("--belief", choices=("replace", "annotate", "off"), default="replace")
     p.add_argument("--memory-k", type=non_negative_int, default=5, help="recent trajectory records shown to the planner")
     add_pipeline_options(p)

@@ -85,10 +85,12 @@ class AgentSpec(AgentConfig):
     def embedded(self) -> bool:
         return self.llm.split(":")[0] == EMBEDDED
 
-    def agent_config(self) -> AgentConfig:
-        """The AgentConfig this spec describes, with 'auto' settled the way `proagent play` does."""
+    def agent_config(self, prompts_root: Path | None = None) -> AgentConfig:
+        """The AgentConfig this spec describes, with 'auto' settled the way `proagent play` does
+        (``prompts_root``: the world's prompt sets, where the embedded default may fall back)."""
         values = {f: getattr(self, f) for f in AgentConfig.model_fields}
-        values.update(model_defaults(self.embedded, self.prompt, self.legal_only, self.analysis_max_chars).model_dump())
+        defaults = model_defaults(self.embedded, self.prompt, self.legal_only, self.analysis_max_chars, prompts_root)
+        values.update(defaults.model_dump())
         return AgentConfig(**values)
 
 

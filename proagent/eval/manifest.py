@@ -65,7 +65,7 @@ def new_manifest(config: EvalConfig, resolved: Resolved, command: str, ablation:
         domain=config.domain,
         config=config,
         layout_names=list(resolved.envs),
-        agent_configs={a.name: a.agent_config().model_dump() for a in config.agents if a.kind == PROAGENT},
+        agent_configs={a.name: a.agent_config(resolved.domain.prompts_root).model_dump() for a in config.agents if a.kind == PROAGENT},
         prompt_hashes=resolved.prompt_hashes,
         knowledge_hash=resolved.knowledge_hash,
         env_settings={name: settings for name, env in resolved.envs.items() if (settings := env_settings(resolved.domain, env)) is not None},
