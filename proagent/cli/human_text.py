@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shlex
 import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -104,7 +105,7 @@ def build_text_session(args: argparse.Namespace, person: Person) -> TextSession:
     folder = RunFolder.create(args.name or run_name_from(f"human-{env.name}-{args.agent}"), **({"root": args.runs_dir} if args.runs_dir else {}))
     commit, dirty = git_state()
     config = HumanRunConfig(
-        command=" ".join(["proagent", *sys.argv[1:]]),
+        command=shlex.join(args.command_line),
         domain=args.domain or domain.name,
         layout=env.name,
         partner=HUMAN,

@@ -5,7 +5,7 @@ The pieces are the shared builder's (proagent/builder.py), as in `human` and `ev
 from __future__ import annotations
 
 import argparse
-import sys
+import shlex
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -90,7 +90,7 @@ def build_session(args: argparse.Namespace) -> Session:
     folder.write_json(
         "config.json",
         RunConfig(
-            command=" ".join(["proagent", *sys.argv[1:]]),
+            command=shlex.join(args.command_line),
             domain=args.domain or domain.name,  # what reloads it: a built-in name or module:attribute
             layout=env.name,
             partner=args.partner,

@@ -8,6 +8,7 @@ a human game is the same agent a benchmark plays.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -146,7 +147,7 @@ def _write_config(
 ) -> None:
     commit, dirty = git_state()
     config = HumanRunConfig(
-        command=" ".join(["proagent", *sys.argv[1:]]),
+        command=shlex.join(args.command_line),
         domain=getattr(args, "domain", None) or domain.name,
         layout=env.name,
         partner="human",

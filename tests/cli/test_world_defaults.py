@@ -6,6 +6,7 @@ horizons: the defaults are under test, not the play."""
 from __future__ import annotations
 
 import json
+import shlex
 import time
 from pathlib import Path
 from typing import Any
@@ -58,9 +59,11 @@ def test_layouts_lists_every_world_with_its_default_first(capsys) -> None:
 def test_play_without_a_layout_plays_the_worlds_default(world: str, tmp_path: Path) -> None:
     with FakeChatServer(delay_s=0.0) as server:  # wait(1) in every world: the front end is under test
         argv = ["play", "--domain", world, "--horizon", HORIZON, "--live", "off", "--no-gif", "--runs-dir", str(tmp_path)]
-        assert main([*argv, *loopback_args(server.url)]) == 0
+        argv += loopback_args(server.url)
+        assert main(argv) == 0
     config = _config(tmp_path)
     assert config["layout"] == get_domain(world).default_layout() and config["domain"] == world
+    assert config["command"] == shlex.join(["proagent", *argv])  # started from Python, recorded as typed
 
 
 @pytest.mark.parametrize("world", WORLDS)
@@ -91,7 +94,8 @@ class _Person:
 def test_human_without_a_layout_plays_the_worlds_default(world: str, tmp_path: Path) -> None:
     agent = _default_partner(world)
     argv = ["human", "--domain", world, "--agent", agent, "--horizon", HORIZON, "--fps", "60", "--runs-dir", str(tmp_path)]
-    args = build_parser().parse_args([*argv, "--port", "0", "--no-browser", "--no-questionnaire"])
+    argv += ["--port", "0", "--no-browser", "--no-questionnaire"]
+    args = build_parser().parse_args(argv)
     text = human_cmd._settle(args)
     if text:
         from proagent.cli.human_text import run_text
@@ -99,7 +103,9 @@ def test_human_without_a_layout_plays_the_worlds_default(world: str, tmp_path: P
         assert run_text(args, _Person(world)) == 0
     else:
         _play_web(args)
-    config = _config(tmp_path)  # a world that sizes its teams plays its default with a pair (emcoop@2)
+    config = _config(tmp_path)
+    assert config["command"] == shlex.join(["proagent", *argv])
+    # a world that sizes its teams plays its default with a pair (emcoop@2)
     assert config["layout"].startswith(get_domain(world).default_layout()) and config["human"]["human_seat"] == 0
     (run,) = tmp_path.iterdir()
     assert (run / "episodes.jsonl").read_text().strip()
