@@ -8,7 +8,7 @@ from proagent.agent.memory import MEMORY_RETRIEVALS
 from proagent.agent.verificator_modes import VERIFICATOR_MODES
 from proagent.cli.arg_types import bounded_int, non_negative_int, positive_float, writable_folder
 from proagent.limits import MAX_MESSAGE_BUDGET
-from proagent.paths import PROJECT_ROOT
+from proagent.paths import CACHE_DIR
 
 EMBEDDED_NOTICE = (
     "Using the embedded SmolLM2-135M model (no API key needed). It runs the real pipeline but "
@@ -55,7 +55,12 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         help=PROBE_FORCED_HELP,
     )
     p.add_argument("--llm-timeout", type=positive_float, default=60.0, help="seconds to wait for one LLM answer before retrying")
-    p.add_argument("--cache-dir", type=writable_folder, default=PROJECT_ROOT / ".cache" / "llm", help="LLM response cache")
+    p.add_argument(
+        "--cache-dir",
+        type=writable_folder,
+        default=CACHE_DIR.absolute(),
+        help="the model-answer cache (default: .cache/llm in the current folder)",
+    )
     p.add_argument("--no-cache", action="store_true")
 
 

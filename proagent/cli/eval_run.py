@@ -120,8 +120,8 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trace", action="store_const", const=True, help="write every step to trace.jsonl")
     p.add_argument("--stepping", choices=("lockstep", "single"), help="batch envs per layout (default) or not")
     p.add_argument("--no-cache", dest="cache", action="store_const", const=False)
-    p.add_argument("--cache-dir", type=writable_folder)
-    p.add_argument("--runs-dir", type=writable_folder, help="where run folders go (default runs/)")
+    p.add_argument("--cache-dir", type=writable_folder, help="the model-answer cache (default: .cache/llm in the current folder)")
+    p.add_argument("--runs-dir", type=writable_folder, help="where run folders go (default: runs/ in the current folder)")
     p.add_argument(
         "--executor",
         choices=("local", "ray"),

@@ -98,7 +98,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-browser", action="store_true", help="print the address instead of opening a browser tab")
     p.add_argument("--no-questionnaire", action="store_true", help="skip the post-game questionnaire")
     p.add_argument("--name", default=None, type=run_name, help="run folder suffix (default human-<layout>-<agent>)")
-    p.add_argument("--runs-dir", type=writable_folder, default=None)
+    p.add_argument("--runs-dir", type=writable_folder, default=None, help="where run folders go (default: runs/ in the current folder)")
     add_agent_options(p)
     p.set_defaults(run=run)
 

@@ -33,7 +33,7 @@ from proagent.limits import (
     MAX_WALL_CLOCK_S,
 )
 from proagent.maeil.topology import TopologyName
-from proagent.paths import PROJECT_ROOT
+from proagent.paths import CACHE_DIR
 from proagent.untrusted import MAX_DEPTH, UntrustedFileError, loads_toml, nesting_depth, read_text
 
 PROAGENT = "proagent"
@@ -41,7 +41,7 @@ PROAGENT = "proagent"
 # best shipped seed where trained partners ship); records name the partner it resolved to.
 DEFAULT_PARTNER = "default"
 EMBEDDED = "embedded"
-DEFAULT_CACHE_DIR = PROJECT_ROOT / ".cache" / "llm"
+DEFAULT_CACHE_DIR = CACHE_DIR  # the current folder's (made absolute when the config is made)
 # Settings that change how a run executes, not what it measures: a resumed run may change them.
 EXECUTION_FIELDS = frozenset({"concurrency", "llm_concurrency", "max_cost_usd", "max_failures", "trace", "stepping", "cache", "cache_dir"})
 # AgentSpec fields that only mean something for an LLM agent.
@@ -126,7 +126,7 @@ class EvalConfig(BaseModel):
     max_failures: int = Field(5, ge=1, description="stop starting episodes after this many failed")
     trace: bool = Field(False, description="write every step to trace.jsonl (large)")
     cache: bool = True
-    cache_dir: Path = DEFAULT_CACHE_DIR
+    cache_dir: Path = Field(default_factory=DEFAULT_CACHE_DIR.absolute)
     stepping: Literal["lockstep", "single"] = Field("lockstep", description="batch the envs of a layout, or step each alone")
 
     def grid_episodes(self, agents: int | None = None) -> int:

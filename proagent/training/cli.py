@@ -98,7 +98,14 @@ def _add_recipe_arguments(p: argparse.ArgumentParser) -> None:
 def _add_output_arguments(p: argparse.ArgumentParser) -> None:
     """Where the checkpoint goes."""
     p.add_argument(
-        "--out", type=Path, default=None, help="run folder (default runs/train/<time>-<world>-<layout>-<algo>/)"
+        "--runs-dir",
+        type=Path,
+        default=None,
+        help="where run folders go, as in play, eval and human (default: runs/train/ in the current folder); "
+        "a run's folder is <time>-<world>-<layout>-<algo>/ in it",
+    )
+    p.add_argument(
+        "--out", type=Path, default=None, help="the run folder itself, instead of a new one in --runs-dir"
     )
     p.add_argument(
         "--ship",
@@ -244,8 +251,11 @@ def refuse_flags(args: argparse.Namespace) -> str | None:
         return f"--keep-best is for sp runs; {args.algo} ships its own final agent"
     if args.init_from is not None and args.algo != "sp":
         return f"--init-from is for sp runs; {args.algo} starts from SP with --warm-start sp"
-    if args.ship is not None and args.out is not None:
-        return "--ship writes to partners/<world>/<layout>/<name>/ and --out names another folder: give one of them"
+    if args.ship is not None and (args.out is not None or args.runs_dir is not None):
+        flag = "--out" if args.out is not None else "--runs-dir"
+        return f"--ship writes to partners/<world>/<layout>/<name>/ and {flag} names another folder: give one of them"
+    if args.out is not None and args.runs_dir is not None:
+        return "--out names the run folder itself and --runs-dir where a new one goes: give one of them"
     if args.ship and not _is_folder_name(args.ship):
         return f"--ship {args.ship!r}: a partner name is letters, digits, '_', '-' and '.' (e.g. sp_s3)"
     if args.keep_best < 0:
