@@ -114,7 +114,11 @@ def add_agent_flags(p: argparse.ArgumentParser) -> None:
 def add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resume", type=Path, help="continue runs/<run>: skip its finished episodes")
     p.add_argument("--concurrency", type=concurrency_count, help="episodes in flight (default 8)")
-    p.add_argument("--llm-concurrency", type=positive_int, help="LLM requests in flight to each model endpoint over all episodes; on Ray, over all runs sharing it (default 32)")
+    p.add_argument(
+        "--llm-concurrency",
+        type=positive_int,
+        help="LLM requests in flight to each model endpoint over all episodes; on Ray, over all runs sharing it (default 32)",
+    )
     p.add_argument("--max-cost", type=positive_float, help="USD: start no new episode once this much is spent")
     p.add_argument("--max-failures", type=positive_int)
     p.add_argument("--trace", action="store_const", const=True, help="write every step to trace.jsonl")

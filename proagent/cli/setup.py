@@ -84,7 +84,8 @@ def build_session(args: argparse.Namespace) -> Session:
         raise SetupError(f"--leader {topology.leader}: {env.name} has seats 0..{env.num_agents - 1}")
     llm = prepare_llm(LLMFlags.from_args(args), domain, env, [args.seat, *copies], args.seed)
     builder = session_builder(domain, llm)
-    folder = RunFolder.create(args.name or run_name_from(f"play-{env.name}-{args.partner.replace(',', '+')}"), **({"root": args.runs_dir} if args.runs_dir else {}))
+    name = args.name or run_name_from(f"play-{env.name}-{args.partner.replace(',', '+')}")
+    folder = RunFolder.create(name, **({"root": args.runs_dir} if args.runs_dir else {}))
     wall_clock_s = getattr(args, "wall_clock", None) or None  # 0: no budget
     commit, dirty = git_state()
     folder.write_json(

@@ -121,7 +121,9 @@ class EvalConfig(BaseModel):
         None, description="an episode ends after the step in which this many seconds have passed since its first (EmCoop's budget); None or 0: no budget"
     )
     concurrency: int = Field(8, ge=1, le=MAX_CONCURRENCY, description="episodes in flight")
-    llm_concurrency: int = Field(32, ge=1, le=MAX_CONCURRENCY, description="LLM requests in flight to each model endpoint, over all episodes (and, on Ray, all runs)")
+    llm_concurrency: int = Field(
+        32, ge=1, le=MAX_CONCURRENCY, description="LLM requests in flight to each model endpoint, over all episodes (and, on Ray, all runs)"
+    )
     max_cost_usd: float | None = Field(None, ge=0, description="start no new episode once this much was spent")
     max_failures: int = Field(5, ge=1, description="stop starting episodes after this many failed")
     trace: bool = Field(False, description="write every step to trace.jsonl (large)")

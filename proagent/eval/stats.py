@@ -158,7 +158,11 @@ PROCESS_METRICS: MappingProxyType[str, str] = MappingProxyType({
     "decision_latency_ms": "wall time of the cognitive phase per step (ms)",
     "coop_rate": "task-steps with all four constraints satisfied / task-steps",
     **{f"c_rate_{c}": f"task-steps with the {c} constraint satisfied / task-steps" for c in CONSTRAINTS},
-    **{f"failures_{c}": f"failed attempts attributed to the {c} constraint (MA-Crafter: the failed collections' {c} violations, fractional as EmCoop's)" for c in CONSTRAINTS},
+    **{
+        f"failures_{c}": f"failed attempts attributed to the {c} constraint (MA-Crafter: the failed collections' {c} "
+        "violations, fractional as EmCoop's)"
+        for c in CONSTRAINTS
+    },
 })  # fmt: skip
 # Metrics only some worlds record, shown where the records have them: capability changes dZ (worlds whose
 # agents hold items and tools) and EmCoop's own episode metrics (MA-Crafter).
@@ -169,7 +173,10 @@ CAPABILITY_METRICS: MappingProxyType[str, str] = MappingProxyType({
     "dz_items_lost": "materials lost (dZ < 0: crafted, placed, shared away), summed over agents and steps",
     # EmCoop's own episode metrics (MA-Crafter: proagent/domains/macrafter/constraints.py names the EmCoop code of each)
     "attempt_success_rate": "collection attempts that succeeded / attempt events (EmCoop's results table)",
-    **{f"{c}_violation_rate": f"mean {c} violation 1 - min(score, 1) over attempt events (EmCoop's results table)" for c in ("spatial", "temporal", "dependency")},
+    **{
+        f"{c}_violation_rate": f"mean {c} violation 1 - min(score, 1) over attempt events (EmCoop's results table)"
+        for c in ("spatial", "temporal", "dependency")
+    },
     "C_plus": "C+: distinct tasks whose spatial, temporal or dependency count rose at some step (EmCoop)",
     "C_minus": "C-: distinct tasks whose spatial, temporal or dependency count fell at some step (EmCoop)",
     "delta_Z": "capability gain records - loss records, vitals and saplings aside (EmCoop's delta_Z)",

@@ -229,7 +229,8 @@ def _check_agents(
         try:
             for env in envs.values():
                 # every seat: the agent's own, and the partner seats it fills when named as a partner
-                hashes[spec.name] = check_llm_agent(domain, env, spec.agent_config(domain.prompts_root), [s for s in all_seats if s < env.num_agents], config.seed)
+                seats = [s for s in all_seats if s < env.num_agents]
+                hashes[spec.name] = check_llm_agent(domain, env, spec.agent_config(domain.prompts_root), seats, config.seed)
         except PromptSetError as exc:
             problems.append(f"agents[{i}].prompt: {exc}")
         if (spec.llm, spec.api_base) in models_checked:
