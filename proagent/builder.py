@@ -127,6 +127,7 @@ class LLMFlags(BaseModel):
     legal_only: Literal["auto", "on", "off"] = "auto"
     belief_probe: bool = False
     probe_forced: bool = False
+    threads: int | None = None
 
     @classmethod
     def from_args(cls, args: object) -> LLMFlags:
@@ -262,7 +263,7 @@ def prepare_llm(flags: LLMFlags, domain: Domain, env: DomainEnv, seats: list[int
     try:
         hashes = check_llm_agent(domain, env, config, seats, seed)
         cache_dir = None if flags.no_cache else flags.cache_dir
-        model = make_model(flags.llm, api_base=flags.api_base, cache_dir=cache_dir, timeout_s=flags.llm_timeout)
+        model = make_model(flags.llm, api_base=flags.api_base, cache_dir=cache_dir, timeout_s=flags.llm_timeout, threads=flags.threads)
     except (PromptSetError, LLMError) as exc:
         raise SetupError(str(exc)) from exc
     return LLMSeat(config, model, hashes, embedded)

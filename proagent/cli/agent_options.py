@@ -6,7 +6,7 @@ import argparse
 
 from proagent.agent.memory import MEMORY_RETRIEVALS
 from proagent.agent.verificator_modes import VERIFICATOR_MODES
-from proagent.cli.arg_types import bounded_int, non_negative_int, positive_float, writable_folder
+from proagent.cli.arg_types import bounded_int, non_negative_int, positive_float, positive_int, writable_folder
 from proagent.limits import MAX_MESSAGE_BUDGET
 from proagent.paths import CACHE_DIR
 
@@ -62,6 +62,13 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         help="the model-answer cache (default: .cache/llm in the current folder)",
     )
     p.add_argument("--no-cache", action="store_true")
+    p.add_argument(
+        "--threads",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="the embedded model's CPU threads (default: the cores this process may use that other work leaves free)",
+    )
 
 
 def add_pipeline_options(p: argparse.ArgumentParser) -> None:

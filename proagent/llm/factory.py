@@ -31,11 +31,11 @@ PYTHON_PREFIX = "python:"  # python:package.module:attribute, a factory of a Mod
 DEFAULT_TIMEOUT_S = 60.0
 
 
-def _make_embedded(spec: str) -> EmbeddedModel:
+def _make_embedded(spec: str, threads: int | None = None) -> EmbeddedModel:
     _, _, path = spec.partition(":")
     if path and not Path(path).is_file():
         raise LLMConfigError(f"embedded model file not found: {path}")
-    model = EmbeddedModel(Path(path) if path else None)
+    model = EmbeddedModel(Path(path) if path else None, n_threads=threads)
     model.check_available()
     return model
 
@@ -81,8 +81,10 @@ def make_model(
     api_base: str | None = None,
     cache_dir: Path | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    threads: int | None = None,
 ) -> Model:
     """Build the `Model` named by ``spec``; wrap it in an on-disk `CachedModel` if ``cache_dir`` is given.
+    ``threads``: the embedded model's CPU threads (None: sized to the free cores it may use).
 
     ``timeout_s`` bounds each request to an API model (a slow local server may need more than the
     default); the embedded model runs in-process and has no request to time out.
@@ -94,7 +96,9 @@ def make_model(
     if spec == EMBEDDED_SPEC or spec.startswith(EMBEDDED_SPEC + ":"):
         if api_base is not None:
             raise LLMConfigError("api_base applies to API models, not to the embedded model")
-        model = _make_embedded(spec)
+        model = _make_embedded(spec, threads)
+    elif threads is not None:
+        raise LLMConfigError("--threads applies to the embedded model, which runs in this process")
     elif spec.startswith(PYTHON_PREFIX):
         model = _make_python(spec.removeprefix(PYTHON_PREFIX), api_base, timeout_s)
     else:
