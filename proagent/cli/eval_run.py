@@ -69,7 +69,7 @@ def add_grid_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seats", help="the agent's seats: e.g. 0, 1 or 0,1 (default 0,1)")
     p.add_argument(
         "--topologies",
-        help="comma list of MAEIL topologies (individual, debate, centralized, decentralized): each agent is also run in each (default: none, no conversation)",
+        help="comma list of MAEIL topologies (individual, debate, centralized, decentralized, broadcast_chain): each agent is also run in each (default: none, no conversation)",
     )
     p.add_argument(
         "--feedback",
