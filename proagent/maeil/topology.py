@@ -48,6 +48,12 @@ class TopologyConfig(BaseModel):
     )
     max_rounds: int = Field(8, ge=1, description="bound on cognitive rounds per environment step")
     message_max_chars: int = Field(300, ge=20, description="longer messages are cut before delivery")
+    repair: Literal["off", "observe", "on"] = Field(
+        "off",
+        description="COOP²-Repair: check the committed plans before they run (observe: predict and score only; "
+        "on: also send targeted guidance to the agents a predicted failure involves, who may revise)",
+    )
+    repair_window: int = Field(30, ge=1, le=10_000, description="steps a prediction waits for the attempt that scores it")
     feedback: bool = Field(
         False,
         description="environment feedback: the world's constraint and dependency snapshot attached to the leader's messages "
