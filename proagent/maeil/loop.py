@@ -84,8 +84,8 @@ class Maeil:
             outgoing = [m for s, result in zip(thinkers, results) for m in self.topology.messages(s, result, phase)]
             self._deliver([self._with_feedback(m) for m in outgoing], phase)
         await self._force_ready(observations, phase)
-        if self.effects is not None:
-            await self._repair(observations, phase)
+        if self.effects is not None and sum(phase.thoughts.values()):
+            await self._repair(observations, phase)  # COOP²'s check runs when plans were committed
         self.log.phase_done(rounds, time.perf_counter() - started)
         self._measure_coherence()
         actions = []
