@@ -116,7 +116,7 @@ def test_play_with_repair_records_it_and_implies_individual(cube_server: FakeCha
     config = json.loads((run / "config.json").read_text())
     assert config["topology"]["name"] == "individual" and config["topology"]["repair"] == "on"
     (episode,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
-    assert episode["process_metrics"]["repair_checks"] == 20
+    assert 0 < episode["process_metrics"]["repair_checks"] <= 20
 
 
 @pytest.mark.parametrize(

@@ -162,7 +162,7 @@ def test_a_cube_team_plays_with_repair_and_the_observing_arm_plays_as_without() 
     plain, _ = _cube_episode("off")
     assert (observe.score, observe.llm_calls) == (plain.score, plain.llm_calls)  # observing never intervenes
     checks = [r for line in lines for r in line["cognition"] if r["kind"] == "repair_check"]
-    assert len(checks) == len(lines) and observe.process_metrics["repair_checks"] == len(lines)
+    assert 0 < len(checks) == observe.process_metrics["repair_checks"] < len(lines)  # when plans were committed
     scored = observe.process_metrics["estimator_tp"] + observe.process_metrics["estimator_tn"]
     scored += observe.process_metrics["estimator_fp"] + observe.process_metrics["estimator_fn"]
     assert scored > 0  # pushes happened and resolved predictions
