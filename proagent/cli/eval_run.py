@@ -65,11 +65,12 @@ def add_grid_flags(p: argparse.ArgumentParser) -> None:
         help="comma list of partner names or checkpoint folders' paths, or 'proagent' (an LLM agent), or 'default' "
         "(each layout's default teammate: its best shipped partner) (default: default)",
     )
-    p.add_argument("--layouts", help="comma list of layouts (default: the world's first; cramped_room for overcooked)")
+    p.add_argument("--layouts", help="comma list of layouts (default: the world's own, `proagent layouts`)")
     p.add_argument("--seats", help="the agent's seats: e.g. 0, 1 or 0,1 (default 0,1)")
     p.add_argument(
         "--topologies",
-        help="comma list of MAEIL topologies (individual, debate, centralized, decentralized, broadcast_chain): each agent is also run in each (default: none, no conversation)",
+        help="comma list of MAEIL topologies (individual, debate, centralized, decentralized, broadcast_chain): "
+        "each agent is also run in each (default: none, no conversation)",
     )
     p.add_argument(
         "--feedback",
