@@ -128,7 +128,7 @@ class YokaiDomain(WorldBase):
 
     def layout_names(self) -> list[str]:
         """Smallest game first (9C before 16C, then by players): the first is the paper's main
-        setting, 9c_2p, which commands that take a world's first layout then play."""
+        setting, 9c_2p, the world's default layout (`default_layout`)."""
         return sorted(self.layouts, key=lambda name: tuple(int(part[:-1]) for part in name.split("_")))
 
     @property
