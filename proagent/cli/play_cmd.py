@@ -77,10 +77,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from proagent.cli.requests import PlayRequest
     from proagent.cli.setup import SetupError, build_session
 
     try:
-        session = build_session(args)
+        session = build_session(PlayRequest.from_args(args))
     except SetupError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
