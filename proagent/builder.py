@@ -28,6 +28,7 @@ from proagent.agent.verificator_modes import VerificatorMode
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import domain_for
 from proagent.llm.factory import EMBEDDED_SPEC, make_model
+from proagent.llm.scripted import ScriptedPlanner, is_scripted
 from proagent.llm.types import LLMError, Model
 from proagent.world.interface import Domain
 from proagent.world.types import DomainEnv, DomainInputError
@@ -251,10 +252,22 @@ def prepare_llm(flags: LLMFlags, domain: Domain, env: DomainEnv, seats: list[int
     try:
         hashes = check_llm_agent(domain, env, config, seats, seed)
         cache_dir = None if flags.no_cache else flags.cache_dir
-        model = make_model(flags.llm, api_base=flags.api_base, cache_dir=cache_dir, timeout_s=flags.llm_timeout)
+        planner = scripted_planner(domain, flags.llm)
+        model = make_model(flags.llm, api_base=flags.api_base, cache_dir=cache_dir, timeout_s=flags.llm_timeout, planner=planner)
     except (PromptSetError, LLMError) as exc:
         raise SetupError(str(exc)) from exc
     return LLMSeat(config, model, hashes, embedded)
+
+
+def scripted_planner(domain: Domain, llm: str) -> ScriptedPlanner | None:
+    """The world's scripted planner when ``--llm`` names it (`proagent.llm.scripted`), else None;
+    SetupError, in one line, for a world that ships none."""
+    if not is_scripted(llm):
+        return None
+    scripted = domain.capabilities.scripted
+    if scripted is None:
+        raise SetupError(f"--llm scripted: the {domain.name} world ships no scripted planner; name a model instead")
+    return scripted.answer
 
 
 def session_builder(domain: Domain, llm: LLMSeat | None, background: bool = False) -> AgentBuilder:

@@ -24,7 +24,8 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--llm",
         default="embedded",
-        help="'embedded' (default), a litellm model id, e.g. openai/gpt-4o-mini, or python:module:factory",
+        help="'embedded' (default), a litellm model id, e.g. openai/gpt-4o-mini, 'scripted' (the world's scripted "
+        "planner: no language model), or python:module:factory",
     )
     p.add_argument("--api-base", default=None, help="URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp)")
     p.add_argument("--prompt", default=None, help="prompt set: a folder in prompts/ (default: compact for the embedded model, else proagent)")

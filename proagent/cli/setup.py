@@ -29,6 +29,7 @@ from proagent.builder import (
 )
 from proagent.checkout import git_state
 from proagent.contract import Agent
+from proagent.llm.scripted import describe_model
 from proagent.llm.types import Model
 from proagent.maeil.topology import TopologyConfig
 from proagent.runner.records import RunConfig
@@ -99,6 +100,7 @@ def build_session(args: argparse.Namespace) -> Session:
             horizon=settled_horizon(domain, args.layout, args.horizon),
             wall_clock_s=wall_clock_s,
             llm=args.llm,
+            model=describe_model(args.llm),
             api_base=args.api_base,
             llm_timeout_s=args.llm_timeout,
             agent=llm.config.model_dump(),

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from proagent.domains import DEFAULT_DOMAIN
+from proagent.llm.scripted import ModelRecord
 
 # Why an episode ended: the world's own end (its horizon or a terminal state), the caller's stop
 # condition (`proagent human --until`), or the wall-clock budget (``--wall-clock``).
@@ -31,6 +32,9 @@ class RunConfig(BaseModel):
         None, description="seconds of wall clock an episode may take (--wall-clock, EmCoop's budget); None: no budget"
     )
     llm: str
+    model: ModelRecord | None = Field(
+        None, description="what the model is: a language model or a scripted planner (None in runs recorded before it)"
+    )
     api_base: str | None = None
     llm_timeout_s: float | None = None
     agent: dict
@@ -94,6 +98,9 @@ class EpisodeRecord(BaseModel):
     wall_time_s: float
     ended_by: EndedBy | None = Field(None, description="why the episode ended; None in records written before it was kept")
     shaped_return: list[float]
+    model: str | None = Field(
+        None, description="the focal agent's model ('scripted': a world's scripted planner, no language model); None without one"
+    )
     llm_calls: int = 0
     cached_calls: int = 0
     prompt_tokens: int = 0

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from proagent.llm import make_model
+from proagent.llm.scripted import Answer, MissingGrounding, format_answer, require
 from proagent.llm.types import Grounding, LLMConfigError, LLMError, Message
-from tests.support.answers import Answer, MissingGrounding, format_answer, require
 from tests.support.board import GroundingBoard, message_key
 from tests.support.fake_server import FakeChatServer
 from tests.support.loopback import LOOPBACK_SPEC, LoopbackModel
@@ -39,7 +39,7 @@ def test_the_grounding_picks_json_or_lines():
 
 
 def test_a_world_responder_needs_a_grounding():
-    with pytest.raises(MissingGrounding, match="tests.support.loopback"):
+    with pytest.raises(MissingGrounding, match="--llm scripted"):
         require(None)
 
 
