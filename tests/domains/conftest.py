@@ -11,9 +11,9 @@ import os
 from collections.abc import Iterator
 
 import pytest
-from lamps_world.scripted import lamps_answer
 
 from tests.support.fake_server import FakeChatServer
+from tests.support.responders.lamps import lamps_answer
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # litellm must not fetch its price list
 

@@ -192,12 +192,9 @@ def test_the_same_seed_plays_the_same_episode(tmp_path: Path):
 
 
 def test_a_world_without_a_scripted_planner_is_one_line_before_any_run(tmp_path: Path, capsys, monkeypatch):
-    from proagent.world.capabilities import Capabilities
-
-    domain = get_domain("cube")
-    monkeypatch.setattr(type(domain), "capabilities", Capabilities(), raising=True)
-    argv = ["play", "--domain", "cube", "--layout", "easy_2a", "--llm", "scripted", "--runs-dir", str(tmp_path)]
+    monkeypatch.syspath_prepend(str(Path(__file__).parents[1] / "domains"))  # the lamps world ships none
+    argv = ["play", "--domain", "lamps_world:DOMAIN", "--layout", "line", "--llm", "scripted", "--runs-dir", str(tmp_path)]
     assert main([*argv, "--live", "off", "--no-gif"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["error: --llm scripted: the cube world ships no scripted planner; name a model instead"]
+    assert err == ["error: --llm scripted: the lamps world ships no scripted planner; name a model instead"]
     assert list(tmp_path.iterdir()) == []

@@ -9,7 +9,6 @@ import numpy as np
 
 from lamps_world.env import EVENT_KINDS, LAYOUTS, Action, LampEvent, LampsEnv, LineState, render_line
 from lamps_world.partners import PARTNERS
-from lamps_world.scripted import SCRIPTED
 from lamps_world.skills import LineController, skill_book
 from proagent.contract import Agent, UnknownAgentError
 from proagent.world.capabilities import Capabilities
@@ -37,7 +36,7 @@ class LampsDomain(WorldBase):
     prompts_root, knowledge_root = Path(__file__).parent / "prompts", Path(__file__).parent / "knowledge"
     actions, idle_action, event_kinds, layouts, controller_type = Action, int(Action.STAY), EVENT_KINDS, LAYOUTS, LineController
     useful_events, metric_names = ("light", "complete"), ("completions", "lamps_lit")
-    capabilities = Capabilities(grid_rendering("line", render_line, LineState.to_record, page_facts, frame, 250), scripted=SCRIPTED)
+    capabilities = Capabilities(grid_rendering("line", render_line, LineState.to_record, page_facts, frame, 250))
 
     def make_env(self, spec: str, horizon: int) -> LampsEnv:
         return LampsEnv(self.layout(spec), horizon)

@@ -1,4 +1,7 @@
-"""The lamps world's scripted planner (``--llm scripted``): a sensible plan from the seat's grounding.
+"""The lamps responder: a sensible plan for the tests' lamps world from the seat's grounding.
+
+The lamps world ships no scripted planner (`--llm scripted` is refused on it in one line): this
+responder answers for it behind the loopback server.
 
 Policy: press a dark lamp you stand on; else walk to the dark lamp you are strictly nearest to
 (ties go to the lower seat); else wait. It predicts each teammate plays the same policy, and
@@ -9,7 +12,6 @@ from __future__ import annotations
 
 from proagent.llm.scripted import Answer, format_answer, require
 from proagent.llm.types import Grounding
-from proagent.world.capabilities import ScriptedPlanning
 
 EXPLANATION = "That skill's preconditions do not hold here; a dark lamp nearer to me is better."
 
@@ -50,5 +52,3 @@ def lamps_answer(grounding: Grounding | None) -> str:
     )
     return format_answer(g, Answer(analysis, intention, plan))
 
-
-SCRIPTED = ScriptedPlanning(answer=lamps_answer, source=__name__)
