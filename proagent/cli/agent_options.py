@@ -15,6 +15,10 @@ EMBEDDED_NOTICE = (
     "plays weakly; pass --llm openai/<model> (or --llm openai/<name> --api-base URL for a local "
     "server) for a capable model."
 )
+SCRIPTED_NOTICE = (
+    "Using the world's scripted planner (--llm scripted): code that answers from the agent's grounding, not a "
+    "language model; the run records it as such."
+)
 # `play`, `human`, `study` and `eval` all offer --probe-forced: one wording for each of them
 PROBE_FORCED_HELP = "with --belief-probe: the model must name a value for every item ('unknown' not allowed), a forced guess"
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from proagent.cli.agent_options import EMBEDDED_NOTICE, add_agent_options, add_topology_options
+from proagent.cli.agent_options import EMBEDDED_NOTICE, SCRIPTED_NOTICE, add_agent_options, add_topology_options
 from proagent.cli.arg_types import (
     WALL_CLOCK_HELP,
     add_progress_options,
@@ -73,6 +73,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from proagent.cli.setup import SetupError, build_session
+    from proagent.llm.scripted import is_scripted
 
     try:
         session = build_session(args)
@@ -81,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if session.embedded:
         print(EMBEDDED_NOTICE, file=sys.stderr)
+    elif is_scripted(args.llm):
+        print(SCRIPTED_NOTICE, file=sys.stderr)
     print(f"run folder: {session.folder.path}", file=sys.stderr)
     from proagent.llm.types import LLMError
 

@@ -170,8 +170,9 @@ def _lines(path: Path) -> list[dict]:
         ("macrafter", "easy_2a", 6),
     ],
 )
-def test_play_with_the_scripted_planner_on_every_world(tmp_path: Path, world: str, layout: str, horizon: int):
+def test_play_with_the_scripted_planner_on_every_world(tmp_path: Path, capsys, world: str, layout: str, horizon: int):
     run = _play(tmp_path, "scripted", world, layout, horizon)
+    assert "not a language model" in capsys.readouterr().err.splitlines()[0]
     config = json.loads((run / "config.json").read_text())
     assert config["llm"] == "scripted"
     assert config["model"]["kind"] == "scripted" and config["model"]["is_language_model"] is False
