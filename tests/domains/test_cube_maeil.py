@@ -1,5 +1,5 @@
-"""CUBE teams that talk: ProAgent through MAEIL under every topology, with the CUBE
-scripted planner (in process, and `--llm scripted` end to end); prompts carry exactly the conversation; `play --agents --topology` end to end."""
+"""CUBE teams that talk: ProAgent through MAEIL under every topology, with the CUBE scripted
+planner; prompts carry exactly the conversation; `play --agents --topology --llm scripted` end to end."""
 
 from __future__ import annotations
 
