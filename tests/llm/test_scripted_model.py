@@ -199,3 +199,15 @@ def test_a_world_without_a_scripted_planner_is_one_line_before_any_run(tmp_path:
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["error: --llm scripted: the lamps world ships no scripted planner; name a model instead"]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_evaluation_never_caches_a_scripted_answer(tmp_path: Path):
+    """The same prompt from two states gets each state's answer, where a cache would replay the first."""
+    from proagent.eval.config import AgentSpec
+    from proagent.eval.models import ModelPool, semaphore_per_endpoint
+    from proagent.eval.world import World
+
+    pool = ModelPool(World().models_for(get_domain("overcooked")), tmp_path / "cache", semaphore_per_endpoint(2))
+    model = pool.get(AgentSpec(llm="scripted"))
+    first, second = (asyncio.run(model.generate(MSGS, grounding=_grounding(held))) for held in (None, "onion"))
+    assert first.text != second.text and not second.cached and not (tmp_path / "cache").exists()
