@@ -122,6 +122,8 @@ def validate(s: Scenario) -> None:
     for a, (x, y) in enumerate(s.agents):
         if not (0 <= x < k and 0 <= y < k):
             fail(f"agent {a} at ({x}, {y}) lies outside the {k}x{k} grid")
+        if x == k - 1:
+            fail(f"agent {a} at ({x}, {y}) stands in the goal column {k - 1} (agents never enter it)")
         if (x, y) in taken:
             fail(f"agent {a} at ({x}, {y}) stands on block {taken[(x, y)]}")
         if (x, y) in seen:
