@@ -14,6 +14,7 @@ from cube_views import cube_view as _view
 from envs.cube import CubeAction, load_scenario
 from proagent.cli import main
 from proagent.domains import get_domain
+from proagent.domains.cube.coop2_faces import face_tasks, step_counts
 from proagent.domains.cube.domain import make_team_env
 from proagent.domains.cube.skills import bfs_first_step, cube_skill_book, free_face_cells
 from proagent.runner.episode import run_episode
@@ -77,3 +78,30 @@ def test_play_proagent_with_pushers_on_the_paper_task(cube_server: FakeChatServe
     (episode,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
     assert episode["team"] == ["proagent", "pusher", "pusher"] and episode["steps"] <= 50
     assert episode["domain_metrics"]["blocks_delivered"] >= 1 and episode["fallbacks"] == 0
+
+
+def test_their_face_tasks_and_step_counts_on_a_designed_state() -> None:
+    """Two agents on block 0's left face (one pushing), one under it pushing up, block 2 delivered:
+    every face of the two blocks left is a task; counts as COOP²'s tracker and adapter take them."""
+    after = _view(((2, 3), (2, 4), (3, 5)), (((3, 3), 2, False), ((6, 6), 1, False), ((1, 0), 1, True)))
+    actions = [int(CubeAction.RIGHT), int(CubeAction.STAY), int(CubeAction.UP)]
+    tasks = face_tasks(after, actions)
+    assert len(tasks) == 8 and {t.block for t in tasks} == {0, 1}
+    by = {(t.block, t.direction): t for t in tasks}
+    right, up = by[(0, CubeAction.RIGHT)], by[(0, CubeAction.UP)]
+    assert (right.adjacent, right.pushing, right.spatial, right.temporal) == ((0, 1), (0,), True, False)
+    assert (up.adjacent, up.pushing, up.participation_ratio) == ((2,), (2,), 0.5)
+    assert step_counts(tasks) == {
+        "task_set_size": 8.0,
+        "spatial_satisfied": 2.0,
+        "temporal_satisfied": 2.0,
+        "dependency_satisfied": 8.0,
+        "participation_satisfied": 1.0,
+        "total_satisfied": 1.0,
+        "participation_ratio_avg": 1.5 / 8,
+    }
+    # With the planners' intents, pushing is what each means, wherever it stands.
+    intents = {0: (0, CubeAction.RIGHT), 1: (0, CubeAction.RIGHT), 2: (1, CubeAction.RIGHT)}
+    meant = {(t.block, t.direction): t for t in face_tasks(after, actions, intents)}
+    assert meant[(0, CubeAction.RIGHT)].temporal and meant[(1, CubeAction.RIGHT)].pushing == (2,)
+    assert meant[(0, CubeAction.UP)].pushing == ()
