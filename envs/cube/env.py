@@ -265,5 +265,5 @@ class CubeEnv(JittedEntryPoints):
 
 
 def make(scenario: str | Path | Scenario, unroll: bool = False) -> CubeEnv:
-    """Build an env by scenario name, ``random:<difficulty>:<seed>``, TOML path or Scenario."""
+    """Build an env by scenario name, ``random:<difficulty>:<seed>``, ``coop2:<seed>``, TOML path or Scenario."""
     return CubeEnv(load_scenario(scenario), unroll=unroll)
