@@ -48,7 +48,13 @@ def test_the_ledger_scores_predictions_against_the_attempts_within_the_window() 
     ledger.predicted(9, [Requirement("f", "spatial", True, (0,))])
     ledger.close()  # f: never attempted: unresolved
     m = ledger.metrics()
-    assert (m["estimator_tp"], m["estimator_fn"], m["estimator_tn"], m["estimator_fp"], m["estimator_unresolved"]) == (1, 1, 1, 1, 1)
+    assert (m["estimator_tp"], m["estimator_fn"], m["estimator_tn"], m["estimator_fp"], m["estimator_unresolved"]) == (
+        1,
+        1,
+        1,
+        1,
+        1,
+    )
     assert m["estimator_precision"] == 0.5 and m["estimator_recall"] == 0.5
 
 
@@ -138,7 +144,9 @@ def test_both_plays_matched_pairs_on_the_same_seeds() -> None:
     jobs = plan_jobs(config, ["easy_2a"])
     assert config.grid_episodes() == len(jobs) == 4
     by_arm = {(j.key.agent, j.repair, j.seed) for j in jobs}
-    assert by_arm == {(a, r, s) for s in (0, 1) for a, r in (("proagent@individual", "observe"), ("proagent@individual+repair", "on"))}
+    assert by_arm == {
+        (a, r, s) for s in (0, 1) for a, r in (("proagent@individual", "observe"), ("proagent@individual+repair", "on"))
+    }
 
 
 def _cube_episode(mode: str, horizon: int = 60) -> tuple:
