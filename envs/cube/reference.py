@@ -114,7 +114,16 @@ class ReferenceCube:
         return ReferenceStep(CubeEnvState(**out), reward, shaped, bool(out["done"]), events or [])
 
     def _attempt(
-        self, world: _World, out: dict, actions: list[int], d: int, action: int, b: int, shaped, events, step,
+        self,
+        world: _World,
+        out: dict,
+        actions: list[int],
+        d: int,
+        action: int,
+        b: int,
+        shaped,
+        events,
+        step,
         pushed_ok: set[int],
     ) -> int:
         """Resolve one push attempt; return the weight delivered by it (0 if none)."""
