@@ -211,3 +211,13 @@ def test_an_evaluation_never_caches_a_scripted_answer(tmp_path: Path):
     model = pool.get(AgentSpec(llm="scripted"))
     first, second = (asyncio.run(model.generate(MSGS, grounding=_grounding(held))) for held in (None, "onion"))
     assert first.text != second.text and not second.cached and not (tmp_path / "cache").exists()
+
+
+def test_a_token_clock_charges_the_scripted_planners_declared_tokens(tmp_path: Path):
+    """The world moves while the planner 'thinks', by the tokens its record declares."""
+    argv = ["play", "--domain", "cube", "--layout", "easy_2a", "--horizon", "12", "--llm", "scripted", "--clock", "tokens:500"]
+    assert main([*argv, "--live", "off", "--no-gif", "--runs-dir", str(tmp_path), "--name", "clock"]) == 0
+    (run,) = tmp_path.glob("*-clock")
+    (episode,) = _lines(run / "episodes.jsonl")
+    charged = episode["domain_metrics"]["decision_steps_mean"] * episode["decisions"]
+    assert 0 < charged <= (episode["prompt_tokens"] + episode["completion_tokens"]) / 500
