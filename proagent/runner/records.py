@@ -123,6 +123,11 @@ class EpisodeRecord(BaseModel):
     intention_by_teammate: dict[str, dict[str, int]] = Field(default_factory=dict, description="teammate seat -> hits, total")
     overhead_ms_median: float | None = None
     skill_duration_mean: float | None = None
+    # --clock tokens:N (`TokenClockProAgent`): None on the turn clock
+    clock_idle_steps: int | None = Field(None, description="steps the agent idled waiting for a decision to land")
+    clock_stale_steps: int | None = Field(None, description="steps acted on a skill decided on an earlier world")
+    decisions_per_100_steps: float | None = None
+    decision_steps_mean: float | None = Field(None, description="world steps a decision took, mean")
     # Belief probes (agent/probe.py; --belief-probe): 0/None in runs without them.
     belief_probes: int = Field(0, description="turns the focal agent was asked what it believes")
     belief_seen_accuracy: float | None = Field(None, description="mean over probed turns: items the seat had seen")
