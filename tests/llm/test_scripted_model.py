@@ -219,5 +219,5 @@ def test_a_token_clock_charges_the_scripted_planners_declared_tokens(tmp_path: P
     assert main([*argv, "--live", "off", "--no-gif", "--runs-dir", str(tmp_path), "--name", "clock"]) == 0
     (run,) = tmp_path.glob("*-clock")
     (episode,) = _lines(run / "episodes.jsonl")
-    charged = episode["domain_metrics"]["decision_steps_mean"] * episode["decisions"]
+    charged = episode["decision_steps_mean"] * episode["decisions"]
     assert 0 < charged <= (episode["prompt_tokens"] + episode["completion_tokens"]) / 500
