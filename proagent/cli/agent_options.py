@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import argparse
 
+from proagent.agent.clock import HELP as CLOCK_HELP
 from proagent.agent.memory import MEMORY_RETRIEVALS
 from proagent.agent.verificator_modes import VERIFICATOR_MODES
-from proagent.cli.arg_types import bounded_int, non_negative_int, positive_float, positive_int, writable_folder
+from proagent.cli.arg_types import (
+    bounded_int,
+    clock_spec,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    writable_folder,
+)
 from proagent.limits import MAX_MESSAGE_BUDGET
 from proagent.paths import CACHE_DIR
 
@@ -14,6 +22,10 @@ EMBEDDED_NOTICE = (
     "Using the embedded SmolLM2-135M model (no API key needed). It runs the real pipeline but "
     "plays weakly; pass --llm openai/<model> (or --llm openai/<name> --api-base URL for a local "
     "server) for a capable model."
+)
+SCRIPTED_NOTICE = (
+    "Using the world's scripted planner (--llm scripted): code that answers from the agent's grounding, not a "
+    "language model; the run records it as such."
 )
 # `play`, `human`, `study` and `eval` all offer --probe-forced: one wording for each of them
 PROBE_FORCED_HELP = "with --belief-probe: the model must name a value for every item ('unknown' not allowed), a forced guess"
@@ -24,7 +36,8 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--llm",
         default="embedded",
-        help="'embedded' (default), a litellm model id, e.g. openai/gpt-4o-mini, or python:module:factory",
+        help="'embedded' (default), a litellm model id, e.g. openai/gpt-4o-mini, 'scripted' (the world's scripted "
+        "planner: no language model), or python:module:factory",
     )
     p.add_argument("--api-base", default=None, help="URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp)")
     p.add_argument("--prompt", default=None, help="prompt set: a folder of the world's prompts (default: compact for the embedded model where the world has "
@@ -33,6 +46,7 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--memory-k", type=non_negative_int, default=5, help="recent trajectory records shown to the planner")
     add_pipeline_options(p)
     p.add_argument("--max-replans", type=non_negative_int, default=4)
+    p.add_argument("--clock", type=clock_spec, default="turns", metavar="turns|tokens:N|seconds:S", help=CLOCK_HELP)
     p.add_argument(
         "--no-loop-check",
         action="store_true",

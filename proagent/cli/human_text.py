@@ -31,6 +31,7 @@ from proagent.builder import (
     settled_horizon,
 )
 from proagent.checkout import git_state
+from proagent.llm.scripted import describe_model
 from proagent.runner.episode import run_episode
 from proagent.runner.records import EpisodeRecord, HumanRunConfig
 from proagent.runner.run_folder import RunFolder, package_versions, run_name_from
@@ -114,6 +115,7 @@ def build_text_session(args: argparse.Namespace, person: Person) -> TextSession:
         seed=args.seed,
         horizon=settled_horizon(domain, args.layout, args.horizon),
         llm=args.llm if args.agent == LLM_AGENT else "none",
+        model=describe_model(args.llm) if args.agent == LLM_AGENT else None,
         api_base=args.api_base if args.agent == LLM_AGENT else None,
         agent=info,
         num_agents=env.num_agents,

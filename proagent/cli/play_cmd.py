@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from proagent.cli.agent_options import EMBEDDED_NOTICE, add_agent_options, add_topology_options
+from proagent.cli.agent_options import EMBEDDED_NOTICE, SCRIPTED_NOTICE, add_agent_options, add_topology_options
 from proagent.cli.arg_types import (
     WALL_CLOCK_HELP,
     add_progress_options,
@@ -79,6 +79,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from proagent.cli.requests import PlayRequest
     from proagent.cli.setup import SetupError, build_session
+    from proagent.llm.scripted import is_scripted
 
     try:
         session = build_session(PlayRequest.from_args(args))
@@ -87,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if session.embedded:
         print(EMBEDDED_NOTICE, file=sys.stderr)
+    elif is_scripted(args.llm):
+        print(SCRIPTED_NOTICE, file=sys.stderr)
     print(f"run folder: {session.folder.path}", file=sys.stderr)
     from proagent.llm.types import LLMError
 
@@ -143,6 +146,7 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
                 states=gif,
                 topology=session.topology,
                 wall_clock_s=session.wall_clock_s,
+                pace=session.pace(),
             )
         session.folder.append_jsonl("episodes.jsonl", record, durable=True)
         if gif is not None and len(gif):

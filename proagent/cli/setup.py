@@ -5,9 +5,11 @@ The pieces are the shared builder's (proagent/builder.py), as in `human` and `ev
 from __future__ import annotations
 
 import shlex
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from proagent.agent.clock import tick_pace
 from proagent.builder import (
     LLM_AGENT,
     AgentBuilder,
@@ -30,6 +32,7 @@ from proagent.builder import (
 from proagent.checkout import git_state
 from proagent.cli.requests import PlayRequest
 from proagent.contract import Agent
+from proagent.llm.scripted import describe_model
 from proagent.llm.types import Model
 from proagent.maeil.topology import TopologyConfig
 from proagent.runner.records import RunConfig
@@ -58,6 +61,11 @@ class Session:
     @property
     def embedded(self) -> bool:
         return self.llm.embedded
+
+    def pace(self) -> Callable[[], Awaitable[None]] | None:
+        """A seconds clock's tick (the world moves on whatever the model does); None otherwise."""
+        clock = self.llm.config.settled_clock()
+        return tick_pace(clock.seconds_per_step) if clock.seconds_per_step is not None else None
 
     def new_team(self) -> list[Agent]:
         """ProAgent in ``--seat``, a fresh ``--partner`` in every other seat."""
@@ -114,6 +122,7 @@ def _run_config(
         horizon=settled_horizon(domain, request.layout or env.name, request.horizon),
         wall_clock_s=request.wall_clock_s or None,
         llm=request.llm.llm,
+        model=describe_model(request.llm.llm),
         api_base=request.llm.api_base,
         llm_timeout_s=request.llm.llm_timeout,
         agent=llm.config.model_dump(),

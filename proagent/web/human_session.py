@@ -21,6 +21,7 @@ from proagent.builder import LLM_AGENT, LLMFlags, SetupError, prepare_llm, resol
 from proagent.checkout import git_state
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import domain_for
+from proagent.llm.scripted import describe_model
 from proagent.runner.records import EpisodeRecord, HumanRunConfig
 from proagent.runner.run_folder import RunFolder, package_versions, run_name_from
 from proagent.runner.summary import summary_of
@@ -156,6 +157,7 @@ def _write_config(
         seed=args.seed,
         horizon=args.horizon,
         llm=spec.llm,
+        model=describe_model(spec.llm) if spec.llm != "none" else None,
         api_base=getattr(args, "api_base", None) if spec.llm != "none" else None,
         agent=spec.info,
         prompt_hashes=spec.prompt_hashes,

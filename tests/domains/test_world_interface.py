@@ -60,7 +60,8 @@ def test_the_lamps_world_fits_in_300_lines() -> None:
 
 def test_capabilities_default_to_none() -> None:
     assert Capabilities().names() == []
-    assert registry.get_domain("cube").capabilities.names() == ["rendering", "process", "teams", "plans", "rl", "plan_effects"]
+    names = ["rendering", "process", "teams", "plans", "rl", "plan_effects", "scripted"]
+    assert registry.get_domain("cube").capabilities.names() == names
 
 
 def test_an_installed_world_registers_through_its_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -29,8 +29,6 @@ from proagent.domains.yokai.table import YokaiTable, YokaiWorldEnv
 from proagent.runner.episode import run_episode
 from proagent.web.replay_data import episode_payload, load_run
 from proagent.world.types import DomainInputError, Skill, SkillParseError
-from tests.support.fake_server import FakeChatServer
-from tests.support.loopback import loopback_args
 from tests.support.responders.yokai import yokai_answer
 from tests.support.scripted import ScriptedCall, ScriptedModel
 
@@ -266,8 +264,7 @@ def test_random_partners_play_legal_games_to_the_end() -> None:
 
 def test_play_proagent_with_a_careful_partner_end_to_end(tmp_path: Path) -> None:
     argv = ["play", "--domain", "yokai", "--layout", "9c_2p", "--partner", "careful", "--live", "off"]
-    with FakeChatServer(delay_s=0.0, responder=yokai_answer) as server:
-        assert main([*argv, *loopback_args(server.url), "--runs-dir", str(tmp_path)]) == 0
+    assert main([*argv, "--llm", "scripted", "--runs-dir", str(tmp_path)]) == 0
     (run,) = tmp_path.glob("*-play-9c_2p-careful")
     (episode,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
     m = episode["domain_metrics"]

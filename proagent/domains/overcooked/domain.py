@@ -46,6 +46,7 @@ from proagent.domains.overcooked.partners.registry import (
 )
 from proagent.domains.overcooked.perception import Perceiver
 from proagent.domains.overcooked.rl_spec import OVERCOOKED_RL
+from proagent.domains.overcooked.scripted import SCRIPTED
 from proagent.domains.overcooked.skills import SkillBook
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
 from proagent.text_values import typed_values
@@ -125,6 +126,7 @@ class OvercookedDomain(WorldBase):
             interdependence=Interdependence(interdependence_collector, interdependence_model),
             settings=EnvSettings(self.make_env_with, env_settings),
             rl=OVERCOOKED_RL,
+            scripted=SCRIPTED,
         )
 
     @property
