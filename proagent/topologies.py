@@ -3,4 +3,4 @@ line lists them in `--help` without importing MAEIL (which pulls in the LLM laye
 
 from __future__ import annotations
 
-TOPOLOGIES: tuple[str, ...] = ("individual", "debate", "centralized", "decentralized")
+TOPOLOGIES: tuple[str, ...] = ("individual", "debate", "centralized", "decentralized", "broadcast_chain")

@@ -1,6 +1,6 @@
 """The `proagent` command. Only the chosen subcommand's module is imported, and subcommands import
 their heavy dependencies (JAX, the worlds, litellm) lazily, so that `proagent --help` and an
-argument error answer at once (benchmarks/bench_cli_startup.py measures it)."""
+argument error answer at once (benchmarks/cli_startup.py measures it)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ COMMANDS = MappingProxyType({
     "play": ("play_cmd", "play episodes of ProAgent with a partner"),
     "human": ("human_cmd", "play with agents: in the browser (arrows + space), or typing skills (Yōkai)"),
     "replay": ("replay_cmd", "watch a run's episode in the browser, or export it as one HTML file"),
-    "layouts": ("layouts_cmd", "list available layouts, or print one"),
+    "layouts": ("layouts_cmd", "list every world's layouts, or print one"),
     "partners": ("partners_cmd", "list scripted partners and trained checkpoints"),
     "eval": ("eval_cmd", "evaluate agents with partners on layouts (tables, charts, resumable)"),
     "ablate": ("ablate_cmd", "run an ablation config from runs/ablations/ and compare its variants"),
@@ -51,8 +51,7 @@ def chosen_command(argv: Sequence[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
-    args = build_parser(only=chosen_command(given)).parse_args(given)
-    args.command_line = ["proagent", *given]  # as typed, for the tables that quote it
+    args = build_parser(only=chosen_command(given)).parse_args(given)  # its command_line: the words as typed
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:

@@ -9,9 +9,9 @@ settled it), so a table can only name what played.
 from __future__ import annotations
 
 from proagent.eval.config import PROAGENT, EvalConfig
+from proagent.llm.scripted import SCRIPTED_CAPTION, SCRIPTED_SPEC, is_scripted
 
 TEST_DOUBLES = "python:tests."  # --llm factories of the test suite: scripted answers, no model
-SCRIPTED = "scripted"  # --llm scripted: each world's scripted planner in process, no model
 EMBEDDED = "embedded"
 
 
@@ -21,8 +21,8 @@ def model_label(llm: str | None) -> str:
         return "the embedded model (the default `--llm`)"
     if llm.startswith(TEST_DOUBLES):
         return f"`{llm}`: a test double (scripted answers), not a language model"
-    if llm == SCRIPTED:
-        return "`scripted`: the world's scripted planner standing in for a model, not a language model"
+    if is_scripted(llm):
+        return f"`{SCRIPTED_SPEC}`: the world's {SCRIPTED_CAPTION}"
     return f"`{llm}`"
 
 
@@ -32,8 +32,8 @@ def model_short(llm: str) -> str:
         return "embedded model"
     if llm.startswith(TEST_DOUBLES):
         return "test double (not an LLM)"
-    if llm == SCRIPTED:
-        return "scripted stand-in (not an LLM)"
+    if is_scripted(llm):
+        return SCRIPTED_CAPTION
     return llm
 
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from rich.console import Console
 
 from proagent.eval.config import ConfigError, EvalConfig, validate_config
-from proagent.eval.model_names import model_label
+from proagent.eval.model_names import TEST_DOUBLES, model_label  # noqa: F401  (TEST_DOUBLES: the tables read it here)
 from proagent.eval.progress import ProgressLines
 from proagent.eval.session import RunHandle, finish_run, play_run
 from proagent.eval.world import Resolved, World, resolve

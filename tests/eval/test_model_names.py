@@ -17,8 +17,8 @@ from proagent.eval.model_names import models_caption, models_short
         ("openai/gpt-4o-mini", "`openai/gpt-4o-mini`, prompt set `proagent`", "openai/gpt-4o-mini, prompts proagent"),
         ("python:tests.support.loopback:loopback_model", "a test double (scripted answers), not a language model",
          "test double (not an LLM), prompts proagent"),
-        ("scripted", "the world's scripted planner standing in for a model, not a language model",
-         "scripted stand-in (not an LLM), prompts proagent"),
+        ("scripted", "the world's scripted planner (not a language model)",
+         "scripted planner (not a language model), prompts proagent"),
     ],
 )  # fmt: skip
 def test_the_caption_names_each_model_and_prompt_set(llm: str, said: str, short: str) -> None:
@@ -37,13 +37,13 @@ def test_every_markdown_table_and_plot_of_a_run_names_its_model(world, tmp_path,
     real = report_module.score_chart
     monkeypatch.setattr(report_module, "score_chart", lambda table, path, title: titles.append(title) or real(table, path, title))
     handle, _ = run_eval(config(episodes=1, seats=[0]), world, tmp_path)
-    caption = "Model (--llm, from config.json): `proagent`: `scripted`: the world's scripted planner standing in"
+    caption = "Model (--llm, from config.json): `proagent`: `scripted`: the world's scripted planner (not a language model)"
     pages = sorted(handle.folder.path.glob("*.md"))
     assert {p.name for p in pages} >= {"table.md", "metrics.md"}
     for page in pages:
         heading, blank, line = page.read_text().splitlines()[:3]
         assert heading.startswith("# ") and not blank and line.startswith(caption), page.name
-    assert titles and all(t.endswith("\nmodel: scripted stand-in (not an LLM), prompts proagent") for t in titles)
+    assert titles and all(t.endswith("\nmodel: scripted planner (not a language model), prompts proagent") for t in titles)
 
 
 def test_agents_that_share_a_model_are_named_together() -> None:

@@ -135,9 +135,9 @@ def test_train_help_names_every_world_and_which_can_be_trained(capsys):
 def test_rounding_steps_up_is_said_with_its_unit():
     from proagent.training.config import PPOConfig
 
-    config = PPOConfig(total_steps=1000, num_envs=16, num_steps=128)  # 2,048 env steps an update
+    config = PPOConfig(layout="cramped_room", total_steps=1000, num_envs=16, num_steps=128)  # 2,048 env steps an update
     assert config.played_steps(10) == 20_480
     note = config.rounding_note(10)
     assert note == ("--steps 1,000 rounded up to 20,480: training runs whole calls of 10 update(s) x 16 envs x 128 steps "
                     "(20,480 env steps a call)")  # fmt: skip
-    assert PPOConfig(total_steps=20_480, num_envs=16, num_steps=128).rounding_note(10) is None
+    assert PPOConfig(layout="cramped_room", total_steps=20_480, num_envs=16, num_steps=128).rounding_note(10) is None
