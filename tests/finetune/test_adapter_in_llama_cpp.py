@@ -1,0 +1,71 @@
+"""Proof that an adapter written here is the adapter llama.cpp applies: base + exported LoRA in
+llama.cpp gives the JAX model's logits with the same deltas.
+
+The deltas are random and large enough to move the logits far beyond the comparison's tolerance
+(a no-op, mis-scaled, transposed or misnamed adapter fails), on every projection kind. Tolerances
+and their reasons are those of test_logits_match: float32 noise against the float32 copy, the
+activation rounding against the shipped Q4_1 model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from test_logits_match import FLOAT32_MAX_ABS, quantised_gap, within_quantised_tolerance
+
+from proagent.finetune.gguf_adapter import read_lora_gguf, write_lora_gguf
+from proagent.finetune.llama import full_logits
+from proagent.finetune.llama_cpp_runtime import llama_cpp_logits, load_llama
+from proagent.finetune.lora import LoraConfig, init_lora
+
+CONFIG = LoraConfig(rank=4, alpha=8.0, targets=("q", "k", "v", "o", "gate", "up", "down"), seed=3)
+
+
+@pytest.fixture(scope="module")
+def random_lora(params):
+    """Non-trivial deltas: ``B`` random instead of zero (a trained adapter's shape, not its start)."""
+    lora = init_lora(CONFIG, params)
+    keys = jax.random.split(jax.random.PRNGKey(11), len(lora))
+    return {
+        name: {"a": ab["a"], "b": 0.02 * jax.random.normal(key, ab["b"].shape)}
+        for (name, ab), key in zip(lora.items(), keys, strict=True)
+    }
+
+
+@pytest.fixture(scope="module")
+def adapter_file(random_lora, tmp_path_factory) -> Path:
+    return write_lora_gguf(tmp_path_factory.mktemp("lora") / "adapter.gguf", random_lora, CONFIG.alpha)
+
+
+def _ours(params, weights, tokens, lora):
+    run = jax.jit(lambda p, lo, t: full_logits(p, weights.hparams, t, lo, CONFIG.scale))
+    return np.asarray(run(params, lora, jnp.asarray(tokens, dtype=jnp.int32)))
+
+
+def test_the_adapter_reads_back_as_written(adapter_file, random_lora):
+    alpha, back = read_lora_gguf(adapter_file)
+    assert alpha == CONFIG.alpha
+    assert set(back) == set(random_lora)
+    for name, ab in random_lora.items():
+        np.testing.assert_array_equal(np.asarray(back[name]["a"]), np.asarray(ab["a"]))
+        np.testing.assert_array_equal(np.asarray(back[name]["b"]), np.asarray(ab["b"]))
+
+
+def test_float32_base_plus_adapter_in_llama_cpp_is_our_adapted_model(float32_gguf, adapter_file, weights, params, random_lora, chat_tokens):
+    ref = llama_cpp_logits(load_llama(float32_gguf, adapter_path=adapter_file, n_ctx=128, float32_kv_cache=True), chat_tokens)
+    base = _ours(params, weights, chat_tokens, None)
+    ours = _ours(params, weights, chat_tokens, random_lora)
+    assert np.abs(ours - base).mean() > 100 * FLOAT32_MAX_ABS  # the adapter matters
+    assert np.abs(ours - ref).max() <= FLOAT32_MAX_ABS
+
+
+def test_shipped_base_plus_adapter_in_llama_cpp_is_our_adapted_model(gguf_path, adapter_file, weights, params, random_lora, chat_tokens):
+    adapted = llama_cpp_logits(load_llama(gguf_path, adapter_path=adapter_file, n_ctx=128), chat_tokens)
+    plain = llama_cpp_logits(load_llama(gguf_path, n_ctx=128), chat_tokens)
+    ours = _ours(params, weights, chat_tokens, random_lora)
+    assert within_quantised_tolerance(ours, adapted), quantised_gap(ours, adapted)
+    assert not within_quantised_tolerance(plain, adapted), quantised_gap(plain, adapted)  # llama.cpp applied it
