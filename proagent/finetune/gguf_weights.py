@@ -124,7 +124,9 @@ def read_llama_gguf(path: Path, reader: Any = None) -> LlamaWeights:
         tensors[tensor.name] = np.ascontiguousarray(values.reshape(shape), dtype=np.float32)
     hparams = _hparams(reader, set(tensors))
     if hparams.n_rot != hparams.head_dim:
-        raise ValueError(f"partial rotary embeddings (n_rot={hparams.n_rot}, head_dim={hparams.head_dim}) are not supported")
+        raise ValueError(
+            f"partial rotary embeddings (n_rot={hparams.n_rot}, head_dim={hparams.head_dim}) are not supported"
+        )
     missing = [
         f"blk.{i}.{name}" for i in range(hparams.n_layer) for name in LAYER_TENSORS if f"blk.{i}.{name}" not in tensors
     ]

@@ -6,16 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed; the fine-tuner's reference is not there")
 pytest.importorskip("gguf", reason="the gguf package is not installed")
 
-from proagent.finetune.chat_tokens import ChatTokenizer  # noqa: E402
-from proagent.finetune.gguf_weights import LlamaWeights, open_gguf, read_llama_gguf, write_float32_gguf  # noqa: E402
-from proagent.finetune.llama import params_from_weights  # noqa: E402
-from proagent.llm.embedded import find_bundled_gguf  # noqa: E402
-from proagent.llm.types import Message  # noqa: E402
+from proagent.finetune.chat_tokens import ChatTokenizer
+from proagent.finetune.gguf_weights import LlamaWeights, open_gguf, read_llama_gguf, write_float32_gguf
+from proagent.finetune.llama import params_from_weights
+from proagent.finetune.llama_cpp_runtime import llama_cpp_logits, load_llama
+from proagent.llm.embedded import find_bundled_gguf
+from proagent.llm.types import Message
 
 CHAT = [
     Message(role="system", content="You control a chef. Answer with JSON."),
@@ -56,3 +58,9 @@ def tokenizer(gguf_path: Path) -> ChatTokenizer:
 @pytest.fixture(scope="session")
 def chat_tokens(tokenizer: ChatTokenizer) -> list[int]:
     return tokenizer.prompt(CHAT)
+
+
+@pytest.fixture(scope="session")
+def product_logits(gguf_path: Path, chat_tokens: list[int]) -> np.ndarray:
+    """llama.cpp's logits for ``chat_tokens`` from the shipped model, loaded as the product loads it."""
+    return llama_cpp_logits(load_llama(gguf_path, n_ctx=128), chat_tokens)

@@ -12,13 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
-from test_logits_match import FLOAT32_MAX_ABS, quantised_gap, within_quantised_tolerance
+from finetune_helpers import FLOAT32_MAX_ABS, jax_logits, quantised_gap, within_quantised_tolerance
 
 from proagent.finetune.gguf_adapter import read_lora_gguf, write_lora_gguf
-from proagent.finetune.llama import full_logits
 from proagent.finetune.llama_cpp_runtime import llama_cpp_logits, load_llama
 from proagent.finetune.lora import LoraConfig, init_lora
 
@@ -41,11 +39,6 @@ def adapter_file(random_lora, tmp_path_factory) -> Path:
     return write_lora_gguf(tmp_path_factory.mktemp("lora") / "adapter.gguf", random_lora, CONFIG.alpha)
 
 
-def _ours(params, weights, tokens, lora):
-    run = jax.jit(lambda p, lo, t: full_logits(p, weights.hparams, t, lo, CONFIG.scale))
-    return np.asarray(run(params, lora, jnp.asarray(tokens, dtype=jnp.int32)))
-
-
 def test_the_adapter_reads_back_as_written(adapter_file, random_lora):
     alpha, back = read_lora_gguf(adapter_file)
     assert alpha == CONFIG.alpha
@@ -55,17 +48,25 @@ def test_the_adapter_reads_back_as_written(adapter_file, random_lora):
         np.testing.assert_array_equal(np.asarray(back[name]["b"]), np.asarray(ab["b"]))
 
 
-def test_float32_base_plus_adapter_in_llama_cpp_is_our_adapted_model(float32_gguf, adapter_file, weights, params, random_lora, chat_tokens):
-    ref = llama_cpp_logits(load_llama(float32_gguf, adapter_path=adapter_file, n_ctx=128, float32_kv_cache=True), chat_tokens)
-    base = _ours(params, weights, chat_tokens, None)
-    ours = _ours(params, weights, chat_tokens, random_lora)
+@pytest.mark.slow  # writes and loads a 540 MB float32 copy of the model
+def test_float32_base_plus_adapter_in_llama_cpp_is_our_adapted_model(
+    float32_gguf, adapter_file, weights, params, random_lora, chat_tokens
+):
+    ref = llama_cpp_logits(
+        load_llama(float32_gguf, adapter_path=adapter_file, n_ctx=128, float32_kv_cache=True), chat_tokens
+    )
+    base = jax_logits(params, weights, chat_tokens)
+    ours = jax_logits(params, weights, chat_tokens, random_lora, CONFIG.scale)
     assert np.abs(ours - base).mean() > 100 * FLOAT32_MAX_ABS  # the adapter matters
     assert np.abs(ours - ref).max() <= FLOAT32_MAX_ABS
 
 
-def test_shipped_base_plus_adapter_in_llama_cpp_is_our_adapted_model(gguf_path, adapter_file, weights, params, random_lora, chat_tokens):
+def test_shipped_base_plus_adapter_in_llama_cpp_is_our_adapted_model(
+    gguf_path, adapter_file, weights, params, random_lora, chat_tokens, product_logits
+):
     adapted = llama_cpp_logits(load_llama(gguf_path, adapter_path=adapter_file, n_ctx=128), chat_tokens)
-    plain = llama_cpp_logits(load_llama(gguf_path, n_ctx=128), chat_tokens)
-    ours = _ours(params, weights, chat_tokens, random_lora)
+    ours = jax_logits(params, weights, chat_tokens, random_lora, CONFIG.scale)
     assert within_quantised_tolerance(ours, adapted), quantised_gap(ours, adapted)
-    assert not within_quantised_tolerance(plain, adapted), quantised_gap(plain, adapted)  # llama.cpp applied it
+    assert not within_quantised_tolerance(product_logits, adapted), quantised_gap(
+        product_logits, adapted
+    )  # llama.cpp applied it

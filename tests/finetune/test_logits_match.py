@@ -16,52 +16,30 @@ Two comparisons on the same llama.cpp-made tokens:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import jax
-import jax.numpy as jnp
 import numpy as np
+import pytest
+from finetune_helpers import FLOAT32_MAX_ABS, jax_logits, quantised_gap, within_quantised_tolerance
 
-from proagent.finetune.gguf_weights import LlamaWeights
-from proagent.finetune.llama import full_logits
 from proagent.finetune.llama_cpp_runtime import llama_cpp_logits, load_llama
 
-QUANTISED_MEAN_REL = 0.05  # mean |diff| / std(logits): Q8 activation rounding measured at ~0.02
-QUANTISED_MAX_ABS = 3.0  # worst single logit (measured ~1.4)
-QUANTISED_TOP1 = 0.9  # share of positions whose most likely next token agrees (measured >= 0.95)
-FLOAT32_MAX_ABS = 1e-3  # float32 vs float32 (measured ~1e-4)
 
-
-def _ours(params: dict[str, Any], weights: LlamaWeights, tokens: list[int]) -> np.ndarray:
-    run = jax.jit(lambda p, t: full_logits(p, weights.hparams, t))
-    return np.asarray(run(params, jnp.asarray(tokens, dtype=jnp.int32)))
-
-
-def quantised_gap(ours: np.ndarray, ref: np.ndarray) -> tuple[float, float, float]:
-    diff = np.abs(ours - ref)
-    return float(diff.mean() / ref.std()), float(diff.max()), float(np.mean(ours.argmax(-1) == ref.argmax(-1)))
-
-
-def within_quantised_tolerance(ours: np.ndarray, ref: np.ndarray) -> bool:
-    rel, worst, top1 = quantised_gap(ours, ref)
-    return rel <= QUANTISED_MEAN_REL and worst <= QUANTISED_MAX_ABS and top1 >= QUANTISED_TOP1
-
-
+@pytest.mark.slow  # writes and loads a 540 MB float32 copy of the model
 def test_float32_weights_give_llama_cpps_logits_to_float32_noise(float32_gguf: Path, weights, params, chat_tokens):
     assert 20 <= len(chat_tokens) <= 64
     llm = load_llama(float32_gguf, n_ctx=128, float32_kv_cache=True)
     ref = llama_cpp_logits(llm, chat_tokens)
-    ours = _ours(params, weights, chat_tokens)
+    ours = jax_logits(params, weights, chat_tokens)
     assert ref.shape == ours.shape == (len(chat_tokens), weights.hparams.n_vocab)
     assert ref.std() > 1.0  # real logits, not an empty buffer
     assert np.abs(ours - ref).max() <= FLOAT32_MAX_ABS
     assert np.array_equal(ours.argmax(-1), ref.argmax(-1))
 
 
-def test_the_shipped_quantised_model_gives_our_logits_within_its_rounding(gguf_path: Path, weights, params, chat_tokens):
-    llm = load_llama(gguf_path, n_ctx=128)
-    ref = llama_cpp_logits(llm, chat_tokens)
-    ours = _ours(params, weights, chat_tokens)
+def test_the_shipped_quantised_model_gives_our_logits_within_its_rounding(product_logits, weights, params, chat_tokens):
+    ref = product_logits
+    ours = jax_logits(params, weights, chat_tokens)
     assert within_quantised_tolerance(ours, ref), quantised_gap(ours, ref)
 
 
@@ -71,11 +49,9 @@ def _hf_order(w: jax.Array, n_head: int) -> jax.Array:
     return w.reshape(layers, n_in, n_head, n_out // n_head // 2, 2).swapaxes(3, 4).reshape(layers, n_in, n_out)
 
 
-def test_the_quantised_tolerance_still_rejects_a_forgotten_qk_permutation(gguf_path: Path, weights, params, chat_tokens):
+def test_the_quantised_tolerance_still_rejects_a_forgotten_qk_permutation(product_logits, weights, params, chat_tokens):
     hp = weights.hparams
     wrong = {**params, "layers": {**params["layers"]}}
     wrong["layers"]["q"] = _hf_order(params["layers"]["q"], hp.n_head)
     wrong["layers"]["k"] = _hf_order(params["layers"]["k"], hp.n_head_kv)
-    llm = load_llama(gguf_path, n_ctx=128)
-    ref = llama_cpp_logits(llm, chat_tokens)
-    assert not within_quantised_tolerance(_ours(wrong, weights, chat_tokens), ref)
+    assert not within_quantised_tolerance(jax_logits(wrong, weights, chat_tokens), product_logits)
