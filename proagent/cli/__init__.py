@@ -10,6 +10,7 @@ from proagent.cli import (
     ablate_cmd,
     analyze_cmd,
     eval_cmd,
+    finetune_cmd,
     human_cmd,
     layouts_cmd,
     partners_cmd,
@@ -40,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         analyze_cmd,
         study_cmd,
         train_cmd,
+        finetune_cmd,
     ):
         module.register(sub)
     return parser

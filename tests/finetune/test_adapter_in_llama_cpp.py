@@ -2,7 +2,8 @@
 llama.cpp gives the JAX model's logits with the same deltas.
 
 The deltas are random and large enough to move the logits far beyond the comparison's tolerance
-(a no-op, mis-scaled, transposed or misnamed adapter fails), on every projection kind. Tolerances
+(a no-op, mis-scaled, transposed or misnamed adapter fails: the deltas move the logits ~2.5x the
+quantised tolerance, ~10,000x the float32 one), on every projection kind. Tolerances
 and their reasons are those of test_logits_match: float32 noise against the float32 copy, the
 activation rounding against the shipped Q4_1 model.
 """
@@ -29,7 +30,7 @@ def random_lora(params):
     lora = init_lora(CONFIG, params)
     keys = jax.random.split(jax.random.PRNGKey(11), len(lora))
     return {
-        name: {"a": ab["a"], "b": 0.02 * jax.random.normal(key, ab["b"].shape)}
+        name: {"a": ab["a"], "b": 0.08 * jax.random.normal(key, ab["b"].shape)}
         for (name, ab), key in zip(lora.items(), keys, strict=True)
     }
 
@@ -67,6 +68,6 @@ def test_shipped_base_plus_adapter_in_llama_cpp_is_our_adapted_model(
     adapted = llama_cpp_logits(load_llama(gguf_path, adapter_path=adapter_file, n_ctx=128), chat_tokens)
     ours = jax_logits(params, weights, chat_tokens, random_lora, CONFIG.scale)
     assert within_quantised_tolerance(ours, adapted), quantised_gap(ours, adapted)
-    assert not within_quantised_tolerance(product_logits, adapted), quantised_gap(
-        product_logits, adapted
-    )  # llama.cpp applied it
+    # A no-op adapter fails here: the deltas move the logits by mean |diff| / spread ~0.13; the tolerance is 0.05.
+    assert not within_quantised_tolerance(ours, product_logits), quantised_gap(ours, product_logits)
+    assert not within_quantised_tolerance(product_logits, adapted), quantised_gap(product_logits, adapted)
