@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
@@ -154,8 +155,11 @@ class EmbeddedModel:
         disable_extra_buffer_types: bool = True,
         state_cache_mb: int = DEFAULT_STATE_CACHE_MB,
         verbose: bool = False,
+        adapter_path: Path | None = None,
     ) -> None:
         self._path = Path(model_path) if model_path is not None else None
+        self._adapter = Path(adapter_path) if adapter_path is not None else None
+        self._adapter_sha: str | None = None
         self._n_ctx = n_ctx
         self._n_threads = n_threads or usable_cores()
         self._seed = seed
@@ -173,13 +177,24 @@ class EmbeddedModel:
         return self._path
 
     @property
+    def adapter_sha256(self) -> str | None:
+        """sha256 of the LoRA adapter file (None without one): what a run records about it."""
+        if self._adapter is not None and self._adapter_sha is None:
+            self._adapter_sha = hashlib.sha256(self._adapter.read_bytes()).hexdigest()
+        return self._adapter_sha
+
+    @property
     def name(self) -> str:
-        """``embedded/<gguf file stem>``: stable across runs, so cached answers replay."""
-        return f"embedded/{self.model_path.stem}"
+        """``embedded/<gguf file stem>``, plus ``+lora-<sha256 prefix>`` with an adapter: stable across
+        runs, so cached answers replay, and never the base model's answers for the adapted model's."""
+        base = f"embedded/{self.model_path.stem}"
+        return base if self._adapter is None else f"{base}+lora-{str(self.adapter_sha256)[:12]}"
 
     def check_available(self) -> None:
         """Raise `LLMConfigError` now if the weights or llama-cpp-python are missing (no import)."""
         _ = self.model_path
+        if self._adapter is not None and not self._adapter.is_file():
+            raise LLMConfigError(f"LoRA adapter file not found: {self._adapter}")
         if importlib.util.find_spec("llama_cpp") is None:
             import_llama_cpp()
 
@@ -209,6 +224,7 @@ class EmbeddedModel:
                     n_gpu_layers=0,
                     seed=self._seed,
                     verbose=self._verbose,
+                    lora_path=None if self._adapter is None else str(self._adapter),
                 )
         except (ValueError, RuntimeError, OSError) as exc:
             raise LLMConfigError(f"could not load GGUF model {path}: {exc}") from exc
