@@ -196,6 +196,13 @@ def feedback_problem(domain: Domain, has_topology: bool) -> str | None:
     return None
 
 
+def repair_problem(domain: Domain) -> str | None:
+    """Why COOP²-Repair cannot run: the world gives no plan-effect estimate."""
+    if domain.capabilities.plan_effects is None:
+        return f"the {domain.name} world gives no plan-effect estimate (worlds that do: see `proagent layouts`)"
+    return None
+
+
 def topology_problem(domain: Domain, topology: str) -> str | None:
     """Why ``domain`` cannot run ``topology`` (its prompts lack the conversation template
     ``_talk/<name>.j2``), or None."""

@@ -37,7 +37,13 @@ from tests.support.responders.macrafter import macrafter_answer
 from tests.support.responders.overcooked import overcooked_answer
 from tests.support.responders.yokai import yokai_answer
 
-RESPONDERS = {"emcoop-topologies": cube_answer, "emcoop-macrafter": macrafter_answer, "yokai-table2": yokai_answer}
+RESPONDERS = {
+    "emcoop-topologies": cube_answer,
+    "emcoop-macrafter": macrafter_answer,
+    "yokai-table2": yokai_answer,
+    "coop2-cube": cube_answer,
+    "coop2-macrafter": macrafter_answer,
+}
 NO_LLM = frozenset({"interdependence-table1"})  # targets no LLM plays: no double to serve, no --llm to pass
 DOUBLE = "made with the loopback test double (scripted answers from `tests/support/responders`), not an LLM"
 

@@ -102,6 +102,14 @@ def add_topology_options(p: argparse.ArgumentParser) -> None:
         help=f"decentralized topology: messages per agent per step (0 to {MAX_MESSAGE_BUDGET})",
     )
     p.add_argument(
+        "--repair",
+        choices=("off", "on"),
+        default="off",
+        help="COOP²-Repair: check the committed plans before they run and send the agents a predicted failure "
+        "involves targeted guidance to revise (worlds with a plan-effect estimate; implies --topology individual "
+        "when none is given)",
+    )
+    p.add_argument(
         "--feedback",
         action="store_true",
         help="environment feedback: attach the world's constraint and dependency snapshot to the leader's messages (worlds that give one)",

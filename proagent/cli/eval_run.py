@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 # flag dest -> EvalConfig field, for flags that set top-level fields
 GRID_FLAGS = MappingProxyType({
-    **{f: f for f in ("name", "domain", "partners", "layouts", "seats", "topologies", "feedback", "episodes", "seed", "horizon")},
+    **{f: f for f in ("name", "domain", "partners", "layouts", "seats", "topologies", "feedback", "repair", "episodes", "seed", "horizon")},
     "wall_clock": "wall_clock_s",
 })  # fmt: skip
 RUN_FLAGS = MappingProxyType({
@@ -69,13 +69,18 @@ def add_grid_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seats", help="the agent's seats: e.g. 0, 1 or 0,1 (default 0,1)")
     p.add_argument(
         "--topologies",
-        help="comma list of MAEIL topologies (individual, debate, centralized, decentralized): each agent is also run in each (default: none, no conversation)",
+        help="comma list of MAEIL topologies (individual, debate, centralized, decentralized, broadcast_chain): each agent is also run in each (default: none, no conversation)",
     )
     p.add_argument(
         "--feedback",
         action="store_const",
         const=True,
         help="environment feedback: attach the world's constraint and dependency snapshot to the leader's messages (worlds that give one)",
+    )
+    p.add_argument(
+        "--repair",
+        choices=("off", "on", "both"),
+        help="COOP²-Repair: on, or both (matched pairs: each episode also played without repair) (default off)",
     )
     p.add_argument("--episodes", type=episode_count, help="episodes per agent x partner x layout x seat (x topology)")
     p.add_argument("--seed", type=seed_number, help="episode i plays seed + i")

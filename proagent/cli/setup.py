@@ -21,6 +21,7 @@ from proagent.builder import (
     parse_settings,
     partner_names,
     prepare_llm,
+    repair_problem,
     resolve_env,
     session_builder,
     settled_horizon,
@@ -126,9 +127,17 @@ def topology_config(args: argparse.Namespace, domain: Domain) -> TopologyConfig 
         problem = feedback_problem(domain, name is not None)
         if problem is not None:
             raise SetupError(f"--feedback: {problem}")
+    repair = getattr(args, "repair", "off") or "off"
+    if repair != "off":
+        problem = repair_problem(domain)
+        if problem is not None:
+            raise SetupError(f"--repair {repair}: {problem}")
+        name = name or "individual"  # repair runs inside MAEIL: with no topology, agents plan side by side
     if name is None:
         return None
     problem = topology_problem(domain, name)
     if problem is not None:
         raise SetupError(f"--topology {name}: {problem}; topologies run where one exists")
-    return TopologyConfig(name=name, leader=args.leader, message_budget=args.message_budget, feedback=feedback)
+    return TopologyConfig(
+        name=name, leader=args.leader, message_budget=args.message_budget, feedback=feedback, repair=repair
+    )

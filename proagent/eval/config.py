@@ -109,6 +109,11 @@ class EvalConfig(BaseModel):
     leader: int = Field(0, ge=0, description="centralized topology: the leader's seat")
     message_budget: int = Field(1, ge=0, le=MAX_MESSAGE_BUDGET, description="decentralized topology: messages per agent per step")
     feedback: bool = Field(False, description="environment feedback: the world's snapshot attached to the leader's messages (needs topologies)")
+    repair: Literal["off", "on", "both"] = Field(
+        "off",
+        description="COOP²-Repair: on (agent@topology+repair), or both: matched pairs, the same episodes without repair "
+        "(its estimator predicts and is scored, never intervenes) and with it; implies topologies [individual] when none",
+    )
     episodes: int = Field(5, ge=1, le=MAX_EPISODES, description="episodes per agent x partner x layout x seat (x topology)")
     seed: int = Field(0, ge=0, le=MAX_SEED, description="episode i plays seed + i, the same for every agent and partner")
     env: dict[str, str | int | float | bool | None] = Field(
@@ -128,9 +133,10 @@ class EvalConfig(BaseModel):
     stepping: Literal["lockstep", "single"] = Field("lockstep", description="batch the envs of a layout, or step each alone")
 
     def grid_episodes(self, agents: int | None = None) -> int:
-        """Episodes the grid plays: agents x partners x layouts x seats (x topologies) x episodes;
+        """Episodes the grid plays: agents x partners x layouts x seats (x topologies x repair arms) x episodes;
         ``agents``: for that many of its agents (default: all)."""
-        per_agent = len(self.partners) * len(self.layouts) * len(self.seats) * max(1, len(self.topologies))
+        arms = 2 if self.repair == "both" else 1  # a matched pair: without and with repair
+        per_agent = len(self.partners) * len(self.layouts) * len(self.seats) * max(1, len(self.topologies)) * arms
         return (len(self.agents) if agents is None else agents) * per_agent * self.episodes
 
     @model_validator(mode="after")

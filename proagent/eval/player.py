@@ -97,7 +97,7 @@ class EpisodePlayer:
             source.close(episode_env)
         extra = {
             "partner": job.key.partner, "agent": job.key.agent, "agent_kind": job.spec.kind, "spent_usd": spent(models),
-            "attempt": self.attempt, "topology": job.topology,
+            "attempt": self.attempt, "topology": job.topology, "repair": job.repair,
         }  # fmt: skip
         return EvalRecord(**{**record.model_dump(), **extra})
 
@@ -106,7 +106,11 @@ class EpisodePlayer:
             return None
         config = self.config
         return TopologyConfig(
-            name=job.topology, leader=config.leader, message_budget=config.message_budget, feedback=config.feedback
+            name=job.topology,
+            leader=config.leader,
+            message_budget=config.message_budget,
+            feedback=config.feedback,
+            repair=job.repair,
         )  # type: ignore[arg-type]
 
     def _builder(self, models: list[MeteredModel]) -> AgentBuilder:

@@ -18,6 +18,7 @@ from proagent.builder import (
     feedback_problem,
     make_env,
     provenance_of,
+    repair_problem,
     settled_horizon,
     settled_partner,
     topology_problem,
@@ -207,6 +208,10 @@ def _check_topologies(config: EvalConfig, domain: Domain, problems: list[str]) -
         problem = feedback_problem(domain, bool(config.topologies))
         if problem is not None:
             problems.append(f"feedback: {problem}")
+    if config.repair != "off":
+        problem = repair_problem(domain)
+        if problem is not None:
+            problems.append(f"repair: {problem}")
 
 
 def _check_agents(

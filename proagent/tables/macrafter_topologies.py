@@ -21,7 +21,7 @@ from rich.console import Console
 from proagent.eval.process_plots import RADAR_METRICS, bars_by_difficulty, failure_bars, radar_by_topology
 from proagent.eval.records import read_records
 from proagent.eval.stats import INTERVAL_NOTE, mean_se, metric_value, paired_difference
-from proagent.maeil import TOPOLOGIES
+from proagent.maeil import EMCOOP_V1_TOPOLOGIES, TOPOLOGIES
 from proagent.tables.common import TEST_DOUBLES, LLMSettings, Plan, play_grids, proagent_agent, write_page
 
 EMCOOP_WORLDS = {"emcoop_3a": "", "emcoop_6a": "@6"}  # EmCoop's grid: its 64x64 world, teams of 3 and 6
@@ -66,7 +66,7 @@ class Settings(LLMSettings):
     out: Path = Path("docs/macrafter_topologies")
     trace: bool = False
     difficulties: list[str] = Field(default_factory=lambda: list(EMCOOP_WORLDS), min_length=1)
-    topologies: list[str] = Field(default_factory=lambda: list(TOPOLOGIES), min_length=1)
+    topologies: list[str] = Field(default_factory=lambda: list(EMCOOP_V1_TOPOLOGIES), min_length=1)
     from_runs: list[Path] = Field(default_factory=list, description="two earlier run folders, feedback off then on")
 
     @field_validator("from_runs")

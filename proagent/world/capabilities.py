@@ -19,6 +19,8 @@ see what it can add and the core never probes a world for a member it might have
 - ``feedback``: environment feedback (EmCoop's RQ3): a snapshot of the team's constraint and
   dependency state, read from the env's truth, that MAEIL's ``--feedback`` attaches to the leader's
   messages.
+- ``plan_effects``: COOP²-Repair's estimate of which cooperative requirements the committed plans
+  will meet, and the realised outcomes it is scored against (`proagent.world.plan_effects`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from proagent.world.plan_effects import PlanEffects
 from proagent.world.probes import BeliefProbes
 from proagent.world.rl_spec import RLSpec
 from proagent.world.types import DomainEnv, EngineState, Event, InterdependenceCollector, Perceiver, State
@@ -119,6 +122,7 @@ class Capabilities:
     rl: RLSpec | None = None  # what `proagent train` needs (`proagent.world.rl_spec`)
     belief_probes: BeliefProbes | None = None  # `proagent.world.probes`
     feedback: Feedback | None = None  # MAEIL's ``--feedback`` (environment feedback in the leader's messages)
+    plan_effects: PlanEffects | None = None  # COOP²-Repair's estimator (``--repair``)
 
     def names(self) -> list[str]:
         """The capabilities present, for listings (`proagent layouts --domain W`)."""
@@ -133,6 +137,7 @@ __all__ = [
     "Feedback",
     "Interdependence",
     "Perception",
+    "PlanEffects",
     "PlanTargets",
     "ProcessMetrics",
     "Rendering",

@@ -108,6 +108,17 @@ def test_play_with_agents_and_topology_records_both(cube_server: FakeChatServer,
     assert episode["team"] == ["proagent", "proagent", "pusher", "proagent"] and episode["process_metrics"]["messages"] > 0
 
 
+def test_play_with_repair_records_it_and_implies_individual(cube_server: FakeChatServer, tmp_path: Path) -> None:
+    argv = ["play", "--domain", "cube", "--layout", "medium_3a", "--repair", "on", "--partner", "proagent"]
+    llm = [*loopback_args(cube_server.url), "--runs-dir", str(tmp_path), "--horizon", "20", "--live", "off", "--no-gif"]
+    assert main([*argv, *llm]) == 0
+    (run,) = tmp_path.glob("*-play-medium_3a-*")
+    config = json.loads((run / "config.json").read_text())
+    assert config["topology"]["name"] == "individual" and config["topology"]["repair"] == "on"
+    (episode,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
+    assert 0 < episode["process_metrics"]["repair_checks"] <= 20
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -115,6 +126,7 @@ def test_play_with_agents_and_topology_records_both(cube_server: FakeChatServer,
         (["--layout", "cramped_room", "--agents", "3"], "fixed teams"),
         (["--domain", "cube", "--layout", "hard_4a", "--agents", "2"], "weight"),
         (["--domain", "cube", "--layout", "easy_2a", "--partner", "pusher,lazy"], "names the 1 other seats"),
+        (["--layout", "cramped_room", "--repair", "on"], "gives no plan-effect estimate"),
     ],
 )
 def test_bad_team_and_topology_flags_are_one_clear_line(argv: list[str], message: str, capsys: pytest.CaptureFixture) -> None:

@@ -23,6 +23,7 @@ from proagent.contract import Agent
 from proagent.domains.cube.constraints import METRIC_NAMES, CubeConstraintCollector
 from proagent.domains.cube.grounding import ground_facts, memory_line, render_grid
 from proagent.domains.cube.partners import DEFAULT_PARTNER, make_partner, partner_names
+from proagent.domains.cube.plan_effects import PLAN_EFFECTS
 from proagent.domains.cube.rl_spec import CUBE_RL
 from proagent.domains.cube.skills import MAX_STEPS, SKILLS, CubeController, skill_book_for
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
@@ -102,6 +103,7 @@ class CubeDomain(WorldBase):
         teams=TeamSizing(make_team_env),
         plans=PlanTargets(plan_target),
         rl=CUBE_RL,
+        plan_effects=PLAN_EFFECTS,
     )
 
     def owns(self, spec: str) -> bool:
