@@ -88,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     examples = _examples(ChatTokenizer(path), args.system_repeats, args.batch_size * (args.steps + 1))
     shared = shared_prefix_length(examples)
     print(
-        f"prompts {len(examples[0].prompt)} tokens, {shared} shared; answers {len(examples[0].answer)}; batch {args.batch_size}"
+        f"prompts {len(examples[0].prompt)} tokens, {shared} shared; "
+        f"answers {len(examples[0].answer)}; batch {args.batch_size}"
     )
     results = {}
     for share in (True, False):
@@ -100,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         results[share] = _time(params, weights.hparams, examples, config, shared if share else 0, args.steps)
         print(
-            f"share_prefix={share}: {results[share][0]:.3f} examples/s, losses {[round(x, 4) for x in results[share][1]]}"
+            f"share_prefix={share}: {results[share][0]:.3f} examples/s, "
+            f"losses {[round(x, 4) for x in results[share][1]]}"
         )
     ratio = results[True][0] / results[False][0]
     same = all(abs(a - b) <= 1e-3 * max(1.0, abs(b)) for a, b in zip(results[True][1], results[False][1], strict=True))

@@ -7,8 +7,12 @@ import argparse
 import logging
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from proagent.cli.arg_types import bounded_int, positive_float, positive_int, writable_folder
+
+if TYPE_CHECKING:
+    from proagent.finetune.dataset import DataFilter, SupervisedPair
 
 TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
 
@@ -71,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     return _train(args, kept, data_filter)
 
 
-def _train(args: argparse.Namespace, kept: list, data_filter: object) -> int:
+def _train(args: argparse.Namespace, kept: list[SupervisedPair], data_filter: DataFilter) -> int:
     from proagent.finetune.chat_tokens import ChatTokenizer
     from proagent.finetune.dataset import to_examples
     from proagent.finetune.lora import LoraConfig
@@ -91,7 +95,8 @@ def _train(args: argparse.Namespace, kept: list, data_filter: object) -> int:
     lora = LoraConfig(rank=args.rank, alpha=args.alpha, targets=args.targets, learning_rate=args.lr, seed=args.seed)
     config = TrainConfig(lora=lora, steps=args.steps, batch_size=args.batch_size)
     worlds = sorted({p.world for p in kept})
-    source = f"{len(args.runs)} run folder(s): {', '.join(p.name for p in args.runs)}; filter {data_filter!r}; worlds {worlds}"
+    folders = ", ".join(p.name for p in args.runs)
+    source = f"{len(args.runs)} run folder(s): {folders}; filter {data_filter!r}; worlds {worlds}"
     handler = logging.StreamHandler(sys.stdout)
     handler.setFormatter(logging.Formatter("%(message)s"))
     log = logging.getLogger("proagent.finetune")
@@ -99,7 +104,8 @@ def _train(args: argparse.Namespace, kept: list, data_filter: object) -> int:
     log.setLevel(logging.INFO)
     try:
         print(
-            f"{len(examples)} examples from {len(kept)} kept answers ({len(worlds)} world(s)); training {args.steps} steps"
+            f"{len(examples)} examples from {len(kept)} kept answers ({len(worlds)} world(s)); "
+            f"training {args.steps} steps"
         )
         manifest = finetune(examples, base, args.out, config, source=source, resume=args.resume)
     except ValueError as exc:

@@ -87,11 +87,16 @@ def read_run_folder(run_dir: Path) -> list[SupervisedPair]:
         raise RunFolderError(
             f"{run_dir} is not a run folder (no {', '.join(missing)}); give folders that play or eval wrote"
         )
-    config = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))
+    try:
+        config = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise RunFolderError(f"{run_dir / 'config.json'} is not JSON: {exc}") from exc
+    if not isinstance(config, dict):
+        raise RunFolderError(f"{run_dir / 'config.json'} is not a JSON object")
     world = f"{config.get('domain', 'overcooked')}/{config.get('layout', '')}"
-    scores = {int(e.get("episode", 0)): float(e.get("score", 0.0)) for e in _lines(run_dir / "episodes.jsonl")}
     pairs = []
     try:
+        scores = {int(e.get("episode", 0)): float(e.get("score", 0.0)) for e in _lines(run_dir / "episodes.jsonl")}
         for record in _lines(run_dir / "trace.jsonl"):
             decision = record.get("decision") or {}
             attempts = [a for a in decision.get("attempts", []) if a.get("messages") and a.get("response") is not None]
@@ -100,8 +105,11 @@ def read_run_folder(run_dir: Path) -> list[SupervisedPair]:
                 accepted = clean and index == len(attempts) - 1 and not decision.get("fallback", False)
                 score = scores.get(int(record.get("episode", 0)), 0.0)
                 pairs.append(_pair(record, attempt, world, run_dir.name, score, accepted))
-    except (KeyError, TypeError, ValidationError) as exc:
-        raise RunFolderError(f"{run_dir / 'trace.jsonl'} has a decision this reader cannot use: {exc}") from exc
+    except (KeyError, TypeError, ValueError, AttributeError, ValidationError) as exc:
+        if isinstance(exc, RunFolderError):
+            raise
+        problem = str(exc).splitlines()[0]
+        raise RunFolderError(f"{run_dir} holds a record this reader cannot use: {problem}") from exc
     return pairs
 
 

@@ -136,7 +136,7 @@ def read_llama_gguf(path: Path, reader: Any = None) -> LlamaWeights:
 
 
 def write_float32_gguf(reader: Any, weights: LlamaWeights, out: Path) -> Path:
-    """A copy of the GGUF ``reader`` reads with every tensor stored as the float32 values in ``weights`` (metadata kept).
+    """A copy of the GGUF ``reader`` reads, every tensor stored as the float32 values in ``weights``.
 
     Why: llama.cpp multiplies quantised weights by activations it rounds to 8 bits; given float32
     weights it multiplies in float32. Running this copy in llama.cpp therefore tests the forward

@@ -143,7 +143,7 @@ def forward_hidden(
     lora_scale: float = 1.0,
     remat: bool = False,
 ) -> jax.Array:
-    """Final hidden states ``(B,T,D)`` (after the output norm) of ``rows`` ``(B,T)`` that all follow ``prefix`` ``(P,)``.
+    """Final hidden states ``(B,T,D)`` (output norm applied) of ``rows`` ``(B,T)`` that follow ``prefix`` ``(P,)``.
 
     ``P`` may be 0. Rows are right-padded freely: a causal model's state at a real token never sees
     the padding after it. ``remat`` recomputes each block in the backward pass instead of keeping its

@@ -169,7 +169,6 @@ def _run(
     """The loop: steps, progress lines, checkpoints. Returns the state, the losses and the mean
     examples/s over the timed steps (the first step of a process compiles and is not timed)."""
     state, step, losses = begin
-    prefix = record_base.model_copy()  # carries config/data/base identity
     prefix_len = shared_prefix_length(examples) if config.share_prefix else 0
     window: list[float] = []
     window_start, timed_s, timed_examples = time.perf_counter(), 0.0, 0
@@ -192,7 +191,7 @@ def _run(
             _LOG.info("step %d/%d loss %.4f examples/s %.2f", step, config.steps, losses[-1].loss, speed)
             window, window_start = [], time.perf_counter()
         if step % config.checkpoint_every == 0 or step == config.steps:
-            save_state(out_dir, state, prefix.model_copy(update={"step": step, "losses": list(losses)}))
+            save_state(out_dir, state, record_base.model_copy(update={"step": step, "losses": list(losses)}))
     return state, losses, (timed_examples / timed_s if timed_s > 0 else 0.0)
 
 
