@@ -108,3 +108,25 @@ def test_finetune_trains_exports_and_resumes_end_to_end(run_folder: Path, tmp_pa
     assert main([*args, "--resume"]) == 0  # nothing left to do, same adapter
     again = FinetuneManifest.model_validate_json((out / MANIFEST_FILE).read_text())
     assert again.adapter_sha256 == manifest.adapter_sha256
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "problem"),
+    [
+        ("config.json", "{not json", "config.json is not JSON"),
+        (
+            "trace.jsonl",
+            '{"episode": 0, "decision": {"attempts": [{"messages": [{"role": "x"}], "response": "a"}]}}\n',
+            "cannot use",
+        ),
+    ],
+)
+def test_a_broken_run_folder_is_one_line_and_exit_2(tmp_path: Path, capsys, name: str, text: str, problem: str):
+    run = tmp_path / "run"
+    run.mkdir()
+    files = {"config.json": "{}", "episodes.jsonl": '{"episode": 0, "score": 0}\n', "trace.jsonl": ""}
+    for file, content in {**files, name: text}.items():
+        (run / file).write_text(content)
+    assert main(["finetune", str(run), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and problem in err and not (tmp_path / "out").exists()
