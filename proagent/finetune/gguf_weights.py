@@ -141,19 +141,24 @@ def write_float32_gguf(reader: Any, weights: LlamaWeights, out: Path) -> Path:
     Why: llama.cpp multiplies quantised weights by activations it rounds to 8 bits; given float32
     weights it multiplies in float32. Running this copy in llama.cpp therefore tests the forward
     here against llama.cpp's graph with the quantisation taken out, so a tolerance on the quantised
-    model measures quantisation, not a disguised modelling error."""
+    model measures quantisation, not a disguised modelling error. Weights cut to their first blocks
+    (``hparams.n_layer`` lowered, later blocks left out) give a smaller, faster model of the same
+    vocabulary, for tests of the plumbing."""
     import gguf
 
-    writer = gguf.GGUFWriter(str(out), arch=str(_scalar(reader, "general.architecture")))
+    arch = str(_scalar(reader, "general.architecture"))
+    writer = gguf.GGUFWriter(str(out), arch=arch)
     for field in reader.fields.values():
         if field.name.startswith("GGUF.") or field.name in ("general.file_type", "general.architecture"):
             continue
         kind = field.types[0]
         sub = field.types[-1] if kind == gguf.GGUFValueType.ARRAY else None
-        writer.add_key_value(field.name, field.contents(), kind, sub_type=sub)
+        value = weights.hparams.n_layer if field.name == f"{arch}.block_count" else field.contents()
+        writer.add_key_value(field.name, value, kind, sub_type=sub)
     writer.add_file_type(int(gguf.LlamaFileType.ALL_F32))
     for tensor in reader.tensors:
-        writer.add_tensor(tensor.name, weights.tensors[tensor.name])
+        if tensor.name in weights.tensors:  # weights cut to fewer blocks write a smaller model
+            writer.add_tensor(tensor.name, weights.tensors[tensor.name])
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()

@@ -64,3 +64,17 @@ def chat_tokens(tokenizer: ChatTokenizer) -> list[int]:
 def product_logits(gguf_path: Path, chat_tokens: list[int]) -> np.ndarray:
     """llama.cpp's logits for ``chat_tokens`` from the shipped model, loaded as the product loads it."""
     return llama_cpp_logits(load_llama(gguf_path, n_ctx=128), chat_tokens)
+
+
+@pytest.fixture(scope="session")
+def two_layers(weights: LlamaWeights) -> LlamaWeights:
+    """The shipped model cut to its first two blocks: where the trainer's bookkeeping or the command's
+    plumbing is tested, not the numbers, two blocks run fifteen times faster than thirty."""
+    kept = {k: v for k, v in weights.tensors.items() if not k.startswith("blk.") or int(k.split(".")[1]) < 2}
+    return weights.model_copy(update={"hparams": weights.hparams.model_copy(update={"n_layer": 2}), "tensors": kept})
+
+
+@pytest.fixture(scope="session")
+def two_layer_gguf(gguf_reader: Any, two_layers: LlamaWeights, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`two_layers` as a GGUF file (float32, the shipped vocabulary and chat template)."""
+    return write_float32_gguf(gguf_reader, two_layers, tmp_path_factory.mktemp("small") / "model-2-blocks.gguf")

@@ -94,11 +94,11 @@ def test_bad_numbers_are_refused(tmp_path: Path, capsys):
     assert exit_info.value.code == 2 and "--rank" in capsys.readouterr().err
 
 
-@pytest.mark.slow  # reads the model and trains the 30-block model on ~1000-token prompts
-def test_finetune_trains_exports_and_resumes_end_to_end(run_folder: Path, tmp_path: Path, capsys):
+@pytest.mark.slow  # a real play run, then training on its ~1000-token prompts (a two-block cut of the model)
+def test_finetune_trains_exports_and_resumes_end_to_end(run_folder: Path, two_layer_gguf: Path, tmp_path: Path, capsys):
     out = tmp_path / "adapter"
     args = ["finetune", str(run_folder), "--out", str(out), "--steps", "2", "--batch-size", "1", "--rank", "2"]
-    args += ["--targets", "q,v", "--max-per-world", "3"]
+    args += ["--targets", "q,v", "--max-per-world", "3", "--model", str(two_layer_gguf)]
     assert main(args) == 0
     printed = capsys.readouterr().out
     assert "step 2/2 loss" in printed and "examples/s" in printed

@@ -16,7 +16,7 @@ from finetune_helpers import jax_logits
 import proagent.finetune.train as train_module
 from proagent.finetune.batches import Example, make_batch, shared_prefix_length
 from proagent.finetune.gguf_adapter import read_lora_gguf
-from proagent.finetune.gguf_weights import LlamaWeights, file_sha256
+from proagent.finetune.gguf_weights import file_sha256
 from proagent.finetune.llama import answer_loss, params_from_weights
 from proagent.finetune.lora import LoraConfig, init_lora
 from proagent.finetune.train import MANIFEST_FILE, FinetuneManifest, TrainConfig, finetune
@@ -35,14 +35,6 @@ def examples(tokenizer) -> list[Example]:
             Example(prompt=tuple(tokenizer.prompt(chat)), answer=tuple(tokenizer.answer(f'{{"plan": "{plan}"}}')))
         )
     return out
-
-
-@pytest.fixture(scope="module")
-def two_layers(weights) -> LlamaWeights:
-    """The shipped model cut to its first two blocks: the trainer's bookkeeping is what is tested
-    here, and two blocks run fifteen times faster than thirty."""
-    kept = {k: v for k, v in weights.tensors.items() if not k.startswith("blk.") or int(k.split(".")[1]) < 2}
-    return weights.model_copy(update={"hparams": weights.hparams.model_copy(update={"n_layer": 2}), "tensors": kept})
 
 
 @pytest.fixture(scope="module")
