@@ -29,12 +29,20 @@ from proagent.checkout import git_commit
 from proagent.files import write_atomic
 from proagent.finetune.batches import Example, batch_indices, examples_sha256, make_batch, shared_prefix_length
 from proagent.finetune.gguf_adapter import write_lora_gguf
-from proagent.finetune.gguf_weights import LlamaHParams, LlamaWeights, file_sha256
+from proagent.finetune.gguf_weights import LlamaHParams, LlamaWeights, file_sha256, read_llama_gguf
 from proagent.finetune.llama import answer_loss, params_from_weights
 from proagent.finetune.lora import LoraConfig, init_lora
 from proagent.finetune.train_state import CheckpointRecord, StepLoss, load_state, save_state
 
-__all__ = ["ADAPTER_FILE", "MANIFEST_FILE", "FinetuneManifest", "TrainConfig", "TrainingData", "finetune"]
+__all__ = [
+    "ADAPTER_FILE",
+    "MANIFEST_FILE",
+    "FinetuneManifest",
+    "TrainConfig",
+    "TrainingData",
+    "describe_data",
+    "finetune",
+]
 
 _LOG = logging.getLogger(__name__)
 ADAPTER_FILE = "adapter.gguf"
@@ -123,6 +131,7 @@ def _versions() -> dict[str, str]:
 
 
 def describe_data(examples: Sequence[Example], source: str, share_prefix: bool) -> TrainingData:
+    """What the manifest says of a training set; its sha256 is what a resume is checked against."""
     return TrainingData(
         source=source,
         n_examples=len(examples),
@@ -208,8 +217,6 @@ def finetune(
     """Train ``config.steps`` steps (fewer when resuming), write the adapter and the manifest into ``out_dir``."""
     if not examples:
         raise ValueError("no training examples")
-    from proagent.finetune.gguf_weights import read_llama_gguf
-
     weights = read_llama_gguf(base_path) if weights is None else weights
     out_dir.mkdir(parents=True, exist_ok=True)
     data = describe_data(examples, source, config.share_prefix)
