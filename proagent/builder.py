@@ -24,6 +24,7 @@ from proagent.agent.proagent import ProAgent
 from proagent.agent.probe import check_probe
 from proagent.agent.prompt_check import check_prompt_set
 from proagent.agent.prompts import PromptSetError, load_prompt_set
+from proagent.agent.token_clock import TokenClockProAgent
 from proagent.agent.verificator_modes import VerificatorMode
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import domain_for
@@ -37,8 +38,19 @@ LLM_AGENT = "proagent"  # the name of the LLM agent kind in every front end
 
 def llm_agent(domain: Domain, env: DomainEnv, config: AgentConfig, model: Model, background: bool = False) -> ProAgent:
     """A ProAgent for ``env`` (reset it with its seat, seed and first observation before playing).
-    ``background``: it keeps answering (the idle action) while it thinks, for real-time play."""
-    return (BackgroundProAgent if background else ProAgent)(config, model, domain, env)
+    ``background`` (or ``--clock seconds:S``): it keeps answering (the idle action) while it thinks, for
+    real-time play; ``--clock tokens:N``: each decision costs world steps (`TokenClockProAgent`)."""
+    kind = config.settled_clock().kind
+    if background or kind == "seconds":
+        return BackgroundProAgent(config, model, domain, env)
+    return (TokenClockProAgent if kind == "tokens" else ProAgent)(config, model, domain, env)
+
+
+def clock_problem(domain: Domain, config: AgentConfig) -> str | None:
+    """Why ``config``'s clock cannot run in ``domain``: a turn-based world has only turns."""
+    if domain.turn_based and config.settled_clock().kind != "turns":
+        return f"the {domain.name} world is turn-based: it waits for every move, so only --clock turns applies"
+    return None
 
 
 def check_llm_agent(domain: Domain, env: DomainEnv, config: AgentConfig, seats: list[int], seed: int) -> dict[str, str]:
@@ -127,6 +139,7 @@ class LLMFlags(BaseModel):
     legal_only: Literal["auto", "on", "off"] = "auto"
     belief_probe: bool = False
     probe_forced: bool = False
+    clock: str = "turns"
 
     @classmethod
     def from_args(cls, args: object) -> LLMFlags:
@@ -148,6 +161,7 @@ def agent_config(flags: LLMFlags, embedded: bool) -> AgentConfig:
         max_replans=flags.max_replans,
         belief_probe=flags.belief_probe,
         probe_forced=flags.probe_forced,
+        clock=flags.clock,
     )
 
 
@@ -255,6 +269,9 @@ def prepare_llm(flags: LLMFlags, domain: Domain, env: DomainEnv, seats: list[int
     ``--api-base``, ``--llm-timeout``, ``--cache-dir``/``--no-cache``); one SetupError otherwise."""
     embedded = flags.llm.split(":")[0] == EMBEDDED_SPEC
     config = agent_config(flags, embedded)
+    problem = clock_problem(domain, config)
+    if problem is not None:
+        raise SetupError(f"--clock {config.clock}: {problem}")
     try:
         hashes = check_llm_agent(domain, env, config, seats, seed)
         cache_dir = None if flags.no_cache else flags.cache_dir

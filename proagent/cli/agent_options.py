@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from proagent.agent.clock import HELP as CLOCK_HELP
 from proagent.agent.memory import MEMORY_RETRIEVALS
 from proagent.agent.verificator_modes import VERIFICATOR_MODES
-from proagent.cli.arg_types import bounded_int, non_negative_int, positive_float, writable_folder
+from proagent.cli.arg_types import bounded_int, clock_spec, non_negative_int, positive_float, writable_folder
 from proagent.limits import MAX_MESSAGE_BUDGET
 from proagent.paths import PROJECT_ROOT
 
@@ -32,6 +33,7 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--memory-k", type=non_negative_int, default=5, help="recent trajectory records shown to the planner")
     add_pipeline_options(p)
     p.add_argument("--max-replans", type=non_negative_int, default=4)
+    p.add_argument("--clock", type=clock_spec, default="turns", metavar="turns|tokens:N|seconds:S", help=CLOCK_HELP)
     p.add_argument(
         "--no-loop-check",
         action="store_true",

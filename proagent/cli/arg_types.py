@@ -56,6 +56,17 @@ def wall_clock_seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(exc.problem) from None
 
 
+def clock_spec(text: str) -> str:
+    """An argparse type: a ``--clock`` spec (`proagent.agent.clock`), checked, kept as typed."""
+    from proagent.agent.clock import ClockError, parse_clock
+
+    try:
+        parse_clock(text)
+    except ClockError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix(f"--clock {text[:40]!r}: ")) from None
+    return text
+
+
 WALL_CLOCK_HELP = (
     "end an episode after the step in which S seconds of wall clock have passed since its first step "
     "(EmCoop's MA-Crafter budget, 120 in its grid; any world); default and 0: no budget"

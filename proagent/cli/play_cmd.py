@@ -137,6 +137,7 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
                 states=gif,
                 topology=session.topology,
                 wall_clock_s=session.wall_clock_s,
+                pace=session.pace(),
             )
         session.folder.append_jsonl("episodes.jsonl", record, durable=True)
         if gif is not None and len(gif):

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from proagent.agent.clock import tick_pace
 from proagent.builder import (
     LLM_AGENT,
     AgentBuilder,
@@ -58,6 +60,11 @@ class Session:
     @property
     def embedded(self) -> bool:
         return self.llm.embedded
+
+    def pace(self) -> Callable[[], Awaitable[None]] | None:
+        """A seconds clock's tick (the world moves on whatever the model does); None otherwise."""
+        clock = self.llm.config.settled_clock()
+        return tick_pace(clock.seconds_per_step) if clock.seconds_per_step is not None else None
 
     def new_team(self) -> list[Agent]:
         """ProAgent in ``--seat``, a fresh ``--partner`` in every other seat."""

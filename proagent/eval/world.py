@@ -15,6 +15,7 @@ from proagent.builder import (
     AgentBuilder,
     SetupError,
     check_llm_agent,
+    clock_problem,
     feedback_problem,
     make_env,
     provenance_of,
@@ -231,6 +232,9 @@ def _check_agents(
             if problem:
                 problems.append(f"agents[{i}].kind: {problem.replace('partner', 'agent kind', 1)}")
             continue
+        problem = clock_problem(domain, spec.agent_config())
+        if problem is not None:
+            problems.append(f"agents[{i}].clock: {problem}")
         try:
             for env in envs.values():
                 # every seat: the agent's own, and the partner seats it fills when named as a partner

@@ -26,6 +26,7 @@ class Domain(Protocol):
     prompts_root: Path  # prompt sets (<root>/<set>/*.j2) for this world
     knowledge_root: Path  # task.md, rules.md, layouts/<name>.toml (notes, roles, demos)
     idle_action: int  # the primitive action that does nothing (an agent still thinking plays it)
+    turn_based: bool  # the world waits for every move by its rules (a card game): no --clock but turns
     useful_events: tuple[str, ...]  # event kinds that are an agent's own contribution (play's summary)
     metric_names: tuple[str, ...]  # the keys of episode_metrics (report columns, ablation metrics)
     capabilities: Capabilities  # what the world offers beyond this interface
@@ -82,6 +83,7 @@ REQUIRED_MEMBERS = (
     "prompts_root",
     "knowledge_root",
     "idle_action",
+    "turn_based",
     "useful_events",
     "metric_names",
     "capabilities",

@@ -36,7 +36,7 @@ def cube_server() -> Iterator[FakeChatServer]:
 
 def test_cube_is_built_in_and_owns_its_scenarios() -> None:
     assert "cube" in builtin_domain_names() and DOMAIN.name == "cube"
-    assert DOMAIN.layout_names() == ["easy_2a", "hard_4a", "hard_8a", "medium_3a"]
+    assert DOMAIN.layout_names() == ["easy_2a", "hard_4a", "hard_8a", "medium_3a", "coop2"]
     assert DOMAIN.owns("random:easy:3") and not DOMAIN.owns("cramped_room")
     assert domain_for("medium_3a", None).name == "cube"
     with pytest.raises(DomainInputError, match="easy_2a"):

@@ -33,7 +33,7 @@ def test_the_lamps_world_fits_in_300_lines() -> None:
 
 def test_capabilities_default_to_none() -> None:
     assert Capabilities().names() == []
-    assert registry.get_domain("cube").capabilities.names() == ["rendering", "process", "teams", "plans", "rl"]
+    assert registry.get_domain("cube").capabilities.names() == ["rendering", "process", "teams", "plans", "rl", "plan_effects"]
 
 
 def test_an_installed_world_registers_through_its_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -50,8 +50,10 @@ def make_env(spec: str, horizon: int) -> CubeEnv:
 
 def make_team_env(spec: str, horizon: int, num_agents: int) -> CubeEnv:
     """The scenario played by ``num_agents`` agents (`--agents`; the same as ``<spec>@<n>``):
-    starts spread down column 0."""
+    starts spread down column 0, or for ``coop2`` tasks COOP²'s own spawn (the same blocks)."""
     env = make_env(spec, horizon)
+    if env.scenario.difficulty == "coop2" and num_agents != env.num_agents:
+        return make_env(f"{spec.partition('@')[0]}@{num_agents}", horizon)
     try:
         return CubeEnv(with_agents(env.scenario, num_agents))
     except ScenarioError as exc:
@@ -106,10 +108,14 @@ class CubeDomain(WorldBase):
         plan_effects=PLAN_EFFECTS,
     )
 
+    def layout_names(self) -> list[str]:
+        """Our fixed scenarios, then COOP²'s paper task (``coop2``; ``coop2:<seed>`` for another seed)."""
+        return sorted(SCENARIOS, key=lambda name: (name == "coop2", name))
+
     def owns(self, spec: str) -> bool:
         base, at, count = spec.rpartition("@")
         name = base if at and small_whole(count) is not None else spec
-        return name in SCENARIOS or name.startswith("random:")
+        return name in SCENARIOS or name.startswith(("random:", "coop2:"))
 
     def make_env(self, spec: str, horizon: int) -> CubeEnv:
         return make_env(spec, horizon)

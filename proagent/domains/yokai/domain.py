@@ -114,6 +114,7 @@ class YokaiDomain(WorldBase):
     prompts_root = PROMPTS_DIR / "yokai"
     knowledge_root = KNOWLEDGE_DIR / "yokai"
     idle_action = IDLE
+    turn_based = True  # a card game: players move in turn, so no --clock but turns
     event_kinds = EVENT_KINDS
     useful_events = ("move", "reveal", "place")
     metric_names = METRIC_NAMES

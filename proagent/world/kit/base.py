@@ -31,6 +31,7 @@ class WorldBase:
     knowledge_root: Path
     actions: type[IntEnum]
     idle_action: int
+    turn_based: bool = False  # real time by default: the world may move while a model thinks
     event_kinds: tuple[str, ...] = ()
     useful_events: tuple[str, ...] = ()
     metric_names: tuple[str, ...] = ()
