@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from proagent.bounded import NumberError, read_float
 from proagent.cli.arg_types import bounded_int, positive_float, positive_int, writable_folder
 
 if TYPE_CHECKING:
@@ -25,6 +26,14 @@ def _targets(text: str) -> tuple[str, ...]:
     return names
 
 
+def _score(text: str) -> float:
+    """An episode score threshold: any finite number (scores may be negative in some worlds)."""
+    try:
+        return read_float(text, "value", -1e12, 1e12)
+    except NumberError as exc:
+        raise argparse.ArgumentTypeError(exc.problem) from None
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("finetune", help="train a LoRA adapter for the embedded model on traced decisions")
     p.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="run folders (play/eval) whose decisions teach")
@@ -39,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--lr", type=positive_float, default=2e-4, help="AdamW learning rate (default 2e-4)")
     p.add_argument("--targets", type=_targets, default=TARGETS, help="projections to adapt (default all seven)")
     p.add_argument("--seed", type=bounded_int(0, 2**31 - 1), default=0, help="initialisation and batch order")
-    p.add_argument("--min-score", type=float, default=None, help="keep episodes that scored at least this")
+    p.add_argument("--min-score", type=_score, default=None, help="keep episodes that scored at least this")
     p.add_argument("--include-rejected", action="store_true", help="also learn answers the agent did not act on")
     p.add_argument("--keep-duplicates", action="store_true", help="do not drop repeated (prompt, answer) pairs")
     p.add_argument("--max-per-world", type=positive_int, default=None, help="at most N pairs from each world")

@@ -88,10 +88,13 @@ def test_filters_that_keep_nothing_are_refused_before_out_is_made(run_folder: Pa
     assert "passes the filters" in capsys.readouterr().err and not out.exists()
 
 
-def test_bad_numbers_are_refused(tmp_path: Path, capsys):
+@pytest.mark.parametrize(
+    ("flag", "value"), [("--rank", "0"), ("--min-score", "nan"), ("--lr", "-1"), ("--targets", "q,x")]
+)
+def test_bad_numbers_are_refused(tmp_path: Path, capsys, flag: str, value: str):
     with pytest.raises(SystemExit) as exit_info:
-        main(["finetune", str(tmp_path), "--out", str(tmp_path / "a"), "--rank", "0"])
-    assert exit_info.value.code == 2 and "--rank" in capsys.readouterr().err
+        main(["finetune", str(tmp_path), "--out", str(tmp_path / "a"), flag, value])
+    assert exit_info.value.code == 2 and flag in capsys.readouterr().err and not (tmp_path / "a").exists()
 
 
 @pytest.mark.slow  # a real play run, then training on its ~1000-token prompts (a two-block cut of the model)
