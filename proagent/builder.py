@@ -29,6 +29,7 @@ from proagent.agent.verificator_modes import VerificatorMode
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import domain_for
 from proagent.llm.factory import EMBEDDED_SPEC, make_model
+from proagent.llm.scripted import ScriptedPlanner, is_scripted
 from proagent.llm.types import LLMError, Model
 from proagent.world.interface import Domain
 from proagent.world.types import DomainEnv, DomainInputError
@@ -139,6 +140,7 @@ class LLMFlags(BaseModel):
     legal_only: Literal["auto", "on", "off"] = "auto"
     belief_probe: bool = False
     probe_forced: bool = False
+    threads: int | None = None
     clock: str = "turns"
 
     @classmethod
@@ -146,11 +148,11 @@ class LLMFlags(BaseModel):
         return cls.model_validate({name: getattr(args, name) for name in cls.model_fields if hasattr(args, name)})
 
 
-def agent_config(flags: LLMFlags, embedded: bool) -> AgentConfig:
+def agent_config(flags: LLMFlags, embedded: bool, prompts_root: Path | None = None) -> AgentConfig:
     """The agent's config from the shared agent flags (``--prompt``, ``--belief``...); settings
-    left on auto follow the model (agent/presets.py)."""
+    left on auto follow the model and the world's prompt sets (agent/presets.py)."""
     legal_only = {"auto": "auto", "on": True, "off": False}[flags.legal_only]
-    defaults = model_defaults(embedded, flags.prompt, legal_only)
+    defaults = model_defaults(embedded, flags.prompt, legal_only, prompts_root=prompts_root)
     return AgentConfig(
         **defaults.model_dump(),
         belief=flags.belief,
@@ -163,6 +165,17 @@ def agent_config(flags: LLMFlags, embedded: bool) -> AgentConfig:
         probe_forced=flags.probe_forced,
         clock=flags.clock,
     )
+
+
+def settled_layout(layout: str | None, domain_spec: str | None) -> str:
+    """``layout`` when given, else the named world's own default layout (the default world's
+    without ``--domain``): every front end asks here, so none falls back on another world's layout."""
+    if layout is not None:
+        return layout
+    try:
+        return domain_for(None, domain_spec).default_layout()
+    except DomainInputError as exc:
+        raise SetupError(str(exc)) from exc
 
 
 def settled_horizon(domain: Domain, layout: str, horizon: int | None) -> int:
@@ -268,17 +281,32 @@ def prepare_llm(flags: LLMFlags, domain: Domain, env: DomainEnv, seats: list[int
     """Check the prompt set on every seat the agent may take and make the model (``--llm``,
     ``--api-base``, ``--llm-timeout``, ``--cache-dir``/``--no-cache``); one SetupError otherwise."""
     embedded = flags.llm.split(":")[0] == EMBEDDED_SPEC
-    config = agent_config(flags, embedded)
+    config = agent_config(flags, embedded, domain.prompts_root)
     problem = clock_problem(domain, config)
     if problem is not None:
         raise SetupError(f"--clock {config.clock}: {problem}")
     try:
         hashes = check_llm_agent(domain, env, config, seats, seed)
         cache_dir = None if flags.no_cache else flags.cache_dir
-        model = make_model(flags.llm, api_base=flags.api_base, cache_dir=cache_dir, timeout_s=flags.llm_timeout)
+        planner = scripted_planner(domain, flags.llm)
+        model = make_model(
+            flags.llm, api_base=flags.api_base, cache_dir=cache_dir, timeout_s=flags.llm_timeout, planner=planner,
+            threads=flags.threads,
+        )
     except (PromptSetError, LLMError) as exc:
         raise SetupError(str(exc)) from exc
     return LLMSeat(config, model, hashes, embedded)
+
+
+def scripted_planner(domain: Domain, llm: str) -> ScriptedPlanner | None:
+    """The world's scripted planner when ``--llm`` names it (`proagent.llm.scripted`), else None;
+    SetupError, in one line, for a world that ships none."""
+    if not is_scripted(llm):
+        return None
+    scripted = domain.capabilities.scripted
+    if scripted is None:
+        raise SetupError(f"--llm scripted: the {domain.name} world ships no scripted planner; name a model instead")
+    return scripted.answer
 
 
 def session_builder(domain: Domain, llm: LLMSeat | None, background: bool = False) -> AgentBuilder:

@@ -48,8 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    args.command_line = ["proagent", *(sys.argv[1:] if argv is None else argv)]  # as typed, for the tables that quote it
+    args = build_parser().parse_args(argv)  # its command_line: the words as typed, recorded by every run
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import math
 import os
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -24,6 +25,14 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def parse_args(self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None) -> argparse.Namespace:  # type: ignore[override]
+        """The namespace, with ``command_line``: the words that made it (``args``, else the
+        process's own), so a run records the command that made it however it was started
+        (``proagent ...`` in a shell, or ``proagent.cli.main([...])`` from Python)."""
+        parsed = super().parse_args(args, namespace)
+        parsed.command_line = [self.prog.split()[0], *(sys.argv[1:] if args is None else args)]
+        return parsed
 
 
 def bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:

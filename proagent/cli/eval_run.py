@@ -30,7 +30,7 @@ from proagent.cli.arg_types import (
     wall_clock_seconds,
     writable_folder,
 )
-from proagent.domains import DEFAULT_DOMAIN, get_domain
+from proagent.domains import get_domain
 from proagent.eval.config import DEFAULT_PARTNER
 from proagent.world.types import DomainInputError
 
@@ -67,11 +67,12 @@ def add_grid_flags(p: argparse.ArgumentParser) -> None:
         help="comma list of partner names or checkpoint folders' paths, or 'proagent' (an LLM agent), or 'default' "
         "(each layout's default teammate: its best shipped partner) (default: default)",
     )
-    p.add_argument("--layouts", help="comma list of layouts (default: the world's first; cramped_room for overcooked)")
+    p.add_argument("--layouts", help="comma list of layouts (default: the world's own, `proagent layouts`)")
     p.add_argument("--seats", help="the agent's seats: e.g. 0, 1 or 0,1 (default 0,1)")
     p.add_argument(
         "--topologies",
-        help="comma list of MAEIL topologies (individual, debate, centralized, decentralized, broadcast_chain): each agent is also run in each (default: none, no conversation)",
+        help="comma list of MAEIL topologies (individual, debate, centralized, decentralized, broadcast_chain): "
+        "each agent is also run in each (default: none, no conversation)",
     )
     p.add_argument(
         "--feedback",
@@ -122,14 +123,18 @@ def add_agent_flags(p: argparse.ArgumentParser) -> None:
 def add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resume", type=Path, help="continue runs/<run>: skip its finished episodes")
     p.add_argument("--concurrency", type=concurrency_count, help="episodes in flight (default 8)")
-    p.add_argument("--llm-concurrency", type=positive_int, help="LLM requests in flight to each model endpoint over all episodes; on Ray, over all runs sharing it (default 32)")
+    p.add_argument(
+        "--llm-concurrency",
+        type=positive_int,
+        help="LLM requests in flight to each model endpoint over all episodes; on Ray, over all runs sharing it (default 32)",
+    )
     p.add_argument("--max-cost", type=positive_float, help="USD: start no new episode once this much is spent")
     p.add_argument("--max-failures", type=positive_int)
     p.add_argument("--trace", action="store_const", const=True, help="write every step to trace.jsonl")
     p.add_argument("--stepping", choices=("lockstep", "single"), help="batch envs per layout (default) or not")
     p.add_argument("--no-cache", dest="cache", action="store_const", const=False)
-    p.add_argument("--cache-dir", type=writable_folder)
-    p.add_argument("--runs-dir", type=writable_folder, help="where run folders go (default runs/)")
+    p.add_argument("--cache-dir", type=writable_folder, help="the model-answer cache (default: .cache/llm in the current folder)")
+    p.add_argument("--runs-dir", type=writable_folder, help="where run folders go (default: runs/ in the current folder)")
     p.add_argument(
         "--executor",
         choices=("local", "ray"),
@@ -163,15 +168,12 @@ def apply_flags(data: dict[str, Any], args: argparse.Namespace) -> dict[str, Any
 
 
 def default_layout(domain: str | None) -> str:
-    """The layout an evaluation plays when none is named: cramped_room in Overcooked, else the
-    world's first (an unknown world is reported by the config check, with the layout)."""
-    if domain is None or domain == DEFAULT_DOMAIN:
-        return "cramped_room"
+    """The layout an evaluation plays when none is named: the world's own default (an unknown
+    world is left for the config check, which reports it with the layout)."""
     try:
-        names = get_domain(domain).layout_names()
+        return get_domain(domain).default_layout()
     except DomainInputError:
-        return "cramped_room"
-    return names[0] if names else "cramped_room"
+        return ""
 
 
 def _is_proagent(agent: Any) -> bool:

@@ -33,7 +33,7 @@ from proagent.limits import (
     MAX_WALL_CLOCK_S,
 )
 from proagent.maeil.topology import TopologyName
-from proagent.paths import PROJECT_ROOT
+from proagent.paths import CACHE_DIR
 from proagent.untrusted import MAX_DEPTH, UntrustedFileError, loads_toml, nesting_depth, read_text
 
 PROAGENT = "proagent"
@@ -41,7 +41,7 @@ PROAGENT = "proagent"
 # best shipped seed where trained partners ship); records name the partner it resolved to.
 DEFAULT_PARTNER = "default"
 EMBEDDED = "embedded"
-DEFAULT_CACHE_DIR = PROJECT_ROOT / ".cache" / "llm"
+DEFAULT_CACHE_DIR = CACHE_DIR  # the current folder's (made absolute when the config is made)
 # Settings that change how a run executes, not what it measures: a resumed run may change them.
 EXECUTION_FIELDS = frozenset({"concurrency", "llm_concurrency", "max_cost_usd", "max_failures", "trace", "stepping", "cache", "cache_dir"})
 # AgentSpec fields that only mean something for an LLM agent.
@@ -85,10 +85,12 @@ class AgentSpec(AgentConfig):
     def embedded(self) -> bool:
         return self.llm.split(":")[0] == EMBEDDED
 
-    def agent_config(self) -> AgentConfig:
-        """The AgentConfig this spec describes, with 'auto' settled the way `proagent play` does."""
+    def agent_config(self, prompts_root: Path | None = None) -> AgentConfig:
+        """The AgentConfig this spec describes, with 'auto' settled the way `proagent play` does
+        (``prompts_root``: the world's prompt sets, where the embedded default may fall back)."""
         values = {f: getattr(self, f) for f in AgentConfig.model_fields}
-        values.update(model_defaults(self.embedded, self.prompt, self.legal_only, self.analysis_max_chars).model_dump())
+        defaults = model_defaults(self.embedded, self.prompt, self.legal_only, self.analysis_max_chars, prompts_root)
+        values.update(defaults.model_dump())
         return AgentConfig(**values)
 
 
@@ -124,12 +126,14 @@ class EvalConfig(BaseModel):
         None, description="an episode ends after the step in which this many seconds have passed since its first (EmCoop's budget); None or 0: no budget"
     )
     concurrency: int = Field(8, ge=1, le=MAX_CONCURRENCY, description="episodes in flight")
-    llm_concurrency: int = Field(32, ge=1, le=MAX_CONCURRENCY, description="LLM requests in flight to each model endpoint, over all episodes (and, on Ray, all runs)")
+    llm_concurrency: int = Field(
+        32, ge=1, le=MAX_CONCURRENCY, description="LLM requests in flight to each model endpoint, over all episodes (and, on Ray, all runs)"
+    )
     max_cost_usd: float | None = Field(None, ge=0, description="start no new episode once this much was spent")
     max_failures: int = Field(5, ge=1, description="stop starting episodes after this many failed")
     trace: bool = Field(False, description="write every step to trace.jsonl (large)")
     cache: bool = True
-    cache_dir: Path = DEFAULT_CACHE_DIR
+    cache_dir: Path = Field(default_factory=DEFAULT_CACHE_DIR.absolute)
     stepping: Literal["lockstep", "single"] = Field("lockstep", description="batch the envs of a layout, or step each alone")
 
     def grid_episodes(self, agents: int | None = None) -> int:

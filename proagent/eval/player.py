@@ -69,7 +69,7 @@ class EpisodePlayer:
         self.pool = pool
         self.attempt = attempt
         self.llm_specs = llm_specs(config)
-        self.agent_configs = {name: spec.agent_config() for name, spec in self.llm_specs.items()}
+        self.agent_configs = {name: spec.agent_config(domain.prompts_root) for name, spec in self.llm_specs.items()}
 
     async def play(
         self,

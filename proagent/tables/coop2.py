@@ -22,7 +22,7 @@ from rich.console import Console
 
 from proagent.eval.process_plots import bars_by_difficulty
 from proagent.eval.records import EvalRecord, read_records
-from proagent.eval.stats import INTERVAL_NOTE, mean_se, paired_difference
+from proagent.eval.stats import INTERVAL_NOTE, mean_se, paired_difference, process_value
 from proagent.maeil import COOP2_STRUCTURES
 from proagent.tables.common import TEST_DOUBLES, LLMSettings, Plan, play_grids, proagent_agent, write_page
 
@@ -47,8 +47,12 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("estimator_recall", "est. recall", ""),
 )
 PRIMARY = "score"
-# What a world's records call a successful cooperative attempt rate.
-SUCCESS_METRIC = {"cube": "coop_satisfied", "macrafter": "attempt_success_rate"}
+# Each world's cooperative success rate, and what the page says it is.
+SUCCESS_METRIC = {"cube": "coop_rate", "macrafter": "attempt_success_rate"}
+SUCCESS_MEANING = {
+    "cube": "the share of task-steps whose constraints all held (`coop_rate`, docs/cube_maeil.md)",
+    "macrafter": "EmCoop's attempt success rate: successful collection attempts / attempts",
+}
 
 
 class Settings(LLMSettings):
@@ -122,7 +126,7 @@ def row(record: EvalRecord, team: int, world: str) -> dict:
     p = record.process_metrics
     return {
         "structure": record.topology, "repair": "on" if record.repair == "on" else "off", "team": team,
-        "scenario": record.layout, "score": record.score, "coop_success": p.get(SUCCESS_METRIC[world]),
+        "scenario": record.layout, "score": record.score, "coop_success": process_value(p, SUCCESS_METRIC[world]),
         "messages_per_step": p.get("messages_per_step"), "llm_calls_team": float(record.team_llm_calls),
         "llm_calls_agent": record.team_llm_calls / max(1, len(record.team)), "tokens_team": float(record.team_tokens),
         **{k: p.get(k) for k in ("repairs_triggered", "repair_calls", "repair_revisions", "estimator_precision", "estimator_recall")},
@@ -205,7 +209,7 @@ def page(settings: Settings, folder: Path, rows: list[dict], plots: list[Path]) 
         + f"{PRIMARY} 95% CI: the {INTERVAL_NOTE}; Δ: repair on minus off, paired by world. Repair off is the "
         "estimator watching (it predicts and is scored, never intervenes): est. precision / recall are its "
         "predicted failures against the attempts that followed (docs/coop2.md). Columns and COOP²'s "
-        f"`coop2_metrics.csv` counterparts: {mapping}.\n\n"
+        f"`coop2_metrics.csv` counterparts: {mapping}. Attempt success here is {SUCCESS_MEANING[settings.world]}.\n\n"
         + table(rows)
         + "\n\n"
         + "\n\n".join(f"![{p.stem}]({p.name})" for p in plots)

@@ -16,6 +16,8 @@ see what it can add and the core never probes a world for a member it might have
 - ``rl``: what the one RL program needs to train partners for the world (`proagent train`).
 - ``belief_probes``: what the agent can be asked it believes of hidden facts, and the truth to score
   it against (`proagent.world.probes`; ``--belief-probe``).
+- ``scripted``: the world's scripted planner (`--llm scripted`): code that answers the agent's prompts
+  from the typed grounding sent beside them, a model of the product that is no language model.
 - ``feedback``: environment feedback (EmCoop's RQ3): a snapshot of the team's constraint and
   dependency state, read from the env's truth, that MAEIL's ``--feedback`` attaches to the leader's
   messages.
@@ -109,6 +111,19 @@ class PlanTargets:
 
 
 @dataclass(frozen=True)
+class ScriptedPlanning:
+    """The world's scripted planner, which `--llm scripted` plays behind the model contract.
+
+    ``answer`` takes a ``proagent.llm.types.Grounding`` (typed here as Any: this layer imports
+    nothing above it) and returns the answer's text in the format the grounding asks for. It reads
+    the seat's grounded facts, memory, feedback and conversation, never the prompt's wording.
+    ``source`` names the module that defines it, for the run's records."""
+
+    answer: Callable[[Any], str]
+    source: str
+
+
+@dataclass(frozen=True)
 class Capabilities:
     """Every optional capability of a world; each defaults to None (the world lacks it)."""
 
@@ -123,6 +138,7 @@ class Capabilities:
     belief_probes: BeliefProbes | None = None  # `proagent.world.probes`
     feedback: Feedback | None = None  # MAEIL's ``--feedback`` (environment feedback in the leader's messages)
     plan_effects: PlanEffects | None = None  # COOP²-Repair's estimator (``--repair``)
+    scripted: ScriptedPlanning | None = None  # `--llm scripted`: the world's scripted planner
 
     def names(self) -> list[str]:
         """The capabilities present, for listings (`proagent layouts --domain W`)."""
@@ -141,5 +157,6 @@ __all__ = [
     "PlanTargets",
     "ProcessMetrics",
     "Rendering",
+    "ScriptedPlanning",
     "TeamSizing",
 ]

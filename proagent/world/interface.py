@@ -38,6 +38,10 @@ class Domain(Protocol):
     def layout_names(self) -> list[str]:
         """The named layouts/scenarios, for listings and error messages."""
 
+    def default_layout(self) -> str:
+        """The layout every front end (play, eval, human, train) plays when none is named, so no
+        world's commands fall back on another world's layout."""
+
     def owns(self, spec: str) -> bool:
         """Whether ``spec`` (a layout name or file) belongs to this world."""
 
@@ -89,6 +93,7 @@ REQUIRED_MEMBERS = (
     "capabilities",
     "action_names",
     "layout_names",
+    "default_layout",
     "owns",
     "make_env",
     "default_horizon",

@@ -25,6 +25,7 @@ from proagent.domains.cube.grounding import ground_facts, memory_line, render_gr
 from proagent.domains.cube.partners import DEFAULT_PARTNER, make_partner, partner_names
 from proagent.domains.cube.plan_effects import PLAN_EFFECTS
 from proagent.domains.cube.rl_spec import CUBE_RL
+from proagent.domains.cube.scripted import SCRIPTED
 from proagent.domains.cube.skills import MAX_STEPS, SKILLS, CubeController, skill_book_for
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
 from proagent.world.capabilities import Capabilities, PlanTargets, ProcessMetrics, TeamSizing
@@ -106,6 +107,7 @@ class CubeDomain(WorldBase):
         plans=PlanTargets(plan_target),
         rl=CUBE_RL,
         plan_effects=PLAN_EFFECTS,
+        scripted=SCRIPTED,
     )
 
     def layout_names(self) -> list[str]:

@@ -30,6 +30,7 @@ from proagent.domains.macrafter.partners import DEFAULT_PARTNER, make_partner, p
 from proagent.domains.macrafter.perception import CrafterPerceiver, SeatView
 from proagent.domains.macrafter.plan_effects import PLAN_EFFECTS
 from proagent.domains.macrafter.rendering import RENDERING
+from proagent.domains.macrafter.scripted import SCRIPTED
 from proagent.domains.macrafter.skills import (
     COLLECT_TIMEOUT,
     CRAFT_TIMEOUT,
@@ -124,6 +125,7 @@ class MACrafterDomain(WorldBase):
         process=ProcessMetrics(CrafterConstraintCollector, PROCESS_METRIC_NAMES),
         feedback=Feedback(snapshot),
         plan_effects=PLAN_EFFECTS,
+        scripted=SCRIPTED,
     )
 
     @property

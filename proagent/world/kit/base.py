@@ -47,6 +47,13 @@ class WorldBase:
     def layout_names(self) -> list[str]:
         return sorted(self.layouts)
 
+    def default_layout(self) -> str:
+        """The first listed layout: a world orders ``layout_names`` with its main setting first."""
+        names = self.layout_names()
+        if not names:
+            raise DomainInputError(f"{self.name} has no named layouts; name one with --layout")
+        return names[0]
+
     def owns(self, spec: str) -> bool:
         return spec in self.layouts
 
