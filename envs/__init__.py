@@ -1,6 +1,9 @@
 """Cooperative environments in JAX, wrapped for agents that read symbolic state.
 
-Public API (see README):
+Every world has its package (``envs.overcooked``, ``envs.cube``, ``envs.yokai``, ``envs.macrafter``);
+the one entry point of the same shape for all of them is the registry's
+``proagent.domains.make_env("world:layout")`` (docs/envs.md). The names exported here are
+Overcooked's, kept at the top level for its users:
 
     import envs
     env = envs.make("counter_circuit")                 # or a JaxMARL V2 name, or "kitchen.txt"

@@ -24,10 +24,12 @@ from proagent.agent.proagent import ProAgent
 from proagent.agent.probe import check_probe
 from proagent.agent.prompt_check import check_prompt_set
 from proagent.agent.prompts import PromptSetError, load_prompt_set
+from proagent.agent.token_clock import TokenClockProAgent
 from proagent.agent.verificator_modes import VerificatorMode
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import domain_for
 from proagent.llm.factory import EMBEDDED_SPEC, make_model
+from proagent.llm.scripted import ScriptedPlanner, is_scripted
 from proagent.llm.types import LLMError, Model
 from proagent.world.interface import Domain
 from proagent.world.types import DomainEnv, DomainInputError
@@ -37,8 +39,19 @@ LLM_AGENT = "proagent"  # the name of the LLM agent kind in every front end
 
 def llm_agent(domain: Domain, env: DomainEnv, config: AgentConfig, model: Model, background: bool = False) -> ProAgent:
     """A ProAgent for ``env`` (reset it with its seat, seed and first observation before playing).
-    ``background``: it keeps answering (the idle action) while it thinks, for real-time play."""
-    return (BackgroundProAgent if background else ProAgent)(config, model, domain, env)
+    ``background`` (or ``--clock seconds:S``): it keeps answering (the idle action) while it thinks, for
+    real-time play; ``--clock tokens:N``: each decision costs world steps (`TokenClockProAgent`)."""
+    kind = config.settled_clock().kind
+    if background or kind == "seconds":
+        return BackgroundProAgent(config, model, domain, env)
+    return (TokenClockProAgent if kind == "tokens" else ProAgent)(config, model, domain, env)
+
+
+def clock_problem(domain: Domain, config: AgentConfig) -> str | None:
+    """Why ``config``'s clock cannot run in ``domain``: a turn-based world has only turns."""
+    if domain.turn_based and config.settled_clock().kind != "turns":
+        return f"the {domain.name} world is turn-based: it waits for every move, so only --clock turns applies"
+    return None
 
 
 def check_llm_agent(domain: Domain, env: DomainEnv, config: AgentConfig, seats: list[int], seed: int) -> dict[str, str]:
@@ -127,17 +140,20 @@ class LLMFlags(BaseModel):
     legal_only: Literal["auto", "on", "off"] = "auto"
     belief_probe: bool = False
     probe_forced: bool = False
+    threads: int | None = None
+    adapter: Path | None = None  # the embedded model's LoRA adapter (--adapter; none: the raw model)
+    clock: str = "turns"
 
     @classmethod
     def from_args(cls, args: object) -> LLMFlags:
         return cls.model_validate({name: getattr(args, name) for name in cls.model_fields if hasattr(args, name)})
 
 
-def agent_config(flags: LLMFlags, embedded: bool) -> AgentConfig:
+def agent_config(flags: LLMFlags, embedded: bool, prompts_root: Path | None = None) -> AgentConfig:
     """The agent's config from the shared agent flags (``--prompt``, ``--belief``...); settings
-    left on auto follow the model (agent/presets.py)."""
+    left on auto follow the model and the world's prompt sets (agent/presets.py)."""
     legal_only = {"auto": "auto", "on": True, "off": False}[flags.legal_only]
-    defaults = model_defaults(embedded, flags.prompt, legal_only)
+    defaults = model_defaults(embedded, flags.prompt, legal_only, prompts_root=prompts_root)
     return AgentConfig(
         **defaults.model_dump(),
         belief=flags.belief,
@@ -148,7 +164,19 @@ def agent_config(flags: LLMFlags, embedded: bool) -> AgentConfig:
         max_replans=flags.max_replans,
         belief_probe=flags.belief_probe,
         probe_forced=flags.probe_forced,
+        clock=flags.clock,
     )
+
+
+def settled_layout(layout: str | None, domain_spec: str | None) -> str:
+    """``layout`` when given, else the named world's own default layout (the default world's
+    without ``--domain``): every front end asks here, so none falls back on another world's layout."""
+    if layout is not None:
+        return layout
+    try:
+        return domain_for(None, domain_spec).default_layout()
+    except DomainInputError as exc:
+        raise SetupError(str(exc)) from exc
 
 
 def settled_horizon(domain: Domain, layout: str, horizon: int | None) -> int:
@@ -193,6 +221,13 @@ def feedback_problem(domain: Domain, has_topology: bool) -> str | None:
         return f"the {domain.name} world gives no environment feedback snapshot"
     if not has_topology:
         return "it rides on the leader's messages: give a topology too"
+    return None
+
+
+def repair_problem(domain: Domain) -> str | None:
+    """Why COOP²-Repair cannot run: the world gives no plan-effect estimate."""
+    if domain.capabilities.plan_effects is None:
+        return f"the {domain.name} world gives no plan-effect estimate (worlds that do: see `proagent layouts`)"
     return None
 
 
@@ -247,14 +282,32 @@ def prepare_llm(flags: LLMFlags, domain: Domain, env: DomainEnv, seats: list[int
     """Check the prompt set on every seat the agent may take and make the model (``--llm``,
     ``--api-base``, ``--llm-timeout``, ``--cache-dir``/``--no-cache``); one SetupError otherwise."""
     embedded = flags.llm.split(":")[0] == EMBEDDED_SPEC
-    config = agent_config(flags, embedded)
+    config = agent_config(flags, embedded, domain.prompts_root)
+    problem = clock_problem(domain, config)
+    if problem is not None:
+        raise SetupError(f"--clock {config.clock}: {problem}")
     try:
         hashes = check_llm_agent(domain, env, config, seats, seed)
         cache_dir = None if flags.no_cache else flags.cache_dir
-        model = make_model(flags.llm, api_base=flags.api_base, cache_dir=cache_dir, timeout_s=flags.llm_timeout)
+        planner = scripted_planner(domain, flags.llm)
+        model = make_model(
+            flags.llm, api_base=flags.api_base, cache_dir=cache_dir, timeout_s=flags.llm_timeout, planner=planner,
+            threads=flags.threads, adapter=flags.adapter,
+        )
     except (PromptSetError, LLMError) as exc:
         raise SetupError(str(exc)) from exc
     return LLMSeat(config, model, hashes, embedded)
+
+
+def scripted_planner(domain: Domain, llm: str) -> ScriptedPlanner | None:
+    """The world's scripted planner when ``--llm`` names it (`proagent.llm.scripted`), else None;
+    SetupError, in one line, for a world that ships none."""
+    if not is_scripted(llm):
+        return None
+    scripted = domain.capabilities.scripted
+    if scripted is None:
+        raise SetupError(f"--llm scripted: the {domain.name} world ships no scripted planner; name a model instead")
+    return scripted.answer
 
 
 def session_builder(domain: Domain, llm: LLMSeat | None, background: bool = False) -> AgentBuilder:

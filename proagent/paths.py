@@ -1,7 +1,10 @@
-"""Where the project's data folders live: prompts/, knowledge/, runs/, data/ at the repository root.
+"""Where the project's data folders live: prompts/, knowledge/, partners/, data/ at the repository
+root; and where a user's own output goes: runs/ and the model-answer cache .cache/llm/ in the
+current folder, so a user working from their own project folder finds their runs there, not inside
+the installed package's tree.
 
-They are plain files on purpose (a template change needs no code change), so the package is used
-from a checkout installed in editable mode, as the README says.
+The data folders are plain files on purpose (a template change needs no code change), so the
+package is used from a checkout installed in editable mode, as the README says.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from proagent.bounded import small_whole
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 PROMPTS_DIR = PROJECT_ROOT / "prompts"
 KNOWLEDGE_DIR = PROJECT_ROOT / "knowledge"
-RUNS_DIR = PROJECT_ROOT / "runs"
+RUNS_DIR = Path("runs")  # relative: the current folder's runs/ (made absolute when a run folder is created)
+CACHE_DIR = Path(".cache") / "llm"  # relative: the current folder's model-answer cache
 PARTNERS_DIR = PROJECT_ROOT / "partners"
 DATA_DIR = PROJECT_ROOT / "data"  # shipped data sets (data/human/: the human-human trials behaviour cloning reads)
 

@@ -5,8 +5,8 @@ data/reproduce_targets.toml) and to write the shipped reference pages (``--resul
     PYTHONPATH=. python scripts/reproduce_loopback.py proagent-table1 --measure --partners sp --episodes 1
     PYTHONPATH=. python scripts/reproduce_loopback.py yokai-table2 --results docs/results --episodes 2
 
-It serves the tests' FakeChatServer with the target's world's responder (a scripted double that
-answers from the grounding; no language model), whose replies report the usage litellm's tokenizer
+It serves the tests' FakeChatServer with the target's world's scripted planner (the one ``--llm
+scripted`` plays: code that answers from the grounding; no language model), whose replies report the usage litellm's tokenizer
 counts for ``--tokenizer``'s model (the real prompts; the double's short answers), and runs
 `proagent reproduce NAME` with the flags after the name, in this process. What this script adds to
 the command is serving the double, which lives in tests/support and never in the library. The run
@@ -37,9 +37,15 @@ from tests.support.responders.macrafter import macrafter_answer
 from tests.support.responders.overcooked import overcooked_answer
 from tests.support.responders.yokai import yokai_answer
 
-RESPONDERS = {"emcoop-topologies": cube_answer, "emcoop-macrafter": macrafter_answer, "yokai-table2": yokai_answer}
+RESPONDERS = {
+    "emcoop-topologies": cube_answer,
+    "emcoop-macrafter": macrafter_answer,
+    "yokai-table2": yokai_answer,
+    "coop2-cube": cube_answer,
+    "coop2-macrafter": macrafter_answer,
+}
 NO_LLM = frozenset({"interdependence-table1"})  # targets no LLM plays: no double to serve, no --llm to pass
-DOUBLE = "made with the loopback test double (scripted answers from `tests/support/responders`), not an LLM"
+DOUBLE = "made with the loopback test double (the worlds' scripted planners, `proagent/domains/<world>/scripted.py`, behind a test server), not an LLM"
 
 
 @dataclass

@@ -12,9 +12,9 @@ rules in plain NumPy, and a test holds the two to identical states, rewards and 
    On success the block moves one cell and its pushers step into the cells it left (always free:
    the block just vacated them). A block whose area reaches the goal column (the rightmost) is
    delivered: removed, team score += w.
-2. Moves: agents that pushed nothing this step (succeeded or failed) and chose a direction move in
-   agent index order against the occupancy already resolved: the target must lie in the grid, in
-   no block, and on no agent's current cell (earlier movers at their new cells, later agents at
+2. Moves: agents that did not push successfully this step and chose a direction move in agent
+   index order against the occupancy already resolved: the target must lie in the grid but not in
+   the goal column (agents never enter it, as in COOP²), in no block, and on no agent's current cell (earlier movers at their new cells, later agents at
    their old cells). So two agents never share a cell; swaps fail; a chain of agents moving one
    way advances only where the leader has the lower index; two agents aiming at one free cell: the
    lower index gets it.
@@ -81,6 +81,7 @@ class _Work(NamedTuple):
     aligned: jax.Array
     outcome: jax.Array
     agent_push: jax.Array
+    pushed_ok: jax.Array  # (A,) took part in a successful push: stepped forward, does not move again
     shaped: jax.Array
 
 
@@ -171,6 +172,7 @@ class CubeEnv(JittedEntryPoints):
             aligned=jnp.zeros((NUM_DIRECTIONS, nb), jnp.int32),
             outcome=jnp.zeros((NUM_DIRECTIONS, nb), jnp.int32),
             agent_push=jnp.full((na,), NO_BLOCK, jnp.int32),
+            pushed_ok=jnp.zeros((na,), bool),
             shaped=jnp.zeros((na,), jnp.float32),
         )
         if self.unroll:  # Python ints: every index static, one straight-line XLA program
@@ -221,11 +223,14 @@ class CubeEnv(JittedEntryPoints):
             aligned=work.aligned.at[d, b].set(jnp.sum(on_face, dtype=jnp.int32)),
             outcome=work.outcome.at[d, b].set(outcome.astype(jnp.int32)),
             agent_push=jnp.where(pushers, b, work.agent_push),
+            pushed_ok=work.pushed_ok | step_agents,
             shaped=work.shaped + step_agents.astype(jnp.float32) * dx,
         )
 
     def _moves(self, state: CubeEnvState, actions: jax.Array, work: _Work) -> tuple[jax.Array, jax.Array]:
-        """Non-pushers move in agent index order against the occupancy resolved so far."""
+        """Agents that did not push successfully move in agent index order against the occupancy
+        resolved so far (a failed pusher walks too: into the block it pushed, so it stays unless a
+        later push took that block away, COOP²'s rule)."""
         k = self.scenario.grid_size
         w = state.block_weight
 
@@ -234,8 +239,8 @@ class CubeEnv(JittedEntryPoints):
             a = actions[i]
             dx, dy = _vector(a)
             tx, ty = ax[i] + dx, ay[i] + dy
-            mover = state.agent_active[i] & (a != CubeAction.STAY) & (work.agent_push[i] == NO_BLOCK)
-            in_grid = (tx >= 0) & (ty >= 0) & (tx < k) & (ty < k)
+            mover = state.agent_active[i] & (a != CubeAction.STAY) & ~work.pushed_ok[i]
+            in_grid = (tx >= 0) & (ty >= 0) & (tx < k - 1) & (ty < k)  # the goal column is closed to agents
             in_block = jnp.any(work.active & _inside(tx, ty, work.bx, work.by, w))
             taken = jnp.any(state.agent_active & (ax == tx) & (ay == ty))
             ok = mover & in_grid & ~in_block & ~taken
@@ -260,5 +265,5 @@ class CubeEnv(JittedEntryPoints):
 
 
 def make(scenario: str | Path | Scenario, unroll: bool = False) -> CubeEnv:
-    """Build an env by scenario name, ``random:<difficulty>:<seed>``, TOML path or Scenario."""
+    """Build an env by scenario name, ``random:<difficulty>:<seed>``, ``coop2:<seed>``, TOML path or Scenario."""
     return CubeEnv(load_scenario(scenario), unroll=unroll)

@@ -21,7 +21,7 @@ class CubeEventKind(StrEnum):
     PUSH_FAILED = "push_failed"  # reason: insufficient_force | blocked_destination
     DELIVER = "deliver"  # one per pusher of the delivering push; the team scores the weight once
     MOVE = "move"
-    BLOCKED_MOVE = "blocked_move"  # reason: wall | block | agent
+    BLOCKED_MOVE = "blocked_move"  # reason: wall | goal (agents never enter the goal column) | block | agent
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +59,9 @@ def _ahead(cell: Pos, action: int) -> Pos:
 
 def extract_events(before: CubeView, actions: Sequence[int], after: CubeView) -> list[CubeEvent]:
     """Push events in resolution order (direction, then block; pushers by index; a delivery right
-    after its push), then moves by agent index. A frozen (already done) step has no events."""
+    after its push), then moves by agent index. A failed pusher walks on after the pushes: it gets a
+    move event only when a later push took its block away and it stepped in (its failed push
+    already says why it stayed otherwise). A frozen (already done) step has no events."""
     if before.done:
         return []
     actions = [int(a) for a in actions]
@@ -86,10 +88,19 @@ def extract_events(before: CubeView, actions: Sequence[int], after: CubeView) ->
                     )
                 )
     for i, action in enumerate(actions[: len(before.agents)]):
-        if action == CubeAction.STAY or after.agent_push[i] != NO_BLOCK:
+        if action == CubeAction.STAY:
             continue
-        events.append(_move(before, i, action, after))
+        if after.agent_push[i] == NO_BLOCK:
+            events.append(_move(before, i, action, after))
+        elif _failed_push_then_moved(before, i, action, after):
+            name = CubeAction(action).name.lower()
+            events.append(CubeEvent(before.step, i, CubeEventKind.MOVE, before.agents[i], name, after.agents[i]))
     return events
+
+
+def _failed_push_then_moved(before: CubeView, agent: int, action: int, after: CubeView) -> bool:
+    record = after.push_of(CubeAction(action), after.agent_push[agent])
+    return record is not None and not record.ok and after.agents[agent] == _ahead(before.agents[agent], action)
 
 
 def _move(before: CubeView, agent: int, action: int, after: CubeView) -> CubeEvent:
@@ -98,5 +109,10 @@ def _move(before: CubeView, agent: int, action: int, after: CubeView) -> CubeEve
     if after.agents[agent] == target:
         return CubeEvent(before.step, agent, CubeEventKind.MOVE, start, direction, target)
     # Moves resolve after the pushes, so the blocks they met are the ones in ``after``.
-    reason = "wall" if not after.in_grid(target) else "block" if after.block_at(target) is not None else "agent"
+    if not after.in_grid(target):
+        reason = "wall"
+    elif not after.walkable(target):
+        reason = "goal"
+    else:
+        reason = "block" if after.block_at(target) is not None else "agent"
     return CubeEvent(before.step, agent, CubeEventKind.BLOCKED_MOVE, start, direction, target, reason=reason)

@@ -51,8 +51,12 @@ class _World:
     def in_grid(self, c: Pos) -> bool:
         return 0 <= c[0] < self.k and 0 <= c[1] < self.k
 
+    def walkable(self, c: Pos) -> bool:
+        """Inside the grid and left of the goal column: agents never enter the goal column."""
+        return self.in_grid(c) and c[0] < self.k - 1
+
     def move_agent(self, i: int, to: Pos) -> None:
-        assert to not in self.agent_at and to not in self.block_at and self.in_grid(to)
+        assert to not in self.agent_at and to not in self.block_at and self.walkable(to)
         del self.agent_at[self.pos[i]]
         self.pos[i] = to
         self.agent_at[to] = i
@@ -92,11 +96,12 @@ class ReferenceCube:
         shaped = np.zeros(na, np.float32)
         events: list[CubeEvent] = [] if record_events else None  # type: ignore[assignment]
         gain = 0
+        pushed_ok: set[int] = set()  # agents that stepped forward behind a block they moved
         for d, action in enumerate(PUSH_ACTIONS):
             for b in range(len(state.block_weight)):
                 if b in world.block:
-                    gain += self._attempt(world, out, actions, d, action, b, shaped, events, int(state.step))
-        self._moves(world, actions, out, events, int(state.step))
+                    gain += self._attempt(world, out, actions, d, action, b, shaped, events, int(state.step), pushed_ok)
+        self._moves(world, actions, out, events, int(state.step), pushed_ok)
         for i, p in world.pos.items():
             out["agent_pos"][i] = p
         for b, (x, y, _) in world.block.items():
@@ -109,7 +114,17 @@ class ReferenceCube:
         return ReferenceStep(CubeEnvState(**out), reward, shaped, bool(out["done"]), events or [])
 
     def _attempt(
-        self, world: _World, out: dict, actions: list[int], d: int, action: int, b: int, shaped, events, step
+        self,
+        world: _World,
+        out: dict,
+        actions: list[int],
+        d: int,
+        action: int,
+        b: int,
+        shaped,
+        events,
+        step,
+        pushed_ok: set[int],
     ) -> int:
         """Resolve one push attempt; return the weight delivered by it (0 if none)."""
         dx, dy = VECTORS[action]
@@ -138,6 +153,7 @@ class ReferenceCube:
             for i in pushers:
                 world.move_agent(i, (starts[i][0] + dx, starts[i][1] + dy))
                 shaped[i] += dx
+            pushed_ok.update(pushers)
         if events is not None:
             kinds = [CubeEventKind.PUSH_OK] if outcome == PushOutcome.OK else [CubeEventKind.PUSH_FAILED]
             for kind in kinds + ([CubeEventKind.DELIVER] if delivered else []):
@@ -147,16 +163,21 @@ class ReferenceCube:
                     events.append(CubeEvent(step, i, kind, starts[i], name, target, b, w, len(pushers), outcome.reason))
         return w if delivered else 0
 
-    def _moves(self, world: _World, actions: list[int], out: dict, events, step: int) -> None:
+    def _moves(self, world: _World, actions: list[int], out: dict, events, step: int, pushed_ok: set[int]) -> None:
+        """Everyone but the successful pushers walks, by index. A failed pusher walks into the block it
+        pushed: it stays (no event: its failed push says why) unless a later push took the block away."""
         for i in sorted(world.pos):
             action = actions[i]
-            if action == CubeAction.STAY or out["agent_push"][i] != NO_BLOCK:
+            if action == CubeAction.STAY or i in pushed_ok:
                 continue
             dx, dy = VECTORS[action]
             start = world.pos[i]
             target = (start[0] + dx, start[1] + dy)
+            failed_pusher = out["agent_push"][i] != NO_BLOCK
             if not world.in_grid(target):
                 reason = "wall"
+            elif not world.walkable(target):
+                reason = "goal"
             elif target in world.block_at:
                 reason = "block"
             elif target in world.agent_at:
@@ -164,6 +185,6 @@ class ReferenceCube:
             else:
                 reason = None
                 world.move_agent(i, target)
-            if events is not None:
+            if events is not None and not (failed_pusher and reason is not None):
                 kind = CubeEventKind.MOVE if reason is None else CubeEventKind.BLOCKED_MOVE
                 events.append(CubeEvent(step, i, kind, start, CubeAction(action).name.lower(), target, reason=reason))

@@ -4,12 +4,14 @@ A scenario is validated when it is built, so an invalid one never reaches the en
 is one line naming the scenario and the offending block or agent. Scenarios come by name
 (``easy_2a``, ``medium_3a``, ``hard_4a``, ``hard_8a``), from a TOML file, or from a seed
 (``random:<easy|medium|hard>:<seed>``); all random scenarios of one difficulty have the same
-numbers of blocks and agents, so their states stack into one batch.
+numbers of blocks and agents, so their states stack into one batch. ``coop2:<seed>`` is the COOP²
+paper's task from that seed (``coop2`` alone: the paper's seed), generated as their code does.
 """
 
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -120,6 +122,8 @@ def validate(s: Scenario) -> None:
     for a, (x, y) in enumerate(s.agents):
         if not (0 <= x < k and 0 <= y < k):
             fail(f"agent {a} at ({x}, {y}) lies outside the {k}x{k} grid")
+        if x == k - 1:
+            fail(f"agent {a} at ({x}, {y}) stands in the goal column {k - 1} (agents never enter it)")
         if (x, y) in taken:
             fail(f"agent {a} at ({x}, {y}) stands on block {taken[(x, y)]}")
         if (x, y) in seen:
@@ -152,7 +156,7 @@ def _named(name: str, difficulty: str, horizon: int, blocks: list[tuple[int, int
     return Scenario(name, tuple(BlockSpec(*b) for b in blocks), tuple(agents), horizon=horizon, difficulty=difficulty)
 
 
-SCENARIOS: dict[str, Scenario] = {
+_FIXED: dict[str, Scenario] = {
     s.name: s
     for s in (
         _named("easy_2a", "easy", 100, [(5, 3, 1), (7, 9, 2)], [(0, 6), (0, 8)]),
@@ -248,6 +252,69 @@ def _apart(a: BlockSpec, b: BlockSpec) -> bool:
     return a.x + a.weight < b.x or b.x + b.weight < a.x or a.y + a.weight < b.y or b.y + b.weight < a.y
 
 
+# ---- the COOP² paper's task ----
+
+COOP2_GRID = 15  # the paper's world: 15 x 15, three blocks at each weight 1, 2, 3, 50 steps
+COOP2_BLOCKS: tuple[tuple[int, int], ...] = ((1, 3), (2, 3), (3, 3))  # (weight, count), in placement order
+COOP2_HORIZON = 50
+COOP2_AGENTS = 3
+COOP2_SEED = 42  # the paper grid's seed: ``coop2`` is ``coop2:42``
+_COOP2_TRIES = 1000  # spots tried per block before the layout is given up
+
+
+def coop2_scenario(seed: int, agents: int = COOP2_AGENTS, name: str | None = None) -> Scenario:
+    """The COOP² paper's CUBE task from ``seed``, with ``agents`` agents.
+
+    The draw restates COOP²'s generator step for step on Python's own ``random.Random(seed)`` (the
+    generator their env seeds), so a seed gives their layout: for each block, weights 1 then 2
+    then 3, a top-left cell (row, then column, each uniform in 1..K-w-2) is drawn until the square
+    overlaps no earlier block (blocks may touch); then the K rows are shuffled and agent i starts
+    at column 0 of the i-th row. The blocks do not depend on the team size, so ``coop2:42@6`` is
+    ``coop2:42``'s blocks with six agents, as their agent-count axis has it."""
+    if not MIN_AGENTS <= agents <= MAX_AGENTS:
+        raise ScenarioError(f"scenario coop2:{seed}: {agents} agents, need {MIN_AGENTS} to {MAX_AGENTS}")
+    heaviest = max(w for w, _ in COOP2_BLOCKS)
+    if agents < heaviest:
+        raise ScenarioError(
+            f"scenario coop2:{seed}: {agents} agents cannot push its weight-{heaviest} blocks; "
+            f"give {heaviest} to {MAX_AGENTS} (coop2:{seed}@{heaviest})"
+        )
+    rng = random.Random(seed)
+    k = COOP2_GRID
+    blocks: list[BlockSpec] = []
+    taken: set[Pos] = set()
+    for weight, count in COOP2_BLOCKS:
+        for _ in range(count):
+            block = _coop2_spot(rng, weight, taken, k)
+            if block is None:
+                raise ScenarioError(f"scenario coop2:{seed}: no room for a weight-{weight} block")
+            blocks.append(block)
+            taken |= block.cells()
+    rows = list(range(k))
+    rng.shuffle(rows)
+    return Scenario(
+        name or f"coop2:{seed}",
+        tuple(blocks),
+        tuple((0, rows[i]) for i in range(agents)),
+        grid_size=k,
+        horizon=COOP2_HORIZON,
+        difficulty="coop2",
+    )
+
+
+def _coop2_spot(rng: random.Random, w: int, taken: set[Pos], k: int) -> BlockSpec | None:
+    for _ in range(_COOP2_TRIES):
+        row = rng.randint(1, k - w - 2)
+        col = rng.randint(1, k - w - 2)
+        block = BlockSpec(col, row, w)
+        if not block.cells() & taken:
+            return block
+    return None
+
+
+SCENARIOS: dict[str, Scenario] = {**_FIXED, "coop2": coop2_scenario(COOP2_SEED, name="coop2")}
+
+
 # ---- loading ----
 
 _TOML_KEYS = {"name", "grid_size", "horizon", "step_cost", "agents", "blocks", "max_blocks", "max_agents"}
@@ -265,18 +332,31 @@ def load_scenario(spec: str | Path | Scenario) -> Scenario:
     if at:
         if "@" in base and not _is_file(base):
             raise ScenarioError(f"scenario {_shown(text)}: give one @<agents> at most (medium_3a@4)")
-        return with_agents(load_scenario(base), _read(count, f"scenario {_shown(text)}: the agents after @", MIN_AGENTS, MAX_AGENTS))
+        agents = _read(count, f"scenario {_shown(text)}: the agents after @", MIN_AGENTS, MAX_AGENTS)
+        if base == "coop2" or base.startswith("coop2:"):  # their spawn rule places the team
+            return coop2_scenario(_coop2_seed(base), agents, name=text)
+        return with_agents(load_scenario(base), agents)
     if text in SCENARIOS:
         return SCENARIOS[text]
+    if text.startswith("coop2:"):
+        return coop2_scenario(_coop2_seed(text))
     if text.startswith("random:"):
         parts = text.split(":")
         if len(parts) != 3:
             raise ScenarioError(f"bad random scenario spec {_shown(text)}; expected random:<easy|medium|hard>:<seed> (seed 0 to 2^31-1)")
         return random_scenario(parts[1], _read(parts[2], f"bad random scenario spec {_shown(text)}: the seed", 0, MAX_SEED))
     raise ScenarioError(
-        f"unknown scenario {text!r}; one of {sorted(SCENARIOS)}, random:<easy|medium|hard>:<seed>, or a .toml file, "
+        f"unknown scenario {_shown(text)}; one of {sorted(SCENARIOS)}, random:<easy|medium|hard>:<seed>, coop2:<seed>, "
+        "or a .toml file, "
         "optionally with @<agents> (medium_3a@4)"
     )
+
+
+def _coop2_seed(text: str) -> int:
+    """The seed of ``coop2`` (the paper's) or ``coop2:<seed>`` (0 to 2^31-1), or a one-line ScenarioError."""
+    if text == "coop2":
+        return COOP2_SEED
+    return _read(text.removeprefix("coop2:"), f"bad scenario spec {_shown(text)}: the coop2 seed", 0, MAX_SEED)
 
 
 def _is_file(text: str) -> bool:

@@ -116,6 +116,10 @@ class CubeView:
     def in_grid(self, cell: Pos) -> bool:
         return 0 <= cell[0] < self.grid_size and 0 <= cell[1] < self.grid_size
 
+    def walkable(self, cell: Pos) -> bool:
+        """Inside the grid and left of the goal column: blocks enter the goal column, agents never do."""
+        return self.in_grid(cell) and cell[0] < self.goal_column
+
     def push_of(self, direction: CubeAction, block: int) -> PushRecord | None:
         return next((p for p in self.pushes if p.direction == direction and p.block == block), None)
 

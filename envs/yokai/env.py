@@ -35,6 +35,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.typing import ArrayLike
 
 from envs.jitted import JittedEntryPoints
 from envs.yokai import board
@@ -108,7 +109,7 @@ class YokaiEnv(JittedEntryPoints):
     # ---- pure functions (jit/vmap them freely) ----
 
     def reset(self, key: jax.Array) -> YokaiState:
-        """Deal colours and draw the hints; player 0 starts observing."""
+        """Deal colours and draw the hints from ``key``; player 0 starts observing (`start`)."""
         c = self.config
         k_col, k_perm, *k_sets = jax.random.split(key, 2 + len(c.hint_counts))
         colours = jax.random.permutation(k_col, jnp.asarray(self._base_colours))
@@ -118,6 +119,22 @@ class YokaiEnv(JittedEntryPoints):
             if n > 0
         ]
         hints = jnp.concatenate(drawn)[jax.random.permutation(k_perm, c.num_hints)]
+        return self.start(colours, hints)
+
+    def start(self, card_colour: ArrayLike, hint_colours: ArrayLike) -> YokaiState:
+        """The opening state of a given deal, as the NumPy reference's ``start``: ``card_colour``
+        (cards,) colour ids, ``hint_colours`` (hints, colours) bool, the colours printed on each
+        hint card. Replays a recorded human game or a paper's example; pure, so it jits. Wrong
+        shapes are a ValueError; a concrete deal is also checked to be one the rules can deal."""
+        c = self.config
+        colours, hints = jnp.asarray(card_colour, jnp.int32), jnp.asarray(hint_colours, bool)
+        if colours.shape != (c.num_cards,) or hints.shape != (c.num_hints, c.num_colours):
+            raise ValueError(
+                f"{c.name}: a deal is {c.num_cards} card colours and {c.num_hints}x{c.num_colours} hint colours, "
+                f"got {colours.shape} and {hints.shape}"
+            )
+        if isinstance(card_colour, np.ndarray | list | tuple):
+            check_deal(c, np.asarray(card_colour), np.asarray(hint_colours, bool))
         pos = jnp.asarray(self._start_pos)
         state = YokaiState(
             card_pos=pos,
@@ -282,6 +299,16 @@ class YokaiEnv(JittedEntryPoints):
     def render_rgb(self, state: YokaiState, player: int | None = None, cell_px: int = 16) -> np.ndarray:
         view = self.symbolic(state) if player is None else self.player_view(state, player)
         return render_rgb(view, self.config, cell_px)
+
+
+def check_deal(config: YokaiConfig, card_colour: np.ndarray, hint_colours: np.ndarray) -> None:
+    """A ValueError in one line unless the deal is one the rules deal: each colour on
+    ``cards_per_colour`` cards, every hint naming at least one colour."""
+    counts = np.bincount(card_colour, minlength=config.num_colours) if card_colour.min(initial=0) >= 0 else None
+    if counts is None or len(counts) != config.num_colours or (counts != config.cards_per_colour).any():
+        raise ValueError(f"{config.name}: a deal has {config.cards_per_colour} cards of each of {config.num_colours} colours")
+    if not hint_colours.any(axis=1).all():
+        raise ValueError(f"{config.name}: every hint card names at least one colour")
 
 
 def make(

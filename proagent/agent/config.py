@@ -5,6 +5,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from proagent.agent.belief import BeliefMode
+from proagent.agent.clock import HELP as CLOCK_HELP
+from proagent.agent.clock import Clock, parse_clock
 from proagent.agent.memory import MemoryRetrieval
 from proagent.agent.prompts import PromptSet
 from proagent.agent.verificator_modes import VerificatorMode, from_switch
@@ -40,6 +42,7 @@ class AgentConfig(BaseModel):
     )
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     skill_timeout: int = Field(60, ge=1, description="steps before a running skill is abandoned")
+    clock: str = Field("turns", max_length=60, description=CLOCK_HELP)
     loop_check: bool = Field(True, description="Verificator refuses a skill that repeats an undo cycle (agent/loops.py)")
     # Bounds on model text the agent carries on: a server that ignores max_tokens must not grow
     # every later prompt. Above what well-behaved answers reach (explain_max_tokens=60 is ~300
@@ -62,6 +65,15 @@ class AgentConfig(BaseModel):
         if self.probe_forced and not self.belief_probe:
             raise ValueError("probe_forced (--probe-forced) only applies with belief_probe (--belief-probe)")
         return self
+
+    @field_validator("clock")
+    @classmethod
+    def _readable_clock(cls, value: str) -> str:
+        parse_clock(value)  # a ClockError (a ValueError) names what is wrong
+        return value
+
+    def settled_clock(self) -> Clock:
+        return parse_clock(self.clock)
 
     @field_validator("verificator", mode="before")
     @classmethod

@@ -5,10 +5,15 @@ the embedded model plays and the user left a setting on ``auto`` (or unset), it 
 ``compact`` prompt set (intention and plan from the grammar, no free text), output constrained to
 the skills whose checks pass, and a short analysis bound for sets that still ask for one. Any
 explicit choice wins. `play`, `human` and `eval` all settle their settings here, so they agree.
+
+A world without a ``compact`` set (one plugged in with only its ``proagent`` set) plays the embedded
+model with its default set instead of failing on a set the user never asked for: what a user expects
+of a default is that it runs.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel
@@ -32,11 +37,15 @@ def model_defaults(
     prompt: str | None = None,
     legal_only: bool | Literal["auto"] = "auto",
     analysis_max_chars: int | None = None,
+    prompts_root: Path | None = None,
 ) -> ModelDefaults:
-    """Settle ``None`` / ``"auto"`` for the embedded model or a capable one; explicit values win."""
+    """Settle ``None`` / ``"auto"`` for the embedded model or a capable one; explicit values win.
+    ``prompts_root``: the world's prompt sets, so the embedded default falls back to the world's
+    default set where it has no ``compact`` one (None: assume it has)."""
     base = AgentConfig()
+    compact = prompts_root is None or (prompts_root / EMBEDDED_PROMPT / "prompt.toml").is_file()
     return ModelDefaults(
-        prompt=prompt or (EMBEDDED_PROMPT if embedded else base.prompt),
+        prompt=prompt or (EMBEDDED_PROMPT if embedded and compact else base.prompt),
         legal_only=embedded if legal_only == "auto" else legal_only,
         analysis_max_chars=analysis_max_chars
         if analysis_max_chars is not None

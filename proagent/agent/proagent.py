@@ -161,6 +161,7 @@ class ProAgent:
         """The episode record's LLM and agent fields."""
         s = self.stats
         return {
+            "model": self.model.name,  # "scripted" for a world's scripted planner: no language model
             "llm_calls": s.llm_calls,
             "cached_calls": s.cached_calls,
             "prompt_tokens": s.prompt_tokens,

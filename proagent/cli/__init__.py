@@ -10,6 +10,7 @@ from proagent.cli import (
     ablate_cmd,
     analyze_cmd,
     eval_cmd,
+    finetune_cmd,
     human_cmd,
     layouts_cmd,
     partners_cmd,
@@ -40,14 +41,14 @@ def build_parser() -> argparse.ArgumentParser:
         analyze_cmd,
         study_cmd,
         train_cmd,
+        finetune_cmd,
     ):
         module.register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    args.command_line = ["proagent", *(sys.argv[1:] if argv is None else argv)]  # as typed, for the tables that quote it
+    args = build_parser().parse_args(argv)  # its command_line: the words as typed, recorded by every run
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:

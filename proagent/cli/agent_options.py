@@ -3,17 +3,30 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
+from proagent.agent.clock import HELP as CLOCK_HELP
 from proagent.agent.memory import MEMORY_RETRIEVALS
 from proagent.agent.verificator_modes import VERIFICATOR_MODES
-from proagent.cli.arg_types import bounded_int, non_negative_int, positive_float, writable_folder
+from proagent.cli.arg_types import (
+    bounded_int,
+    clock_spec,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    writable_folder,
+)
 from proagent.limits import MAX_MESSAGE_BUDGET
-from proagent.paths import PROJECT_ROOT
+from proagent.paths import CACHE_DIR
 
 EMBEDDED_NOTICE = (
     "Using the embedded SmolLM2-135M model (no API key needed). It runs the real pipeline but "
     "plays weakly; pass --llm openai/<model> (or --llm openai/<name> --api-base URL for a local "
     "server) for a capable model."
+)
+SCRIPTED_NOTICE = (
+    "Using the world's scripted planner (--llm scripted): code that answers from the agent's grounding, not a "
+    "language model; the run records it as such."
 )
 # `play`, `human`, `study` and `eval` all offer --probe-forced: one wording for each of them
 PROBE_FORCED_HELP = "with --belief-probe: the model must name a value for every item ('unknown' not allowed), a forced guess"
@@ -24,14 +37,17 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--llm",
         default="embedded",
-        help="'embedded' (default), a litellm model id, e.g. openai/gpt-4o-mini, or python:module:factory",
+        help="'embedded' (default), a litellm model id, e.g. openai/gpt-4o-mini, 'scripted' (the world's scripted "
+        "planner: no language model), or python:module:factory",
     )
     p.add_argument("--api-base", default=None, help="URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp)")
-    p.add_argument("--prompt", default=None, help="prompt set: a folder in prompts/ (default: compact for the embedded model, else proagent)")
+    p.add_argument("--prompt", default=None, help="prompt set: a folder of the world's prompts (default: compact for the embedded model where the world has "
+        "one, else proagent)")
     p.add_argument("--belief", choices=("replace", "annotate", "off"), default="replace")
     p.add_argument("--memory-k", type=non_negative_int, default=5, help="recent trajectory records shown to the planner")
     add_pipeline_options(p)
     p.add_argument("--max-replans", type=non_negative_int, default=4)
+    p.add_argument("--clock", type=clock_spec, default="turns", metavar="turns|tokens:N|seconds:S", help=CLOCK_HELP)
     p.add_argument(
         "--no-loop-check",
         action="store_true",
@@ -54,8 +70,32 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         help=PROBE_FORCED_HELP,
     )
     p.add_argument("--llm-timeout", type=positive_float, default=60.0, help="seconds to wait for one LLM answer before retrying")
-    p.add_argument("--cache-dir", type=writable_folder, default=PROJECT_ROOT / ".cache" / "llm", help="LLM response cache")
+    p.add_argument(
+        "--cache-dir",
+        type=writable_folder,
+        default=CACHE_DIR.absolute(),
+        help="the model-answer cache (default: .cache/llm in the current folder)",
+    )
     p.add_argument("--no-cache", action="store_true")
+    p.add_argument(
+        "--adapter",
+        type=adapter_file,
+        default=None,
+        metavar="PATH|none",
+        help="the embedded model's LoRA adapter GGUF (from proagent finetune), recorded with its sha256 (default: none, the raw model)",
+    )
+    p.add_argument(
+        "--threads",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="the embedded model's CPU threads (default: the cores this process may use that other work leaves free)",
+    )
+
+
+def adapter_file(text: str) -> Path | None:
+    """An argparse type: ``none`` (the raw model) or a path, checked to be a file when the model is made."""
+    return None if text.strip().lower() == "none" else Path(text)
 
 
 def add_pipeline_options(p: argparse.ArgumentParser) -> None:
@@ -100,6 +140,14 @@ def add_topology_options(p: argparse.ArgumentParser) -> None:
         type=bounded_int(0, MAX_MESSAGE_BUDGET),
         default=1,
         help=f"decentralized topology: messages per agent per step (0 to {MAX_MESSAGE_BUDGET})",
+    )
+    p.add_argument(
+        "--repair",
+        choices=("off", "on"),
+        default="off",
+        help="COOP²-Repair: check the committed plans before they run and send the agents a predicted failure "
+        "involves targeted guidance to revise (worlds with a plan-effect estimate; implies --topology individual "
+        "when none is given)",
     )
     p.add_argument(
         "--feedback",

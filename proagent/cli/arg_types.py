@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 import math
 import os
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -24,6 +25,14 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def parse_args(self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None) -> argparse.Namespace:  # type: ignore[override]
+        """The namespace, with ``command_line``: the words that made it (``args``, else the
+        process's own), so a run records the command that made it however it was started
+        (``proagent ...`` in a shell, or ``proagent.cli.main([...])`` from Python)."""
+        parsed = super().parse_args(args, namespace)
+        parsed.command_line = [self.prog.split()[0], *(sys.argv[1:] if args is None else args)]
+        return parsed
 
 
 def bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
@@ -54,6 +63,17 @@ def wall_clock_seconds(text: str) -> float:
         return read_float(text, "value", 0.0, MAX_WALL_CLOCK_S)
     except NumberError as exc:
         raise argparse.ArgumentTypeError(exc.problem) from None
+
+
+def clock_spec(text: str) -> str:
+    """An argparse type: a ``--clock`` spec (`proagent.agent.clock`), checked, kept as typed."""
+    from proagent.agent.clock import ClockError, parse_clock
+
+    try:
+        parse_clock(text)
+    except ClockError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix(f"--clock {text[:40]!r}: ")) from None
+    return text
 
 
 WALL_CLOCK_HELP = (

@@ -11,12 +11,14 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from proagent.agent.clock import HELP as CLOCK_HELP
 from proagent.bounded import small_whole
 from proagent.builder import SetupError, parse_settings
-from proagent.cli.agent_options import PROBE_FORCED_HELP, add_pipeline_options
+from proagent.cli.agent_options import PROBE_FORCED_HELP, adapter_file, add_pipeline_options
 from proagent.cli.arg_types import (
     WALL_CLOCK_HELP,
     add_progress_options,
+    clock_spec,
     concurrency_count,
     episode_count,
     horizon_steps,
@@ -28,7 +30,7 @@ from proagent.cli.arg_types import (
     wall_clock_seconds,
     writable_folder,
 )
-from proagent.domains import DEFAULT_DOMAIN, get_domain
+from proagent.domains import get_domain
 from proagent.eval.config import DEFAULT_PARTNER
 from proagent.world.types import DomainInputError
 
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
 
 # flag dest -> EvalConfig field, for flags that set top-level fields
 GRID_FLAGS = MappingProxyType({
-    **{f: f for f in ("name", "domain", "partners", "layouts", "seats", "topologies", "feedback", "episodes", "seed", "horizon")},
+    **{f: f for f in ("name", "domain", "partners", "layouts", "seats", "topologies", "feedback", "repair", "episodes", "seed", "horizon")},
     "wall_clock": "wall_clock_s",
 })  # fmt: skip
 RUN_FLAGS = MappingProxyType({
@@ -46,7 +48,7 @@ RUN_FLAGS = MappingProxyType({
     "max_failures": "max_failures", "trace": "trace", "stepping": "stepping", "cache": "cache", "cache_dir": "cache_dir",
 })  # fmt: skip
 AGENT_FLAGS = (
-    "llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k", "memory_retrieval", "max_replans", "verificator", "loop_check",
+    "adapter", "clock", "llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k", "memory_retrieval", "max_replans", "verificator", "loop_check",
     "legal_only", "belief_probe", "probe_forced",
 )  # fmt: skip
 # AgentSpec field -> the flag that sets it, for messages about a flag
@@ -65,17 +67,23 @@ def add_grid_flags(p: argparse.ArgumentParser) -> None:
         help="comma list of partner names or checkpoint folders' paths, or 'proagent' (an LLM agent), or 'default' "
         "(each layout's default teammate: its best shipped partner) (default: default)",
     )
-    p.add_argument("--layouts", help="comma list of layouts (default: the world's first; cramped_room for overcooked)")
+    p.add_argument("--layouts", help="comma list of layouts (default: the world's own, `proagent layouts`)")
     p.add_argument("--seats", help="the agent's seats: e.g. 0, 1 or 0,1 (default 0,1)")
     p.add_argument(
         "--topologies",
-        help="comma list of MAEIL topologies (individual, debate, centralized, decentralized): each agent is also run in each (default: none, no conversation)",
+        help="comma list of MAEIL topologies (individual, debate, centralized, decentralized, broadcast_chain): "
+        "each agent is also run in each (default: none, no conversation)",
     )
     p.add_argument(
         "--feedback",
         action="store_const",
         const=True,
         help="environment feedback: attach the world's constraint and dependency snapshot to the leader's messages (worlds that give one)",
+    )
+    p.add_argument(
+        "--repair",
+        choices=("off", "on", "both"),
+        help="COOP²-Repair: on, or both (matched pairs: each episode also played without repair) (default off)",
     )
     p.add_argument("--episodes", type=episode_count, help="episodes per agent x partner x layout x seat (x topology)")
     p.add_argument("--seed", type=seed_number, help="episode i plays seed + i")
@@ -89,6 +97,8 @@ def add_agent_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--api-base", help="OpenAI-compatible server URL for --llm")
     p.add_argument("--llm-timeout", dest="llm_timeout_s", type=positive_float, help="seconds to wait for one LLM answer (default 60)")
     p.add_argument("--prompt", help="prompt set (a folder in prompts/)")
+    p.add_argument("--adapter", type=adapter_file, metavar="PATH|none", help="the embedded model's LoRA adapter GGUF")
+    p.add_argument("--clock", type=clock_spec, metavar="turns|tokens:N|seconds:S", help=CLOCK_HELP)
     p.add_argument("--belief", choices=("replace", "annotate", "off"))
     p.add_argument("--memory-k", type=non_negative_int)
     add_pipeline_options(p)
@@ -114,14 +124,18 @@ def add_agent_flags(p: argparse.ArgumentParser) -> None:
 def add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--resume", type=Path, help="continue runs/<run>: skip its finished episodes")
     p.add_argument("--concurrency", type=concurrency_count, help="episodes in flight (default 8)")
-    p.add_argument("--llm-concurrency", type=positive_int, help="LLM requests in flight to each model endpoint over all episodes; on Ray, over all runs sharing it (default 32)")
+    p.add_argument(
+        "--llm-concurrency",
+        type=positive_int,
+        help="LLM requests in flight to each model endpoint over all episodes; on Ray, over all runs sharing it (default 32)",
+    )
     p.add_argument("--max-cost", type=positive_float, help="USD: start no new episode once this much is spent")
     p.add_argument("--max-failures", type=positive_int)
     p.add_argument("--trace", action="store_const", const=True, help="write every step to trace.jsonl")
     p.add_argument("--stepping", choices=("lockstep", "single"), help="batch envs per layout (default) or not")
     p.add_argument("--no-cache", dest="cache", action="store_const", const=False)
-    p.add_argument("--cache-dir", type=writable_folder)
-    p.add_argument("--runs-dir", type=writable_folder, help="where run folders go (default runs/)")
+    p.add_argument("--cache-dir", type=writable_folder, help="the model-answer cache (default: .cache/llm in the current folder)")
+    p.add_argument("--runs-dir", type=writable_folder, help="where run folders go (default: runs/ in the current folder)")
     p.add_argument(
         "--executor",
         choices=("local", "ray"),
@@ -155,15 +169,12 @@ def apply_flags(data: dict[str, Any], args: argparse.Namespace) -> dict[str, Any
 
 
 def default_layout(domain: str | None) -> str:
-    """The layout an evaluation plays when none is named: cramped_room in Overcooked, else the
-    world's first (an unknown world is reported by the config check, with the layout)."""
-    if domain is None or domain == DEFAULT_DOMAIN:
-        return "cramped_room"
+    """The layout an evaluation plays when none is named: the world's own default (an unknown
+    world is left for the config check, which reports it with the layout)."""
     try:
-        names = get_domain(domain).layout_names()
+        return get_domain(domain).default_layout()
     except DomainInputError:
-        return "cramped_room"
-    return names[0] if names else "cramped_room"
+        return ""
 
 
 def _is_proagent(agent: Any) -> bool:

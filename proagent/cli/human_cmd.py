@@ -30,7 +30,6 @@ EMBEDDED_REALTIME_NOTICE = (
     "per decision (much longer on a busy CPU). --mode turns makes the game wait for it instead."
 )
 LINGER_S = 1.5  # after the end, the page's last poll still gets an answer
-WEB_LAYOUT = "counter_circuit"
 WEB_HORIZON = 400  # steps of a web game: 80 s at 5 steps a second
 
 
@@ -48,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--layout",
         default=None,
-        help="layout name or path to a kitchen file (default counter_circuit, or the --domain's first)",
+        help="layout name or path to a kitchen file (default: the world's own, counter_circuit in Overcooked)",
     )
     p.add_argument(
         "--domain",
@@ -99,7 +98,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-browser", action="store_true", help="print the address instead of opening a browser tab")
     p.add_argument("--no-questionnaire", action="store_true", help="skip the post-game questionnaire")
     p.add_argument("--name", default=None, type=run_name, help="run folder suffix (default human-<layout>-<agent>)")
-    p.add_argument("--runs-dir", type=writable_folder, default=None)
+    p.add_argument("--runs-dir", type=writable_folder, default=None, help="where run folders go (default: runs/ in the current folder)")
     add_agent_options(p)
     p.set_defaults(run=run)
 
@@ -122,16 +121,15 @@ def run(args: argparse.Namespace) -> int:
 def _settle(args: argparse.Namespace) -> bool:
     """Fill the defaults that depend on the world (layout, interface, horizon); True for text."""
     from proagent.agent.person import has_view
-    from proagent.builder import SetupError
+    from proagent.builder import SetupError, settled_layout
     from proagent.domains import domain_for
     from proagent.world.types import DomainInputError
 
+    args.layout = settled_layout(args.layout, args.domain)
     try:
         domain = domain_for(args.layout, args.domain)
     except DomainInputError as exc:
         raise SetupError(str(exc)) from exc
-    if args.layout is None:
-        args.layout = WEB_LAYOUT if args.domain is None else next(iter(domain.layout_names()), WEB_LAYOUT)
     if args.interface == "web" and has_view(domain):
         raise SetupError(
             f"--interface web: the {domain.name} page draws the whole table, more than a seat may see; use --interface text"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shlex
 import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,6 +31,7 @@ from proagent.builder import (
     settled_horizon,
 )
 from proagent.checkout import git_state
+from proagent.llm.scripted import describe_model
 from proagent.runner.episode import run_episode
 from proagent.runner.records import EpisodeRecord, HumanRunConfig
 from proagent.runner.run_folder import RunFolder, package_versions, run_name_from
@@ -104,7 +106,7 @@ def build_text_session(args: argparse.Namespace, person: Person) -> TextSession:
     folder = RunFolder.create(args.name or run_name_from(f"human-{env.name}-{args.agent}"), **({"root": args.runs_dir} if args.runs_dir else {}))
     commit, dirty = git_state()
     config = HumanRunConfig(
-        command=" ".join(["proagent", *sys.argv[1:]]),
+        command=shlex.join(args.command_line),
         domain=args.domain or domain.name,
         layout=env.name,
         partner=HUMAN,
@@ -113,6 +115,7 @@ def build_text_session(args: argparse.Namespace, person: Person) -> TextSession:
         seed=args.seed,
         horizon=settled_horizon(domain, args.layout, args.horizon),
         llm=args.llm if args.agent == LLM_AGENT else "none",
+        model=describe_model(args.llm) if args.agent == LLM_AGENT else None,
         api_base=args.api_base if args.agent == LLM_AGENT else None,
         agent=info,
         num_agents=env.num_agents,

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from proagent.cli.agent_options import EMBEDDED_NOTICE, add_agent_options, add_topology_options
+from proagent.cli.agent_options import EMBEDDED_NOTICE, SCRIPTED_NOTICE, add_agent_options, add_topology_options
 from proagent.cli.arg_types import (
     WALL_CLOCK_HELP,
     add_progress_options,
@@ -29,7 +29,12 @@ from proagent.runner.summary import own_events, summary_of
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("play", help="play episodes of ProAgent with a partner")
-    p.add_argument("--layout", default="counter_circuit", help="layout name or path to a kitchen file")
+    p.add_argument(
+        "--layout",
+        default=None,
+        help="layout name (see `proagent layouts`) or path to a kitchen file (default: the world's own, "
+        "counter_circuit in Overcooked)",
+    )
     p.add_argument(
         "--partner",
         default=None,
@@ -64,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=seed_number, default=0)
     add_agent_options(p)
     p.add_argument("--name", default=None, type=run_name, help="run folder suffix (default play-<layout>-<partner>)")
-    p.add_argument("--runs-dir", type=writable_folder, default=None)
+    p.add_argument("--runs-dir", type=writable_folder, default=None, help="where run folders go (default: runs/ in the current folder)")
     p.add_argument("--no-gif", action="store_true")
     p.add_argument("--live", choices=("auto", "on", "off"), default="auto", help="live terminal view (auto: if a TTY)")
     add_progress_options(p)
@@ -72,15 +77,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from proagent.cli.requests import PlayRequest
     from proagent.cli.setup import SetupError, build_session
+    from proagent.llm.scripted import is_scripted
 
     try:
-        session = build_session(args)
+        session = build_session(PlayRequest.from_args(args))
     except SetupError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if session.embedded:
         print(EMBEDDED_NOTICE, file=sys.stderr)
+    elif is_scripted(args.llm):
+        print(SCRIPTED_NOTICE, file=sys.stderr)
     print(f"run folder: {session.folder.path}", file=sys.stderr)
     from proagent.llm.types import LLMError
 
@@ -137,6 +146,7 @@ async def _play_all(args: argparse.Namespace, session, records: list) -> None:
                 states=gif,
                 topology=session.topology,
                 wall_clock_s=session.wall_clock_s,
+                pace=session.pace(),
             )
         session.folder.append_jsonl("episodes.jsonl", record, durable=True)
         if gif is not None and len(gif):

@@ -10,6 +10,7 @@ folder, agents in the human seat and drawn answers, to try the analysis before a
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -115,7 +116,7 @@ def run_synth(args: argparse.Namespace) -> int:
     try:
         write_study(
             args.out, args.participants, args.rounds, args.seed, args.horizon, partners, proxy=args.proxy,
-            progress=lambda line: print(line, file=sys.stderr, flush=True),
+            progress=lambda line: print(line, file=sys.stderr, flush=True), command=shlex.join(args.command_line),
         )  # fmt: skip
     except (SynthError, SetupError) as exc:
         print(f"error: {exc}", file=sys.stderr)

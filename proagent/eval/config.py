@@ -33,7 +33,7 @@ from proagent.limits import (
     MAX_WALL_CLOCK_S,
 )
 from proagent.maeil.topology import TopologyName
-from proagent.paths import PROJECT_ROOT
+from proagent.paths import CACHE_DIR
 from proagent.untrusted import MAX_DEPTH, UntrustedFileError, loads_toml, nesting_depth, read_text
 
 PROAGENT = "proagent"
@@ -41,7 +41,7 @@ PROAGENT = "proagent"
 # best shipped seed where trained partners ship); records name the partner it resolved to.
 DEFAULT_PARTNER = "default"
 EMBEDDED = "embedded"
-DEFAULT_CACHE_DIR = PROJECT_ROOT / ".cache" / "llm"
+DEFAULT_CACHE_DIR = CACHE_DIR  # the current folder's (made absolute when the config is made)
 # Settings that change how a run executes, not what it measures: a resumed run may change them.
 EXECUTION_FIELDS = frozenset({"concurrency", "llm_concurrency", "max_cost_usd", "max_failures", "trace", "stepping", "cache", "cache_dir"})
 # AgentSpec fields that only mean something for an LLM agent.
@@ -61,6 +61,7 @@ class AgentSpec(AgentConfig):
     kind: str = PROAGENT
     label: str | None = Field(None, pattern=r"^[A-Za-z0-9_.+=-]+$", description="column name; default: kind")
     llm: str = EMBEDDED
+    adapter: Path | None = Field(None, description="the embedded model's LoRA adapter GGUF (None: the raw model)")
     api_base: str | None = None
     llm_timeout_s: float = Field(60.0, gt=0, description="seconds to wait for one LLM answer before retrying")
     prompt: str | None = Field(None, description="None: compact for the embedded model, as in `play`, else proagent")
@@ -85,10 +86,12 @@ class AgentSpec(AgentConfig):
     def embedded(self) -> bool:
         return self.llm.split(":")[0] == EMBEDDED
 
-    def agent_config(self) -> AgentConfig:
-        """The AgentConfig this spec describes, with 'auto' settled the way `proagent play` does."""
+    def agent_config(self, prompts_root: Path | None = None) -> AgentConfig:
+        """The AgentConfig this spec describes, with 'auto' settled the way `proagent play` does
+        (``prompts_root``: the world's prompt sets, where the embedded default may fall back)."""
         values = {f: getattr(self, f) for f in AgentConfig.model_fields}
-        values.update(model_defaults(self.embedded, self.prompt, self.legal_only, self.analysis_max_chars).model_dump())
+        defaults = model_defaults(self.embedded, self.prompt, self.legal_only, self.analysis_max_chars, prompts_root)
+        values.update(defaults.model_dump())
         return AgentConfig(**values)
 
 
@@ -109,6 +112,11 @@ class EvalConfig(BaseModel):
     leader: int = Field(0, ge=0, description="centralized topology: the leader's seat")
     message_budget: int = Field(1, ge=0, le=MAX_MESSAGE_BUDGET, description="decentralized topology: messages per agent per step")
     feedback: bool = Field(False, description="environment feedback: the world's snapshot attached to the leader's messages (needs topologies)")
+    repair: Literal["off", "on", "both"] = Field(
+        "off",
+        description="COOP²-Repair: on (agent@topology+repair), or both: matched pairs, the same episodes without repair "
+        "(its estimator predicts and is scored, never intervenes) and with it; implies topologies [individual] when none",
+    )
     episodes: int = Field(5, ge=1, le=MAX_EPISODES, description="episodes per agent x partner x layout x seat (x topology)")
     seed: int = Field(0, ge=0, le=MAX_SEED, description="episode i plays seed + i, the same for every agent and partner")
     env: dict[str, str | int | float | bool | None] = Field(
@@ -119,18 +127,21 @@ class EvalConfig(BaseModel):
         None, description="an episode ends after the step in which this many seconds have passed since its first (EmCoop's budget); None or 0: no budget"
     )
     concurrency: int = Field(8, ge=1, le=MAX_CONCURRENCY, description="episodes in flight")
-    llm_concurrency: int = Field(32, ge=1, le=MAX_CONCURRENCY, description="LLM requests in flight to each model endpoint, over all episodes (and, on Ray, all runs)")
+    llm_concurrency: int = Field(
+        32, ge=1, le=MAX_CONCURRENCY, description="LLM requests in flight to each model endpoint, over all episodes (and, on Ray, all runs)"
+    )
     max_cost_usd: float | None = Field(None, ge=0, description="start no new episode once this much was spent")
     max_failures: int = Field(5, ge=1, description="stop starting episodes after this many failed")
     trace: bool = Field(False, description="write every step to trace.jsonl (large)")
     cache: bool = True
-    cache_dir: Path = DEFAULT_CACHE_DIR
+    cache_dir: Path = Field(default_factory=DEFAULT_CACHE_DIR.absolute)
     stepping: Literal["lockstep", "single"] = Field("lockstep", description="batch the envs of a layout, or step each alone")
 
     def grid_episodes(self, agents: int | None = None) -> int:
-        """Episodes the grid plays: agents x partners x layouts x seats (x topologies) x episodes;
+        """Episodes the grid plays: agents x partners x layouts x seats (x topologies x repair arms) x episodes;
         ``agents``: for that many of its agents (default: all)."""
-        per_agent = len(self.partners) * len(self.layouts) * len(self.seats) * max(1, len(self.topologies))
+        arms = 2 if self.repair == "both" else 1  # a matched pair: without and with repair
+        per_agent = len(self.partners) * len(self.layouts) * len(self.seats) * max(1, len(self.topologies)) * arms
         return (len(self.agents) if agents is None else agents) * per_agent * self.episodes
 
     @model_validator(mode="after")

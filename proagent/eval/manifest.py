@@ -12,6 +12,7 @@ from proagent.builder import env_settings
 from proagent.checkout import git_state
 from proagent.eval.config import PROAGENT, ConfigError, EvalConfig
 from proagent.eval.world import Resolved
+from proagent.llm.scripted import ModelRecord, describe_with_adapter
 from proagent.runner.run_folder import RunFolder, package_versions
 
 CONFIG_FILE = "config.json"
@@ -41,6 +42,10 @@ class EvalManifest(BaseModel):
     config: EvalConfig
     layout_names: list[str] = Field(description="canonical names of config.layouts, in order")
     agent_configs: dict[str, dict] = Field(description="agent name -> effective AgentConfig")
+    models: dict[str, ModelRecord] = Field(
+        default_factory=dict,
+        description="LLM agent name -> what its model is (a language model or a scripted planner); empty in older runs",
+    )
     prompt_hashes: dict[str, dict[str, str]]
     knowledge_hash: str
     env_settings: dict[str, dict] = Field(default_factory=dict, description="layout -> the env's rules as its domain reports them")
@@ -65,7 +70,8 @@ def new_manifest(config: EvalConfig, resolved: Resolved, command: str, ablation:
         domain=config.domain,
         config=config,
         layout_names=list(resolved.envs),
-        agent_configs={a.name: a.agent_config().model_dump() for a in config.agents if a.kind == PROAGENT},
+        agent_configs={a.name: a.agent_config(resolved.domain.prompts_root).model_dump() for a in config.agents if a.kind == PROAGENT},
+        models={a.name: describe_with_adapter(a.llm, a.adapter) for a in config.agents if a.kind == PROAGENT},
         prompt_hashes=resolved.prompt_hashes,
         knowledge_hash=resolved.knowledge_hash,
         env_settings={name: settings for name, env in resolved.envs.items() if (settings := env_settings(resolved.domain, env)) is not None},

@@ -20,14 +20,18 @@ from proagent.eval.config import AgentSpec
 from proagent.llm.accounting import MeteredModel, UsageMeter
 from proagent.llm.cache import CachedModel
 from proagent.llm.factory import make_model
+from proagent.llm.scripted import ScriptedPlanner, is_scripted
 from proagent.llm.types import Completion, Grounding, Message, Model, StructuredOutput
 
 ModelFactory = Callable[[AgentSpec], Model]
 
 
-def default_model_factory(spec: AgentSpec) -> Model:
-    """The uncached backend for ``spec`` (the pool adds the cache)."""
-    return make_model(spec.llm, api_base=spec.api_base, cache_dir=None, timeout_s=spec.llm_timeout_s)
+def default_model_factory(spec: AgentSpec, planner: ScriptedPlanner | None = None) -> Model:
+    """The uncached backend for ``spec`` (the pool adds the cache); ``planner`` is the world's
+    scripted planner, which ``llm: scripted`` plays."""
+    return make_model(
+        spec.llm, api_base=spec.api_base, cache_dir=None, timeout_s=spec.llm_timeout_s, planner=planner, adapter=spec.adapter
+    )
 
 
 Endpoint = tuple[str, str | None]  # (llm, api_base): what a provider's rate limit applies to
@@ -108,7 +112,7 @@ class ModelPool:
         key = endpoint_of(spec)
         if key not in self._models:
             model: Model = LimitedModel(self._factory(spec), self._limit_for(key))
-            if self._cache_dir is not None:
+            if self._cache_dir is not None and not is_scripted(spec.llm):  # a scripted planner's answers are code's
                 model = CachedModel(model, self._cache_dir)
             self._models[key] = MeteredModel(model, self.meter)
         return self._models[key]

@@ -36,11 +36,18 @@ class EpisodeJob:
     spec: AgentSpec
     seed: int
     topology: str | None = None  # MAEIL topology (None: no conversation)
+    repair: str = "off"  # COOP²-Repair mode of the topology: off | observe | on
 
 
-def agent_label(name: str, topology: str | None) -> str:
-    """The table's name of an agent run under a topology: ``proagent@centralized``."""
-    return name if topology is None else f"{name}@{topology}"
+# --repair -> the modes each topology is played in (both: a matched pair; observe scores the estimator, never intervenes)
+REPAIR_ARMS: dict[str, tuple[str, ...]] = {"off": ("off",), "on": ("on",), "both": ("observe", "on")}
+
+
+def agent_label(name: str, topology: str | None, repair: str = "off") -> str:
+    """The table's name of an agent run under a topology: ``proagent@centralized``, with repair
+    ``proagent@centralized+repair``."""
+    label = name if topology is None else f"{name}@{topology}"
+    return label + "+repair" if repair == "on" else label
 
 
 def plan_jobs(config: EvalConfig, layouts: list[str], partners: Mapping[str, list[str]] | None = None) -> list[EpisodeJob]:
@@ -48,19 +55,21 @@ def plan_jobs(config: EvalConfig, layouts: list[str], partners: Mapping[str, lis
     ``partners``: each layout's partners where they differ from ``config.partners`` (its
     ``default`` entry resolved per layout). With topologies, each agent plays under each (its label
     ``agent@topology`` keys the episode)."""
-    topologies: list[str | None] = list(config.topologies) or [None]
+    topologies: list[str | None] = list(config.topologies) or ["individual" if config.repair != "off" else None]
     partners = partners or {}
     return [
         EpisodeJob(
-            EpisodeKey(agent=agent_label(spec.name, topology), partner=partner, layout=layout, seat=seat, episode=i),
+            EpisodeKey(agent=agent_label(spec.name, topology, arm), partner=partner, layout=layout, seat=seat, episode=i),
             spec,
             config.seed + i,
             topology,
+            arm if topology is not None else "off",
         )
         for i in range(config.episodes)
         for layout in layouts
         for spec in config.agents
         for topology in topologies
+        for arm in REPAIR_ARMS[config.repair]
         for partner in partners.get(layout, config.partners)
         for seat in config.seats
     ]

@@ -7,8 +7,9 @@ pool in `runner` and each Ray worker in `ray_executor` hold one `EpisodePlayer` 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 
+from proagent.agent.clock import tick_pace
 from proagent.builder import AgentBuilder, llm_agent
 from proagent.contract import Agent
 from proagent.eval.config import PROAGENT, AgentSpec, EvalConfig
@@ -68,7 +69,7 @@ class EpisodePlayer:
         self.pool = pool
         self.attempt = attempt
         self.llm_specs = llm_specs(config)
-        self.agent_configs = {name: spec.agent_config() for name, spec in self.llm_specs.items()}
+        self.agent_configs = {name: spec.agent_config(domain.prompts_root) for name, spec in self.llm_specs.items()}
 
     async def play(
         self,
@@ -92,12 +93,13 @@ class EpisodePlayer:
                 episode_env=episode_env,
                 topology=self._topology(job),
                 wall_clock_s=self.config.wall_clock_s,
+                pace=_pace(job),
             )  # fmt: skip
         finally:
             source.close(episode_env)
         extra = {
             "partner": job.key.partner, "agent": job.key.agent, "agent_kind": job.spec.kind, "spent_usd": spent(models),
-            "attempt": self.attempt, "topology": job.topology,
+            "attempt": self.attempt, "topology": job.topology, "repair": job.repair,
         }  # fmt: skip
         return EvalRecord(**{**record.model_dump(), **extra})
 
@@ -106,7 +108,11 @@ class EpisodePlayer:
             return None
         config = self.config
         return TopologyConfig(
-            name=job.topology, leader=config.leader, message_budget=config.message_budget, feedback=config.feedback
+            name=job.topology,
+            leader=config.leader,
+            message_budget=config.message_budget,
+            feedback=config.feedback,
+            repair=job.repair,
         )  # type: ignore[arg-type]
 
     def _builder(self, models: list[MeteredModel]) -> AgentBuilder:
@@ -135,3 +141,11 @@ def llm_specs(config: EvalConfig) -> dict[str, AgentSpec]:
 def spent(models: list[MeteredModel]) -> float:
     """Money an episode's models spent on fresh calls (their own meters; cache hits are free)."""
     return sum(model.meter.summary().cost_usd or 0.0 for model in models)
+
+
+def _pace(job: EpisodeJob) -> Callable[[], Awaitable[None]] | None:
+    """An LLM agent on a seconds clock: the world moves on at its tick (`tick_pace`)."""
+    if job.spec.kind != PROAGENT:
+        return None
+    clock = job.spec.agent_config().settled_clock()
+    return tick_pace(clock.seconds_per_step) if clock.seconds_per_step is not None else None

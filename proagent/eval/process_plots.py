@@ -28,7 +28,7 @@ CONSTRAINTS: tuple[str, ...] = (
     "participation",
     "dependency",
 )  # EmCoop's, as the trace names them
-TOPOLOGY_ORDER: tuple[str, ...] = ("individual", "debate", "centralized", "decentralized")
+TOPOLOGY_ORDER: tuple[str, ...] = ("individual", "debate", "centralized", "decentralized", "broadcast_chain")
 DIFFICULTY_ORDER: tuple[str, ...] = ("emcoop_3a", "emcoop_6a", "easy", "medium", "hard")
 CONSTRAINT_COLORS = {"spatial": "#4c72b0", "temporal": "#dd8452", "participation": "#55a868", "dependency": "#c44e52"}
 

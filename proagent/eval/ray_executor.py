@@ -195,7 +195,7 @@ class EpisodeWorker:
             actor = setup.slots.get(endpoint)
             return in_process(endpoint) if actor is None else ClusterSlot(actor, setup.run, config.llm_concurrency, worker, generation)
 
-        pool = ModelPool(self._world.model_factory, config.cache_dir if config.cache else None, limit_for)
+        pool = ModelPool(self._world.models_for(resolved.domain), config.cache_dir if config.cache else None, limit_for)
         player = EpisodePlayer(config, resolved.domain, resolved.envs, pool, setup.attempt)
         return _Grid(player, EnvSource(config, resolved.envs, setup.capacity), registered, config.trace)
 

@@ -33,6 +33,7 @@ class EvalRecord(EpisodeRecord):
     spent_usd: float = 0.0  # money spent on fresh LLM calls (cache hits are free)
     attempt: str = ""  # the process that played it; its trace.jsonl lines carry the same id
     topology: str | None = None  # the MAEIL topology it played under (None: no conversation)
+    repair: str = "off"  # COOP²-Repair: off, observe (the matched pair's arm without repair) or on
 
     @property
     def key(self) -> EpisodeKey:

@@ -133,7 +133,7 @@ class Evaluator:
         queue = deque(j for j in jobs if j.key.id not in finished)
         self._total, self._pending = len(jobs), len(queue)
         cache_dir = self.config.cache_dir if self.config.cache else None
-        self.pool = ModelPool(self.world.model_factory, cache_dir, semaphore_per_endpoint(self.config.llm_concurrency))
+        self.pool = ModelPool(self.world.models_for(self.domain), cache_dir, semaphore_per_endpoint(self.config.llm_concurrency))
         self.budget = Budget(self.config.max_cost_usd, self._spent_before(), self.pool.meter)
         before = len(self.records)
         try:  # what the executor holds for this run goes however the run ends

@@ -40,6 +40,10 @@ METRICS: MappingProxyType[str, str] = MappingProxyType({
     "skill_success_rate": "skills completed / skills ended",
     "intention_accuracy": "teammate intentions predicted correctly",
     "skill_duration_mean": "steps per skill",
+    "clock_idle_steps": "steps idle while a decision was under way (--clock tokens:N)",
+    "clock_stale_steps": "steps acted on a skill decided on an earlier world (--clock tokens:N)",
+    "decisions_per_100_steps": "decisions per 100 steps (--clock tokens:N)",
+    "decision_steps_mean": "world steps a decision took, mean (--clock tokens:N)",
     "overhead_ms_median": "agent time per decision outside the LLM (ms, median)",
     "wall_time_s": "episode wall time (s)",
     "int_total": "interdependent action pairs (proagent.interdependence)",
@@ -59,7 +63,8 @@ LLM_METRICS = frozenset(
         "llm_calls", "fresh_calls", "cached_calls", "tokens", "prompt_tokens", "completion_tokens", "llm_latency_s",
         "cost_usd", "decisions", "rejections", "replans_per_decision", "parse_failures", "fallbacks",
         "oscillations", "retries", "skills_done", "skills_failed", "skill_success_rate", "intention_accuracy", "intention_hits",
-        "intention_total", "skill_duration_mean", "overhead_ms_median",
+        "intention_total", "skill_duration_mean", "overhead_ms_median", "clock_idle_steps", "clock_stale_steps",
+        "decisions_per_100_steps", "decision_steps_mean",
     }
 )  # fmt: skip
 
@@ -158,7 +163,11 @@ PROCESS_METRICS: MappingProxyType[str, str] = MappingProxyType({
     "decision_latency_ms": "wall time of the cognitive phase per step (ms)",
     "coop_rate": "task-steps with all four constraints satisfied / task-steps",
     **{f"c_rate_{c}": f"task-steps with the {c} constraint satisfied / task-steps" for c in CONSTRAINTS},
-    **{f"failures_{c}": f"failed attempts attributed to the {c} constraint (MA-Crafter: the failed collections' {c} violations, fractional as EmCoop's)" for c in CONSTRAINTS},
+    **{
+        f"failures_{c}": f"failed attempts attributed to the {c} constraint (MA-Crafter: the failed collections' {c} "
+        "violations, fractional as EmCoop's)"
+        for c in CONSTRAINTS
+    },
 })  # fmt: skip
 # Metrics only some worlds record, shown where the records have them: capability changes dZ (worlds whose
 # agents hold items and tools) and EmCoop's own episode metrics (MA-Crafter).
@@ -169,7 +178,10 @@ CAPABILITY_METRICS: MappingProxyType[str, str] = MappingProxyType({
     "dz_items_lost": "materials lost (dZ < 0: crafted, placed, shared away), summed over agents and steps",
     # EmCoop's own episode metrics (MA-Crafter: proagent/domains/macrafter/constraints.py names the EmCoop code of each)
     "attempt_success_rate": "collection attempts that succeeded / attempt events (EmCoop's results table)",
-    **{f"{c}_violation_rate": f"mean {c} violation 1 - min(score, 1) over attempt events (EmCoop's results table)" for c in ("spatial", "temporal", "dependency")},
+    **{
+        f"{c}_violation_rate": f"mean {c} violation 1 - min(score, 1) over attempt events (EmCoop's results table)"
+        for c in ("spatial", "temporal", "dependency")
+    },
     "C_plus": "C+: distinct tasks whose spatial, temporal or dependency count rose at some step (EmCoop)",
     "C_minus": "C-: distinct tasks whose spatial, temporal or dependency count fell at some step (EmCoop)",
     "delta_Z": "capability gain records - loss records, vitals and saplings aside (EmCoop's delta_Z)",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from proagent.agent.prompts import PromptSetError
@@ -15,9 +16,11 @@ from proagent.builder import (
     AgentBuilder,
     SetupError,
     check_llm_agent,
+    clock_problem,
     feedback_problem,
     make_env,
     provenance_of,
+    repair_problem,
     settled_horizon,
     settled_partner,
     topology_problem,
@@ -47,10 +50,18 @@ class EnvCache:
 
 @dataclass
 class World:
-    model_factory: ModelFactory = default_model_factory
+    model_factory: ModelFactory | None = None  # None: the model each spec's ``llm`` names (`models_for`)
     envs: EnvCache = field(default_factory=EnvCache)
     domains: Callable[[str], Domain] = get_domain  # name -> domain (tests may plug in their own)
     _cache: dict[str, Domain] = field(default_factory=dict, repr=False)
+
+    def models_for(self, domain: Domain) -> ModelFactory:
+        """The factory of the models that play ``domain``: the one given, else `default_model_factory`
+        with the world's scripted planner (``llm: scripted``)."""
+        if self.model_factory is not None:
+            return self.model_factory
+        scripted = domain.capabilities.scripted
+        return partial(default_model_factory, planner=None if scripted is None else scripted.answer)
 
     def domain(self, name: str) -> Domain:
         """One domain object per name for the world's life (its partner registry loads once)."""
@@ -207,6 +218,10 @@ def _check_topologies(config: EvalConfig, domain: Domain, problems: list[str]) -
         problem = feedback_problem(domain, bool(config.topologies))
         if problem is not None:
             problems.append(f"feedback: {problem}")
+    if config.repair != "off":
+        problem = repair_problem(domain)
+        if problem is not None:
+            problems.append(f"repair: {problem}")
 
 
 def _check_agents(
@@ -226,17 +241,21 @@ def _check_agents(
             if problem:
                 problems.append(f"agents[{i}].kind: {problem.replace('partner', 'agent kind', 1)}")
             continue
+        problem = clock_problem(domain, spec.agent_config())
+        if problem is not None:
+            problems.append(f"agents[{i}].clock: {problem}")
         try:
             for env in envs.values():
                 # every seat: the agent's own, and the partner seats it fills when named as a partner
-                hashes[spec.name] = check_llm_agent(domain, env, spec.agent_config(), [s for s in all_seats if s < env.num_agents], config.seed)
+                seats = [s for s in all_seats if s < env.num_agents]
+                hashes[spec.name] = check_llm_agent(domain, env, spec.agent_config(domain.prompts_root), seats, config.seed)
         except PromptSetError as exc:
             problems.append(f"agents[{i}].prompt: {exc}")
         if (spec.llm, spec.api_base) in models_checked:
             continue
         models_checked.add((spec.llm, spec.api_base))
         try:
-            world.model_factory(spec)
+            world.models_for(domain)(spec)
         except LLMError as exc:
             problems.append(f"agents[{i}].llm: {exc}")
     return hashes

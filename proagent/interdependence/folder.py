@@ -109,7 +109,8 @@ def _from_record(record: dict) -> EpisodeInterdependence:
     if total is None:
         return EpisodeInterdependence()
     agents = [AgentCounts(agent=i, initiated=n, accepted=a) for i, (n, a) in enumerate(zip(record.get("int_initiated", []), record.get("int_accepted", [])))]
-    return EpisodeInterdependence(total=total, constructive=cons, non_constructive=total - cons, constructive_share=cons / total if total else None, agents=agents)
+    share = cons / total if total else None
+    return EpisodeInterdependence(total=total, constructive=cons, non_constructive=total - cons, constructive_share=share, agents=agents)
 
 
 def _safe(name: str) -> str:

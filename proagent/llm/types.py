@@ -3,9 +3,10 @@
 The agent only ever talks to a `Model`: one async ``generate`` call that takes
 chat messages and returns a `Completion` record.  Keeping the interface this
 small (smolagents-style) lets a hosted API, a local server, an in-process GGUF
-model, an on-disk cache and a scripted test double all be swapped freely.
-Beside the messages the agent sends a `Grounding`: what the prompt was rendered
-from, for the test doubles (tests/support) only.
+model, an on-disk cache, a world's scripted planner and a test double all be
+swapped freely. Beside the messages the agent sends a `Grounding`: what the
+prompt was rendered from, for the scripted planner (``--llm scripted``) and the
+test doubles only.
 """
 
 from __future__ import annotations
@@ -89,9 +90,9 @@ Purpose = Literal["plan", "explain", "verify", "probe"]
 
 
 class Grounding(BaseModel):
-    """What one prompt was rendered from, sent beside it: for the test doubles only.
+    """What one prompt was rendered from, sent beside it: for the scripted planner and test doubles only.
 
-    A test double that answered from a prompt's wording broke whenever a template's sentence was
+    A planner that answered from a prompt's wording would break whenever a template's sentence was
     reworded; one that answers from these typed values does not. They are exactly what the prompt
     of that seat was rendered from (observation honesty: the seat's grounded facts, never the
     engine state): the planner's facts, memory, feedback and conversation, or the explainer's
@@ -143,8 +144,8 @@ class Model(Protocol):
         seed: int | None = None,
         grounding: Grounding | None = None,
     ) -> Completion:
-        """Answer ``messages``; see `Completion` for what comes back. ``grounding`` is for test
-        doubles: a real backend ignores it and a wrapper passes it on unchanged."""
+        """Answer ``messages``; see `Completion` for what comes back. ``grounding`` is for the scripted
+        planner and test doubles: a language model's backend ignores it and a wrapper passes it on unchanged."""
         ...
 
 

@@ -6,6 +6,10 @@ Domain-free: it steps any team through the agent contract; agents that can delib
 """
 
 from proagent.maeil.talk import Deliberation, Deliberative, Message, Stage, Talk
-from proagent.maeil.topology import TOPOLOGIES, TopologyConfig
+from proagent.maeil.topology import COOP2_STRUCTURES, EMCOOP_V1_TOPOLOGIES, TOPOLOGIES, TopologyConfig
 
-__all__ = ["TOPOLOGIES", "Deliberation", "Deliberative", "Message", "Stage", "Talk", "TopologyConfig"]
+__all__ = [
+    "COOP2_STRUCTURES",
+    "EMCOOP_V1_TOPOLOGIES",
+    "TOPOLOGIES", "Deliberation", "Deliberative", "Message", "Stage", "Talk", "TopologyConfig",
+]

@@ -18,8 +18,10 @@ from dataclasses import replace
 
 from proagent.contract import Agent, Observation
 from proagent.maeil.metrics import CognitiveLog
+from proagent.maeil.repair import REPAIR_SENDER, RepairLedger, committed, failing, guidance_for
 from proagent.maeil.talk import SPOKEN_KINDS, Deliberation, Deliberative, Message, Stage, Talk
 from proagent.maeil.topology import Phase, TopologyConfig, make_topology
+from proagent.world.plan_effects import PlanEffects
 from proagent.world.types import Event, State
 
 
@@ -32,12 +34,19 @@ class Maeil:
         team: Sequence[Agent],
         plan_target: Callable[[str], str | None] | None = None,
         feedback: Callable[[State], str] | None = None,
+        effects: PlanEffects | None = None,
     ) -> None:
         """``plan_target`` (the domain's, optional) names what a plan works on (a block, a pot):
         plan coherence is how often the committed plans share one. ``feedback`` (the world's
-        snapshot, required when ``config.feedback``) is attached to the leader's spoken messages."""
+        snapshot, required when ``config.feedback``) is attached to the leader's spoken messages.
+        ``effects`` (the world's plan-effect estimator, required unless ``config.repair`` is off)
+        runs COOP²-Repair after the agents commit and before they act."""
         if config.feedback and feedback is None:
             raise ValueError("feedback: this world gives no environment feedback snapshot")
+        if config.repair != "off" and effects is None:
+            raise ValueError("repair: this world gives no plan-effect estimate")
+        self.effects = effects if config.repair != "off" else None
+        self.ledger = RepairLedger(window=config.repair_window)
         self.config = config
         self.feedback = feedback if config.feedback else None
         self.truth: State | None = None  # the step's whole state, for the feedback snapshot
@@ -75,6 +84,8 @@ class Maeil:
             outgoing = [m for s, result in zip(thinkers, results) for m in self.topology.messages(s, result, phase)]
             self._deliver([self._with_feedback(m) for m in outgoing], phase)
         await self._force_ready(observations, phase)
+        if self.effects is not None and sum(phase.thoughts.values()):
+            await self._repair(observations, phase)  # COOP²'s check runs when plans were committed
         self.log.phase_done(rounds, time.perf_counter() - started)
         self._measure_coherence()
         actions = []
@@ -89,9 +100,54 @@ class Maeil:
 
     def metrics(self) -> dict[str, float]:
         """The episode's process metrics (`CognitiveLog.metrics`) and plan coherence: per step, the
-        share of committed plans (those with a target) that work on the most common target."""
+        share of committed plans (those with a target) that work on the most common target; with
+        repair, its counts and the estimator's precision and recall (`RepairLedger.metrics`)."""
         coherence = sum(self.coherence) / len(self.coherence) if self.coherence else 0.0
-        return {**self.log.metrics(), "plan_coherence": coherence}
+        if self.effects is not None:
+            self.ledger.close()
+        repair = self.ledger.metrics() if self.effects is not None else {}
+        return {**self.log.metrics(), "plan_coherence": coherence, **repair}
+
+    def observe_step(self, before: State, actions: Sequence[int], after: State) -> None:
+        """After the environment stepped: score the pending predictions the step's attempts resolve."""
+        if self.effects is None:
+            return
+        scored = self.ledger.realised(before.step, self.effects.realised(before, actions, after))
+        if scored:
+            self.log.records.append({"kind": "repair_scored", "t_env": before.step, "requirements": scored})
+
+    async def _repair(self, observations: Sequence[Observation], phase: Phase) -> None:
+        """COOP²-Repair's check: predict the committed plans' requirements; with repair on, send each
+        agent a predicted failure involves one targeted message naming it, let those agents
+        deliberate once more (no new messages: ``closing``), and predict again. The final
+        predictions go to the ledger, which scores them against the attempts that follow."""
+        assert self.effects is not None and self.truth is not None
+        predicted = list(self.effects.predict(self.truth, committed(self.plans)))
+        failures = failing(predicted, self.talkers)
+        self.ledger.counts["repair_checks"] += 1
+        self.ledger.counts["predicted_failures"] += len([r for r in predicted if not r.satisfied])
+        record = {"kind": "repair_check", "t_env": phase.t_env, "predicted": [r.to_record() for r in predicted]}
+        self.log.records.append(record)
+        if self.config.repair == "on" and failures:
+            targets = sorted({s for r in failures for s in r.seats if s in self.talkers})
+            self.ledger.counts["repairs_triggered"] += 1
+            self.ledger.counts["repair_messages"] += len(targets)
+            self.ledger.counts["repair_calls"] += len(targets)
+            before = {s: self.plans[s] for s in targets}
+            for seat in targets:
+                text = guidance_for(seat, failures)
+                message = Message(REPAIR_SENDER, (seat,), text, "repair", phase.t_cog, phase.t_env)
+                self.log.message(message)
+                self.inbox[seat].append(message)
+                self.log.enter(seat, Stage.INTERRUPT, phase, cause=REPAIR_SENDER)
+                phase.stage[seat] = Stage.INTERRUPT
+            phase.closing = True
+            phase.t_cog = self.log.tick()
+            await asyncio.gather(*(self._think(s, observations[s], phase) for s in targets))
+            self.ledger.counts["repair_revisions"] += sum(1 for s in targets if self.plans[s] != before[s])
+            predicted = list(self.effects.predict(self.truth, committed(self.plans)))
+            record["revised"] = [r.to_record() for r in predicted]
+        self.ledger.predicted(phase.t_env, predicted)
 
     def _measure_coherence(self) -> None:
         if self.plan_target is None:

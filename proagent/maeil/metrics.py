@@ -53,7 +53,8 @@ class CognitiveLog:
         self.entered[seat] = now
         self.stage[seat] = stage
         self.interruptions += int(stage == Stage.INTERRUPT)
-        record = {"kind": "stage", "agent": seat, "from": previous.value, "to": stage.value, "t_cog": self.clock, "t_env": phase.t_env, "wall_ms": self._wall_ms()}
+        record = {"kind": "stage", "agent": seat, "from": previous.value, "to": stage.value}
+        record |= {"t_cog": self.clock, "t_env": phase.t_env, "wall_ms": self._wall_ms()}
         if cause is not None:
             record["cause"] = cause
         self.records.append(record)
@@ -71,7 +72,8 @@ class CognitiveLog:
 
     def plan(self, seat: int, plan: str, outcome: str, phase: Phase) -> None:
         self.plan_outcomes[outcome] += 1
-        self.records.append({"kind": "plan", "agent": seat, "plan": plan, "outcome": outcome, "t_cog": self.clock, "t_env": phase.t_env, "wall_ms": self._wall_ms()})
+        timing = {"t_cog": self.clock, "t_env": phase.t_env, "wall_ms": self._wall_ms()}
+        self.records.append({"kind": "plan", "agent": seat, "plan": plan, "outcome": outcome, **timing})
 
     def phase_done(self, rounds: int, seconds: float) -> None:
         self.rounds.append(rounds)

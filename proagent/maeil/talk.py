@@ -44,7 +44,8 @@ class Message:
 
     def to_record(self) -> dict:
         """The trace's record: ``kind`` "message", its own kind under ``type``; ``feedback`` when attached."""
-        record = {"kind": "message", "type": self.kind, "from": self.sender, "to": list(self.recipients), "text": self.text, "t_cog": self.t_cog, "t_env": self.t_env}
+        record = {"kind": "message", "type": self.kind, "from": self.sender, "to": list(self.recipients), "text": self.text}
+        record |= {"t_cog": self.t_cog, "t_env": self.t_env}
         if self.feedback is not None:
             record["feedback"] = self.feedback
         return record

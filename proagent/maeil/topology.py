@@ -9,6 +9,11 @@ to whom, and which arrivals interrupt.
   without another call. A follower that needs a plan asks the leader.
 - ``decentralized``: anyone may message anyone (``to player k: ...``, else everyone) within a
   per-step budget; an arrival interrupts its receiver, who may answer while it has budget.
+- ``broadcast_chain`` (COOP², EmCoop v2): a fixed speaker order (seat order); an agent that plans
+  reads the proposals of the earlier speakers this round, commits, and broadcasts its proposal to
+  every later speaker, whose running plans it interrupts (each re-plans once a phase, in order).
+
+EmCoop v1's paper ran the first four; COOP² (v2) runs individual, centralized and broadcast chain.
 """
 
 from __future__ import annotations
@@ -25,8 +30,10 @@ from proagent.limits import MAX_MESSAGE_BUDGET
 from proagent.llm.sanitize import clean_field
 from proagent.maeil.talk import Deliberation, Message, Stage
 
-TopologyName = Literal["individual", "debate", "centralized", "decentralized"]
-TOPOLOGIES: tuple[str, ...] = ("individual", "debate", "centralized", "decentralized")
+TopologyName = Literal["individual", "debate", "centralized", "decentralized", "broadcast_chain"]
+TOPOLOGIES: tuple[str, ...] = ("individual", "debate", "centralized", "decentralized", "broadcast_chain")
+EMCOOP_V1_TOPOLOGIES: tuple[str, ...] = ("individual", "debate", "centralized", "decentralized")  # EmCoop v1's grid
+COOP2_STRUCTURES: tuple[str, ...] = ("individual", "centralized", "broadcast_chain")  # COOP²'s communication structures
 _TO = re.compile(r"^\s*to\s+((?:player\s*[0-9]+\s*(?:,|and)?\s*)+)[:\-]\s*", re.IGNORECASE)
 
 
@@ -41,6 +48,12 @@ class TopologyConfig(BaseModel):
     )
     max_rounds: int = Field(8, ge=1, description="bound on cognitive rounds per environment step")
     message_max_chars: int = Field(300, ge=20, description="longer messages are cut before delivery")
+    repair: Literal["off", "observe", "on"] = Field(
+        "off",
+        description="COOP²-Repair: check the committed plans before they run (observe: predict and score only; "
+        "on: also send targeted guidance to the agents a predicted failure involves, who may revise)",
+    )
+    repair_window: int = Field(30, ge=1, le=10_000, description="steps a prediction waits for the attempt that scores it")
     feedback: bool = Field(
         False,
         description="environment feedback: the world's constraint and dependency snapshot attached to the leader's messages "
@@ -206,7 +219,51 @@ class Decentralized(Topology):
         return tuple(s for s in self._others(seat) if s in named), text[match.end():]
 
 
-_KINDS: dict[str, type[Topology]] = {"individual": Topology, "debate": Debate, "centralized": Centralized, "decentralized": Decentralized}
+class BroadcastChain(Topology):
+    """COOP²'s Broadcast Chain (EmCoop's ``comm_topology/llm_broadcast_chain.py``): speakers in a
+    fixed order. Why one thinker at a time: a later speaker must read what every earlier one
+    proposed this round before it commits. The broadcast is the committed plan (as EmCoop's, which
+    builds it from the plan, not from model prose), followed by the speaker's own message when it
+    wrote one; it interrupts later speakers that were executing, who re-plan once a phase."""
+
+    name = "broadcast_chain"
+
+    def role(self, seat: int) -> str:
+        order = self.talkers.index(seat) if seat in self.talkers else 0
+        if order == 0:
+            return "first speaker"
+        if order == len(self.talkers) - 1:
+            return "final speaker"
+        return f"speaker {order + 1} of {len(self.talkers)}"
+
+    def thinkers(self, phase: Phase) -> list[int]:
+        return phase.needing()[:1]  # the earliest speaker that needs a plan; talkers are in seat order
+
+    def may_send(self, seat: int, phase: Phase) -> bool:
+        return phase.sent[seat] == 0 and bool(self._later(seat))
+
+    def messages(self, seat: int, result: Deliberation, phase: Phase) -> list[Message]:
+        later = self._later(seat)
+        if not later or phase.sent[seat]:
+            return []
+        phase.sent[seat] += 1
+        text = f"proposed plan: {result.plan}" + (f". {result.message}" if result.message else "")
+        return [phase.message(seat, later, text[: self.config.message_max_chars], "say")]
+
+    def interrupts(self, receiver: int, message: Message, phase: Phase) -> bool:
+        return receiver in self._later(message.sender) and phase.thoughts[receiver] == 0
+
+    def _later(self, seat: int) -> tuple[int, ...]:
+        return tuple(s for s in self.talkers if s > seat)
+
+
+_KINDS: dict[str, type[Topology]] = {
+    "individual": Topology,
+    "debate": Debate,
+    "centralized": Centralized,
+    "decentralized": Decentralized,
+    "broadcast_chain": BroadcastChain,
+}
 
 
 def make_topology(config: TopologyConfig, talkers: tuple[int, ...]) -> Topology:

@@ -131,7 +131,8 @@ async def run_episode(
     snapshot = (
         caps.feedback.snapshot if caps.feedback is not None and topology is not None and topology.feedback else None
     )
-    maeil = Maeil(topology, team, plan_target, snapshot) if topology is not None else None
+    effects = caps.plan_effects if topology is not None and topology.repair != "off" else None
+    maeil = Maeil(topology, team, plan_target, snapshot, effects) if topology is not None else None
     if states is not None:
         states.append(state)
     deadline = WallClock(wall_clock_s, clock) if wall_clock_s else None
@@ -150,6 +151,8 @@ async def run_episode(
         score += reward
         shaped = [s + float(r) for s, r in zip(shaped, tr.shaped_reward)]
         constraints = process.add(symbolic, actions, after) if process is not None else None
+        if maeil is not None:
+            maeil.observe_step(symbolic, actions, after)
         stopped = not tr.done and stop_when is not None and stop_when(score, all_events)
         ended_by = _ending(bool(tr.done), stopped, deadline)
         ended = ended_by is not None

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from proagent.domains import DEFAULT_DOMAIN
+from proagent.llm.scripted import ModelRecord
 
 # Why an episode ended: the world's own end (its horizon or a terminal state), the caller's stop
 # condition (`proagent human --until`), or the wall-clock budget (``--wall-clock``).
@@ -31,6 +32,9 @@ class RunConfig(BaseModel):
         None, description="seconds of wall clock an episode may take (--wall-clock, EmCoop's budget); None: no budget"
     )
     llm: str
+    model: ModelRecord | None = Field(
+        None, description="what the model is: a language model or a scripted planner (None in runs recorded before it)"
+    )
     api_base: str | None = None
     llm_timeout_s: float | None = None
     agent: dict
@@ -94,6 +98,9 @@ class EpisodeRecord(BaseModel):
     wall_time_s: float
     ended_by: EndedBy | None = Field(None, description="why the episode ended; None in records written before it was kept")
     shaped_return: list[float]
+    model: str | None = Field(
+        None, description="the focal agent's model ('scripted': a world's scripted planner, no language model); None without one"
+    )
     llm_calls: int = 0
     cached_calls: int = 0
     prompt_tokens: int = 0
@@ -116,6 +123,11 @@ class EpisodeRecord(BaseModel):
     intention_by_teammate: dict[str, dict[str, int]] = Field(default_factory=dict, description="teammate seat -> hits, total")
     overhead_ms_median: float | None = None
     skill_duration_mean: float | None = None
+    # --clock tokens:N (`TokenClockProAgent`): None on the turn clock
+    clock_idle_steps: int | None = Field(None, description="steps the agent idled waiting for a decision to land")
+    clock_stale_steps: int | None = Field(None, description="steps acted on a skill decided on an earlier world")
+    decisions_per_100_steps: float | None = None
+    decision_steps_mean: float | None = Field(None, description="world steps a decision took, mean")
     # Belief probes (agent/probe.py; --belief-probe): 0/None in runs without them.
     belief_probes: int = Field(0, description="turns the focal agent was asked what it believes")
     belief_seen_accuracy: float | None = Field(None, description="mean over probed turns: items the seat had seen")

@@ -112,6 +112,7 @@ class RunFolder:
         """A new folder ``<root>/<timestamp>-<name>``; a name that is not one plain path part
         (`check_run_name`) is refused, so no run is ever written outside ``root``."""
         check_run_name(name)
+        root = root.absolute()  # the current folder's runs/ by default: fixed now, whatever chdir comes later
         path = root / f"{now_stamp()}-{name}"
         suffix = 1
         while path.exists():

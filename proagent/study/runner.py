@@ -139,7 +139,9 @@ class StudyRunner:
         self.questionnaire = study_questionnaire(self.study_dir, self.config)
         self.horizon = round_steps(self.config)
         self.consent = read_consent(self.study_dir)
-        self.options = agent_options or argparse.Namespace(llm="embedded", api_base=None)
+        self.options = agent_options or argparse.Namespace(
+            llm="embedded", api_base=None, command_line=["proagent", "study", "run", str(self.study_dir)]
+        )
         try:  # as `play` does: a key in the URL would end up in every round's folder (and fail at round 1)
             check_api_base(getattr(self.options, "api_base", None))
         except LLMConfigError as exc:

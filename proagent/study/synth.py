@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-import sys
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -105,9 +105,12 @@ def write_study(
     layouts: tuple[tuple[str, str], ...] = DEFAULT_LAYOUTS,
     proxy: str = DEFAULT_PROXY,
     progress: Callable[[str], None] | None = None,
+    command: str | None = None,
 ) -> StudyConfig:
     """A whole synthetic study in ``out`` (which must not exist or be empty); the same arguments
-    give the same folder (episodes and answers are seeded), timestamps aside."""
+    give the same folder (episodes and answers are seeded), timestamps aside. ``command``: what
+    every round's config.json records as the command that made it (default: the `proagent study
+    synth` command line of these arguments)."""
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise SynthError(f"{out} exists and is not an empty folder; choose a new one")
@@ -120,7 +123,11 @@ def write_study(
     _write_toml(out / STUDY_FILE, config)
     rng = random.Random(seed)
     effects = {(p, lay): rng.gauss(0, 0.4) + 0.3 * j for p in partners for j, (lay, _) in enumerate(layouts)}
-    plays = _Plays(out, config, envs, proxy, load_questionnaire(), rng, effects, *git_state(), package_versions())
+    if command is None:
+        words = ["proagent", "study", "synth", str(out), "--participants", str(participants), "--rounds", str(rounds)]
+        words += ["--seed", str(seed), "--horizon", str(horizon), "--proxy", proxy, "--partners", ",".join(partners)]
+        command = shlex.join(words)
+    plays = _Plays(out, config, envs, proxy, load_questionnaire(), rng, effects, *git_state(), package_versions(), command)
     for index in range(participants):
         pid = f"P{index + 1:03d}"
         plays.participant(pid, index, seed)
@@ -144,6 +151,7 @@ class _Plays:
     commit: str
     dirty: bool
     versions: dict[str, str]
+    command: str  # the command that made the study, recorded by every round
 
     def participant(self, pid: str, index: int, seed: int) -> None:
         """participant.json, then every planned round and its answers."""
@@ -184,7 +192,7 @@ class _Plays:
 
     def _config(self, domain: Domain, env: DomainEnv, partner: str, seed: int, settings: dict) -> HumanRunConfig:
         return HumanRunConfig(
-            command=" ".join(["proagent", *sys.argv[1:]]),
+            command=self.command,
             domain=domain.name,
             layout=env.name,
             partner="human",

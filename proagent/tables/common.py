@@ -16,6 +16,7 @@ from proagent.eval.config import ConfigError, EvalConfig, validate_config
 from proagent.eval.progress import ProgressLines
 from proagent.eval.session import RunHandle, finish_run, play_run
 from proagent.eval.world import Resolved, World, resolve
+from proagent.llm.scripted import SCRIPTED_CAPTION, SCRIPTED_SPEC, is_scripted
 from proagent.tables.table_run import TableRun, TableRunError
 
 if TYPE_CHECKING:
@@ -81,11 +82,14 @@ class LLMSettings(TableSettings):
 
 
 def model_label(llm: str | None) -> str:
-    """The model in words: the embedded one by default; a factory from the tests is a test double."""
+    """The model in words: the embedded one by default; a factory from the tests is a test double;
+    ``scripted`` is a world's scripted planner, said to be no language model."""
     if llm is None:
         return "the embedded model (the default `--llm`)"
     if llm.startswith(TEST_DOUBLES):
         return f"`{llm}`: a test double (scripted answers), not a language model"
+    if is_scripted(llm):
+        return f"`{SCRIPTED_SPEC}`: the world's {SCRIPTED_CAPTION}"
     return f"`{llm}`"
 
 

@@ -18,7 +18,7 @@ from rich.console import Console
 from proagent.eval.process_plots import bars_by_difficulty, failure_bars, radar_by_topology
 from proagent.eval.records import read_records
 from proagent.eval.stats import INTERVAL_NOTE, mean_se, metric_value, paired_difference
-from proagent.maeil import TOPOLOGIES
+from proagent.maeil import EMCOOP_V1_TOPOLOGIES, TOPOLOGIES
 from proagent.tables.common import LLMSettings, Plan, play_grids, proagent_agent, write_page
 
 TEAMS = (("easy", 2, ""), ("medium", 3, ""), ("hard", 4, ""), ("hard", 6, "@6"))
@@ -60,7 +60,7 @@ class Settings(LLMSettings):
     out: Path = Path("docs/cube_topologies")
     trace: bool = False
     teams: list[str] = Field(default_factory=lambda: [team_key(d, x) for d, _, x in TEAMS], min_length=1)
-    topologies: list[str] = Field(default_factory=lambda: list(TOPOLOGIES), min_length=1)
+    topologies: list[str] = Field(default_factory=lambda: list(EMCOOP_V1_TOPOLOGIES), min_length=1)
 
 
 def plan(settings: Settings) -> Plan:

@@ -21,7 +21,8 @@ from rich.console import Console
 from proagent.eval.process_plots import RADAR_METRICS, bars_by_difficulty, failure_bars, radar_by_topology
 from proagent.eval.records import read_records
 from proagent.eval.stats import INTERVAL_NOTE, mean_se, metric_value, paired_difference
-from proagent.maeil import TOPOLOGIES
+from proagent.llm.scripted import is_scripted
+from proagent.maeil import EMCOOP_V1_TOPOLOGIES, TOPOLOGIES
 from proagent.tables.common import TEST_DOUBLES, LLMSettings, Plan, play_grids, proagent_agent, write_page
 
 EMCOOP_WORLDS = {"emcoop_3a": "", "emcoop_6a": "@6"}  # EmCoop's grid: its 64x64 world, teams of 3 and 6
@@ -66,7 +67,7 @@ class Settings(LLMSettings):
     out: Path = Path("docs/macrafter_topologies")
     trace: bool = False
     difficulties: list[str] = Field(default_factory=lambda: list(EMCOOP_WORLDS), min_length=1)
-    topologies: list[str] = Field(default_factory=lambda: list(TOPOLOGIES), min_length=1)
+    topologies: list[str] = Field(default_factory=lambda: list(EMCOOP_V1_TOPOLOGIES), min_length=1)
     from_runs: list[Path] = Field(default_factory=list, description="two earlier run folders, feedback off then on")
 
     @field_validator("from_runs")
@@ -184,7 +185,7 @@ def labelled(rows: list[dict]) -> list[dict]:
 
 def page(settings: Settings, folders: list[Path], rows: list[dict], plots: list[Path]) -> str:
     """The page: how it was made, what the columns mean, the table and the figures."""
-    loopback = settings.llm is not None and settings.llm.startswith(TEST_DOUBLES)
+    scripted = settings.llm is not None and (settings.llm.startswith(TEST_DOUBLES) or is_scripted(settings.llm))
     return (
         "# MA-Crafter: topology x world, with and without environment feedback\n\n"
         f"Model: {settings.model_label()}.\n\n"
@@ -196,11 +197,11 @@ def page(settings: Settings, folders: list[Path], rows: list[dict], plots: list[
         + "(emcoop_3a / emcoop_6a: EmCoop's 64x64 world, teams of 3 and 6; easy / medium / hard: our smaller maps), "
         + (f"{settings.horizon} steps each" if settings.horizon else "each world's own horizon")
         + ", ProAgent in every seat, one episode each from seat 0; mean ± standard error over worlds, n = worlds). "
-        + ("Made with the MA-Crafter loopback double (`tests/support/responders/macrafter.py`: a scripted test double "
-           "that answers from the seat's grounding by the tech-tree convention): the numbers measure the framework and "
-           "the double's convention, not a language model. The double does not read the feedback, so feedback on and "
+        + ("Made with the MA-Crafter scripted planner (`proagent/domains/macrafter/scripted.py`, not a language model: "
+           "it answers from the seat's grounding by the tech-tree convention): the numbers measure the framework and "
+           "the planner's convention, not a language model. The planner does not read the feedback, so feedback on and "
            "off play the same (Δ = 0 shows that attaching it changes nothing else); what feedback does for a team is "
-           "measured with a model (`--llm`). " if loopback else "")
+           "measured with a model (`--llm`). " if scripted else "")
         + "Feedback on: the world's constraint and dependency snapshot (environment truth: who is where, who holds "
         "which tool, what the next task lacks) attached to the leader's messages (centralized: the leader's "
         "directives; debate and decentralized: the messages of seat 0). "

@@ -21,6 +21,7 @@ TABLES = MappingProxyType({
     "interdependence": "proagent.tables.interdependence",
     "cube_topologies": "proagent.tables.cube_topologies",
     "macrafter_topologies": "proagent.tables.macrafter_topologies",
+    "coop2": "proagent.tables.coop2",
     "yokai": "proagent.tables.yokai",
 })  # fmt: skip
 

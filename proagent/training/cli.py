@@ -65,7 +65,8 @@ def _add_recipe_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--layout",
         default=None,
-        help="layout or scenario name, or file (e.g. cramped_room, easy_2a); required without --sweep",
+        help="layout or scenario name, or file (e.g. cramped_room, easy_2a); default: the world's own "
+        "(`proagent layouts`), counter_circuit in Overcooked",
     )
     p.add_argument("--seed", type=_bounded(int, 0, MAX_SEED), default=0)
     p.add_argument(
@@ -97,7 +98,14 @@ def _add_recipe_arguments(p: argparse.ArgumentParser) -> None:
 def _add_output_arguments(p: argparse.ArgumentParser) -> None:
     """Where the checkpoint goes."""
     p.add_argument(
-        "--out", type=Path, default=None, help="run folder (default runs/train/<time>-<world>-<layout>-<algo>/)"
+        "--runs-dir",
+        type=Path,
+        default=None,
+        help="where run folders go, as in play, eval and human (default: runs/train/ in the current folder); "
+        "a run's folder is <time>-<world>-<layout>-<algo>/ in it",
+    )
+    p.add_argument(
+        "--out", type=Path, default=None, help="the run folder itself, instead of a new one in --runs-dir"
     )
     p.add_argument(
         "--ship",
@@ -235,8 +243,6 @@ def refuse_flags(args: argparse.Namespace) -> str | None:
     """The first flag combination that cannot run, as one line; None if all can."""
     if args.sweep is not None:
         return refuse_with_sweep(args)
-    if args.layout is None:
-        return "--layout is required (or give --sweep FILE)"
     if args.executor != "local" or args.ray_address is not None:
         return "--executor and --ray-address are for --sweep; a single run trains in this process"
     if args.resume and args.algo == "bc":
@@ -245,8 +251,11 @@ def refuse_flags(args: argparse.Namespace) -> str | None:
         return f"--keep-best is for sp runs; {args.algo} ships its own final agent"
     if args.init_from is not None and args.algo != "sp":
         return f"--init-from is for sp runs; {args.algo} starts from SP with --warm-start sp"
-    if args.ship is not None and args.out is not None:
-        return "--ship writes to partners/<world>/<layout>/<name>/ and --out names another folder: give one of them"
+    if args.ship is not None and (args.out is not None or args.runs_dir is not None):
+        flag = "--out" if args.out is not None else "--runs-dir"
+        return f"--ship writes to partners/<world>/<layout>/<name>/ and {flag} names another folder: give one of them"
+    if args.out is not None and args.runs_dir is not None:
+        return "--out names the run folder itself and --runs-dir where a new one goes: give one of them"
     if args.ship and not _is_folder_name(args.ship):
         return f"--ship {args.ship!r}: a partner name is letters, digits, '_', '-' and '.' (e.g. sp_s3)"
     if args.keep_best < 0:
@@ -309,6 +318,14 @@ def run(args: argparse.Namespace, say: Callable[[str], None] | None = None) -> i
         return 2
     if args.sweep is not None:
         return _run_sweep(args, say or _say)
+    if args.layout is None:
+        from proagent.domains import get_domain
+
+        try:
+            args.layout = get_domain(args.domain).default_layout()  # recorded as if given
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     return run_training(args, say)
 
 

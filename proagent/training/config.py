@@ -60,7 +60,7 @@ class PPOConfig(PPOHyperparameters):
     """One PPO program's run: its world and layout, the PPO knobs, the shaping and the network."""
 
     world: str = Field("overcooked", description="the world whose RL spec builds the env")
-    layout: str = "cramped_room"
+    layout: str = Field(description="the layout trained on: required, since no layout is every world's")
     shaping_horizon: int = Field(5_000_000, ge=0, le=MAX_TRAIN_STEPS, description="env steps over which shaping goes 1 -> 0")
     network: Network = NetworkConfig()
 

@@ -1,7 +1,8 @@
 """Where a training run writes: a fresh run folder under ``runs/train/`` unless ``--out`` says
 otherwise, never silently over a checkpoint.
 
-The default is ``runs/train/<timestamp>-<world>-<layout>-<algo>/`` (git-ignored): a run never lands
+The default is ``runs/train/<timestamp>-<world>-<layout>-<algo>/`` in the current folder (``--runs-dir``
+names another parent): a run never lands
 in ``partners/`` by default, so no shipped checkpoint is overwritten by accident; shipping one is a
 deliberate act: ``--ship`` writes into ``partners/<world>/<layout>/<name>/`` and, like an ``--out``
 there, replaces a checkpoint only with ``--overwrite``. ``--resume`` without ``--out`` continues the newest interrupted run of the same world,
@@ -37,7 +38,7 @@ def run_name(world: str, layout: str, algo: str) -> str:
 def default_out(world: str, layout: str, algo: str, root: Path | None = None) -> Path:
     """A new run folder: ``<root>/<YYYYmmdd-HHMMSS>-<world>-<layout>-<algo>`` (a suffix if taken);
     ``root`` defaults to ``runs/train``."""
-    root = TRAIN_RUNS if root is None else root
+    root = (TRAIN_RUNS if root is None else root).absolute()
     base = f"{time.strftime('%Y%m%d-%H%M%S')}-{run_name(world, layout, algo)}"
     out, n = root / base, 1
     while out.exists():

@@ -38,10 +38,10 @@ def _out_dir(args: argparse.Namespace, world: str, layout: str, settings: Any) -
         out = _members(args, world, layout, None)[0] if args.seeds > 1 else ship_out(world, layout, args.ship or args.algo)
     run = _run_label(args)
     if out is None and args.resume:
-        out = interrupted_run(world, layout, run)
+        out = interrupted_run(world, layout, run, args.runs_dir)
         if out is None:
-            raise ValueError(f"--resume: no interrupted {run} run of {world} {layout} under runs/train; give --out")
-    out = out or default_out(world, layout, run)
+            raise ValueError(f"--resume: no interrupted {run} run of {world} {layout} under {args.runs_dir or 'runs/train'}; give --out")
+    out = out or default_out(world, layout, run, args.runs_dir)
     targets = _members(args, world, layout, out) if args.seeds > 1 else [out]
     if args.algo == "human_proxy":
         targets += [proxy_dir(out, style) for style in (settings or ProxySettings()).styles]

@@ -8,6 +8,7 @@ a human game is the same agent a benchmark plays.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from proagent.builder import LLM_AGENT, LLMFlags, SetupError, prepare_llm, resol
 from proagent.checkout import git_state
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import domain_for
+from proagent.llm.scripted import describe_model
 from proagent.runner.records import EpisodeRecord, HumanRunConfig
 from proagent.runner.run_folder import RunFolder, package_versions, run_name_from
 from proagent.runner.summary import summary_of
@@ -96,6 +98,8 @@ def build_human_session(
     ``<timestamp>-<name>`` one under ``--runs-dir``."""
     if env is None:
         domain, env = resolve_env(args.layout, args.horizon, getattr(args, "domain", None))
+        if env.num_agents != 2 and domain.capabilities.teams is not None:  # a world that sizes teams plays a pair
+            domain, env = resolve_env(args.layout, args.horizon, getattr(args, "domain", None), 2)
     else:
         domain = domain_for(env.name, getattr(args, "domain", None))
     if env.num_agents != 2:
@@ -144,7 +148,7 @@ def _write_config(
 ) -> None:
     commit, dirty = git_state()
     config = HumanRunConfig(
-        command=" ".join(["proagent", *sys.argv[1:]]),
+        command=shlex.join(args.command_line),
         domain=getattr(args, "domain", None) or domain.name,
         layout=env.name,
         partner="human",
@@ -153,6 +157,7 @@ def _write_config(
         seed=args.seed,
         horizon=args.horizon,
         llm=spec.llm,
+        model=describe_model(spec.llm) if spec.llm != "none" else None,
         api_base=getattr(args, "api_base", None) if spec.llm != "none" else None,
         agent=spec.info,
         prompt_hashes=spec.prompt_hashes,

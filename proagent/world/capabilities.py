@@ -16,9 +16,13 @@ see what it can add and the core never probes a world for a member it might have
 - ``rl``: what the one RL program needs to train partners for the world (`proagent train`).
 - ``belief_probes``: what the agent can be asked it believes of hidden facts, and the truth to score
   it against (`proagent.world.probes`; ``--belief-probe``).
+- ``scripted``: the world's scripted planner (`--llm scripted`): code that answers the agent's prompts
+  from the typed grounding sent beside them, a model of the product that is no language model.
 - ``feedback``: environment feedback (EmCoop's RQ3): a snapshot of the team's constraint and
   dependency state, read from the env's truth, that MAEIL's ``--feedback`` attaches to the leader's
   messages.
+- ``plan_effects``: COOP²-Repair's estimate of which cooperative requirements the committed plans
+  will meet, and the realised outcomes it is scored against (`proagent.world.plan_effects`).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from proagent.world.plan_effects import PlanEffects
 from proagent.world.probes import BeliefProbes
 from proagent.world.rl_spec import RLSpec
 from proagent.world.types import DomainEnv, EngineState, Event, InterdependenceCollector, Perceiver, State
@@ -106,6 +111,19 @@ class PlanTargets:
 
 
 @dataclass(frozen=True)
+class ScriptedPlanning:
+    """The world's scripted planner, which `--llm scripted` plays behind the model contract.
+
+    ``answer`` takes a ``proagent.llm.types.Grounding`` (typed here as Any: this layer imports
+    nothing above it) and returns the answer's text in the format the grounding asks for. It reads
+    the seat's grounded facts, memory, feedback and conversation, never the prompt's wording.
+    ``source`` names the module that defines it, for the run's records."""
+
+    answer: Callable[[Any], str]
+    source: str
+
+
+@dataclass(frozen=True)
 class Capabilities:
     """Every optional capability of a world; each defaults to None (the world lacks it)."""
 
@@ -119,6 +137,8 @@ class Capabilities:
     rl: RLSpec | None = None  # what `proagent train` needs (`proagent.world.rl_spec`)
     belief_probes: BeliefProbes | None = None  # `proagent.world.probes`
     feedback: Feedback | None = None  # MAEIL's ``--feedback`` (environment feedback in the leader's messages)
+    plan_effects: PlanEffects | None = None  # COOP²-Repair's estimator (``--repair``)
+    scripted: ScriptedPlanning | None = None  # `--llm scripted`: the world's scripted planner
 
     def names(self) -> list[str]:
         """The capabilities present, for listings (`proagent layouts --domain W`)."""
@@ -133,8 +153,10 @@ __all__ = [
     "Feedback",
     "Interdependence",
     "Perception",
+    "PlanEffects",
     "PlanTargets",
     "ProcessMetrics",
     "Rendering",
+    "ScriptedPlanning",
     "TeamSizing",
 ]

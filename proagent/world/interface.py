@@ -26,6 +26,7 @@ class Domain(Protocol):
     prompts_root: Path  # prompt sets (<root>/<set>/*.j2) for this world
     knowledge_root: Path  # task.md, rules.md, layouts/<name>.toml (notes, roles, demos)
     idle_action: int  # the primitive action that does nothing (an agent still thinking plays it)
+    turn_based: bool  # the world waits for every move by its rules (a card game): no --clock but turns
     useful_events: tuple[str, ...]  # event kinds that are an agent's own contribution (play's summary)
     metric_names: tuple[str, ...]  # the keys of episode_metrics (report columns, ablation metrics)
     capabilities: Capabilities  # what the world offers beyond this interface
@@ -36,6 +37,10 @@ class Domain(Protocol):
 
     def layout_names(self) -> list[str]:
         """The named layouts/scenarios, for listings and error messages."""
+
+    def default_layout(self) -> str:
+        """The layout every front end (play, eval, human, train) plays when none is named, so no
+        world's commands fall back on another world's layout."""
 
     def owns(self, spec: str) -> bool:
         """Whether ``spec`` (a layout name or file) belongs to this world."""
@@ -82,11 +87,13 @@ REQUIRED_MEMBERS = (
     "prompts_root",
     "knowledge_root",
     "idle_action",
+    "turn_based",
     "useful_events",
     "metric_names",
     "capabilities",
     "action_names",
     "layout_names",
+    "default_layout",
     "owns",
     "make_env",
     "default_horizon",

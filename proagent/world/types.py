@@ -49,9 +49,11 @@ def wait_skill(steps: int = 1) -> Skill:
 
 @runtime_checkable
 class Event(Protocol):
-    """Something that happened in one step; ``agent`` is the seat that did it."""
+    """Something that happened in one step; ``agent`` is the seat that did it, ``kind`` what it was
+    (its ``str`` names it: the kit counts events per kind, and skills end on a kind)."""
 
     agent: int
+    kind: Any
 
     def to_record(self) -> dict: ...
 

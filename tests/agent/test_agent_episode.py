@@ -100,7 +100,7 @@ def test_replay_from_the_cache_without_the_model(cramped, tmp_path):
     assert cached.misses == len(live_model.calls) == first.llm_calls > 0
     assert first.score >= 40
 
-    dead = ScriptedModel()  # same name ("scripted"), no answers: any call raises
+    dead = ScriptedModel()  # same name ("test-double"), no answers: any call raises
     replay_cache = CachedModel(dead, tmp_path / "llm")
     _, second, second_lines = _play(cramped, replay_cache, seed=3)
     assert dead.calls == []

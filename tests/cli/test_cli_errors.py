@@ -54,4 +54,4 @@ def test_missing_api_key_names_the_variable(monkeypatch, capsys, runs):
 def test_layouts_command_prints_a_layout(capsys):
     assert main(["layouts", "forced_coordination"]) == 0
     out = capsys.readouterr().out
-    assert "XXXPX\nO X1P\nO2X X\nD X X\nXXXSX" in out
+    assert "X X X P X\nO   X ^ P\nO ^ X   X\nD   X   X\nX X X S X" in out and "overcooked forced_coordination: 2 agents" in out

@@ -1,6 +1,6 @@
 """Every reader of a run folder reads the world the run played: `replay`, `report` and `analyze` on
-a `play` and an `eval` run of each world (Overcooked, CUBE and Yōkai, ProAgent on the loopback model, short
-horizons). A CUBE evaluation is drawn as CUBE (its config names the world under ``config``), not as
+a `play` and an `eval` run of each world (Overcooked, CUBE and Yōkai, ProAgent on each world's scripted
+planner, short horizons). A CUBE evaluation is drawn as CUBE (its config names the world under ``config``), not as
 a kitchen; a play run has a report; `world_of` is the one function that says which world it was."""
 
 from __future__ import annotations
@@ -21,18 +21,9 @@ from proagent.interdependence.records import EpisodeInterdependence
 from proagent.interdependence.report import episode_name, intention_lines
 from proagent.numbers import format_score
 from proagent.runner.run_world import RunFolderError, world_of
-from tests.support.fake_server import FakeChatServer
-from tests.support.loopback import loopback_args
-from tests.support.responders.cube import cube_answer
-from tests.support.responders.overcooked import overcooked_answer
-from tests.support.responders.yokai import yokai_answer
 
 HORIZON = 12
-WORLDS = {
-    "overcooked": ("cramped_room", "greedy", overcooked_answer),
-    "cube": ("easy_2a", "pusher", cube_answer),
-    "yokai": ("9c_2p", "careful", yokai_answer),
-}
+WORLDS = {"overcooked": ("cramped_room", "greedy"), "cube": ("easy_2a", "pusher"), "yokai": ("9c_2p", "careful")}
 RUNS = [(world, kind) for world in WORLDS for kind in ("play", "eval")]
 OWN_METRIC = {"overcooked": "soups", "cube": "blocks_delivered", "yokai": "game_score"}
 
@@ -43,17 +34,16 @@ def runs(tmp_path_factory) -> dict[tuple[str, str], Path]:
     to stderr is kept as ``<run>/play.err`` for the tests of its lines)."""
     root = tmp_path_factory.mktemp("world-runs")
     out = {}
-    for world, (layout, partner, responder) in WORLDS.items():
-        with FakeChatServer(delay_s=0.0, responder=responder) as server:
-            common = [*loopback_args(server.url), "--runs-dir", str(root), "--domain", world, "--horizon", str(HORIZON)]
-            play = ["play", "--layout", layout, "--partner", partner, "--episodes", "2", "--live", "off", "--no-gif"]
-            err = io.StringIO()
-            with contextlib.redirect_stderr(err):
-                assert main([*play, *common, "--name", f"play-{world}"]) == 0
-            (played,) = root.glob(f"*-play-{world}")
-            (played / "play.err").write_text(err.getvalue(), encoding="utf-8")
-            evaluate = ["eval", "--layouts", layout, "--partners", partner, "--seats", "0", "--episodes", "2", "--trace"]
-            assert main([*evaluate, *common, "--progress", "off", "--name", f"eval-{world}"]) == 0
+    for world, (layout, partner) in WORLDS.items():
+        common = ["--llm", "scripted", "--runs-dir", str(root), "--domain", world, "--horizon", str(HORIZON)]
+        play = ["play", "--layout", layout, "--partner", partner, "--episodes", "2", "--live", "off", "--no-gif"]
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            assert main([*play, *common, "--name", f"play-{world}"]) == 0
+        (played,) = root.glob(f"*-play-{world}")
+        (played / "play.err").write_text(err.getvalue(), encoding="utf-8")
+        evaluate = ["eval", "--layouts", layout, "--partners", partner, "--seats", "0", "--episodes", "2", "--trace"]
+        assert main([*evaluate, *common, "--progress", "off", "--name", f"eval-{world}"]) == 0
         for kind in ("play", "eval"):
             (out[world, kind],) = root.glob(f"*-{kind}-{world}")
     return out
@@ -230,3 +220,16 @@ def test_names_a_shared_folder_carries_never_drive_the_terminal(runs, tmp_path, 
     assert "\x1b" not in both, both[max(0, both.find("\x1b") - 300) : both.find("\x1b") + 50]
     assert "control character" in caplog.text  # the record is skipped, with its reason
     assert not any("\x1b" in f.read_text(encoding="utf-8") for f in run.glob("*.md"))
+
+
+@pytest.mark.parametrize("world", WORLDS)
+def test_an_evaluation_records_its_model_as_the_scripted_planner(runs, world):
+    """An evaluation's config.json says, per agent, that the model is no language model, and every
+    episode line names it; the cache never holds a scripted answer."""
+    run = runs[world, "eval"]
+    manifest = json.loads((run / "config.json").read_text(encoding="utf-8"))
+    assert manifest["models"]["proagent"]["kind"] == "scripted"
+    assert manifest["models"]["proagent"]["is_language_model"] is False
+    lines = [json.loads(line) for line in (run / "episodes.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [(e["model"], e["cached_calls"]) for e in lines] == [("scripted", 0)] * 2
+    assert all(e["llm_calls"] > 0 for e in lines)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import jax
@@ -21,22 +20,15 @@ from proagent.domains.cube.skills import CubeController, cube_skill_book
 from proagent.runner.episode import run_episode
 from proagent.world.kit.pictures import save_gif
 from proagent.world.types import DomainInputError, Skill, SkillParseError, TeammateView
-from tests.support.fake_server import FakeChatServer
-from tests.support.loopback import loopback_args
-from tests.support.responders.cube import cube_answer
 
 DOMAIN = get_domain("cube")
 
 
-@pytest.fixture(scope="module")
-def cube_server() -> Iterator[FakeChatServer]:
-    with FakeChatServer(delay_s=0.0, responder=cube_answer) as server:
-        yield server
 
 
 def test_cube_is_built_in_and_owns_its_scenarios() -> None:
     assert "cube" in builtin_domain_names() and DOMAIN.name == "cube"
-    assert DOMAIN.layout_names() == ["easy_2a", "hard_4a", "hard_8a", "medium_3a"]
+    assert DOMAIN.layout_names() == ["easy_2a", "hard_4a", "hard_8a", "medium_3a", "coop2"]
     assert DOMAIN.owns("random:easy:3") and not DOMAIN.owns("cramped_room")
     assert domain_for("medium_3a", None).name == "cube"
     with pytest.raises(DomainInputError, match="easy_2a"):
@@ -121,17 +113,17 @@ def test_prompt_sets_render_from_every_seat(prompt: str) -> None:
     assert DOMAIN.memory_summary(facts).startswith("you at (")
 
 
-def _llm(server: FakeChatServer, tmp_path: Path) -> list[str]:
-    return ["--domain", "cube", *loopback_args(server.url), "--runs-dir", str(tmp_path)]
+def _llm(tmp_path: Path) -> list[str]:
+    return ["--domain", "cube", "--llm", "scripted", "--runs-dir", str(tmp_path)]
 
 
 def _lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def test_play_proagent_with_a_pusher_on_medium(cube_server: FakeChatServer, tmp_path: Path) -> None:
+def test_play_proagent_with_a_pusher_on_medium(tmp_path: Path) -> None:
     argv = ["play", "--layout", "medium_3a", "--partner", "pusher", "--horizon", "150", "--live", "off"]
-    assert main([*argv, *_llm(cube_server, tmp_path)]) == 0
+    assert main([*argv, *_llm(tmp_path)]) == 0
     (run,) = tmp_path.glob("*-play-medium_3a-pusher")
     (episode,) = _lines(run / "episodes.jsonl")
     assert episode["team"] == ["proagent", "pusher", "pusher"] and episode["domain_metrics"]["blocks_delivered"] == 3
@@ -139,10 +131,8 @@ def test_play_proagent_with_a_pusher_on_medium(cube_server: FakeChatServer, tmp_
 
 
 @pytest.mark.slow  # ~10 s or more: the slow CI step runs it (default suite < ~5 min)
-def test_eval_crosses_proagent_and_pusher_and_self_play_in_three_seats(
-    cube_server: FakeChatServer, tmp_path: Path
-) -> None:
-    base = ["eval", "--episodes", "1", "--horizon", "100", "--progress", "off", *_llm(cube_server, tmp_path)]
+def test_eval_crosses_proagent_and_pusher_and_self_play_in_three_seats(tmp_path: Path) -> None:
+    base = ["eval", "--episodes", "1", "--horizon", "100", "--progress", "off", *_llm(tmp_path)]
     grid = [
         "--agents",
         "proagent,pusher",

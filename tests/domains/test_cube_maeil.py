@@ -1,11 +1,10 @@
-"""CUBE teams that talk: ProAgent through MAEIL under every topology, with the CUBE
-loopback responder; prompts carry exactly the conversation; `play --agents --topology` end to end."""
+"""CUBE teams that talk: ProAgent through MAEIL under every topology, with the CUBE scripted
+planner; prompts carry exactly the conversation; `play --agents --topology --llm scripted` end to end."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,8 +15,6 @@ from proagent.cli import main
 from proagent.domains import get_domain
 from proagent.maeil import TOPOLOGIES, TopologyConfig
 from proagent.runner.episode import run_episode
-from tests.support.fake_server import FakeChatServer
-from tests.support.loopback import loopback_args
 from tests.support.responders.cube import cube_answer
 from tests.support.scripted import ScriptedModel, answering
 
@@ -91,21 +88,29 @@ def test_teams_of_any_size_with_scripted_partners_in_a_decentralized_conversatio
     assert (record.process_metrics["messages"] > 0) == (agents - 1 >= 2)  # a lone talker has nobody to tell
 
 
-@pytest.fixture(scope="module")
-def cube_server() -> Iterator[FakeChatServer]:
-    with FakeChatServer(delay_s=0.0, responder=cube_answer) as server:
-        yield server
+SCRIPTED = ["--llm", "scripted"]
 
 
-def test_play_with_agents_and_topology_records_both(cube_server: FakeChatServer, tmp_path: Path) -> None:
+def test_play_with_agents_and_topology_records_both(tmp_path: Path) -> None:
     argv = ["play", "--domain", "cube", "--layout", "medium_3a", "--agents", "4", "--topology", "centralized", "--partner", "proagent,pusher,proagent"]
-    llm = [*loopback_args(cube_server.url), "--runs-dir", str(tmp_path), "--horizon", "40", "--live", "off", "--no-gif"]
+    llm = [*SCRIPTED, "--runs-dir", str(tmp_path), "--horizon", "40", "--live", "off", "--no-gif"]
     assert main([*argv, *llm]) == 0
     (run,) = tmp_path.glob("*-play-medium_3a@4-proagent+pusher+proagent")
     config = json.loads((run / "config.json").read_text())
     assert config["num_agents"] == 4 and config["topology"]["name"] == "centralized"
     (episode,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
     assert episode["team"] == ["proagent", "proagent", "pusher", "proagent"] and episode["process_metrics"]["messages"] > 0
+
+
+def test_play_with_repair_records_it_and_implies_individual(tmp_path: Path) -> None:
+    argv = ["play", "--domain", "cube", "--layout", "medium_3a", "--repair", "on", "--partner", "proagent"]
+    llm = [*SCRIPTED, "--runs-dir", str(tmp_path), "--horizon", "20", "--live", "off", "--no-gif"]
+    assert main([*argv, *llm]) == 0
+    (run,) = tmp_path.glob("*-play-medium_3a-*")
+    config = json.loads((run / "config.json").read_text())
+    assert config["topology"]["name"] == "individual" and config["topology"]["repair"] == "on"
+    (episode,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
+    assert 0 < episode["process_metrics"]["repair_checks"] <= 20
 
 
 @pytest.mark.parametrize(
@@ -115,6 +120,7 @@ def test_play_with_agents_and_topology_records_both(cube_server: FakeChatServer,
         (["--layout", "cramped_room", "--agents", "3"], "fixed teams"),
         (["--domain", "cube", "--layout", "hard_4a", "--agents", "2"], "weight"),
         (["--domain", "cube", "--layout", "easy_2a", "--partner", "pusher,lazy"], "names the 1 other seats"),
+        (["--layout", "cramped_room", "--repair", "on"], "gives no plan-effect estimate"),
     ],
 )
 def test_bad_team_and_topology_flags_are_one_clear_line(argv: list[str], message: str, capsys: pytest.CaptureFixture) -> None:

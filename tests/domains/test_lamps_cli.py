@@ -129,7 +129,7 @@ def test_eval_reports_bad_names_for_the_plugged_in_domain(
 
 def test_layouts_and_partners_list_a_plugged_in_domain(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["layouts", "--domain", DOMAIN_SPEC]) == 0
-    assert "lamps: line, line3" in capsys.readouterr().out
+    assert "lamps: line (default), line3" in capsys.readouterr().out
     assert main(["partners", "--domain", DOMAIN_SPEC]) == 0
     assert "lamps partners: stay, walker" in capsys.readouterr().out
     assert main(["partners", "--domain", "no_such_module:X"]) == 2

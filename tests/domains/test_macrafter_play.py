@@ -1,26 +1,18 @@
-"""`proagent play --domain macrafter` end to end on the loopback double (the real litellm path to a
-server whose responder answers from each seat's grounding): a team of three on the easy world
+"""`proagent play --domain macrafter` end to end on the scripted planner (``--llm scripted``: it
+answers from each seat's grounding, no language model): a team of three on the easy world
 under each of the four MAEIL topologies, and a ProAgent with scripted partners."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from proagent.cli import main
 from proagent.maeil import TOPOLOGIES
-from tests.support.fake_server import FakeChatServer
-from tests.support.loopback import loopback_args
-from tests.support.responders.macrafter import macrafter_answer
 
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[FakeChatServer]:
-    with FakeChatServer(delay_s=0.0, responder=macrafter_answer) as fake:
-        yield fake
+SCRIPTED = ["--llm", "scripted"]
 
 
 def _episode(run: Path) -> dict:
@@ -29,12 +21,10 @@ def _episode(run: Path) -> dict:
 
 
 @pytest.mark.parametrize("topology", TOPOLOGIES)
-def test_three_agents_play_the_easy_world_under_every_topology(
-    topology: str, server: FakeChatServer, tmp_path: Path
-) -> None:
+def test_three_agents_play_the_easy_world_under_every_topology(topology: str, tmp_path: Path) -> None:
     argv = ["play", "--domain", "macrafter", "--layout", "easy_2a", "--agents", "3", "--topology", topology]
     flags = ["--partner", "proagent", "--horizon", "6", "--live", "off", "--no-gif", "--runs-dir", str(tmp_path)]
-    assert main([*argv, *flags, *loopback_args(server.url)]) == 0
+    assert main([*argv, *flags, *SCRIPTED]) == 0
     (run,) = tmp_path.glob("*-play-easy_2a@3-*")
     config = json.loads((run / "config.json").read_text())
     assert config["num_agents"] == 3 and config["topology"]["name"] == topology
@@ -48,7 +38,7 @@ def test_three_agents_play_the_easy_world_under_every_topology(
     assert "Your view" in prompt and "Your bag" in prompt
 
 
-def test_proagent_with_scripted_partners_records_the_settings(server: FakeChatServer, tmp_path: Path) -> None:
+def test_proagent_with_scripted_partners_records_the_settings(tmp_path: Path) -> None:
     argv = [
         "play",
         "--domain",
@@ -61,7 +51,7 @@ def test_proagent_with_scripted_partners_records_the_settings(server: FakeChatSe
         "collect_distance=2",
     ]
     flags = ["--horizon", "8", "--live", "off", "--no-gif", "--runs-dir", str(tmp_path)]
-    assert main([*argv, *flags, *loopback_args(server.url)]) == 0
+    assert main([*argv, *flags, *SCRIPTED]) == 0
     (run,) = tmp_path.glob("*-play-easy_2a-helper")
     episode = _episode(run)
     assert episode["team"] == ["proagent", "helper"] and episode["llm_calls"] > 0 and episode["fallbacks"] == 0
@@ -74,7 +64,7 @@ def test_a_bad_setting_is_one_clear_line(capsys: pytest.CaptureFixture) -> None:
     assert "unknown setting" in capsys.readouterr().err
 
 
-def test_eval_runs_the_four_topologies_with_the_scripted_partner(server: FakeChatServer, tmp_path: Path) -> None:
+def test_eval_runs_the_four_topologies_with_the_scripted_partner(tmp_path: Path) -> None:
     grid = [
         "--agents",
         "proagent",
@@ -88,7 +78,7 @@ def test_eval_runs_the_four_topologies_with_the_scripted_partner(server: FakeCha
         "0",
     ]
     base = ["eval", "--domain", "macrafter", "--episodes", "1", "--horizon", "4", "--progress", "off", "--name", "topo"]
-    assert main([*base, *grid, *loopback_args(server.url), "--runs-dir", str(tmp_path)]) == 0
+    assert main([*base, *grid, *SCRIPTED, "--runs-dir", str(tmp_path)]) == 0
     records = [json.loads(line) for line in (next(tmp_path.glob("*-topo")) / "episodes.jsonl").read_text().splitlines()]
     assert len(records) == len(TOPOLOGIES) and all(r["team"] == ["proagent", "tech", "tech"] for r in records)
     assert all("units_collected" in r["domain_metrics"] and r["llm_calls"] > 0 for r in records)

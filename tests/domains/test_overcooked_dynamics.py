@@ -13,9 +13,6 @@ import pytest
 from proagent.cli import main
 from proagent.domains import get_domain
 from proagent.world.types import DomainInputError
-from tests.support.fake_server import FakeChatServer
-from tests.support.loopback import loopback_args
-from tests.support.responders.overcooked import overcooked_answer
 
 DOMAIN = get_domain("overcooked")
 V2 = ("grounded_coord_simple", "grounded_coord_ring", "test_time_simple", "test_time_wide", "demo_cook_simple", "demo_cook_wide")
@@ -60,9 +57,8 @@ def test_random_starts_differ_between_seeds_and_fixed_starts_do_not() -> None:
 
 def test_play_and_eval_record_the_settings(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     play = ["play", "--layout", "grounded_coord_simple", "--partner", "stay", "--horizon", "3", "--env", "agent_view_size=3"]
-    with FakeChatServer(responder=overcooked_answer) as server:  # the settings, not a model, are under test
-        llm = loopback_args(server.url)
-        assert main([*play, *llm, "--runs-dir", str(tmp_path / "play"), "--no-gif", "--live", "off"]) == 0
+    llm = ["--llm", "scripted"]  # the settings, not a model, are under test
+    assert main([*play, *llm, "--runs-dir", str(tmp_path / "play"), "--no-gif", "--live", "off"]) == 0
     (config,) = (tmp_path / "play").glob("*/config.json")
     settings = json.loads(config.read_text())["env_settings"]
     assert settings["agent_view_size"] == 3 and settings["wrong_soup_penalty"] is True and settings["horizon"] == 3

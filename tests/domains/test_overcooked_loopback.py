@@ -13,10 +13,10 @@ from typing import Any
 import envs
 from proagent.agent.prompts import Knowledge, load_knowledge
 from proagent.domains.overcooked.domain import OvercookedDomain
+from proagent.domains.overcooked.scripted_seat import Convention, is_v2, read_seat
 from proagent.llm.types import Grounding
 from proagent.paths import KNOWLEDGE_DIR
 from tests.support.responders.overcooked import overcooked_answer
-from tests.support.responders.overcooked_seat import Convention, is_v2, read_seat
 
 CLASSIC_SKILLS = (
     "pickup(obj)",

@@ -3,13 +3,16 @@ records; the smallest world, built on the kit, stays small; worlds install throu
 
 from __future__ import annotations
 
+import asyncio
 from importlib.metadata import EntryPoint
 from pathlib import Path
 
+import jax
 import pytest
 from lamps_world import DOMAIN as LAMPS
 
 import proagent.domains as registry
+from proagent.runner.episode import run_episode
 from proagent.world.capabilities import Capabilities
 from proagent.world.interface import REQUIRED_MEMBERS
 from proagent.world.types import DomainInputError
@@ -17,11 +20,35 @@ from proagent.world.types import DomainInputError
 LAMPS_FOLDER = Path(__file__).parent / "lamps_world"
 
 
-@pytest.mark.parametrize("name", ["overcooked", "cube", "yokai", "macrafter"])
+WORLDS = registry.builtin_domain_names()  # whatever the registry has: a world added later is covered too
+SHORT = 4  # steps of the contract's episodes
+
+
+@pytest.mark.parametrize("name", WORLDS)
 def test_builtin_worlds_have_every_required_member(name: str) -> None:
     world = registry.get_domain(name)
     assert [m for m in REQUIRED_MEMBERS if not hasattr(world, m)] == []
-    assert isinstance(world.capabilities, Capabilities) and world.capabilities.rendering is not None
+    assert isinstance(world.capabilities, Capabilities) and world.name == name
+
+
+@pytest.mark.parametrize("name", WORLDS)
+def test_every_world_plays_its_default_layout_with_its_default_partner_through_the_runner(name: str) -> None:
+    """The contract end to end on the world's own default: env, skill book and controllers from the
+    first state, the default partner in every seat, an episode through the core runner, records
+    of the world's own metric names."""
+    world = registry.get_domain(name)
+    env = world.make_env(world.default_layout(), SHORT)
+    partner = world.default_partner(env)
+    assert partner in world.partner_names(env) or partner in world.partner_names(None)
+    first = env.symbolic(env.jit_reset(jax.random.PRNGKey(0)))
+    book = world.skill_book(first)
+    assert book.all_skills() and all(book.parse(str(skill)) == skill for skill in book.all_skills())
+    for seat in range(env.num_agents):
+        controller = world.controller(book, seat, 0)
+        assert controller.act(first, book.all_skills()[0]) in range(len(world.action_names))
+    team = [world.make_partner(partner, env) for _ in range(env.num_agents)]
+    record = asyncio.run(run_episode(env, world, team, 0, 3, 0))
+    assert record.steps == SHORT and set(record.domain_metrics) <= set(world.metric_names)
 
 
 def test_the_lamps_world_fits_in_300_lines() -> None:
@@ -33,7 +60,8 @@ def test_the_lamps_world_fits_in_300_lines() -> None:
 
 def test_capabilities_default_to_none() -> None:
     assert Capabilities().names() == []
-    assert registry.get_domain("cube").capabilities.names() == ["rendering", "process", "teams", "plans", "rl"]
+    names = ["rendering", "process", "teams", "plans", "rl", "plan_effects", "scripted"]
+    assert registry.get_domain("cube").capabilities.names() == names
 
 
 def test_an_installed_world_registers_through_its_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -63,7 +91,7 @@ def test_a_built_in_world_is_found_in_its_own_package() -> None:
     import pkgutil
 
     packages = [info.name for info in pkgutil.iter_modules(registry.__path__) if info.ispkg]
-    assert sorted(packages) == registry.builtin_domain_names() == ["cube", "macrafter", "overcooked", "yokai"]
+    assert sorted(packages) == registry.builtin_domain_names() and len(packages) >= 2
     for name in packages:
         package = importlib.import_module(f"proagent.domains.{name}")
         assert registry.get_domain(name).name == name and ":" in package.WORLD
@@ -87,3 +115,36 @@ def test_the_kit_counts_events_and_outcomes_by_default() -> None:
     events = [Happened(0, "light"), Happened(1, "light"), Happened(1, "miss")]
     assert Tiny().count_events(events, 2) == {"light": [1, 1], "miss": [0, 1]}
     assert Tiny().episode_metrics(events) == {"light": 2.0}
+
+
+DISPLAY = {"overcooked": "Overcooked", "cube": "CUBE", "yokai": "Yōkai", "macrafter": "MA-Crafter"}  # else its name
+
+
+def test_the_guides_capability_table_names_each_world_that_has_each_capability() -> None:
+    """docs/domains.md's table of capabilities: one row per capability, whose last column names
+    exactly the registered worlds that have it (the docs describe the product as it is)."""
+    from dataclasses import fields
+
+    text = (Path(__file__).parents[2] / "docs" / "domains.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip().strip("`"): line.split("|")[-2] for line in text.splitlines() if line.startswith("| `")}
+    for capability in [f.name for f in fields(Capabilities)]:
+        assert capability in rows, f"docs/domains.md has no row for {capability}"
+        for name in WORLDS:
+            has = getattr(registry.get_domain(name).capabilities, capability) is not None
+            assert (DISPLAY.get(name, name) in rows[capability]) == has, (capability, name)
+
+
+@pytest.mark.parametrize("name", WORLDS)
+def test_one_entry_point_makes_every_worlds_env_by_world_and_layout(name: str) -> None:
+    """`proagent.domains.make_env("world:layout")`, the documented entry point (docs/envs.md)."""
+    world = registry.get_domain(name)
+    env = registry.make_env(f"{name}:{world.default_layout()}", horizon=SHORT)
+    assert env.name.startswith(world.default_layout()) and env.symbolic(env.jit_reset(jax.random.PRNGKey(0))).horizon == SHORT
+
+
+def test_the_environment_guide_shows_the_entry_point_it_documents() -> None:
+    """The guide's first example runs as written."""
+    text = (Path(__file__).parents[2] / "docs" / "envs.md").read_text(encoding="utf-8")
+    section = text[text.index("## One entry point for every world") :]
+    code = section[section.index("```python") + len("```python") : section.index("```", section.index("```python") + 3)]
+    exec(compile(code, "docs/envs.md", "exec"), {})  # noqa: S102 - the project's own guide, run as a reader would

@@ -29,8 +29,6 @@ from proagent.domains.yokai.table import YokaiTable, YokaiWorldEnv
 from proagent.runner.episode import run_episode
 from proagent.web.replay_data import episode_payload, load_run
 from proagent.world.types import DomainInputError, Skill, SkillParseError
-from tests.support.fake_server import FakeChatServer
-from tests.support.loopback import loopback_args
 from tests.support.responders.yokai import yokai_answer
 from tests.support.scripted import ScriptedCall, ScriptedModel
 
@@ -186,6 +184,26 @@ def test_in_the_real_memory_game_a_moved_card_is_only_remembered() -> None:
     assert ground_facts(SeatMemory(1).observe(env.symbolic(state), []), [], 0.0)["cards"][4]["colour"] is None
 
 
+def test_a_remembered_colour_is_dated_when_the_seat_looked_not_when_it_last_saw_it() -> None:
+    """Card 0 is looked at (step 1), stays in view while card 4 is looked at (step 2), then moves:
+    the memory says step 1, the step of the look, not 2, the last step the colour was in view."""
+    game = make("9c_2p", perfect_memory=False)
+    env = YokaiWorldEnv(game, 100)
+    lay, key = game.layout, jax.random.PRNGKey(0)
+    state = env.reset(key)
+    memory = SeatMemory(0)
+    memory.observe(env.symbolic(state), [])
+    steps = []
+    for action in (lay.observe(0), lay.observe(4), lay.move(0, 2 * 9 + 4)):
+        before = env.symbolic(state)
+        state = env.step(key, state, jnp.array([action, lay.noop])).state
+        belief = memory.observe(env.symbolic(state), env.events(before, [action, lay.noop], env.symbolic(state)))
+        steps.append(env.symbolic(state).game.step)
+    (card0,) = [s for s in belief.remembered if s.card == 0]
+    assert card0.step == steps[0] < steps[1]
+    assert ground_facts(belief, [], 0.0)["cards"][0]["remembered"]["step"] == steps[0]  # what the prompt states
+
+
 def _honest_game(layout: str, perfect_memory: bool) -> tuple[int, Counter, list[str]]:
     """ProAgent in seat 0 with a careful partner; every prompt, its belief probes' included, is checked
     against the true table of the moment it was written: colours stated or drawn only for cards its
@@ -246,8 +264,7 @@ def test_random_partners_play_legal_games_to_the_end() -> None:
 
 def test_play_proagent_with_a_careful_partner_end_to_end(tmp_path: Path) -> None:
     argv = ["play", "--domain", "yokai", "--layout", "9c_2p", "--partner", "careful", "--live", "off"]
-    with FakeChatServer(delay_s=0.0, responder=yokai_answer) as server:
-        assert main([*argv, *loopback_args(server.url), "--runs-dir", str(tmp_path)]) == 0
+    assert main([*argv, "--llm", "scripted", "--runs-dir", str(tmp_path)]) == 0
     (run,) = tmp_path.glob("*-play-9c_2p-careful")
     (episode,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
     m = episode["domain_metrics"]

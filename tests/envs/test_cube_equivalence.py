@@ -82,6 +82,7 @@ def check_equivalent(env: CubeEnv, seed: int) -> None:
         (CROWDED, 5),
         (CROWDED, 6),
         (PADDED, 7),
+        ("coop2:42", 8),
     ],
 )
 def test_jax_matches_reference(spec, seed):
@@ -106,6 +107,7 @@ def test_every_rule_was_exercised():
         ("deliver", None),
         ("move", None),
         ("blocked_move", "wall"),
+        ("blocked_move", "goal"),
         ("blocked_move", "agent"),
     }
     assert kinds <= set(_seen), kinds - set(_seen)

@@ -25,6 +25,7 @@ from envs.cube import (
     PushOutcome,
     ReferenceCube,
     Scenario,
+    ScenarioError,
     decode,
 )
 
@@ -165,7 +166,34 @@ def test_delivery_at_goal_column_scores_weight_and_removes_block(env):
     assert p.rewards[0] == 2 - 0.25
     assert p.kinds(0) == [(0, "push_ok", None), (1, "push_ok", None), (0, "deliver", None), (1, "deliver", None)]
     assert p.kinds(1) == [(0, "move", None), (1, "move", None)]  # the delivered block's cells are free
-    assert p.last.agents[0] == (7, 3) and not p.last.done
+    assert p.last.agents[0] == (6, 3) and not p.last.done  # the goal column is closed to agents
+    assert p.kinds(2) == [(0, "blocked_move", "goal")]
+
+
+def test_agents_never_enter_the_goal_column(env):
+    """COOP²'s occupancy marks the goal column: agents neither walk into it nor start in it."""
+    p = play(env, world([(3, 3, 1)], [(6, 0), (6, 7)]), [R, R], [U, D])
+    assert p.views[1].agents == ((6, 0), (6, 7))
+    assert p.kinds(0) == [(0, "blocked_move", "goal"), (1, "blocked_move", "goal")]
+    assert p.kinds(1) == [(0, "blocked_move", "wall"), (1, "blocked_move", "wall")]  # the grid's edge stays a wall
+    with pytest.raises(ScenarioError, match=r"agent 1 at \(7, 2\) stands in the goal column 7"):
+        world([(3, 3, 1)], [(0, 0), (7, 2)])
+
+
+def test_failed_pusher_walks_into_the_cells_a_delivered_block_left(env):
+    """COOP²: only successful pushers skip the move phase. Agent 2 pushes the 2x2 block up alone
+    (too weak); the right push then delivers it, and agent 2 walks up into the cell it left."""
+    p = play(env, world([(5, 3, 2)], [(4, 3), (4, 4), (6, 5)]), [R, R, U])
+    assert p.last.blocks[0].delivered and p.last.agents == ((5, 3), (5, 4), (6, 4))
+    assert p.kinds() == [
+        (2, "push_failed", "insufficient_force"),
+        (0, "push_ok", None),
+        (1, "push_ok", None),
+        (0, "deliver", None),
+        (1, "deliver", None),
+        (2, "move", None),
+    ]
+    assert p.last.agent_push == (0, 0, 0)
 
 
 def test_episode_ends_when_all_blocks_delivered_and_never_auto_resets(env):
@@ -227,7 +255,7 @@ def test_directions_resolve_in_order_up_before_right(env):
 
 
 def test_moving_into_wall_is_blocked(env):
-    p = play(env, world([(3, 3, 1)], [(0, 0), (7, 7)]), [L, D])
+    p = play(env, world([(3, 3, 1)], [(0, 0), (6, 7)]), [L, D])
     assert p.kinds() == [(0, "blocked_move", "wall"), (1, "blocked_move", "wall")]
 
 

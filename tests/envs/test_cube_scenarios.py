@@ -57,7 +57,7 @@ def test_invalid_scenarios_fail_with_one_line(kwargs, message):
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("nope", "unknown scenario 'nope'; one of ['easy_2a', 'hard_4a', 'hard_8a', 'medium_3a']"),
+        ("nope", "unknown scenario 'nope'; one of ['coop2', 'easy_2a', 'hard_4a', 'hard_8a', 'medium_3a']"),
         ("random:extreme:3", "unknown difficulty 'extreme'"),
         ("random:hard", "bad random scenario spec 'random:hard'"),
         ("random:hard:x", "bad random scenario spec"),
@@ -71,7 +71,7 @@ def test_bad_specs_fail_with_one_line(spec, message):
 
 
 def test_named_scenarios_load_and_grow_with_difficulty():
-    assert sorted(SCENARIOS) == ["easy_2a", "hard_4a", "hard_8a", "medium_3a"]
+    assert sorted(SCENARIOS) == ["coop2", "easy_2a", "hard_4a", "hard_8a", "medium_3a"]
     easy, medium, hard = (load_scenario(n) for n in ("easy_2a", "medium_3a", "hard_4a"))
     assert [len(s.agents) for s in (easy, medium, hard)] == [2, 3, 4]
     assert len(easy.blocks) < len(medium.blocks) < len(hard.blocks)

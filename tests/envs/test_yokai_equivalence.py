@@ -9,10 +9,12 @@ default suite, the long ones (both memory rules, many seeds) are marked slow.
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
+import numpy as np
 import pytest
-from yokai_play import host, replay_reference, rollout_fn
+from yokai_play import assert_same, host, replay_reference, rollout_fn
 
-from envs.yokai import YokaiParams, make
+from envs.yokai import ReferenceYokai, YokaiParams, make
 from envs.yokai.rules import TURN_STEPS, Phase
 
 PERFECT = YokaiParams(perfect_memory=True, shaping_scale=0.5)
@@ -59,3 +61,37 @@ def test_a_game_that_may_end_only_from_a_later_turn_matches_the_reference():
     assert not ro.before.legal[:, 0][early].any() and (first_look & early).any()
     assert ro.before.legal[:, 0][first_look & ~early].all()
     assert (ro.before.step[ro.after.ended_early] >= 3 * TURN_STEPS).all()
+
+
+@pytest.mark.parametrize("layout", ["9c_2p", "16c_3p"])
+def test_a_given_deal_starts_the_same_game_as_the_reference_and_plays_the_same(layout):
+    """`YokaiEnv.start` deals a given game (a recorded human game, a paper's example): the same
+    opening state as the reference's ``start``, the same game under the same actions, and
+    ``reset`` is ``start`` of the deal its key draws."""
+    env = make(layout)
+    ref = ReferenceYokai(env.config, PERFECT)
+    deal = ref.deal(np.random.default_rng(7))
+    colours, hints = np.asarray(deal.card_colour), np.asarray(deal.hint_colours)
+    jx = env.start(colours, hints)
+    assert_same(deal, jx, "the dealt start")
+    drawn = env.reset(jax.random.PRNGKey(3))
+    assert_same(host(env.start(np.asarray(drawn.card_colour), np.asarray(drawn.hint_colours))), host(drawn), "reset")
+    step = jax.jit(lambda s, a: env.step(jax.random.PRNGKey(0), s, a, PERFECT))
+    state, expected = jx, deal
+    for t in range(3 * TURN_STEPS):
+        actions = np.zeros(env.num_agents, np.int32)
+        actions[int(expected.player)] = int(np.flatnonzero(expected.legal)[-1])  # the last legal action
+        expected, state = ref.step(expected, actions).state, step(state, jnp.asarray(actions)).state
+        assert_same(expected, host(state), f"after step {t}")
+
+
+def test_a_deal_the_rules_cannot_deal_is_refused_in_one_line():
+    env = make("9c_2p")
+    good = ReferenceYokai(env.config).deal(np.random.default_rng(0))
+    colours, hints = np.asarray(good.card_colour), np.asarray(good.hint_colours)
+    with pytest.raises(ValueError, match="9 card colours"):
+        env.start(colours[:5], hints)
+    with pytest.raises(ValueError, match="3 cards of each"):
+        env.start(np.zeros_like(colours), hints)
+    with pytest.raises(ValueError, match="at least one colour"):
+        env.start(colours, np.zeros_like(hints))

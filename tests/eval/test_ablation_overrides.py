@@ -13,18 +13,11 @@ from proagent.eval.ablation import expand_ablation, refuse_varied_overrides
 from proagent.eval.config import ConfigError, read_config_file
 from proagent.eval.manifest import AblationInfo
 from proagent.eval.session import report_run, start_run
-from tests.support.fake_server import FakeChatServer
-from tests.support.loopback import loopback_args
-from tests.support.responders.overcooked import overcooked_answer
 
 ABLATIONS = Path(__file__).parents[2] / "runs" / "ablations"
 QUICK = ["--episodes", "1", "--horizon", "5", "--seats", "0", "--layouts", "cramped_room", "--progress", "off"]
 
 
-@pytest.fixture(scope="module")
-def server():
-    with FakeChatServer(delay_s=0.0, responder=overcooked_answer) as srv:
-        yield srv
 
 
 @pytest.mark.parametrize(
@@ -38,10 +31,10 @@ def server():
     ],
 )
 def test_a_flag_over_a_varied_field_is_refused_before_any_run_folder(
-    file, flag, field, shown, server, tmp_path, capsys
+    file, flag, field, shown, tmp_path, capsys
 ):
     path = ABLATIONS / file  # with a working model and grid: the flag is the only thing wrong
-    code = main(["ablate", str(path), *flag, *loopback_args(server.url), *QUICK, "--runs-dir", str(tmp_path)])
+    code = main(["ablate", str(path), *flag, "--llm", "scripted", *QUICK, "--runs-dir", str(tmp_path)])
     err = capsys.readouterr().err.strip()
     assert code == 2 and list(tmp_path.iterdir()) == []
     expected = f"error: {shown} overrides {field}, which {path} varies; drop the flag or edit the ablation file"

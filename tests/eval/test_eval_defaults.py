@@ -39,7 +39,7 @@ def test_another_world_plays_its_first_layout_with_its_default_teammate(tmp_path
     assert config["config"]["layouts"] == [cube.layout_names()[0]] == [default_layout("cube")]
     (episode,) = episodes
     assert episode["partner"] == cube.default_partner(cube.make_env(episode["layout"], 4))
-    assert default_layout(None) == default_layout("overcooked") == "cramped_room"
+    assert default_layout(None) == default_layout("overcooked") == "counter_circuit"
 
 
 def test_a_mean_that_rounds_to_zero_is_never_written_negative() -> None:

@@ -12,9 +12,6 @@ from proagent.cli import main
 from proagent.eval.progress import ProgressLines
 from proagent.eval.runner import Snapshot
 from proagent.numbers import format_score
-from tests.support.fake_server import FakeChatServer
-from tests.support.loopback import LOOPBACK_SPEC
-from tests.support.responders.overcooked import overcooked_answer
 
 LINE = re.compile(
     r"^progress: (\d+)/(\d+) episodes, ([\d,]+)/([\d,]+) steps, (?:mean score (\S+) \(n=(\d+)\)|no episode finished), "
@@ -23,11 +20,10 @@ LINE = re.compile(
 
 
 def test_eval_without_a_terminal_writes_progress_lines_with_the_runs_numbers(tmp_path, capsys):
-    with FakeChatServer(delay_s=0.0, responder=overcooked_answer) as server:
-        argv = ["eval", "--agents", "proagent", "--partners", "greedy", "--layouts", "cramped_room", "--seats", "0"]
-        argv += ["--episodes", "2", "--horizon", "12", "--llm", LOOPBACK_SPEC, "--api-base", server.url, "--no-cache"]
-        argv += ["--progress-every", "1", "--progress-seconds", "600", "--runs-dir", str(tmp_path)]
-        assert main(argv) == 0
+    argv = ["eval", "--agents", "proagent", "--partners", "greedy", "--layouts", "cramped_room", "--seats", "0"]
+    argv += ["--episodes", "2", "--horizon", "12", "--llm", "scripted", "--no-cache"]
+    argv += ["--progress-every", "1", "--progress-seconds", "600", "--runs-dir", str(tmp_path)]
+    assert main(argv) == 0
     found = [m.groups() for line in capsys.readouterr().err.splitlines() if (m := LINE.match(line))]
     (run,) = tmp_path.iterdir()
     records = lines(run / "episodes.jsonl")

@@ -11,9 +11,6 @@ from proagent.cli import main
 from proagent.cli.partners_cmd import COLUMNS, checkpoint_rows
 from proagent.paths import PARTNERS_DIR
 from proagent.training.checkpoint import SelfPlayScore, load_manifest
-from tests.support.fake_server import FakeChatServer
-from tests.support.loopback import loopback_args
-from tests.support.responders.overcooked import overcooked_answer
 
 PACKAGE = Path(__file__).parents[2] / "proagent"
 FORMATTER = PACKAGE / "numbers.py"
@@ -50,8 +47,7 @@ def test_the_partners_table_writes_self_play_with_the_formatter():
 def test_play_prints_its_summary_with_n_and_no_plus_minus_for_one_episode(tmp_path, capsys):
     argv = ["play", "--layout", "cramped_room", "--partner", "greedy", "--episodes", "1", "--horizon", "5"]
     argv += ["--runs-dir", str(tmp_path), "--no-gif", "--live", "off"]
-    with FakeChatServer(delay_s=0.0, responder=overcooked_answer) as server:
-        assert main([*argv, *loopback_args(server.url)]) == 0
+    assert main([*argv, "--llm", "scripted"]) == 0
     said = capsys.readouterr()
     summary = next(line for line in said.out.splitlines() if line.startswith("mean score"))
     match = re.fullmatch(r"mean score over the episodes: (-?\d+(?:\.\d+)?) \(n=1\); summary in .*summary\.json", summary)

@@ -47,6 +47,16 @@ TINY: dict[str, tuple[Responder, list[str], list[str]]] = {
         ["--set", "difficulties=easy", "--set", "topologies=individual,centralized", "--horizon", "5"],
         ["| easy | individual | off | 1 | ", "| easy | centralized | on | 1 | "],
     ),
+    "coop2-cube": (
+        cube_answer,
+        ["--set", "structures=centralized", "--horizon", "5"],
+        ["| 3 | centralized | off | 1 | ", "| 3 | centralized | on | 1 | "],
+    ),
+    "coop2-macrafter": (
+        macrafter_answer,
+        ["--set", "teams=3", "--set", "structures=individual,broadcast_chain", "--horizon", "5"],
+        ["| 3 | individual | off | 1 | ", "| 3 | broadcast_chain | on | 1 | ", "repair on − off"],
+    ),
     "yokai-table2": (yokai_answer, ["--set", "agents=careful,proagent"], ["| LLM | proagent | ", "| H | real |"]),
 }
 

@@ -62,12 +62,12 @@ def test_population_bc_and_network_settings_are_read_the_same_way(argv, words, t
 def test_settings_are_typed_by_their_fields() -> None:
     values = typed_values(PPOConfig, {"lr": "1e-3", "num_envs": "16", "anneal_lr": "false"}, "--set")
     assert values == {"lr": 1e-3, "num_envs": 16, "anneal_lr": "false"}
-    assert PPOConfig(**values).anneal_lr is False
+    assert PPOConfig(layout="cramped_room", **values).anneal_lr is False
 
 
 def test_the_config_itself_refuses_nan() -> None:
     with pytest.raises(ValueError, match="lr"):
-        PPOConfig(lr=math.nan)
+        PPOConfig(layout="cramped_room", lr=math.nan)
 
 
 def test_finite_losses_pass_and_nan_ones_stop_naming_what_is_kept(tmp_path: Path) -> None:

@@ -50,7 +50,7 @@ def test_scripted_queue_function_errors_and_recording() -> None:
 def test_metered_wraps_any_model() -> None:
     metered = MeteredModel(ScriptedModel(["hello world"]))
     asyncio.run(metered.generate([Message(role="user", content="hi")]))
-    assert metered.meter.summary().completion_tokens == 2 and metered.name == "scripted"
+    assert metered.meter.summary().completion_tokens == 2 and metered.name == "test-double"
 
 
 def test_records_are_frozen_and_validated() -> None:

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from proagent.llm import make_model
+from proagent.llm.scripted import Answer, MissingGrounding, format_answer, require
 from proagent.llm.types import Grounding, LLMConfigError, LLMError, Message
-from tests.support.answers import Answer, MissingGrounding, format_answer, require
 from tests.support.board import GroundingBoard, message_key
 from tests.support.fake_server import FakeChatServer
 from tests.support.loopback import LOOPBACK_SPEC, LoopbackModel
@@ -39,7 +39,7 @@ def test_the_grounding_picks_json_or_lines():
 
 
 def test_a_world_responder_needs_a_grounding():
-    with pytest.raises(MissingGrounding, match="tests.support.loopback"):
+    with pytest.raises(MissingGrounding, match="--llm scripted"):
         require(None)
 
 
@@ -112,3 +112,18 @@ def test_the_loopback_server_keeps_connections_alive_and_queues_a_burst():
         for sock in burst:
             sock.close()
         assert server._server is not None and server._server.request_queue_size >= 1024
+
+
+def test_the_loopback_server_answers_with_the_product_planners():
+    """One definition: what the tests' responders and `planner_of` serve over HTTP is each world's
+    scripted planner, the one `--llm scripted` plays in process."""
+    from proagent.domains import get_domain
+    from tests.support.loopback import planner_of
+    from tests.support.responders import cube, macrafter, overcooked, yokai
+
+    served = {"cube": cube.cube_answer, "macrafter": macrafter.macrafter_answer}
+    served |= {"overcooked": overcooked.overcooked_answer, "yokai": yokai.yokai_answer}
+    for world, responder in served.items():
+        scripted = get_domain(world).capabilities.scripted
+        assert scripted is not None and responder is scripted.answer is planner_of(world)
+        assert scripted.source == f"proagent.domains.{world}.scripted"

@@ -235,3 +235,41 @@ def test_plan_coherence_counts_plans_sharing_a_target() -> None:
 def test_unknown_topology_is_refused() -> None:
     with pytest.raises(ValueError, match="individual"):
         TopologyConfig(name="anarchy")  # type: ignore[arg-type]
+
+
+def test_broadcast_chain_speakers_plan_in_order_and_read_exactly_the_earlier_proposals() -> None:
+    team = _seated([Talker(say="s0"), Talker(say="s1"), Talker(say="s2")])
+    maeil = Maeil(TopologyConfig(name="broadcast_chain"), team)
+    _step(maeil)
+    records = maeil.log.drain()
+    assert [r["agent"] for r in _kinds(records, "plan")] == [0, 1, 2]
+    sent = [(m["from"], m["to"], m["text"]) for m in _kinds(records, "message")]
+    assert sent == [(0, [1, 2], "proposed plan: plan0.1. s0"), (1, [2], "proposed plan: plan1.1. s1")]  # the last speaker sends nothing
+    assert [m.text for m in team[0].talks[0].inbox] == []
+    assert [m.text for m in team[1].talks[0].inbox] == ["proposed plan: plan0.1. s0"]
+    assert [m.text for m in team[2].talks[0].inbox] == ["proposed plan: plan0.1. s0", "proposed plan: plan1.1. s1"]
+    assert [t.may_send for t in (team[0].talks[0], team[1].talks[0], team[2].talks[0])] == [True, True, False]
+    assert [t.role for t in (team[0].talks[0], team[1].talks[0], team[2].talks[0])] == ["first speaker", "speaker 2 of 3", "final speaker"]
+    assert maeil.metrics()["cognitive_rounds"] == 3
+
+
+def test_broadcast_chain_interrupts_only_later_speakers_and_each_once_a_phase() -> None:
+    # seat 1 replans every step; seats 0 and 2 keep running plans: 1's proposal interrupts 2, never 0
+    team = _seated([Talker(every=50, say=None), Talker(every=1, say=None), Talker(every=50, say=None, switch=True)])
+    maeil = Maeil(TopologyConfig(name="broadcast_chain"), team)
+    _step(maeil, 0)
+    maeil.log.drain()
+    _step(maeil, 1)
+    records = maeil.log.drain()
+    assert [(r["agent"], r["outcome"]) for r in _kinds(records, "plan")] == [(1, "new"), (2, "replanned")]
+    assert [(m["from"], m["to"]) for m in _kinds(records, "message")] == [(1, [2])]
+    assert maeil.inbox[0] == []  # an earlier speaker never hears a later one
+    assert maeil.metrics()["interruptions"] == 1
+
+
+def test_broadcast_chain_skips_partners_without_a_cognitive_layer() -> None:
+    team = _seated([Talker(say="a"), Quiet(), Talker(say="b")])
+    maeil = Maeil(TopologyConfig(name="broadcast_chain"), team)
+    actions = _step(maeil)
+    assert actions == (0, 9, 2)
+    assert [(m["from"], m["to"]) for m in _kinds(maeil.log.drain(), "message")] == [(0, [2])]

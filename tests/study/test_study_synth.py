@@ -39,7 +39,11 @@ def test_the_folder_has_the_format(synthetic):
         assert folders == sorted(f"{r.round}-{r.layout}-{r.partner}" for r in person.schedule)
         round_dir = out / "participants" / pid / "rounds" / folders[0]
         assert {"config.json", "episodes.jsonl", "trace.jsonl", "summary.json"} <= {p.name for p in round_dir.iterdir()}
-        assert json.loads((round_dir / "config.json").read_text(encoding="utf-8"))["human"]["human_seat"] == 0
+        round_config = json.loads((round_dir / "config.json").read_text(encoding="utf-8"))
+        assert round_config["human"]["human_seat"] == 0
+        assert round_config["command"] == (
+            f"proagent study synth {out} --participants 2 --rounds 4 --seed 3 --horizon 20 --proxy greedy --partners greedy,supplier"
+        )  # the command that made it, not the host program's argv
         lines = (out / "participants" / pid / "questionnaire.jsonl").read_text(encoding="utf-8").splitlines()
         assert [json.loads(line)["round"] for line in lines] == [1, 2, 3, 4]
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from proagent.llm.scripted import MissingGrounding
 from proagent.llm.types import Grounding
-from tests.support.answers import MissingGrounding
 from tests.support.board import GROUNDING_PATH, GroundingBoard
 
 Responder = Callable[[Grounding | None], str]

@@ -3,16 +3,20 @@
 
 ``loopback_model`` is the factory the command line takes as ``--llm
 python:tests.support.loopback:loopback_model --api-base <the server's url>``, so `proagent play`
-and `proagent eval` runs (tests, golden runs, the tables' loopback rows) go through litellm to a
-server whose responder answers from the grounding. The run's config records that ``--llm``: a
-result made with the double says so.
+and `proagent eval` runs go through litellm to a server whose responder answers from the
+grounding: a world's scripted planner (`planner_of`, the product's one definition that ``--llm
+scripted`` plays in process). It is for tests of the HTTP path (retries, timeouts, usage, the
+cache); a run that only needs answers without a language model uses ``--llm scripted``. The run's
+config records that ``--llm``: a result made with the double says so.
 """
 
 from __future__ import annotations
 
 import asyncio
 import urllib.request
+from collections.abc import Callable
 
+from proagent.domains import get_domain
 from proagent.llm.factory import make_model
 from proagent.llm.types import Completion, Grounding, LLMConfigError, Message, Model, StructuredOutput
 from tests.support.board import GROUNDING_PATH, message_key
@@ -65,6 +69,15 @@ class LoopbackModel:
                 pass
         except OSError:
             return
+
+
+def planner_of(world: str) -> Callable[[Grounding | None], str]:
+    """The scripted planner ``world`` ships (its `ScriptedPlanning` capability), as a
+    `FakeChatServer` responder: the loopback server answers with the product's planner."""
+    scripted = get_domain(world).capabilities.scripted
+    if scripted is None:
+        raise LookupError(f"the {world} world ships no scripted planner")
+    return scripted.answer  # it asks for a grounding itself (`proagent.llm.scripted.require`)
 
 
 def loopback_model(api_base: str | None, timeout_s: float) -> Model:

@@ -55,7 +55,7 @@ class ScriptedModel:
         responses: Iterable[str | BaseException] = (),
         *,
         respond: Responder | None = None,
-        name: str = "scripted",
+        name: str = "test-double",
     ) -> None:
         self._queue: deque[str | BaseException] = deque(responses)
         self._respond = respond

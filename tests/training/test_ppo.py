@@ -51,7 +51,7 @@ def test_tiny_run_has_finite_losses(tiny_run):
 
 
 def test_shaping_anneals_linearly_to_zero():
-    cfg = PPOConfig(num_envs=4, num_steps=25, shaping_horizon=1000)  # 100 env steps per update
+    cfg = PPOConfig(layout="cramped_room", num_envs=4, num_steps=25, shaping_horizon=1000)  # 100 env steps per update
     coefs = [float(shaping_coef(cfg, jnp.int32(u))) for u in (0, 5, 10, 20)]
     assert np.allclose(coefs, [1.0, 0.5, 0.0, 0.0])
     assert float(shaping_coef(cfg.model_copy(update={"shaping_horizon": 0}), jnp.int32(0))) == 0.0
@@ -97,7 +97,7 @@ def test_the_bits_key_names_what_decides_the_bits():
 @pytest.mark.parametrize("anneal", [True, False])
 def test_optimizer_is_adam_and_lr_mult_scales_its_step(anneal):
     """At lr_mult 1 the optimiser is ``optax.adam`` bit for bit (same state too); lr_mult scales the step."""
-    config = PPOConfig(total_steps=4096, num_envs=4, num_steps=32, anneal_lr=anneal)
+    config = PPOConfig(layout="cramped_room", total_steps=4096, num_envs=4, num_steps=32, anneal_lr=anneal)
     adam = optax.chain(optax.clip_by_global_norm(config.max_grad_norm), optax.adam(lr_schedule(config), eps=1e-5))
     params = {"w": jnp.linspace(-1.0, 1.0, 7)}
     grads = {"w": jnp.sin(jnp.arange(7.0))}

@@ -23,7 +23,9 @@ from proagent.contract import Agent
 from proagent.domains.cube.constraints import METRIC_NAMES, CubeConstraintCollector
 from proagent.domains.cube.grounding import ground_facts, memory_line, render_grid
 from proagent.domains.cube.partners import DEFAULT_PARTNER, make_partner, partner_names
+from proagent.domains.cube.plan_effects import PLAN_EFFECTS
 from proagent.domains.cube.rl_spec import CUBE_RL
+from proagent.domains.cube.scripted import SCRIPTED
 from proagent.domains.cube.skills import MAX_STEPS, SKILLS, CubeController, skill_book_for
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
 from proagent.world.capabilities import Capabilities, PlanTargets, ProcessMetrics, TeamSizing
@@ -49,8 +51,10 @@ def make_env(spec: str, horizon: int) -> CubeEnv:
 
 def make_team_env(spec: str, horizon: int, num_agents: int) -> CubeEnv:
     """The scenario played by ``num_agents`` agents (`--agents`; the same as ``<spec>@<n>``):
-    starts spread down column 0."""
+    starts spread down column 0, or for ``coop2`` tasks COOP²'s own spawn (the same blocks)."""
     env = make_env(spec, horizon)
+    if env.scenario.difficulty == "coop2" and num_agents != env.num_agents:
+        return make_env(f"{spec.partition('@')[0]}@{num_agents}", horizon)
     try:
         return CubeEnv(with_agents(env.scenario, num_agents))
     except ScenarioError as exc:
@@ -102,12 +106,18 @@ class CubeDomain(WorldBase):
         teams=TeamSizing(make_team_env),
         plans=PlanTargets(plan_target),
         rl=CUBE_RL,
+        plan_effects=PLAN_EFFECTS,
+        scripted=SCRIPTED,
     )
+
+    def layout_names(self) -> list[str]:
+        """Our fixed scenarios, then COOP²'s paper task (``coop2``; ``coop2:<seed>`` for another seed)."""
+        return sorted(SCENARIOS, key=lambda name: (name == "coop2", name))
 
     def owns(self, spec: str) -> bool:
         base, at, count = spec.rpartition("@")
         name = base if at and small_whole(count) is not None else spec
-        return name in SCENARIOS or name.startswith("random:")
+        return name in SCENARIOS or name.startswith(("random:", "coop2:"))
 
     def make_env(self, spec: str, horizon: int) -> CubeEnv:
         return make_env(spec, horizon)

@@ -51,9 +51,9 @@ def free_face_cells(
     state: CubeView, seat: int, block: CubeBlock, direction: CubeAction = CubeAction.RIGHT
 ) -> list[Pos]:
     """The cells of ``block``'s face for a push in ``direction`` (default: its left face) this agent
-    could stand on (inside, not taken by another)."""
+    could stand on (walkable: inside and left of the goal column, not taken by another)."""
     taken = blocked_cells(state, seat)
-    return [c for c in block.face_cells(direction) if state.in_grid(c) and c not in taken]
+    return [c for c in block.face_cells(direction) if state.walkable(c) and c not in taken]
 
 
 def bfs_first_step(state: CubeView, seat: int, goals: set[Pos], through_agents: bool = False) -> tuple[int, int | None]:
@@ -72,7 +72,7 @@ def bfs_first_step(state: CubeView, seat: int, goals: set[Pos], through_agents: 
         for action in (CubeAction.RIGHT, CubeAction.UP, CubeAction.DOWN, CubeAction.LEFT):
             dx, dy = VECTORS[action]
             nxt = (cell[0] + dx, cell[1] + dy)
-            if nxt in seen or not state.in_grid(nxt) or nxt in walls:
+            if nxt in seen or not state.walkable(nxt) or nxt in walls:
                 continue
             seen[nxt] = int(action) if seen[cell] == -1 else seen[cell]
             if nxt in goals:
@@ -138,7 +138,9 @@ def _block_failures(state: CubeView, seat: int, skill: Skill) -> list[str]:
         return [] if _pushes(skill) else [f"you are already on block {block.index}'s {face} face"]
     free = free_face_cells(state, seat, block, direction)
     if not free:
-        return [f"every cell of block {block.index}'s {face} face is taken or outside the grid"]
+        goal = any(c[0] == state.goal_column for c in block.face_cells(direction))
+        where = ", outside the grid or in the goal column" if goal else " or outside the grid"
+        return [f"every cell of block {block.index}'s {face} face is taken{where}"]
     if bfs_first_step(state, seat, set(free), through_agents=True)[0] < 0:
         return [f"no path leads to block {block.index}'s {face} face"]
     return []
@@ -165,6 +167,8 @@ def _move_failures(state: CubeView, seat: int, skill: Skill) -> list[str]:
     nxt = (x + dx, y + dy)
     if not state.in_grid(nxt):
         return [f"a wall is {direction} of you"]
+    if not state.walkable(nxt):
+        return [f"the goal column {state.goal_column} is {direction} of you: only blocks enter it"]
     if state.block_at(nxt) is not None:
         return [f"block {state.block_at(nxt).index} is {direction} of you (walking into it pushes it)"]
     return []

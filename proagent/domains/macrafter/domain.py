@@ -28,7 +28,9 @@ from proagent.domains.macrafter.feedback import snapshot
 from proagent.domains.macrafter.grounding import ground_facts, memory_line
 from proagent.domains.macrafter.partners import DEFAULT_PARTNER, make_partner, partner_names
 from proagent.domains.macrafter.perception import CrafterPerceiver, SeatView
+from proagent.domains.macrafter.plan_effects import PLAN_EFFECTS
 from proagent.domains.macrafter.rendering import RENDERING
+from proagent.domains.macrafter.scripted import SCRIPTED
 from proagent.domains.macrafter.skills import (
     COLLECT_TIMEOUT,
     CRAFT_TIMEOUT,
@@ -122,6 +124,8 @@ class MACrafterDomain(WorldBase):
         plans=PlanTargets(plan_target),
         process=ProcessMetrics(CrafterConstraintCollector, PROCESS_METRIC_NAMES),
         feedback=Feedback(snapshot),
+        plan_effects=PLAN_EFFECTS,
+        scripted=SCRIPTED,
     )
 
     @property

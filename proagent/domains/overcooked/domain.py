@@ -46,6 +46,7 @@ from proagent.domains.overcooked.partners.registry import (
 )
 from proagent.domains.overcooked.perception import Perceiver
 from proagent.domains.overcooked.rl_spec import OVERCOOKED_RL
+from proagent.domains.overcooked.scripted import SCRIPTED
 from proagent.domains.overcooked.skills import SkillBook
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
 from proagent.text_values import typed_values
@@ -101,6 +102,9 @@ def _checkpoint_partner(directory: Path, env: OvercookedEnv | None) -> Agent:
     return load_checkpoint_partner(directory, "overcooked", env.name, lambda m: partner_env(env.layout, m.dynamics))
 
 
+DEFAULT_LAYOUT = "counter_circuit"
+
+
 class OvercookedDomain(WorldBase):
     """The Overcooked world. Holds only its partner registry (scripted + the shipped zoo, or one a
     caller extends), so one instance serves every run."""
@@ -122,6 +126,7 @@ class OvercookedDomain(WorldBase):
             interdependence=Interdependence(interdependence_collector, interdependence_model),
             settings=EnvSettings(self.make_env_with, env_settings),
             rl=OVERCOOKED_RL,
+            scripted=SCRIPTED,
         )
 
     @property
@@ -132,6 +137,11 @@ class OvercookedDomain(WorldBase):
 
     def layout_names(self) -> list[str]:
         return available_layouts()
+
+    def default_layout(self) -> str:
+        """counter_circuit: the paper's hardest classic kitchen, where coordination matters (the
+        alphabetical first is a variant nobody starts with)."""
+        return DEFAULT_LAYOUT
 
     def owns(self, spec: str) -> bool:
         return spec in available_layouts() or spec.endswith((".txt", ".toml"))

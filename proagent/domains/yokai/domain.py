@@ -25,6 +25,7 @@ from proagent.domains.yokai.metrics import METRIC_NAMES, game_metrics
 from proagent.domains.yokai.partners import DEFAULT_PARTNER, make_partner, partner_names
 from proagent.domains.yokai.probes import BELIEF_PROBES
 from proagent.domains.yokai.rl_spec import YOKAI_RL
+from proagent.domains.yokai.scripted import SCRIPTED
 from proagent.domains.yokai.skills import YokaiController, as_belief, skill_book_for
 from proagent.domains.yokai.table import EVENT_KINDS, TableEvent, YokaiTable, YokaiWorldEnv, make_world_env
 from proagent.paths import KNOWLEDGE_DIR, PROMPTS_DIR
@@ -114,6 +115,7 @@ class YokaiDomain(WorldBase):
     prompts_root = PROMPTS_DIR / "yokai"
     knowledge_root = KNOWLEDGE_DIR / "yokai"
     idle_action = IDLE
+    turn_based = True  # a card game: players move in turn, so no --clock but turns
     event_kinds = EVENT_KINDS
     useful_events = ("move", "reveal", "place")
     metric_names = METRIC_NAMES
@@ -124,11 +126,12 @@ class YokaiDomain(WorldBase):
         settings=EnvSettings(make_env_with, describe),
         belief_probes=BELIEF_PROBES,
         rl=YOKAI_RL,
+        scripted=SCRIPTED,
     )
 
     def layout_names(self) -> list[str]:
         """Smallest game first (9C before 16C, then by players): the first is the paper's main
-        setting, 9c_2p, which commands that take a world's first layout then play."""
+        setting, 9c_2p, the world's default layout (`default_layout`)."""
         return sorted(self.layouts, key=lambda name: tuple(int(part[:-1]) for part in name.split("_")))
 
     @property

@@ -81,15 +81,25 @@ class SeatMemory:
     def __init__(self, seat: int) -> None:
         self.seat = seat
         self.sightings: dict[int, Sighting] = {}
+        self.in_view: set[int] = set()  # cards whose colour the seat's view held at its last observation
         self.log: list[str] = []
         self.events: tuple[TableEvent, ...] = ()
         self.belief: SeatBelief | None = None
 
     def observe(self, state: YokaiTable, events: Sequence[TableEvent]) -> SeatBelief:
-        """Update the sightings from the seat's own view (a colour it holds now) and log the events."""
+        """Update the sightings from the seat's own view (a colour it holds now) and log the events.
+        A sighting keeps the step the seat looked: a colour that stays in view, unchanged and in
+        place, is the same sighting (re-stamping it each step would make "when you saw it" the
+        last step it was in view, which a theory-of-mind prompt would state falsely)."""
         for card in state.seats[self.seat].cards:
-            if card.colour is not None:
+            if card.colour is None:
+                self.in_view.discard(card.index)
+                continue
+            kept = self.sightings.get(card.index)
+            same = kept is not None and (kept.colour, kept.position) == (card.colour, card.position)
+            if not (same and card.index in self.in_view):
                 self.sightings[card.index] = Sighting(card.index, card.colour, card.position, state.game.step)
+            self.in_view.add(card.index)
         self.events = tuple(events)
         self.log = [*self.log, *(e.describe() for e in events if e.kind != "game_over")][-LOG_SIZE:]
         self.belief = belief_of(state, self.seat, self.sightings, self.log)

@@ -31,6 +31,7 @@ class WorldBase:
     knowledge_root: Path
     actions: type[IntEnum]
     idle_action: int
+    turn_based: bool = False  # real time by default: the world may move while a model thinks
     event_kinds: tuple[str, ...] = ()
     useful_events: tuple[str, ...] = ()
     metric_names: tuple[str, ...] = ()
@@ -45,6 +46,13 @@ class WorldBase:
 
     def layout_names(self) -> list[str]:
         return sorted(self.layouts)
+
+    def default_layout(self) -> str:
+        """The first listed layout: a world orders ``layout_names`` with its main setting first."""
+        names = self.layout_names()
+        if not names:
+            raise DomainInputError(f"{self.name} has no named layouts; name one with --layout")
+        return names[0]
 
     def owns(self, spec: str) -> bool:
         return spec in self.layouts

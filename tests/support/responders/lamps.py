@@ -1,14 +1,17 @@
 """The lamps responder: a sensible plan for the tests' lamps world from the seat's grounding.
 
+The lamps world ships no scripted planner (`--llm scripted` is refused on it in one line): this
+responder answers for it behind the loopback server.
+
 Policy: press a dark lamp you stand on; else walk to the dark lamp you are strictly nearest to
 (ties go to the lower seat); else wait. It predicts each teammate plays the same policy, and
-answers in the format the prompt asked for (`answers`).
+answers in the format the prompt asked for (`proagent.llm.scripted.format_answer`).
 """
 
 from __future__ import annotations
 
+from proagent.llm.scripted import Answer, format_answer, require
 from proagent.llm.types import Grounding
-from tests.support.answers import Answer, format_answer, require
 
 EXPLANATION = "That skill's preconditions do not hold here; a dark lamp nearer to me is better."
 
@@ -48,3 +51,4 @@ def lamps_answer(grounding: Grounding | None) -> str:
         {f"player {s}": guess for s, guess in guesses.items()} if several else next(iter(guesses.values()), plan)
     )
     return format_answer(g, Answer(analysis, intention, plan))
+

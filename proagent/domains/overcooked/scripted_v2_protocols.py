@@ -1,7 +1,7 @@
-"""How the V2 responder passes the recipe between chefs: the button, a counter signal, and what a
-chef who does not know the recipe does to learn it (`overcooked_v2`).
+"""How the V2 scripted planner passes the recipe between chefs: the button, a counter signal, and what a
+chef who does not know the recipe does to learn it (`scripted_v2`).
 
-Everything comes from the seat's grounding (`overcooked_seat.Seat`): its recipe, what it sees now
+Everything comes from the seat's grounding (`scripted_seat.Seat`): its recipe, what it sees now
 (its position and view radius), what it remembers (counters, pots), its recent history and the
 layout's signal convention (the knowledge's ``[signal]`` table, which its notes state in words for
 both chefs, e.g. in the test-time layouts: an ingredient2 on one of the counters [3, 1], [3, 2],
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from tests.support.responders.overcooked_seat import Convention, Seat
+from proagent.domains.overcooked.scripted_seat import Convention, Seat
 
 START_SETTLE = 10  # steps the signaller needs at the start to fetch and place its sign
 DELIVERY_SETTLE = 5  # steps it needs to update the sign after a correct delivery

@@ -2,7 +2,7 @@
 
 The planner prompt is rendered from the seat's facts (`proagent.domains.overcooked.grounding`), its
 memory and the feedback on rejected attempts; the system prompt from the kitchen's skills and the
-layout's knowledge. `read_seat` takes the same values as typed data, so the responder sees exactly
+layout's knowledge. `read_seat` takes the same values as typed data, so the scripted planner sees exactly
 what the prompt says (with a partial view: only what the seat sees or remembers) whatever the
 wording of the templates.
 """

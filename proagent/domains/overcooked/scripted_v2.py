@@ -1,17 +1,17 @@
-"""The Overcooked responder on V2 kitchens: several ingredients, recipes to learn, indicators.
+"""The Overcooked scripted planner on V2 kitchens: several ingredients, recipes to learn, indicators.
 
-`overcooked.overcooked_answer` hands a grounding here when it is a V2 one (`is_v2`): the skill
+`scripted.overcooked_answer` hands a grounding here when it is a V2 one (`is_v2`): the skill
 list offers ``put_in_pot()``, ``press_button()`` or ``go_to_indicator()``, or the seat does not
 know the recipe. Classic prompts never are.
 
-A competent V2 cook, from what the seat's prompt holds (`overcooked_seat.read_seat`: what it sees,
+A competent V2 cook, from what the seat's prompt holds (`scripted_seat.read_seat`: what it sees,
 remembers and did, never the engine state):
 - recipe known and its ingredients and a pot within reach: fetch the next ingredient the pot still
   misses, put it in, dish, fill, deliver. A chef who reads the recipe on an indicator (partial
   view) only starts pots, a demo for the teammate who follows it, and not while the teammate is
   about to serve (it carries a soup or just filled a dish: its delivery may draw a new recipe);
   the rest of a started pot is the teammate's;
-- recipe known but no way to cook it: show it (`overcooked_v2_protocols`): press the button once
+- recipe known but no way to cook it: show it (`scripted_v2_protocols`): press the button once
   per recipe, or keep the layout's signal (an unused ingredient on the counters) up to date;
 - recipe unknown: read the teammate's signal or demo (a pot being filled with one ingredient), go
   and look at the indicator or press the button, watch the button or the signal counters, else wait.
@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
+from proagent.domains.overcooked.scripted_seat import PotReading, Seat, read_seat
+from proagent.domains.overcooked.scripted_v2_protocols import find_out, read_signal, show_recipe
 from proagent.domains.overcooked.skills import recipe_fit
 from proagent.llm.types import Grounding
-from tests.support.responders.overcooked_seat import PotReading, Seat, read_seat
-from tests.support.responders.overcooked_v2_protocols import find_out, read_signal, show_recipe
 
 SERVE_STEPS = 8  # a teammate that filled a dish this recently may not have served it yet
 

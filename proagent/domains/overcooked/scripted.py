@@ -1,0 +1,69 @@
+"""The Overcooked scripted planner (`--llm scripted`): a competent cook's plan from the seat's grounding.
+
+Whole episodes, evaluations and benchmarks run through the real prompt, parsing and checking path
+with it instead of a language model. Classic kitchens are decided here; V2 kitchens (several
+ingredients, recipes to learn, indicators) in `scripted_v2`. It also answers the llm3
+Verificator's three rounds and the failure explainer.
+
+Its plans are labelled lines whatever format the prompt asked for (the agent's parser reads both),
+so the answers recorded in the golden runs stay the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from proagent.domains.overcooked.scripted_seat import is_v2
+from proagent.domains.overcooked.scripted_v2 import v2_answer
+from proagent.llm.scripted import require
+from proagent.llm.types import Grounding
+from proagent.world.capabilities import ScriptedPlanning
+
+EXPLANATION = "The skill's preconditions do not hold in this state."
+
+
+def overcooked_answer(grounding: Grounding | None) -> str:
+    """The reply to one chat request: a plan (planner) or one sentence (failure explainer)."""
+    g = require(grounding)
+    if g.purpose == "explain":
+        return EXPLANATION
+    if g.purpose == "verify":
+        return verify_answer(g)
+    if is_v2(g):
+        return v2_answer(g)
+    held = g.facts["me"]["held"] or "nothing"
+    plan = classic_plan(held, g.facts["pots"])
+    return f"Analysis: I hold {held}.\nIntention: pickup(onion)\nPlan: {plan}"
+
+
+def verify_answer(g: Grounding) -> str:
+    """One round of the llm3 Verificator, from the seat's facts and the checks' reasons: what it
+    holds and the pots (preconditions check), the first failing check (double-check), and a
+    conclusion naming the skill a cook would do instead."""
+    held = g.facts["me"]["held"] or "nothing"
+    if g.verify_round == "preconditions":
+        pots = ", ".join(p["status"] for p in g.facts["pots"])
+        return f"Step by step: I hold {held}; the pots are {pots}. A precondition of {g.skill} does not hold."
+    if g.verify_round == "double_check":
+        return f"Agreed: {g.reasons[0] if g.reasons else 'a precondition fails'}."
+    better = classic_plan(held, g.facts["pots"]) if not is_v2(g) else "wait(1)"
+    because = "; ".join(g.reasons)
+    return f"Conclusion: {g.skill} fails because {because}; holding {held}, {better} makes progress instead."
+
+
+def classic_plan(held: str, pots: list[dict[str, Any]]) -> str:
+    """A three-onion cook: deliver, fill, put onions in, fetch a dish while a soup cooks."""
+    soup_coming = any(p["status"] in ("cooking", "ready") for p in pots)
+    pot_accepts = any(p["status"] == "empty" or (p["status"] == "filling" and p["num_ingredients"] < 3) for p in pots)
+    if held.startswith("soup"):
+        return "deliver_soup()"
+    if held == "dish":
+        return "fill_dish_with_soup()" if soup_coming else "place_obj_on_counter()"
+    if held == "onion":
+        return "put_onion_in_pot()" if pot_accepts else "place_obj_on_counter()"
+    if soup_coming:
+        return "pickup(dish)"
+    return "pickup(onion)" if pot_accepts else "wait(3)"
+
+
+SCRIPTED = ScriptedPlanning(answer=overcooked_answer, source=__name__)
