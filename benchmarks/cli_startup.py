@@ -22,8 +22,8 @@ import subprocess
 import sys
 import time
 
-COMMANDS = ("play", "human", "replay", "layouts", "partners", "eval", "ablate", "reproduce", "report", "analyze",
-            "study", "train")  # fmt: skip
+from proagent.cli import COMMANDS  # the command table alone: importing it loads no command
+
 CLI = "import sys; from proagent.cli import main; sys.exit(main({argv!r}))"
 MARGIN_S = 1.0  # a --help answers within this much of the bare interpreter
 JAX_SHARE = 1 / 3  # `proagent --help` against `import jax`

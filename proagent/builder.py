@@ -141,6 +141,7 @@ class LLMFlags(BaseModel):
     belief_probe: bool = False
     probe_forced: bool = False
     threads: int | None = None
+    adapter: Path | None = None  # the embedded model's LoRA adapter (--adapter; none: the raw model)
     clock: str = "turns"
 
     @classmethod
@@ -291,7 +292,7 @@ def prepare_llm(flags: LLMFlags, domain: Domain, env: DomainEnv, seats: list[int
         planner = scripted_planner(domain, flags.llm)
         model = make_model(
             flags.llm, api_base=flags.api_base, cache_dir=cache_dir, timeout_s=flags.llm_timeout, planner=planner,
-            threads=flags.threads,
+            threads=flags.threads, adapter=flags.adapter,
         )
     except (PromptSetError, LLMError) as exc:
         raise SetupError(str(exc)) from exc

@@ -34,23 +34,6 @@ def cow_ceiling(horizon: int) -> np.ndarray:
     return np.asarray([math.floor(1.5 + d) for d in daylight_table(horizon)], np.int32)
 
 
-def chunk_cells(cfg: CrafterSettings) -> np.ndarray:
-    """(NC, cs*cs, 2) each chunk's cells (x, y) in x-major order (EmCoop's mask order) at index
-    ``x_local * cs + y_local`` (the layout of `chunk_blocks`), (-1, -1) where a chunk at the map's
-    edge is smaller."""
-    cs = cfg.chunk_size
-    rows, cols = cfg.chunks
-    out = np.full((rows * cols, cs * cs, 2), -1, np.int32)
-    for r in range(rows):
-        for c in range(cols):
-            for lx in range(cs):
-                for ly in range(cs):
-                    x, y = c * cs + lx, r * cs + ly
-                    if x < cfg.width and y < cfg.height:
-                        out[r * cols + c, lx * cs + ly] = (x, y)
-    return out
-
-
 class Herd(NamedTuple):
     cow_pos: jax.Array
     cow_alive: jax.Array
@@ -58,33 +41,29 @@ class Herd(NamedTuple):
     next_order: jax.Array
 
 
-def kth_true(mask: jax.Array, k: jax.Array) -> jax.Array:
-    """The index of the k-th True (from 0) along the last axis, in two levels of blocks of about
-    sqrt(n): XLA's cumsum on CPU costs the square of its length, so a 144-cell chunk is counted as
-    12 columns of 12 cells (288 adds a chunk, not 20,736)."""
-    n = mask.shape[-1]
-    side = math.isqrt(n - 1) + 1
-    padded = jnp.pad(mask, [(0, 0)] * (mask.ndim - 1) + [(0, side * side - n)])
-    blocks = padded.reshape(*mask.shape[:-1], side, side)
-    per_block = blocks.sum(-1)
-    before = jnp.cumsum(per_block, -1) - per_block  # Trues before each block
-    block = jnp.sum((jnp.cumsum(per_block, -1) <= k[..., None]).astype(jnp.int32), -1)
-    block = jnp.minimum(block, side - 1)
-    rest = k - jnp.take_along_axis(before, block[..., None], -1)[..., 0]
-    inner = jnp.take_along_axis(blocks, block[..., None, None], -2)[..., 0, :]
-    offset = jnp.sum((jnp.cumsum(inner, -1) <= rest[..., None]).astype(jnp.int32), -1)
-    return block * side + jnp.minimum(offset, side - 1)
-
-
-def chunk_blocks(cfg: CrafterSettings, grid: jax.Array) -> jax.Array:
-    """(NC, cs*cs) each chunk's materials in `chunk_cells` order (-1 beyond the map's edge), by
-    padding and reshaping the grid: no gather, which keeps the batched step fast."""
+def grass_spots(cfg: CrafterSettings, grid: jax.Array, pick: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """(NC,) grass cells per chunk and (NC, 2) the spawn cell of each chunk: its ``pick % n``-th
+    grass cell in EmCoop's x-major order (column by column, each from the top), meaningful where the
+    chunk has grass. The map is padded to whole chunks and viewed as (row, y, column, x) blocks, so
+    counting a chunk's columns and then the chosen column's cells needs no transpose and no gather."""
     cs = cfg.chunk_size
     rows, cols = cfg.chunks
     h, w = grid.shape
-    padded = jnp.pad(grid, ((0, rows * cs - h), (0, cols * cs - w)), constant_values=-1)
-    blocks = padded.reshape(rows, cs, cols, cs).transpose(0, 2, 3, 1)  # (row, col, x, y): x-major
-    return blocks.reshape(rows * cols, cs * cs)
+    # EmCoop's plant is an object standing on grass: its cell counts as grass but holds an object
+    grass = (grid == Material.GRASS) | (grid == Material.PLANT)
+    blocks = jnp.pad(grass, ((0, rows * cs - h), (0, cols * cs - w))).reshape(rows, cs, cols, cs)
+    per_column = blocks.sum(1, dtype=jnp.int32)  # (row, col, x)
+    n = per_column.sum(-1)  # (row, col)
+    k = (pick.reshape(rows, cols) % jnp.maximum(n, 1).astype(jnp.uint32)).astype(jnp.int32)
+    upto = jnp.cumsum(per_column, -1, dtype=jnp.int32)
+    lx = jnp.minimum(jnp.sum(upto <= k[..., None], -1), cs - 1)  # the column holding the k-th cell
+    chosen = jnp.arange(cs) == lx[..., None]  # (row, col, x)
+    rest = k - jnp.sum(jnp.where(chosen, upto - per_column, 0), -1)  # its rank inside that column
+    column = jnp.any(blocks & chosen[:, None, :, :], -1)  # (row, y, col)
+    ly = jnp.minimum(jnp.sum(jnp.cumsum(column, 1, dtype=jnp.int32) <= rest[:, None, :], 1), cs - 1)
+    x = jnp.arange(cols)[None, :] * cs + lx
+    y = jnp.arange(rows)[:, None] * cs + ly
+    return n.reshape(-1), jnp.stack([x, y], -1).reshape(-1, 2)
 
 
 def chunk_of(cfg: CrafterSettings, pos: jax.Array) -> jax.Array:
@@ -95,7 +74,6 @@ def chunk_of(cfg: CrafterSettings, pos: jax.Array) -> jax.Array:
 
 def balance(
     cfg: CrafterSettings,
-    cells: np.ndarray,
     ceiling: np.ndarray,
     herd: Herd,
     grid: jax.Array,
@@ -107,13 +85,9 @@ def balance(
 ) -> Herd:
     """One balancing pass (call it on steps divisible by ``balance_every``). ``seats`` marks every
     seat of the team (removed ones too: EmCoop measures from all its players)."""
-    nc = cells.shape[0]
+    nc = touched.size
     h, w = grid.shape
-    cx, cy = jnp.asarray(cells[..., 0]), jnp.asarray(cells[..., 1])
-    cell = chunk_blocks(cfg, grid)
-    # EmCoop's plant is an object standing on grass: its cell counts as grass but holds an object
-    grass = (cell == Material.GRASS) | (cell == Material.PLANT)  # (NC, cs*cs)
-    n_grass = grass.sum(-1)
+    n_grass, spot = grass_spots(cfg, grid, draws.chunk_pick)
     cow_chunk = jnp.where(herd.cow_alive, chunk_of(cfg, herd.cow_pos), -1)
     in_chunk = cow_chunk[None, :] == jnp.arange(nc)[:, None]  # (NC, C)
     n_cows = in_chunk.sum(-1)
@@ -122,10 +96,6 @@ def balance(
     live = touched.reshape(-1)
     spawn_try = live & (n_cows < floor_) & meets(draws.chunk_roll, cfg.cow_spawn_probability)
     leave_try = live & ~(n_cows < floor_) & (n_cows > ceil_) & meets(draws.chunk_roll, cfg.cow_despawn_probability)
-    # the spawn cell: the (pick % grass)-th grass cell in x-major order
-    k = (draws.chunk_pick % jnp.maximum(n_grass, 1).astype(jnp.uint32)).astype(jnp.int32)
-    idx = kth_true(grass, k)
-    spot = jnp.stack([cx[jnp.arange(nc), idx], cy[jnp.arange(nc), idx]], -1)  # (NC, 2)
     far = _away(seat_pos, seats, spot, cfg.cow_spawn_distance)
     taken = jnp.any(herd.cow_alive[None] & jnp.all(herd.cow_pos[None] == spot[:, None], -1), -1)
     taken = taken | jnp.any(seats[None] & jnp.all(seat_pos[None] == spot[:, None], -1), -1)
@@ -151,12 +121,18 @@ def _leave(
     seat_pos: jax.Array,
     seats: jax.Array,
 ) -> Herd:
-    """Despawns: the (pick % n)-th cow of the chunk in slot order leaves if every agent is far."""
-    k = (draws.chunk_pick % jnp.maximum(n_cows, 1).astype(jnp.uint32)).astype(jnp.int32)
-    pick = kth_true(in_chunk, k)  # (NC,) slot
-    far = _away(seat_pos, seats, herd.cow_pos[pick], cfg.cow_despawn_distance)
+    """Despawns: the (pick % n)-th cow of the chunk in slot order leaves if every agent is far.
+    Worked out per cow (its rank among its chunk's cows), so nothing is gathered by chunk."""
     c = herd.cow_alive.shape[0]
-    gone = jnp.any((leave_try & far)[:, None] & (pick[:, None] == jnp.arange(c)[None, :]), 0)  # no scatter
+    k = (draws.chunk_pick % jnp.maximum(n_cows, 1).astype(jnp.uint32)).astype(jnp.int32)
+    slot = jnp.arange(c)
+    chunk = jnp.sum(jnp.where(in_chunk, jnp.arange(in_chunk.shape[0])[:, None] + 1, 0), 0) - 1  # (C,), -1 dead
+    mates = (chunk[None, :] == chunk[:, None]) & (chunk[:, None] >= 0)  # (C, C): alive in the same chunk
+    rank = jnp.sum(mates & (slot[None, :] < slot[:, None]), -1)
+    mine_k = jnp.sum(jnp.where(in_chunk, k[:, None], 0), 0)  # (C,) the pick of each cow's chunk
+    tries = jnp.any(in_chunk & leave_try[:, None], 0)
+    far = _away(seat_pos, seats, herd.cow_pos, cfg.cow_despawn_distance)
+    gone = tries & (rank == mine_k) & far
     n = herd.order.shape[0] - c
     return herd._replace(
         cow_alive=herd.cow_alive & ~gone,
@@ -170,20 +146,20 @@ def _spawn(herd: Herd, spawn: jax.Array, spot: jax.Array) -> Herd:
     c = herd.cow_alive.shape[0]
     n = herd.order.shape[0] - c
     free = ~herd.cow_alive
-    free_rank = jnp.cumsum(free) - 1  # rank of each free slot
-    want = jnp.cumsum(spawn) - 1  # rank of each spawning chunk
+    free_rank = jnp.cumsum(free, dtype=jnp.int32) - 1  # rank of each free slot
+    want = jnp.cumsum(spawn, dtype=jnp.int32) - 1  # rank of each spawning chunk
     fits = spawn & (want < free.sum())
-    # slot s takes the chunk whose rank equals its free rank
+    # slot s takes the chunk whose rank equals its free rank (at most one: sums pick it, no gather)
     match = free[None, :] & (free_rank[None, :] == want[:, None]) & fits[:, None]  # (NC, C)
     filled = jnp.any(match, 0)
-    src = jnp.argmax(match, 0)
-    new_order = herd.next_order + jnp.where(filled, want[src], 0)
+    cell = jnp.sum(jnp.where(match[:, :, None], spot[:, None, :], 0), 0)
+    new_order = herd.next_order + jnp.sum(jnp.where(match, want[:, None], 0), 0)
     return Herd(
-        cow_pos=jnp.where(filled[:, None], spot[src], herd.cow_pos),
+        cow_pos=jnp.where(filled[:, None], cell, herd.cow_pos),
         cow_alive=herd.cow_alive | filled,
         order=herd.order.at[n:].set(jnp.where(filled, new_order, herd.order[n:])),
         next_order=herd.next_order + fits.sum().astype(jnp.int32),
     )
 
 
-__all__ = ["Herd", "balance", "chunk_blocks", "chunk_cells", "chunk_of", "cow_ceiling", "daylight_table"]
+__all__ = ["Herd", "balance", "chunk_of", "cow_ceiling", "daylight_table", "grass_spots"]

@@ -202,8 +202,9 @@ def collect(
     ach = jax.nn.one_hot(jnp.asarray(t.achievement)[safe], achievements.shape[1], dtype=jnp.int32)
     achievements = achievements + jnp.einsum("ikj,ika->ja", got, ach)
     mined = ok & (tgt >= 0) & (tgt < COW_CODE) & inside
-    cleared = jnp.zeros(grid.shape, bool).at[jnp.clip(y, 0, h - 1), jnp.clip(x, 0, w - 1)].max(mined)
-    grid = jnp.where(cleared, jnp.asarray(t.leaves_of, jnp.int8)[grid], grid)
+    # write only the collected cells (a cell reached twice gets the same value twice): no pass over the map
+    left = jnp.asarray(t.leaves_of, jnp.int8)[mat]
+    grid = grid.at[jnp.where(mined, y, h), x].set(left.astype(grid.dtype), mode="drop")
     eaten = jnp.any(
         (taken & (tgt == COW_CODE))[..., None] & jnp.all(cells[:, :, None, :] == cow_pos[None, None], -1), (0, 1)
     )

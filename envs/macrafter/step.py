@@ -13,7 +13,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from envs.macrafter.balance import Herd, balance, chunk_cells, chunk_of, cow_ceiling
+from envs.macrafter.balance import Herd, balance, chunk_of, cow_ceiling
+from envs.macrafter.batched import when
 from envs.macrafter.collect import bag_of, collect, resource_tables, run_shares, split_bag
 from envs.macrafter.draws import StepDraws
 from envs.macrafter.rules import NUM_ACTIONS, PICKAXES, SHARE_BASE, Action, Vital
@@ -34,12 +35,12 @@ class CrafterStep:
         self.settings = settings
         self.res = resource_tables(settings)
         self.acts = act_tables(settings)
-        self.cells = chunk_cells(settings)
         self.ceiling = cow_ceiling(settings.horizon)
 
     @property
     def num_chunks(self) -> int:
-        return int(self.cells.shape[0])
+        rows, cols = self.settings.chunks
+        return rows * cols
 
     def advance(self, state: CrafterState, actions: jax.Array, draws: StepDraws) -> CrafterState:
         """The step under given draws (what `step` runs; the equivalence tests call it directly)."""
@@ -86,19 +87,21 @@ class CrafterStep:
         self, state: CrafterState, wd: World, acts: jax.Array, step: jax.Array, draws: StepDraws
     ) -> tuple[Herd, jax.Array]:
         """Mark the chunks objects stand in (a placed plant is an object in EmCoop), then balance
-        the cows on balancing steps (skipped otherwise: a real skip for one env, a select in a batch)."""
+        the cows on balancing steps (skipped otherwise, in a batch too, unless some env balances)."""
         cfg = self.settings
         touched = touch(cfg, state.touched, wd.pos, wd.in_world)
         touched = touch(cfg, touched, wd.cow_pos, wd.cow_alive)
         planted = (acts == Action.PLACE_PLANT) & (wd.result == RESULT["ok"])
         touched = touch(cfg, touched, wd.pos + DIRS[wd.facing], planted)
         herd = Herd(wd.cow_pos, wd.cow_alive, state.order, state.next_order)
-        herd = jax.lax.cond(
-            step % cfg.balance_every == 0,
-            lambda h: balance(cfg, self.cells, self.ceiling, h, wd.grid, touched, wd.pos, state.active, step, draws),
-            lambda h: h,
-            herd,
-        )
+        ceiling = self.ceiling
+
+        def run(herd: Herd, x: tuple) -> Herd:
+            grid, touched, pos, active, step, draws = x
+            return balance(cfg, ceiling, herd, grid, touched, pos, active, step, draws)
+
+        args = (wd.grid, touched, wd.pos, state.active, step, draws)
+        herd = when(step % cfg.balance_every == 0, run, herd, args)
         return herd, touched
 
 
@@ -110,10 +113,10 @@ def _crafters(acts: jax.Array, in_world: jax.Array, sleeping: jax.Array, vitals:
 
 
 def touch(cfg: CrafterSettings, touched: jax.Array, pos: jax.Array, live: jax.Array) -> jax.Array:
-    """Mark the chunks holding each live object."""
-    flat = touched.reshape(-1)
-    idx = jnp.where(live, chunk_of(cfg, jnp.maximum(pos, 0)), flat.shape[0])
-    return flat.at[idx].set(True, mode="drop").reshape(touched.shape)
+    """Mark the chunks holding each live object (compared with every chunk: no scatter)."""
+    idx = jnp.where(live, chunk_of(cfg, jnp.maximum(pos, 0)), -1)
+    hit = jnp.any(idx[:, None] == jnp.arange(touched.size)[None, :], 0)
+    return touched | hit.reshape(touched.shape)
 
 
 __all__ = ["CrafterStep", "touch"]

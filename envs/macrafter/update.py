@@ -9,7 +9,6 @@ acts first: a table placed by an earlier seat blocks a later seat's move in the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import NamedTuple
 
 import jax
@@ -170,25 +169,13 @@ def update_objects(
 ) -> World:
     """Every object's update in creation order. The seats are created together after the world's
     first cows (EmCoop's reset) and every later cow after them, so the order is: the cows older than
-    the seats (by creation number), the seats in seat order, then the younger cows. Cows update in
-    a cheap loop of their own; no loop carries the grid."""
+    the seats (by creation number), the seats in seat order, then the younger cows. Each group of
+    cows walks at once (`walk_cows`); no loop carries the grid."""
     n = wd.pos.shape[0]
     big = jnp.iinfo(jnp.int32).max
     first_seat = jnp.min(jnp.where(order[:n] >= 0, order[:n], big))
     cow_order = order[n:]
-    perm = jnp.argsort(jnp.where(cow_order < 0, big, cow_order))
-
-    def cows(older: bool) -> Callable[[World], World]:
-        def one(i: jax.Array, cow_pos: jax.Array, wd: World) -> jax.Array:
-            k = perm[i]
-            due = wd.cow_alive[k] & (cow_order[k] >= 0) & ((cow_order[k] < first_seat) == older)
-            return _cow(at, wd._replace(cow_pos=cow_pos), k, draws, due).cow_pos
-
-        # the loop carries only the cows' cells: a carried grid would be copied every round
-        return lambda wd: wd._replace(
-            cow_pos=jax.lax.fori_loop(0, cow_order.shape[0], lambda i, c: one(i, c, wd), wd.cow_pos)
-        )
-
+    older = cow_order < first_seat
     grid = wd.grid
 
     def seat(i: jax.Array, carry: World) -> World:
@@ -198,10 +185,10 @@ def update_objects(
         done = jax.lax.cond(full.in_world[i], lambda w: _player(cfg, at, w, i, acts[i], crafters), lambda w: w, full)
         return done._replace(grid=None)
 
-    wd = cows(older=True)(wd)
+    wd, herd = walk_cows(at, wd, cow_order, draws, older, cow_map(wd))
     wd = wd._replace(placed_cell=jnp.full((n, 2), -1, jnp.int32), placed_mat=jnp.full((n,), -1, jnp.int32))
     wd = jax.lax.fori_loop(0, n, seat, wd._replace(grid=None))._replace(grid=grid)
-    return cows(older=False)(_lay_placements(wd))
+    return walk_cows(at, _lay_placements(wd), cow_order, draws, ~older, herd)[0]
 
 
 def _lay_placements(wd: World) -> World:
@@ -213,13 +200,73 @@ def _lay_placements(wd: World) -> World:
     return wd._replace(grid=grid, placed_cell=None, placed_mat=None)
 
 
-def _cow(at: ActTables, wd: World, c: jax.Array, draws: StepDraws, due: jax.Array) -> World:
-    """``Cow.update``: with the move probability, one step in a random direction if free."""
-    moves = due & meets(draws.cow_move[c], at.cow_move_probability)
-    target = wd.cow_pos[c] + DIRS[(draws.cow_dir[c] % 4).astype(jnp.int32)]
-    mat, inside = material_at(wd.grid, target)
-    free = inside & jnp.asarray(at.cow_walk)[jnp.maximum(mat, 0)] & ~occupied(wd, target)
-    return wd._replace(cow_pos=wd.cow_pos.at[c].set(jnp.where(moves & free, target, wd.cow_pos[c])))
+def cow_map(wd: World) -> jax.Array:
+    """(H + 2, W + 2) slot + 1 of the live cow on each cell of the map with a border of one cell (0:
+    none), in as narrow a type as the slots allow: built once a step, then moved along with the cows."""
+    h, w = wd.grid.shape
+    c = wd.cow_alive.shape[0]
+    kind = jnp.int8 if c < 127 else jnp.int16
+    rows = jnp.where(wd.cow_alive, wd.cow_pos[:, 1] + 1, h + 2)
+    slots = jnp.arange(1, c + 1, dtype=kind)
+    return jnp.zeros((h + 2, w + 2), kind).at[rows, wd.cow_pos[:, 0] + 1].set(slots, mode="drop")
+
+
+def walk_cows(
+    at: ActTables, wd: World, cow_order: jax.Array, draws: StepDraws, group: jax.Array, occ: jax.Array
+) -> tuple[World, jax.Array]:
+    """``Cow.update`` of every live cow in ``group``, one after the other in creation order, computed
+    at once. A cow moves (with the move probability, one step in a random direction) when its
+    target is inside, walkable, free of seats and free of every other cow as it stands at that
+    moment: a cow updated before it stands where its own move left it, any other where it stood.
+    Only two kinds of cow can be in the way, both found on a map of who stands where: the cow on
+    the target, and a cow beside the target heading there (``occ``, `cow_map`). Whether a cow moves depends only on cows
+    updated before it, so iterating the rule from any guess settles, within as many rounds as the
+    longest chain of cows waiting on each other (two or three here, never more than the cows), on
+    the one answer the sequential updates give."""
+    pos, live = wd.cow_pos, wd.cow_alive
+    c = pos.shape[0]
+    h, w = wd.grid.shape
+    due = live & (cow_order >= 0) & group
+    heading = (draws.cow_dir % 4).astype(jnp.int32)
+    target = pos + DIRS[heading]  # (C, 2)
+    x, y = target[:, 0], target[:, 1]
+    inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+    walkable = jnp.asarray(at.cow_walk)[jnp.maximum(wd.grid[jnp.clip(y, 0, h - 1), jnp.clip(x, 0, w - 1)], 0)]
+    seat_there = jnp.any(wd.in_world[None, :] & jnp.all(wd.pos[None, :, :] == target[:, None, :], -1), -1)
+    wants = due & meets(draws.cow_move, at.cow_move_probability) & inside & walkable & ~seat_there
+
+    def cow_on(cell: jax.Array) -> jax.Array:
+        return occ[jnp.clip(cell[..., 1] + 1, 0, h + 1), jnp.clip(cell[..., 0] + 1, 0, w + 1)].astype(jnp.int32) - 1
+
+    def first(j: jax.Array) -> jax.Array:
+        """Whether cow ``j`` (-1: none) updates before the cow of its row."""
+        k = jnp.maximum(j, 0)
+        order_i = cow_order.reshape((c,) + (1,) * (j.ndim - 1))
+        return (j >= 0) & due[k] & (cow_order[k] < order_i)
+
+    holder = cow_on(target)  # (C,) the cow standing on each cow's target
+    wants = wants & ~((holder >= 0) & ~first(holder))  # it has not moved yet, or will not this pass
+    leaves = first(holder)  # it updates first: the cell is free if it moves away
+    beside = cow_on(target[:, None, :] - DIRS[None, :, :])  # (C, 4) a cow there heading d aims at the target
+    aims = first(beside) & (heading[jnp.maximum(beside, 0)] == jnp.arange(4)[None, :]) & wants[jnp.maximum(beside, 0)]
+    holder, beside = jnp.maximum(holder, 0), jnp.maximum(beside, 0)
+
+    def rule(moved: jax.Array) -> jax.Array:
+        return wants & ~(leaves & ~moved[holder]) & ~jnp.any(aims & moved[beside], -1)
+
+    def unsettled(carry: tuple[jax.Array, jax.Array]) -> jax.Array:
+        return carry[1]
+
+    def again(carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
+        nxt = rule(carry[0])
+        return nxt, jnp.any(nxt != carry[0])
+
+    moved = jax.lax.while_loop(unsettled, again, (wants, jnp.bool_(True)))[0]
+    # the map follows: clear the cells left, then mark the cells taken (never the same cell twice)
+    occ = occ.at[jnp.where(moved, pos[:, 1] + 1, h + 2), pos[:, 0] + 1].set(0, mode="drop")
+    slots = jnp.arange(1, c + 1, dtype=occ.dtype)
+    occ = occ.at[jnp.where(moved, y + 1, h + 2), x + 1].set(slots, mode="drop")
+    return wd._replace(cow_pos=jnp.where(moved[:, None], target, pos)), occ
 
 
 def _player(cfg: CrafterSettings, at: ActTables, wd: World, i: jax.Array, act: jax.Array, crafters: jax.Array) -> World:

@@ -28,6 +28,7 @@ COMMANDS = MappingProxyType({
     "analyze": ("analyze_cmd", "interdependence and intention metrics of a run folder"),
     "study": ("study_cmd", "human studies: tables and tests from a study folder, or a synthetic study"),
     "train": ("train_cmd", "train an RL partner of any world (SP, IPPO, PBT, FCP, MEP, COLE, OP, BC, ...)"),
+    "finetune": ("finetune_cmd", "train a LoRA adapter for the embedded model on traced decisions"),
 })  # fmt: skip
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from proagent.agent.clock import HELP as CLOCK_HELP
 from proagent.agent.memory import MEMORY_RETRIEVALS
@@ -77,12 +78,24 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--no-cache", action="store_true")
     p.add_argument(
+        "--adapter",
+        type=adapter_file,
+        default=None,
+        metavar="PATH|none",
+        help="the embedded model's LoRA adapter GGUF (from proagent finetune), recorded with its sha256 (default: none, the raw model)",
+    )
+    p.add_argument(
         "--threads",
         type=positive_int,
         default=None,
         metavar="N",
         help="the embedded model's CPU threads (default: the cores this process may use that other work leaves free)",
     )
+
+
+def adapter_file(text: str) -> Path | None:
+    """An argparse type: ``none`` (the raw model) or a path, checked to be a file when the model is made."""
+    return None if text.strip().lower() == "none" else Path(text)
 
 
 def add_pipeline_options(p: argparse.ArgumentParser) -> None:

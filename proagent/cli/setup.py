@@ -32,7 +32,7 @@ from proagent.builder import (
 from proagent.checkout import git_state
 from proagent.cli.requests import PlayRequest
 from proagent.contract import Agent
-from proagent.llm.scripted import describe_model
+from proagent.llm.scripted import describe_with_adapter
 from proagent.llm.types import Model
 from proagent.maeil.topology import TopologyConfig
 from proagent.runner.records import RunConfig
@@ -122,7 +122,7 @@ def _run_config(
         horizon=settled_horizon(domain, request.layout or env.name, request.horizon),
         wall_clock_s=request.wall_clock_s or None,
         llm=request.llm.llm,
-        model=describe_model(request.llm.llm),
+        model=describe_with_adapter(request.llm.llm, request.llm.adapter),
         api_base=request.llm.api_base,
         llm_timeout_s=request.llm.llm_timeout,
         agent=llm.config.model_dump(),
@@ -159,3 +159,4 @@ def topology_config(request: PlayRequest, domain: Domain) -> TopologyConfig | No
     return TopologyConfig(
         name=name, leader=request.leader, message_budget=request.message_budget, feedback=feedback, repair=repair
     )
+

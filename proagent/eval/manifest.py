@@ -12,7 +12,7 @@ from proagent.builder import env_settings
 from proagent.checkout import git_state
 from proagent.eval.config import PROAGENT, ConfigError, EvalConfig
 from proagent.eval.world import Resolved
-from proagent.llm.scripted import ModelRecord, describe_model
+from proagent.llm.scripted import ModelRecord, describe_with_adapter
 from proagent.runner.run_folder import RunFolder, package_versions
 
 CONFIG_FILE = "config.json"
@@ -71,7 +71,7 @@ def new_manifest(config: EvalConfig, resolved: Resolved, command: str, ablation:
         config=config,
         layout_names=list(resolved.envs),
         agent_configs={a.name: a.agent_config(resolved.domain.prompts_root).model_dump() for a in config.agents if a.kind == PROAGENT},
-        models={a.name: describe_model(a.llm) for a in config.agents if a.kind == PROAGENT},
+        models={a.name: describe_with_adapter(a.llm, a.adapter) for a in config.agents if a.kind == PROAGENT},
         prompt_hashes=resolved.prompt_hashes,
         knowledge_hash=resolved.knowledge_hash,
         env_settings={name: settings for name, env in resolved.envs.items() if (settings := env_settings(resolved.domain, env)) is not None},

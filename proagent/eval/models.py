@@ -29,7 +29,9 @@ ModelFactory = Callable[[AgentSpec], Model]
 def default_model_factory(spec: AgentSpec, planner: ScriptedPlanner | None = None) -> Model:
     """The uncached backend for ``spec`` (the pool adds the cache); ``planner`` is the world's
     scripted planner, which ``llm: scripted`` plays."""
-    return make_model(spec.llm, api_base=spec.api_base, cache_dir=None, timeout_s=spec.llm_timeout_s, planner=planner)
+    return make_model(
+        spec.llm, api_base=spec.api_base, cache_dir=None, timeout_s=spec.llm_timeout_s, planner=planner, adapter=spec.adapter
+    )
 
 
 Endpoint = tuple[str, str | None]  # (llm, api_base): what a provider's rate limit applies to

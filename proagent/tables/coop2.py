@@ -23,6 +23,7 @@ from rich.console import Console
 from proagent.eval.process_plots import bars_by_difficulty
 from proagent.eval.records import EvalRecord, read_records
 from proagent.eval.stats import INTERVAL_NOTE, mean_se, paired_difference, process_value
+from proagent.llm.scripted import is_scripted
 from proagent.maeil import COOP2_STRUCTURES
 from proagent.tables.common import TEST_DOUBLES, LLMSettings, Plan, page_out, play_grids, proagent_agent, write_page
 
@@ -193,7 +194,7 @@ def score_cost_plot(rows: list[dict], path: Path, world: str) -> Path:
 
 def page(settings: Settings, folder: Path, rows: list[dict], plots: list[Path]) -> str:
     """The page: how it was made, the column mapping to COOP²'s, the table and the figures."""
-    double = settings.llm is not None and settings.llm.startswith(TEST_DOUBLES)
+    double = settings.llm is not None and (settings.llm.startswith(TEST_DOUBLES) or is_scripted(settings.llm))
     mapping = "; ".join(f"{title}: {theirs or 'none in COOP²'}" for _, title, theirs in COLUMNS)
     return (
         f"# COOP² on {_name(settings)}: structure x team size x repair\n\n"
@@ -202,9 +203,10 @@ def page(settings: Settings, folder: Path, rows: list[dict], plots: list[Path]) 
         f"{settings.episodes} world(s) per team size from seed {SEED}, {horizon(settings)} steps, ProAgent in every "
         "seat, one episode each from seat 0, every episode played without and with COOP²-Repair on the same world; "
         "mean ± standard error over worlds, n = worlds). "
-        + ("Made with a scripted test double (answers from each seat's state, not a language model): it does not "
-           "read repair guidance, so repair costs calls and revises nothing here (revisions 0); what repair does for "
-           "a team is measured with a model (`--llm`). " if double else "")
+        + ("Made with a scripted planner (answers from each seat's state by a fixed convention, not a language "
+           "model): it does not read repair guidance, so what repair shows here is its cost in calls; a revision "
+           "counted here is the planner choosing again on a later state, not an answer to the guidance. What repair "
+           "does for a team is measured with a model (`--llm`). " if double else "")
         + f"{PRIMARY} 95% CI: the {INTERVAL_NOTE}; Δ: repair on minus off, paired by world. Repair off is the "
         "estimator watching (it predicts and is scored, never intervenes): est. precision / recall are its "
         "predicted failures against the attempts that followed (docs/coop2.md). Columns and COOP²'s "

@@ -77,7 +77,7 @@ LAYERS = (
     ("proagent", "proagent.world", "proagent.paths", "proagent.files", "proagent.jsonl", "proagent.tables_out", "proagent.limits",
      "proagent.numbers", "proagent.run_lines", "proagent.text_values"),
     ("proagent.domains", "proagent.llm", "proagent.contract", "proagent.interdependence", "proagent.checkout", "proagent.cluster"),
-    ("proagent.maeil", "proagent.training"),
+    ("proagent.maeil", "proagent.training", "proagent.finetune"),
     ("proagent.agent",),
     ("world",),
     ("proagent.runner", "proagent.builder"),

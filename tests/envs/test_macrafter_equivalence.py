@@ -17,6 +17,7 @@ from envs.macrafter import Action, CrafterState, Item, from_text, make
 from envs.macrafter.draws import step_draws
 from envs.macrafter.reference import reference_step
 from envs.macrafter.rules import MAX_SHARE, NUM_GOODS, SHARE_BASE
+from envs.macrafter.scenario import with_settings
 
 WORLD_FIELDS = (
     "grid", "pos", "facing", "removed", "sleeping", "inventory", "vitals", "counters", "last_health",
@@ -96,3 +97,61 @@ def test_a_designed_map_with_lava_water_and_cows_matches_the_reference() -> None
     env = make(sc)
     for seed in range(4):
         _play(env, _stocked(jax.tree.map(np.asarray, env.reset(jax.random.PRNGKey(0)))), 120, seed)
+
+
+CROWDED = [
+    "............",
+    "C.C.CC.C.CCC",
+    "CCCC..CCCC.C",
+    "C..CCCC..CCC",
+    "............",
+    "..0...1...2.",
+    "............",
+    "CC.CCC.CC.CC",
+    "C.CC.C.CCC.C",
+    "CCC.CCCC.CCC",
+    "C.CCC.CC.C.C",
+    "............",
+]
+
+
+def _crowding(state: CrafterState, draws: object) -> tuple[int, int]:
+    """(cows aiming at the same cell as another cow, cows aiming at a cell another cow stands on) this
+    step, from the state before it and its draws: the cases where the order of the cows' updates decides."""
+    live = np.asarray(state.cow_alive)
+    pos = np.asarray(state.cow_pos)
+    dirs = np.asarray([(-1, 0), (1, 0), (0, -1), (0, 1)])
+    target = pos + dirs[np.asarray(draws.cow_dir) % 4]
+    cells = {tuple(p) for p in pos[live].tolist()}
+    aims = [tuple(t) for t in target[live].tolist()]
+    same = sum(aims.count(a) > 1 for a in aims)
+    onto = sum(a in cells for a in aims)
+    return same, onto
+
+
+def test_a_crowded_herd_walks_in_creation_order_as_the_reference() -> None:
+    """Cows packed side by side, balancing on every step with every roll met: cows aiming at one cell,
+    cows stepping into a cell another cow leaves the same step, spawns and despawns, all as the
+    reference's one-by-one updates have them."""
+    rules = {"balance_every": "1", "cow_spawn_probability": "1", "cow_despawn_probability": "1", "chunk_size": "4"}
+    rules |= {"chunk_min_grass": "3"}
+    env = make(with_settings(from_text("crowded", CROWDED), rules))
+    advance = jax.jit(env.rules.advance)
+    chunks = env.settings.chunks[0] * env.settings.chunks[1]
+    rng = np.random.default_rng(7)
+    js = ref = jax.tree.map(np.asarray, env.reset(jax.random.PRNGKey(0)))
+    same = onto = left = 0
+    born = int(js.next_order)
+    for t, k in enumerate(jax.random.split(jax.random.PRNGKey(7), 60)):
+        draws = jax.tree.map(np.asarray, step_draws(k, env.settings.cow_capacity, chunks))
+        s, o = _crowding(js, draws)
+        same, onto = same + s, onto + o
+        acts = _actions(rng, js.pos.shape[0])
+        before = js.cow_alive
+        js = jax.tree.map(np.asarray, advance(js, acts, draws))
+        ref, _ = reference_step(env.settings, ref, acts, draws)
+        _compare(t + 1, js, ref)
+        left += int(np.sum(before & ~js.cow_alive))
+        if bool(js.done):
+            break
+    assert same > 0 and onto > 0 and left > 0 and int(js.next_order) > born

@@ -1,0 +1,53 @@
+"""A ``lax.cond`` that stays a real skip inside a batch.
+
+Under ``vmap`` a ``lax.cond`` on a per-env predicate becomes a select: both branches run for every
+env on every step. `when` teaches vmap a better rule: run the branch over the whole batch only if
+some env needs it, then keep its result where the predicate holds. Envs of a batch that advance
+in step (the usual case: reset together, finished ones held) then skip the branch on every step
+none of them needs it, and results are the same as with ``lax.cond`` in every case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import jax
+import jax.numpy as jnp
+from jax.custom_batching import custom_vmap
+
+C = TypeVar("C")
+A = TypeVar("A")
+
+
+def when(pred: jax.Array, fn: Callable[[C, A], C], carry: C, args: A) -> C:
+    """``fn(carry, args)`` where ``pred`` holds, else ``carry`` (pytrees of arrays; ``fn`` keeps the
+    carry's shapes and dtypes). ``fn`` must not close over traced values: pass them in ``args``."""
+
+    @custom_vmap
+    def run(pred: jax.Array, carry: C, args: A) -> C:
+        return jax.lax.cond(pred, fn, lambda c, _: c, carry, args)
+
+    @run.def_vmap
+    def _batched(axis_size: int, in_batched: list, pred: jax.Array, carry: C, args: A) -> tuple[C, C]:
+        def full(x: jax.Array, batched: bool) -> jax.Array:
+            return x if batched else jnp.broadcast_to(x, (axis_size, *jnp.shape(x)))
+
+        pred_batched, carry_batched, args_batched = in_batched
+        pred = full(pred, pred_batched)
+        carry = jax.tree.map(full, carry, carry_batched)
+        args = jax.tree.map(full, args, args_batched)
+
+        def keep(new: jax.Array, old: jax.Array) -> jax.Array:
+            return jnp.where(pred.reshape((-1,) + (1,) * (old.ndim - 1)), new, old)
+
+        def some(carry: C, args: A) -> C:
+            return jax.tree.map(keep, jax.vmap(fn)(carry, args), carry)
+
+        out = jax.lax.cond(jnp.any(pred), some, lambda c, _: c, carry, args)
+        return out, jax.tree.map(lambda _: True, out)
+
+    return run(pred, carry, args)
+
+
+__all__ = ["when"]

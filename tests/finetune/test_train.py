@@ -1,0 +1,131 @@
+"""The trainer: the shared-prefix loss is the plain loss, training lowers the answer loss, a killed
+run resumes to the very adapter an unbroken run makes, and the manifest records the run."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from finetune_helpers import jax_logits
+
+import proagent.finetune.train as train_module
+from proagent.finetune.batches import Example, make_batch, shared_prefix_length
+from proagent.finetune.gguf_adapter import read_lora_gguf
+from proagent.finetune.gguf_weights import file_sha256
+from proagent.finetune.llama import answer_loss, params_from_weights
+from proagent.finetune.lora import LoraConfig, init_lora
+from proagent.finetune.train import MANIFEST_FILE, FinetuneManifest, TrainConfig, finetune
+from proagent.llm.types import Message
+
+SYSTEM = "You control a chef in a kitchen. Answer with JSON."
+PLANS = ("fetch_onion", "deliver_soup")
+
+
+@pytest.fixture(scope="module")
+def examples(tokenizer) -> list[Example]:
+    out = []
+    for i, plan in enumerate(PLANS):
+        chat = [Message(role="system", content=SYSTEM), Message(role="user", content=f"The pot has {i} onions.")]
+        out.append(
+            Example(prompt=tuple(tokenizer.prompt(chat)), answer=tuple(tokenizer.answer(f'{{"plan": "{plan}"}}')))
+        )
+    return out
+
+
+@pytest.fixture(scope="module")
+def two_layer_params(two_layers):
+    return params_from_weights(two_layers)
+
+
+def test_the_shared_prefix_changes_nothing_but_the_work(examples, two_layers, two_layer_params):
+    """The loss with the system prompt computed once equals the loss with every row whole, and
+    both equal the answer tokens' log-probabilities read off the full-sequence logits."""
+    weights, params = two_layers, two_layer_params
+    hp = weights.hparams
+    lora = init_lora(LoraConfig(rank=2, targets=("q", "down")), params)
+    lora = jax.tree_util.tree_map(lambda x: x + 0.01, lora)  # B != 0: the deltas take part
+    prefix_len = shared_prefix_length(examples)
+    assert prefix_len >= 10  # the system turn is shared
+    loss = jax.jit(answer_loss, static_argnames=("hp", "lora_scale", "remat"))
+    losses = [
+        float(loss(params, hp, lora, 2.0, jax.tree_util.tree_map(jnp.asarray, make_batch(examples, n)), False))
+        for n in (prefix_len, 0)
+    ]
+    manual = []
+    for example in examples:
+        logp = jax.nn.log_softmax(jax_logits(params, weights, [*example.prompt, *example.answer], lora, 2.0), axis=-1)
+        start = len(example.prompt) - 1
+        manual += [float(logp[start + j, t]) for j, t in enumerate(example.answer)]
+    assert losses[0] == pytest.approx(losses[1], rel=1e-5)
+    assert losses[0] == pytest.approx(-np.mean(manual), rel=1e-5)
+
+
+class _Killed(Exception):
+    pass
+
+
+CONFIG = TrainConfig(
+    lora=LoraConfig(rank=4, alpha=8.0, targets=("q", "v", "up"), learning_rate=1e-2),
+    steps=3,
+    batch_size=2,
+    log_every=1,
+    checkpoint_every=1,
+)
+
+
+def test_training_lowers_the_answer_loss_and_the_manifest_records_the_run(
+    examples, two_layers, gguf_path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+):
+    caplog.set_level(logging.INFO, logger="proagent.finetune")
+    run = finetune(examples, gguf_path, tmp_path, CONFIG, source="two plans", weights=two_layers)
+    assert [p.step for p in run.losses] == [1, 2, 3]
+    assert run.losses[0].loss > run.losses[1].loss > run.losses[2].loss
+    assert any("loss" in r.getMessage() and "examples/s" in r.getMessage() for r in caplog.records)
+    alpha, trained = read_lora_gguf(tmp_path / "adapter.gguf")
+    assert alpha == 8.0 and set(trained) == {"q", "v", "up"}
+    assert all(float(jnp.abs(ab["b"]).max()) > 0 for ab in trained.values())  # trained, not the zero start
+
+    manifest = FinetuneManifest.model_validate_json((tmp_path / MANIFEST_FILE).read_text())
+    assert manifest == run
+    assert manifest.base_sha256 == file_sha256(gguf_path)
+    assert manifest.adapter_sha256 == file_sha256(tmp_path / "adapter.gguf")
+    assert manifest.data.n_examples == 2 and manifest.data.shared_prefix_tokens >= 10
+    assert manifest.config == CONFIG and manifest.steps_done == 3 and manifest.examples_per_s > 0
+    assert json.loads(manifest.config.model_dump_json())["lora"]["rank"] == 4
+
+
+def test_a_killed_run_resumes_to_the_adapter_an_unbroken_run_makes_and_only_with_the_same_config(
+    examples, two_layers, gguf_path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    whole = finetune(examples, gguf_path, tmp_path / "whole", CONFIG, source="two plans", weights=two_layers)
+    real_step, calls = train_module._train_step, []
+
+    def dies_at_step_three(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:  # steps 1 and 2 done and checkpointed
+            raise _Killed
+        return real_step(*args, **kwargs)
+
+    monkeypatch.setattr(train_module, "_train_step", dies_at_step_three)
+    with pytest.raises(_Killed):
+        finetune(examples, gguf_path, tmp_path / "broken", CONFIG, source="two plans", weights=two_layers)
+    monkeypatch.setattr(train_module, "_train_step", real_step)
+    resumed = finetune(
+        examples, gguf_path, tmp_path / "broken", CONFIG, source="two plans", resume=True, weights=two_layers
+    )
+
+    assert len(calls) == 3  # the resumed run did not redo steps 1 and 2 through the patched step
+    assert [p.loss for p in resumed.losses] == pytest.approx([p.loss for p in whole.losses], rel=1e-5)
+    _, a = read_lora_gguf(tmp_path / "whole" / "adapter.gguf")
+    _, b = read_lora_gguf(tmp_path / "broken" / "adapter.gguf")
+    for name in a:
+        np.testing.assert_allclose(np.asarray(a[name]["b"]), np.asarray(b[name]["b"]), rtol=1e-5, atol=1e-7)
+
+    other = CONFIG.model_copy(update={"batch_size": 1})
+    with pytest.raises(ValueError, match="another config"):
+        finetune(examples, gguf_path, tmp_path / "broken", other, resume=True, weights=two_layers)
