@@ -1,8 +1,8 @@
 """Start-up of the `proagent` command: how long `--help`, each command's `--help` and an argument
 error take in a fresh interpreter, against a bare interpreter and `import jax` in the same run.
 
-    python benchmarks/cli_startup.py            # 5 repeats of each, medians
-    python benchmarks/cli_startup.py --check    # also assert the targets below
+    PYTHONPATH=. python benchmarks/cli_startup.py            # 5 repeats of each, medians
+    PYTHONPATH=. python benchmarks/cli_startup.py --check    # also assert the targets below
 
 The command imports only the chosen subcommand's module, and the modules import JAX, the worlds,
 matplotlib and litellm where a command runs, not where it parses; so `--help` and a bad flag
