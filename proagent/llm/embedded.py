@@ -177,9 +177,9 @@ def thread_budget(load: float | None = None, neighbours: int = 1) -> int:
     running an embedded model now, this one included (`embedded_neighbours`), which share the free
     cores (their spinning threads are not yet in a load average taken as they start together)."""
     cores = usable_cores()
-    share = os.environ.get("OMP_NUM_THREADS", "")
-    if share.isascii() and share.isdigit() and int(share) > 0:
-        cores = min(cores, int(share))
+    share = small_whole(os.environ.get("OMP_NUM_THREADS", ""))
+    if share:
+        cores = min(cores, share)
     if load is None:
         try:
             load = os.getloadavg()[0]

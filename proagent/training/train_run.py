@@ -84,6 +84,16 @@ def _prepare(args: argparse.Namespace) -> tuple[Any, Any, Path]:
     return config, settings, _out_dir(args, config.world, config.layout, settings)
 
 
+def _played(config: Any, updates_per_call: int) -> tuple[int, str | None]:
+    """The env steps one PPO program plays and the note when ``--steps`` was rounded up; a population
+    algorithm's budget is split into stages that each round for themselves, so its total is shown as given."""
+    from proagent.training.config import PPOConfig
+
+    if isinstance(config, PPOConfig):
+        return config.played_steps(updates_per_call), config.rounding_note(updates_per_call)
+    return int(config.total_steps), None
+
+
 def refusal(args: argparse.Namespace) -> str | None:
     """Why this run would be refused before training (world, algorithm, layout, configs, folder),
     as one line; None when it would train. Writes nothing: a sweep checks every run this way first."""
@@ -113,12 +123,12 @@ def run_training(args: argparse.Namespace, say: Callable[[str], None] | None = N
         return _run_bc(config, out, args.eval_episodes, say)
     seeds = f" x {args.seeds} seeds ({args.seed}..{args.seed + args.seeds - 1})" if args.seeds > 1 else ""
     per_seed = " per seed" if args.seeds > 1 else ""
-    note = config.rounding_note(args.updates_per_call)
+    played, note = _played(config, args.updates_per_call)
     if note is not None:
         say(note)
     say(
         f"training {args.algo}{seeds} on {config.world} {config.layout}: "
-        f"{config.played_steps(args.updates_per_call):,} steps{per_seed}, "
+        f"{played:,} steps{per_seed}, "
         f"encoder {encoder_name(config.network)}, device {checkpoint.device_description()} -> {out}"
     )
     try:

@@ -40,7 +40,7 @@ class Questionnaire(BaseModel):
 
     def for_world(self, world: str | None) -> Questionnaire:
         """The statements with ``{task}`` and ``{success}`` in the world's words (the paper's where
-        the world has none of its own): a MA-Crafter player is asked about crafting, not soups."""
+        the world has none of its own): each world asks about its own task."""
         task = self.tasks.get(world or "", self.paper_task)
         if task is None:
             return self
