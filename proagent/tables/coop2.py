@@ -33,15 +33,24 @@ WORLDS: dict[str, dict] = {
     "cube": {"spec": "coop2:{seed}@{n}", "teams": [3], "horizon": 50, "name": "CUBE"},
     "macrafter": {"spec": "emcoop:{seed}@{n}", "teams": [3, 6], "horizon": 200, "name": "MA-Crafter"},
 }
-# (our metric, the page's title, COOP²'s coop2_metrics.csv column or "" where it has none)
+# (our metric, the page's title, COOP²'s counterpart: a `coop2_metrics.csv` row (its `save_metrics_csv`),
+# or where else COOP² reports it, or "" where it has none)
 COLUMNS: tuple[tuple[str, str, str], ...] = (
-    ("score", "score", "score"),
-    ("coop_success", "attempt success", "attempt success rate"),
-    ("messages_per_step", "msgs/step", "messages per step"),
-    ("llm_calls_team", "LLM calls (team)", "total LLM calls"),
-    ("llm_calls_agent", "LLM calls / agent", "per-agent LLM calls"),
-    ("tokens_team", "tokens (team)", "total tokens"),
-    ("repairs_triggered", "repairs", "repair triggers"),
+    ("score", "score", "S_team"),
+    ("score_per_agent", "score / agent", "S_team_per_agent"),
+    ("coop_success", "attempt success", "not in the CSV: build_results_table.py's attempt success rate"),
+    ("messages", "messages", "L_tot (theirs counts every message; ours the spoken ones, protocol messages apart)"),
+    ("interruptions", "interruptions", "P_int"),
+    ("plan_coherence", "coherence", "P_coherence"),
+    ("llm_calls_team", "LLM calls (team)", "not in the CSV: llm_usage.json's aggregate"),
+    (
+        "llm_calls_agent",
+        "LLM calls / agent",
+        "not in the CSV: llm_usage.json's per-agent usage (ours: the team's mean)",
+    ),
+    ("tokens_team", "tokens (team)", "not in the CSV: llm_usage.json's aggregate"),
+    ("tokens_per_score", "tokens / score", "S_tokens_per_score"),
+    ("repairs_triggered", "repairs", ""),
     ("repair_calls", "repair calls", ""),
     ("repair_revisions", "revisions", ""),
     ("estimator_precision", "est. precision", ""),
@@ -127,8 +136,11 @@ def row(record: EvalRecord, team: int, world: str) -> dict:
     return {
         "structure": record.topology, "repair": "on" if record.repair == "on" else "off", "team": team,
         "scenario": record.layout, "score": record.score, "coop_success": process_value(p, SUCCESS_METRIC[world]),
-        "messages_per_step": p.get("messages_per_step"), "llm_calls_team": float(record.team_llm_calls),
-        "llm_calls_agent": record.team_llm_calls / max(1, len(record.team)), "tokens_team": float(record.team_tokens),
+        "score_per_agent": record.score / max(1, len(record.team)), "messages": p.get("messages"),
+        "interruptions": p.get("interruptions"), "plan_coherence": p.get("plan_coherence"),
+        "llm_calls_team": float(record.team_llm_calls), "llm_calls_agent": record.team_llm_calls / max(1, len(record.team)),
+        "tokens_team": float(record.team_tokens),
+        "tokens_per_score": record.team_tokens / record.score if record.score > 0 else None,
         **{k: p.get(k) for k in ("repairs_triggered", "repair_calls", "repair_revisions", "estimator_precision", "estimator_recall")},
     }  # fmt: skip
 
@@ -209,8 +221,8 @@ def page(settings: Settings, folder: Path, rows: list[dict], plots: list[Path]) 
            "does for a team is measured with a model (`--llm`). " if double else "")
         + f"{PRIMARY} 95% CI: the {INTERVAL_NOTE}; Δ: repair on minus off, paired by world. Repair off is the "
         "estimator watching (it predicts and is scored, never intervenes): est. precision / recall are its "
-        "predicted failures against the attempts that followed (docs/coop2.md). Columns and COOP²'s "
-        f"`coop2_metrics.csv` counterparts: {mapping}. Attempt success here is {SUCCESS_MEANING[settings.world]}.\n\n"
+        "predicted failures against the attempts that followed (docs/coop2.md). Columns and their COOP² "
+        f"counterparts (`coop2_metrics.csv` rows unless said): {mapping}. Attempt success here is {SUCCESS_MEANING[settings.world]}.\n\n"
         + table(rows)
         + "\n\n"
         + "\n\n".join(f"![{p.stem}]({p.name})" for p in plots)

@@ -23,7 +23,8 @@ def test_the_default_grids_are_coop2s() -> None:
 def _row(structure: str, repair: str, scenario: str, score: float) -> dict:
     return {
         "structure": structure, "repair": repair, "team": 3, "scenario": scenario, "score": score, "coop_success": 0.5,
-        "messages_per_step": 1.0, "llm_calls_team": 10.0, "llm_calls_agent": 10 / 3, "tokens_team": 100.0,
+        "score_per_agent": score / 3, "messages": 3.0, "interruptions": 1.0, "plan_coherence": 0.5,
+        "llm_calls_team": 10.0, "llm_calls_agent": 10 / 3, "tokens_team": 100.0, "tokens_per_score": 100 / score,
         "repairs_triggered": 1.0 if repair == "on" else 0.0, "repair_calls": 2.0, "repair_revisions": 0.0,
         "estimator_precision": None, "estimator_recall": 0.5,
     }  # fmt: skip
@@ -45,5 +46,6 @@ def test_the_table_pairs_repair_on_with_off_by_world() -> None:
 def test_the_page_names_coop2s_columns_and_labels_a_double(tmp_path: Path) -> None:
     settings = coop2.Settings(world="cube", out=tmp_path / "p", llm="python:tests.support.loopback:loopback_model")
     text = coop2.page(settings, tmp_path / "run", [_row("individual", "off", "a", 1.0)], [])
-    assert "LLM calls (team): total LLM calls" in text and "est. precision: none in COOP²" in text
+    assert "score: S_team" in text and "tokens / score: S_tokens_per_score" in text and "interruptions: P_int" in text
+    assert "est. precision: none in COOP²" in text
     assert "does not read repair guidance" in text and "not a language model" in text
