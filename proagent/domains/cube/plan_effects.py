@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 
 from envs.cube import FACES, CubeAction, CubeView
 from proagent.domains.cube.constraints import CONSTRAINTS, destination_free, evaluate_step
-from proagent.domains.cube.skills import bfs_first_step, free_face_cells, skill_book_for
+from proagent.domains.cube.skills import PUSH_DIRECTIONS, bfs_first_step, free_face_cells, skill_book_for
 from proagent.world.plan_effects import PlanEffects, Requirement
 from proagent.world.types import SkillParseError
 
@@ -41,21 +41,13 @@ def _pushes(view: CubeView, plans: Mapping[int, str]) -> dict[tuple[int, CubeAct
             skill = book.parse(plan)
         except SkillParseError:
             continue
-        direction = _DIRECTION_OF.get(skill.name)
+        direction = PUSH_DIRECTIONS.get(skill.name)
         if direction is None or skill.arg is None:
             continue
         block = int(skill.arg)
         if 0 <= block < len(view.blocks) and not view.blocks[block].delivered:
             groups.setdefault((block, direction), []).append(seat)
     return groups
-
-
-_DIRECTION_OF: dict[str, CubeAction] = {
-    "push": CubeAction.RIGHT,
-    "push_up": CubeAction.UP,
-    "push_down": CubeAction.DOWN,
-    "push_left": CubeAction.LEFT,
-}
 
 
 def _arrival(view: CubeView, seat: int, block: int, direction: CubeAction) -> int:
@@ -79,7 +71,9 @@ def predict(view: CubeView, plans: Mapping[int, str]) -> list[Requirement]:
         face = [c for c in b.face_cells(direction) if view.in_grid(c)]
         names = ", ".join(f"player {s}" for s in seats)
         out += [
-            Requirement(task, "participation", len(seats) >= w, who, f"weight {w} needs {w} pushers; planned by {names}"),
+            Requirement(
+                task, "participation", len(seats) >= w, who, f"weight {w} needs {w} pushers; planned by {names}"
+            ),
             Requirement(
                 task,
                 "spatial",
@@ -111,8 +105,11 @@ def realised(before: CubeView, actions: Sequence[int], after: CubeView) -> list[
     for e in evaluate_step(before, actions, after):
         if e.outcome is None:
             continue
-        seats = tuple(i for i, p in enumerate(before.agents) if p in set(before.blocks[e.block].face_cells(e.direction)))
-        out += [Requirement(task_name(e.block, e.direction), c, c in e.satisfied, seats, e.outcome) for c in CONSTRAINTS]
+        face = set(before.blocks[e.block].face_cells(e.direction))
+        seats = tuple(i for i, p in enumerate(before.agents) if p in face)
+        out += [
+            Requirement(task_name(e.block, e.direction), c, c in e.satisfied, seats, e.outcome) for c in CONSTRAINTS
+        ]
     return out
 
 

@@ -240,6 +240,8 @@ SKILLS: tuple[SkillDef, ...] = (
 )
 
 _DIRECTIONS: dict[str, CubeAction] = {d.name: d.tag for d in SKILLS if d.tag is not None}
+# The push skills and the way each moves its block (push: right, push_up: up, ...), from the table.
+PUSH_DIRECTIONS: dict[str, CubeAction] = {name: d for name, d in _DIRECTIONS.items() if name.startswith("push")}
 # A successful push (or delivery) in a direction completes the block skill pushing that way.
 _PUSH_OF_DIRECTION: dict[str, str] = {
     d.tag.name.lower(): d.name for d in SKILLS if d.tag is not None and d.name.startswith("push")
