@@ -95,12 +95,16 @@ class ProAgent:
     def prepare(self, obs: Observation, events: Sequence[Event]) -> bool:
         """Read the step's events (belief correction) and judge the running skill; True when a new
         plan is needed. With `execute` and `deliberate`, this is `act` split for MAEIL."""
+        self._begin_step(obs, events)
+        self._judge_running_skill(self._believed(obs.state))
+        return self.skill is None
+
+    def _begin_step(self, obs: Observation, events: Sequence[Event]) -> None:
+        """A new step: last step's trace fields cleared, the step perceived, the loop guard told."""
         self.last_decision, self.last_belief, self.last_probe = None, None, None
         self.earlier_decisions = []
         self._perceive(obs, events)
         self.loops.observe(events)
-        self._judge_running_skill(self._believed(obs.state))
-        return self.skill is None
 
     def _perceive(self, obs: Observation, events: Sequence[Event]) -> None:
         """The step through this seat's senses: its view, then what it saw its teammates do."""

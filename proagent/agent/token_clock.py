@@ -48,10 +48,8 @@ class TokenClockProAgent(ProAgent):
         self.decision_steps = []
 
     async def act(self, obs: Observation, events: Sequence[Event]) -> int:
-        self.last_decision, self.last_belief = None, None
         self.steps_played += 1
-        self._perceive(obs, events)
-        self.loops.observe(events)
+        self._begin_step(obs, events)
         self._decided = None
         landing = self._landing
         if landing is not None and obs.step >= landing.lands:
