@@ -11,9 +11,13 @@ from typing import TYPE_CHECKING
 
 from proagent.bounded import NumberError, read_float
 from proagent.cli.arg_types import bounded_int, positive_float, positive_int, writable_folder
+from proagent.cli.finetune_eval import add_eval_flags
 
 if TYPE_CHECKING:
-    from proagent.finetune.dataset import DataFilter, SupervisedPair
+    from proagent.eval.config import EvalConfig
+    from proagent.eval.world import World
+    from proagent.finetune.dataset import DataSelection, PlayedEpisode, SupervisedPair
+    from proagent.finetune.train import FinetuneManifest
 
 TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
 
@@ -52,8 +56,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--include-rejected", action="store_true", help="also learn answers the agent did not act on")
     p.add_argument("--keep-duplicates", action="store_true", help="do not drop repeated (prompt, answer) pairs")
     p.add_argument("--max-per-world", type=positive_int, default=None, help="at most N pairs from each world")
+    p.add_argument(
+        "--balance",
+        choices=("none", "worlds"),
+        default="none",
+        help="worlds: draw the same number of pairs from every world (the smallest world's, or --max-per-world), "
+        "at random with --seed; none (default): keep each world's first --max-per-world",
+    )
     p.add_argument("--max-tokens", type=bounded_int(2), default=2048, help="drop pairs longer than N tokens")
     p.add_argument("--model", type=Path, default=None, help="base GGUF (default: the bundled SmolLM2-135M)")
+    add_eval_flags(p)
     p.set_defaults(run=run)
 
 
@@ -62,8 +74,32 @@ def _error(message: str) -> int:
     return 2
 
 
+def _base_model(args: argparse.Namespace) -> Path:
+    """The GGUF to train on: ``--model``, else the bundled one (ValueError: one line)."""
+    from proagent.llm.embedded import find_bundled_gguf
+    from proagent.llm.types import LLMConfigError
+
+    try:
+        base = args.model if args.model is not None else find_bundled_gguf()
+    except LLMConfigError as exc:
+        raise ValueError(str(exc)) from None
+    if not base.is_file():
+        raise ValueError(f"--model {base} is not a file")
+    return base
+
+
 def run(args: argparse.Namespace) -> int:
-    from proagent.finetune.dataset import DataFilter, RunFolderError, read_run_folder, select_pairs
+    """Read and filter the runs, check the base model and the `--eval` request, all before ``--out``
+    is made; then train, and play the student if asked."""
+    from proagent.finetune.dataset import (
+        DataFilter,
+        DataSelection,
+        RunFolderError,
+        played_episodes,
+        read_run_folder,
+        select_pairs,
+        world_counts,
+    )
 
     data_filter = DataFilter(
         min_score=args.min_score,
@@ -71,41 +107,71 @@ def run(args: argparse.Namespace) -> int:
         dedup=not args.keep_duplicates,
         max_per_world=args.max_per_world,
         max_tokens=args.max_tokens,
+        balance=args.balance,
+        seed=args.seed,
     )
     if args.out.exists() and any(args.out.iterdir()) and not args.resume:
         return _error(f"--out {args.out} is not empty; give a new folder, or --resume to continue its checkpoint")
     try:
         pairs = [pair for folder in args.runs for pair in read_run_folder(folder)]
-    except RunFolderError as exc:
+        played = [episode for folder in args.runs for episode in played_episodes(folder)] if args.eval else []
+        base = _base_model(args)
+    except (RunFolderError, ValueError) as exc:
         return _error(str(exc))
     kept = select_pairs(pairs, data_filter)
     if not kept:
         return _error(f"none of the {len(pairs)} traced answers passes the filters; loosen --min-score or the others")
-    return _train(args, kept, data_filter)
+    selection = DataSelection(
+        runs=[str(folder) for folder in args.runs],
+        data_filter=data_filter,
+        pairs_read=len(pairs),
+        worlds_read=world_counts(pairs),
+        worlds_kept=world_counts(kept),
+    )
+    evaluation = _eval_request(args, kept, played, base) if args.eval else None
+    if isinstance(evaluation, str):
+        return _error(evaluation)
+    return _train(args, kept, selection, base, evaluation)
 
 
-def _train(args: argparse.Namespace, kept: list[SupervisedPair], data_filter: DataFilter) -> int:
+def _eval_request(
+    args: argparse.Namespace, kept: list[SupervisedPair], played: list[PlayedEpisode], base: Path
+) -> tuple[EvalConfig, World] | str:
+    """The checked `--eval` request and the world it plays in, or the one-line problem."""
+    from proagent.cli.finetune_eval import check_request, eval_request
+    from proagent.eval.config import ConfigError
+    from proagent.eval.world import World
+
+    world = World()
+    llm = "embedded" if args.model is None else f"embedded:{base.absolute()}"
+    try:
+        request = eval_request(args, kept, played, llm)
+        check_request(request, world)
+    except ConfigError as exc:
+        return str(exc)
+    return request, world
+
+
+def _train(
+    args: argparse.Namespace,
+    kept: list[SupervisedPair],
+    selection: DataSelection,
+    base: Path,
+    evaluation: tuple[EvalConfig, World] | None,
+) -> int:
     from proagent.finetune.chat_tokens import ChatTokenizer
     from proagent.finetune.dataset import to_examples
     from proagent.finetune.lora import LoraConfig
     from proagent.finetune.train import TrainConfig, finetune
-    from proagent.llm.embedded import find_bundled_gguf
-    from proagent.llm.types import LLMConfigError
 
-    try:
-        base = args.model if args.model is not None else find_bundled_gguf()
-    except LLMConfigError as exc:
-        return _error(str(exc))
-    if not base.is_file():
-        return _error(f"--model {base} is not a file")
     examples = to_examples(kept, ChatTokenizer(base), args.max_tokens)
     if not examples:
         return _error(f"every kept answer is longer than --max-tokens {args.max_tokens}")
     lora = LoraConfig(rank=args.rank, alpha=args.alpha, targets=args.targets, learning_rate=args.lr, seed=args.seed)
     config = TrainConfig(lora=lora, steps=args.steps, batch_size=args.batch_size)
-    worlds = sorted({p.world for p in kept})
+    worlds = sorted(selection.worlds_kept)
     folders = ", ".join(p.name for p in args.runs)
-    source = f"{len(args.runs)} run folder(s): {folders}; filter {data_filter!r}; worlds {worlds}"
+    source = f"{len(args.runs)} run folder(s): {folders}; filter {selection.data_filter!r}; worlds {worlds}"
     handler = logging.StreamHandler(sys.stdout)
     handler.setFormatter(logging.Formatter("%(message)s"))
     log = logging.getLogger("proagent.finetune")
@@ -113,10 +179,10 @@ def _train(args: argparse.Namespace, kept: list[SupervisedPair], data_filter: Da
     log.setLevel(logging.INFO)
     try:
         print(
-            f"{len(examples)} examples from {len(kept)} kept answers ({len(worlds)} world(s)); "
-            f"training {args.steps} steps"
+            f"{len(examples)} examples from {len(kept)} kept answers ({len(worlds)} world(s): "
+            f"{_counts(selection.worlds_kept)}); training {args.steps} steps"
         )
-        manifest = finetune(examples, base, args.out, config, source=source, resume=args.resume)
+        manifest = finetune(examples, base, args.out, config, source=source, resume=args.resume, selection=selection)
     except ValueError as exc:
         return _error(str(exc))
     finally:
@@ -125,4 +191,28 @@ def _train(args: argparse.Namespace, kept: list[SupervisedPair], data_filter: Da
         f"adapter: {args.out / manifest.adapter_file} (sha256 {manifest.adapter_sha256[:12]}); "
         f"final loss {manifest.losses[-1].loss:.4f}; {manifest.examples_per_s:.2f} examples/s"
     )
-    return 0
+    if evaluation is None:
+        return 0
+    return _evaluate(args, *evaluation, manifest)
+
+
+def _counts(per_world: dict[str, int]) -> str:
+    return ", ".join(f"{world} {n}" for world, n in per_world.items())
+
+
+def _evaluate(args: argparse.Namespace, request: EvalConfig, world: World, manifest: FinetuneManifest) -> int:
+    """Play the student and the raw model, record the summary in the manifest, print it."""
+    from proagent.cli.finetune_eval import play_student, with_adapter
+    from proagent.finetune.scores import RAW, STUDENT
+    from proagent.finetune.train import record_evaluation
+
+    config = with_adapter(request, args.out / manifest.adapter_file)
+    result = play_student(config, args.out, world, args, manifest.adapter_sha256)
+    record_evaluation(args.out, result)
+    seeds = f"seeds {result.seeds[0]}-{result.seeds[-1]}"
+    print(f"evaluation on {', '.join(result.layouts)} with {', '.join(result.partners)}, {seeds}:")
+    for arm in (STUDENT, RAW):
+        print(f"  {arm}: score {result.score[arm].text()}; undo loops an episode {result.oscillations[arm].text()}")
+    print(f"  student - raw, paired by episode: {result.score_difference.text()}")
+    print(f"  tables in {args.out / result.run_folder}; summary in {args.out / 'manifest.json'}")
+    return 1 if result.episodes_failed else 0

@@ -98,20 +98,22 @@ def semaphore_per_endpoint(capacity: int) -> Callable[[Endpoint], RequestLimit]:
 
 
 class ModelPool:
-    """Shared models by endpoint (llm, api_base), each behind its endpoint's request cap; all
-    share one usage meter."""
+    """Shared models by endpoint (llm, api_base) and adapter, each behind its endpoint's request cap;
+    all share one usage meter."""
 
     def __init__(self, factory: ModelFactory, cache_dir: Path | None, limit_for: Callable[[Endpoint], RequestLimit]) -> None:
         self._factory = factory
         self._cache_dir = cache_dir
         self._limit_for = limit_for
-        self._models: dict[Endpoint, Model] = {}
+        self._models: dict[tuple[str, str | None, Path | None], Model] = {}
         self.meter = UsageMeter()
 
     def get(self, spec: AgentSpec) -> Model:
-        key = endpoint_of(spec)
+        # one model per endpoint and adapter: two agents of one embedded endpoint with different
+        # adapters are two models (under the endpoint's one request cap)
+        key = (*endpoint_of(spec), spec.adapter)
         if key not in self._models:
-            model: Model = LimitedModel(self._factory(spec), self._limit_for(key))
+            model: Model = LimitedModel(self._factory(spec), self._limit_for(endpoint_of(spec)))
             if self._cache_dir is not None and not is_scripted(spec.llm):  # a scripted planner's answers are code's
                 model = CachedModel(model, self._cache_dir)
             self._models[key] = MeteredModel(model, self.meter)

@@ -4,25 +4,42 @@ Any agent that writes traces is a teacher: a hosted model, the scripted planner,
 decision in ``trace.jsonl`` keeps its attempts with the messages sent and the answer received;
 the answer the agent acted on is the last attempt of a decision that did not fall back, with no
 Verificator failure and no parse error. Filters: the episode's final score (``episodes.jsonl``),
-accepted answers only, duplicates dropped (same messages, same answer), and at most N pairs per
-world so one world does not drown the others. Which pairs are kept is a pure function of the
-folders and the filter, so a manifest's data hash identifies the set.
+accepted answers only, duplicates dropped (same messages, same answer), at most N pairs per world,
+and balance: an equal, seeded draw from every world, so a world that needs many decisions an
+episode does not swamp one that needs few. Which pairs are kept is a pure function of the folders
+and the filter, so a manifest's data hash identifies the set.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from proagent.finetune.batches import Example
 from proagent.finetune.chat_tokens import ChatTokenizer
 from proagent.llm.types import Message
 
-__all__ = ["DataFilter", "RunFolderError", "SupervisedPair", "read_run_folder", "select_pairs", "to_examples"]
+__all__ = [
+    "DataFilter",
+    "DataSelection",
+    "PlayedEpisode",
+    "RunFolderError",
+    "SupervisedPair",
+    "played_episodes",
+    "read_run_folder",
+    "select_pairs",
+    "to_examples",
+    "world_counts",
+]
+
+Balance = Literal["none", "worlds"]
 
 
 class RunFolderError(ValueError):
@@ -39,6 +56,23 @@ class DataFilter(BaseModel):
     dedup: bool = True
     max_per_world: int | None = Field(default=None, ge=1)
     max_tokens: int | None = Field(default=None, ge=2)  # prompt + answer, in the student's tokens
+    # "worlds": draw the same number of pairs from every world (the smallest world's count, or
+    # max_per_world if that is fewer), at random with ``seed``; "none": keep each world's first N
+    balance: Balance = "none"
+    seed: int = 0
+
+
+class DataSelection(BaseModel):
+    """How a training set was chosen, for the manifest: the filter (with the balance's seed) and the
+    pairs per world before and after it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    runs: list[str]
+    data_filter: DataFilter
+    pairs_read: int
+    worlds_read: dict[str, int]  # answered attempts per world, before the filters
+    worlds_kept: dict[str, int]  # pairs per world that passed them
 
 
 class SupervisedPair(BaseModel):
@@ -79,8 +113,8 @@ def _pair(record: dict, attempt: dict, world: str, run: str, score: float, accep
     )
 
 
-def read_run_folder(run_dir: Path) -> list[SupervisedPair]:
-    """Every answered attempt of every decision in ``run_dir`` (filters come later)."""
+def _run_config(run_dir: Path) -> dict:
+    """The run's config.json, after checking that the folder holds what a run writes."""
     needed = [run_dir / name for name in ("config.json", "episodes.jsonl", "trace.jsonl")]
     missing = [p.name for p in needed if not p.is_file()]
     if missing:
@@ -93,6 +127,60 @@ def read_run_folder(run_dir: Path) -> list[SupervisedPair]:
         raise RunFolderError(f"{run_dir / 'config.json'} is not JSON: {exc}") from exc
     if not isinstance(config, dict):
         raise RunFolderError(f"{run_dir / 'config.json'} is not a JSON object")
+    return config
+
+
+class PlayedEpisode(BaseModel):
+    """An episode a teaching run played: where, with whom, in which seat, on which seed, with which
+    prompt set. Why: an evaluation of the student plays the same worlds and partners by default,
+    on seeds the teacher never played."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    run: str  # the run folder's name, as `SupervisedPair.run`
+    episode: int
+    domain: str
+    layout: str
+    partner: str
+    seat: int
+    seed: int
+    prompt: str | None = None
+
+    @property
+    def world(self) -> str:
+        return f"{self.domain}/{self.layout}"
+
+
+def played_episodes(run_dir: Path) -> list[PlayedEpisode]:
+    """The episodes ``run_dir``'s ``episodes.jsonl`` records (its config.json gives the world and prompt set)."""
+    config = _run_config(run_dir)
+    agent = config.get("agent")
+    prompt = agent.get("prompt") if isinstance(agent, dict) else None
+    out = []
+    try:
+        for record in _lines(run_dir / "episodes.jsonl"):
+            out.append(
+                PlayedEpisode(
+                    run=run_dir.name,
+                    episode=int(record.get("episode", 0)),
+                    domain=str(config.get("domain", "overcooked")),
+                    layout=str(config.get("layout") or record.get("layout", "")),  # as the pairs' world names it
+                    partner=str(record.get("partner") or config.get("partner", "")),
+                    seat=int(record.get("seat", config.get("seat", 0))),
+                    seed=int(record.get("seed", 0)),
+                    prompt=prompt if isinstance(prompt, str) else None,
+                )
+            )
+    except (TypeError, ValueError, AttributeError) as exc:
+        if isinstance(exc, RunFolderError):
+            raise
+        raise RunFolderError(f"{run_dir / 'episodes.jsonl'} holds a record this reader cannot use: {exc}") from exc
+    return out
+
+
+def read_run_folder(run_dir: Path) -> list[SupervisedPair]:
+    """Every answered attempt of every decision in ``run_dir`` (filters come later)."""
+    config = _run_config(run_dir)
     world = f"{config.get('domain', 'overcooked')}/{config.get('layout', '')}"
     pairs = []
     try:
@@ -114,8 +202,9 @@ def read_run_folder(run_dir: Path) -> list[SupervisedPair]:
 
 
 def select_pairs(pairs: Sequence[SupervisedPair], data_filter: DataFilter) -> list[SupervisedPair]:
-    """The pairs ``data_filter`` keeps, in the order given (balance keeps each world's first N)."""
+    """The pairs ``data_filter`` keeps, in the order given (without balance, a world's cap keeps its first N)."""
     kept, seen, per_world = [], set(), Counter()
+    cap = data_filter.max_per_world if data_filter.balance == "none" else None
     for pair in pairs:
         if data_filter.accepted_only and not pair.accepted:
             continue
@@ -124,12 +213,41 @@ def select_pairs(pairs: Sequence[SupervisedPair], data_filter: DataFilter) -> li
         key = (pair.messages, pair.answer)
         if data_filter.dedup and key in seen:
             continue
-        if data_filter.max_per_world is not None and per_world[pair.world] >= data_filter.max_per_world:
+        if cap is not None and per_world[pair.world] >= cap:
             continue
         seen.add(key)
         per_world[pair.world] += 1
         kept.append(pair)
-    return kept
+    return _balanced(kept, data_filter) if data_filter.balance == "worlds" else kept
+
+
+def _world_rng(seed: int, world: str) -> np.random.Generator:
+    """A world's own stream: its draw does not change when another world joins the set."""
+    return np.random.default_rng([seed, int.from_bytes(hashlib.sha256(world.encode()).digest()[:4], "big")])
+
+
+def _balanced(pairs: Sequence[SupervisedPair], data_filter: DataFilter) -> list[SupervisedPair]:
+    """The same number from every world: the smallest world's count, or ``max_per_world`` if fewer,
+    each world's drawn at random (``data_filter.seed``) and kept in the order given. Why a draw and
+    not each world's first N: the first N decisions of a run are its first episode's opening."""
+    by_world: dict[str, list[int]] = {}
+    for index, pair in enumerate(pairs):
+        by_world.setdefault(pair.world, []).append(index)
+    if not by_world:
+        return []
+    n = min(len(indices) for indices in by_world.values())
+    if data_filter.max_per_world is not None:
+        n = min(n, data_filter.max_per_world)
+    chosen: set[int] = set()
+    for world, indices in by_world.items():
+        picks = _world_rng(data_filter.seed, world).choice(len(indices), size=n, replace=False)
+        chosen.update(indices[int(i)] for i in picks)
+    return [pair for index, pair in enumerate(pairs) if index in chosen]
+
+
+def world_counts(pairs: Iterable[SupervisedPair]) -> dict[str, int]:
+    """Pairs per world, by world name: what the manifest records of a set before and after the filters."""
+    return dict(sorted(Counter(pair.world for pair in pairs).items()))
 
 
 def to_examples(pairs: Sequence[SupervisedPair], tokenizer: ChatTokenizer, max_tokens: int | None) -> list[Example]:

@@ -28,10 +28,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from proagent.checkout import git_commit
 from proagent.files import write_atomic
 from proagent.finetune.batches import Example, batch_indices, examples_sha256, make_batch, shared_prefix_length
+from proagent.finetune.dataset import DataSelection
 from proagent.finetune.gguf_adapter import write_lora_gguf
 from proagent.finetune.gguf_weights import LlamaHParams, LlamaWeights, file_sha256, read_llama_gguf
 from proagent.finetune.llama import answer_loss, params_from_weights
 from proagent.finetune.lora import LoraConfig, init_lora
+from proagent.finetune.scores import StudentEvaluation
 from proagent.finetune.train_state import CheckpointRecord, StepLoss, load_state, save_state
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
     "TrainingData",
     "describe_data",
     "finetune",
+    "record_evaluation",
 ]
 
 _LOG = logging.getLogger(__name__)
@@ -89,6 +92,7 @@ class FinetuneManifest(BaseModel):
     base_sha256: str
     hparams: LlamaHParams
     data: TrainingData
+    selection: DataSelection | None = None  # how the pairs were chosen from run folders (None: given as examples)
     config: TrainConfig
     steps_done: int
     losses: list[StepLoss]
@@ -98,6 +102,7 @@ class FinetuneManifest(BaseModel):
     commit: str
     versions: dict[str, str]
     finished_at: str
+    evaluation: StudentEvaluation | None = None  # `--eval`: the student against the raw model
 
 
 def _optimizer(config: TrainConfig) -> optax.GradientTransformation:
@@ -213,6 +218,7 @@ def finetune(
     source: str = "",
     resume: bool = False,
     weights: LlamaWeights | None = None,
+    selection: DataSelection | None = None,
 ) -> FinetuneManifest:
     """Train ``config.steps`` steps (fewer when resuming), write the adapter and the manifest into ``out_dir``."""
     if not examples:
@@ -236,6 +242,7 @@ def finetune(
         base_sha256=weights.source_sha256,
         hparams=weights.hparams,
         data=data,
+        selection=selection,
         config=config,
         steps_done=config.steps,
         losses=losses,
@@ -247,4 +254,13 @@ def finetune(
         finished_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
     write_atomic(out_dir / MANIFEST_FILE, manifest.model_dump_json(indent=1))
+    return manifest
+
+
+def record_evaluation(out_dir: Path, evaluation: StudentEvaluation) -> FinetuneManifest:
+    """The manifest in ``out_dir`` with ``evaluation`` added (replacing an earlier one), written atomically."""
+    path = out_dir / MANIFEST_FILE
+    manifest = FinetuneManifest.model_validate_json(path.read_text(encoding="utf-8"))
+    manifest = manifest.model_copy(update={"evaluation": evaluation})
+    write_atomic(path, manifest.model_dump_json(indent=1))
     return manifest

@@ -1,0 +1,75 @@
+"""`--balance worlds`: the same number of pairs from every world, drawn with the seed, so a world
+with many decisions an episode does not swamp one with few."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from proagent.cli import main
+from proagent.finetune.dataset import DataFilter, SupervisedPair, select_pairs, world_counts
+from proagent.llm.types import Message
+
+
+def _pairs(world: str, n: int) -> list[SupervisedPair]:
+    return [
+        SupervisedPair(
+            messages=(Message(role="user", content=f"{world} state {i}"),),
+            answer=f"plan {i}",
+            world=world,
+            run=f"run-{world}",
+            episode=0,
+            step=i,
+            score=0.0,
+            accepted=True,
+        )
+        for i in range(n)
+    ]
+
+
+MANY, FEW = _pairs("overcooked/counter_circuit", 40), _pairs("cube/medium_3a", 7)
+
+
+def test_balance_draws_the_smallest_worlds_count_from_each_world():
+    kept = select_pairs(MANY + FEW, DataFilter(balance="worlds"))
+    assert world_counts(kept) == {"cube/medium_3a": 7, "overcooked/counter_circuit": 7}
+    assert world_counts(select_pairs(MANY + FEW, DataFilter())) == {"cube/medium_3a": 7, "overcooked/counter_circuit": 40}
+
+
+def test_the_draw_is_seeded_spread_over_the_world_and_kept_in_order():
+    first = select_pairs(MANY + FEW, DataFilter(balance="worlds", seed=1))
+    assert first == select_pairs(MANY + FEW, DataFilter(balance="worlds", seed=1))
+    other = select_pairs(MANY + FEW, DataFilter(balance="worlds", seed=2))
+    steps = [p.step for p in first if p.world.startswith("overcooked")]
+    assert steps != [p.step for p in other if p.world.startswith("overcooked")]
+    assert steps == sorted(steps) and steps != list(range(7))  # a draw, not the opening decisions
+    order = {id(p): i for i, p in enumerate(MANY + FEW)}
+    assert [order[id(p)] for p in first] == sorted(order[id(p)] for p in first)
+
+
+def test_a_worlds_draw_does_not_depend_on_the_other_worlds():
+    """Its own seeded stream: adding a third world of the same size leaves the others' draw as it was."""
+    third = _pairs("yokai/9c_2p", 7)
+    alone = [p for p in select_pairs(MANY + FEW, DataFilter(balance="worlds")) if p.world.startswith("overcooked")]
+    joined = select_pairs(MANY + FEW + third, DataFilter(balance="worlds"))
+    assert [p for p in joined if p.world.startswith("overcooked")] == alone
+
+
+def test_max_per_world_caps_the_draw_and_filters_apply_first():
+    assert world_counts(select_pairs(MANY + FEW, DataFilter(balance="worlds", max_per_world=3))) == {
+        "cube/medium_3a": 3,
+        "overcooked/counter_circuit": 3,
+    }
+    rejected = [p.model_copy(update={"accepted": False}) for p in FEW[:5]]
+    kept = select_pairs(MANY + rejected + FEW[5:], DataFilter(balance="worlds"))
+    assert Counter(p.world for p in kept) == {"cube/medium_3a": 2, "overcooked/counter_circuit": 2}
+
+
+def test_an_unknown_balance_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["finetune", str(tmp_path), "--out", str(tmp_path / "a"), "--balance", "layouts"])
+    err = capsys.readouterr().err.strip()
+    assert exit_info.value.code == 2 and "--balance" in err and err.count("\n") == 0
+    assert not (tmp_path / "a").exists()
