@@ -153,12 +153,14 @@ def test_finetune_eval_plays_the_student_and_the_raw_model_end_to_end(
     assert main(play) == 0
     (run,) = runs.glob("*-play-counter_circuit-cole")
     args = ["finetune", str(run), "--out", str(out), "--steps", "2", "--batch-size", "1", "--rank", "2"]
-    args += ["--targets", "q,v", "--max-per-world", "3", "--model", str(two_layer_gguf), "--eval"]
+    args += ["--targets", "q,v", "--max-per-world", "3", "--balance", "worlds", "--model", str(two_layer_gguf), "--eval"]
     args += ["--eval-episodes", "1", "--eval-horizon", "8", "--cache-dir", str(cache), "--progress", "off"]
     assert main(args) == 0
     printed = capsys.readouterr().out
     assert "student: score" in printed and "raw: score" in printed and "student - raw, paired by episode" in printed
     manifest = FinetuneManifest.model_validate_json((out / MANIFEST_FILE).read_text())
+    assert manifest.selection is not None and manifest.selection.data_filter.balance == "worlds"
+    assert manifest.selection.worlds_kept == {"overcooked/counter_circuit": 3} and manifest.data.n_examples == 3
     result = manifest.evaluation
     assert result is not None and result.adapter_sha256 == manifest.adapter_sha256
     assert (result.layouts, result.partners, result.seats, result.seeds, result.horizon) == (
