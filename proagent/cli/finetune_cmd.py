@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from proagent.bounded import NumberError, read_float
 from proagent.cli.arg_types import bounded_int, positive_float, positive_int, writable_folder
-from proagent.cli.finetune_eval import add_eval_flags
+from proagent.cli.finetune_eval import add_eval_flags, flags_without_eval
 
 if TYPE_CHECKING:
     from proagent.eval.config import EvalConfig
@@ -110,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
         balance=args.balance,
         seed=args.seed,
     )
+    if flags_without_eval(args):
+        return _error(f"{', '.join(flags_without_eval(args))} only apply with --eval; add --eval or drop them")
     if args.out.exists() and any(args.out.iterdir()) and not args.resume:
         return _error(f"--out {args.out} is not empty; give a new folder, or --resume to continue its checkpoint")
     try:

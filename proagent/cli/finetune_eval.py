@@ -18,6 +18,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from proagent.cli.arg_types import (
@@ -38,7 +39,15 @@ if TYPE_CHECKING:
     from proagent.finetune.scores import ArmScore, StudentEvaluation
 
 EVAL_FOLDER = "eval"  # under --out: the evaluation's run folder(s)
-DEFAULT_EPISODES = 5
+DEFAULT_EPISODES, DEFAULT_SEED, DEFAULT_CONCURRENCY = 5, 0, 2
+# the flags that only mean something with --eval (dest -> flag)
+EVAL_ONLY = MappingProxyType(
+    {
+        **{f"eval_{name}": f"--eval-{name}" for name in ("domain", "layouts", "partners", "seats", "episodes", "seed")},
+        **{f"eval_{name}": f"--eval-{name}" for name in ("horizon", "prompt", "concurrency")},
+        "cache_dir": "--cache-dir",
+    }
+)
 
 
 def add_eval_flags(p: argparse.ArgumentParser) -> None:
@@ -50,16 +59,19 @@ def add_eval_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eval-layouts", help="comma list of layouts (default: the training set's layouts)")
     p.add_argument("--eval-partners", help="comma list of partners (default: those the teaching runs played with)")
     p.add_argument("--eval-seats", help="the student's seats, e.g. 0,1 (default: the seats the teaching runs played)")
-    p.add_argument(
-        "--eval-episodes", type=episode_count, default=DEFAULT_EPISODES, help="episodes per partner x layout x seat"
-    )
-    p.add_argument("--eval-seed", type=seed_number, default=0, help="episode i plays this seed + i (default 0)")
+    p.add_argument("--eval-episodes", type=episode_count, help="episodes per partner x layout x seat (default 5)")
+    p.add_argument("--eval-seed", type=seed_number, help="episode i plays this seed + i (default 0)")
     p.add_argument("--eval-horizon", type=horizon_steps, help="steps per episode (default: each layout's own)")
     p.add_argument("--eval-prompt", help="prompt set of both arms (default: the teaching runs' own)")
-    p.add_argument("--eval-concurrency", type=concurrency_count, default=2, help="episodes in flight (default 2)")
+    p.add_argument("--eval-concurrency", type=concurrency_count, help="episodes in flight (default 2)")
     p.add_argument("--cache-dir", type=writable_folder, help="the model-answer cache (default: .cache/llm here)")
     p.add_argument("--progress", choices=("auto", "on", "off"), default="auto", help="the evaluation's display")
     add_progress_options(p, "LLM calls of the evaluation")
+
+
+def flags_without_eval(args: argparse.Namespace) -> list[str]:
+    """The `--eval-*` flags given without ``--eval`` (they would be ignored silently)."""
+    return [] if args.eval else [flag for dest, flag in EVAL_ONLY.items() if getattr(args, dest) is not None]
 
 
 def _names(text: str) -> list[str]:
@@ -71,6 +83,10 @@ def _seats(text: str) -> list[int | str]:
     from proagent.bounded import small_whole
 
     return [item if (seat := small_whole(item)) is None else seat for item in _names(text)]
+
+
+def _given(value: int | None, default: int) -> int:
+    return default if value is None else value
 
 
 def _domain(args: argparse.Namespace, worlds: set[str]) -> str:
@@ -118,7 +134,8 @@ def eval_request(
     seats = _seats(args.eval_seats) if args.eval_seats else sorted({p.seat for p in in_domain})
     prompts = {p.prompt for p in in_domain}
     prompt = args.eval_prompt or (prompts.pop() if len(prompts) == 1 else None)
-    seeds = range(args.eval_seed, args.eval_seed + args.eval_episodes)
+    first, episodes = _given(args.eval_seed, DEFAULT_SEED), _given(args.eval_episodes, DEFAULT_EPISODES)
+    seeds = range(first, first + episodes)
     _held_out(layouts, seeds, in_domain)
     arm = {"kind": PROAGENT, "llm": llm, "prompt": prompt}
     data = {
@@ -128,10 +145,10 @@ def eval_request(
         "partners": partners or [DEFAULT_PARTNER],
         "layouts": layouts,
         "seats": seats or [0],
-        "episodes": args.eval_episodes,
-        "seed": args.eval_seed,
+        "episodes": episodes,
+        "seed": first,
         "horizon": args.eval_horizon,
-        "concurrency": args.eval_concurrency,
+        "concurrency": _given(args.eval_concurrency, DEFAULT_CONCURRENCY),
         **({"cache_dir": args.cache_dir.absolute()} if args.cache_dir is not None else {}),
     }
     config = validate_config(data, "--eval flags", EvalConfig)

@@ -120,7 +120,8 @@ def _write_run(folder: Path, seed: int) -> Path:
     attempt = {"messages": [{"role": "user", "content": "state"}], "response": '{"plan": "wait(1)"}'}
     (folder / "config.json").write_text(json.dumps(config))
     (folder / "episodes.jsonl").write_text(json.dumps(episode) + "\n")
-    (folder / "trace.jsonl").write_text(json.dumps({"episode": 0, "step": 0, "decision": {"attempts": [attempt]}}) + "\n")
+    trace = {"episode": 0, "step": 0, "decision": {"attempts": [attempt]}}
+    (folder / "trace.jsonl").write_text(json.dumps(trace) + "\n")
     return folder
 
 
@@ -143,6 +144,14 @@ def test_bad_eval_input_is_one_line_and_exit_2_before_out_is_made(
     assert err.count("\n") == 0 and problem in err and not out.exists()
 
 
+def test_eval_flags_without_eval_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture):
+    run = _write_run(tmp_path / "run", seed=100)
+    assert main(["finetune", str(run), "--out", str(tmp_path / "a"), "--eval-seed", "3", "--eval-horizon", "9"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--eval-seed, --eval-horizon only apply with --eval" in err
+    assert not (tmp_path / "a").exists()
+
+
 @pytest.mark.slow  # a scripted play run, training two steps, then two short episodes of a two-block model
 def test_finetune_eval_plays_the_student_and_the_raw_model_end_to_end(
     two_layer_gguf: Path, tmp_path: Path, capsys: pytest.CaptureFixture
@@ -153,7 +162,8 @@ def test_finetune_eval_plays_the_student_and_the_raw_model_end_to_end(
     assert main(play) == 0
     (run,) = runs.glob("*-play-counter_circuit-cole")
     args = ["finetune", str(run), "--out", str(out), "--steps", "2", "--batch-size", "1", "--rank", "2"]
-    args += ["--targets", "q,v", "--max-per-world", "3", "--balance", "worlds", "--model", str(two_layer_gguf), "--eval"]
+    args += ["--targets", "q,v", "--max-per-world", "3", "--balance", "worlds", "--model", str(two_layer_gguf)]
+    args += ["--eval"]
     args += ["--eval-episodes", "1", "--eval-horizon", "8", "--cache-dir", str(cache), "--progress", "off"]
     assert main(args) == 0
     printed = capsys.readouterr().out
