@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from proagent.agent.background import BackgroundProAgent
 from proagent.agent.belief import BeliefMode
@@ -121,32 +121,28 @@ def partner_names(partner: str, num_agents: int) -> list[str]:
 
 class LLMFlags(BaseModel):
     """The LLM agent's command-line options (``cli/agent_options.py``), typed: what play and the
-    human page pass to ``prepare_llm``. ``from_args`` reads them off an argparse namespace."""
+    human page pass to ``prepare_llm`` (the command line reads them in ``cli/requests.py``)."""
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     llm: str = "embedded"
     api_base: str | None = None
-    llm_timeout: float = 60.0
+    llm_timeout: float = Field(60.0, gt=0)
     cache_dir: Path | None = None
     no_cache: bool = False
     prompt: str | None = None
     belief: BeliefMode = "replace"
-    memory_k: int = 5
+    memory_k: int = Field(5, ge=0)
     memory_retrieval: MemoryRetrieval | None = None
-    max_replans: int = 4
+    max_replans: int = Field(4, ge=0)
     verificator: VerificatorMode | None = None
     no_loop_check: bool = False
     legal_only: Literal["auto", "on", "off"] = "auto"
     belief_probe: bool = False
     probe_forced: bool = False
-    threads: int | None = None
+    threads: int | None = Field(None, ge=1)
     adapter: Path | None = None  # the embedded model's LoRA adapter (--adapter; none: the raw model)
     clock: str = "turns"
-
-    @classmethod
-    def from_args(cls, args: object) -> LLMFlags:
-        return cls.model_validate({name: getattr(args, name) for name in cls.model_fields if hasattr(args, name)})
 
 
 def agent_config(flags: LLMFlags, embedded: bool, prompts_root: Path | None = None) -> AgentConfig:

@@ -56,13 +56,14 @@ def run_study(args: argparse.Namespace) -> int:
     import secrets
     import time
 
+    from proagent.cli.requests import llm_flags
     from proagent.study.app import PAGE, study_routes
     from proagent.study.read import StudyError
     from proagent.study.runner import StudyRunner
     from proagent.web.server import WebServer
 
     try:
-        runner = StudyRunner(args.study_dir, args)
+        runner = StudyRunner(args.study_dir, llm_flags(args), args.command_line)
         print("compiling the layouts...", file=sys.stderr, flush=True)
         runner.check_partners()
     except StudyError as exc:
