@@ -25,12 +25,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from proagent.cli.requests import EvalRequest
     from proagent.eval.config import ConfigError, read_config_file
+    from proagent.request import RequestError
 
     try:
-        data = read_config_file(args.config) if args.config else {}
-    except ConfigError as exc:
+        request = EvalRequest.from_args(args, args.config, args.agents)
+        data = read_config_file(request.config) if request.config else {}
+    except (ConfigError, RequestError) as exc:
         return error_exit(exc)
-    return execute(args, data, ablation=None)
+    return execute(request, data, ablation=None)
 
 

@@ -31,6 +31,7 @@ from proagent.cli.arg_types import (
 )
 
 if TYPE_CHECKING:
+    from proagent.cli.requests import EvalRequest
     from proagent.eval.ray_executor import RayExecutor
     from proagent.eval.world import World
 
@@ -143,24 +144,24 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
     add_progress_options(p, "LLM calls")
 
 
-def apply_flags(data: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+def apply_flags(data: dict[str, Any], request: EvalRequest) -> dict[str, Any]:
     """``data`` with the flags that were given applied on top; defaults only where neither says."""
     from proagent.builder import parse_settings
     from proagent.eval.config import DEFAULT_PARTNER
 
     out = dict(data)
+    given = request.model_dump()
     for dest, field in {**GRID_FLAGS, **RUN_FLAGS}.items():
-        value = getattr(args, dest, None)
-        if value is not None:
-            out[field] = _split(value, field) if field in LIST_FIELDS else value
-    if getattr(args, "env", None):
-        out["env"] = {**out.get("env", {}), **parse_settings(args.env)}
-    if getattr(args, "agents", None):
-        out["agents"] = [{"kind": kind} for kind in _split(args.agents, "agents")]
+        if given[dest] is not None:
+            out[field] = _split(given[dest], field) if field in LIST_FIELDS else given[dest]
+    if request.env:
+        out["env"] = {**out.get("env", {}), **parse_settings(list(request.env))}
+    if request.agents:
+        out["agents"] = [{"kind": kind} for kind in _split(request.agents, "agents")]
     out.setdefault("agents", [{"kind": "proagent"}])
     out.setdefault("partners", [DEFAULT_PARTNER])
     out.setdefault("layouts", [default_layout(out.get("domain"))])
-    agent_flags = {f: getattr(args, f) for f in AGENT_FLAGS if getattr(args, f, None) is not None}
+    agent_flags = {f: given[f] for f in AGENT_FLAGS if given[f] is not None}
     if "legal_only" in agent_flags:
         agent_flags["legal_only"] = {"auto": "auto", "on": True, "off": False}[agent_flags["legal_only"]]
     out["agents"] = [{**a, **agent_flags} if _is_proagent(a) else a for a in out["agents"]]
@@ -188,28 +189,30 @@ def _split(value: str, field: str) -> list:
     return [seat if field == "seats" and (seat := small_whole(v)) is not None else v for v in items]
 
 
-def agent_flags_given(args: argparse.Namespace) -> dict[str, str]:
+def agent_flags_given(request: EvalRequest) -> dict[str, str]:
     """AgentSpec field -> the flag that set it, for each agent flag given on the command line."""
-    return {f: AGENT_FLAG_NAMES[f] for f in AGENT_FLAGS if getattr(args, f, None) is not None}
+    given = request.model_dump()
+    return {f: AGENT_FLAG_NAMES[f] for f in AGENT_FLAGS if given[f] is not None}
 
 
-def resume_changes(args: argparse.Namespace) -> dict[str, Any]:
+def resume_changes(request: EvalRequest) -> dict[str, Any]:
     """The config fields the flags would change (resume_run refuses all but execution ones)."""
-    changes = {field: getattr(args, dest) for dest, field in {**GRID_FLAGS, **RUN_FLAGS}.items() if getattr(args, dest, None) is not None}
-    if getattr(args, "env", None):
-        changes["env"] = args.env
-    changes.update({f: getattr(args, f) for f in AGENT_FLAGS if getattr(args, f, None) is not None})
-    if getattr(args, "agents", None) or getattr(args, "config", None):
+    given = request.model_dump()
+    changes = {field: given[dest] for dest, field in {**GRID_FLAGS, **RUN_FLAGS}.items() if given[dest] is not None}
+    if request.env:
+        changes["env"] = list(request.env)
+    changes.update({f: given[f] for f in AGENT_FLAGS if given[f] is not None})
+    if request.agents or request.config:
         changes["agents/config"] = True
     return changes
 
 
-def execute(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -> int:
+def execute(request: EvalRequest, data: dict[str, Any], ablation: Any) -> int:
     """Start (or resume) the run, play it, report. Shared by eval and ablate."""
-    return execute_run(args, data, ablation)[0]
+    return execute_run(request, data, ablation)[0]
 
 
-def execute_run(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -> tuple[int, Path | None]:
+def execute_run(request: EvalRequest, data: dict[str, Any], ablation: Any) -> tuple[int, Path | None]:
     """`execute`, also giving the run folder (None when the run never started) for a command that
     reads the records afterwards (`proagent reproduce`)."""
     from rich.console import Console
@@ -220,29 +223,29 @@ def execute_run(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -
     from proagent.eval.session import finish_run, play_run, resume_run, start_run
     from proagent.eval.world import World
 
-    command = shlex.join(args.command_line)  # as typed (`main` sets it), recorded in the manifest
+    command = shlex.join(request.command_line)  # as typed (`main` sets it), recorded in the manifest
     world = World()
     console = Console()
     try:
-        executor = connect_executor(args, world)
+        executor = connect_executor(request, world)
     except ValueError as exc:
         return error_exit(exc), None
     try:
-        if args.resume is not None:
-            handle = resume_run(args.resume, resume_changes(args), world, command)
+        if request.resume is not None:
+            handle = resume_run(request.resume, resume_changes(request), world, command)
         else:
-            config = validate_config(apply_flags(data, args), str(args.config or "flags"), EvalConfig)
+            config = validate_config(apply_flags(data, request), str(request.config or "flags"), EvalConfig)
             if executor is not None:  # their processes start up while this one resolves the grid
                 executor.start_workers_for([config])
-            handle = start_run(config, world, command, args.runs_dir, ablation)
+            handle = start_run(config, world, command, request.runs_dir, ablation)
     except (ConfigError, SetupError) as exc:
         if executor is not None:
             executor.close()
         return error_exit(exc), None
     print(f"run folder: {handle.folder.path}", file=sys.stderr)
-    lines = ProgressLines(args.progress_every, args.progress_seconds)
+    lines = ProgressLines(request.progress_every, request.progress_seconds)
     try:
-        outcome = asyncio.run(play_run(handle, world, args.progress, Console(stderr=True), lines, executor))
+        outcome = asyncio.run(play_run(handle, world, request.progress, Console(stderr=True), lines, executor))
     finally:  # the workers stop however the run ends
         if executor is not None:
             executor.close()
@@ -250,16 +253,16 @@ def execute_run(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -
     return (1 if outcome.failures or outcome.disk_error else 0), handle.folder.path
 
 
-def connect_executor(args: argparse.Namespace, world: World) -> RayExecutor | None:
+def connect_executor(request: EvalRequest, world: World) -> RayExecutor | None:
     """The Ray executor, connected and with every node checked, for ``--executor ray``; None for
     the local one. Runs before the run folder exists: a bad flag, a missing Ray or an unreachable
     cluster is one line (ValueError) and no folder."""
-    if args.executor == "local" and args.ray_address is None:
+    if request.executor == "local" and request.ray_address is None:
         return None  # no import of the Ray side at all
     from proagent.eval.ray_executor import ExecutorError, open_executor
 
     try:
-        executor = open_executor(args.executor, args.ray_address, world)
+        executor = open_executor(request.executor, request.ray_address, world)
     except ExecutorError as exc:
         raise ValueError(str(exc)) from None
     for warning in executor.warnings if executor is not None else []:

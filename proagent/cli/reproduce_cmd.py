@@ -96,27 +96,28 @@ def given_flags(args: argparse.Namespace) -> list[str]:
 def run_grid(target: Target, args: argparse.Namespace) -> int:
     """An eval or ablate target: validate (before any run folder), then dry-run or play and compare."""
     from proagent.cli.eval_run import agent_flags_given, apply_flags, execute_run
+    from proagent.cli.requests import EvalRequest
     from proagent.eval.ablation import refuse_varied_overrides
     from proagent.eval.config import ConfigError
     from proagent.eval.reproduce import checked_config, grid_data
+    from proagent.request import RequestError
 
     try:
+        request = EvalRequest.from_args(args, None, None)  # --agents narrows the target's agents, below
         data, ablation = grid_data(target)
-        if args.agents is not None:
+        if args.agents is not None:  # the target's agents keep their settings (e.g. Table 1's prompt set)
             data = narrowed_agents(data, args.agents, target.name)
-            args.agents = None  # applied: the target's agents keep their settings (e.g. Table 1's prompt set)
         if ablation is not None:
-            refuse_varied_overrides(ablation, agent_flags_given(args), target.name)
-        config = checked_config(apply_flags(data, args), target.name)
-    except ConfigError as exc:
+            refuse_varied_overrides(ablation, agent_flags_given(request), target.name)
+        config = checked_config(apply_flags(data, request), target.name)
+    except (ConfigError, RequestError) as exc:
         return refuse(str(exc))
-    problem = resume_problem(args.resume, config.name) if args.resume is not None else None
+    problem = resume_problem(request.resume, config.name) if request.resume is not None else None
     if problem is not None:
         return refuse(problem)
     if args.dry_run:
-        return dry_run(target, config, args.llm)
-    args.config = None
-    code, folder = execute_run(args, data, ablation)
+        return dry_run(target, config, request.llm)
+    code, folder = execute_run(request, data, ablation)
     if folder is not None:
         write_comparison(target, folder, args.out)
     return code

@@ -15,9 +15,9 @@ Each round is a normal `proagent human` game (`build_human_session`), written to
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 import secrets
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 

@@ -12,6 +12,7 @@ import pytest
 
 from proagent.builder import LLMFlags, SetupError, prepare_llm
 from proagent.cli import build_parser
+from proagent.cli.requests import llm_flags
 from proagent.domains import get_domain
 from proagent.llm.embedded import EmbeddedModel, embedded_neighbours, thread_budget, usable_cores
 from proagent.llm.factory import make_model
@@ -48,7 +49,7 @@ def test_processes_running_an_embedded_model_count_each_other_and_forget_the_gon
 
 def test_threads_flag_reaches_the_model_and_is_refused_for_other_models() -> None:
     args = build_parser().parse_args(["play", "--threads", "1"])
-    assert args.threads == 1 and LLMFlags.from_args(args).threads == 1
+    assert args.threads == 1 and llm_flags(args).threads == 1
     model = make_model("embedded", threads=1)
     assert isinstance(model, EmbeddedModel) and model.threads == 1
     with pytest.raises(LLMConfigError, match="--threads applies to the embedded model"):
