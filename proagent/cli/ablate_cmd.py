@@ -26,8 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from proagent.cli.eval_request import EvalRequest
     from proagent.cli.eval_run import agent_flags_given, error_exit, execute
-    from proagent.cli.requests import EvalRequest
     from proagent.eval.ablation import expand_ablation, refuse_varied_overrides
     from proagent.eval.config import ConfigError, read_config_file
     from proagent.request import RequestError

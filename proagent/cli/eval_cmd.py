@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from proagent.cli.requests import EvalRequest
+    from proagent.cli.eval_request import EvalRequest
     from proagent.eval.config import ConfigError, read_config_file
     from proagent.request import RequestError
 

@@ -29,9 +29,9 @@ from proagent.cli.arg_types import (
     wall_clock_seconds,
     writable_folder,
 )
+from proagent.cli.eval_request import EvalRequest
 
 if TYPE_CHECKING:
-    from proagent.cli.requests import EvalRequest
     from proagent.eval.ray_executor import RayExecutor
     from proagent.eval.world import World
 

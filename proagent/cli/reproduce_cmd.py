@@ -95,8 +95,8 @@ def given_flags(args: argparse.Namespace) -> list[str]:
 
 def run_grid(target: Target, args: argparse.Namespace) -> int:
     """An eval or ablate target: validate (before any run folder), then dry-run or play and compare."""
+    from proagent.cli.eval_request import EvalRequest
     from proagent.cli.eval_run import agent_flags_given, apply_flags, execute_run
-    from proagent.cli.requests import EvalRequest
     from proagent.eval.ablation import refuse_varied_overrides
     from proagent.eval.config import ConfigError
     from proagent.eval.reproduce import checked_config, grid_data

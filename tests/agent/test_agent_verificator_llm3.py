@@ -12,8 +12,9 @@ import pytest
 from proagent.agent.config import AgentConfig
 from proagent.builder import agent_config
 from proagent.cli import build_parser, main
+from proagent.cli.eval_request import EvalRequest
 from proagent.cli.eval_run import apply_flags
-from proagent.cli.requests import EvalRequest, PlayRequest
+from proagent.cli.requests import PlayRequest
 from tests.support.fake_server import FakeChatServer
 from tests.support.loopback import LOOPBACK_SPEC
 from tests.support.responders.overcooked import EXPLANATION, hasty_answer
