@@ -90,7 +90,7 @@ def list_targets(registry: Registry) -> int:
 def given_flags(args: argparse.Namespace) -> list[str]:
     """The dests of the eval flags given on the command line (those not left at None)."""
     dests = [*GRID_FLAGS, *RUN_FLAGS, *AGENT_FLAGS, "env", "runs_dir", "resume", "out", "agents"]
-    return [d for d in dests if vars(args).get(d) is not None]
+    return [d for d in dests if vars(args)[d] is not None]
 
 
 def run_grid(target: Target, args: argparse.Namespace) -> int:
@@ -310,7 +310,7 @@ def table_settings(target: Target, args: argparse.Namespace, takes: tuple[str, .
     from proagent.tables_out import without_resume
 
     out: dict[str, object] = dict(target.settings)
-    out.update({d: vars(args)[d] for d in takes if vars(args).get(d) is not None})
+    out.update({d: vars(args)[d] for d in takes if vars(args)[d] is not None})
     for pair in args.table_settings or []:
         key, sep, value = pair.partition("=")
         if not sep or not key:
@@ -318,7 +318,7 @@ def table_settings(target: Target, args: argparse.Namespace, takes: tuple[str, .
         out[key.strip().replace("-", "_")] = value
     out["command"] = shlex.join(without_resume(args.command_line))  # run folders stay on the machine that made them
     out["target"] = target.name
-    if vars(args).get("progress") is not None:
+    if args.progress is not None:
         out["progress"] = args.progress
     return out
 
@@ -328,10 +328,10 @@ def resumed_table(target: Target, args: argparse.Namespace, takes: tuple[str, ..
     resume may change (a TableRunError names any other given)."""
     from proagent.tables.table_run import resumed_settings
 
-    given: dict[str, object] = {d: vars(args)[d] for d in takes if d != "resume" and vars(args).get(d) is not None}
+    given: dict[str, object] = {d: vars(args)[d] for d in takes if d != "resume" and vars(args)[d] is not None}
     if args.table_settings:
         given["set"] = args.table_settings
-    if vars(args).get("progress") is not None:
+    if args.progress is not None:
         given["progress"] = args.progress
     return resumed_settings(args.resume, target.name, given)
 
