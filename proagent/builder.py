@@ -89,7 +89,9 @@ class AgentBuilder:
         try:
             return self.domain.make_partner(name, env)
         except UnknownAgentError:
-            raise UnknownAgentError(f"unknown partner {name!r}; available partners: {', '.join(self.names(env))}") from None
+            raise UnknownAgentError(
+                f"unknown partner {name!r}; available partners: {', '.join(self.names(env))}"
+            ) from None
 
     def team(self, env: DomainEnv, focal_seat: int, focal: Agent, partner: str) -> list[Agent]:
         """``focal`` in its seat, a fresh ``partner`` in every other seat; a comma-separated
@@ -115,7 +117,9 @@ def partner_names(partner: str, num_agents: int) -> list[str]:
     if len(names) == 1:
         return names * (num_agents - 1)
     if len(names) != num_agents - 1 or not all(names):
-        raise ValueError(f"--partner {partner!r}: a list names the {num_agents - 1} other seats' agents, got {len(names)} names")
+        raise ValueError(
+            f"--partner {partner!r}: a list names the {num_agents - 1} other seats' agents, got {len(names)} names"
+        )
     return names
 
 
@@ -196,7 +200,9 @@ def make_env(domain: Domain, layout: str, horizon: int, settings: Mapping[str, s
     if not settings:
         return domain.make_env(layout, horizon)
     if domain.capabilities.settings is None:
-        raise DomainInputError(f"--env {next(iter(settings))}=...: the {domain.name} domain takes no environment settings")
+        raise DomainInputError(
+            f"--env {next(iter(settings))}=...: the {domain.name} domain takes no environment settings"
+        )
     return domain.capabilities.settings.make_env_with(layout, horizon, settings)
 
 
@@ -258,7 +264,10 @@ def resolve_env(
             return domain, env
         teams = domain.capabilities.teams
         if teams is None:
-            raise SetupError(f"--agents {num_agents}: {env.name} is a {env.num_agents}-agent layout and {domain.name} layouts have fixed teams")
+            raise SetupError(
+                f"--agents {num_agents}: {env.name} is a {env.num_agents}-agent layout and {domain.name} layouts have "
+                "fixed teams"
+            )
         return domain, teams.make_team_env(layout, horizon, num_agents)
     except DomainInputError as exc:
         raise SetupError(str(exc)) from exc

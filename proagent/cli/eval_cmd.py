@@ -16,7 +16,9 @@ from proagent.cli.eval_run import add_agent_flags, add_grid_flags, add_run_flags
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("eval", help="evaluate agents with partners on layouts (tables, charts, resumable)")
-    p.add_argument("config", nargs="?", type=Path, help="a .toml/.yaml evaluation config (see runs/ablations/ for examples)")
+    p.add_argument(
+        "config", nargs="?", type=Path, help="a .toml/.yaml evaluation config (see runs/ablations/ for examples)"
+    )
     p.add_argument("--agents", help="comma list: 'proagent' and/or partner names playing the agent's seat")
     add_grid_flags(p)
     add_agent_flags(p)

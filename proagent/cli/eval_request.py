@@ -20,7 +20,11 @@ class EvalRequest(FrontEndRequest):
     'proagent' agent of the grid (`cli/eval_run.py` applies them). Every field but ``config``,
     ``agents`` and ``command_line`` is a flag of `eval_run`'s tables, named as its dest."""
 
-    FLAGS: ClassVar[dict[str, str]] = {"wall_clock": "--wall-clock", "llm_timeout_s": "--llm-timeout", "cache": "--no-cache"}
+    FLAGS: ClassVar[dict[str, str]] = {
+        "wall_clock": "--wall-clock",
+        "llm_timeout_s": "--llm-timeout",
+        "cache": "--no-cache",
+    }
 
     config: Path | None = None  # a .toml/.yaml evaluation (or ablation) config
     agents: str | None = None  # comma list of the agents playing the agent's seat
@@ -78,5 +82,10 @@ class EvalRequest(FrontEndRequest):
         commands defines; ``config`` and ``agents`` are the command's own (ablate has no ``--agents``,
         reproduce takes its config from its target)."""
         given = vars(args)
-        own = {"config": config, "agents": agents, "env": tuple(args.env or ()), "command_line": tuple(args.command_line)}
+        own = {
+            "config": config,
+            "agents": agents,
+            "env": tuple(args.env or ()),
+            "command_line": tuple(args.command_line),
+        }
         return cls.checked(**{name: given[name] for name in cls.model_fields if name not in own}, **own)

@@ -37,16 +37,20 @@ if TYPE_CHECKING:
 
 # flag dest -> EvalConfig field, for flags that set top-level fields
 GRID_FLAGS = MappingProxyType({
-    **{f: f for f in ("name", "domain", "partners", "layouts", "seats", "topologies", "feedback", "repair", "episodes", "seed", "horizon")},
+    **{f: f for f in (
+        "name", "domain", "partners", "layouts", "seats", "topologies", "feedback", "repair", "episodes", "seed",
+        "horizon",
+    )},
     "wall_clock": "wall_clock_s",
 })  # fmt: skip
 RUN_FLAGS = MappingProxyType({
     "concurrency": "concurrency", "llm_concurrency": "llm_concurrency", "max_cost": "max_cost_usd",
-    "max_failures": "max_failures", "trace": "trace", "stepping": "stepping", "cache": "cache", "cache_dir": "cache_dir",
+    "max_failures": "max_failures", "trace": "trace", "stepping": "stepping", "cache": "cache",
+    "cache_dir": "cache_dir",
 })  # fmt: skip
 AGENT_FLAGS = (
-    "adapter", "clock", "llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k", "memory_retrieval", "max_replans", "verificator", "loop_check",
-    "legal_only", "belief_probe", "probe_forced",
+    "adapter", "clock", "llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k", "memory_retrieval",
+    "max_replans", "verificator", "loop_check", "legal_only", "belief_probe", "probe_forced",
 )  # fmt: skip
 # AgentSpec field -> the flag that sets it, for messages about a flag
 AGENT_FLAG_NAMES = MappingProxyType({
@@ -75,7 +79,8 @@ def add_grid_flags(p: argparse.ArgumentParser) -> None:
         "--feedback",
         action="store_const",
         const=True,
-        help="environment feedback: attach the world's constraint and dependency snapshot to the leader's messages (worlds that give one)",
+        help="environment feedback: attach the world's constraint and dependency snapshot to the leader's messages "
+        "(worlds that give one)",
     )
     p.add_argument(
         "--repair",
@@ -86,13 +91,23 @@ def add_grid_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=seed_number, help="episode i plays seed + i")
     p.add_argument("--horizon", type=horizon_steps, help="steps per episode (default: each layout's own, else 400)")
     p.add_argument("--wall-clock", type=wall_clock_seconds, metavar="S", help=WALL_CLOCK_HELP)
-    p.add_argument("--env", action="append", metavar="KEY=VALUE", help="an environment setting for every layout (repeatable), e.g. agent_view_size=2")
+    p.add_argument(
+        "--env",
+        action="append",
+        metavar="KEY=VALUE",
+        help="an environment setting for every layout (repeatable), e.g. agent_view_size=2",
+    )
 
 
 def add_agent_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--llm", help="model of every proagent agent: 'embedded', a litellm id or python:module:factory")
     p.add_argument("--api-base", help="OpenAI-compatible server URL for --llm")
-    p.add_argument("--llm-timeout", dest="llm_timeout_s", type=positive_float, help="seconds to wait for one LLM answer (default 60)")
+    p.add_argument(
+        "--llm-timeout",
+        dest="llm_timeout_s",
+        type=positive_float,
+        help="seconds to wait for one LLM answer (default 60)",
+    )
     p.add_argument("--prompt", help="prompt set (a folder in prompts/)")
     p.add_argument("--adapter", type=adapter_file, metavar="PATH|none", help="the embedded model's LoRA adapter GGUF")
     p.add_argument("--clock", type=clock_spec, metavar="turns|tokens:N|seconds:S", help=CLOCK_HELP)
@@ -107,7 +122,8 @@ def add_agent_flags(p: argparse.ArgumentParser) -> None:
         dest="belief_probe",
         action="store_const",
         const=True,
-        help="each turn, also ask every proagent agent what it believes of hidden facts (one more call; worlds with belief probes)",
+        help="each turn, also ask every proagent agent what it believes of hidden facts (one more call; worlds with "
+        "belief probes)",
     )
     p.add_argument(
         "--probe-forced",
@@ -124,22 +140,29 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--llm-concurrency",
         type=positive_int,
-        help="LLM requests in flight to each model endpoint over all episodes; on Ray, over all runs sharing it (default 32)",
+        help="LLM requests in flight to each model endpoint over all episodes; on Ray, over all runs sharing it "
+        "(default 32)",
     )
     p.add_argument("--max-cost", type=positive_float, help="USD: start no new episode once this much is spent")
     p.add_argument("--max-failures", type=positive_int)
     p.add_argument("--trace", action="store_const", const=True, help="write every step to trace.jsonl")
     p.add_argument("--stepping", choices=("lockstep", "single"), help="batch envs per layout (default) or not")
     p.add_argument("--no-cache", dest="cache", action="store_const", const=False)
-    p.add_argument("--cache-dir", type=writable_folder, help="the model-answer cache (default: .cache/llm in the current folder)")
-    p.add_argument("--runs-dir", type=writable_folder, help="where run folders go (default: runs/ in the current folder)")
+    p.add_argument(
+        "--cache-dir", type=writable_folder, help="the model-answer cache (default: .cache/llm in the current folder)"
+    )
+    p.add_argument(
+        "--runs-dir", type=writable_folder, help="where run folders go (default: runs/ in the current folder)"
+    )
     p.add_argument(
         "--executor",
         choices=("local", "ray"),
         default="local",
         help="where episodes play: this process (default), or the workers of a Ray cluster (see docs/scale_out.md)",
     )
-    p.add_argument("--ray-address", help="with --executor ray: a running cluster's head, host:port (default: a local one)")
+    p.add_argument(
+        "--ray-address", help="with --executor ray: a running cluster's head, host:port (default: a local one)"
+    )
     p.add_argument("--progress", choices=("auto", "on", "off"), default="auto")
     add_progress_options(p, "LLM calls")
 

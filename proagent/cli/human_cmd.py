@@ -62,7 +62,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--interface",
         choices=("auto", "web", "text"),
         default="auto",
-        help="web: the browser page; text: type skills in the terminal (turn-based worlds); auto: text where the world has a text view",
+        help="web: the browser page; text: type skills in the terminal (turn-based worlds); auto: text where the world "
+        "has a text view",
     )
     p.add_argument(
         "--agent",
@@ -102,7 +103,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-browser", action="store_true", help="print the address instead of opening a browser tab")
     p.add_argument("--no-questionnaire", action="store_true", help="skip the post-game questionnaire")
     p.add_argument("--name", default=None, type=run_name, help="run folder suffix (default human-<layout>-<agent>)")
-    p.add_argument("--runs-dir", type=writable_folder, default=None, help="where run folders go (default: runs/ in the current folder)")
+    p.add_argument(
+        "--runs-dir",
+        type=writable_folder,
+        default=None,
+        help="where run folders go (default: runs/ in the current folder)",
+    )
     add_agent_options(p)
     p.set_defaults(run=run)
 
@@ -139,7 +145,8 @@ def settle(request: HumanRequest) -> HumanRequest:
         raise SetupError(str(exc)) from exc
     if request.interface == "web" and has_view(domain):
         raise SetupError(
-            f"--interface web: the {domain.name} page draws the whole table, more than a seat may see; use --interface text"
+            f"--interface web: the {domain.name} page draws the whole table, more than a seat may see; use --interface "
+            "text"
         )
     text = request.interface == "text" or (request.interface == "auto" and has_view(domain))
     horizon = WEB_HORIZON if not text and request.horizon is None else request.horizon

@@ -70,7 +70,11 @@ class TextSession:
 
     async def play(self) -> EpisodeRecord:
         """The game; trace lines as it goes, the episode record and summary at its end."""
-        names = [HUMAN if seat == self.human_seat else self.agent for seat in range(self.env.num_agents) if seat != self.agent_seat]
+        names = [
+            HUMAN if seat == self.human_seat else self.agent
+            for seat in range(self.env.num_agents)
+            if seat != self.agent_seat
+        ]
         team = self.builder.team(self.env, self.agent_seat, self.builder.make(self.agent, self.env), ",".join(names))
         try:
             record = await run_episode(
@@ -82,7 +86,9 @@ class TextSession:
                 await member.aclose()
         self.folder.append_jsonl("episodes.jsonl", record, durable=True)
         summary = summary_of([record], self.domain.useful_events)
-        self.folder.write_json("summary.json", {**summary, "human": {"interface": "text", "human_seat": self.human_seat}})
+        self.folder.write_json(
+            "summary.json", {**summary, "human": {"interface": "text", "human_seat": self.human_seat}}
+        )
         return record
 
 
@@ -90,14 +96,20 @@ def build_text_session(request: HumanRequest, person: Person) -> TextSession:
     """Every check first, then the run folder and its config.json."""
     domain, env = resolve_env(request.layout, request.horizon, request.domain)
     if not has_view(domain):
-        raise SetupError(f"--interface text: the {domain.name} world has no text view for a person; use --interface web")
+        raise SetupError(
+            f"--interface text: the {domain.name} world has no text view for a person; use --interface web"
+        )
     human_seat, agent = request.human_seat, request.agent
     if not 0 <= human_seat < env.num_agents:
         raise SetupError(f"--human-seat {human_seat}: {env.name} has seats 0..{env.num_agents - 1}")
     agent_seats = [seat for seat in range(env.num_agents) if seat != human_seat]
     if agent == LLM_AGENT:
         llm = prepare_llm(request.llm, domain, env, agent_seats, request.seed)
-        builder, info, hashes = session_builder(domain, llm), {"name": LLM_AGENT, **llm.config.model_dump()}, llm.prompt_hashes
+        builder, info, hashes = (
+            session_builder(domain, llm),
+            {"name": LLM_AGENT, **llm.config.model_dump()},
+            llm.prompt_hashes,
+        )
     else:
         builder, info, hashes = session_builder(domain, None), {"name": agent}, {}
         info["provenance"] = check_name(builder, agent, env)
@@ -149,7 +161,10 @@ def run_text(request: HumanRequest, person: Person | None = None) -> int:
     try:
         record = asyncio.run(session.play())
     except PersonLeft as exc:
-        print(f"no finished episode: {exc}; the steps played are in {session.folder.path / 'trace.jsonl'}", file=sys.stderr)
+        print(
+            f"no finished episode: {exc}; the steps played are in {session.folder.path / 'trace.jsonl'}",
+            file=sys.stderr,
+        )
         return 1
     outcomes = ", ".join(f"{value:g} {name.replace('_', ' ')}" for name, value in record.domain_metrics.items())
     print(f"score {record.score:g} ({outcomes}) in {record.wall_time_s:.0f} s")

@@ -175,7 +175,8 @@ def print_estimate(target: Target, e: Estimate) -> int:
         return 0
     assert e.prompt_tokens is not None and e.completion_tokens is not None
     print(
-        f"expected LLM calls: {e.llm_calls:,.0f}; prompt tokens: {e.prompt_tokens:,.0f}; completion tokens: {e.completion_tokens:,.0f}"
+        f"expected LLM calls: {e.llm_calls:,.0f}; prompt tokens: {e.prompt_tokens:,.0f}; completion tokens: "
+        f"{e.completion_tokens:,.0f}"
     )
     print(f"  (per-episode figures measured: {e.source})")
     if model == EMBEDDED_SPEC:
@@ -222,7 +223,10 @@ def write_comparison(target: Target, folder: Path, out: Path | None) -> None:
     notes = [
         f"Setting (the target's own, before the flags of the command that made this page): {target.setting}.",
         f"Played: {played(config)}.",
-        f"Regenerate: {made_by([s.command for s in manifest.sessions if s.pending != 0])} (run folder `{folder.name}`).",
+        (
+            f"Regenerate: {made_by([s.command for s in manifest.sessions if s.pending != 0])} (run folder "
+            f"`{folder.name}`)."
+        ),
         models_caption(config),
         *([withheld_line(differences)] if differences else []),
     ]
@@ -348,7 +352,9 @@ def table_dry_run(target: Target, plan: Plan, llm: str | None) -> int:
     from proagent.eval.reproduce import estimate
     from proagent.llm.factory import EMBEDDED_SPEC
 
-    return print_estimate(target, estimate(target, plan.episodes, llm or EMBEDDED_SPEC, plan.llm_episodes, plan.horizon))
+    return print_estimate(
+        target, estimate(target, plan.episodes, llm or EMBEDDED_SPEC, plan.llm_episodes, plan.horizon)
+    )
 
 
 def flag_names(dests: tuple[str, ...] | list[str]) -> str:

@@ -47,7 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="127.0.0.1",
         help="address to listen on (default loopback; another makes the study reachable from the network)",
     )
-    u.add_argument("--no-browser", action="store_true", help="print the experimenter page's address instead of opening it")
+    u.add_argument(
+        "--no-browser", action="store_true", help="print the experimenter page's address instead of opening it"
+    )
     add_agent_options(u)
     u.set_defaults(run=run_study)
 

@@ -1,7 +1,7 @@
 """`proagent train`: train a partner policy of any world with an RL spec, into a run folder.
 
-    proagent train --layout cramped_room --algo sp|ippo|pbt|fcp|mep|cole|op|state_aug|human_proxy|hsp [--seed 0] [--steps 1e7]
-    proagent train --domain cube --layout easy_2a --algo sp|ippo --steps 1507328
+    proagent train --layout cramped_room --algo sp|ippo|pbt|fcp|mep|cole|op|state_aug|human_proxy|hsp [--seed 0]
+    [--steps 1e7] proagent train --domain cube --layout easy_2a --algo sp|ippo --steps 1507328
     proagent train --algo bc --layout cramped_room [--set epochs=100]   (recorded play; --steps unused)
 
 ``--domain`` picks the world (default overcooked); its RL spec (``Domain.capabilities.rl``) builds the env, the
@@ -60,7 +60,9 @@ def domain_help() -> str:
     from proagent.domains import builtin_domain_names
 
     others = [w for w in builtin_domain_names() if w not in TRAINABLE]
-    untrained = f"; {', '.join(others)} {'has' if len(others) == 1 else 'have'} none, so cannot be trained" if others else ""
+    untrained = (
+        f"; {', '.join(others)} {'has' if len(others) == 1 else 'have'} none, so cannot be trained" if others else ""
+    )
     return f"the world: {', '.join(TRAINABLE)} (those with an RL spec{untrained}), or module:attribute"
 
 
@@ -346,7 +348,9 @@ def _run_sweep(request: TrainRequest, say: Callable[[str], None]) -> int:
     from proagent.training.sweep_run import run_sweep
 
     try:
-        return run_sweep(request.sweep, request.executor, request.ray_address, request.resume, run_argv, argv_refusal, say)
+        return run_sweep(
+            request.sweep, request.executor, request.ray_address, request.resume, run_argv, argv_refusal, say
+        )
     except (ValueError, ClusterError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

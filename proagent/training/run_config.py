@@ -139,7 +139,9 @@ def build_algo_settings(request: TrainRequest):
     if not request.algo_set:
         return None
     if request.algo not in SETTINGS:
-        raise ValueError(f"--algo-set: {request.algo} has no algorithm settings (population methods: {sorted(SETTINGS)})")
+        raise ValueError(
+            f"--algo-set: {request.algo} has no algorithm settings (population methods: {sorted(SETTINGS)})"
+        )
     model = SETTINGS[request.algo]
     try:
         return model(**typed_values(model, key_values(list(request.algo_set), "--algo-set"), "--algo-set"))

@@ -35,12 +35,19 @@ def _out_dir(request: TrainRequest, world: str, layout: str, settings: Any) -> P
 
     out = request.out
     if request.ship is not None:  # --seeds N: the first seed's partner folder
-        out = _members(request, world, layout, None)[0] if request.seeds > 1 else ship_out(world, layout, request.ship or request.algo)
+        out = (
+            _members(request, world, layout, None)[0]
+            if request.seeds > 1
+            else ship_out(world, layout, request.ship or request.algo)
+        )
     run = _run_label(request)
     if out is None and request.resume:
         out = interrupted_run(world, layout, run, request.runs_dir)
         if out is None:
-            raise ValueError(f"--resume: no interrupted {run} run of {world} {layout} under {request.runs_dir or 'runs/train'}; give --out")
+            raise ValueError(
+                f"--resume: no interrupted {run} run of {world} {layout} under {request.runs_dir or 'runs/train'}; "
+                "give --out"
+            )
     out = out or default_out(world, layout, run, request.runs_dir)
     targets = _members(request, world, layout, out) if request.seeds > 1 else [out]
     if request.algo == "human_proxy":
@@ -61,7 +68,9 @@ def _members(request: TrainRequest, world: str, layout: str, out: Path | None) -
     from proagent.training.algorithms.side_by_side import member_name
     from proagent.training.run_folder import ship_out
 
-    names = [member_name(request.ship or request.algo, seed) for seed in range(request.seed, request.seed + request.seeds)]
+    names = [
+        member_name(request.ship or request.algo, seed) for seed in range(request.seed, request.seed + request.seeds)
+    ]
     if request.ship is not None:
         return [ship_out(world, layout, name) for name in names]
     assert out is not None
@@ -122,7 +131,9 @@ def run_training(request: TrainRequest, say: Callable[[str], None] | None = None
         return _fail(exc)
     if request.algo == "bc":
         return _run_bc(config, out, request.eval_episodes, say)
-    seeds = f" x {request.seeds} seeds ({request.seed}..{request.seed + request.seeds - 1})" if request.seeds > 1 else ""
+    seeds = (
+        f" x {request.seeds} seeds ({request.seed}..{request.seed + request.seeds - 1})" if request.seeds > 1 else ""
+    )
     per_seed = " per seed" if request.seeds > 1 else ""
     played, note = _played(config, request.updates_per_call)
     if note is not None:
