@@ -1,6 +1,8 @@
 """What a front end was asked, typed once from its flags: `PlayRequest` for `proagent play`, and the
-namespace readers of the other front ends' requests (`HumanRequest` of `proagent.web.human_request`,
-`EvalRequest` of `cli/eval_request.py`, `TrainRequest` of `proagent.training.request`).
+readers of the LLM agent's flags and of `proagent human`'s (`HumanRequest` lives in
+`proagent.web.human_request`, where the study's runner builds it too). `EvalRequest`
+(`cli/eval_request.py`) and `TrainRequest` (`proagent.training.request`, whose sweeps parse argument
+lists of their own) read their flags in their own `from_args`.
 
 Each command reads argparse's namespace here, once, and passes the request down: every field the
 code below reads is declared with its type, nothing is found by probing a namespace, and a caller
@@ -13,10 +15,10 @@ import argparse
 from pathlib import Path
 from typing import ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from proagent.builder import LLMFlags
-from proagent.request import FrontEndRequest
+from proagent.request import FrontEndRequest, RequestError
 from proagent.web.human_request import HumanRequest
 
 RepairMode = Literal["off", "on"]
@@ -25,7 +27,10 @@ RepairMode = Literal["off", "on"]
 def llm_flags(args: argparse.Namespace) -> LLMFlags:
     """The LLM agent's options (`cli/agent_options.py`), every one of them read off ``args``."""
     given = vars(args)
-    return LLMFlags.model_validate({name: given[name] for name in LLMFlags.model_fields})
+    try:
+        return LLMFlags.model_validate({name: given[name] for name in LLMFlags.model_fields})
+    except ValidationError as exc:
+        raise RequestError(FrontEndRequest.problem(exc)) from None
 
 
 class PlayRequest(FrontEndRequest):

@@ -59,6 +59,7 @@ def run_study(args: argparse.Namespace) -> int:
     import time
 
     from proagent.cli.requests import llm_flags
+    from proagent.request import RequestError
     from proagent.study.app import PAGE, study_routes
     from proagent.study.read import StudyError
     from proagent.study.runner import StudyRunner
@@ -68,7 +69,7 @@ def run_study(args: argparse.Namespace) -> int:
         runner = StudyRunner(args.study_dir, llm_flags(args), args.command_line)
         print("compiling the layouts...", file=sys.stderr, flush=True)
         runner.check_partners()
-    except StudyError as exc:
+    except (StudyError, RequestError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.host not in LOOPBACK:
