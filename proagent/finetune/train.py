@@ -181,7 +181,9 @@ def _run(
     record_base: CheckpointRecord,
 ) -> tuple[Any, list[StepLoss], float]:
     """The loop: steps, progress lines, checkpoints. Returns the state, the losses and the mean
-    examples/s over the timed steps (the first step of a process compiles and is not timed)."""
+    examples/s over the timed steps (the first step of a process compiles and is not timed; a
+    resumed run with no step timed in this process gives the mean of its progress points' speeds,
+    not 0)."""
     state, step, losses = begin
     prefix_len = shared_prefix_length(examples) if config.share_prefix else 0
     window: list[float] = []
@@ -206,7 +208,9 @@ def _run(
             window, window_start = [], time.perf_counter()
         if step % config.checkpoint_every == 0 or step == config.steps:
             save_state(out_dir, state, record_base.model_copy(update={"step": step, "losses": list(losses)}))
-    return state, losses, (timed_examples / timed_s if timed_s > 0 else 0.0)
+    if timed_s > 0:
+        return state, losses, timed_examples / timed_s
+    return state, losses, float(np.mean([point.examples_per_s for point in losses])) if losses else 0.0
 
 
 def finetune(

@@ -111,6 +111,7 @@ def test_finetune_trains_exports_and_resumes_end_to_end(run_folder: Path, two_la
     assert main([*args, "--resume"]) == 0  # nothing left to do, same adapter
     again = FinetuneManifest.model_validate_json((out / MANIFEST_FILE).read_text())
     assert again.adapter_sha256 == manifest.adapter_sha256
+    assert again.examples_per_s > 0  # the speed of the steps that made it, not 0 for a resume with none left
 
 
 @pytest.mark.parametrize(
