@@ -45,7 +45,8 @@ RUN_FLAGS = MappingProxyType({
     "max_failures": "max_failures", "trace": "trace", "stepping": "stepping", "cache": "cache", "cache_dir": "cache_dir",
 })  # fmt: skip
 AGENT_FLAGS = (
-    "adapter", "clock", "clock_fallback", "llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k", "memory_retrieval", "max_replans", "verificator", "loop_check",
+    "adapter", "clock", "clock_fallback",
+    "llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k", "memory_retrieval", "max_replans", "verificator", "loop_check",
     "legal_only", "belief_probe", "probe_forced",
 )  # fmt: skip
 # AgentSpec field -> the flag that sets it, for messages about a flag
