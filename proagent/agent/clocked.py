@@ -69,7 +69,13 @@ class ClockedProAgent(ProAgent):
             return self.execute(obs)
         state = self._believed(obs.state)
         fallback = self.config.clock_fallback
-        skill = self._continued(state) if fallback == "continue" else self._scripted(obs, state) if fallback == "scripted" else None
+        skill = (
+            self._continued(state)
+            if fallback == "continue"
+            else self._scripted(obs, state)
+            if fallback == "scripted"
+            else None
+        )
         if skill is None:
             self.ledger.idle_steps += 1
             return self.domain.idle_action
@@ -96,7 +102,11 @@ class ClockedProAgent(ProAgent):
         """``scripted``: the stand-in skill while it runs (within ``skill_timeout``), else a new one
         from the world's scripted planner; None (idle) when it offers none the preconditions allow."""
         skill = self._stand_in
-        if skill is None or self._stand_in_steps >= self.config.skill_timeout or not self._runs_on(state, skill, self._stand_in_steps):
+        if (
+            skill is None
+            or self._stand_in_steps >= self.config.skill_timeout
+            or not self._runs_on(state, skill, self._stand_in_steps)
+        ):
             skill, self._stand_in_steps = self._scripted_choice(obs, state), 0
         self._stand_in = skill
         self._stand_in_steps += int(skill is not None)

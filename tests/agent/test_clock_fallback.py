@@ -78,9 +78,13 @@ def _check_arithmetic(record, lines: list[dict], model: FixedCostModel) -> list[
     waiting = _waiting(lines)
     stats = record.agent_stats[0]
     assert stats["clock_idle_steps"] + stats["clock_fallback_steps"] == len(waiting)
-    assert all(lines[s].get("thinking") for s in waiting) and not any(lines[s].get("thinking") for s in range(len(lines)) if s not in waiting)
+    assert all(lines[s].get("thinking") for s in waiting) and not any(
+        lines[s].get("thinking") for s in range(len(lines)) if s not in waiting
+    )
     assert stats["decisions_per_100_steps"] == pytest.approx(100 * len(made) / HORIZON)
-    stale = [s for s in range(len(lines)) if s not in waiting and lines[s]["skill"] is not None and _landed_late(lines, s)]
+    stale = [
+        s for s in range(len(lines)) if s not in waiting and lines[s]["skill"] is not None and _landed_late(lines, s)
+    ]
     assert stats["clock_stale_steps"] == len(stale), "stale steps: those run on a skill decided steps before it landed"
     return waiting
 
@@ -130,7 +134,10 @@ def test_a_fallback_replays_exactly() -> None:
     first, lines, _ = _episode("scripted")
     again, lines_again, _ = _episode("scripted")
     assert [line["actions"] for line in lines] == [line["actions"] for line in lines_again]
-    assert first.agent_stats[0] == {**again.agent_stats[0], "overhead_ms_median": first.agent_stats[0]["overhead_ms_median"]}
+    assert first.agent_stats[0] == {
+        **again.agent_stats[0],
+        "overhead_ms_median": first.agent_stats[0]["overhead_ms_median"],
+    }
 
 
 def test_fallbacks_that_cannot_run_are_one_line() -> None:
@@ -151,7 +158,9 @@ def test_fallbacks_that_cannot_run_are_one_line() -> None:
         (["--clock", "tokens:50", "--clock-fallback", "later"], "invalid choice"),
     ],
 )
-def test_bad_fallbacks_are_one_clear_line(argv: list[str], message: str, capsys: pytest.CaptureFixture, tmp_path) -> None:
+def test_bad_fallbacks_are_one_clear_line(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture, tmp_path
+) -> None:
     runs = tmp_path / "runs"
     try:
         code = main(["play", *argv, "--llm", "scripted", "--live", "off", "--runs-dir", str(runs)])

@@ -40,7 +40,9 @@ class SlowCook:
         grounding: Grounding | None = None,
     ) -> Completion:
         await asyncio.sleep(THINK_S)
-        return Completion(text=overcooked_answer(grounding), model=self.name, prompt_tokens=7, completion_tokens=11, latency_s=THINK_S)
+        return Completion(
+            text=overcooked_answer(grounding), model=self.name, prompt_tokens=7, completion_tokens=11, latency_s=THINK_S
+        )
 
 
 def _episode(fallback: str = "idle") -> tuple:
@@ -53,7 +55,14 @@ def _episode(fallback: str = "idle") -> tuple:
     async def play():
         try:
             return await run_episode(
-                env, DOMAIN, [agent, DOMAIN.make_partner("greedy", env)], 0, 3, 0, trace=lines.append, pace=tick_pace(TICK_S)
+                env,
+                DOMAIN,
+                [agent, DOMAIN.make_partner("greedy", env)],
+                0,
+                3,
+                0,
+                trace=lines.append,
+                pace=tick_pace(TICK_S),
             )
         finally:
             await agent.aclose()
@@ -83,7 +92,9 @@ def test_the_seconds_clock_writes_each_decisions_timing_and_the_episodes_clock_f
     if fallback == "scripted":
         assert stats["clock_fallback_steps"] > 0 and stats["clock_idle_steps"] == 0
     else:
-        assert stats["clock_fallback_steps"] == 0 and all(line["actions"][0] == "stay" for line in lines if line.get("thinking"))
+        assert stats["clock_fallback_steps"] == 0 and all(
+            line["actions"][0] == "stay" for line in lines if line.get("thinking")
+        )
 
 
 def test_play_under_a_seconds_clock_records_the_clock(tmp_path) -> None:

@@ -14,7 +14,13 @@ def test_a_clocked_agent_brings_the_clock_columns(world, tmp_path) -> None:
     cfg = config(
         agents=[
             {"kind": "proagent", "llm": "scripted", "label": "turns"},
-            {"kind": "proagent", "llm": "scripted", "label": "tokens", "clock": "tokens:40", "clock_fallback": "scripted"},
+            {
+                "kind": "proagent",
+                "llm": "scripted",
+                "label": "tokens",
+                "clock": "tokens:40",
+                "clock_fallback": "scripted",
+            },
         ],
         partners=["greedy"],
         seats=[0],
@@ -34,6 +40,9 @@ def test_turn_only_runs_have_no_clock_columns() -> None:
     records = [rec("proagent", "greedy", 0, e, 20.0) for e in range(2)]
     report = build_report(records, None, "t")
     assert not set(CLOCK_METRICS) & set(report.metrics.metrics) and not set(CLOCK_METRICS) & set(report.pairs.metrics)
-    clocked = [*records, rec("fast", "greedy", 0, 0, 0.0, clock_idle_steps=5, clock_stale_steps=3, decisions_per_100_steps=2.5)]
+    clocked = [
+        *records,
+        rec("fast", "greedy", 0, 0, 0.0, clock_idle_steps=5, clock_stale_steps=3, decisions_per_100_steps=2.5),
+    ]
     report = build_report(clocked, None, "t")
     assert set(CLOCK_METRICS) <= set(report.pairs.metrics) and set(CLOCK_METRICS) <= set(report.metrics.metrics)

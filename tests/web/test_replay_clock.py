@@ -21,10 +21,21 @@ DOMAIN = get_domain("overcooked")
 def _run(tmp_path, clock: str):
     env = DOMAIN.make_env("cramped_room", 30)
     folder = RunFolder(tmp_path / f"20260101-000000-play-cramped_room-greedy-{clock.replace(':', '')}")
-    folder.write_json("config.json", {"layout": "cramped_room", "partner": "greedy", "seat": 0, "seed": 0, "horizon": 30, "llm": "test"})
+    folder.write_json(
+        "config.json",
+        {"layout": "cramped_room", "partner": "greedy", "seat": 0, "seed": 0, "horizon": 30, "llm": "test"},
+    )
     agent = llm_agent(DOMAIN, env, AgentConfig(clock=clock), ScriptedModel(respond=answering(overcooked_answer)))
     record = asyncio.run(
-        run_episode(env, DOMAIN, [agent, DOMAIN.make_partner("greedy", env)], 0, 0, 0, trace=lambda r: folder.append_jsonl("trace.jsonl", r))
+        run_episode(
+            env,
+            DOMAIN,
+            [agent, DOMAIN.make_partner("greedy", env)],
+            0,
+            0,
+            0,
+            trace=lambda r: folder.append_jsonl("trace.jsonl", r),
+        )
     )
     folder.append_jsonl("episodes.jsonl", record, durable=True)
     return folder.path
@@ -47,8 +58,18 @@ def test_a_turns_run_has_no_marks_and_bad_records_are_left_out(tmp_path) -> None
     payload = episode_payload(load_run(_run(tmp_path, "turns")))
     assert not any(f["clock"] for f in payload["frames"])
     bad = [{"step": 3, "clock": {"based_on": 5, "lands": 2}}, {"step": 4, "clock": "soon"}]
-    good = {"step": 6, "clock": {"based_on": 6, "lands": 9, "tokens_in": 3, "tokens_out": 4, "wall_s": 0.5}, "decision": {"skill": "wait(1)"}}
+    good = {
+        "step": 6,
+        "clock": {"based_on": 6, "lands": 9, "tokens_in": 3, "tokens_out": 4, "wall_s": 0.5},
+        "decision": {"skill": "wait(1)"},
+    }
     marks = clock_marks([*bad, good])
     assert set(marks) == {6, 9} and marks[9][0] == {
-        "mark": "landed", "based_on": 6, "skill": "wait(1)", "steps": 3, "tokens_in": 3, "tokens_out": 4, "wall_s": 0.5
+        "mark": "landed",
+        "based_on": 6,
+        "skill": "wait(1)",
+        "steps": 3,
+        "tokens_in": 3,
+        "tokens_out": 4,
+        "wall_s": 0.5,
     }
