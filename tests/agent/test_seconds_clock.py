@@ -20,14 +20,23 @@ from proagent.runner.episode import run_episode
 from tests.support.responders.overcooked import overcooked_answer
 
 DOMAIN = get_domain("overcooked")
-THINK_S, TICK_S, HORIZON = 0.03, 0.01, 24
+TICK_S, HORIZON, THINK_TICKS = 0.005, 24, 2
 
 
-class SlowCook:
-    """The world's scripted planner answering after THINK_S of real waiting, 7 prompt and 11
-    completion tokens a call: a decision can never land in the step it was asked."""
+class TickedCook:
+    """The world's scripted planner answering once THINK_TICKS ticks of the world's clock have passed
+    since it was asked, 7 prompt and 11 completion tokens a call: a decision takes world steps however
+    fast or loaded the machine is, and can never land in the step it was asked."""
 
-    name = "slow-cook"
+    name = "ticked-cook"
+
+    def __init__(self) -> None:
+        self.ticks = 0
+        self.tick = tick_pace(TICK_S)
+
+    async def pace(self) -> None:
+        await self.tick()
+        self.ticks += 1
 
     async def generate(
         self,
@@ -39,31 +48,24 @@ class SlowCook:
         seed: int | None = None,
         grounding: Grounding | None = None,
     ) -> Completion:
-        await asyncio.sleep(THINK_S)
-        return Completion(
-            text=overcooked_answer(grounding), model=self.name, prompt_tokens=7, completion_tokens=11, latency_s=THINK_S
-        )
+        until = self.ticks + THINK_TICKS
+        while self.ticks < until:
+            await asyncio.sleep(TICK_S / 5)
+        return Completion(text=overcooked_answer(grounding), model=self.name, prompt_tokens=7, completion_tokens=11, latency_s=0.0)
 
 
 def _episode(fallback: str = "idle") -> tuple:
     env = DOMAIN.make_env("cramped_room", HORIZON)
     config = AgentConfig(clock=f"seconds:{TICK_S}", clock_fallback=fallback)
-    agent = llm_agent(DOMAIN, env, config, SlowCook())
+    model = TickedCook()
+    agent = llm_agent(DOMAIN, env, config, model)
     assert isinstance(agent, BackgroundProAgent)
     lines: list[dict] = []
 
     async def play():
         try:
-            return await run_episode(
-                env,
-                DOMAIN,
-                [agent, DOMAIN.make_partner("greedy", env)],
-                0,
-                3,
-                0,
-                trace=lines.append,
-                pace=tick_pace(TICK_S),
-            )
+            team = [agent, DOMAIN.make_partner("greedy", env)]
+            return await run_episode(env, DOMAIN, team, 0, 3, 0, trace=lines.append, pace=model.pace)
         finally:
             await agent.aclose()
 
@@ -78,8 +80,8 @@ def test_the_seconds_clock_writes_each_decisions_timing_and_the_episodes_clock_f
     for line in made:  # traced where it lands, beside its decision record
         c = line["clock"]
         assert c["lands"] == line["step"] and c["based_on"] == line["decision"]["step"] < c["lands"]
-        assert c["steps"] == c["lands"] - c["based_on"] and c["wall_s"] >= THINK_S * 0.9
         calls = line["decision"]["llm_calls"]
+        assert c["steps"] == c["lands"] - c["based_on"] >= THINK_TICKS * calls and c["wall_s"] > 0
         assert (c["tokens_in"], c["tokens_out"]) == (7 * calls, 11 * calls)
     waiting = {s for line in made for s in range(line["clock"]["based_on"], line["clock"]["lands"])}
     thinking = {line["step"] for line in lines if line.get("thinking")}
