@@ -1,12 +1,13 @@
 """Score against the thinking budget: how much of a cooperation result survives when the world does
 not wait for the model (`proagent.agent.clock`).
 
-Cells: the world's layouts x partners x clocks, where the clocks are ``turns`` (the world waits: the
+Cells: layouts x partners x clocks, where the clocks are ``turns`` (the world waits: the
 limit of an unbounded budget) and ``tokens:N`` for each N of ``budgets`` (the world advances one step
 for every N tokens a decision reads and writes, RealtimeGym's hardware-agnostic time), each with the
-``fallback`` while a decision is under way. Overcooked plays the classic and one OvercookedV2 layout
-with trained ZSC partners (``cole``, ``sp``); CUBE plays a two-agent team with its scripted pusher.
-Each world is one evaluation grid (its run folder has every record and report); the page is written
+``fallback`` while a decision is under way. Overcooked's counter_circuit plays trained ZSC partners
+(``cole``, ``sp``), OvercookedV2's grounded_coord_simple ``sp`` and ``fcp`` (no ``cole`` ships for
+V2), a two-agent CUBE team the scripted pusher and a trained IPPO partner. Each layout is one
+evaluation grid (its run folder has every record and report); the page is written
 from their records: score and the clock's own columns (stale, idle and fallback steps, decisions per
 100 steps, steps and tokens per decision) per cell, and one figure of score against the budget.
 """
@@ -26,7 +27,8 @@ from proagent.eval.records import EvalRecord, read_records
 from proagent.eval.stats import MeanSE, mean_se, metric_value
 from proagent.tables.common import LLMSettings, Plan, page_out, play_grids, proagent_agent, write_page
 
-WORLDS = ("overcooked", "cube")
+GRIDS = ("classic", "v2", "cube")  # Overcooked's classic layout, an OvercookedV2 layout, a CUBE team
+GRID_TITLES = {"classic": "Overcooked", "v2": "OvercookedV2", "cube": "CUBE"}
 COLUMNS = (
     ("score", "score"),
     ("clock_stale_steps", "stale steps"),
@@ -64,11 +66,15 @@ class Settings(LLMSettings):
     seed: int = Field(0, ge=0, description="episode i plays seed + i")
     budgets: list[int] = Field(default_factory=lambda: [600, 250, 100], min_length=1, description="N of each tokens:N")
     fallback: ClockFallback = Field("idle", description="what the agent does while a decision is under way")
-    worlds: list[Literal["overcooked", "cube"]] = Field(default_factory=lambda: list(WORLDS), min_length=1)
-    layouts: list[str] = Field(default_factory=lambda: ["counter_circuit", "grounded_coord_simple"], min_length=1)
-    partners: list[str] = Field(default_factory=lambda: ["cole", "sp"], min_length=1)
-    cube_layouts: list[str] = Field(default_factory=lambda: ["easy_2a"], min_length=1)
-    cube_partners: list[str] = Field(default_factory=lambda: ["pusher"], min_length=1)
+    grids: list[Literal["classic", "v2", "cube"]] = Field(default_factory=lambda: list(GRIDS), min_length=1)
+    classic_layout: str = "counter_circuit"
+    classic_partners: list[str] = Field(default_factory=lambda: ["cole", "sp"], min_length=1)
+    v2_layout: str = "grounded_coord_simple"
+    v2_partners: list[str] = Field(
+        default_factory=lambda: ["sp", "fcp"], min_length=1, description="no cole ships for V2"
+    )
+    cube_layout: str = "easy_2a"
+    cube_partners: list[str] = Field(default_factory=lambda: ["pusher", "ippo_shared"], min_length=1)
     trace: bool = False
 
 
@@ -77,15 +83,20 @@ def clocks(settings: Settings) -> dict[str, str]:
     return {TURNS: TURNS, **{f"tokens-{n}": f"tokens:{n}" for n in sorted(set(settings.budgets), reverse=True)}}
 
 
+def cells_of(settings: Settings, name: str) -> tuple[str, str, list[str]]:
+    """A grid's world, layout and partners."""
+    return {
+        "classic": ("overcooked", settings.classic_layout, settings.classic_partners),
+        "v2": ("overcooked", settings.v2_layout, settings.v2_partners),
+        "cube": ("cube", settings.cube_layout, settings.cube_partners),
+    }[name]
+
+
 def grids(settings: Settings) -> list[dict]:
-    """One evaluation grid per world: an agent per clock, each layout and partner, seat 0."""
-    cells = {
-        "overcooked": (settings.layouts, settings.partners),
-        "cube": (settings.cube_layouts, settings.cube_partners),
-    }
+    """One evaluation grid per world and layout: an agent per clock, each partner, seat 0."""
     out = []
-    for world in dict.fromkeys(settings.worlds):
-        layouts, partners = cells[world]
+    for name in dict.fromkeys(settings.grids):
+        world, layout, partners = cells_of(settings, name)
         agents = [
             {
                 **proagent_agent(settings),
@@ -96,7 +107,7 @@ def grids(settings: Settings) -> list[dict]:
             for label, clock in clocks(settings).items()
         ]
         out.append({
-            "name": f"realtime-{world}", "domain": world, "agents": agents, "partners": partners, "layouts": layouts,
+            "name": f"realtime-{name}", "domain": world, "agents": agents, "partners": partners, "layouts": [layout],
             "seats": [0], "episodes": settings.episodes, "seed": settings.seed, "trace": settings.trace,
             **({"horizon": settings.horizon} if settings.horizon else {}),
         })  # fmt: skip
@@ -112,9 +123,8 @@ def run(settings: Settings, console: Console) -> Path:
     """Play (or finish) the grids, then write the page and its figure."""
     steps = settings.horizon or "each layout's own"
     folders = play_grids(grids(settings), settings, console)
-    records = {
-        world: read_records(folder / "episodes.jsonl") for world, folder in zip(dict.fromkeys(settings.worlds), folders)
-    }
+    names = list(dict.fromkeys(settings.grids))
+    records = {GRID_TITLES[n]: read_records(f / "episodes.jsonl") for n, f in zip(names, folders)}
     out = page_out(settings, folders)
     out.parent.mkdir(parents=True, exist_ok=True)
     figure = score_figure(
