@@ -156,7 +156,8 @@ def other_model(settings: Settings) -> str:
     if is_scripted(settings.llm):
         return (
             "\nThe embedded model's version of this page (a language model's latency and token counts) is made by "
-            "`proagent reproduce realtime --runs-dir runs --out docs/results/realtime_embedded`.\n"
+            "`proagent reproduce realtime --runs-dir runs --out docs/results/realtime_embedded` "
+            "(`realtime_embedded.md` beside this page, where it was made).\n"
         )
     return "\nThe scripted planner's version: `proagent reproduce realtime --llm scripted --runs-dir runs --out docs/results/realtime`.\n"
 
@@ -205,21 +206,23 @@ def table(records: dict[str, list[EvalRecord]], labels: list[str]) -> str:
 
 
 def score_figure(records: dict[str, list[EvalRecord]], labels: list[str], path: Path, model: str) -> Path:
-    """Score (mean) against the clock, one line per world, layout and partner."""
-    figure = Figure(figsize=(7.5, 4.2))
-    FigureCanvasAgg(figure)
-    ax = figure.add_subplot()
-    series: dict[str, dict[str, float]] = {}
+    """Score (mean) against the clock: one panel per world and layout (their scores are on different
+    scales), one line per partner."""
+    panels: dict[str, dict[str, dict[str, float]]] = {}
     for world, layout, partner, label, cell in cells(records, labels):
-        series.setdefault(f"{world}: {layout} / {partner}", {})[label] = cell_stat(cell, "score").mean
-    for name, points in series.items():
-        xs = [i for i, label in enumerate(labels) if label in points]
-        ax.plot(xs, [points[labels[i]] for i in xs], marker="o", label=name)
-    ax.set_xticks(range(len(labels)), labels)
-    ax.set_xlabel("clock (left: the world waits; right: least time to think)")
-    ax.set_ylabel("score (mean)")
-    ax.set_title(f"Score against the thinking budget\n{model.replace('`', '')}", fontsize=10)
-    ax.legend(fontsize=7)
+        panels.setdefault(f"{world}: {layout}", {}).setdefault(partner, {})[label] = cell_stat(cell, "score").mean
+    figure = Figure(figsize=(3.6 * max(1, len(panels)), 3.8))
+    FigureCanvasAgg(figure)
+    axes = figure.subplots(1, max(1, len(panels)), squeeze=False)[0]
+    for ax, (title, series) in zip(axes, panels.items()):
+        for partner, points in series.items():
+            xs = [i for i, label in enumerate(labels) if label in points]
+            ax.plot(xs, [points[labels[i]] for i in xs], marker="o", label=partner)
+        ax.set_xticks(range(len(labels)), labels, fontsize=7)
+        ax.set_title(title, fontsize=9)
+        ax.legend(fontsize=7)
+    axes[0].set_ylabel("score (mean)")
+    figure.suptitle(f"Score against the thinking budget (left: the world waits)\n{model.replace('`', '')}", fontsize=10)
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     return path
