@@ -195,6 +195,7 @@ def write_report(report: Report, folder: Path) -> list[Path]:
 def _table_markdown(report: Report) -> str:
     return (
         f"# {report.title}: score (mean ± se over episodes, n = episodes; no ± below n = 2; "
+        "\"identical\": the n episodes played out exactly alike, one result repeated; "
         "a row's strictly best mean in bold, none on a tie)\n\n"
         "Rows: layout and the evaluated agent's seat (P0 = player 0). Columns: agent / partner.\n\n"
         + pivot_markdown(report.by_partner)

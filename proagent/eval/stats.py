@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from proagent.eval.records import EvalRecord
 from proagent.numbers import format_interval, format_mean
+from proagent.runner.summary import identical_episodes
 
 # name -> description; the order is the order of report columns.
 METRICS: MappingProxyType[str, str] = MappingProxyType({
@@ -109,17 +110,24 @@ class MeanSE(BaseModel):
     n: int
     mean: float | None = None
     se: float | None = None
+    # The n episodes played out exactly alike (a fixed scenario with deterministic agents): one result
+    # repeated, so there is no spread to estimate and the cell says so instead of a "± 0.0" that looks
+    # like n independent agreeing samples.
+    identical: bool = False
 
     def text(self, digits: int = 1) -> str:
-        """``mean ± se (n=…)`` by the one formatter (`proagent.numbers.format_mean`): no ± below n = 2."""
+        """``mean ± se (n=…)`` by the one formatter (`proagent.numbers.format_mean`): no ± below n = 2,
+        nor for identical episodes (``mean (n=5, identical)``)."""
         if self.mean is None:
             return format_mean(0.0, math.nan, 0, digits)
+        if self.identical:
+            return format_mean(self.mean, math.nan, 1, digits).replace("(n=1)", f"(n={self.n}, identical)")
         return format_mean(self.mean, math.nan if self.se is None else self.se, self.n, digits)
 
     def interval(self, rate: bool = False) -> tuple[float, float] | None:
         """The 95% t interval of the mean (``rate``: the Wilson score interval, within [0, 1]); None
         below two samples, where there is no spread to use."""
-        if self.mean is None or self.se is None or self.n < 2:
+        if self.mean is None or self.se is None or self.n < 2 or self.identical:
             return None
         if rate:
             return wilson_interval(min(1.0, max(0.0, self.mean)), self.n)
@@ -245,8 +253,14 @@ def _interdependence_value(record: EvalRecord, metric: str) -> float | None:
 
 
 def metric_stat(records: Iterable[EvalRecord], metric: str) -> MeanSE:
+    """Mean ± se of ``metric`` over ``records``; marked ``identical`` (no se) when the episodes played
+    out exactly alike and gave one value (timings, which differ every run, keep their spread)."""
+    records = list(records)
     values = [v for v in (metric_value(r, metric) for r in records) if v is not None]
-    return mean_se(values)
+    stat = mean_se(values)
+    if len(values) > 1 and len(set(values)) == 1 and identical_episodes(records):
+        return stat.model_copy(update={"se": None, "identical": True})
+    return stat
 
 
 def numeric_fields() -> set[str]:
