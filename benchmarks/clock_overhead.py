@@ -1,6 +1,6 @@
 """What does the clock machinery cost an episode played as under turns? Wall and CPU time, same run.
 
-    python benchmarks/clock_overhead.py                  # 6 rounds of 200-step episodes
+    python benchmarks/clock_overhead.py                  # 10 rounds of 150-step episodes
     python benchmarks/clock_overhead.py --rounds 3 --horizon 100
 
 Under ``--clock turns`` the agent is the plain ProAgent: the clock's only work is reading the spec
@@ -15,9 +15,10 @@ both agents in this process:
     check, the landing, the trace's ``clock`` record) done on every step.
 
 Rounds alternate the two (plain, clocked, plain, ...) after a warm-up episode of each, so that a
-machine's drift hits both alike; the figure is the ratio of the medians. Target: clocked / plain <= 1.02
-(the clock adds at most 2 % to an episode's wall time). On a shared machine wall time is noisy:
-compare the CPU ratio too, and figures of one run only.
+machine's drift hits both alike. Each side's figures are the median and the minimum of its rounds
+(the minimum: the least disturbed episode); the target is on the minima: clocked / plain <= 1.02 (the
+clock adds at most 2 % to an episode's wall time). On a shared machine wall time is noisy: compare the
+CPU ratios too, and figures of one run only.
 """
 
 from __future__ import annotations
@@ -56,8 +57,8 @@ def play(env, clock: str) -> tuple[float, float, list[list[str]]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=6)
-    parser.add_argument("--horizon", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--horizon", type=int, default=150)
     args = parser.parse_args()
     env = get_domain("overcooked").make_env(LAYOUT, args.horizon)
     actions = {name: play(env, clock)[2] for name, clock in CLOCKS.items()}  # warm-up: compiles, caches
@@ -69,14 +70,17 @@ def main() -> int:
         for name, clock in CLOCKS.items():
             wall, cpu, _ = play(env, clock)
             times[name].append((wall, cpu))
-    wall = {name: statistics.median(w for w, _ in t) for name, t in times.items()}
-    cpu = {name: statistics.median(c for _, c in t) for name, t in times.items()}
-    print(f"{LAYOUT}, {args.horizon} steps, {args.rounds} rounds (median per episode):")
-    for name, clock in CLOCKS.items():
-        print(f"  {name:8s} ({clock}): wall {wall[name]:.3f} s, CPU {cpu[name]:.3f} s")
-    ratio, cpu_ratio = wall["clocked"] / wall["plain"], cpu["clocked"] / cpu["plain"]
-    verdict = "met" if ratio <= TARGET_RATIO else "NOT met"
-    print(f"clocked / plain: wall {ratio:.3f}, CPU {cpu_ratio:.3f} (target wall <= {TARGET_RATIO}: {verdict})")
+    print(f"{LAYOUT}, {args.horizon} steps, {args.rounds} rounds per side, seconds per episode (median, min):")
+    ratios = {}
+    for kind, index in (("wall", 0), ("CPU", 1)):
+        med = {name: statistics.median(x[index] for x in t) for name, t in times.items()}
+        low = {name: min(x[index] for x in t) for name, t in times.items()}
+        for name, clock in CLOCKS.items():
+            print(f"  {kind:4s} {name:8s} ({clock}): {med[name]:.3f}, {low[name]:.3f}")
+        ratios[kind] = (med["clocked"] / med["plain"], low["clocked"] / low["plain"])
+        print(f"  {kind} clocked / plain: median {ratios[kind][0]:.3f}, min {ratios[kind][1]:.3f}")
+    verdict = "met" if ratios["wall"][1] <= TARGET_RATIO else "NOT met"
+    print(f"target: the clock adds <= {100 * (TARGET_RATIO - 1):.0f} % (wall, min against min): {verdict}")
     return 0
 
 
