@@ -68,7 +68,8 @@ class BackgroundProAgent(ClockedProAgent):
         if self.skill is None and self._pending is None:
             self._pending_started = obs.step
             self._pending = asyncio.get_running_loop().create_task(self._think(obs.state, obs.score))
-            await asyncio.sleep(0)  # let the decision send its request (or finish) before the step goes on
+        await asyncio.sleep(0)  # let the decision send its request (or finish) before the step goes on
+        if self.skill is None:
             self._land_if_done(obs)
         return self._action(obs)
 
