@@ -82,7 +82,11 @@ class BackgroundProAgent(ClockedProAgent):
         self.last_decision = self._landed = thought.decision
         based_on = self._pending_started if self._pending_started is not None else obs.step
         timing = DecisionTiming(
-            based_on=based_on, lands=obs.step, tokens_in=thought.tokens_in, tokens_out=thought.tokens_out, wall_s=thought.wall_s
+            based_on=based_on,
+            lands=obs.step,
+            tokens_in=thought.tokens_in,
+            tokens_out=thought.tokens_out,
+            wall_s=thought.wall_s,
         )
         self._traced(timing)
         self._land(obs, thought.skill, timing)

@@ -61,4 +61,7 @@ class TokenClockProAgent(ClockedProAgent):
         wall_s = time.perf_counter() - started
         tokens_in, tokens_out = self.stats.prompt_tokens - before_in, self.stats.completion_tokens - before_out
         lands = obs.step + self.clock.steps_for(tokens_in, tokens_out)
-        return _Landing(skill, DecisionTiming(based_on=obs.step, lands=lands, tokens_in=tokens_in, tokens_out=tokens_out, wall_s=wall_s))
+        timing = DecisionTiming(
+            based_on=obs.step, lands=lands, tokens_in=tokens_in, tokens_out=tokens_out, wall_s=wall_s
+        )
+        return _Landing(skill, timing)

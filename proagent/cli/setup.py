@@ -101,12 +101,24 @@ def build_session(request: PlayRequest) -> Session:
     wall_clock_s = request.wall_clock_s or None  # 0: no budget
     folder.write_json("config.json", _run_config(request, domain, env, llm, provenance, topology))
     return Session(
-        domain=domain, env=env, llm=llm, builder=builder, request=request, folder=folder, topology=topology, wall_clock_s=wall_clock_s
+        domain=domain,
+        env=env,
+        llm=llm,
+        builder=builder,
+        request=request,
+        folder=folder,
+        topology=topology,
+        wall_clock_s=wall_clock_s,
     )
 
 
 def _run_config(
-    request: PlayRequest, domain: Domain, env: DomainEnv, llm: LLMSeat, provenance: dict, topology: TopologyConfig | None
+    request: PlayRequest,
+    domain: Domain,
+    env: DomainEnv,
+    llm: LLMSeat,
+    provenance: dict,
+    topology: TopologyConfig | None,
 ) -> RunConfig:
     """What config.json records of a settled request: enough to run it again."""
     commit, dirty = git_state()

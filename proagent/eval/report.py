@@ -72,7 +72,9 @@ class Report:
     metrics: Summary  # all metrics, per agent x partner x layout x seat
     pairs: Summary  # key metrics per agent x partner, pooled over layouts and seats
     interdependence: Summary | None = None  # cooperation metrics per agent x partner x layout x seat
-    process: Summary | None = None  # cooperation-process metrics (MAEIL, constraints) per agent x partner x layout x seat
+    process: Summary | None = (
+        None  # cooperation-process metrics (MAEIL, constraints) per agent x partner x layout x seat
+    )
     process_rows: list[dict] | None = None  # one per episode played under a topology, for EmCoop's plots
     ablation: AblationTable | None = None
     world: str = ""  # the world the run played (`world_of`), named in every table's heading
@@ -120,7 +122,12 @@ def run_order(manifest: EvalManifest | None) -> dict[str, list]:
     if manifest is None:
         return {}
     config = manifest.config
-    return {"agent": [a.name for a in config.agents], "partner": config.partners, "layout": manifest.layout_names, "seat": config.seats}
+    return {
+        "agent": [a.name for a in config.agents],
+        "partner": config.partners,
+        "layout": manifest.layout_names,
+        "seat": config.seats,
+    }
 
 
 def build_report(records: list[EvalRecord], manifest: EvalManifest | None, title: str, world: str = "") -> Report:
@@ -138,7 +145,12 @@ def build_report(records: list[EvalRecord], manifest: EvalManifest | None, title
         interdependence=summarize(records, ["agent", "partner", "layout", "seat"], list(INTERDEPENDENCE_METRICS), order)
         if any(r.int_total is not None for r in records)
         else None,  # a domain without an interdependence model: no table of dashes
-        process=summarize(records, ["agent", "partner", "layout", "seat"], ["score", *PROCESS_METRICS, *_capability_metrics(records)], order)
+        process=summarize(
+            records,
+            ["agent", "partner", "layout", "seat"],
+            ["score", *PROCESS_METRICS, *_capability_metrics(records)],
+            order,
+        )
         if any(r.process_metrics for r in records)
         else None,
         process_rows=process_rows(records),
@@ -163,7 +175,10 @@ def write_report(report: Report, folder: Path) -> list[Path]:
     written = [
         md("table.md", _table_markdown(report)),
         _write(folder / "table.csv", pivot_csv(report.by_partner)),
-        _write(folder / "table.json", json.dumps({"by_partner": report.by_partner.model_dump(), "pooled": report.pooled.model_dump()}, indent=1)),
+        _write(
+            folder / "table.json",
+            json.dumps({"by_partner": report.by_partner.model_dump(), "pooled": report.pooled.model_dump()}, indent=1),
+        ),
         md("metrics.md", f"# {report.title}: metrics (mean ± se over episodes)\n\n" + summary_markdown(report.metrics)),
         _write(folder / "metrics.csv", summary_csv(report.metrics)),
         _write(folder / "metrics.json", report.metrics.model_dump_json(indent=1)),
@@ -211,14 +226,22 @@ def _interdependence_markdown(report: Report) -> str:
         "Interdependencies: pairs of actions where one player's effect satisfied the other's precondition "
         "(constructive: the object reaches a goal, e.g. a delivery, and is not passed back and forth). "
         "initiated: trigger actions (offers); accepted: the other player's offers acted upon. "
-        "`proagent analyze <run>` gives the details when the run has a trace.\n\n" + summary_markdown(report.interdependence)
+        "`proagent analyze <run>` gives the details when the run has a trace.\n\n"
+        + summary_markdown(report.interdependence)
     )
 
 
 def process_rows(records: list[EvalRecord]) -> list[dict]:
     """EmCoop's plot rows: the episodes played under a topology (the layout stands for the difficulty)."""
     return [
-        {"topology": r.topology, "difficulty": r.layout, "team_size": len(r.team), "score": r.score, "steps": r.steps, **r.process_metrics}
+        {
+            "topology": r.topology,
+            "difficulty": r.layout,
+            "team_size": len(r.team),
+            "score": r.score,
+            "steps": r.steps,
+            **r.process_metrics,
+        }
         for r in records
         if r.topology is not None and "task_steps" in r.process_metrics
     ]
@@ -232,10 +255,13 @@ def _process_plots(report: Report, folder: Path) -> list[Path]:
         return []
     return [
         radar_by_topology(
-            rows, folder / "process_radar.png", title=f"{report.title}: the cooperation process by topology\n{report.models_short}"
+            rows,
+            folder / "process_radar.png",
+            title=f"{report.title}: the cooperation process by topology\n{report.models_short}",
         ),
         failure_bars(
-            rows, folder / "process_failures.png",
+            rows,
+            folder / "process_failures.png",
             title=f"{report.title}: failed attempts by the constraint they broke\n{report.models_short}",
         ),
     ]

@@ -43,7 +43,7 @@ METRICS: MappingProxyType[str, str] = MappingProxyType({
     "skill_duration_mean": "steps per skill",
     "clock_idle_steps": "steps idle while a decision was under way (--clock tokens:N or seconds:S)",
     "clock_stale_steps": "steps acted on a skill decided on an earlier world (--clock tokens:N or seconds:S)",
-    "clock_fallback_steps": "steps the fallback acted while a decision was under way (--clock-fallback continue, scripted)",
+    "clock_fallback_steps": "steps the fallback acted while a decision was under way (--clock-fallback)",
     "decisions_per_100_steps": "decisions per 100 steps (--clock tokens:N or seconds:S)",
     "decision_steps_mean": "world steps a decision took, mean (--clock tokens:N or seconds:S)",
     "overhead_ms_median": "agent time per decision outside the LLM (ms, median)",
@@ -64,9 +64,9 @@ LLM_METRICS = frozenset(
     {
         "llm_calls", "fresh_calls", "cached_calls", "tokens", "prompt_tokens", "completion_tokens", "llm_latency_s",
         "cost_usd", "decisions", "rejections", "replans_per_decision", "parse_failures", "fallbacks",
-        "oscillations", "retries", "skills_done", "skills_failed", "skill_success_rate", "intention_accuracy", "intention_hits",
-        "intention_total", "skill_duration_mean", "overhead_ms_median", "clock_idle_steps", "clock_stale_steps",
-        "clock_fallback_steps", "decisions_per_100_steps", "decision_steps_mean",
+        "oscillations", "retries", "skills_done", "skills_failed", "skill_success_rate", "intention_accuracy",
+        "intention_hits", "intention_total", "skill_duration_mean", "overhead_ms_median", "clock_idle_steps",
+        "clock_stale_steps", "clock_fallback_steps", "decisions_per_100_steps", "decision_steps_mean",
     }
 )  # fmt: skip
 
@@ -81,7 +81,9 @@ Z95 = 1.96
 INTERVAL_NOTE = "95% t interval of the mean (t with n - 1 degrees of freedom; none below n = 2)"
 
 
-RATE_NOTE = "for a rate (a metric named …_rate, …_share or …_accuracy) the Wilson score interval, which stays within [0, 1]"
+RATE_NOTE = (
+    "for a rate (a metric named …_rate, …_share or …_accuracy) the Wilson score interval, which stays within [0, 1]"
+)
 RATE_SUFFIXES = ("_rate", "_share", "_accuracy")
 
 
@@ -166,7 +168,11 @@ def metric_value(record: EvalRecord, metric: str) -> float | None:
     if metric == "skill_success_rate":
         ended = record.skills_done + record.skills_failed
         return record.skills_done / ended if ended else None
-    if metric.startswith("int_") and metric in METRICS and metric not in ("int_total", "int_constructive", "int_non_constructive"):
+    if (
+        metric.startswith("int_")
+        and metric in METRICS
+        and metric not in ("int_total", "int_constructive", "int_non_constructive")
+    ):
         return _interdependence_value(record, metric)
     if metric == "replans_per_decision":
         return (record.rejections + record.parse_failures) / record.decisions if record.decisions else None

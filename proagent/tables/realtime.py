@@ -159,7 +159,8 @@ def other_model(settings: Settings) -> str:
             "`proagent reproduce realtime --runs-dir runs --out docs/results/realtime_embedded` "
             "(`realtime_embedded.md` beside this page, where it was made).\n"
         )
-    return "\nThe scripted planner's version: `proagent reproduce realtime --llm scripted --runs-dir runs --out docs/results/realtime`.\n"
+    command = "proagent reproduce realtime --llm scripted --runs-dir runs --out docs/results/realtime"
+    return f"\nThe scripted planner's version: `{command}`.\n"
 
 
 def token_note(llm: str | None) -> str:
