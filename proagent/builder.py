@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from proagent.agent.background import BackgroundProAgent
 from proagent.agent.belief import BeliefMode
+from proagent.agent.clock import ClockFallback
 from proagent.agent.config import AgentConfig
 from proagent.agent.memory import MemoryRetrieval
 from proagent.agent.presets import model_defaults
@@ -47,10 +48,31 @@ def llm_agent(domain: Domain, env: DomainEnv, config: AgentConfig, model: Model,
     return (TokenClockProAgent if kind == "tokens" else ProAgent)(config, model, domain, env)
 
 
-def clock_problem(domain: Domain, config: AgentConfig) -> str | None:
-    """Why ``config``'s clock cannot run in ``domain``: a turn-based world has only turns."""
-    if domain.turn_based and config.settled_clock().kind != "turns":
-        return f"the {domain.name} world is turn-based: it waits for every move, so only --clock turns applies"
+def clock_problem(domain: Domain, config: AgentConfig, topology: bool = False) -> str | None:
+    """Why ``config``'s clock or its fallback cannot run in ``domain`` (``topology``: under MAEIL), as one
+    line naming the flag: a turn-based world and MAEIL's conversation rounds have only turns, a fallback
+    needs a clock that moves, and the scripted fallback needs the world's scripted planner."""
+    kind, fallback = config.settled_clock().kind, config.clock_fallback
+    if domain.turn_based and kind != "turns":
+        return (
+            f"--clock {config.clock}: the {domain.name} world is turn-based: it waits for every move, "
+            "so only --clock turns applies"
+        )
+    if topology and kind != "turns":
+        return (
+            f"--clock {config.clock}: MAEIL's conversation (--topology) waits for every round, "
+            "so only --clock turns applies"
+        )
+    if fallback != "idle" and kind == "turns":
+        return (
+            f"--clock-fallback {fallback}: under --clock turns the world waits for every decision; "
+            "give --clock tokens:N or seconds:S"
+        )
+    if fallback == "scripted" and domain.capabilities.scripted is None:
+        return (
+            f"--clock-fallback scripted: the {domain.name} world ships no scripted planner to act meanwhile; "
+            "use idle or continue"
+        )
     return None
 
 
@@ -147,6 +169,7 @@ class LLMFlags(BaseModel):
     threads: int | None = Field(None, ge=1)
     adapter: Path | None = None  # the embedded model's LoRA adapter (--adapter; none: the raw model)
     clock: str = "turns"
+    clock_fallback: ClockFallback = "idle"
 
 
 def agent_config(flags: LLMFlags, embedded: bool, prompts_root: Path | None = None) -> AgentConfig:
@@ -165,6 +188,7 @@ def agent_config(flags: LLMFlags, embedded: bool, prompts_root: Path | None = No
         belief_probe=flags.belief_probe,
         probe_forced=flags.probe_forced,
         clock=flags.clock,
+        clock_fallback=flags.clock_fallback,
     )
 
 
@@ -283,14 +307,17 @@ class LLMSeat:
     embedded: bool
 
 
-def prepare_llm(flags: LLMFlags, domain: Domain, env: DomainEnv, seats: list[int], seed: int) -> LLMSeat:
+def prepare_llm(
+    flags: LLMFlags, domain: Domain, env: DomainEnv, seats: list[int], seed: int, topology: bool = False
+) -> LLMSeat:
     """Check the prompt set on every seat the agent may take and make the model (``--llm``,
-    ``--api-base``, ``--llm-timeout``, ``--cache-dir``/``--no-cache``); one SetupError otherwise."""
+    ``--api-base``, ``--llm-timeout``, ``--cache-dir``/``--no-cache``); one SetupError otherwise
+    (``topology``: the agent talks through MAEIL, which runs on turns only)."""
     embedded = flags.llm.split(":")[0] == EMBEDDED_SPEC
     config = agent_config(flags, embedded, domain.prompts_root)
-    problem = clock_problem(domain, config)
+    problem = clock_problem(domain, config, topology)
     if problem is not None:
-        raise SetupError(f"--clock {config.clock}: {problem}")
+        raise SetupError(problem)
     try:
         hashes = check_llm_agent(domain, env, config, seats, seed)
         cache_dir = None if flags.no_cache else flags.cache_dir

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from proagent.agent.belief import BeliefMode
+from proagent.agent.clock import FALLBACK_HELP, Clock, ClockFallback, parse_clock
 from proagent.agent.clock import HELP as CLOCK_HELP
-from proagent.agent.clock import Clock, parse_clock
 from proagent.agent.memory import MemoryRetrieval
 from proagent.agent.prompts import PromptSet
 from proagent.agent.verificator_modes import VerificatorMode, from_switch
@@ -43,6 +43,7 @@ class AgentConfig(BaseModel):
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     skill_timeout: int = Field(60, ge=1, description="steps before a running skill is abandoned")
     clock: str = Field("turns", max_length=60, description=CLOCK_HELP)
+    clock_fallback: ClockFallback = Field("idle", description=FALLBACK_HELP)
     loop_check: bool = Field(
         True, description="Verificator refuses a skill that repeats an undo cycle (agent/loops.py)"
     )

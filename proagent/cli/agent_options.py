@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from proagent.agent.clock import CLOCK_FALLBACKS, FALLBACK_HELP
 from proagent.agent.clock import HELP as CLOCK_HELP
 from proagent.agent.memory import MEMORY_RETRIEVALS
 from proagent.agent.verificator_modes import VERIFICATOR_MODES
@@ -56,6 +57,7 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     add_pipeline_options(p)
     p.add_argument("--max-replans", type=non_negative_int, default=4)
     p.add_argument("--clock", type=clock_spec, default="turns", metavar="turns|tokens:N|seconds:S", help=CLOCK_HELP)
+    p.add_argument("--clock-fallback", choices=CLOCK_FALLBACKS, default="idle", help=FALLBACK_HELP)
     p.add_argument(
         "--no-loop-check",
         action="store_true",

@@ -45,6 +45,7 @@ class EvalRequest(FrontEndRequest):
     # every proagent agent (AGENT_FLAGS)
     adapter: Path | None = None
     clock: str | None = None
+    clock_fallback: Literal["idle", "continue", "scripted"] | None = None
     llm: str | None = None
     api_base: str | None = None
     llm_timeout_s: float | None = Field(None, gt=0)

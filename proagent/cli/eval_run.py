@@ -11,6 +11,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from proagent.agent.clock import CLOCK_FALLBACKS, FALLBACK_HELP
 from proagent.agent.clock import HELP as CLOCK_HELP
 from proagent.bounded import small_whole
 from proagent.cli.agent_options import PROBE_FORCED_HELP, adapter_file, add_pipeline_options
@@ -49,8 +50,8 @@ RUN_FLAGS = MappingProxyType({
     "cache_dir": "cache_dir",
 })  # fmt: skip
 AGENT_FLAGS = (
-    "adapter", "clock", "llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k", "memory_retrieval",
-    "max_replans", "verificator", "loop_check", "legal_only", "belief_probe", "probe_forced",
+    "adapter", "clock", "clock_fallback", "llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k",
+    "memory_retrieval", "max_replans", "verificator", "loop_check", "legal_only", "belief_probe", "probe_forced",
 )  # fmt: skip
 # AgentSpec field -> the flag that sets it, for messages about a flag
 AGENT_FLAG_NAMES = MappingProxyType({
@@ -111,6 +112,7 @@ def add_agent_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prompt", help="prompt set (a folder in prompts/)")
     p.add_argument("--adapter", type=adapter_file, metavar="PATH|none", help="the embedded model's LoRA adapter GGUF")
     p.add_argument("--clock", type=clock_spec, metavar="turns|tokens:N|seconds:S", help=CLOCK_HELP)
+    p.add_argument("--clock-fallback", choices=CLOCK_FALLBACKS, help=FALLBACK_HELP)
     p.add_argument("--belief", choices=("replace", "annotate", "off"))
     p.add_argument("--memory-k", type=non_negative_int)
     add_pipeline_options(p)

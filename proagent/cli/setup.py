@@ -94,7 +94,7 @@ def build_session(request: PlayRequest) -> Session:
     topology = topology_config(request, domain)
     if topology is not None and topology.leader >= env.num_agents:  # never silently another leader
         raise SetupError(f"--leader {topology.leader}: {env.name} has seats 0..{env.num_agents - 1}")
-    llm = prepare_llm(request.llm, domain, env, [seat, *copies], request.seed)
+    llm = prepare_llm(request.llm, domain, env, [seat, *copies], request.seed, topology is not None)
     builder = session_builder(domain, llm)
     name = request.name or run_name_from(f"play-{env.name}-{partner.replace(',', '+')}")
     folder = RunFolder.create(name, **({"root": request.runs_dir} if request.runs_dir else {}))

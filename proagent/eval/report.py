@@ -50,6 +50,13 @@ CONSOLE_METRICS = MappingProxyType({
     "int_constructive": "Int cons", "int_non_constructive": "Int non-cons",
 })  # fmt: skip
 
+# The clock's columns (``--clock tokens:N`` or ``seconds:S``), short headers for the console: in the
+# per-pair and metrics tables where some episode was played under such a clock, nowhere else.
+CLOCK_METRICS = MappingProxyType({
+    "clock_stale_steps": "stale", "clock_idle_steps": "idle", "clock_fallback_steps": "fallback",
+    "decisions_per_100_steps": "dec/100", "decision_steps_mean": "steps/dec",
+})  # fmt: skip
+
 # The cooperation metrics table (interdependence.md): per agent x partner x layout x seat.
 INTERDEPENDENCE_METRICS = (
     "score", "int_total", "int_constructive", "int_non_constructive", "int_constructive_share",
@@ -91,12 +98,24 @@ def _with_domain(metrics: list[str], records: list[EvalRecord], first_only: bool
     return [metrics[0], *(extra[:1] if first_only else extra), *metrics[1:]]
 
 
+def clocked(records: list[EvalRecord]) -> bool:
+    """Whether some episode was played under a clock other than turns (its record has the clock's fields)."""
+    return any(r.clock_idle_steps is not None for r in records)
+
+
 def _console_metrics(records: list[EvalRecord], world: str = "") -> list[str]:
-    """The per-pair console columns; the interdependence ones only when the records have them."""
+    """The per-pair console columns; the interdependence ones only when the records have them, the
+    clock's only when some episode was played under a clock other than turns."""
     metrics = _with_domain(list(CONSOLE_METRICS), records, first_only=True, world=world)
-    if any(r.int_total is not None for r in records):
-        return metrics
-    return [m for m in metrics if not m.startswith("int_")]
+    if not any(r.int_total is not None for r in records):
+        metrics = [m for m in metrics if not m.startswith("int_")]
+    return metrics + list(CLOCK_METRICS) if clocked(records) else metrics
+
+
+def _all_metrics(records: list[EvalRecord], world: str = "") -> list[str]:
+    """The metrics table's columns: every metric, the clock's only under a clock other than turns."""
+    metrics = _with_domain(list(METRICS), records, world=world)
+    return metrics if clocked(records) else [m for m in metrics if m not in CLOCK_METRICS]
 
 
 def run_order(manifest: EvalManifest | None) -> dict[str, list]:
@@ -121,9 +140,7 @@ def build_report(records: list[EvalRecord], manifest: EvalManifest | None, title
         models_short=models_short(config),
         by_partner=pivot(records, "score", ["layout", "seat"], ["agent", "partner"], order),
         pooled=pivot(records, "score", ["layout", "seat"], ["agent"], order),
-        metrics=summarize(
-            records, ["agent", "partner", "layout", "seat"], _with_domain(list(METRICS), records, world=world), order
-        ),
+        metrics=summarize(records, ["agent", "partner", "layout", "seat"], _all_metrics(records, world), order),
         pairs=summarize(records, ["agent", "partner"], _console_metrics(records, world), order),
         interdependence=summarize(records, ["agent", "partner", "layout", "seat"], list(INTERDEPENDENCE_METRICS), order)
         if any(r.int_total is not None for r in records)
@@ -280,7 +297,7 @@ def print_report(report: Report, console: Console) -> None:
     title = f"{report.title}: score (mean ± se); columns agent / partner"
     print_table(console, pivot_rich(report.by_partner, title), pivot_markdown(report.by_partner))
     pairs = "per agent / partner, pooled over layouts and seats"
-    headers = dict(CONSOLE_METRICS)
+    headers = {**CONSOLE_METRICS, **CLOCK_METRICS}
     print_table(console, summary_rich(report.pairs, pairs, 1, headers), summary_markdown(report.pairs, 1, headers))
     if report.ablation is not None:
         print_table(console, ablation_rich(report.ablation), markdown_rows(*ablation_rows(report.ablation)))

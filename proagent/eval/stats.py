@@ -41,10 +41,11 @@ METRICS: MappingProxyType[str, str] = MappingProxyType({
     "skill_success_rate": "skills completed / skills ended",
     "intention_accuracy": "teammate intentions predicted correctly",
     "skill_duration_mean": "steps per skill",
-    "clock_idle_steps": "steps idle while a decision was under way (--clock tokens:N)",
-    "clock_stale_steps": "steps acted on a skill decided on an earlier world (--clock tokens:N)",
-    "decisions_per_100_steps": "decisions per 100 steps (--clock tokens:N)",
-    "decision_steps_mean": "world steps a decision took, mean (--clock tokens:N)",
+    "clock_idle_steps": "steps idle while a decision was under way (--clock tokens:N or seconds:S)",
+    "clock_stale_steps": "steps acted on a skill decided on an earlier world (--clock tokens:N or seconds:S)",
+    "clock_fallback_steps": "steps the fallback acted while a decision was under way (--clock-fallback)",
+    "decisions_per_100_steps": "decisions per 100 steps (--clock tokens:N or seconds:S)",
+    "decision_steps_mean": "world steps a decision took, mean (--clock tokens:N or seconds:S)",
     "overhead_ms_median": "agent time per decision outside the LLM (ms, median)",
     "wall_time_s": "episode wall time (s)",
     "int_total": "interdependent action pairs (proagent.interdependence)",
@@ -65,7 +66,7 @@ LLM_METRICS = frozenset(
         "cost_usd", "decisions", "rejections", "replans_per_decision", "parse_failures", "fallbacks",
         "oscillations", "retries", "skills_done", "skills_failed", "skill_success_rate", "intention_accuracy",
         "intention_hits", "intention_total", "skill_duration_mean", "overhead_ms_median", "clock_idle_steps",
-        "clock_stale_steps", "decisions_per_100_steps", "decision_steps_mean",
+        "clock_stale_steps", "clock_fallback_steps", "decisions_per_100_steps", "decision_steps_mean",
     }
 )  # fmt: skip
 

@@ -252,9 +252,9 @@ def _check_agents(
             if problem:
                 problems.append(f"agents[{i}].kind: {problem.replace('partner', 'agent kind', 1)}")
             continue
-        problem = clock_problem(domain, spec.agent_config())
+        problem = clock_problem(domain, spec.agent_config(), topology=bool(config.topologies))
         if problem is not None:
-            problems.append(f"agents[{i}].clock: {problem}")
+            problems.append(f"agents[{i}]: {problem}")
         try:
             for env in envs.values():
                 # every seat: the agent's own, and the partner seats it fills when named as a partner

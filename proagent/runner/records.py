@@ -134,9 +134,12 @@ class EpisodeRecord(BaseModel):
     )
     overhead_ms_median: float | None = None
     skill_duration_mean: float | None = None
-    # --clock tokens:N (`TokenClockProAgent`): None on the turn clock
+    # --clock tokens:N or seconds:S (`proagent.agent.clocked`): None on the turn clock
     clock_idle_steps: int | None = Field(None, description="steps the agent idled waiting for a decision to land")
     clock_stale_steps: int | None = Field(None, description="steps acted on a skill decided on an earlier world")
+    clock_fallback_steps: int | None = Field(
+        None, description="steps the fallback (--clock-fallback continue, scripted) acted while a decision was pending"
+    )
     decisions_per_100_steps: float | None = None
     decision_steps_mean: float | None = Field(None, description="world steps a decision took, mean")
     # Belief probes (agent/probe.py; --belief-probe): 0/None in runs without them.

@@ -34,6 +34,7 @@ from proagent.jsonl import episode_id, finished_attempt, read_jsonl
 from proagent.numbers import episode_label, format_score
 from proagent.run_lines import MAX_SEATS, MAX_STEPS, NAME, check_plain, episode_line, trace_line
 from proagent.runner.run_world import RunFolderError, world_of
+from proagent.web.replay_clock import clock_marks
 from proagent.web.replay_lanes import episode_lanes
 from proagent.world.replay import ReplayDrawing
 from proagent.world.types import DomainInputError
@@ -266,6 +267,7 @@ def episode_metrics(record: dict | None, legacy: tuple[str, ...] = ()) -> dict[s
 
 def _frames(records: list[dict], drawing: ReplayDrawing) -> list[dict]:
     frames: list[dict] = []
+    marks = clock_marks(records)
     analysis = intention = None
     team: dict[str, dict] = {}  # seat -> the teammate's last analysis and intention, carried forward
     for record in records:
@@ -280,11 +282,12 @@ def _frames(records: list[dict], drawing: ReplayDrawing) -> list[dict]:
         frame = _frame(record, drawing.frame(record), decision, analysis, intention)
         frame["team"] = team
         frame["team_decisions"] = {seat: _decision_summary(d) for seat, d in decided.items()}
+        frame["clock"] = marks.get(record.get("step", 0), [])
         frames.append(frame)
     end = drawing.end(records[-1])
     if end is not None:
         frames.append({**frames[-1], **end.drawn, "step": end.step, "actions": None, "events": [], "reward": 0.0,
-                       "decision": None, "team_decisions": {}, "belief": None, "final": True})  # fmt: skip
+                       "decision": None, "team_decisions": {}, "belief": None, "clock": [], "final": True})  # fmt: skip
     return frames
 
 
