@@ -39,7 +39,10 @@ if TYPE_CHECKING:
     from proagent.finetune.scores import ArmScore, StudentEvaluation
 
 EVAL_FOLDER = "eval"  # under --out: the evaluation's run folder(s)
-DEFAULT_EPISODES, DEFAULT_SEED, DEFAULT_CONCURRENCY = 5, 0, 2
+# One episode at a time by default: the two arms' models load when first asked, and llama-cpp-python
+# silences output while a model loads by swapping sys.stdout/sys.stderr, which two loads in two
+# threads at once can leave swapped (the command's own lines then vanish).
+DEFAULT_EPISODES, DEFAULT_SEED, DEFAULT_CONCURRENCY = 5, 0, 1
 # the flags that only mean something with --eval (dest -> flag)
 EVAL_ONLY = MappingProxyType(
     {
@@ -63,7 +66,7 @@ def add_eval_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eval-seed", type=seed_number, help="episode i plays this seed + i (default 0)")
     p.add_argument("--eval-horizon", type=horizon_steps, help="steps per episode (default: each layout's own)")
     p.add_argument("--eval-prompt", help="prompt set of both arms (default: the teaching runs' own)")
-    p.add_argument("--eval-concurrency", type=concurrency_count, help="episodes in flight (default 2)")
+    p.add_argument("--eval-concurrency", type=concurrency_count, help="episodes in flight (default 1)")
     p.add_argument("--cache-dir", type=writable_folder, help="the model-answer cache (default: .cache/llm here)")
     p.add_argument("--progress", choices=("auto", "on", "off"), default="auto", help="the evaluation's display")
     add_progress_options(p, "LLM calls of the evaluation")
