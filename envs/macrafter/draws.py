@@ -33,13 +33,20 @@ def threshold(probability: float) -> int:
 
 
 def step_draws(key: jax.Array, cow_capacity: int, num_chunks: int) -> StepDraws:
-    """Every random number of one step, from its key (pure; jit/vmap freely)."""
-    k1, k2, k3, k4 = jax.random.split(key, 4)
+    """Every random number of one step, from its key (pure; jit/vmap freely). The four streams'
+    bits come from one generator call: with partitionable threefry (JAX's default) each bit depends
+    only on its key and index, so the first n of a longer draw are the n-long draw itself."""
+    keys = jax.random.split(key, 4)
+    if not jax.config.jax_threefry_partitionable:
+        c, nc = (cow_capacity,), (num_chunks,)
+        sizes = (c, c, nc, nc)
+        return StepDraws(*(jax.random.bits(k, n, jnp.uint32) for k, n in zip(keys, sizes, strict=True)))
+    bits = jax.vmap(lambda k: jax.random.bits(k, (max(cow_capacity, num_chunks),), jnp.uint32))(keys)
     return StepDraws(
-        cow_move=jax.random.bits(k1, (cow_capacity,), jnp.uint32),
-        cow_dir=jax.random.bits(k2, (cow_capacity,), jnp.uint32),
-        chunk_roll=jax.random.bits(k3, (num_chunks,), jnp.uint32),
-        chunk_pick=jax.random.bits(k4, (num_chunks,), jnp.uint32),
+        cow_move=bits[0, :cow_capacity],
+        cow_dir=bits[1, :cow_capacity],
+        chunk_roll=bits[2, :num_chunks],
+        chunk_pick=bits[3, :num_chunks],
     )
 
 
