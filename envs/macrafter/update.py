@@ -230,70 +230,55 @@ def walk_cows(at: ActTables, wd: World, cow_order: jax.Array, draws: StepDraws, 
     walkable = jnp.asarray(at.cow_walk)[jnp.maximum(cell % COW_MARK, 0)]
     seat_there = jnp.any(wd.in_world[None, :] & jnp.all(wd.pos[None, :, :] == target[:, None, :], -1), -1)
     wants = due & meets(draws.cow_move, at.cow_move_probability) & inside & walkable & ~seat_there
-    ahead = wants.astype(jnp.float32) @ jnp.triu(jnp.ones((c, c), jnp.float32), 1)  # wanting cows in lower slots
-    slot_rank = jnp.where(wants, ahead.astype(jnp.int32), c)  # c: dropped
     src = pos[:, 1] * w + pos[:, 0]
     dst = jnp.where(inside, y * w + x, 0)
+    place = _queue_places(wants, cow_order)  # each wanting cow's place in the queue, c for the rest
     moves = Moves(
-        src=jnp.zeros(c, jnp.int32).at[slot_rank].set(src, mode="drop"),
-        dst=jnp.zeros(c, jnp.int32).at[slot_rank].set(dst, mode="drop"),
-        order=jnp.full(c, jnp.iinfo(jnp.int32).max).at[slot_rank].set(cow_order, mode="drop"),
+        src=jnp.zeros(c, jnp.int32).at[place].set(src, mode="drop"),
+        dst=jnp.zeros(c, jnp.int32).at[place].set(dst, mode="drop"),
         count=jnp.sum(wants, dtype=jnp.int32),
     )
-    nxt = moves.order[1:]
-    in_order = jnp.all((nxt > moves.order[:-1]) | (nxt == jnp.iinfo(jnp.int32).max))  # slot order is creation order
-    flat, moved = jax.lax.cond(batch_all(in_order), _walk_listed, _walk_by_order, wd.grid.reshape(-1), moves)
-    moved = moved[jnp.minimum(slot_rank, c - 1)] & wants
+
+    def one(r: jax.Array, carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
+        """The queue's cow ``r``: it moves when no cow is marked on its target now."""
+        flat, moved = carry
+        move = (r < moves.count) & (flat[moves.dst[r]] < COW_MARK)
+        flat = flat.at[jnp.where(move, moves.src[r], h * w)].add(jnp.int8(-COW_MARK), mode="drop")
+        flat = flat.at[jnp.where(move, moves.dst[r], h * w)].add(jnp.int8(COW_MARK), mode="drop")
+        return flat, moved.at[r].set(move)
+
+    start = (wd.grid.reshape(-1), jnp.zeros(c, bool))
+    flat, moved = jax.lax.fori_loop(0, batch_max(moves.count), one, start)  # the batch's longest queue
+    moved = moved[jnp.minimum(place, c - 1)] & wants
     return wd._replace(grid=flat.reshape(h, w), cow_pos=jnp.where(moved[:, None], target, pos))
 
 
 class Moves(NamedTuple):
-    """The cows that would move (``count`` of them), listed by slot: their flat cells from and to,
-    and their creation numbers (the int32 maximum past the list)."""
+    """The queue of cows that would move, in creation order: their flat cells from and to."""
 
     src: jax.Array
     dst: jax.Array
-    order: jax.Array
     count: jax.Array
 
 
-def _step_cow(flat: jax.Array, moves: Moves, r: jax.Array, due: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """Cow ``r`` of the list, if ``due``: it moves when no cow is marked on its target now."""
-    size = flat.shape[0]
-    move = due & (flat[moves.dst[r]] < COW_MARK)
-    flat = flat.at[jnp.where(move, moves.src[r], size)].add(jnp.int8(-COW_MARK), mode="drop")
-    flat = flat.at[jnp.where(move, moves.dst[r], size)].add(jnp.int8(COW_MARK), mode="drop")
-    return flat, move
-
-
-def _walk_listed(flat: jax.Array, moves: Moves) -> tuple[jax.Array, jax.Array]:
-    """The listed cows one after the other in list order (their creation order): one round per cow
-    of the batch's longest list."""
-
-    def one(r: jax.Array, carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
-        flat, moved = carry
-        flat, move = _step_cow(flat, moves, r, r < moves.count)
-        return flat, moved.at[r].set(move)
-
-    moved = jnp.zeros(moves.src.shape, bool)
-    return jax.lax.fori_loop(0, batch_max(moves.count), one, (flat, moved))
-
-
-def _walk_by_order(flat: jax.Array, moves: Moves) -> tuple[jax.Array, jax.Array]:
-    """The listed cows in creation order when a spawn left the slots out of it: each round takes
-    the smallest creation number still waiting (unique: a min and a compare, no sort)."""
+def _queue_places(wants: jax.Array, cow_order: jax.Array) -> jax.Array:
+    """Each wanting cow's place in creation order among the wanting cows (``c`` for the others).
+    Slot order is creation order for the world's first cows (and mostly for later ones): then the
+    place is the count of wanting cows in lower slots (one small matrix product). A spawn into a
+    freed lower slot breaks that; then (for the whole batch, only when some env needs it) the
+    place counts the wanting cows with smaller creation numbers."""
+    c = wants.shape[0]
     big = jnp.iinfo(jnp.int32).max
+    below = (wants.astype(jnp.float32) @ jnp.triu(jnp.ones((c, c), jnp.float32), 1)).astype(jnp.int32)
+    key = jnp.where(wants, cow_order, -1)
+    listed = jnp.full(c, big).at[jnp.where(wants, below, c)].set(cow_order, mode="drop")
+    in_order = jnp.all((listed[1:] > listed[:-1]) | (listed[1:] == big))
 
-    def one(_: jax.Array, carry: tuple[jax.Array, jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array, jax.Array]:
-        flat, queue, moved = carry
-        first = queue == jnp.min(queue)
-        r = jnp.argmax(first)
-        flat, move = _step_cow(flat, moves, r, queue[r] < big)
-        return flat, jnp.where(first, big, queue), moved | (first & move)
+    def by_order(key: jax.Array) -> jax.Array:
+        return jnp.sum((key[None, :] >= 0) & (key[None, :] < key[:, None]), -1, dtype=jnp.int32)
 
-    moved = jnp.zeros(moves.src.shape, bool)
-    flat, _, moved = jax.lax.fori_loop(0, batch_max(moves.count), one, (flat, moves.order, moved))
-    return flat, moved
+    place = jax.lax.cond(batch_all(in_order), lambda _: below, by_order, key)
+    return jnp.where(wants, place, c)
 
 
 def _player(cfg: CrafterSettings, at: ActTables, wd: World, i: jax.Array, act: jax.Array, crafters: jax.Array) -> World:
