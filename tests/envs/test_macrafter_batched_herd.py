@@ -10,12 +10,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from test_macrafter_equivalence import CROWDED, WORLD_FIELDS, _actions
 
 from envs.macrafter import CrafterState, from_text, make
 from envs.macrafter.draws import step_draws
 from envs.macrafter.reference import reference_step
 from envs.macrafter.scenario import with_settings
-from test_macrafter_equivalence import CROWDED, WORLD_FIELDS, _actions
 
 
 @pytest.mark.parametrize("cows,chunks", [(64, 36), (8, 36), (512, 4), (1, 1)])
