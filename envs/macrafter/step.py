@@ -48,7 +48,8 @@ class CrafterStep:
         state = jax.tree.map(jnp.asarray, state)
         acts = jnp.asarray(actions, jnp.int32)
         in_world = state.active & ~state.removed
-        acts = jnp.where(in_world & (acts >= 0) & (acts < NUM_ACTIONS), acts, int(Action.NOOP))
+        # a done state's seats all wait, so its grid comes back as it was (`CrafterEnv.step` holds the rest)
+        acts = jnp.where(in_world & ~state.done & (acts >= 0) & (acts < NUM_ACTIONS), acts, int(Action.NOOP))
         shares = run_shares(acts, in_world, bag_of(state.inventory, state.vitals))
         do = in_world & (acts == Action.DO)
         grid = marked(state.grid, state.cow_pos, state.cow_alive, 1)  # unmarked by update_objects

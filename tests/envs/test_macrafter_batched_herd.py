@@ -74,3 +74,23 @@ def test_a_batch_of_crowded_herds_steps_as_the_reference_env_by_env() -> None:
     assert played.min() > 5
     young = np.asarray(states.order)[:, start.pos.shape[0] :] > int(start.next_order)
     assert young[1].any() and young[3].any()  # the out-of-order herds kept young cows
+
+
+def test_a_done_env_stays_as_it_was_in_a_batch_with_a_live_one() -> None:
+    """A finished episode is held whole, its map included, while its batch mate plays on: its seats
+    collect, place and walk nothing and its cows leave no mark."""
+    env = make(from_text("crowded", CROWDED))
+    start = jax.tree.map(np.asarray, env.reset(jax.random.PRNGKey(0)))
+    inv = np.asarray(start.inventory).copy()
+    inv[:, :] = 5  # every seat could place and craft
+    start = start._replace(inventory=inv)
+    done = start._replace(done=np.bool_(True))
+    states = jax.tree.map(lambda *xs: jnp.stack(xs), done, start)
+    step = jax.jit(jax.vmap(env.step))
+    rng = np.random.default_rng(3)
+    for key in jax.random.split(jax.random.PRNGKey(1), 12):
+        acts = np.stack([_actions(rng, start.pos.shape[0]) for _ in range(2)])
+        states = step(jax.random.split(key, 2), states, jnp.asarray(acts)).state
+    for name, want in zip(CrafterState._fields, done, strict=True):
+        assert np.array_equal(np.asarray(getattr(states, name)[0]), np.asarray(want)), name
+    assert not np.array_equal(np.asarray(states.cow_pos[1]), start.cow_pos)  # the live one played
