@@ -223,11 +223,11 @@ def walk_cows(at: ActTables, wd: World, cow_order: jax.Array, draws: StepDraws, 
     h, w = wd.grid.shape
     due = live & (cow_order >= 0) & group
     heading = (draws.cow_dir % 4).astype(jnp.int32)
-    target = pos + DIRS[heading]  # (C, 2)
+    target = pos + _step_of(heading)  # (C, 2)
     x, y = target[:, 0], target[:, 1]
     inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
     cell = wd.grid[jnp.clip(y, 0, h - 1), jnp.clip(x, 0, w - 1)]
-    walkable = jnp.asarray(at.cow_walk)[jnp.maximum(cell % COW_MARK, 0)]
+    walkable = _in_set(at.cow_walk, (cell % COW_MARK).astype(jnp.int32))
     seat_there = jnp.any(wd.in_world[None, :] & jnp.all(wd.pos[None, :, :] == target[:, None, :], -1), -1)
     wants = due & meets(draws.cow_move, at.cow_move_probability) & inside & walkable & ~seat_there
     src = pos[:, 1] * w + pos[:, 0]
@@ -253,6 +253,21 @@ def walk_cows(at: ActTables, wd: World, cow_order: jax.Array, draws: StepDraws, 
     return wd._replace(grid=flat.reshape(h, w), cow_pos=jnp.where(moved[:, None], target, pos))
 
 
+def _step_of(facing: jax.Array) -> jax.Array:
+    """``DIRS[facing]`` by arithmetic (a lookup per element in a small table is a slow gather on CPU)."""
+    dx = jnp.where(facing == 0, -1, jnp.where(facing == 1, 1, 0))
+    dy = jnp.where(facing == 2, -1, jnp.where(facing == 3, 1, 0))
+    return jnp.stack([dx, dy], -1).astype(jnp.int32)
+
+
+def _in_set(members: np.ndarray, mat: jax.Array) -> jax.Array:
+    """``members[mat]`` for a bool table of materials, as a shift of one constant bit set (no gather)."""
+    if len(members) > 31:  # more materials than bits: the table itself
+        return jnp.asarray(members)[jnp.clip(mat, 0, len(members) - 1)] & (mat >= 0)
+    bits = sum(1 << i for i in np.flatnonzero(members).tolist())
+    return ((jnp.int32(bits) >> jnp.clip(mat, 0, 31)) & 1).astype(bool) & (mat >= 0) & (mat < 32)
+
+
 class Moves(NamedTuple):
     """The queue of cows that would move, in creation order: their flat cells from and to."""
 
@@ -264,12 +279,12 @@ class Moves(NamedTuple):
 def _queue_places(wants: jax.Array, cow_order: jax.Array) -> jax.Array:
     """Each wanting cow's place in creation order among the wanting cows (``c`` for the others).
     Slot order is creation order for the world's first cows (and mostly for later ones): then the
-    place is the count of wanting cows in lower slots (one small matrix product). A spawn into a
+    place is the count of wanting cows in lower slots (a prefix sum). A spawn into a
     freed lower slot breaks that; then (for the whole batch, only when some env needs it) the
     place counts the wanting cows with smaller creation numbers."""
     c = wants.shape[0]
     big = jnp.iinfo(jnp.int32).max
-    below = (wants.astype(jnp.float32) @ jnp.triu(jnp.ones((c, c), jnp.float32), 1)).astype(jnp.int32)
+    below = jax.lax.associative_scan(jnp.add, wants.astype(jnp.int32)) - wants  # wanting cows in lower slots
     key = jnp.where(wants, cow_order, -1)
     listed = jnp.full(c, big).at[jnp.where(wants, below, c)].set(cow_order, mode="drop")
     in_order = jnp.all((listed[1:] > listed[:-1]) | (listed[1:] == big))
