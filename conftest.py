@@ -79,3 +79,41 @@ _MAX_WORKERS = 6
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: one process per core this run may use, at most ``_MAX_WORKERS``."""
     return min(usable_cores(), _MAX_WORKERS)
+
+
+# The modules that take longest (minutes on 2 cores: Ray runtimes, whole reproduce targets, disk-full
+# runs, embedded-model runs, training), measured with ``pytest --durations=0``. xdist hands out
+# modules (``--dist loadscope``) and tests (``--dist worksteal``, the slow step) in collection order,
+# so these go first: a long module started last keeps one worker busy while the other idles at the
+# end (longest-first scheduling). The order changes no test's outcome.
+_LONG_FIRST = (
+    "tests/eval/test_ray_executor.py",
+    "tests/cli/test_main_job_benchmark.py",
+    "tests/eval/test_scale_out_benchmark.py",
+    "tests/cli/test_golden_runs.py",
+    "tests/agent/test_agent_embedded.py",
+    "tests/training/test_resume.py",
+    "tests/study/test_study_synth_full.py",
+    "tests/llm/test_llm_hostile_run.py",
+    "tests/eval/test_ray_multinode.py",
+    "tests/cli/test_reproduce.py",
+    "tests/eval/test_reproduce_tables.py",
+    "tests/cli/test_full_disk.py",
+    "tests/training/test_rl_partner.py",
+    "tests/domains/test_macrafter_play.py",
+    "tests/domains/test_yokai_rl.py",
+    "tests/llm/test_llm_embedded.py",
+    "tests/cli/test_play_e2e.py",
+    "tests/training/test_side_by_side.py",
+    "tests/training/test_sweep.py",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Longest modules first (`_LONG_FIRST`), the rest in their usual order."""
+    rank = {path: i for i, path in enumerate(_LONG_FIRST)}
+
+    def key(item: pytest.Item) -> int:
+        return rank.get(item.nodeid.split("::", 1)[0], len(rank))
+
+    items.sort(key=key)  # stable: within a module, and among the rest, the collection order stays

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from proagent.agent.background import BackgroundProAgent
 from proagent.agent.belief import BeliefMode
+from proagent.agent.clock import ClockFallback
 from proagent.agent.config import AgentConfig
 from proagent.agent.memory import MemoryRetrieval
 from proagent.agent.presets import model_defaults
@@ -47,10 +48,31 @@ def llm_agent(domain: Domain, env: DomainEnv, config: AgentConfig, model: Model,
     return (TokenClockProAgent if kind == "tokens" else ProAgent)(config, model, domain, env)
 
 
-def clock_problem(domain: Domain, config: AgentConfig) -> str | None:
-    """Why ``config``'s clock cannot run in ``domain``: a turn-based world has only turns."""
-    if domain.turn_based and config.settled_clock().kind != "turns":
-        return f"the {domain.name} world is turn-based: it waits for every move, so only --clock turns applies"
+def clock_problem(domain: Domain, config: AgentConfig, topology: bool = False) -> str | None:
+    """Why ``config``'s clock or its fallback cannot run in ``domain`` (``topology``: under MAEIL), as one
+    line naming the flag: a turn-based world and MAEIL's conversation rounds have only turns, a fallback
+    needs a clock that moves, and the scripted fallback needs the world's scripted planner."""
+    kind, fallback = config.settled_clock().kind, config.clock_fallback
+    if domain.turn_based and kind != "turns":
+        return (
+            f"--clock {config.clock}: the {domain.name} world is turn-based: it waits for every move, "
+            "so only --clock turns applies"
+        )
+    if topology and kind != "turns":
+        return (
+            f"--clock {config.clock}: MAEIL's conversation (--topology) waits for every round, "
+            "so only --clock turns applies"
+        )
+    if fallback != "idle" and kind == "turns":
+        return (
+            f"--clock-fallback {fallback}: under --clock turns the world waits for every decision; "
+            "give --clock tokens:N or seconds:S"
+        )
+    if fallback == "scripted" and domain.capabilities.scripted is None:
+        return (
+            f"--clock-fallback scripted: the {domain.name} world ships no scripted planner to act meanwhile; "
+            "use idle or continue"
+        )
     return None
 
 
@@ -89,7 +111,9 @@ class AgentBuilder:
         try:
             return self.domain.make_partner(name, env)
         except UnknownAgentError:
-            raise UnknownAgentError(f"unknown partner {name!r}; available partners: {', '.join(self.names(env))}") from None
+            raise UnknownAgentError(
+                f"unknown partner {name!r}; available partners: {', '.join(self.names(env))}"
+            ) from None
 
     def team(self, env: DomainEnv, focal_seat: int, focal: Agent, partner: str) -> list[Agent]:
         """``focal`` in its seat, a fresh ``partner`` in every other seat; a comma-separated
@@ -115,38 +139,37 @@ def partner_names(partner: str, num_agents: int) -> list[str]:
     if len(names) == 1:
         return names * (num_agents - 1)
     if len(names) != num_agents - 1 or not all(names):
-        raise ValueError(f"--partner {partner!r}: a list names the {num_agents - 1} other seats' agents, got {len(names)} names")
+        raise ValueError(
+            f"--partner {partner!r}: a list names the {num_agents - 1} other seats' agents, got {len(names)} names"
+        )
     return names
 
 
 class LLMFlags(BaseModel):
     """The LLM agent's command-line options (``cli/agent_options.py``), typed: what play and the
-    human page pass to ``prepare_llm``. ``from_args`` reads them off an argparse namespace."""
+    human page pass to ``prepare_llm`` (the command line reads them in ``cli/requests.py``)."""
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     llm: str = "embedded"
     api_base: str | None = None
-    llm_timeout: float = 60.0
+    llm_timeout: float = Field(60.0, gt=0)
     cache_dir: Path | None = None
     no_cache: bool = False
     prompt: str | None = None
     belief: BeliefMode = "replace"
-    memory_k: int = 5
+    memory_k: int = Field(5, ge=0)
     memory_retrieval: MemoryRetrieval | None = None
-    max_replans: int = 4
+    max_replans: int = Field(4, ge=0)
     verificator: VerificatorMode | None = None
     no_loop_check: bool = False
     legal_only: Literal["auto", "on", "off"] = "auto"
     belief_probe: bool = False
     probe_forced: bool = False
-    threads: int | None = None
+    threads: int | None = Field(None, ge=1)
     adapter: Path | None = None  # the embedded model's LoRA adapter (--adapter; none: the raw model)
     clock: str = "turns"
-
-    @classmethod
-    def from_args(cls, args: object) -> LLMFlags:
-        return cls.model_validate({name: getattr(args, name) for name in cls.model_fields if hasattr(args, name)})
+    clock_fallback: ClockFallback = "idle"
 
 
 def agent_config(flags: LLMFlags, embedded: bool, prompts_root: Path | None = None) -> AgentConfig:
@@ -165,6 +188,7 @@ def agent_config(flags: LLMFlags, embedded: bool, prompts_root: Path | None = No
         belief_probe=flags.belief_probe,
         probe_forced=flags.probe_forced,
         clock=flags.clock,
+        clock_fallback=flags.clock_fallback,
     )
 
 
@@ -200,7 +224,9 @@ def make_env(domain: Domain, layout: str, horizon: int, settings: Mapping[str, s
     if not settings:
         return domain.make_env(layout, horizon)
     if domain.capabilities.settings is None:
-        raise DomainInputError(f"--env {next(iter(settings))}=...: the {domain.name} domain takes no environment settings")
+        raise DomainInputError(
+            f"--env {next(iter(settings))}=...: the {domain.name} domain takes no environment settings"
+        )
     return domain.capabilities.settings.make_env_with(layout, horizon, settings)
 
 
@@ -262,7 +288,10 @@ def resolve_env(
             return domain, env
         teams = domain.capabilities.teams
         if teams is None:
-            raise SetupError(f"--agents {num_agents}: {env.name} is a {env.num_agents}-agent layout and {domain.name} layouts have fixed teams")
+            raise SetupError(
+                f"--agents {num_agents}: {env.name} is a {env.num_agents}-agent layout and {domain.name} layouts have "
+                "fixed teams"
+            )
         return domain, teams.make_team_env(layout, horizon, num_agents)
     except DomainInputError as exc:
         raise SetupError(str(exc)) from exc
@@ -278,14 +307,17 @@ class LLMSeat:
     embedded: bool
 
 
-def prepare_llm(flags: LLMFlags, domain: Domain, env: DomainEnv, seats: list[int], seed: int) -> LLMSeat:
+def prepare_llm(
+    flags: LLMFlags, domain: Domain, env: DomainEnv, seats: list[int], seed: int, topology: bool = False
+) -> LLMSeat:
     """Check the prompt set on every seat the agent may take and make the model (``--llm``,
-    ``--api-base``, ``--llm-timeout``, ``--cache-dir``/``--no-cache``); one SetupError otherwise."""
+    ``--api-base``, ``--llm-timeout``, ``--cache-dir``/``--no-cache``); one SetupError otherwise
+    (``topology``: the agent talks through MAEIL, which runs on turns only)."""
     embedded = flags.llm.split(":")[0] == EMBEDDED_SPEC
     config = agent_config(flags, embedded, domain.prompts_root)
-    problem = clock_problem(domain, config)
+    problem = clock_problem(domain, config, topology)
     if problem is not None:
-        raise SetupError(f"--clock {config.clock}: {problem}")
+        raise SetupError(problem)
     try:
         hashes = check_llm_agent(domain, env, config, seats, seed)
         cache_dir = None if flags.no_cache else flags.cache_dir

@@ -15,7 +15,9 @@ from proagent.paths import PROJECT_ROOT
 
 def _git(*args: str) -> str:
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
-    done = subprocess.run(["git", *args], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=10, check=True)
+    done = subprocess.run(
+        ["git", *args], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=10, check=True
+    )
     return done.stdout.strip()
 
 

@@ -114,6 +114,16 @@ class ConstraintLine(_Strict):
     violated: list[str] = Field(default_factory=list)
 
 
+class ClockLine(_Strict):
+    """A decision's timing under a clock (`proagent.agent.clock.DecisionTiming`)."""
+
+    based_on: int = Field(ge=0, le=MAX_STEPS)
+    lands: int = Field(ge=0, le=MAX_STEPS)
+    tokens_in: int = Field(0, ge=0)
+    tokens_out: int = Field(0, ge=0)
+    wall_s: float | None = Field(None, ge=0)
+
+
 class TraceLine(_Strict):
     """One step of trace.jsonl: the fields the replay and the analysis read."""
 
@@ -134,6 +144,7 @@ class TraceLine(_Strict):
     cognition: list[CognitionLine] | None = None
     stages: dict[str, str] | None = None
     constraints: list[ConstraintLine] | None = None
+    clock: ClockLine | None = None
 
 
 class EpisodeLine(_Strict):

@@ -1,4 +1,4 @@
-"""Belief accuracy over turns from run folders played with ``--belief-probe`` (docs/yokai_beliefs.md).
+"""Belief accuracy over turns from run folders played with ``--belief-probe`` (docs/results/yokai_beliefs.md).
 
     PYTHONPATH=. python scripts/yokai_beliefs.py RUN [RUN ...] --out beliefs.png [--layout 9c_2p] [--note TEXT]
 

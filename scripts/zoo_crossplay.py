@@ -1,7 +1,7 @@
 """Cross-play table of the trained zoo (every partner with every other, both seats) per layout.
 
-    python scripts/zoo_crossplay.py [--episodes 10] [--seed 0] [--out docs/zoo_crossplay_trained] [--root partners]
-    python scripts/zoo_crossplay.py --world yokai --layouts 9c_2p --episodes 200 --out docs/yokai_zoo_crossplay
+    python scripts/zoo_crossplay.py [--episodes 10] [--seed 0] [--out docs/results/zoo_crossplay_trained] [--root partners]
+    python scripts/zoo_crossplay.py --world yokai --layouts 9c_2p --episodes 200 --out docs/results/yokai_zoo_crossplay
 
 ``--root`` scores another zoo laid out like partners/ (<root>/overcooked/<layout>/<name>/), e.g. candidate
 checkpoints next to the shipped ones before they replace them. ``--heldout a,b`` names partners
@@ -106,7 +106,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--world", default="overcooked", help="the world whose partners/<world>/ zoo plays")
     parser.add_argument("--layouts", default=None, help=f"comma-separated (overcooked's default: {','.join(LAYOUTS)})")
-    parser.add_argument("--out", type=Path, default=Path("docs/zoo_crossplay_trained"))
+    parser.add_argument("--out", type=Path, default=Path("docs/results/zoo_crossplay_trained"))
     parser.add_argument("--root", type=Path, default=PARTNERS_DIR, help="zoo folder laid out like partners/")
     parser.add_argument("--heldout", default="", help="comma-separated partner names summarised apart")
     args = parser.parse_args()

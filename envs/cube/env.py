@@ -14,9 +14,9 @@ rules in plain NumPy, and a test holds the two to identical states, rewards and 
    delivered: removed, team score += w.
 2. Moves: agents that did not push successfully this step and chose a direction move in agent
    index order against the occupancy already resolved: the target must lie in the grid but not in
-   the goal column (agents never enter it, as in COOP²), in no block, and on no agent's current cell (earlier movers at their new cells, later agents at
-   their old cells). So two agents never share a cell; swaps fail; a chain of agents moving one
-   way advances only where the leader has the lower index; two agents aiming at one free cell: the
+   the goal column (agents never enter it, as in COOP²), in no block, and on no agent's current cell (earlier movers at
+   their new cells, later agents at their old cells). So two agents never share a cell; swaps fail; a chain of agents
+   moving one way advances only where the leader has the lower index; two agents aiming at one free cell: the
    lower index gets it.
 
 Reward: -step_cost each step plus the weights delivered in it. Done when no block is left or at

@@ -343,8 +343,12 @@ def load_scenario(spec: str | Path | Scenario) -> Scenario:
     if text.startswith("random:"):
         parts = text.split(":")
         if len(parts) != 3:
-            raise ScenarioError(f"bad random scenario spec {_shown(text)}; expected random:<easy|medium|hard>:<seed> (seed 0 to 2^31-1)")
-        return random_scenario(parts[1], _read(parts[2], f"bad random scenario spec {_shown(text)}: the seed", 0, MAX_SEED))
+            raise ScenarioError(
+                f"bad random scenario spec {_shown(text)}; expected random:<easy|medium|hard>:<seed> (seed 0 to 2^31-1)"
+            )
+        return random_scenario(
+            parts[1], _read(parts[2], f"bad random scenario spec {_shown(text)}: the seed", 0, MAX_SEED)
+        )
     raise ScenarioError(
         f"unknown scenario {_shown(text)}; one of {sorted(SCENARIOS)}, random:<easy|medium|hard>:<seed>, coop2:<seed>, "
         "or a .toml file, "

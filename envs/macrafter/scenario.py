@@ -3,10 +3,10 @@
 A scenario is validated when it is built, so an invalid one never reaches the env: every problem
 is one line (`ScenarioError`). Scenarios come by name: ``emcoop`` is EmCoop's world (64x64,
 generated anew from each reset's key by `envs.macrafter.terrain`, agents spawned on random
-grass; ``emcoop:<seed>`` the world of that seed whatever the key); ``easy_2a``, ``medium_3a``, ``hard_4a`` are our smaller fixed maps generated from their
-seeds (`envs.macrafter.worldgen`, which guarantees what the target needs near a compact start);
-``random:<easy|medium|hard>:<seed>`` draws more of those. Any of them takes ``@<n>`` for a team of
-n (`with_agents`; EmCoop's grid plays 3 and 6); `with_settings` applies ``--env KEY=VALUE``.
+grass; ``emcoop:<seed>`` the world of that seed whatever the key); ``easy_2a``, ``medium_3a``, ``hard_4a``
+are our smaller fixed maps generated from their seeds (`envs.macrafter.worldgen`, which guarantees what the target
+needs near a compact start); ``random:<easy|medium|hard>:<seed>`` draws more of those. Any of them takes ``@<n>`` for a
+team of n (`with_agents`; EmCoop's grid plays 3 and 6); `with_settings` applies ``--env KEY=VALUE``.
 """
 
 from __future__ import annotations
@@ -325,7 +325,8 @@ def setting_keys(settings: CrafterSettings) -> list[str]:
 def _assign(data: dict[str, Any], key: str, value: str, settings: CrafterSettings) -> None:
     if key not in setting_keys(settings):
         raise ScenarioError(
-            f"--env {_pair(key, value)}: unknown setting; one of the fields {sorted(k for k in CrafterSettings.model_fields if k not in _NESTED)}, "
+            f"--env {_pair(key, value)}: unknown setting; one of the fields "
+            f"{sorted(k for k in CrafterSettings.model_fields if k not in _NESTED)}, "
             "resources.<tree|stone|coal|iron|diamond|water|cow>.<quorum|tool|base_value>, "
             "recipes.<craft>.<quorum|stations|needs.<item>>"
         )
@@ -434,7 +435,8 @@ def load_scenario(spec: str | Scenario) -> Scenario:
         parts = text.split(":")
         if len(parts) != 3:
             raise ScenarioError(
-                f"bad random scenario spec {shown(text, 60)}; expected random:<easy|medium|hard>:<seed> (seed 0 to 2^31-1)"
+                f"bad random scenario spec {shown(text, 60)}; expected random:<easy|medium|hard>:<seed> "
+                "(seed 0 to 2^31-1)"
             )
         return random_scenario(
             parts[1], _read(parts[2], f"bad random scenario spec {shown(text, 60)}: the seed", 0, MAX_SEED)

@@ -36,7 +36,9 @@ class Dynamics(BaseModel):
     cook_time: int = Field(20, ge=1, le=100_000, description="steps a full pot cooks (at most an episode's bound)")
     soup_reward: float = Field(20.0, ge=-1e6, le=1e6, description="points per correctly delivered soup")
     auto_cook: bool = Field(True, description="a pot starts cooking by itself at 3 ingredients")
-    agent_view_size: int | None = Field(None, ge=1, le=64, description="partial observation radius (V2); None = full grid")
+    agent_view_size: int | None = Field(
+        None, ge=1, le=64, description="partial observation radius (V2); None = full grid"
+    )
     wrong_soup_penalty: bool = Field(False, description="a wrong recipe costs the soup reward")
     new_recipe_on_delivery: bool = Field(False, description="V2: sample a new recipe after each correct delivery")
     random_agent_positions: bool = Field(False, description="V2: chefs start at random free cells (within their room)")

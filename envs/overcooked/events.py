@@ -44,7 +44,9 @@ class Event:
     def to_record(self) -> dict:
         record = asdict(self)
         record["kind"] = self.kind.value
-        record["item"] = None if self.item is None else {"kind": self.item.kind, "ingredients": list(self.item.ingredients)}
+        record["item"] = (
+            None if self.item is None else {"kind": self.item.kind, "ingredients": list(self.item.ingredients)}
+        )
         return record
 
 

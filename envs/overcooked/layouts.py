@@ -205,9 +205,13 @@ def _ordered_starts(starts: dict[int, tuple[int, int]], name: str) -> tuple[tupl
         )
     if len(starts) < 2:
         missing = [str(i + 1) for i in range(2) if i not in starts]
-        raise LayoutError(f"layout {name!r}: missing start for player(s) {', '.join(missing)} (write '1' and '2' on floor cells)")
+        raise LayoutError(
+            f"layout {name!r}: missing start for player(s) {', '.join(missing)} (write '1' and '2' on floor cells)"
+        )
     if sorted(starts) != list(range(len(starts))):
-        raise LayoutError(f"layout {name!r}: player starts must be numbered 1..N without gaps, got {sorted(p + 1 for p in starts)}")
+        raise LayoutError(
+            f"layout {name!r}: player starts must be numbered 1..N without gaps, got {sorted(p + 1 for p in starts)}"
+        )
     return tuple(starts[i] for i in range(len(starts)))
 
 
@@ -230,7 +234,9 @@ def _default_recipes(
 
 
 def _combinations(num_ingredients: int) -> list[tuple[int, int, int]]:
-    return [(a, b, c) for a in range(num_ingredients) for b in range(a, num_ingredients) for c in range(b, num_ingredients)]
+    return [
+        (a, b, c) for a in range(num_ingredients) for b in range(a, num_ingredients) for c in range(b, num_ingredients)
+    ]
 
 
 def validate_layout(layout: KitchenLayout) -> None:
@@ -306,7 +312,9 @@ def load_toml_layout(path: Path) -> KitchenLayout:
     if recipes is not None and not (
         isinstance(recipes, list) and all(isinstance(r, list) and all(isinstance(i, str) for i in r) for r in recipes)
     ):
-        raise LayoutError(f"{path}: 'recipes' must be a list of ingredient-name lists, e.g. [[\"onion\", \"onion\", \"tomato\"]]")
+        raise LayoutError(
+            f'{path}: \'recipes\' must be a list of ingredient-name lists, e.g. [["onion", "onion", "tomato"]]'
+        )
     indices = [[ingredient_index(i) for i in r] for r in recipes] if recipes is not None else None
     return parse_layout(data["grid"], name=path.stem, recipes=indices)
 

@@ -76,7 +76,13 @@ def render_ascii(kitchen: KitchenState, visible: Callable[[Pos], bool] | None = 
                 cells.append(_ARROWS[p.orientation] + _item_char(p.held))
             elif pos in kitchen.pot_at:
                 pot = kitchen.pot_at[pos]
-                mark = "!" if pot.ready else "~" if pot.cooking else (str(len(pot.ingredients)) if pot.ingredients else " ")
+                mark = (
+                    "!"
+                    if pot.ready
+                    else "~"
+                    if pot.cooking
+                    else (str(len(pot.ingredients)) if pot.ingredients else " ")
+                )
                 cells.append("P" + mark)
             elif tile >= StaticObject.INGREDIENT_PILE_BASE:
                 cells.append(_pile_char(tile) + " ")
@@ -97,7 +103,14 @@ def render_ascii(kitchen: KitchenState, visible: Callable[[Pos], bool] | None = 
 # The players' colours in our pictures: player 0 blue, player 1 green, ... (the web pages' and every
 # world's GIF's; proagent.world.kit.pictures.SEAT_COLOURS, which a test keeps equal). JaxMARL draws
 # agents red, blue, ...: the reverse of the pages for a two-seat kitchen.
-SEAT_RGB = ((0x2F, 0x6F, 0xD6), (0x25, 0xA3, 0x5A), (0xD9, 0x82, 0x2B), (0x8E, 0x44, 0xAD), (0xC0, 0x39, 0x2B), (0x16, 0xA0, 0x85))
+SEAT_RGB = (
+    (0x2F, 0x6F, 0xD6),
+    (0x25, 0xA3, 0x5A),
+    (0xD9, 0x82, 0x2B),
+    (0x8E, 0x44, 0xAD),
+    (0xC0, 0x39, 0x2B),
+    (0x16, 0xA0, 0x85),
+)
 
 
 @cache

@@ -176,7 +176,9 @@ class KitchenState:
                 }
                 for pot in self.pots
             ],
-            "counters": [{"position": list(pos), "item": item.to_record()} for pos, item in sorted(self.counter_items.items())],
+            "counters": [
+                {"position": list(pos), "item": item.to_record()} for pos, item in sorted(self.counter_items.items())
+            ],
             "recipe": list(self.recipe_names),
         }
 

@@ -227,7 +227,11 @@ class YokaiEnv(JittedEntryPoints):
         # reveal / place (the receiving card is the one on the placement cell)
         under = board.occupancy(s.card_pos, g)[d.cell]
         status = s.hint_status.at[d.hint].set(
-            jnp.where(d.is_reveal, int(HintStatus.REVEALED), jnp.where(d.is_place, int(HintStatus.PLACED), s.hint_status[d.hint]))
+            jnp.where(
+                d.is_reveal,
+                int(HintStatus.REVEALED),
+                jnp.where(d.is_place, int(HintStatus.PLACED), s.hint_status[d.hint]),
+            )
         )
         hint_card = s.hint_card.at[d.hint].set(jnp.where(d.is_place, under, s.hint_card[d.hint]))
         correct = d.is_place & s.hint_colours[d.hint, s.card_colour[jnp.maximum(under, 0)]]
@@ -306,13 +310,19 @@ def check_deal(config: YokaiConfig, card_colour: np.ndarray, hint_colours: np.nd
     ``cards_per_colour`` cards, every hint naming at least one colour."""
     counts = np.bincount(card_colour, minlength=config.num_colours) if card_colour.min(initial=0) >= 0 else None
     if counts is None or len(counts) != config.num_colours or (counts != config.cards_per_colour).any():
-        raise ValueError(f"{config.name}: a deal has {config.cards_per_colour} cards of each of {config.num_colours} colours")
+        raise ValueError(
+            f"{config.name}: a deal has {config.cards_per_colour} cards of each of {config.num_colours} colours"
+        )
     if not hint_colours.any(axis=1).all():
         raise ValueError(f"{config.name}: every hint card names at least one colour")
 
 
 def make(
-    layout: str | YokaiConfig = "9c_2p", *, perfect_memory: bool = True, shaping_scale: float = 0.0, end_from_turn: int = 0
+    layout: str | YokaiConfig = "9c_2p",
+    *,
+    perfect_memory: bool = True,
+    shaping_scale: float = 0.0,
+    end_from_turn: int = 0,
 ) -> YokaiEnv:
     """Build an env by layout name (``9c_2p`` ... ``16c_4p``) or config; YokaiConfigError (a
     ValueError, one line) for an unknown name or an invalid config."""

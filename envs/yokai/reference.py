@@ -75,7 +75,9 @@ def legal_moves(pos: np.ndarray, hinted: np.ndarray, grid_size: int) -> np.ndarr
 def outcome(state: YokaiState, num_colours: int) -> tuple[int, bool, float]:
     """(score eq. 1, won, reward eq. 4) of a finished board."""
     cells = [(int(r), int(c)) for r, c in state.card_pos]
-    clusters = sum(connected(x for x, col in zip(cells, state.card_colour, strict=True) if col == k) for k in range(num_colours))
+    clusters = sum(
+        connected(x for x, col in zip(cells, state.card_colour, strict=True) if col == k) for k in range(num_colours)
+    )
     correct = wrong = 0
     for h, card in enumerate(state.hint_card):
         if card != NO_CARD:
@@ -100,7 +102,9 @@ class ReferenceYokai:
         """A fresh game from NumPy's generator (the JAX env deals from its key instead)."""
         c = self.config
         colours = rng.permutation(np.repeat(np.arange(c.num_colours), c.cards_per_colour))
-        drawn = [t[rng.choice(len(t), n, replace=False)] for t, n in zip(c.hint_candidates(), c.hint_counts, strict=True)]
+        drawn = [
+            t[rng.choice(len(t), n, replace=False)] for t, n in zip(c.hint_candidates(), c.hint_counts, strict=True)
+        ]
         hints = np.concatenate(drawn)[rng.permutation(c.num_hints)]
         return self.start(colours, hints)
 

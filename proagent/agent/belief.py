@@ -79,7 +79,8 @@ class BeliefTracker:
         if entry is None:
             return
         text = self.prompts.render(
-            "belief.j2", {"mode": self.mode, "predicted": str(prediction.skill or prediction.text), "actual": str(actual)}
+            "belief.j2",
+            {"mode": self.mode, "predicted": str(prediction.skill or prediction.text), "actual": str(actual)},
         )
         if self.mode == "replace":
             entry.intention = None

@@ -9,9 +9,22 @@
   replays exactly.
 - ``seconds:S``: one step every S seconds of wall clock, whatever the model does (DPT-Agent's 0.25 s).
 
-While a decision is under way the agent plays the idle action (its skill has ended: that is why it
-decides); when the decision lands, its skill is judged against the world of *that* step, so a plan
-the delay made stale fails at once and a new one is asked for.
+While a decision is under way the agent's fallback (``--clock-fallback``) chooses its actions:
+
+- ``idle`` (the default): the idle action, as RealtimeGym's default action when no answer came.
+- ``continue``: the controller keeps executing the skill that ended last while the skill book says it
+  can still run in this step's world (neither done nor failed: a skill cut off by its step limit,
+  ``skill_timeout``), then idles. It does not repeat the last primitive action of a skill that ended:
+  that action is usually the one that completed it (a pick-up, a put-down), and repeated it would undo it.
+- ``scripted``: the world's scripted planner (its ``scripted`` capability, `--llm scripted`'s) chooses
+  stand-in skills from the agent's own grounded facts and memory, checked against the skill book's
+  preconditions (a refused one: idle that step) and executed through the controller, a new one when
+  the last ends. No model call: the stand-ins are neither decisions nor memory records.
+
+When the decision lands, its skill replaces whatever the fallback ran and is judged against the
+world of *that* step, so a plan the delay made stale fails at once and a new one is asked for.
+Each decision's `DecisionTiming` goes into the trace beside its decision record; the episode's
+`ClockLedger` into its record.
 """
 
 from __future__ import annotations
@@ -20,12 +33,15 @@ import asyncio
 import math
 import time
 from collections.abc import Awaitable, Callable
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 MAX_TOKENS_PER_STEP = 1_000_000
 MAX_SECONDS_PER_STEP = 60.0
+ClockFallback = Literal["idle", "continue", "scripted"]
+CLOCK_FALLBACKS: tuple[ClockFallback, ...] = ("idle", "continue", "scripted")
 
 
 class ClockError(ValueError):
@@ -62,9 +78,56 @@ def tick_pace(seconds: float, clock: Callable[[], float] = time.monotonic) -> Ca
     return pace
 
 
+class DecisionTiming(BaseModel):
+    """When one decision was asked and acted on, and what it cost: the trace's ``clock`` record."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    based_on: int = Field(ge=0, description="the step whose world the decision read")
+    lands: int = Field(ge=0, description="the step its skill was (or will be) acted on")
+    tokens_in: int = Field(ge=0)
+    tokens_out: int = Field(ge=0)
+    wall_s: float = Field(ge=0.0, description="seconds of wall clock the decision took")
+
+    @property
+    def steps(self) -> int:
+        """World steps that passed while it was made: how stale its world was when acted on."""
+        return self.lands - self.based_on
+
+    def record(self) -> dict[str, Any]:
+        return {**self.model_dump(), "steps": self.steps}
+
+
+@dataclass
+class ClockLedger:
+    """One episode of a clocked agent, counted step by step for its record."""
+
+    steps_played: int = 0
+    idle_steps: int = 0  # idled while a decision was under way
+    fallback_steps: int = 0  # acted by the fallback (continue, scripted) while a decision was under way
+    stale_steps: int = 0  # acted on a skill decided on an earlier world than the one it started in
+    decision_steps: list[int] = field(default_factory=list)  # per traced decision: steps it took
+
+    def stats(self) -> dict[str, Any]:
+        """The episode record's clock fields."""
+        steps, made = max(1, self.steps_played), self.decision_steps
+        return {
+            "clock_idle_steps": self.idle_steps,
+            "clock_stale_steps": self.stale_steps,
+            "clock_fallback_steps": self.fallback_steps,
+            "decisions_per_100_steps": 100 * len(made) / steps,
+            "decision_steps_mean": sum(made) / len(made) if made else 0.0,
+        }
+
+
 HELP = (
     "how the world moves while the model thinks: turns (it waits, the default), tokens:N[:R] (one step per N "
     "tokens read and written; a prompt token counts R, default 1) or seconds:S (one step every S seconds)"
+)
+
+FALLBACK_HELP = (
+    "what the agent does while a decision is under way on a tokens or seconds clock: idle (the default), continue "
+    "(the controller keeps executing its last skill while it can still run, then idles) or scripted (the world's "
+    "scripted planner chooses stand-in skills)"
 )
 
 
@@ -91,4 +154,15 @@ def parse_clock(text: str) -> Clock:
     raise ClockError(f"--clock {text[:40]!r}: expected turns, tokens:N, tokens:N:R or seconds:S (e.g. tokens:200)")
 
 
-__all__ = ["HELP", "Clock", "ClockError", "parse_clock", "tick_pace"]
+__all__ = [
+    "CLOCK_FALLBACKS",
+    "FALLBACK_HELP",
+    "HELP",
+    "Clock",
+    "ClockError",
+    "ClockFallback",
+    "ClockLedger",
+    "DecisionTiming",
+    "parse_clock",
+    "tick_pace",
+]

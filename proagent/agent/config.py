@@ -5,8 +5,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from proagent.agent.belief import BeliefMode
+from proagent.agent.clock import FALLBACK_HELP, Clock, ClockFallback, parse_clock
 from proagent.agent.clock import HELP as CLOCK_HELP
-from proagent.agent.clock import Clock, parse_clock
 from proagent.agent.memory import MemoryRetrieval
 from proagent.agent.prompts import PromptSet
 from proagent.agent.verificator_modes import VerificatorMode, from_switch
@@ -43,7 +43,10 @@ class AgentConfig(BaseModel):
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     skill_timeout: int = Field(60, ge=1, description="steps before a running skill is abandoned")
     clock: str = Field("turns", max_length=60, description=CLOCK_HELP)
-    loop_check: bool = Field(True, description="Verificator refuses a skill that repeats an undo cycle (agent/loops.py)")
+    clock_fallback: ClockFallback = Field("idle", description=FALLBACK_HELP)
+    loop_check: bool = Field(
+        True, description="Verificator refuses a skill that repeats an undo cycle (agent/loops.py)"
+    )
     # Bounds on model text the agent carries on: a server that ignores max_tokens must not grow
     # every later prompt. Above what well-behaved answers reach (explain_max_tokens=60 is ~300
     # characters), so they never cut one and recorded runs replay unchanged.
@@ -52,12 +55,16 @@ class AgentConfig(BaseModel):
         1000, ge=0, description="bound on the analysis, teammate intention and unreadable-answer error kept or re-sent"
     )
     # Belief probes (agent/probe.py): one extra, metered call per turn of the seat, in worlds that offer them.
-    belief_probe: bool = Field(False, description="ask the model each turn what it believes of hidden facts (world's belief_probes)")
+    belief_probe: bool = Field(
+        False, description="ask the model each turn what it believes of hidden facts (world's belief_probes)"
+    )
     probe_template: str = Field("beliefs", pattern=r"^[a-z0-9_]{1,40}$", description="prompts/<world>/probes/<name>.j2")
     probe_max_tokens: int = Field(256, ge=16)
     probe_max_chars: int = Field(2000, ge=0, description="bound on a probe answer before it is read")
     probe_forced: bool = Field(
-        False, description="the probe must name a value for every item, 'unknown' not allowed: a forced guess, as a linear probe makes"
+        False,
+        description="the probe must name a value for every item, 'unknown' not allowed: a forced guess, as a linear "
+        "probe makes",
     )
 
     @model_validator(mode="after")

@@ -6,8 +6,8 @@ nothing changes. The precondition checks cannot see this, because it is a proper
 history, not of the state. This guard remembers, at each decision, what an undo leaves unchanged
 (the skill book's ``undo_state``: in Overcooked the agent's hands and the counters) and the skill chosen there.
 Any progress event (the skill book's ``is_progress``: in Overcooked an ingredient into a
-cooking vessel, a delivery, a hand-over the teammate took) clears the history. A loop is detected when the state is back to
-what it was at an earlier decision, the agent's hands changed in between (so later skills undid
+cooking vessel, a delivery, a hand-over the teammate took) clears the history. A loop is detected when the state is
+back to what it was at an earlier decision, the agent's hands changed in between (so later skills undid
 that decision's skill) and nothing progressed since; choosing that decision's skill again is then
 rejected with the reason, and the planner re-plans.
 
@@ -85,4 +85,6 @@ class UndoLoopGuard:
 
 def loop_record(loop: Loop, blocked: bool) -> LoopRecord:
     """The trace's record of a detection (``blocked``: the check was on, so the skill was refused)."""
-    return LoopRecord(skill=str(loop.skill), since_step=loop.since_step, undone_by=list(loop.undone_by), blocked=blocked)
+    return LoopRecord(
+        skill=str(loop.skill), since_step=loop.since_step, undone_by=list(loop.undone_by), blocked=blocked
+    )

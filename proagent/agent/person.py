@@ -54,8 +54,12 @@ def has_view(domain: Domain) -> bool:
 
 def render_view(domain: Domain, facts: dict, skills: Sequence[str], legal: Sequence[str]) -> str:
     """The person's view: the world's template over the seat's grounded facts."""
-    jinja = jinja2.Environment(loader=jinja2.FileSystemLoader(str(domain.prompts_root)), undefined=jinja2.StrictUndefined, autoescape=False)
-    shown = list(legal[:SHOWN_SKILLS]) + ([f"... {len(legal) - SHOWN_SKILLS} more"] if len(legal) > SHOWN_SKILLS else [])
+    jinja = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(domain.prompts_root)), undefined=jinja2.StrictUndefined, autoescape=False
+    )
+    shown = list(legal[:SHOWN_SKILLS]) + (
+        [f"... {len(legal) - SHOWN_SKILLS} more"] if len(legal) > SHOWN_SKILLS else []
+    )
     try:
         return jinja.get_template(VIEW_TEMPLATE).render(facts=facts, skills=list(skills), legal=shown).strip()
     except jinja2.TemplateError as exc:
@@ -92,7 +96,10 @@ class TypedPlayer:
     async def act(self, obs: Observation, events: Sequence[Event]) -> int:
         self.view = self.perceiver.observe(obs.state, events) if self.perceiver is not None else obs.state
         believed = self.perceiver.believed_state() if self.perceiver is not None else obs.state
-        if self.skill is not None and (self.book.is_done(believed, self.seat, self.skill, self.steps) or self.book.failures(believed, self.seat, self.skill)):
+        if self.skill is not None and (
+            self.book.is_done(believed, self.seat, self.skill, self.steps)
+            or self.book.failures(believed, self.seat, self.skill)
+        ):
             self.skill = None
         if self.skill is None:
             self.skill, self.steps = self._choose(believed, obs.score), 0

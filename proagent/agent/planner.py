@@ -74,7 +74,10 @@ class Planner:
         return {
             "task": self.knowledge.task,
             "rules": self.knowledge.rules,
-            "skills": [{"signature": s.signature, "description": self.knowledge.render(s.description)} for s in self.book.specs.values()],
+            "skills": [
+                {"signature": s.signature, "description": self.knowledge.render(s.description)}
+                for s in self.book.specs.values()
+            ],
             "layout": self.knowledge.layout,
             "demos": self.knowledge.demos,
             "fields": list(self.prompts.fields),
@@ -87,7 +90,9 @@ class Planner:
         """The answer's fields: the prompt set's, plus a message when the conversation lets the agent speak."""
         return [*self.prompts.fields, "message"] if talk and talk["may_send"] else list(self.prompts.fields)
 
-    def messages(self, facts: dict, memory: list[dict], feedback: list[dict], talk: dict | None = None) -> list[Message]:
+    def messages(
+        self, facts: dict, memory: list[dict], feedback: list[dict], talk: dict | None = None
+    ) -> list[Message]:
         """The planner prompt; ``talk`` (MAEIL: role, unread messages, whether it may speak) is
         passed to the template only when there is a conversation, so prompts without one are unchanged."""
         variables = {
@@ -196,7 +201,13 @@ class Planner:
         analysis = fields.get("analysis")
         message = (fields.get("message") or "").strip() or None
         return PlannerOutput(
-            plan=plan, analysis=analysis, intention=intention, intention_text=intention_text, raw=raw, intentions=intentions, message=message
+            plan=plan,
+            analysis=analysis,
+            intention=intention,
+            intention_text=intention_text,
+            raw=raw,
+            intentions=intentions,
+            message=message,
         )
 
     def _per_teammate(self, text: str) -> dict[int, Skill | None]:

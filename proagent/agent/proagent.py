@@ -63,7 +63,9 @@ class ProAgent:
         knowledge = load_knowledge(self.domain.knowledge_root, self.env.name, seat, facts)
         num_agents = len(first.last_actions) if first.last_actions is not None else self.env.num_agents
         mates = tuple(others(seat, num_agents))
-        self.planner = Planner(self.prompts, knowledge, self.book, seat, self.config.answer_format, self.config.analysis_max_chars, mates)
+        self.planner = Planner(
+            self.prompts, knowledge, self.book, seat, self.config.answer_format, self.config.analysis_max_chars, mates
+        )
         self.controller = self.domain.controller(self.book, seat, seed)
         self.memory = Memory(self.config.memory_capacity)
         self.loops = UndoLoopGuard(self.book, seat)
@@ -80,7 +82,9 @@ class ProAgent:
         probes = self.domain.capabilities.belief_probes if self.config.belief_probe else None
         c = self.config
         self.prober = (
-            BeliefProber(probes, self.env, self.domain.prompts_root, c.probe_template, seat, c.probe_max_chars, c.probe_forced)
+            BeliefProber(
+                probes, self.env, self.domain.prompts_root, c.probe_template, seat, c.probe_max_chars, c.probe_forced
+            )
             if probes
             else None
         )
@@ -121,7 +125,9 @@ class ProAgent:
         runs, choosing that same skill again resumes it (its step count goes on)."""
         if self.last_decision is not None:
             self.earlier_decisions.append(self.last_decision)
-        skill, message = await self._decide(obs.state, obs.score, {**talk.to_prompt(), "guide": self._topology_guide(talk.topology)})
+        skill, message = await self._decide(
+            obs.state, obs.score, {**talk.to_prompt(), "guide": self._topology_guide(talk.topology)}
+        )
         resumed = self.skill is not None and talk.current_plan is not None and str(skill) == str(self.skill)
         if not resumed:
             self._adopt(obs.state, skill)
@@ -185,7 +191,9 @@ class ProAgent:
             "intention_hits": self.belief.hits,
             "intention_total": self.belief.total,
             "intention_accuracy": self.belief.accuracy,
-            "intention_by_teammate": {str(seat): {"hits": h, "total": t} for seat, (h, t) in sorted(self.belief.by_teammate.items())},
+            "intention_by_teammate": {
+                str(seat): {"hits": h, "total": t} for seat, (h, t) in sorted(self.belief.by_teammate.items())
+            },
             "overhead_ms_median": 1000 * statistics.median(s.overhead_s) if s.overhead_s else None,
             "skill_duration_mean": statistics.fmean(s.skill_durations) if s.skill_durations else None,
             **(probe_summary(self.prober.turns) if self.prober is not None else {}),
@@ -239,7 +247,9 @@ class ProAgent:
         of the accepted answer (None without a conversation)."""
         started = time.perf_counter()
         llm_before, calls_before = self.stats.llm_latency_s, self.stats.llm_calls
-        facts = self.domain.ground(self.view, self.seat, self.book, list(self.teammates.values()), score)  # what it may know
+        facts = self.domain.ground(
+            self.view, self.seat, self.book, list(self.teammates.values()), score
+        )  # what it may know
         memory = self.memory.retrieve(self.config.memory_k, self.retrieval)
         loops = self.loops.blocked(state)
         self.stats.oscillations += int(bool(loops))
@@ -289,12 +299,27 @@ class ProAgent:
         except LLMResponseError as exc:  # counted like any failed call; the probe scores as all unknown
             self._count_failed(exc)
             error = clip(f"the answer was malformed: {exc}", self.config.carried_text_max_chars)
-        self.last_probe = self.prober.record(state.step, question, text, self.prober.probes.truth(state), messages, error)
+        self.last_probe = self.prober.record(
+            state.step, question, text, self.prober.probes.truth(state), messages, error
+        )
 
     async def _attempt(
-        self, state: State, facts: dict, memory: list[dict], attempts: list[Attempt], blocked: list[Loop], talk: dict | None = None
+        self,
+        state: State,
+        facts: dict,
+        memory: list[dict],
+        attempts: list[Attempt],
+        blocked: list[Loop],
+        talk: dict | None = None,
     ) -> PlannerOutput | None:
-        feedback = [{"skill": a.plan or "(unreadable answer)", "reasons": a.failures or [a.parse_error], "explanation": a.explanation} for a in attempts]
+        feedback = [
+            {
+                "skill": a.plan or "(unreadable answer)",
+                "reasons": a.failures or [a.parse_error],
+                "explanation": a.explanation,
+            }
+            for a in attempts
+        ]
         messages = self.planner.messages(facts, memory, feedback, talk)
         grounding = self.planner.grounding(facts, memory, feedback, talk)
         allowed = self._allowed_skills(self._believed(state), blocked)
@@ -363,7 +388,10 @@ class ProAgent:
         """The planner's free texts cut to ``carried_text_max_chars`` before memory, beliefs and records see them."""
         limit = self.config.carried_text_max_chars
         return replace(
-            output, analysis=clip(output.analysis, limit), intention_text=clip(output.intention_text, limit), message=clip(output.message, limit)
+            output,
+            analysis=clip(output.analysis, limit),
+            intention_text=clip(output.intention_text, limit),
+            message=clip(output.message, limit),
         )
 
     def _verify(self, state: State, skill: Skill, blocked: list[Loop]) -> list[str]:

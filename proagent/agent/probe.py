@@ -74,7 +74,9 @@ def _accuracy(correct: int, total: int) -> float | None:
     return correct / total if total else None
 
 
-def score_beliefs(step: int, question: ProbeQuestion, answers: dict[str, str], invalid: int, truth: Mapping[str, str]) -> ProbeTurn:
+def score_beliefs(
+    step: int, question: ProbeQuestion, answers: dict[str, str], invalid: int, truth: Mapping[str, str]
+) -> ProbeTurn:
     """The answer against the truth, split into the items the seat has seen and the others;
     "unknown" is never correct (so an agent that answers nothing scores 0, not chance)."""
     hits = {item: answers[item] != UNKNOWN and answers[item] == truth.get(item) for item in question.items}
@@ -129,12 +131,21 @@ class BeliefProber:
     """One seat's probes over an episode: when one is due, its prompt, and the scored turns."""
 
     def __init__(
-        self, probes: BeliefProbes, env: DomainEnv, prompts_root: Path, template: str, seat: int, max_chars: int, forced: bool = False
+        self,
+        probes: BeliefProbes,
+        env: DomainEnv,
+        prompts_root: Path,
+        template: str,
+        seat: int,
+        max_chars: int,
+        forced: bool = False,
     ) -> None:
         path = prompts_root / PROBES_FOLDER / f"{template}.j2"
         if not path.is_file():
             raise PromptSetError(f"no belief probe template {template!r} (looked for {path.name} in {path.parent})")
-        jinja = jinja2.Environment(loader=jinja2.FileSystemLoader(str(prompts_root)), undefined=jinja2.StrictUndefined, autoescape=False)
+        jinja = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(prompts_root)), undefined=jinja2.StrictUndefined, autoescape=False
+        )
         self.template = jinja.get_template(f"{PROBES_FOLDER}/{template}.j2")
         self.probes, self.env, self.seat, self.max_chars, self.forced = probes, env, seat, max_chars, forced
         self.turns: list[ProbeTurn] = []
@@ -150,14 +161,21 @@ class BeliefProber:
         """The probe prompt: the seat's own grounded facts, the items and the allowed values."""
         try:
             unknown = None if self.forced else UNKNOWN  # the template asks for a guess where there is no "unknown"
-            text = self.template.render(facts=facts, items=list(question.items), values=list(question.values), unknown=unknown)
+            text = self.template.render(
+                facts=facts, items=list(question.items), values=list(question.values), unknown=unknown
+            )
         except jinja2.TemplateError as exc:
             raise PromptSetError(f"belief probe template {self.template.name}: {exc}") from exc
         return [Message(role="user", content=text.strip())]
 
     def grounding(self, facts: dict, question: ProbeQuestion) -> Grounding:
         return Grounding(
-            purpose="probe", seat=self.seat, facts=facts, output_format="json", probe_items=question.items, probe_values=question.values
+            purpose="probe",
+            seat=self.seat,
+            facts=facts,
+            output_format="json",
+            probe_items=question.items,
+            probe_values=question.values,
         )
 
     def record(self, step: int, question: ProbeQuestion, text: str, truth: Mapping[str, str], messages: list[Message],
@@ -166,7 +184,9 @@ class BeliefProber:
         response = clip(text, self.max_chars) or ""
         answers, invalid = parse_beliefs(response, question, self.forced)
         turn = score_beliefs(step, question, answers, invalid, truth)
-        turn = turn.model_copy(update={"messages": [m.model_dump() for m in messages], "response": response, "error": error})
+        turn = turn.model_copy(
+            update={"messages": [m.model_dump() for m in messages], "response": response, "error": error}
+        )
         self.turns.append(turn)
         return turn
 
@@ -183,4 +203,12 @@ def check_probe(domain: Domain, env: DomainEnv, template: str, state: State, sea
         prober.messages(domain.ground(state, seat, domain.skill_book(state), [], 0.0), question)
 
 
-__all__ = ["BeliefProber", "ProbeTurn", "check_probe", "parse_beliefs", "probe_schema", "probe_summary", "score_beliefs"]
+__all__ = [
+    "BeliefProber",
+    "ProbeTurn",
+    "check_probe",
+    "parse_beliefs",
+    "probe_schema",
+    "probe_summary",
+    "score_beliefs",
+]

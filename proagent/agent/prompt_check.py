@@ -31,7 +31,9 @@ def check_prompt_set(
     idle = domain.action_names[domain.idle_action]
     mates = [TeammateView(s, str(_SAMPLE_SKILL), idle) for s in others(seat, env.num_agents)]
     for output_format in ("json", "text"):
-        planner = Planner(prompts, knowledge, book, seat, output_format, teammates=tuple(m.seat for m in mates))  # renders planner_system.j2
+        planner = Planner(
+            prompts, knowledge, book, seat, output_format, teammates=tuple(m.seat for m in mates)
+        )  # renders planner_system.j2
         facts = domain.ground(state, seat, book, mates, 0.0)
         planner.messages(facts, _sample_memory(), [_sample_feedback()])
         planner.messages(facts, [], [])

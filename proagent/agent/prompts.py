@@ -73,7 +73,9 @@ class PromptSet:
 def load_prompt_set(name: str, root: Path) -> PromptSet:
     folder = root / name
     if not (folder / "prompt.toml").is_file():
-        raise PromptSetError(f"unknown prompt set {name!r}; available: {', '.join(available_prompt_sets(root))} (folders in {root})")
+        raise PromptSetError(
+            f"unknown prompt set {name!r}; available: {', '.join(available_prompt_sets(root))} (folders in {root})"
+        )
     missing = [t for t in REQUIRED_TEMPLATES if not (folder / t).is_file()]
     if missing:
         raise PromptSetError(f"prompt set {name!r} lacks {', '.join(missing)}")
@@ -109,8 +111,15 @@ def _answer_fields(name: str, fields: object) -> tuple[str, ...] | None:
     model should write them (the JSON schema and the grammar follow it)."""
     if fields is None:
         return None
-    if not isinstance(fields, list) or "plan" not in fields or len(set(fields)) != len(fields) or any(f not in ANSWER_FIELDS for f in fields):
-        raise PromptSetError(f"prompt set {name!r}: fields must list 'plan' and any of {list(ANSWER_FIELDS)}, got {fields!r}")
+    if (
+        not isinstance(fields, list)
+        or "plan" not in fields
+        or len(set(fields)) != len(fields)
+        or any(f not in ANSWER_FIELDS for f in fields)
+    ):
+        raise PromptSetError(
+            f"prompt set {name!r}: fields must list 'plan' and any of {list(ANSWER_FIELDS)}, got {fields!r}"
+        )
     return tuple(fields)
 
 

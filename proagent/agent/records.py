@@ -60,7 +60,9 @@ class AgentStats:
     rejections: int = 0  # Verificator failures
     parse_failures: int = 0
     fallbacks: int = 0
-    oscillations: int = 0  # decisions taken where later skills had undone an earlier one, with no progress (agent/loops.py)
+    oscillations: int = (
+        0  # decisions taken where later skills had undone an earlier one, with no progress (agent/loops.py)
+    )
     retries: int = 0  # failed model requests retried before an answer came (not cache hits)
     retry_causes: Counter = field(default_factory=Counter)  # error class name -> retries it caused
     skills_done: int = 0

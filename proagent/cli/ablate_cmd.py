@@ -26,19 +26,25 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from proagent.cli.eval_run import agent_flags_given, execute
+    from proagent.cli.eval_request import EvalRequest
+    from proagent.cli.eval_run import agent_flags_given, error_exit, execute
     from proagent.eval.ablation import expand_ablation, refuse_varied_overrides
     from proagent.eval.config import ConfigError, read_config_file
+    from proagent.request import RequestError
 
-    if args.resume is not None:
-        return execute(args, {}, ablation=None)
-    if args.config is None:
+    try:
+        request = EvalRequest.from_args(args, args.config, None)
+    except RequestError as exc:
+        return error_exit(exc)
+    if request.resume is not None:
+        return execute(request, {}, ablation=None)
+    if request.config is None:
         print("error: give an ablation file (see runs/ablations/) or --resume RUN", file=sys.stderr)
         return 2
     try:
-        data, ablation = expand_ablation(read_config_file(args.config), str(args.config))
-        refuse_varied_overrides(ablation, agent_flags_given(args), str(args.config))
+        data, ablation = expand_ablation(read_config_file(request.config), str(request.config))
+        refuse_varied_overrides(ablation, agent_flags_given(request), str(request.config))
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    return execute(args, data, ablation=ablation)
+    return execute(request, data, ablation=ablation)

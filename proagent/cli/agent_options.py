@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from proagent.agent.clock import CLOCK_FALLBACKS, FALLBACK_HELP
 from proagent.agent.clock import HELP as CLOCK_HELP
 from proagent.agent.memory import MEMORY_RETRIEVALS
 from proagent.agent.verificator_modes import VERIFICATOR_MODES
@@ -29,7 +30,9 @@ SCRIPTED_NOTICE = (
     "language model; the run records it as such."
 )
 # `play`, `human`, `study` and `eval` all offer --probe-forced: one wording for each of them
-PROBE_FORCED_HELP = "with --belief-probe: the model must name a value for every item ('unknown' not allowed), a forced guess"
+PROBE_FORCED_HELP = (
+    "with --belief-probe: the model must name a value for every item ('unknown' not allowed), a forced guess"
+)
 
 
 def add_agent_options(p: argparse.ArgumentParser) -> None:
@@ -41,13 +44,20 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         "planner: no language model), or python:module:factory",
     )
     p.add_argument("--api-base", default=None, help="URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp)")
-    p.add_argument("--prompt", default=None, help="prompt set: a folder of the world's prompts (default: compact for the embedded model where the world has "
-        "one, else proagent)")
+    p.add_argument(
+        "--prompt",
+        default=None,
+        help="prompt set: a folder of the world's prompts (default: compact for the embedded model where the world has "
+        "one, else proagent)",
+    )
     p.add_argument("--belief", choices=("replace", "annotate", "off"), default="replace")
-    p.add_argument("--memory-k", type=non_negative_int, default=5, help="recent trajectory records shown to the planner")
+    p.add_argument(
+        "--memory-k", type=non_negative_int, default=5, help="recent trajectory records shown to the planner"
+    )
     add_pipeline_options(p)
     p.add_argument("--max-replans", type=non_negative_int, default=4)
     p.add_argument("--clock", type=clock_spec, default="turns", metavar="turns|tokens:N|seconds:S", help=CLOCK_HELP)
+    p.add_argument("--clock-fallback", choices=CLOCK_FALLBACKS, default="idle", help=FALLBACK_HELP)
     p.add_argument(
         "--no-loop-check",
         action="store_true",
@@ -62,14 +72,17 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--belief-probe",
         action="store_true",
-        help="each turn, also ask the model what it believes of hidden facts (one more call; worlds with belief probes)",
+        help="each turn, also ask the model what it believes of hidden facts (one more call; worlds with belief "
+        "probes)",
     )
     p.add_argument(
         "--probe-forced",
         action="store_true",
         help=PROBE_FORCED_HELP,
     )
-    p.add_argument("--llm-timeout", type=positive_float, default=60.0, help="seconds to wait for one LLM answer before retrying")
+    p.add_argument(
+        "--llm-timeout", type=positive_float, default=60.0, help="seconds to wait for one LLM answer before retrying"
+    )
     p.add_argument(
         "--cache-dir",
         type=writable_folder,
@@ -82,7 +95,8 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         type=adapter_file,
         default=None,
         metavar="PATH|none",
-        help="the embedded model's LoRA adapter GGUF (from proagent finetune), recorded with its sha256 (default: none, the raw model)",
+        help="the embedded model's LoRA adapter GGUF (from proagent finetune), recorded with its sha256 (default: "
+        "none, the raw model)",
     )
     p.add_argument(
         "--threads",
@@ -132,7 +146,8 @@ def add_topology_options(p: argparse.ArgumentParser) -> None:
         "--topology",
         choices=TOPOLOGIES,
         default=None,
-        help="run the team through MAEIL with this communication topology (default: no conversation, agents act in turn)",
+        help="run the team through MAEIL with this communication topology (default: no conversation, agents act in "
+        "turn)",
     )
     p.add_argument("--leader", type=non_negative_int, default=0, help="centralized topology: the leader's seat")
     p.add_argument(
@@ -152,5 +167,6 @@ def add_topology_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--feedback",
         action="store_true",
-        help="environment feedback: attach the world's constraint and dependency snapshot to the leader's messages (worlds that give one)",
+        help="environment feedback: attach the world's constraint and dependency snapshot to the leader's messages "
+        "(worlds that give one)",
     )

@@ -14,7 +14,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--domain",
         default=None,
-        help="the run's world as module:attribute, when it is not a registered one (a run folder alone never makes analyze import code)",
+        help="the run's world as module:attribute, when it is not a registered one (a run folder alone never makes "
+        "analyze import code)",
     )
     p.set_defaults(run=run)
 
@@ -90,7 +91,9 @@ def _model_for(domain):
 
     def model_for(layout: str):
         if domain.capabilities.interdependence is None:
-            raise DomainInputError(f"domain {domain.name!r} has no interdependence model, so its runs cannot be analyzed")
+            raise DomainInputError(
+                f"domain {domain.name!r} has no interdependence model, so its runs cannot be analyzed"
+            )
         return domain.capabilities.interdependence.model(layout)
 
     return model_for

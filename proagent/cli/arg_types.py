@@ -26,7 +26,9 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
-    def parse_args(self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None) -> argparse.Namespace:  # type: ignore[override]
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
         """The namespace, with ``command_line``: the words that made it (``args``, else the
         process's own), so a run records the command that made it however it was started
         (``proagent ...`` in a shell, or ``proagent.cli.main([...])`` from Python)."""

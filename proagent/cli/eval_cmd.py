@@ -16,7 +16,9 @@ from proagent.cli.eval_run import add_agent_flags, add_grid_flags, add_run_flags
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("eval", help="evaluate agents with partners on layouts (tables, charts, resumable)")
-    p.add_argument("config", nargs="?", type=Path, help="a .toml/.yaml evaluation config (see runs/ablations/ for examples)")
+    p.add_argument(
+        "config", nargs="?", type=Path, help="a .toml/.yaml evaluation config (see runs/ablations/ for examples)"
+    )
     p.add_argument("--agents", help="comma list: 'proagent' and/or partner names playing the agent's seat")
     add_grid_flags(p)
     add_agent_flags(p)
@@ -25,12 +27,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from proagent.cli.eval_request import EvalRequest
     from proagent.eval.config import ConfigError, read_config_file
+    from proagent.request import RequestError
 
     try:
-        data = read_config_file(args.config) if args.config else {}
-    except ConfigError as exc:
+        request = EvalRequest.from_args(args, args.config, args.agents)
+        data = read_config_file(request.config) if request.config else {}
+    except (ConfigError, RequestError) as exc:
         return error_exit(exc)
-    return execute(args, data, ablation=None)
+    return execute(request, data, ablation=None)
 
 

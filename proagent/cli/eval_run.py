@@ -11,6 +11,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from proagent.agent.clock import CLOCK_FALLBACKS, FALLBACK_HELP
 from proagent.agent.clock import HELP as CLOCK_HELP
 from proagent.bounded import small_whole
 from proagent.cli.agent_options import PROBE_FORCED_HELP, adapter_file, add_pipeline_options
@@ -29,6 +30,7 @@ from proagent.cli.arg_types import (
     wall_clock_seconds,
     writable_folder,
 )
+from proagent.cli.eval_request import EvalRequest
 
 if TYPE_CHECKING:
     from proagent.eval.ray_executor import RayExecutor
@@ -36,16 +38,20 @@ if TYPE_CHECKING:
 
 # flag dest -> EvalConfig field, for flags that set top-level fields
 GRID_FLAGS = MappingProxyType({
-    **{f: f for f in ("name", "domain", "partners", "layouts", "seats", "topologies", "feedback", "repair", "episodes", "seed", "horizon")},
+    **{f: f for f in (
+        "name", "domain", "partners", "layouts", "seats", "topologies", "feedback", "repair", "episodes", "seed",
+        "horizon",
+    )},
     "wall_clock": "wall_clock_s",
 })  # fmt: skip
 RUN_FLAGS = MappingProxyType({
     "concurrency": "concurrency", "llm_concurrency": "llm_concurrency", "max_cost": "max_cost_usd",
-    "max_failures": "max_failures", "trace": "trace", "stepping": "stepping", "cache": "cache", "cache_dir": "cache_dir",
+    "max_failures": "max_failures", "trace": "trace", "stepping": "stepping", "cache": "cache",
+    "cache_dir": "cache_dir",
 })  # fmt: skip
 AGENT_FLAGS = (
-    "adapter", "clock", "llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k", "memory_retrieval", "max_replans", "verificator", "loop_check",
-    "legal_only", "belief_probe", "probe_forced",
+    "adapter", "clock", "clock_fallback", "llm", "api_base", "llm_timeout_s", "prompt", "belief", "memory_k",
+    "memory_retrieval", "max_replans", "verificator", "loop_check", "legal_only", "belief_probe", "probe_forced",
 )  # fmt: skip
 # AgentSpec field -> the flag that sets it, for messages about a flag
 AGENT_FLAG_NAMES = MappingProxyType({
@@ -74,7 +80,8 @@ def add_grid_flags(p: argparse.ArgumentParser) -> None:
         "--feedback",
         action="store_const",
         const=True,
-        help="environment feedback: attach the world's constraint and dependency snapshot to the leader's messages (worlds that give one)",
+        help="environment feedback: attach the world's constraint and dependency snapshot to the leader's messages "
+        "(worlds that give one)",
     )
     p.add_argument(
         "--repair",
@@ -85,16 +92,27 @@ def add_grid_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=seed_number, help="episode i plays seed + i")
     p.add_argument("--horizon", type=horizon_steps, help="steps per episode (default: each layout's own, else 400)")
     p.add_argument("--wall-clock", type=wall_clock_seconds, metavar="S", help=WALL_CLOCK_HELP)
-    p.add_argument("--env", action="append", metavar="KEY=VALUE", help="an environment setting for every layout (repeatable), e.g. agent_view_size=2")
+    p.add_argument(
+        "--env",
+        action="append",
+        metavar="KEY=VALUE",
+        help="an environment setting for every layout (repeatable), e.g. agent_view_size=2",
+    )
 
 
 def add_agent_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--llm", help="model of every proagent agent: 'embedded', a litellm id or python:module:factory")
     p.add_argument("--api-base", help="OpenAI-compatible server URL for --llm")
-    p.add_argument("--llm-timeout", dest="llm_timeout_s", type=positive_float, help="seconds to wait for one LLM answer (default 60)")
+    p.add_argument(
+        "--llm-timeout",
+        dest="llm_timeout_s",
+        type=positive_float,
+        help="seconds to wait for one LLM answer (default 60)",
+    )
     p.add_argument("--prompt", help="prompt set (a folder in prompts/)")
     p.add_argument("--adapter", type=adapter_file, metavar="PATH|none", help="the embedded model's LoRA adapter GGUF")
     p.add_argument("--clock", type=clock_spec, metavar="turns|tokens:N|seconds:S", help=CLOCK_HELP)
+    p.add_argument("--clock-fallback", choices=CLOCK_FALLBACKS, help=FALLBACK_HELP)
     p.add_argument("--belief", choices=("replace", "annotate", "off"))
     p.add_argument("--memory-k", type=non_negative_int)
     add_pipeline_options(p)
@@ -106,7 +124,8 @@ def add_agent_flags(p: argparse.ArgumentParser) -> None:
         dest="belief_probe",
         action="store_const",
         const=True,
-        help="each turn, also ask every proagent agent what it believes of hidden facts (one more call; worlds with belief probes)",
+        help="each turn, also ask every proagent agent what it believes of hidden facts (one more call; worlds with "
+        "belief probes)",
     )
     p.add_argument(
         "--probe-forced",
@@ -123,44 +142,51 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--llm-concurrency",
         type=positive_int,
-        help="LLM requests in flight to each model endpoint over all episodes; on Ray, over all runs sharing it (default 32)",
+        help="LLM requests in flight to each model endpoint over all episodes; on Ray, over all runs sharing it "
+        "(default 32)",
     )
     p.add_argument("--max-cost", type=positive_float, help="USD: start no new episode once this much is spent")
     p.add_argument("--max-failures", type=positive_int)
     p.add_argument("--trace", action="store_const", const=True, help="write every step to trace.jsonl")
     p.add_argument("--stepping", choices=("lockstep", "single"), help="batch envs per layout (default) or not")
     p.add_argument("--no-cache", dest="cache", action="store_const", const=False)
-    p.add_argument("--cache-dir", type=writable_folder, help="the model-answer cache (default: .cache/llm in the current folder)")
-    p.add_argument("--runs-dir", type=writable_folder, help="where run folders go (default: runs/ in the current folder)")
+    p.add_argument(
+        "--cache-dir", type=writable_folder, help="the model-answer cache (default: .cache/llm in the current folder)"
+    )
+    p.add_argument(
+        "--runs-dir", type=writable_folder, help="where run folders go (default: runs/ in the current folder)"
+    )
     p.add_argument(
         "--executor",
         choices=("local", "ray"),
         default="local",
         help="where episodes play: this process (default), or the workers of a Ray cluster (see docs/scale_out.md)",
     )
-    p.add_argument("--ray-address", help="with --executor ray: a running cluster's head, host:port (default: a local one)")
+    p.add_argument(
+        "--ray-address", help="with --executor ray: a running cluster's head, host:port (default: a local one)"
+    )
     p.add_argument("--progress", choices=("auto", "on", "off"), default="auto")
     add_progress_options(p, "LLM calls")
 
 
-def apply_flags(data: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+def apply_flags(data: dict[str, Any], request: EvalRequest) -> dict[str, Any]:
     """``data`` with the flags that were given applied on top; defaults only where neither says."""
     from proagent.builder import parse_settings
     from proagent.eval.config import DEFAULT_PARTNER
 
     out = dict(data)
+    given = request.model_dump()
     for dest, field in {**GRID_FLAGS, **RUN_FLAGS}.items():
-        value = getattr(args, dest, None)
-        if value is not None:
-            out[field] = _split(value, field) if field in LIST_FIELDS else value
-    if getattr(args, "env", None):
-        out["env"] = {**out.get("env", {}), **parse_settings(args.env)}
-    if getattr(args, "agents", None):
-        out["agents"] = [{"kind": kind} for kind in _split(args.agents, "agents")]
+        if given[dest] is not None:
+            out[field] = _split(given[dest], field) if field in LIST_FIELDS else given[dest]
+    if request.env:
+        out["env"] = {**out.get("env", {}), **parse_settings(list(request.env))}
+    if request.agents:
+        out["agents"] = [{"kind": kind} for kind in _split(request.agents, "agents")]
     out.setdefault("agents", [{"kind": "proagent"}])
     out.setdefault("partners", [DEFAULT_PARTNER])
     out.setdefault("layouts", [default_layout(out.get("domain"))])
-    agent_flags = {f: getattr(args, f) for f in AGENT_FLAGS if getattr(args, f, None) is not None}
+    agent_flags = {f: given[f] for f in AGENT_FLAGS if given[f] is not None}
     if "legal_only" in agent_flags:
         agent_flags["legal_only"] = {"auto": "auto", "on": True, "off": False}[agent_flags["legal_only"]]
     out["agents"] = [{**a, **agent_flags} if _is_proagent(a) else a for a in out["agents"]]
@@ -188,28 +214,30 @@ def _split(value: str, field: str) -> list:
     return [seat if field == "seats" and (seat := small_whole(v)) is not None else v for v in items]
 
 
-def agent_flags_given(args: argparse.Namespace) -> dict[str, str]:
+def agent_flags_given(request: EvalRequest) -> dict[str, str]:
     """AgentSpec field -> the flag that set it, for each agent flag given on the command line."""
-    return {f: AGENT_FLAG_NAMES[f] for f in AGENT_FLAGS if getattr(args, f, None) is not None}
+    given = request.model_dump()
+    return {f: AGENT_FLAG_NAMES[f] for f in AGENT_FLAGS if given[f] is not None}
 
 
-def resume_changes(args: argparse.Namespace) -> dict[str, Any]:
+def resume_changes(request: EvalRequest) -> dict[str, Any]:
     """The config fields the flags would change (resume_run refuses all but execution ones)."""
-    changes = {field: getattr(args, dest) for dest, field in {**GRID_FLAGS, **RUN_FLAGS}.items() if getattr(args, dest, None) is not None}
-    if getattr(args, "env", None):
-        changes["env"] = args.env
-    changes.update({f: getattr(args, f) for f in AGENT_FLAGS if getattr(args, f, None) is not None})
-    if getattr(args, "agents", None) or getattr(args, "config", None):
+    given = request.model_dump()
+    changes = {field: given[dest] for dest, field in {**GRID_FLAGS, **RUN_FLAGS}.items() if given[dest] is not None}
+    if request.env:
+        changes["env"] = list(request.env)
+    changes.update({f: given[f] for f in AGENT_FLAGS if given[f] is not None})
+    if request.agents or request.config:
         changes["agents/config"] = True
     return changes
 
 
-def execute(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -> int:
+def execute(request: EvalRequest, data: dict[str, Any], ablation: Any) -> int:
     """Start (or resume) the run, play it, report. Shared by eval and ablate."""
-    return execute_run(args, data, ablation)[0]
+    return execute_run(request, data, ablation)[0]
 
 
-def execute_run(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -> tuple[int, Path | None]:
+def execute_run(request: EvalRequest, data: dict[str, Any], ablation: Any) -> tuple[int, Path | None]:
     """`execute`, also giving the run folder (None when the run never started) for a command that
     reads the records afterwards (`proagent reproduce`)."""
     from rich.console import Console
@@ -220,29 +248,29 @@ def execute_run(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -
     from proagent.eval.session import finish_run, play_run, resume_run, start_run
     from proagent.eval.world import World
 
-    command = shlex.join(args.command_line)  # as typed (`main` sets it), recorded in the manifest
+    command = shlex.join(request.command_line)  # as typed (`main` sets it), recorded in the manifest
     world = World()
     console = Console()
     try:
-        executor = connect_executor(args, world)
+        executor = connect_executor(request, world)
     except ValueError as exc:
         return error_exit(exc), None
     try:
-        if args.resume is not None:
-            handle = resume_run(args.resume, resume_changes(args), world, command)
+        if request.resume is not None:
+            handle = resume_run(request.resume, resume_changes(request), world, command)
         else:
-            config = validate_config(apply_flags(data, args), str(args.config or "flags"), EvalConfig)
+            config = validate_config(apply_flags(data, request), str(request.config or "flags"), EvalConfig)
             if executor is not None:  # their processes start up while this one resolves the grid
                 executor.start_workers_for([config])
-            handle = start_run(config, world, command, args.runs_dir, ablation)
+            handle = start_run(config, world, command, request.runs_dir, ablation)
     except (ConfigError, SetupError) as exc:
         if executor is not None:
             executor.close()
         return error_exit(exc), None
     print(f"run folder: {handle.folder.path}", file=sys.stderr)
-    lines = ProgressLines(args.progress_every, args.progress_seconds)
+    lines = ProgressLines(request.progress_every, request.progress_seconds)
     try:
-        outcome = asyncio.run(play_run(handle, world, args.progress, Console(stderr=True), lines, executor))
+        outcome = asyncio.run(play_run(handle, world, request.progress, Console(stderr=True), lines, executor))
     finally:  # the workers stop however the run ends
         if executor is not None:
             executor.close()
@@ -250,16 +278,16 @@ def execute_run(args: argparse.Namespace, data: dict[str, Any], ablation: Any) -
     return (1 if outcome.failures or outcome.disk_error else 0), handle.folder.path
 
 
-def connect_executor(args: argparse.Namespace, world: World) -> RayExecutor | None:
+def connect_executor(request: EvalRequest, world: World) -> RayExecutor | None:
     """The Ray executor, connected and with every node checked, for ``--executor ray``; None for
     the local one. Runs before the run folder exists: a bad flag, a missing Ray or an unreachable
     cluster is one line (ValueError) and no folder."""
-    if args.executor == "local" and args.ray_address is None:
+    if request.executor == "local" and request.ray_address is None:
         return None  # no import of the Ray side at all
     from proagent.eval.ray_executor import ExecutorError, open_executor
 
     try:
-        executor = open_executor(args.executor, args.ray_address, world)
+        executor = open_executor(request.executor, request.ray_address, world)
     except ExecutorError as exc:
         raise ValueError(str(exc)) from None
     for warning in executor.warnings if executor is not None else []:

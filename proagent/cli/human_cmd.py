@@ -12,6 +12,7 @@ import os
 import sys
 import time
 import webbrowser
+from typing import TYPE_CHECKING
 
 from proagent.bounded import shown, small_whole
 from proagent.cli.agent_options import EMBEDDED_NOTICE, add_agent_options
@@ -24,6 +25,9 @@ from proagent.cli.arg_types import (
     seed_number,
     writable_folder,
 )
+
+if TYPE_CHECKING:
+    from proagent.web.human_request import HumanRequest
 
 EMBEDDED_REALTIME_NOTICE = (
     "In real time the agent waits in place while the model thinks; the embedded model needs seconds "
@@ -58,7 +62,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--interface",
         choices=("auto", "web", "text"),
         default="auto",
-        help="web: the browser page; text: type skills in the terminal (turn-based worlds); auto: text where the world has a text view",
+        help="web: the browser page; text: type skills in the terminal (turn-based worlds); auto: text where the world "
+        "has a text view",
     )
     p.add_argument(
         "--agent",
@@ -98,70 +103,78 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-browser", action="store_true", help="print the address instead of opening a browser tab")
     p.add_argument("--no-questionnaire", action="store_true", help="skip the post-game questionnaire")
     p.add_argument("--name", default=None, type=run_name, help="run folder suffix (default human-<layout>-<agent>)")
-    p.add_argument("--runs-dir", type=writable_folder, default=None, help="where run folders go (default: runs/ in the current folder)")
+    p.add_argument(
+        "--runs-dir",
+        type=writable_folder,
+        default=None,
+        help="where run folders go (default: runs/ in the current folder)",
+    )
     add_agent_options(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from proagent.builder import SetupError
+    from proagent.cli.requests import human_request
+    from proagent.request import RequestError
 
     try:
-        text = _settle(args)
-    except SetupError as exc:
+        request = settle(human_request(args))
+    except (RequestError, SetupError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if text:
+    if request.interface == "text":
         from proagent.cli.human_text import run_text
 
-        return run_text(args)
-    return _run_web(args)
+        return run_text(request)
+    return _run_web(request)
 
 
-def _settle(args: argparse.Namespace) -> bool:
-    """Fill the defaults that depend on the world (layout, interface, horizon); True for text."""
+def settle(request: HumanRequest) -> HumanRequest:
+    """The request with the defaults that depend on the world filled in: the layout, the interface
+    (web or text) and, on the web, the horizon. A SetupError for a world the interface cannot show."""
     from proagent.agent.person import has_view
     from proagent.builder import SetupError, settled_layout
     from proagent.domains import domain_for
     from proagent.world.types import DomainInputError
 
-    args.layout = settled_layout(args.layout, args.domain)
+    layout = settled_layout(request.layout, request.domain)
     try:
-        domain = domain_for(args.layout, args.domain)
+        domain = domain_for(layout, request.domain)
     except DomainInputError as exc:
         raise SetupError(str(exc)) from exc
-    if args.interface == "web" and has_view(domain):
+    if request.interface == "web" and has_view(domain):
         raise SetupError(
-            f"--interface web: the {domain.name} page draws the whole table, more than a seat may see; use --interface text"
+            f"--interface web: the {domain.name} page draws the whole table, more than a seat may see; use --interface "
+            "text"
         )
-    text = args.interface == "text" or (args.interface == "auto" and has_view(domain))
-    if not text and args.horizon is None:
-        args.horizon = WEB_HORIZON
-    return text
+    text = request.interface == "text" or (request.interface == "auto" and has_view(domain))
+    horizon = WEB_HORIZON if not text and request.horizon is None else request.horizon
+    return request.model_copy(update={"layout": layout, "interface": "text" if text else "web", "horizon": horizon})
 
 
-def _run_web(args: argparse.Namespace) -> int:
+def _run_web(request: HumanRequest) -> int:
     from proagent.builder import SetupError
     from proagent.web.human_session import build_human_session
 
     try:
-        session = build_human_session(args)
+        session = build_human_session(request)
     except SetupError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if session.embedded:
         print(EMBEDDED_NOTICE, file=sys.stderr)
-        if args.mode == "realtime":
+        if request.mode == "realtime":
             print(EMBEDDED_REALTIME_NOTICE, file=sys.stderr)
     try:
-        server = session.serve(args.port)
+        server = session.serve(request.port)
     except OSError as exc:
-        print(f"error: cannot listen on 127.0.0.1:{args.port}: {exc} (try --port 0)", file=sys.stderr)
+        print(f"error: cannot listen on 127.0.0.1:{request.port}: {exc} (try --port 0)", file=sys.stderr)
         return 2
     game = session.game
     print(f"run folder: {session.folder.path}", file=sys.stderr)
     print(f"play at {server.url}  (arrows move, space interacts; Ctrl+C to stop)", flush=True)
-    if not args.no_browser:
+    if request.open_browser:
         webbrowser.open(server.url)
     try:
         while not game.finished.wait(0.5):

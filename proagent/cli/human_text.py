@@ -9,7 +9,6 @@ from the one builder every front end uses (proagent/builder.py): the person is o
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import shlex
 import sys
@@ -21,7 +20,6 @@ from proagent.agent.person import Person, PersonLeft, TypedPlayer, has_view
 from proagent.builder import (
     LLM_AGENT,
     AgentBuilder,
-    LLMFlags,
     SetupError,
     check_name,
     env_settings,
@@ -36,6 +34,7 @@ from proagent.runner.episode import run_episode
 from proagent.runner.records import EpisodeRecord, HumanRunConfig
 from proagent.runner.run_folder import RunFolder, package_versions, run_name_from
 from proagent.runner.summary import summary_of
+from proagent.web.human_request import HumanRequest
 from proagent.world.interface import Domain
 from proagent.world.types import DomainEnv
 
@@ -71,7 +70,11 @@ class TextSession:
 
     async def play(self) -> EpisodeRecord:
         """The game; trace lines as it goes, the episode record and summary at its end."""
-        names = [HUMAN if seat == self.human_seat else self.agent for seat in range(self.env.num_agents) if seat != self.agent_seat]
+        names = [
+            HUMAN if seat == self.human_seat else self.agent
+            for seat in range(self.env.num_agents)
+            if seat != self.agent_seat
+        ]
         team = self.builder.team(self.env, self.agent_seat, self.builder.make(self.agent, self.env), ",".join(names))
         try:
             record = await run_episode(
@@ -83,40 +86,58 @@ class TextSession:
                 await member.aclose()
         self.folder.append_jsonl("episodes.jsonl", record, durable=True)
         summary = summary_of([record], self.domain.useful_events)
-        self.folder.write_json("summary.json", {**summary, "human": {"interface": "text", "human_seat": self.human_seat}})
+        self.folder.write_json(
+            "summary.json", {**summary, "human": {"interface": "text", "human_seat": self.human_seat}}
+        )
         return record
 
 
-def build_text_session(args: argparse.Namespace, person: Person) -> TextSession:
+def build_text_session(request: HumanRequest, person: Person) -> TextSession:
     """Every check first, then the run folder and its config.json."""
-    domain, env = resolve_env(args.layout, args.horizon, args.domain)
+    domain, env = resolve_env(request.layout, request.horizon, request.domain)
     if not has_view(domain):
-        raise SetupError(f"--interface text: the {domain.name} world has no text view for a person; use --interface web")
-    if not 0 <= args.human_seat < env.num_agents:
-        raise SetupError(f"--human-seat {args.human_seat}: {env.name} has seats 0..{env.num_agents - 1}")
-    agent_seat = next(seat for seat in range(env.num_agents) if seat != args.human_seat)
-    agent_seats = [seat for seat in range(env.num_agents) if seat != args.human_seat]
-    if args.agent == LLM_AGENT:
-        llm = prepare_llm(LLMFlags.from_args(args), domain, env, agent_seats, args.seed)
-        builder, info, hashes = session_builder(domain, llm), {"name": LLM_AGENT, **llm.config.model_dump()}, llm.prompt_hashes
+        raise SetupError(
+            f"--interface text: the {domain.name} world has no text view for a person; use --interface web"
+        )
+    human_seat, agent = request.human_seat, request.agent
+    if not 0 <= human_seat < env.num_agents:
+        raise SetupError(f"--human-seat {human_seat}: {env.name} has seats 0..{env.num_agents - 1}")
+    agent_seats = [seat for seat in range(env.num_agents) if seat != human_seat]
+    if agent == LLM_AGENT:
+        llm = prepare_llm(request.llm, domain, env, agent_seats, request.seed)
+        builder, info, hashes = (
+            session_builder(domain, llm),
+            {"name": LLM_AGENT, **llm.config.model_dump()},
+            llm.prompt_hashes,
+        )
     else:
-        builder, info, hashes = session_builder(domain, None), {"name": args.agent}, {}
-        info["provenance"] = check_name(builder, args.agent, env)
+        builder, info, hashes = session_builder(domain, None), {"name": agent}, {}
+        info["provenance"] = check_name(builder, agent, env)
     builder = AgentBuilder(domain, {**builder.llm_agents, HUMAN: lambda e: TypedPlayer(domain, e, person)})
-    folder = RunFolder.create(args.name or run_name_from(f"human-{env.name}-{args.agent}"), **({"root": args.runs_dir} if args.runs_dir else {}))
+    name = request.name or run_name_from(f"human-{env.name}-{agent}")
+    folder = RunFolder.create(name, **({"root": request.runs_dir} if request.runs_dir else {}))
+    folder.write_json("config.json", _run_config(request, domain, env, agent_seats[0], info, hashes))
+    return TextSession(domain, env, builder, folder, human_seat, agent_seats[0], agent, request.seed)
+
+
+def _run_config(
+    request: HumanRequest, domain: Domain, env: DomainEnv, agent_seat: int, info: dict, hashes: dict[str, str]
+) -> HumanRunConfig:
+    """What config.json records of a text game: enough to play it again."""
     commit, dirty = git_state()
-    config = HumanRunConfig(
-        command=shlex.join(args.command_line),
-        domain=args.domain or domain.name,
+    llm = request.agent == LLM_AGENT
+    return HumanRunConfig(
+        command=shlex.join(request.command_line),
+        domain=request.domain or domain.name,
         layout=env.name,
         partner=HUMAN,
         seat=agent_seat,
         episodes=1,
-        seed=args.seed,
-        horizon=settled_horizon(domain, args.layout, args.horizon),
-        llm=args.llm if args.agent == LLM_AGENT else "none",
-        model=describe_model(args.llm) if args.agent == LLM_AGENT else None,
-        api_base=args.api_base if args.agent == LLM_AGENT else None,
+        seed=request.seed,
+        horizon=settled_horizon(domain, request.layout or env.name, request.horizon),
+        llm=request.llm.llm if llm else "none",
+        model=describe_model(request.llm.llm) if llm else None,
+        api_base=request.llm.api_base if llm else None,
         agent=info,
         num_agents=env.num_agents,
         env_settings=env_settings(domain, env),
@@ -125,16 +146,14 @@ def build_text_session(args: argparse.Namespace, person: Person) -> TextSession:
         git_dirty=dirty,
         versions=package_versions(),
         created=datetime.now(UTC).isoformat(),
-        human={"interface": "text", "human_seat": args.human_seat},
+        human={"interface": "text", "human_seat": request.human_seat},
     )
-    folder.write_json("config.json", config)
-    return TextSession(domain, env, builder, folder, args.human_seat, agent_seat, args.agent, args.seed)
 
 
-def run_text(args: argparse.Namespace, person: Person | None = None) -> int:
+def run_text(request: HumanRequest, person: Person | None = None) -> int:
     """The text game from the command line (``person``: a scripted one in tests)."""
     try:
-        session = build_text_session(args, person or TerminalPerson())
+        session = build_text_session(request, person or TerminalPerson())
     except SetupError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -142,7 +161,10 @@ def run_text(args: argparse.Namespace, person: Person | None = None) -> int:
     try:
         record = asyncio.run(session.play())
     except PersonLeft as exc:
-        print(f"no finished episode: {exc}; the steps played are in {session.folder.path / 'trace.jsonl'}", file=sys.stderr)
+        print(
+            f"no finished episode: {exc}; the steps played are in {session.folder.path / 'trace.jsonl'}",
+            file=sys.stderr,
+        )
         return 1
     outcomes = ", ".join(f"{value:g} {name.replace('_', ' ')}" for name, value in record.domain_metrics.items())
     print(f"score {record.score:g} ({outcomes}) in {record.wall_time_s:.0f} s")

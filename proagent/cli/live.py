@@ -55,7 +55,8 @@ class LiveView:
             lines.append(
                 Text(
                     f"LLM calls {s.llm_calls} ({s.cached_calls} cached), mean latency {mean_latency:.2f} s, "
-                    f"rejections {s.rejections}, loops {s.oscillations}, intention accuracy {agent.belief.hits}/{agent.belief.total}"
+                    f"rejections {s.rejections}, loops {s.oscillations}, intention accuracy "
+                    f"{agent.belief.hits}/{agent.belief.total}"
                 )
             )
         self.spinner.stepped(int(view.state.step))

@@ -82,7 +82,17 @@ def _checkpoints(world: str) -> list[Checkpoint]:
         sp = m.self_play  # an intermediate checkpoint (training still running) has no score yet
         score = sp.text() if sp is not None else "n/a"
         warm = str(m.train_config.get("warm_start", "none")) if isinstance(m.train_config, dict) else "none"
-        row = (m.layout, path.parent.name, m.algorithm, f"{m.env_steps:,}", warm, f"{m.train_wall_time_s:.0f} s", m.device, m.encoder, score)
+        row = (
+            m.layout,
+            path.parent.name,
+            m.algorithm,
+            f"{m.env_steps:,}",
+            warm,
+            f"{m.train_wall_time_s:.0f} s",
+            m.device,
+            m.encoder,
+            score,
+        )
         found.append(Checkpoint(row, sp.mean if sp is not None else None))
     return found
 

@@ -60,7 +60,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--env",
         action="append",
         metavar="KEY=VALUE",
-        help="an environment setting (repeatable), e.g. agent_view_size=2, wrong_soup_penalty=false (default: the layout's own)",
+        help="an environment setting (repeatable), e.g. agent_view_size=2, wrong_soup_penalty=false (default: the "
+        "layout's own)",
     )
     add_topology_options(p)
     p.add_argument("--episodes", type=episode_count, default=1)
@@ -71,7 +72,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=seed_number, default=0)
     add_agent_options(p)
     p.add_argument("--name", default=None, type=run_name, help="run folder suffix (default play-<layout>-<partner>)")
-    p.add_argument("--runs-dir", type=writable_folder, default=None, help="where run folders go (default: runs/ in the current folder)")
+    p.add_argument(
+        "--runs-dir",
+        type=writable_folder,
+        default=None,
+        help="where run folders go (default: runs/ in the current folder)",
+    )
     p.add_argument("--no-gif", action="store_true")
     p.add_argument("--live", choices=("auto", "on", "off"), default="auto", help="live terminal view (auto: if a TTY)")
     add_progress_options(p)
@@ -224,7 +230,8 @@ def _print_summary(records: list, folder: Path, useful: tuple[str, ...]) -> None
         score = format_score_mean(summary["score_mean"], None, 1)
         print(
             f"the {len(records)} episodes played out identically (same score, steps, events and decisions: a fixed "
-            f"scenario with deterministic agents), so they count as one: score {score}; summary in {folder / 'summary.json'}"
+            f"scenario with deterministic agents), so they count as one: score {score}; summary in "
+            f"{folder / 'summary.json'}"
         )
     else:
         score = format_score_mean(summary["score_mean"], summary["score_se"], len(records))

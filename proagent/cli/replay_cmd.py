@@ -16,11 +16,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("replay", help="watch a run's episode in the browser, or export it as one HTML file")
     p.add_argument("run_dir", type=Path, help="a run folder with trace.jsonl (play, human, or eval with trace = true)")
     p.add_argument(
-        "--episode", type=positive_int, default=None, metavar="N", help="the episode numbered N (from 1, as --list shows; default: the first)"
+        "--episode",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="the episode numbered N (from 1, as --list shows; default: the first)",
     )
-    p.add_argument("--pair", default=None, help="eval runs: which agent|partner|layout|pSeat played it (as --list shows)")
-    p.add_argument("--list", action="store_true", help="list the run's episodes (number, pair, partner, seed, score, steps) and exit")
-    p.add_argument("--export", type=Path, default=None, metavar="OUT.html", help="write a self-contained HTML file and exit")
+    p.add_argument(
+        "--pair", default=None, help="eval runs: which agent|partner|layout|pSeat played it (as --list shows)"
+    )
+    p.add_argument(
+        "--list",
+        action="store_true",
+        help="list the run's episodes (number, pair, partner, seed, score, steps) and exit",
+    )
+    p.add_argument(
+        "--export", type=Path, default=None, metavar="OUT.html", help="write a self-contained HTML file and exit"
+    )
     p.add_argument("--port", type=int, default=8766, help="local port (0: any free port)")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser tab")
     p.set_defaults(run=run)

@@ -22,7 +22,10 @@ def run(args: argparse.Namespace) -> int:
     from proagent.eval.session import report_run
 
     if not (args.run_dir / "episodes.jsonl").is_file():
-        print(f"error: {args.run_dir} has no episodes.jsonl (not a run folder, or no episode finished yet)", file=sys.stderr)
+        print(
+            f"error: {args.run_dir} has no episodes.jsonl (not a run folder, or no episode finished yet)",
+            file=sys.stderr,
+        )
         return 2
     try:
         report, written = report_run(args.run_dir)
@@ -32,7 +35,10 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print_report(report, Console())
     n = len({(r.labels.get("agent"), r.labels.get("partner")) for r in report.metrics.rows})
-    print(f"{sum(row.stats['score'].n for row in report.metrics.rows)} episode(s), {n} agent/partner pair(s); wrote:", file=sys.stderr)
+    print(
+        f"{sum(row.stats['score'].n for row in report.metrics.rows)} episode(s), {n} agent/partner pair(s); wrote:",
+        file=sys.stderr,
+    )
     for path in written:
         print(f"  {path}", file=sys.stderr)
     return 0

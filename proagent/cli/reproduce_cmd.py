@@ -90,33 +90,34 @@ def list_targets(registry: Registry) -> int:
 def given_flags(args: argparse.Namespace) -> list[str]:
     """The dests of the eval flags given on the command line (those not left at None)."""
     dests = [*GRID_FLAGS, *RUN_FLAGS, *AGENT_FLAGS, "env", "runs_dir", "resume", "out", "agents"]
-    return [d for d in dests if vars(args).get(d) is not None]
+    return [d for d in dests if vars(args)[d] is not None]
 
 
 def run_grid(target: Target, args: argparse.Namespace) -> int:
     """An eval or ablate target: validate (before any run folder), then dry-run or play and compare."""
+    from proagent.cli.eval_request import EvalRequest
     from proagent.cli.eval_run import agent_flags_given, apply_flags, execute_run
     from proagent.eval.ablation import refuse_varied_overrides
     from proagent.eval.config import ConfigError
     from proagent.eval.reproduce import checked_config, grid_data
+    from proagent.request import RequestError
 
     try:
+        request = EvalRequest.from_args(args, None, None)  # --agents narrows the target's agents, below
         data, ablation = grid_data(target)
-        if args.agents is not None:
+        if args.agents is not None:  # the target's agents keep their settings (e.g. Table 1's prompt set)
             data = narrowed_agents(data, args.agents, target.name)
-            args.agents = None  # applied: the target's agents keep their settings (e.g. Table 1's prompt set)
         if ablation is not None:
-            refuse_varied_overrides(ablation, agent_flags_given(args), target.name)
-        config = checked_config(apply_flags(data, args), target.name)
-    except ConfigError as exc:
+            refuse_varied_overrides(ablation, agent_flags_given(request), target.name)
+        config = checked_config(apply_flags(data, request), target.name)
+    except (ConfigError, RequestError) as exc:
         return refuse(str(exc))
-    problem = resume_problem(args.resume, config.name) if args.resume is not None else None
+    problem = resume_problem(request.resume, config.name) if request.resume is not None else None
     if problem is not None:
         return refuse(problem)
     if args.dry_run:
-        return dry_run(target, config, args.llm)
-    args.config = None
-    code, folder = execute_run(args, data, ablation)
+        return dry_run(target, config, request.llm)
+    code, folder = execute_run(request, data, ablation)
     if folder is not None:
         write_comparison(target, folder, args.out)
     return code
@@ -174,7 +175,8 @@ def print_estimate(target: Target, e: Estimate) -> int:
         return 0
     assert e.prompt_tokens is not None and e.completion_tokens is not None
     print(
-        f"expected LLM calls: {e.llm_calls:,.0f}; prompt tokens: {e.prompt_tokens:,.0f}; completion tokens: {e.completion_tokens:,.0f}"
+        f"expected LLM calls: {e.llm_calls:,.0f}; prompt tokens: {e.prompt_tokens:,.0f}; completion tokens: "
+        f"{e.completion_tokens:,.0f}"
     )
     print(f"  (per-episode figures measured: {e.source})")
     if model == EMBEDDED_SPEC:
@@ -221,7 +223,10 @@ def write_comparison(target: Target, folder: Path, out: Path | None) -> None:
     notes = [
         f"Setting (the target's own, before the flags of the command that made this page): {target.setting}.",
         f"Played: {played(config)}.",
-        f"Regenerate: {made_by([s.command for s in manifest.sessions if s.pending != 0])} (run folder `{folder.name}`).",
+        (
+            f"Regenerate: {made_by([s.command for s in manifest.sessions if s.pending != 0])} (run folder "
+            f"`{folder.name}`)."
+        ),
         models_caption(config),
         *([withheld_line(differences)] if differences else []),
     ]
@@ -309,7 +314,7 @@ def table_settings(target: Target, args: argparse.Namespace, takes: tuple[str, .
     from proagent.tables_out import without_resume
 
     out: dict[str, object] = dict(target.settings)
-    out.update({d: vars(args)[d] for d in takes if vars(args).get(d) is not None})
+    out.update({d: vars(args)[d] for d in takes if vars(args)[d] is not None})
     for pair in args.table_settings or []:
         key, sep, value = pair.partition("=")
         if not sep or not key:
@@ -317,7 +322,7 @@ def table_settings(target: Target, args: argparse.Namespace, takes: tuple[str, .
         out[key.strip().replace("-", "_")] = value
     out["command"] = shlex.join(without_resume(args.command_line))  # run folders stay on the machine that made them
     out["target"] = target.name
-    if vars(args).get("progress") is not None:
+    if args.progress is not None:
         out["progress"] = args.progress
     return out
 
@@ -327,10 +332,10 @@ def resumed_table(target: Target, args: argparse.Namespace, takes: tuple[str, ..
     resume may change (a TableRunError names any other given)."""
     from proagent.tables.table_run import resumed_settings
 
-    given: dict[str, object] = {d: vars(args)[d] for d in takes if d != "resume" and vars(args).get(d) is not None}
+    given: dict[str, object] = {d: vars(args)[d] for d in takes if d != "resume" and vars(args)[d] is not None}
     if args.table_settings:
         given["set"] = args.table_settings
-    if vars(args).get("progress") is not None:
+    if args.progress is not None:
         given["progress"] = args.progress
     return resumed_settings(args.resume, target.name, given)
 
@@ -347,7 +352,9 @@ def table_dry_run(target: Target, plan: Plan, llm: str | None) -> int:
     from proagent.eval.reproduce import estimate
     from proagent.llm.factory import EMBEDDED_SPEC
 
-    return print_estimate(target, estimate(target, plan.episodes, llm or EMBEDDED_SPEC, plan.llm_episodes, plan.horizon))
+    return print_estimate(
+        target, estimate(target, plan.episodes, llm or EMBEDDED_SPEC, plan.llm_episodes, plan.horizon)
+    )
 
 
 def flag_names(dests: tuple[str, ...] | list[str]) -> str:

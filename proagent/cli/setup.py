@@ -94,19 +94,31 @@ def build_session(request: PlayRequest) -> Session:
     topology = topology_config(request, domain)
     if topology is not None and topology.leader >= env.num_agents:  # never silently another leader
         raise SetupError(f"--leader {topology.leader}: {env.name} has seats 0..{env.num_agents - 1}")
-    llm = prepare_llm(request.llm, domain, env, [seat, *copies], request.seed)
+    llm = prepare_llm(request.llm, domain, env, [seat, *copies], request.seed, topology is not None)
     builder = session_builder(domain, llm)
     name = request.name or run_name_from(f"play-{env.name}-{partner.replace(',', '+')}")
     folder = RunFolder.create(name, **({"root": request.runs_dir} if request.runs_dir else {}))
     wall_clock_s = request.wall_clock_s or None  # 0: no budget
     folder.write_json("config.json", _run_config(request, domain, env, llm, provenance, topology))
     return Session(
-        domain=domain, env=env, llm=llm, builder=builder, request=request, folder=folder, topology=topology, wall_clock_s=wall_clock_s
+        domain=domain,
+        env=env,
+        llm=llm,
+        builder=builder,
+        request=request,
+        folder=folder,
+        topology=topology,
+        wall_clock_s=wall_clock_s,
     )
 
 
 def _run_config(
-    request: PlayRequest, domain: Domain, env: DomainEnv, llm: LLMSeat, provenance: dict, topology: TopologyConfig | None
+    request: PlayRequest,
+    domain: Domain,
+    env: DomainEnv,
+    llm: LLMSeat,
+    provenance: dict,
+    topology: TopologyConfig | None,
 ) -> RunConfig:
     """What config.json records of a settled request: enough to run it again."""
     commit, dirty = git_state()

@@ -47,7 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="127.0.0.1",
         help="address to listen on (default loopback; another makes the study reachable from the network)",
     )
-    u.add_argument("--no-browser", action="store_true", help="print the experimenter page's address instead of opening it")
+    u.add_argument(
+        "--no-browser", action="store_true", help="print the experimenter page's address instead of opening it"
+    )
     add_agent_options(u)
     u.set_defaults(run=run_study)
 
@@ -56,16 +58,18 @@ def run_study(args: argparse.Namespace) -> int:
     import secrets
     import time
 
+    from proagent.cli.requests import llm_flags
+    from proagent.request import RequestError
     from proagent.study.app import PAGE, study_routes
     from proagent.study.read import StudyError
     from proagent.study.runner import StudyRunner
     from proagent.web.server import WebServer
 
     try:
-        runner = StudyRunner(args.study_dir, args)
+        runner = StudyRunner(args.study_dir, llm_flags(args), args.command_line)
         print("compiling the layouts...", file=sys.stderr, flush=True)
         runner.check_partners()
-    except StudyError as exc:
+    except (StudyError, RequestError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.host not in LOOPBACK:

@@ -6,6 +6,7 @@ never looks hung."""
 from __future__ import annotations
 
 import argparse
+import sys
 
 from proagent.cli.arg_types import positive_float
 from proagent.training import cli as training_cli
@@ -26,6 +27,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from proagent.cli.progress_lines import Heartbeat
+    from proagent.request import RequestError
+    from proagent.training.request import TrainRequest
 
+    try:
+        request = TrainRequest.from_args(args)
+    except RequestError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     with Heartbeat(args.progress_seconds, lambda line: print(line, flush=True)) as beat:
-        return training_cli.run(args, beat.say)
+        return training_cli.run(request, beat.say)

@@ -67,7 +67,9 @@ def get_domain(spec: str | None = None) -> Domain:
     spec = spec or DEFAULT_DOMAIN
     specs = _world_specs()
     if spec not in specs and ":" not in spec:
-        raise DomainInputError(f"unknown domain {spec!r}; worlds: {', '.join(sorted(specs))} (or give module:attribute)")
+        raise DomainInputError(
+            f"unknown domain {spec!r}; worlds: {', '.join(sorted(specs))} (or give module:attribute)"
+        )
     found = _load(specs.get(spec, spec))
     return found() if isinstance(found, type) else found
 
@@ -108,7 +110,9 @@ def replay_drawing_for(name: str) -> Any:
     built_in = {name: drawing for name, (_, drawing) in _builtin().items() if drawing is not None}
     drawings = {**_installed(DRAWING_GROUP), **built_in}
     if name not in drawings:
-        raise DomainInputError(f"domain {name!r} has no replay drawing; domains with one: {', '.join(sorted(drawings))}")
+        raise DomainInputError(
+            f"domain {name!r} has no replay drawing; domains with one: {', '.join(sorted(drawings))}"
+        )
     make: Callable[[], Any] = _load(drawings[name])
     return make()
 

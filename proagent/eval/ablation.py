@@ -45,14 +45,18 @@ def _check_metrics(metrics: list[str], domain_name: object, source: str) -> None
     unknown = unknown_metrics(metrics, domain_metrics)
     if unknown:
         known = ", ".join([*METRICS, *domain_metrics])
-        raise ConfigError(f"invalid config ({source}): metrics: unknown metrics {unknown}; known: {known} or any numeric record field")
+        raise ConfigError(
+            f"invalid config ({source}): metrics: unknown metrics {unknown}; known: {known} or any numeric record field"
+        )
 
 
 def expand_ablation(data: dict[str, Any], source: str) -> tuple[dict[str, Any], AblationInfo]:
     """(evaluation config data with one agent per variant, ablation info); errors name the field
     (``variants.no_verificator.verificator: ...``)."""
     if "agents" in data:
-        raise ConfigError(f"invalid config ({source}): agents: an ablation lists 'variants' of a 'base' agent, not 'agents'")
+        raise ConfigError(
+            f"invalid config ({source}): agents: an ablation lists 'variants' of a 'base' agent, not 'agents'"
+        )
     spec = validate_config({k: data[k] for k in ABLATION_FIELDS if k in data}, source, AblationSpec)
     assert isinstance(spec, AblationSpec)
     _check_metrics(spec.metrics, data.get("domain"), source)

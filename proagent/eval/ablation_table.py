@@ -90,10 +90,16 @@ def ablation_table(records: Sequence[EvalRecord], manifest: EvalManifest, order:
         rest = {k: v for k, v in row.labels.items() if k != "agent"}
         mine = [r for r in variants if r.agent == agent and all(getattr(r, k) == v for k, v in rest.items())]
         base = [r for r in variants if r.agent == baseline and all(getattr(r, k) == v for k, v in rest.items())]
-        differences = {} if agent == baseline else {m: paired_difference(_paired(mine, m), _paired(base, m)) for m in info.metrics}
+        differences = (
+            {}
+            if agent == baseline
+            else {m: paired_difference(_paired(mine, m), _paired(base, m)) for m in info.metrics}
+        )
         config = {f: str(values.get(agent, {}).get(f, "–")) for f in varied}
         rows.append(AblationRow(labels=row.labels, config=config, stats=row.stats, differences=differences))
-    return AblationTable(title=info.title, baseline=baseline, varied=varied, group_keys=keys, metrics=info.metrics, rows=rows)
+    return AblationTable(
+        title=info.title, baseline=baseline, varied=varied, group_keys=keys, metrics=info.metrics, rows=rows
+    )
 
 
 def _header(table: AblationTable) -> list[str]:
@@ -112,7 +118,11 @@ def _cells(row: AblationRow, metric: str, digits: int) -> list[str]:
 def ablation_rows(table: AblationTable, digits: int = 2) -> tuple[list[str], list[list[str]]]:
     """(header, rows) of the table as text, shared by the Markdown and the terminal renderings."""
     rows = [
-        [label_text(row.labels), *(row.config[f] for f in table.varied), *(c for m in table.metrics for c in _cells(row, m, digits))]
+        [
+            label_text(row.labels),
+            *(row.config[f] for f in table.varied),
+            *(c for m in table.metrics for c in _cells(row, m, digits)),
+        ]
         for row in table.rows
     ]
     return _header(table), rows
@@ -122,9 +132,11 @@ def ablation_markdown(table: AblationTable, digits: int = 2) -> str:
     """The table with a header that says what each column holds, what is paired and which interval."""
     header, rows = ablation_rows(table, digits)
     note = (
-        f"Columns {', '.join(f'`{f}`' for f in table.varied) or '(none)'}: the values each variant ran with (config.json). "
+        f"Columns {', '.join(f'`{f}`' for f in table.varied) or '(none)'}: the values each variant ran with "
+        "(config.json). "
         f"Cells: mean ± se (n = episodes); 95% CI: the {INTERVAL_NOTE}; {RATE_NOTE}. "
-        f"Δ: the variant minus the baseline `{table.baseline}`, {PAIRING_NOTE}: mean ± se (n = pairs) [95% t interval].\n\n"
+        f"Δ: the variant minus the baseline `{table.baseline}`, {PAIRING_NOTE}: mean ± se (n = pairs) [95% t "
+        "interval].\n\n"
     )
     return f"# {table.title}\n\n" + note + markdown_rows(header, rows)
 
@@ -145,7 +157,18 @@ def ablation_csv(table: AblationTable) -> str:
     paired difference from the baseline (mean, se, pairs, interval); empty where undefined."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    parts = ("mean", "se", "n", "ci_low", "ci_high", "diff_mean", "diff_se", "diff_pairs", "diff_ci_low", "diff_ci_high")
+    parts = (
+        "mean",
+        "se",
+        "n",
+        "ci_low",
+        "ci_high",
+        "diff_mean",
+        "diff_se",
+        "diff_pairs",
+        "diff_ci_low",
+        "diff_ci_high",
+    )
     writer.writerow([*table.group_keys, *table.varied, *(f"{m}_{part}" for m in table.metrics for part in parts)])
     for row in table.rows:
         cells = [

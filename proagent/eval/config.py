@@ -43,7 +43,9 @@ DEFAULT_PARTNER = "default"
 EMBEDDED = "embedded"
 DEFAULT_CACHE_DIR = CACHE_DIR  # the current folder's (made absolute when the config is made)
 # Settings that change how a run executes, not what it measures: a resumed run may change them.
-EXECUTION_FIELDS = frozenset({"concurrency", "llm_concurrency", "max_cost_usd", "max_failures", "trace", "stepping", "cache", "cache_dir"})
+EXECUTION_FIELDS = frozenset(
+    {"concurrency", "llm_concurrency", "max_cost_usd", "max_failures", "trace", "stepping", "cache", "cache_dir"}
+)
 # AgentSpec fields that only mean something for an LLM agent.
 _SPEC_ONLY = frozenset({"kind", "label"})
 
@@ -73,7 +75,9 @@ class AgentSpec(AgentConfig):
         if self.kind == PROAGENT:
             return self
         defaults = AgentSpec()
-        changed = [f for f in type(self).model_fields if f not in _SPEC_ONLY and getattr(self, f) != getattr(defaults, f)]
+        changed = [
+            f for f in type(self).model_fields if f not in _SPEC_ONLY and getattr(self, f) != getattr(defaults, f)
+        ]
         if changed:
             raise ValueError(f"{', '.join(changed)} only apply to kind 'proagent', not to partner {self.kind!r}")
         return self
@@ -103,39 +107,68 @@ class EvalConfig(BaseModel):
     name: str = Field("eval", pattern=r"^[A-Za-z0-9_.+=-]+$")
     domain: str = Field(DEFAULT_DOMAIN, description="the world: a built-in name or module:attribute")
     agents: list[AgentSpec] = Field(min_length=1)
-    partners: list[str] = Field(min_length=1, description="names of domain partners, or of LLM agents in `agents` (e.g. proagent)")
+    partners: list[str] = Field(
+        min_length=1, description="names of domain partners, or of LLM agents in `agents` (e.g. proagent)"
+    )
     layouts: list[str] = Field(min_length=1)
-    seats: list[Annotated[int, Field(ge=0)]] = Field(default_factory=lambda: [0, 1], min_length=1, description="the agent's seats (each < the layout's agents)")
+    seats: list[Annotated[int, Field(ge=0)]] = Field(
+        default_factory=lambda: [0, 1], min_length=1, description="the agent's seats (each < the layout's agents)"
+    )
     topologies: list[TopologyName] = Field(
-        default_factory=list, description="MAEIL topologies each agent plays under (agent@topology); empty: no conversation"
+        default_factory=list,
+        description="MAEIL topologies each agent plays under (agent@topology); empty: no conversation",
     )
     leader: int = Field(0, ge=0, description="centralized topology: the leader's seat")
-    message_budget: int = Field(1, ge=0, le=MAX_MESSAGE_BUDGET, description="decentralized topology: messages per agent per step")
-    feedback: bool = Field(False, description="environment feedback: the world's snapshot attached to the leader's messages (needs topologies)")
+    message_budget: int = Field(
+        1, ge=0, le=MAX_MESSAGE_BUDGET, description="decentralized topology: messages per agent per step"
+    )
+    feedback: bool = Field(
+        False,
+        description="environment feedback: the world's snapshot attached to the leader's messages (needs topologies)",
+    )
     repair: Literal["off", "on", "both"] = Field(
         "off",
-        description="COOP²-Repair: on (agent@topology+repair), or both: matched pairs, the same episodes without repair "
-        "(its estimator predicts and is scored, never intervenes) and with it; implies topologies [individual] when none",
+        description="COOP²-Repair: on (agent@topology+repair), or both: matched pairs, the same episodes without "
+        "repair "
+        "(its estimator predicts and is scored, never intervenes) and with it; implies topologies [individual] when "
+        "none",
     )
-    episodes: int = Field(5, ge=1, le=MAX_EPISODES, description="episodes per agent x partner x layout x seat (x topology)")
-    seed: int = Field(0, ge=0, le=MAX_SEED, description="episode i plays seed + i, the same for every agent and partner")
+    episodes: int = Field(
+        5, ge=1, le=MAX_EPISODES, description="episodes per agent x partner x layout x seat (x topology)"
+    )
+    seed: int = Field(
+        0, ge=0, le=MAX_SEED, description="episode i plays seed + i, the same for every agent and partner"
+    )
     env: dict[str, str | int | float | bool | None] = Field(
-        default_factory=dict, description="environment settings for every layout (Overcooked: Dynamics fields), over each layout's own"
+        default_factory=dict,
+        description="environment settings for every layout (Overcooked: Dynamics fields), over each layout's own",
     )
-    horizon: int | None = Field(None, ge=1, le=MAX_HORIZON, description="steps per episode; None: each layout's own (a CUBE scenario's), else 400")
+    horizon: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_HORIZON,
+        description="steps per episode; None: each layout's own (a CUBE scenario's), else 400",
+    )
     wall_clock_s: float | None = Field(
-        None, description="an episode ends after the step in which this many seconds have passed since its first (EmCoop's budget); None or 0: no budget"
+        None,
+        description="an episode ends after the step in which this many seconds have passed since its first (EmCoop's "
+        "budget); None or 0: no budget",
     )
     concurrency: int = Field(8, ge=1, le=MAX_CONCURRENCY, description="episodes in flight")
     llm_concurrency: int = Field(
-        32, ge=1, le=MAX_CONCURRENCY, description="LLM requests in flight to each model endpoint, over all episodes (and, on Ray, all runs)"
+        32,
+        ge=1,
+        le=MAX_CONCURRENCY,
+        description="LLM requests in flight to each model endpoint, over all episodes (and, on Ray, all runs)",
     )
     max_cost_usd: float | None = Field(None, ge=0, description="start no new episode once this much was spent")
     max_failures: int = Field(5, ge=1, description="stop starting episodes after this many failed")
     trace: bool = Field(False, description="write every step to trace.jsonl (large)")
     cache: bool = True
     cache_dir: Path = Field(default_factory=DEFAULT_CACHE_DIR.absolute)
-    stepping: Literal["lockstep", "single"] = Field("lockstep", description="batch the envs of a layout, or step each alone")
+    stepping: Literal["lockstep", "single"] = Field(
+        "lockstep", description="batch the envs of a layout, or step each alone"
+    )
 
     def grid_episodes(self, agents: int | None = None) -> int:
         """Episodes the grid plays: agents x partners x layouts x seats (x topologies x repair arms) x episodes;
@@ -148,7 +181,9 @@ class EvalConfig(BaseModel):
     def _bounded_grid(self) -> EvalConfig:
         """The whole grid is bounded, not only each count: the plan is built before any episode."""
         if self.grid_episodes() > MAX_GRID_EPISODES:
-            raise ValueError(f"the grid has {self.grid_episodes():,} episodes; at most {MAX_GRID_EPISODES:,} in one evaluation")
+            raise ValueError(
+                f"the grid has {self.grid_episodes():,} episodes; at most {MAX_GRID_EPISODES:,} in one evaluation"
+            )
         return self
 
     @field_validator("wall_clock_s", mode="before")

@@ -24,7 +24,9 @@ from proagent.world.types import EngineState as EnvState
 
 
 @partial(jax.jit, static_argnums=0)
-def _masked_step(env: DomainEnv, states: EnvState, keys: jax.Array, ts: jax.Array, actions: jax.Array, mask: jax.Array) -> Transition:
+def _masked_step(
+    env: DomainEnv, states: EnvState, keys: jax.Array, ts: jax.Array, actions: jax.Array, mask: jax.Array
+) -> Transition:
     """Step the masked slots (key ``fold_in(keys[i], ts[i])``); the others keep their state."""
     step_keys = jax.vmap(jax.random.fold_in)(keys, ts)
     tr = jax.vmap(env.step)(step_keys, states, actions)
@@ -58,7 +60,11 @@ class LockstepEnv:
         """Compile the batched step and reset now (seconds), e.g. before timing; no state changes."""
         mask = np.zeros(self.capacity, bool)
         ts = np.zeros(self.capacity, np.int32)
-        jax.block_until_ready(_masked_step(self.env, self._states, self._keys, ts, np.zeros((self.capacity, self.env.num_agents), np.int32), mask))
+        jax.block_until_ready(
+            _masked_step(
+                self.env, self._states, self._keys, ts, np.zeros((self.capacity, self.env.num_agents), np.int32), mask
+            )
+        )
         jax.block_until_ready(_reset_slot(self.env, self._states, np.int32(0), self._keys[0]))
 
     def open(self, seed: int) -> SlotEnv:

@@ -24,7 +24,9 @@ class AblationInfo(BaseModel):
     title: str
     variants: list[str]
     metrics: list[str]
-    varied: list[str] = Field(default_factory=list, description="the agent fields the variants set (empty in older runs)")
+    varied: list[str] = Field(
+        default_factory=list, description="the agent fields the variants set (empty in older runs)"
+    )
 
 
 class Session(BaseModel):
@@ -37,7 +39,9 @@ class Session(BaseModel):
 
 class EvalManifest(BaseModel):
     domain: str | None = Field(
-        None, description="the world (config.domain) where every run folder names it: the top of config.json; None in older runs"
+        None,
+        description="the world (config.domain) where every run folder names it: the top of config.json; None in older "
+        "runs",
     )
     config: EvalConfig
     layout_names: list[str] = Field(description="canonical names of config.layouts, in order")
@@ -48,9 +52,13 @@ class EvalManifest(BaseModel):
     )
     prompt_hashes: dict[str, dict[str, str]]
     knowledge_hash: str
-    env_settings: dict[str, dict] = Field(default_factory=dict, description="layout -> the env's rules as its domain reports them")
+    env_settings: dict[str, dict] = Field(
+        default_factory=dict, description="layout -> the env's rules as its domain reports them"
+    )
     partner_provenance: dict[str, dict[str, dict]] | None = Field(
-        None, description="partner -> layout -> what fixes its play (a checkpoint's sha256); None: a run older than this record"
+        None,
+        description="partner -> layout -> what fixes its play (a checkpoint's sha256); None: a run older than this "
+        "record",
     )
     ablation: AblationInfo | None = None
     git_commit: str
@@ -70,11 +78,19 @@ def new_manifest(config: EvalConfig, resolved: Resolved, command: str, ablation:
         domain=config.domain,
         config=config,
         layout_names=list(resolved.envs),
-        agent_configs={a.name: a.agent_config(resolved.domain.prompts_root).model_dump() for a in config.agents if a.kind == PROAGENT},
+        agent_configs={
+            a.name: a.agent_config(resolved.domain.prompts_root).model_dump()
+            for a in config.agents
+            if a.kind == PROAGENT
+        },
         models={a.name: describe_with_adapter(a.llm, a.adapter) for a in config.agents if a.kind == PROAGENT},
         prompt_hashes=resolved.prompt_hashes,
         knowledge_hash=resolved.knowledge_hash,
-        env_settings={name: settings for name, env in resolved.envs.items() if (settings := env_settings(resolved.domain, env)) is not None},
+        env_settings={
+            name: settings
+            for name, env in resolved.envs.items()
+            if (settings := env_settings(resolved.domain, env)) is not None
+        },
         partner_provenance=resolved.partner_provenance,
         ablation=ablation,
         git_commit=commit,
@@ -98,11 +114,15 @@ def load_manifest(folder: RunFolder) -> EvalManifest:
     if not path.is_file():
         raise ConfigError(f"{folder.path} is not an evaluation run: it has no {CONFIG_FILE}")
     if path.stat().st_size > MAX_MANIFEST_BYTES:
-        raise ConfigError(f"{path}: {path.stat().st_size} bytes, more than an evaluation config ({MAX_MANIFEST_BYTES}); not read")
+        raise ConfigError(
+            f"{path}: {path.stat().st_size} bytes, more than an evaluation config ({MAX_MANIFEST_BYTES}); not read"
+        )
     try:  # strict: a run folder may come from anywhere, and a "2" is not two episodes
         return EvalManifest.model_validate_json(path.read_bytes(), strict=True)
     except ValidationError as exc:
-        raise ConfigError(f"{path} is not an evaluation config ({exc.error_count()} problems, e.g. {exc.errors()[0]['msg']})") from None
+        raise ConfigError(
+            f"{path} is not an evaluation config ({exc.error_count()} problems, e.g. {exc.errors()[0]['msg']})"
+        ) from None
 
 
 def save_manifest(folder: RunFolder, manifest: EvalManifest) -> None:

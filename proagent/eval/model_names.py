@@ -52,7 +52,9 @@ def models_caption(config: EvalConfig | None) -> str:
     groups: dict[tuple[str, str], list[str]] = {}  # agents that share a model and prompt set are named together
     for name, llm, prompt in agents:
         groups.setdefault((llm, prompt), []).append(f"`{name}`")
-    named = "; ".join(f"{', '.join(names)}: {model_label(llm)}, prompt set `{prompt}`" for (llm, prompt), names in groups.items())
+    named = "; ".join(
+        f"{', '.join(names)}: {model_label(llm)}, prompt set `{prompt}`" for (llm, prompt), names in groups.items()
+    )
     return f"Model{'s' if len(groups) > 1 else ''} (--llm, from config.json): {named}."
 
 

@@ -30,7 +30,12 @@ def default_model_factory(spec: AgentSpec, planner: ScriptedPlanner | None = Non
     """The uncached backend for ``spec`` (the pool adds the cache); ``planner`` is the world's
     scripted planner, which ``llm: scripted`` plays."""
     return make_model(
-        spec.llm, api_base=spec.api_base, cache_dir=None, timeout_s=spec.llm_timeout_s, planner=planner, adapter=spec.adapter
+        spec.llm,
+        api_base=spec.api_base,
+        cache_dir=None,
+        timeout_s=spec.llm_timeout_s,
+        planner=planner,
+        adapter=spec.adapter,
     )
 
 
@@ -101,7 +106,9 @@ class ModelPool:
     """Shared models by endpoint (llm, api_base), each behind its endpoint's request cap; all
     share one usage meter."""
 
-    def __init__(self, factory: ModelFactory, cache_dir: Path | None, limit_for: Callable[[Endpoint], RequestLimit]) -> None:
+    def __init__(
+        self, factory: ModelFactory, cache_dir: Path | None, limit_for: Callable[[Endpoint], RequestLimit]
+    ) -> None:
         self._factory = factory
         self._cache_dir = cache_dir
         self._limit_for = limit_for

@@ -69,7 +69,9 @@ def summary_markdown(cells: Sequence[Gap], digits: int = 1) -> str:
     zs = [c.z for c in both if c.z is not None]
     clear_above, clear_below = sum(z > CLEAR for z in zs), sum(z < -CLEAR for z in zs)
     unscored = len(both) - len(zs)
-    no_z = f"; {unscored} cell(s) have no standard error on either side (one episode, no error bar in the paper), so no z"
+    no_z = (
+        f"; {unscored} cell(s) have no standard error on either side (one episode, no error bar in the paper), so no z"
+    )
     lines = [
         "## Where we stand",
         "",
@@ -82,7 +84,10 @@ def summary_markdown(cells: Sequence[Gap], digits: int = 1) -> str:
     ]
     largest = sorted((c for c in both if c.z is not None), key=lambda c: -abs(c.z or 0.0))[:LISTED]
     if largest:
-        listed = [f"{c.label}: {c.paper_mean + c.difference:.{digits}f} vs {c.paper_mean:.{digits}f} (z = {c.z:+.1f})" for c in largest]
+        listed = [
+            f"{c.label}: {c.paper_mean + c.difference:.{digits}f} vs {c.paper_mean:.{digits}f} (z = {c.z:+.1f})"
+            for c in largest
+        ]
         lines.append("- Largest gaps (ours vs the paper's): " + "; ".join(listed) + ".")
     return "\n".join(lines) + "\n"
 

@@ -39,7 +39,8 @@ class EpisodeJob:
     repair: str = "off"  # COOP²-Repair mode of the topology: off | observe | on
 
 
-# --repair -> the modes each topology is played in (both: a matched pair; observe scores the estimator, never intervenes)
+# --repair -> the modes each topology is played in (both: a matched pair; observe scores the estimator, never
+# intervenes)
 REPAIR_ARMS: dict[str, tuple[str, ...]] = {"off": ("off",), "on": ("on",), "both": ("observe", "on")}
 
 
@@ -50,7 +51,9 @@ def agent_label(name: str, topology: str | None, repair: str = "off") -> str:
     return label + "+repair" if repair == "on" else label
 
 
-def plan_jobs(config: EvalConfig, layouts: list[str], partners: Mapping[str, list[str]] | None = None) -> list[EpisodeJob]:
+def plan_jobs(
+    config: EvalConfig, layouts: list[str], partners: Mapping[str, list[str]] | None = None
+) -> list[EpisodeJob]:
     """Every episode of the grid; ``layouts``: the canonical names of ``config.layouts``;
     ``partners``: each layout's partners where they differ from ``config.partners`` (its
     ``default`` entry resolved per layout). With topologies, each agent plays under each (its label
@@ -59,7 +62,9 @@ def plan_jobs(config: EvalConfig, layouts: list[str], partners: Mapping[str, lis
     partners = partners or {}
     return [
         EpisodeJob(
-            EpisodeKey(agent=agent_label(spec.name, topology, arm), partner=partner, layout=layout, seat=seat, episode=i),
+            EpisodeKey(
+                agent=agent_label(spec.name, topology, arm), partner=partner, layout=layout, seat=seat, episode=i
+            ),
             spec,
             config.seed + i,
             topology,

@@ -18,14 +18,20 @@ from proagent.eval.tables import Pivot, Summary
 HATCH = ("", "//")  # by seat: the agent as player 1 is hatched, as in ProAgent's Fig. 2
 
 
-def draw_bar(ax: Axes, x: float, width: float, stat: MeanSE, color: str, hatch: str = "", label: str | None = None) -> None:
+def draw_bar(
+    ax: Axes, x: float, width: float, stat: MeanSE, color: str, hatch: str = "", label: str | None = None
+) -> None:
     """One bar of ``stat``'s mean with its standard error; below two samples there is no standard
     error, so no error bar (not a zero-height one that reads as certainty) and ``n=1`` over the bar."""
     height = stat.mean if stat.mean is not None else 0.0
     error = stat.se if stat.se is not None and stat.n >= 2 else None
-    ax.bar(x, height, width, yerr=error, color=color, hatch=hatch, edgecolor="black", linewidth=0.5, capsize=2, label=label)
+    ax.bar(
+        x, height, width, yerr=error, color=color, hatch=hatch, edgecolor="black", linewidth=0.5, capsize=2, label=label
+    )
     if stat.mean is not None and error is None:
-        ax.annotate(f"n={stat.n}", (x, height), xytext=(0, 2), textcoords="offset points", ha="center", va="bottom", fontsize=6)
+        ax.annotate(
+            f"n={stat.n}", (x, height), xytext=(0, 2), textcoords="offset points", ha="center", va="bottom", fontsize=6
+        )
 
 
 def score_chart(table: Pivot, path: Path, title: str) -> Path:

@@ -93,7 +93,9 @@ class ProgressView:
             console=self.console,
         )
         snap = self._snapshot()
-        self._episodes = self._progress.add_task("episodes", total=snap.episodes_total or None, completed=snap.episodes_done, llm="")
+        self._episodes = self._progress.add_task(
+            "episodes", total=snap.episodes_total or None, completed=snap.episodes_done, llm=""
+        )
         self._steps = self._progress.add_task("steps", total=snap.steps_total or None, llm="")
         self._progress.start()
         self._task = asyncio.create_task(self._refresh_forever())
@@ -140,5 +142,7 @@ class ProgressView:
         usage = f"LLM calls {snap.llm_calls}, tokens {snap.tokens}, ${snap.spent_usd:.4f}"
         if snap.failures:
             usage += f", {snap.failures} failed"
-        self._progress.update(self._episodes, total=snap.episodes_total or None, completed=snap.episodes_done, llm=usage)
+        self._progress.update(
+            self._episodes, total=snap.episodes_total or None, completed=snap.episodes_done, llm=usage
+        )
         self._progress.update(self._steps, total=snap.steps_total or None, completed=snap.steps_done)

@@ -159,7 +159,9 @@ class EpisodeWorker:
         live = self._live[job.key.id] = _Live()
         steps: list[dict] = []
         try:
-            record = await grid.player.play(job, grid.source, live.models, steps.append if grid.trace else None, live.step)
+            record = await grid.player.play(
+                job, grid.source, live.models, steps.append if grid.trace else None, live.step
+            )
         except LLMConfigError as exc:  # e.g. a model this node cannot load: the run stops, naming it
             return EpisodeResult(None, f"{self._node}: {exc}", config_error=True, spent_usd=spent(live.models))
         except Exception as exc:  # noqa: BLE001 - reported to the driver, which logs it in failures.jsonl
@@ -193,7 +195,11 @@ class EpisodeWorker:
             """The endpoint's cluster-wide cap; a model that runs in this process (the embedded
             one) has no shared endpoint, so its cap is this process's."""
             actor = setup.slots.get(endpoint)
-            return in_process(endpoint) if actor is None else ClusterSlot(actor, setup.run, config.llm_concurrency, worker, generation)
+            return (
+                in_process(endpoint)
+                if actor is None
+                else ClusterSlot(actor, setup.run, config.llm_concurrency, worker, generation)
+            )
 
         pool = ModelPool(self._world.models_for(resolved.domain), config.cache_dir if config.cache else None, limit_for)
         player = EpisodePlayer(config, resolved.domain, resolved.envs, pool, setup.attempt)

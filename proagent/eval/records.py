@@ -37,7 +37,9 @@ class EvalRecord(EpisodeRecord):
 
     @property
     def key(self) -> EpisodeKey:
-        return EpisodeKey(agent=self.agent, partner=self.partner, layout=self.layout, seat=self.seat, episode=self.episode)
+        return EpisodeKey(
+            agent=self.agent, partner=self.partner, layout=self.layout, seat=self.seat, episode=self.episode
+        )
 
 
 class EpisodeLog:
@@ -100,7 +102,9 @@ class StrictEvalRecord(EvalRecord):
 
 
 # The record's integer fields that count something (all but the seed): never below 0.
-COUNTS = tuple(name for name, info in EvalRecord.model_fields.items() if info.annotation in (int, int | None) and name != "seed")
+COUNTS = tuple(
+    name for name, info in EvalRecord.model_fields.items() if info.annotation in (int, int | None) and name != "seed"
+)
 
 
 def strict_record(data: dict) -> EvalRecord:

@@ -46,7 +46,9 @@ def summary_markdown(table: Summary, digits: int = 2, headers: dict[str, str] | 
     header = [keys_text(table.group_keys), *((headers or {}).get(m, m) for m in table.metrics)]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in table.rows:
-        lines.append("| " + " | ".join([label_text(row.labels), *(row.stats[m].text(digits) for m in table.metrics)]) + " |")
+        lines.append(
+            "| " + " | ".join([label_text(row.labels), *(row.stats[m].text(digits) for m in table.metrics)]) + " |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -57,7 +59,9 @@ def pivot_csv(table: Pivot) -> str:
     writer.writerow([*table.row_keys, *table.col_keys, "metric", "n", "mean", "se"])
     for row in table.rows:
         for column, cell in zip(table.columns, row.cells):
-            writer.writerow([*row.labels.values(), *column.values(), table.metric, cell.n, _num(cell.mean), _num(cell.se)])
+            writer.writerow(
+                [*row.labels.values(), *column.values(), table.metric, cell.n, _num(cell.mean), _num(cell.se)]
+            )
     return out.getvalue()
 
 

@@ -50,6 +50,13 @@ CONSOLE_METRICS = MappingProxyType({
     "int_constructive": "Int cons", "int_non_constructive": "Int non-cons",
 })  # fmt: skip
 
+# The clock's columns (``--clock tokens:N`` or ``seconds:S``), short headers for the console: in the
+# per-pair and metrics tables where some episode was played under such a clock, nowhere else.
+CLOCK_METRICS = MappingProxyType({
+    "clock_stale_steps": "stale", "clock_idle_steps": "idle", "clock_fallback_steps": "fallback",
+    "decisions_per_100_steps": "dec/100", "decision_steps_mean": "steps/dec",
+})  # fmt: skip
+
 # The cooperation metrics table (interdependence.md): per agent x partner x layout x seat.
 INTERDEPENDENCE_METRICS = (
     "score", "int_total", "int_constructive", "int_non_constructive", "int_constructive_share",
@@ -65,7 +72,9 @@ class Report:
     metrics: Summary  # all metrics, per agent x partner x layout x seat
     pairs: Summary  # key metrics per agent x partner, pooled over layouts and seats
     interdependence: Summary | None = None  # cooperation metrics per agent x partner x layout x seat
-    process: Summary | None = None  # cooperation-process metrics (MAEIL, constraints) per agent x partner x layout x seat
+    process: Summary | None = (
+        None  # cooperation-process metrics (MAEIL, constraints) per agent x partner x layout x seat
+    )
     process_rows: list[dict] | None = None  # one per episode played under a topology, for EmCoop's plots
     ablation: AblationTable | None = None
     world: str = ""  # the world the run played (`world_of`), named in every table's heading
@@ -89,19 +98,36 @@ def _with_domain(metrics: list[str], records: list[EvalRecord], first_only: bool
     return [metrics[0], *(extra[:1] if first_only else extra), *metrics[1:]]
 
 
+def clocked(records: list[EvalRecord]) -> bool:
+    """Whether some episode was played under a clock other than turns (its record has the clock's fields)."""
+    return any(r.clock_idle_steps is not None for r in records)
+
+
 def _console_metrics(records: list[EvalRecord], world: str = "") -> list[str]:
-    """The per-pair console columns; the interdependence ones only when the records have them."""
+    """The per-pair console columns; the interdependence ones only when the records have them, the
+    clock's only when some episode was played under a clock other than turns."""
     metrics = _with_domain(list(CONSOLE_METRICS), records, first_only=True, world=world)
-    if any(r.int_total is not None for r in records):
-        return metrics
-    return [m for m in metrics if not m.startswith("int_")]
+    if not any(r.int_total is not None for r in records):
+        metrics = [m for m in metrics if not m.startswith("int_")]
+    return metrics + list(CLOCK_METRICS) if clocked(records) else metrics
+
+
+def _all_metrics(records: list[EvalRecord], world: str = "") -> list[str]:
+    """The metrics table's columns: every metric, the clock's only under a clock other than turns."""
+    metrics = _with_domain(list(METRICS), records, world=world)
+    return metrics if clocked(records) else [m for m in metrics if m not in CLOCK_METRICS]
 
 
 def run_order(manifest: EvalManifest | None) -> dict[str, list]:
     if manifest is None:
         return {}
     config = manifest.config
-    return {"agent": [a.name for a in config.agents], "partner": config.partners, "layout": manifest.layout_names, "seat": config.seats}
+    return {
+        "agent": [a.name for a in config.agents],
+        "partner": config.partners,
+        "layout": manifest.layout_names,
+        "seat": config.seats,
+    }
 
 
 def build_report(records: list[EvalRecord], manifest: EvalManifest | None, title: str, world: str = "") -> Report:
@@ -114,12 +140,17 @@ def build_report(records: list[EvalRecord], manifest: EvalManifest | None, title
         models_short=models_short(config),
         by_partner=pivot(records, "score", ["layout", "seat"], ["agent", "partner"], order),
         pooled=pivot(records, "score", ["layout", "seat"], ["agent"], order),
-        metrics=summarize(records, ["agent", "partner", "layout", "seat"], _with_domain(list(METRICS), records, world=world), order),
+        metrics=summarize(records, ["agent", "partner", "layout", "seat"], _all_metrics(records, world), order),
         pairs=summarize(records, ["agent", "partner"], _console_metrics(records, world), order),
         interdependence=summarize(records, ["agent", "partner", "layout", "seat"], list(INTERDEPENDENCE_METRICS), order)
         if any(r.int_total is not None for r in records)
         else None,  # a domain without an interdependence model: no table of dashes
-        process=summarize(records, ["agent", "partner", "layout", "seat"], ["score", *PROCESS_METRICS, *_capability_metrics(records)], order)
+        process=summarize(
+            records,
+            ["agent", "partner", "layout", "seat"],
+            ["score", *PROCESS_METRICS, *_capability_metrics(records)],
+            order,
+        )
         if any(r.process_metrics for r in records)
         else None,
         process_rows=process_rows(records),
@@ -144,7 +175,10 @@ def write_report(report: Report, folder: Path) -> list[Path]:
     written = [
         md("table.md", _table_markdown(report)),
         _write(folder / "table.csv", pivot_csv(report.by_partner)),
-        _write(folder / "table.json", json.dumps({"by_partner": report.by_partner.model_dump(), "pooled": report.pooled.model_dump()}, indent=1)),
+        _write(
+            folder / "table.json",
+            json.dumps({"by_partner": report.by_partner.model_dump(), "pooled": report.pooled.model_dump()}, indent=1),
+        ),
         md("metrics.md", f"# {report.title}: metrics (mean ± se over episodes)\n\n" + summary_markdown(report.metrics)),
         _write(folder / "metrics.csv", summary_csv(report.metrics)),
         _write(folder / "metrics.json", report.metrics.model_dump_json(indent=1)),
@@ -176,6 +210,7 @@ def write_report(report: Report, folder: Path) -> list[Path]:
 def _table_markdown(report: Report) -> str:
     return (
         f"# {report.title}: score (mean ± se over episodes, n = episodes; no ± below n = 2; "
+        "\"identical\": the n episodes played out exactly alike, one result repeated; "
         "a row's strictly best mean in bold, none on a tie)\n\n"
         "Rows: layout and the evaluated agent's seat (P0 = player 0). Columns: agent / partner.\n\n"
         + pivot_markdown(report.by_partner)
@@ -191,14 +226,22 @@ def _interdependence_markdown(report: Report) -> str:
         "Interdependencies: pairs of actions where one player's effect satisfied the other's precondition "
         "(constructive: the object reaches a goal, e.g. a delivery, and is not passed back and forth). "
         "initiated: trigger actions (offers); accepted: the other player's offers acted upon. "
-        "`proagent analyze <run>` gives the details when the run has a trace.\n\n" + summary_markdown(report.interdependence)
+        "`proagent analyze <run>` gives the details when the run has a trace.\n\n"
+        + summary_markdown(report.interdependence)
     )
 
 
 def process_rows(records: list[EvalRecord]) -> list[dict]:
     """EmCoop's plot rows: the episodes played under a topology (the layout stands for the difficulty)."""
     return [
-        {"topology": r.topology, "difficulty": r.layout, "team_size": len(r.team), "score": r.score, "steps": r.steps, **r.process_metrics}
+        {
+            "topology": r.topology,
+            "difficulty": r.layout,
+            "team_size": len(r.team),
+            "score": r.score,
+            "steps": r.steps,
+            **r.process_metrics,
+        }
         for r in records
         if r.topology is not None and "task_steps" in r.process_metrics
     ]
@@ -212,10 +255,13 @@ def _process_plots(report: Report, folder: Path) -> list[Path]:
         return []
     return [
         radar_by_topology(
-            rows, folder / "process_radar.png", title=f"{report.title}: the cooperation process by topology\n{report.models_short}"
+            rows,
+            folder / "process_radar.png",
+            title=f"{report.title}: the cooperation process by topology\n{report.models_short}",
         ),
         failure_bars(
-            rows, folder / "process_failures.png",
+            rows,
+            folder / "process_failures.png",
             title=f"{report.title}: failed attempts by the constraint they broke\n{report.models_short}",
         ),
     ]
@@ -251,7 +297,7 @@ def print_report(report: Report, console: Console) -> None:
     title = f"{report.title}: score (mean ± se); columns agent / partner"
     print_table(console, pivot_rich(report.by_partner, title), pivot_markdown(report.by_partner))
     pairs = "per agent / partner, pooled over layouts and seats"
-    headers = dict(CONSOLE_METRICS)
+    headers = {**CONSOLE_METRICS, **CLOCK_METRICS}
     print_table(console, summary_rich(report.pairs, pairs, 1, headers), summary_markdown(report.pairs, 1, headers))
     if report.ablation is not None:
         print_table(console, ablation_rich(report.ablation), markdown_rows(*ablation_rows(report.ablation)))

@@ -2,9 +2,9 @@
 
 A target is data, not code: which paper and table, the exact setting, where the paper's own numbers
 are, and the one implementation that makes ours (an evaluation grid, an ablation file or a table
-module of proagent.tables, named, with its settings). Keeping it data means a researcher reads in one file what a table runs, and a new table
-needs no new code path. This module also answers `--dry-run`: how many episodes a target plays and,
-from per-episode figures measured on a loopback run, how many LLM calls and tokens and what they
+module of proagent.tables, named, with its settings). Keeping it data means a researcher reads in one file what a table
+runs, and a new table needs no new code path. This module also answers `--dry-run`: how many episodes a target plays
+and, from per-episode figures measured on a loopback run, how many LLM calls and tokens and what they
 would cost at a model's list price.
 """
 

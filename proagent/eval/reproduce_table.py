@@ -140,7 +140,9 @@ def comparison_markdown(
         cells = [str(row.cell[k]) for k in keys]
         gap = row.gap()
         z = "–" if gap is None or row.ours.mean is None or gap.z is None else f"{gap.z:+.1f}"
-        lines.append("| " + " | ".join([*cells, row.ours.text(digits), theirs, _number(row.difference, digits), z]) + " |")
+        lines.append(
+            "| " + " | ".join([*cells, row.ours.text(digits), theirs, _number(row.difference, digits), z]) + " |"
+        )
     lines += wide_markdown(rows, keys, digits)
     lines += ["", summary_markdown(cell_gaps(rows), digits).rstrip("\n")]
     if plot is not None:
@@ -156,7 +158,11 @@ def heading(title: str, paper: PaperNumbers, notes: list[str]) -> list[str]:
         *notes,
         "",
         f"Paper: {paper.source}.",
-        *([] if paper.self_play else ["", "Ours leave out each agent's episodes with itself, as the paper's cells do."]),
+        *(
+            []
+            if paper.self_play
+            else ["", "Ours leave out each agent's episodes with itself, as the paper's cells do."]
+        ),
         "",
     ]
 

@@ -77,7 +77,12 @@ class RequestSlots:
 
     def state(self) -> dict[str, int]:
         """What the cap is and how it is used, for tests and for a user's `ray` inspection."""
-        return {"capacity": self.capacity, "held": len(self._held), "waiting": len(self._queue), "runs": len(self._runs)}
+        return {
+            "capacity": self.capacity,
+            "held": len(self._held),
+            "waiting": len(self._queue),
+            "runs": len(self._runs),
+        }
 
     def join(self, run: str, cap: int) -> int:
         """``run`` uses this endpoint with ``cap`` requests at most; returns the cap in force."""

@@ -133,7 +133,9 @@ class Evaluator:
         queue = deque(j for j in jobs if j.key.id not in finished)
         self._total, self._pending = len(jobs), len(queue)
         cache_dir = self.config.cache_dir if self.config.cache else None
-        self.pool = ModelPool(self.world.models_for(self.domain), cache_dir, semaphore_per_endpoint(self.config.llm_concurrency))
+        self.pool = ModelPool(
+            self.world.models_for(self.domain), cache_dir, semaphore_per_endpoint(self.config.llm_concurrency)
+        )
         self.budget = Budget(self.config.max_cost_usd, self._spent_before(), self.pool.meter)
         before = len(self.records)
         try:  # what the executor holds for this run goes however the run ends
@@ -143,7 +145,9 @@ class Evaluator:
             if self.executor is not None:
                 self.executor.end_grid()
         stopped = self.stopped if queue else None
-        return EvalOutcome(self.records, len(self.records) - before, self.failures, stopped, len(queue), self.disk_error)
+        return EvalOutcome(
+            self.records, len(self.records) - before, self.failures, stopped, len(queue), self.disk_error
+        )
 
     async def _lanes(self, jobs: list[EpisodeJob]) -> list[PlayEpisode]:
         """``concurrency`` lanes in this process, all sharing one env source; or the executor's."""
@@ -233,7 +237,8 @@ class Evaluator:
             episodes_done=len(self.records),
             episodes_total=self._total,
             steps_done=self.steps + live.steps,
-            steps_total=self._pending * (self.config.horizon or DEFAULT_HORIZON),  # an estimate where layouts set their own
+            steps_total=self._pending
+            * (self.config.horizon or DEFAULT_HORIZON),  # an estimate where layouts set their own
             # every seat's calls: the pool meters all of this process's models, the records each team's
             llm_calls=sum(r.team_llm_calls for r in earlier) + (usage.calls if usage else 0) + live.llm_calls,
             tokens=sum(r.team_tokens for r in earlier)

@@ -53,12 +53,18 @@ class RunHandle:
         return self.manifest.config
 
 
-def start_run(config: EvalConfig, world: World, command: str, runs_dir: Path | None = None, ablation: AblationInfo | None = None) -> RunHandle:
+def start_run(
+    config: EvalConfig, world: World, command: str, runs_dir: Path | None = None, ablation: AblationInfo | None = None
+) -> RunHandle:
     return open_run(config, resolve(config, world), command, runs_dir, ablation)
 
 
 def open_run(
-    config: EvalConfig, resolved: Resolved, command: str, runs_dir: Path | None = None, ablation: AblationInfo | None = None
+    config: EvalConfig,
+    resolved: Resolved,
+    command: str,
+    runs_dir: Path | None = None,
+    ablation: AblationInfo | None = None,
 ) -> RunHandle:
     """`start_run` for a config its caller has resolved already (a table checks all its grids
     before any folder exists; resolving hashes every partner's checkpoint, seconds for a zoo)."""
@@ -80,7 +86,9 @@ def resume_run(path: Path, changes: dict[str, Any], world: World, command: str) 
     manifest = load_manifest(folder)
     bad = sorted(set(changes) - RESUMABLE_FIELDS)
     if bad:
-        raise ConfigError(f"--resume keeps the run's config; these cannot change: {', '.join(bad)} (start a new run instead)")
+        raise ConfigError(
+            f"--resume keeps the run's config; these cannot change: {', '.join(bad)} (start a new run instead)"
+        )
     if changes.get("episodes", manifest.config.episodes) < manifest.config.episodes:
         raise ConfigError(f"--resume: episodes can grow, not shrink below {manifest.config.episodes}")
     data = {**manifest.config.model_dump(mode="json"), **changes}
@@ -114,7 +122,11 @@ def refuse_changed_players(path: Path, manifest: EvalManifest, resolved: Resolve
         changed.append("the knowledge files")
     recorded = manifest.partner_provenance
     if recorded is not None and recorded != resolved.partner_provenance:
-        names = sorted(n for n in {*recorded, *resolved.partner_provenance} if recorded.get(n) != resolved.partner_provenance.get(n))
+        names = sorted(
+            n
+            for n in {*recorded, *resolved.partner_provenance}
+            if recorded.get(n) != resolved.partner_provenance.get(n)
+        )
         changed.append(f"trained partner(s) {', '.join(names)}")
     if changed:
         raise ConfigError(

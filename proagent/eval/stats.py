@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from proagent.eval.records import EvalRecord
 from proagent.numbers import format_interval, format_mean
+from proagent.runner.summary import identical_episodes
 
 # name -> description; the order is the order of report columns.
 METRICS: MappingProxyType[str, str] = MappingProxyType({
@@ -40,10 +41,11 @@ METRICS: MappingProxyType[str, str] = MappingProxyType({
     "skill_success_rate": "skills completed / skills ended",
     "intention_accuracy": "teammate intentions predicted correctly",
     "skill_duration_mean": "steps per skill",
-    "clock_idle_steps": "steps idle while a decision was under way (--clock tokens:N)",
-    "clock_stale_steps": "steps acted on a skill decided on an earlier world (--clock tokens:N)",
-    "decisions_per_100_steps": "decisions per 100 steps (--clock tokens:N)",
-    "decision_steps_mean": "world steps a decision took, mean (--clock tokens:N)",
+    "clock_idle_steps": "steps idle while a decision was under way (--clock tokens:N or seconds:S)",
+    "clock_stale_steps": "steps acted on a skill decided on an earlier world (--clock tokens:N or seconds:S)",
+    "clock_fallback_steps": "steps the fallback acted while a decision was under way (--clock-fallback)",
+    "decisions_per_100_steps": "decisions per 100 steps (--clock tokens:N or seconds:S)",
+    "decision_steps_mean": "world steps a decision took, mean (--clock tokens:N or seconds:S)",
     "overhead_ms_median": "agent time per decision outside the LLM (ms, median)",
     "wall_time_s": "episode wall time (s)",
     "int_total": "interdependent action pairs (proagent.interdependence)",
@@ -62,9 +64,9 @@ LLM_METRICS = frozenset(
     {
         "llm_calls", "fresh_calls", "cached_calls", "tokens", "prompt_tokens", "completion_tokens", "llm_latency_s",
         "cost_usd", "decisions", "rejections", "replans_per_decision", "parse_failures", "fallbacks",
-        "oscillations", "retries", "skills_done", "skills_failed", "skill_success_rate", "intention_accuracy", "intention_hits",
-        "intention_total", "skill_duration_mean", "overhead_ms_median", "clock_idle_steps", "clock_stale_steps",
-        "decisions_per_100_steps", "decision_steps_mean",
+        "oscillations", "retries", "skills_done", "skills_failed", "skill_success_rate", "intention_accuracy",
+        "intention_hits", "intention_total", "skill_duration_mean", "overhead_ms_median", "clock_idle_steps",
+        "clock_stale_steps", "clock_fallback_steps", "decisions_per_100_steps", "decision_steps_mean",
     }
 )  # fmt: skip
 
@@ -79,7 +81,9 @@ Z95 = 1.96
 INTERVAL_NOTE = "95% t interval of the mean (t with n - 1 degrees of freedom; none below n = 2)"
 
 
-RATE_NOTE = "for a rate (a metric named …_rate, …_share or …_accuracy) the Wilson score interval, which stays within [0, 1]"
+RATE_NOTE = (
+    "for a rate (a metric named …_rate, …_share or …_accuracy) the Wilson score interval, which stays within [0, 1]"
+)
 RATE_SUFFIXES = ("_rate", "_share", "_accuracy")
 
 
@@ -108,17 +112,24 @@ class MeanSE(BaseModel):
     n: int
     mean: float | None = None
     se: float | None = None
+    # The n episodes played out exactly alike (a fixed scenario with deterministic agents): one result
+    # repeated, so there is no spread to estimate and the cell says so instead of a "± 0.0" that looks
+    # like n independent agreeing samples.
+    identical: bool = False
 
     def text(self, digits: int = 1) -> str:
-        """``mean ± se (n=…)`` by the one formatter (`proagent.numbers.format_mean`): no ± below n = 2."""
+        """``mean ± se (n=…)`` by the one formatter (`proagent.numbers.format_mean`): no ± below n = 2,
+        nor for identical episodes (``mean (n=5, identical)``)."""
         if self.mean is None:
             return format_mean(0.0, math.nan, 0, digits)
+        if self.identical:
+            return format_mean(self.mean, math.nan, 1, digits).replace("(n=1)", f"(n={self.n}, identical)")
         return format_mean(self.mean, math.nan if self.se is None else self.se, self.n, digits)
 
     def interval(self, rate: bool = False) -> tuple[float, float] | None:
         """The 95% t interval of the mean (``rate``: the Wilson score interval, within [0, 1]); None
         below two samples, where there is no spread to use."""
-        if self.mean is None or self.se is None or self.n < 2:
+        if self.mean is None or self.se is None or self.n < 2 or self.identical:
             return None
         if rate:
             return wilson_interval(min(1.0, max(0.0, self.mean)), self.n)
@@ -157,7 +168,11 @@ def metric_value(record: EvalRecord, metric: str) -> float | None:
     if metric == "skill_success_rate":
         ended = record.skills_done + record.skills_failed
         return record.skills_done / ended if ended else None
-    if metric.startswith("int_") and metric in METRICS and metric not in ("int_total", "int_constructive", "int_non_constructive"):
+    if (
+        metric.startswith("int_")
+        and metric in METRICS
+        and metric not in ("int_total", "int_constructive", "int_non_constructive")
+    ):
         return _interdependence_value(record, metric)
     if metric == "replans_per_decision":
         return (record.rejections + record.parse_failures) / record.decisions if record.decisions else None
@@ -244,8 +259,14 @@ def _interdependence_value(record: EvalRecord, metric: str) -> float | None:
 
 
 def metric_stat(records: Iterable[EvalRecord], metric: str) -> MeanSE:
+    """Mean ± se of ``metric`` over ``records``; marked ``identical`` (no se) when the episodes played
+    out exactly alike and gave one value (timings, which differ every run, keep their spread)."""
+    records = list(records)
     values = [v for v in (metric_value(r, metric) for r in records) if v is not None]
-    return mean_se(values)
+    stat = mean_se(values)
+    if len(values) > 1 and len(set(values)) == 1 and identical_episodes(records):
+        return stat.model_copy(update={"se": None, "identical": True})
+    return stat
 
 
 def numeric_fields() -> set[str]:

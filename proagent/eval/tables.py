@@ -41,13 +41,17 @@ class Summary(BaseModel):
     rows: list[SummaryRow]
 
 
-def ordered_groups(records: Sequence[EvalRecord], keys: Sequence[str], order: dict[str, list] | None = None) -> list[tuple]:
+def ordered_groups(
+    records: Sequence[EvalRecord], keys: Sequence[str], order: dict[str, list] | None = None
+) -> list[tuple]:
     """Distinct values of ``keys`` in ``records``: by ``order`` where given, else first appearance."""
     order = order or {}
     seen = list(dict.fromkeys(tuple(getattr(r, k) for k in keys) for r in records))
 
     def rank(group: tuple) -> tuple:
-        return tuple(order[k].index(v) if k in order and v in order[k] else len(order.get(k, [])) for k, v in zip(keys, group))
+        return tuple(
+            order[k].index(v) if k in order and v in order[k] else len(order.get(k, [])) for k, v in zip(keys, group)
+        )
 
     return sorted(seen, key=rank)  # stable: unranked values keep their first-appearance order
 

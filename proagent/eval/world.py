@@ -107,7 +107,9 @@ def resolve(config: EvalConfig, world: World) -> Resolved:
     return Resolved(domain, envs, hashes, knowledge_hash(domain.knowledge_root), provenance, partners)
 
 
-def _default_partners(config: EvalConfig, domain: Domain, envs: dict[str, DomainEnv], problems: list[str]) -> dict[str, str]:
+def _default_partners(
+    config: EvalConfig, domain: Domain, envs: dict[str, DomainEnv], problems: list[str]
+) -> dict[str, str]:
     """Each layout's default teammate (`settled_partner`), resolved once, when ``default`` is
     listed; a layout without one is a problem."""
     if DEFAULT_PARTNER not in config.partners:
@@ -156,14 +158,20 @@ def _check_seats(config: EvalConfig, envs: dict[str, DomainEnv], problems: list[
         problems.append(f"leader: seat {config.leader} does not exist on {', '.join(small)} (seats start at 0)")
 
 
-def _check_partner(domain: Domain, name: str, envs: dict[str, DomainEnv], provenance: dict[str, dict[str, dict]]) -> str | None:
+def _check_partner(
+    domain: Domain, name: str, envs: dict[str, DomainEnv], provenance: dict[str, dict[str, dict]]
+) -> str | None:
     """None when ``name`` can play every layout (its provenance, if any, is added to ``provenance``)."""
     builder = AgentBuilder(domain)
     for layout, env in envs.items():
         try:
             partner = builder.make(name, env)
         except (UnknownAgentError, ValueError) as exc:
-            return f"{exc} (or an LLM agent: {PROAGENT})" if isinstance(exc, UnknownAgentError) else f"on layout {layout!r}: {exc}"
+            return (
+                f"{exc} (or an LLM agent: {PROAGENT})"
+                if isinstance(exc, UnknownAgentError)
+                else f"on layout {layout!r}: {exc}"
+            )
         facts = provenance_of(partner)
         if facts:
             provenance.setdefault(name, {})[layout] = facts
@@ -191,7 +199,10 @@ def _check_partners(
                 problems.append(f"partners[{i}]: {problem}")
         sizes = {env.num_agents for env in envs.values()}
         if "+" in entry and sizes != {entry.count("+") + 2}:
-            problems.append(f"partners[{i}]: {entry!r} names {entry.count('+') + 1} seats' agents; the layouts have {sorted(sizes)} agents")
+            problems.append(
+                f"partners[{i}]: {entry!r} names {entry.count('+') + 1} seats' agents; the layouts have "
+                f"{sorted(sizes)} agents"
+            )
 
 
 def _check_defaults(
@@ -241,14 +252,16 @@ def _check_agents(
             if problem:
                 problems.append(f"agents[{i}].kind: {problem.replace('partner', 'agent kind', 1)}")
             continue
-        problem = clock_problem(domain, spec.agent_config())
+        problem = clock_problem(domain, spec.agent_config(), topology=bool(config.topologies))
         if problem is not None:
-            problems.append(f"agents[{i}].clock: {problem}")
+            problems.append(f"agents[{i}]: {problem}")
         try:
             for env in envs.values():
                 # every seat: the agent's own, and the partner seats it fills when named as a partner
                 seats = [s for s in all_seats if s < env.num_agents]
-                hashes[spec.name] = check_llm_agent(domain, env, spec.agent_config(domain.prompts_root), seats, config.seed)
+                hashes[spec.name] = check_llm_agent(
+                    domain, env, spec.agent_config(domain.prompts_root), seats, config.seed
+                )
         except PromptSetError as exc:
             problems.append(f"agents[{i}].prompt: {exc}")
         if (spec.llm, spec.api_base) in models_checked:

@@ -245,7 +245,13 @@ def classify(analyzer: Analyzer, link: Link) -> Interdependence:
     goal = analyzer.goal_reaching(link.obj)
     g_loop, g_useful = analyzer.giver_loop(link)
     r_loop, r_useful = analyzer.receiver_loop(link)
-    useful = analyzer.useful_transfers and goal and (g_loop or r_loop) and (g_useful or not g_loop) and (r_useful or not r_loop)
+    useful = (
+        analyzer.useful_transfers
+        and goal
+        and (g_loop or r_loop)
+        and (g_useful or not g_loop)
+        and (r_useful or not r_loop)
+    )
     looping = (g_loop or r_loop) and not useful
     return Interdependence(
         giver=link.giver.agent,
@@ -268,7 +274,9 @@ def classify(analyzer: Analyzer, link: Link) -> Interdependence:
     )
 
 
-def _agent_counts(trace: GroundedTrace, links: list[Link], pairs: list[Interdependence], triggers: list[GroundedOperator]) -> list[AgentCounts]:
+def _agent_counts(
+    trace: GroundedTrace, links: list[Link], pairs: list[Interdependence], triggers: list[GroundedOperator]
+) -> list[AgentCounts]:
     """Per agent: triggers offered and taken up, triggers of others acted upon, pairs given/received."""
     trigger_ids = {op.index for op in triggers}
     accepted_triggers = {link.giver.index for link in links if link.giver.index in trigger_ids}
@@ -280,7 +288,9 @@ def _agent_counts(trace: GroundedTrace, links: list[Link], pairs: list[Interdepe
                 agent=i,
                 initiated=len(mine),
                 initiated_accepted=sum(1 for op in mine if op.index in accepted_triggers),
-                accepted=len({link.giver.index for link in links if link.receiver.agent == i and link.giver.index in trigger_ids}),
+                accepted=len(
+                    {link.giver.index for link in links if link.receiver.agent == i and link.giver.index in trigger_ids}
+                ),
                 given=sum(1 for p in pairs if p.giver == i),
                 received=sum(1 for p in pairs if p.receiver == i),
                 constructive_given=sum(1 for p in pairs if p.giver == i and p.constructive),
@@ -290,7 +300,9 @@ def _agent_counts(trace: GroundedTrace, links: list[Link], pairs: list[Interdepe
     return agents
 
 
-def _pair_counts(trace: GroundedTrace, links: list[Link], pairs: list[Interdependence], triggers: list[GroundedOperator]) -> dict[str, PairCounts]:
+def _pair_counts(
+    trace: GroundedTrace, links: list[Link], pairs: list[Interdependence], triggers: list[GroundedOperator]
+) -> dict[str, PairCounts]:
     """Per ordered pair (giver, receiver), every pair of distinct agents, in index order."""
     trigger_ids = {op.index for op in triggers}
     out = {}
@@ -299,8 +311,18 @@ def _pair_counts(trace: GroundedTrace, links: list[Link], pairs: list[Interdepen
             if i == j:
                 continue
             mine = [p for p in pairs if (p.giver, p.receiver) == (i, j)]
-            taken = {link.giver.index for link in links if (link.giver.agent, link.receiver.agent) == (i, j) and link.giver.index in trigger_ids}
-            out[pair_key(i, j)] = PairCounts(giver=i, receiver=j, total=len(mine), constructive=sum(p.constructive for p in mine), accepted=len(taken))
+            taken = {
+                link.giver.index
+                for link in links
+                if (link.giver.agent, link.receiver.agent) == (i, j) and link.giver.index in trigger_ids
+            }
+            out[pair_key(i, j)] = PairCounts(
+                giver=i,
+                receiver=j,
+                total=len(mine),
+                constructive=sum(p.constructive for p in mine),
+                accepted=len(taken),
+            )
     return out
 
 

@@ -78,7 +78,9 @@ def _layout_specs(config: dict) -> dict[str, str]:
 
 def _steps(lines: Sequence[dict], model: InterdependenceModel) -> list[StepInput]:
     return [
-        StepInput(int(r["step"]), tuple(r.get("actions", ())), tuple(model.event_from_record(e) for e in r.get("events", [])))
+        StepInput(
+            int(r["step"]), tuple(r.get("actions", ())), tuple(model.event_from_record(e) for e in r.get("events", []))
+        )
         for r in lines
     ]
 
@@ -100,7 +102,10 @@ def _from_trace(
         recomputed = recompute(lines, [s.events for s in steps], int(record.get("seat", 0)), model.skill_of_event)
         believed = from_beliefs(lines)
         if believed.total != recomputed.total or believed.hits != recomputed.hits:
-            trace.notes.append(f"intention: agent scored {believed.hits}/{believed.total}, recomputed {recomputed.hits}/{recomputed.total}")
+            trace.notes.append(
+                f"intention: agent scored {believed.hits}/{believed.total}, recomputed "
+                f"{recomputed.hits}/{recomputed.total}"
+            )
     return result, to_pddl_text(trace, title=episode_id(record)), recomputed
 
 
@@ -108,16 +113,23 @@ def _from_record(record: dict) -> EpisodeInterdependence:
     total, cons = record.get("int_total"), record.get("int_constructive")
     if total is None:
         return EpisodeInterdependence()
-    agents = [AgentCounts(agent=i, initiated=n, accepted=a) for i, (n, a) in enumerate(zip(record.get("int_initiated", []), record.get("int_accepted", [])))]
+    agents = [
+        AgentCounts(agent=i, initiated=n, accepted=a)
+        for i, (n, a) in enumerate(zip(record.get("int_initiated", []), record.get("int_accepted", [])))
+    ]
     share = cons / total if total else None
-    return EpisodeInterdependence(total=total, constructive=cons, non_constructive=total - cons, constructive_share=share, agents=agents)
+    return EpisodeInterdependence(
+        total=total, constructive=cons, non_constructive=total - cons, constructive_share=share, agents=agents
+    )
 
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
 
 
-def analyze_folder(path: Path, model_for: ModelFor, recompute_intentions: bool = True, write: bool = True) -> FolderAnalysis:
+def analyze_folder(
+    path: Path, model_for: ModelFor, recompute_intentions: bool = True, write: bool = True
+) -> FolderAnalysis:
     """Analyze every finished episode of a run folder; with ``write``, save interdependence.json
     and one ``episode_<id>.pddl.txt`` per traced episode into it. ``model_for`` maps a layout spec
     to the domain's model; without ``recompute_intentions`` intention accuracy is not recomputed."""
@@ -142,11 +154,22 @@ def analyze_folder(path: Path, model_for: ModelFor, recompute_intentions: bool =
 
 
 def _episode(
-    path: Path, eid: str, record: dict, lines: list[dict], model_for: ModelFor, recompute_intentions: bool, layout_spec: str, write: bool
+    path: Path,
+    eid: str,
+    record: dict,
+    lines: list[dict],
+    model_for: ModelFor,
+    recompute_intentions: bool,
+    layout_spec: str,
+    write: bool,
 ) -> EpisodeAnalysis:
     agent_kind = record.get("agent_kind", "proagent")
     agent = record.get("agent", "proagent")
-    reported = IntentionAccuracy(hits=record.get("intention_hits", 0), total=record.get("intention_total", 0)) if agent_kind == "proagent" else None
+    reported = (
+        IntentionAccuracy(hits=record.get("intention_hits", 0), total=record.get("intention_total", 0))
+        if agent_kind == "proagent"
+        else None
+    )
     analysis = EpisodeAnalysis(
         id=eid,
         group=f"{agent}|{record.get('partner')}|{record.get('layout')}|p{record.get('seat', 0)}",

@@ -25,7 +25,9 @@ class Interdependence(BaseModel):
     goal_reaching: bool = Field(description="Def. 4.4: the object's lineage ends in a goal fact")
     giver_loop: bool = Field(description="Def. 4.5 (1): the giver got the object back in the same state")
     receiver_loop: bool = Field(description="Def. 4.5 (2): the receiver had held it in the same state before")
-    useful_transfer: bool = Field(False, description="App. D.4: a loop exempted because the freed hands served the goal")
+    useful_transfer: bool = Field(
+        False, description="App. D.4: a loop exempted because the freed hands served the goal"
+    )
     constructive: bool
     category: Category
     trajectory: list[str] = Field(default_factory=list, description="object influence trajectory (Def. 4.3)")
@@ -73,7 +75,9 @@ class EpisodeInterdependence(BaseModel):
     useful_transfers: int = 0
     constructive_share: float | None = None
     agents: list[AgentCounts] = Field(default_factory=list)
-    pairs: dict[str, PairCounts] = Field(default_factory=dict, description="per ordered pair of agents, keyed 'i->j' (pair_key)")
+    pairs: dict[str, PairCounts] = Field(
+        default_factory=dict, description="per ordered pair of agents, keyed 'i->j' (pair_key)"
+    )
     by_operator: dict[str, int] = Field(default_factory=dict, description="interdependencies per receiver operator")
     goals_reached: int = Field(0, description="goal facts true at the end")
     operators: int = 0

@@ -134,7 +134,10 @@ def markdown_table(rows: Sequence[GroupRow]) -> str:
     cols = _columns(rows)
     header = "| agent / partner / layout / seat | " + " | ".join(h for _, h in cols) + " |"
     rule = "|" + "---|" * (len(cols) + 1)
-    body = ["| " + row.group.replace("|", " / ") + " | " + " | ".join(_fmt(row.values.get(k), k) for k, _ in cols) + " |" for row in rows]
+    body = [
+        "| " + row.group.replace("|", " / ") + " | " + " | ".join(_fmt(row.values.get(k), k) for k, _ in cols) + " |"
+        for row in rows
+    ]
     return "\n".join([header, rule, *body]) + "\n"
 
 
@@ -174,7 +177,11 @@ def intention_lines(episodes: Sequence[EpisodeAnalysis]) -> list[str]:
     lines = []
     for e in episodes:
         recorded, recomputed = e.intention_reported, e.intention_recomputed
-        if recorded is None or recomputed is None or (recorded.hits, recorded.total) == (recomputed.hits, recomputed.total):
+        if (
+            recorded is None
+            or recomputed is None
+            or (recorded.hits, recorded.total) == (recomputed.hits, recomputed.total)
+        ):
             continue
         lines.append(
             f"{episode_name(e.id)}: intention {recorded.hits}/{recorded.total} recorded (in the tables), "

@@ -75,7 +75,10 @@ class OperatorSchema(BaseModel):
     pre: list[str] = Field(default_factory=list)
     add: list[str] = Field(default_factory=list)
     delete: list[str] = Field(default_factory=list)
-    each: dict[str, str] = Field(default_factory=dict, description="a parameter standing for each member of a set (the parts an object is made of)")
+    each: dict[str, str] = Field(
+        default_factory=dict,
+        description="a parameter standing for each member of a set (the parts an object is made of)",
+    )
     pre_each: list[str] = Field(default_factory=list)
     add_each: list[str] = Field(default_factory=list)
     delete_each: list[str] = Field(default_factory=list)

@@ -61,7 +61,9 @@ def _key_or_error(request: dict[str, Any]) -> str:
         return cache_key(request)
     except UnicodeEncodeError as exc:
         problem = f"{exc.reason} at character {exc.start}"
-    raise LLMRequestError(f"the request cannot be encoded as UTF-8 ({problem}); prompts must be built from sanitised text")
+    raise LLMRequestError(
+        f"the request cannot be encoded as UTF-8 ({problem}); prompts must be built from sanitised text"
+    )
 
 
 class CacheEntry(BaseModel):

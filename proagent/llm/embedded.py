@@ -167,19 +167,54 @@ def embedded_neighbours(folder: Path | None = None) -> int:
     return max(1, alive)
 
 
+def busy_elsewhere(window_s: float = 0.25) -> float | None:
+    """How many cores other processes keep busy now: the machine's busy CPU time over a short window
+    (``/proc/stat``) less this process's own (``/proc/self/stat``), in cores. Not the load average:
+    that trails by a minute, so a model loading right after an install (a compiler on every core)
+    or after this process's own busy start-up (importing JAX, building the world) would count
+    work that is over, or its own, and take one thread on an idle machine. None where ``/proc``
+    is missing (not Linux)."""
+    try:
+        machine_before, own_before = _busy_ticks(), _own_ticks()
+        time.sleep(window_s)
+        machine_after, own_after = _busy_ticks(), _own_ticks()
+    except (OSError, ValueError, IndexError):
+        return None
+    ticks_per_s = os.sysconf("SC_CLK_TCK")
+    other = (machine_after - machine_before) - (own_after - own_before)
+    return max(0.0, other / ticks_per_s / window_s)
+
+
+def _busy_ticks() -> int:
+    """Busy CPU ticks of the whole machine since boot: user, nice, system, irq, softirq, steal."""
+    with open("/proc/stat") as fh:
+        fields = fh.readline().split()
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(v) for v in fields[1:9])
+    return user + nice + system + irq + softirq + steal
+
+
+def _own_ticks() -> int:
+    """This process's CPU ticks since it started (user + system, every thread)."""
+    with open("/proc/self/stat") as fh:
+        after_name = fh.read().rsplit(")", 1)[1].split()
+    return int(after_name[11]) + int(after_name[12])  # utime, stime (fields 14 and 15 of the line)
+
+
 def thread_budget(load: float | None = None, neighbours: int = 1) -> int:
     """Threads for the embedded model: the cores this process may use (`usable_cores`; on a Ray
-    worker, the CPU share Ray gives it in ``OMP_NUM_THREADS``), less the share of them that other
-    processes keep busy (the 1-minute load average, spread over the machine's cores). llama.cpp's
-    threads spin and wait for each other at every layer, so a model that takes every core of a busy
-    machine starves and is starved (a decision 30x slower); sized to the free cores it keeps its pace.
-    ``load``: the load average to use (default: the machine's now); ``neighbours``: the processes
-    running an embedded model now, this one included (`embedded_neighbours`), which share the free
-    cores (their spinning threads are not yet in a load average taken as they start together)."""
+    worker, the CPU share Ray gives it in ``OMP_NUM_THREADS``), less the cores other processes keep
+    busy. llama.cpp's threads spin and wait for each other at every layer, so a model that takes
+    every core of a busy machine starves and is starved (a decision 30x slower); sized to the free
+    cores it keeps its pace. ``load``: the cores busy elsewhere to use (default: measured now,
+    `busy_elsewhere`; where that cannot be measured, the 1-minute load average); ``neighbours``: the
+    processes running an embedded model now, this one included (`embedded_neighbours`), which share
+    the free cores (their spinning threads are not yet busy as they start together)."""
     cores = usable_cores()
     share = small_whole(os.environ.get("OMP_NUM_THREADS", ""))
     if share:
         cores = min(cores, share)
+    if load is None:
+        load = busy_elsewhere()
     if load is None:
         try:
             load = os.getloadavg()[0]

@@ -40,7 +40,9 @@ def _make_embedded(spec: str, threads: int | None = None, adapter: Path | None =
     if path and not Path(path).is_file():
         raise LLMConfigError(f"embedded model file not found: {path}")
     if adapter is not None and not Path(adapter).is_file():
-        raise LLMConfigError(f"--adapter {str(adapter)[:200]}: no such file (a LoRA adapter GGUF, e.g. from proagent finetune)")
+        raise LLMConfigError(
+            f"--adapter {str(adapter)[:200]}: no such file (a LoRA adapter GGUF, e.g. from proagent finetune)"
+        )
     model = EmbeddedModel(Path(path) if path else None, n_threads=threads, adapter_path=adapter)
     model.check_available()
     return model

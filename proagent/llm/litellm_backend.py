@@ -135,7 +135,9 @@ def _check_encodable(messages: list[Message]) -> None:
             break
     else:
         return
-    raise LLMRequestError(f"the request cannot be encoded as UTF-8: {problem}; prompts must be built from sanitised text")
+    raise LLMRequestError(
+        f"the request cannot be encoded as UTF-8: {problem}; prompts must be built from sanitised text"
+    )
 
 
 def _token_count(value: Any) -> tuple[int, str | None]:
@@ -205,7 +207,9 @@ class LiteLLMModel:
         self._max_retries = max_retries
         self._malformed_retries = malformed_retries
         self._response_schema = response_schema
-        self._backoff = wait_exponential(multiplier=backoff_initial_s, max=backoff_max_s) + wait_random(0, backoff_initial_s)
+        self._backoff = wait_exponential(multiplier=backoff_initial_s, max=backoff_max_s) + wait_random(
+            0, backoff_initial_s
+        )
         self._retry_after_max_s = retry_after_max_s
         self._direct = DirectRoute.for_model(model, api_base)
         self._schema_support: bool | None = None  # litellm's answer for this model, asked once

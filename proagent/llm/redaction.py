@@ -79,7 +79,9 @@ def redact_values(data: object, *, extra_secrets: tuple[str, ...] = ()) -> objec
     if isinstance(data, Mapping):
         return {
             redact(k, extra_secrets=extra_secrets): (
-                REDACTED if isinstance(v, str) and _SECRET_KEY.match(str(k)) else redact_values(v, extra_secrets=extra_secrets)
+                REDACTED
+                if isinstance(v, str) and _SECRET_KEY.match(str(k))
+                else redact_values(v, extra_secrets=extra_secrets)
             )
             for k, v in data.items()
         }

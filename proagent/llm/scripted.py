@@ -101,7 +101,11 @@ def describe_model(spec: str) -> ModelRecord:
     """The model record of ``--llm spec``."""
     if is_scripted(spec):
         return ModelRecord(
-            spec=SCRIPTED_SPEC, kind="scripted", is_language_model=False, caption=SCRIPTED_CAPTION, token_count=TOKEN_COUNT
+            spec=SCRIPTED_SPEC,
+            kind="scripted",
+            is_language_model=False,
+            caption=SCRIPTED_CAPTION,
+            token_count=TOKEN_COUNT,
         )
     return ModelRecord(
         spec=spec, kind="language_model", is_language_model=True, caption=spec, token_count=LANGUAGE_MODEL_TOKENS

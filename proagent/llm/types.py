@@ -64,7 +64,9 @@ class Completion(BaseModel):
     model: str
     prompt_tokens: int = Field(ge=0)
     completion_tokens: int = Field(ge=0)
-    reused_prompt_tokens: int = Field(0, ge=0, description="prompt tokens not evaluated again: a reused prefix (KV cache)")
+    reused_prompt_tokens: int = Field(
+        0, ge=0, description="prompt tokens not evaluated again: a reused prefix (KV cache)"
+    )
     latency_s: float = Field(ge=0.0)
     cost_usd: float | None = None
     cached: bool = False

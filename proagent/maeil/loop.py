@@ -59,7 +59,9 @@ class Maeil:
         self.inbox: dict[int, list[Message]] = {s: [] for s in range(len(team))}
         self.plans: dict[int, str | None] = {s: None for s in self.talkers}
 
-    async def step_actions(self, observations: Sequence[Observation], events: Sequence[Event], truth: State | None = None) -> tuple[int, ...]:
+    async def step_actions(
+        self, observations: Sequence[Observation], events: Sequence[Event], truth: State | None = None
+    ) -> tuple[int, ...]:
         """The cognitive phase before this step, then every seat's primitive action. ``truth`` is the
         world's whole state (the feedback snapshot reads it; default: seat 0's observed state)."""
         started = time.perf_counter()
@@ -158,7 +160,12 @@ class Maeil:
 
     def _with_feedback(self, message: Message) -> Message:
         """The leader's spoken message with the world's snapshot attached (``--feedback``)."""
-        if self.feedback is None or self.truth is None or message.kind not in SPOKEN_KINDS or message.sender != self.topology.feedback_seat():
+        if (
+            self.feedback is None
+            or self.truth is None
+            or message.kind not in SPOKEN_KINDS
+            or message.sender != self.topology.feedback_seat()
+        ):
             return message
         return replace(message, feedback=self.feedback(self.truth))
 
@@ -210,7 +217,11 @@ class Maeil:
             self.log.message(message)
             for receiver in message.recipients:
                 self.inbox[receiver].append(message)
-                if phase.stage.get(receiver) in (Stage.WAIT, Stage.EXECUTE) and receiver in self.talkers and self.topology.interrupts(receiver, message, phase):
+                if (
+                    phase.stage.get(receiver) in (Stage.WAIT, Stage.EXECUTE)
+                    and receiver in self.talkers
+                    and self.topology.interrupts(receiver, message, phase)
+                ):
                     self.log.enter(receiver, Stage.INTERRUPT, phase, cause=message.sender)
                     phase.stage[receiver] = Stage.INTERRUPT
 

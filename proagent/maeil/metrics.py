@@ -68,7 +68,16 @@ class CognitiveLog:
 
     def read(self, seat: int, messages: Sequence[Message], phase: Phase) -> None:
         if messages:
-            self.records.append({"kind": "read", "agent": seat, "count": len(messages), "t_cog": self.clock, "t_env": phase.t_env, "wall_ms": self._wall_ms()})
+            self.records.append(
+                {
+                    "kind": "read",
+                    "agent": seat,
+                    "count": len(messages),
+                    "t_cog": self.clock,
+                    "t_env": phase.t_env,
+                    "wall_ms": self._wall_ms(),
+                }
+            )
 
     def plan(self, seat: int, plan: str, outcome: str, phase: Phase) -> None:
         self.plan_outcomes[outcome] += 1

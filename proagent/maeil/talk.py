@@ -40,11 +40,19 @@ class Message:
     kind: str  # say | directive | request | ack
     t_cog: int  # the cognitive clock when it was sent
     t_env: int  # the environment step it was sent before
-    feedback: str | None = None  # environment feedback attached by the framework (``--feedback``), not written by the sender
+    feedback: str | None = (
+        None  # environment feedback attached by the framework (``--feedback``), not written by the sender
+    )
 
     def to_record(self) -> dict:
         """The trace's record: ``kind`` "message", its own kind under ``type``; ``feedback`` when attached."""
-        record = {"kind": "message", "type": self.kind, "from": self.sender, "to": list(self.recipients), "text": self.text}
+        record = {
+            "kind": "message",
+            "type": self.kind,
+            "from": self.sender,
+            "to": list(self.recipients),
+            "text": self.text,
+        }
         record |= {"t_cog": self.t_cog, "t_env": self.t_env}
         if self.feedback is not None:
             record["feedback"] = self.feedback

@@ -43,7 +43,9 @@ class TopologyConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     name: TopologyName = "individual"
-    leader: int = Field(0, ge=0, description="centralized: the leader's seat (the first talking seat if this one cannot talk)")
+    leader: int = Field(
+        0, ge=0, description="centralized: the leader's seat (the first talking seat if this one cannot talk)"
+    )
     message_budget: int = Field(
         1, ge=0, le=MAX_MESSAGE_BUDGET, description="decentralized: messages each agent may send per environment step"
     )
@@ -54,10 +56,13 @@ class TopologyConfig(BaseModel):
         description="COOP²-Repair: check the committed plans before they run (observe: predict and score only; "
         "on: also send targeted guidance to the agents a predicted failure involves, who may revise)",
     )
-    repair_window: int = Field(30, ge=1, le=10_000, description="steps a prediction waits for the attempt that scores it")
+    repair_window: int = Field(
+        30, ge=1, le=10_000, description="steps a prediction waits for the attempt that scores it"
+    )
     feedback: bool = Field(
         False,
-        description="environment feedback: the world's constraint and dependency snapshot attached to the leader's messages "
+        description="environment feedback: the world's constraint and dependency snapshot attached to the leader's "
+        "messages "
         "(centralized: its directives; debate and decentralized: the messages of seat `leader`)",
     )
 
@@ -167,7 +172,11 @@ class Centralized(Topology):
         return self.leader if self.leader >= 0 else None
 
     def begin(self, phase: Phase, needing: list[int]) -> list[Message]:
-        return [phase.message(s, (self.leader,), f"player {s} needs a new plan", "request") for s in needing if s != self.leader]
+        return [
+            phase.message(s, (self.leader,), f"player {s} needs a new plan", "request")
+            for s in needing
+            if s != self.leader
+        ]
 
     def thinkers(self, phase: Phase) -> list[int]:
         needing = phase.needing()

@@ -38,7 +38,9 @@ class RunConfig(BaseModel):
     api_base: str | None = None
     llm_timeout_s: float | None = None
     agent: dict
-    env_settings: dict | None = Field(None, description="the env's rules as the domain reports them (Overcooked: Dynamics)")
+    env_settings: dict | None = Field(
+        None, description="the env's rules as the domain reports them (Overcooked: Dynamics)"
+    )
     num_agents: int | None = Field(None, description="agents in the episode (None in runs recorded before --agents)")
     topology: dict | None = Field(None, description="MAEIL topology (None: agents act in turn, no conversation)")
     prompt_hashes: dict[str, str]
@@ -82,7 +84,9 @@ class EpisodeRecord(BaseModel):
     layout: str
     partner: str  # the teammates' names (joined by "+" when there are several)
     seat: int
-    team: list[str] = Field(default_factory=list, description="agent name per seat (empty in records before N-agent episodes)")
+    team: list[str] = Field(
+        default_factory=list, description="agent name per seat (empty in records before N-agent episodes)"
+    )
     score: float
     domain_metrics: dict[str, float] = Field(default_factory=dict, description="the domain's per-episode outcomes")
     agent_stats: list[dict] = Field(default_factory=list, description="each seat's episode_stats() (LLM calls, ...)")
@@ -92,14 +96,19 @@ class EpisodeRecord(BaseModel):
     team_tokens: int = Field(0, description="prompt + completion tokens of every seat")
     team_cost_usd: float = Field(0.0, description="money every seat spent on fresh calls")
     process_metrics: dict[str, float] = Field(
-        default_factory=dict, description="the cooperation process: MAEIL (messages, stages, re-plans) and the domain's constraints"
+        default_factory=dict,
+        description="the cooperation process: MAEIL (messages, stages, re-plans) and the domain's constraints",
     )
     steps: int
     wall_time_s: float
-    ended_by: EndedBy | None = Field(None, description="why the episode ended; None in records written before it was kept")
+    ended_by: EndedBy | None = Field(
+        None, description="why the episode ended; None in records written before it was kept"
+    )
     shaped_return: list[float]
     model: str | None = Field(
-        None, description="the focal agent's model ('scripted': a world's scripted planner, no language model); None without one"
+        None,
+        description="the focal agent's model ('scripted': a world's scripted planner, no language model); None without "
+        "one",
     )
     llm_calls: int = 0
     cached_calls: int = 0
@@ -120,19 +129,26 @@ class EpisodeRecord(BaseModel):
     intention_hits: int = 0
     intention_total: int = 0
     intention_accuracy: float | None = None
-    intention_by_teammate: dict[str, dict[str, int]] = Field(default_factory=dict, description="teammate seat -> hits, total")
+    intention_by_teammate: dict[str, dict[str, int]] = Field(
+        default_factory=dict, description="teammate seat -> hits, total"
+    )
     overhead_ms_median: float | None = None
     skill_duration_mean: float | None = None
-    # --clock tokens:N (`TokenClockProAgent`): None on the turn clock
+    # --clock tokens:N or seconds:S (`proagent.agent.clocked`): None on the turn clock
     clock_idle_steps: int | None = Field(None, description="steps the agent idled waiting for a decision to land")
     clock_stale_steps: int | None = Field(None, description="steps acted on a skill decided on an earlier world")
+    clock_fallback_steps: int | None = Field(
+        None, description="steps the fallback (--clock-fallback continue, scripted) acted while a decision was pending"
+    )
     decisions_per_100_steps: float | None = None
     decision_steps_mean: float | None = Field(None, description="world steps a decision took, mean")
     # Belief probes (agent/probe.py; --belief-probe): 0/None in runs without them.
     belief_probes: int = Field(0, description="turns the focal agent was asked what it believes")
     belief_seen_accuracy: float | None = Field(None, description="mean over probed turns: items the seat had seen")
     belief_unseen_accuracy: float | None = Field(None, description="mean over probed turns: items it never saw")
-    belief_by_turn: list[dict] = Field(default_factory=list, description="per probed turn: turn, step, accuracies, counts")
+    belief_by_turn: list[dict] = Field(
+        default_factory=list, description="per probed turn: turn, step, accuracies, counts"
+    )
     events: dict[str, list[int]] = Field(default_factory=dict, description="event counts per kind, per player")
     # Interdependence (proagent.interdependence): None/empty in records written before it existed.
     int_total: int | None = Field(None, description="interdependent action pairs (either direction)")
@@ -158,7 +174,11 @@ class EpisodeRecord(BaseModel):
         numeric field the model does not know moves into ``domain_metrics``."""
         if not isinstance(data, dict):
             return data
-        legacy = {k: v for k, v in data.items() if k not in cls.model_fields and isinstance(v, int | float) and not isinstance(v, bool)}
+        legacy = {
+            k: v
+            for k, v in data.items()
+            if k not in cls.model_fields and isinstance(v, int | float) and not isinstance(v, bool)
+        }
         if not legacy:
             return data
         rest = {k: v for k, v in data.items() if k not in legacy}

@@ -99,7 +99,9 @@ class RunFolder:
             handle.seek(0)
             holder = handle.read().strip() or "another process"
             handle.close()
-            raise RunFolderBusy(f"run folder {self.path} is in use by {holder}: wait for it to finish, then resume") from None
+            raise RunFolderBusy(
+                f"run folder {self.path} is in use by {holder}: wait for it to finish, then resume"
+            ) from None
         handle.seek(0)
         handle.truncate()
         handle.write(f"proagent process {os.getpid()}")

@@ -84,7 +84,9 @@ def _read(path: Path, model: type[_M]) -> _M | None:
     if not path.is_file():
         return None
     if path.stat().st_size > MAX_CONFIG_BYTES:
-        raise RunFolderError(f"{path}: {path.stat().st_size} bytes, more than a run's config ({MAX_CONFIG_BYTES}); not read")
+        raise RunFolderError(
+            f"{path}: {path.stat().st_size} bytes, more than a run's config ({MAX_CONFIG_BYTES}); not read"
+        )
     try:
         data = loads_json(path.read_bytes().decode("utf-8"), str(path))
     except UnicodeDecodeError as exc:

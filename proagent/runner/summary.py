@@ -11,7 +11,8 @@ from proagent.runner.records import EpisodeRecord
 
 
 def summary_of(records: list[EpisodeRecord], useful_events: tuple[str, ...]) -> dict:
-    """summary.json of a run folder; ``useful_events``: the domain's event kinds that are an agent's own contribution."""
+    """summary.json of a run folder; ``useful_events``: the domain's event kinds that are an agent's own
+    contribution."""
     scores = [r.score for r in records]
     mean = statistics.fmean(scores)
     alike = identical_episodes(records)
@@ -25,7 +26,9 @@ def summary_of(records: list[EpisodeRecord], useful_events: tuple[str, ...]) -> 
         "score_se": se,
         **{f"{name}_mean": _mean_where_defined(records, name) for name in _metric_names(records)},
         "llm_calls_mean": statistics.fmean(r.llm_calls for r in records),
-        "team_llm_calls_mean": statistics.fmean(r.team_llm_calls for r in records),  # every seat's, not only the agent's
+        "team_llm_calls_mean": statistics.fmean(
+            r.team_llm_calls for r in records
+        ),  # every seat's, not only the agent's
         "team_tokens_mean": statistics.fmean(r.team_tokens for r in records),
         "team_cost_usd_mean": statistics.fmean(r.team_cost_usd for r in records),
         "decisions_mean": statistics.fmean(r.decisions for r in records),
@@ -34,7 +37,9 @@ def summary_of(records: list[EpisodeRecord], useful_events: tuple[str, ...]) -> 
         "parse_failures_mean": statistics.fmean(r.parse_failures for r in records),
         "fallbacks_mean": statistics.fmean(r.fallbacks for r in records),
         "retries_mean": statistics.fmean(r.retries for r in records),
-        "agent_events_mean": {k: statistics.fmean(own_events(r, useful_events)[k] for r in records) for k in useful_events},
+        "agent_events_mean": {
+            k: statistics.fmean(own_events(r, useful_events)[k] for r in records) for k in useful_events
+        },
         "intention_accuracy": _pooled_accuracy(records),
         **_interdependence_means(records),
         "finished": datetime.now(UTC).isoformat(),
@@ -89,8 +94,12 @@ def _interdependence_means(records: list) -> dict:
         "constructive_mean": statistics.fmean(r.int_constructive for r in scored),
         "non_constructive_mean": statistics.fmean(r.int_non_constructive for r in scored),
         "constructive_share": sum(r.int_constructive for r in scored) / total if total else None,
-        "initiated_mean": [statistics.fmean(r.int_initiated[i] for r in scored) for i in range(len(scored[0].int_initiated))],
-        "accepted_mean": [statistics.fmean(r.int_accepted[i] for r in scored) for i in range(len(scored[0].int_accepted))],
+        "initiated_mean": [
+            statistics.fmean(r.int_initiated[i] for r in scored) for i in range(len(scored[0].int_initiated))
+        ],
+        "accepted_mean": [
+            statistics.fmean(r.int_accepted[i] for r in scored) for i in range(len(scored[0].int_accepted))
+        ],
     }
 
 

@@ -77,7 +77,7 @@ def study_routes(runner: StudyRunner, experimenter_key: str) -> dict[tuple[str, 
         **_participant_routes(runner),
         **_game_routes(runner),
     }
-    blinder = Blinder(study_names(runner.config, runner.options))  # the protocol: never a partner's name
+    blinder = Blinder(study_names(runner.config, runner.llm.llm))  # the protocol: never a partner's name
     return {**_experimenter_routes(runner, experimenter_key), **blinded_routes(participant_facing, blinder)}
 
 

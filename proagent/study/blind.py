@@ -11,7 +11,6 @@ own texts (consent, questionnaire, choices) are sent as the lab wrote them.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 from collections.abc import Iterable
@@ -73,12 +72,11 @@ class Blinder:
         return blinded
 
 
-def study_names(config: StudyConfig, options: argparse.Namespace) -> list[str]:
+def study_names(config: StudyConfig, llm: str) -> list[str]:
     """What would name a partner: each partner's name and label (the trial's too), the LLM agent's
     name, and the model behind it (``--llm`` as given and its last part, ``gpt-4o-mini``)."""
     names = [LLM_AGENT, *(p.name for p in config.partners), *(p.label or "" for p in config.partners)]
     names += [config.trial.partner] if config.trial else []
-    llm = str(getattr(options, "llm", "") or "")
     return [*names, llm, *re.split(r"[/:]", llm)[-1:]] if llm else names
 
 

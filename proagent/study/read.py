@@ -270,8 +270,8 @@ def _read_round(study: Study, pid: str, k: int, folder: Path, answers: dict[str,
     )
     return Round(
         pid, k, config.layout, partner, folder.name, episode.score, episode.int_constructive, non_constructive,
-        episode.int_initiated[human], episode.int_initiated[agent], episode.int_accepted[human], episode.int_accepted[agent],
-        answers,
+        episode.int_initiated[human], episode.int_initiated[agent], episode.int_accepted[human],
+        episode.int_accepted[agent], answers,
     )  # fmt: skip
 
 

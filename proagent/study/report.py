@@ -175,20 +175,23 @@ def markdown(
     parts = [
         f"# Study report: {study.config.name}\n",
         (
-            f"{len({r.participant for r in study.rounds})} participants, {len(study.rounds)} analysed rounds ({answered} with questionnaire answers). "
+            f"{len({r.participant for r in study.rounds})} participants, {len(study.rounds)} analysed rounds "
+            f"({answered} with questionnaire answers). "
             f"Regenerate: `{command}`. Means are `mean ± standard error (n=rounds)`.\n"
         ),
         "## Table 2: reward and interdependence per agent and layout\n\n"
         + _outcome_md(study, result.table2, best=False),
         "## Table 3: the best team per agent (highest mean reward of one participant with the agent on the layout)\n\n"
         + _outcome_md(study, result.table3, best=True),
-        "## Table 4(a): %H-sub, the human's share of the interdependencies initiated and accepted (pooled over all rounds)\n\n"
+        "## Table 4(a): %H-sub, the human's share of the interdependencies initiated and accepted "
+        "(pooled over all rounds)\n\n"
         + _share_md(study, result.table4_all)
         + "\nTriggers per round on each side:\n\n"
         + _sides_md(study, result.table4_all),
         "## Table 4(b): %H-sub of the best team\n\n" + _share_md(study, result.table4_best),
         "## Questionnaire: ratings per agent\n\n" + _ratings_md(study, result),
-        f"## Questionnaire tests (unit: participant; one-sample against the neutral {study.neutral}; paired between the layouts)\n\n"
+        f"## Questionnaire tests (unit: participant; one-sample against the neutral {study.neutral}; "
+        "paired between the layouts)\n\n"
         + _tests_md(study, result),
         "## Ratings and interdependence (unit: answered round; every item is in correlations.csv)\n\n"
         + _correlations_md(study, result),

@@ -14,10 +14,10 @@ Each round is a normal `proagent human` game (`build_human_session`), written to
 
 from __future__ import annotations
 
-import argparse
 import math
 import secrets
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,11 +26,12 @@ import jax.numpy as jnp
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from proagent.agent.person import has_view
-from proagent.builder import LLM_AGENT, SetupError, resolve_env, session_builder
+from proagent.builder import LLM_AGENT, LLMFlags, SetupError, resolve_env, session_builder
 from proagent.contract import UnknownAgentError
 from proagent.domains import domain_for
 from proagent.llm.litellm_backend import check_api_base
 from proagent.llm.types import LLMConfigError
+from proagent.request import RequestError
 from proagent.runner.run_folder import now_stamp
 from proagent.study.format import (
     PARTICIPANTS_DIR,
@@ -47,6 +48,7 @@ from proagent.study.format import (
 )
 from proagent.study.progress import ParticipantError, Step, clean_text, load_participant, next_step, participant_dir
 from proagent.study.read import StudyError, load_config, study_questionnaire
+from proagent.web.human_request import HumanRequest
 from proagent.web.human_session import HumanSession, build_human_session
 from proagent.web.questionnaire import answers_record
 from proagent.world.types import DomainEnv
@@ -129,21 +131,25 @@ class StudyRunner:
     """One study folder being run: thread-safe for the web handlers."""
 
     def __init__(
-        self, study_dir: Path, agent_options: argparse.Namespace | None = None, envs: dict[str, DomainEnv] | None = None
+        self,
+        study_dir: Path,
+        llm: LLMFlags | None = None,
+        command_line: Sequence[str] | None = None,
+        envs: dict[str, DomainEnv] | None = None,
     ) -> None:
-        """``agent_options``: the LLM agent's options (`--llm`, ...) for a partner named 'proagent';
-        ``envs``: layout -> an env already compiled with this study's round length (a restarted
-        runner in one process need not compile again)."""
+        """``llm``: the LLM agent's options (`--llm`, ...) for a partner named 'proagent' (default: the
+        embedded model); ``command_line``: the words that started the study, recorded in every
+        round's config.json; ``envs``: layout -> an env already compiled with this study's round
+        length (a restarted runner in one process need not compile again)."""
         self.study_dir = Path(study_dir)
         self.config = load_config(self.study_dir)
         self.questionnaire = study_questionnaire(self.study_dir, self.config)
         self.horizon = round_steps(self.config)
         self.consent = read_consent(self.study_dir)
-        self.options = agent_options or argparse.Namespace(
-            llm="embedded", api_base=None, command_line=["proagent", "study", "run", str(self.study_dir)]
-        )
+        self.llm = llm or LLMFlags()
+        self.command_line = tuple(command_line or ("proagent", "study", "run", str(self.study_dir)))
         try:  # as `play` does: a key in the URL would end up in every round's folder (and fail at round 1)
-            check_api_base(getattr(self.options, "api_base", None))
+            check_api_base(self.llm.api_base)
         except LLMConfigError as exc:
             raise StudyError(f"--api-base: {exc}") from None
         try:
@@ -270,23 +276,23 @@ class StudyRunner:
             aside.mkdir(exist_ok=True)
             path.rename(aside / f"{step.folder_name}-{now_stamp()}")
         folder = round_folder(self.study_dir, pid, step.round, step.layout, step.partner)
-        args = self._round_args(step)
         try:
-            session = build_human_session(args, self._env(step.layout), folder)
-        except SetupError as exc:
+            session = build_human_session(self.round_request(step), self._env(step.layout), folder)
+        except (SetupError, RequestError) as exc:
             raise RunnerError(500, f"round {step.round}: {exc}") from exc
         return LiveRound(step.round, step.folder_name, session)
 
-    def _round_args(self, step: Step) -> argparse.Namespace:
-        """The `proagent human` arguments of one round (the seed differs per round)."""
+    def round_request(self, step: Step) -> HumanRequest:
+        """The `proagent human` request of one round: the study's layout, partner, seat, mode, tick
+        rate and round length, the runner's model, and a seed of its own per round."""
         assert step.round is not None
-        settings = {
-            "layout": step.layout, "domain": self.config.domain, "horizon": self.horizon, "agent": step.partner,
-            "human_seat": self.config.human_seat, "mode": self.config.mode, "fps": self.config.fps,
-            "until": ("soups", self.config.round_length.soups) if self.config.round_length.soups else None,
-            "seed": self.config.seed + step.round, "no_questionnaire": True, "name": None, "runs_dir": None,
-        }  # fmt: skip
-        return argparse.Namespace(**{**vars(self.options), **settings})
+        soups = self.config.round_length.soups
+        return HumanRequest.checked(
+            layout=step.layout, domain=self.config.domain, horizon=self.horizon, agent=step.partner,
+            human_seat=self.config.human_seat, mode=self.config.mode, fps=self.config.fps,
+            until=("soups", soups) if soups else None, seed=self.config.seed + step.round, questionnaire=False,
+            llm=self.llm, command_line=self.command_line,
+        )  # fmt: skip
 
     def _env(self, layout: str) -> DomainEnv:
         """One compiled env per layout (every round of the study has the same horizon)."""

@@ -127,7 +127,9 @@ def write_study(
         words = ["proagent", "study", "synth", str(out), "--participants", str(participants), "--rounds", str(rounds)]
         words += ["--seed", str(seed), "--horizon", str(horizon), "--proxy", proxy, "--partners", ",".join(partners)]
         command = shlex.join(words)
-    plays = _Plays(out, config, envs, proxy, load_questionnaire(), rng, effects, *git_state(), package_versions(), command)
+    plays = _Plays(
+        out, config, envs, proxy, load_questionnaire(), rng, effects, *git_state(), package_versions(), command
+    )
     for index in range(participants):
         pid = f"P{index + 1:03d}"
         plays.participant(pid, index, seed)
@@ -217,7 +219,8 @@ def _check_agents(envs: dict[str, tuple[Domain, DomainEnv]], names: tuple[str, .
         for name in dict.fromkeys(names):
             if name == LLM_AGENT:
                 raise SynthError(
-                    "the synthetic study plays no LLM agent (it must run in seconds); name partners from `proagent partners`"
+                    "the synthetic study plays no LLM agent (it must run in seconds); name partners from `proagent "
+                    "partners`"
                 )
             try:
                 builder.make(name, env)

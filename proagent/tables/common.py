@@ -47,7 +47,9 @@ class TableSettings(BaseModel):
     executor: Literal["local", "ray"] = Field("local", description="where episodes play (--executor)")
     ray_address: str | None = Field(None, description="with executor ray: a running cluster's head, host:port")
     target: str = Field("table", description="the reproduce target: the name of the table's run folder")
-    resume: Path | None = Field(None, description="an earlier run folder of this table: its grids finished, not replayed")
+    resume: Path | None = Field(
+        None, description="an earlier run folder of this table: its grids finished, not replayed"
+    )
 
     @model_validator(mode="after")
     def _executor_can_run(self) -> TableSettings:

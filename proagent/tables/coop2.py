@@ -138,10 +138,13 @@ def row(record: EvalRecord, team: int, world: str) -> dict:
         "scenario": record.layout, "score": record.score, "coop_success": process_value(p, SUCCESS_METRIC[world]),
         "score_per_agent": record.score / max(1, len(record.team)), "messages": p.get("messages"),
         "interruptions": p.get("interruptions"), "plan_coherence": p.get("plan_coherence"),
-        "llm_calls_team": float(record.team_llm_calls), "llm_calls_agent": record.team_llm_calls / max(1, len(record.team)),
+        "llm_calls_team": float(record.team_llm_calls),
+        "llm_calls_agent": record.team_llm_calls / max(1, len(record.team)),
         "tokens_team": float(record.team_tokens),
         "tokens_per_score": record.team_tokens / record.score if record.score > 0 else None,
-        **{k: p.get(k) for k in ("repairs_triggered", "repair_calls", "repair_revisions", "estimator_precision", "estimator_recall")},
+        **{k: p.get(k) for k in (
+            "repairs_triggered", "repair_calls", "repair_revisions", "estimator_precision", "estimator_recall",
+        )},
     }  # fmt: skip
 
 
@@ -222,7 +225,8 @@ def page(settings: Settings, folder: Path, rows: list[dict], plots: list[Path]) 
         + f"{PRIMARY} 95% CI: the {INTERVAL_NOTE}; Δ: repair on minus off, paired by world. Repair off is the "
         "estimator watching (it predicts and is scored, never intervenes): est. precision / recall are its "
         "predicted failures against the attempts that followed (docs/coop2.md). Columns and their COOP² "
-        f"counterparts (`coop2_metrics.csv` rows unless said): {mapping}. Attempt success here is {SUCCESS_MEANING[settings.world]}.\n\n"
+        f"counterparts (`coop2_metrics.csv` rows unless said): {mapping}. Attempt success here is "
+        f"{SUCCESS_MEANING[settings.world]}.\n\n"
         + table(rows)
         + "\n\n"
         + "\n\n".join(f"![{p.stem}]({p.name})" for p in plots)

@@ -115,7 +115,8 @@ def rows_of(folder: Path, labels: dict[str, str]) -> list[dict]:
         spec = next(s for s in labels if load_scenario(s).name == r.layout)
         total = load_scenario(spec).total_weight
         rows.append({
-            "topology": r.topology, "difficulty": labels[spec], "scenario": spec, "team_size": len(r.team), "score": r.score, "steps": r.steps,
+            "topology": r.topology, "difficulty": labels[spec], "scenario": spec, "team_size": len(r.team),
+            "score": r.score, "steps": r.steps,
             "weight_share": r.metric("weight_delivered") / total, "llm_calls_team": float(r.team_llm_calls),
             **r.process_metrics,
             **{m: metric_value(r, m) for m in ("coop_rate", "resumption_rate")},

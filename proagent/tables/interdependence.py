@@ -89,7 +89,9 @@ def run(settings: Settings, console: Console) -> Path:
     plot = interdependence_plot(records, partners, out.with_name(out.name + "_int.png"))
     differences = not_the_papers(settings, partners)
     paper = beside_paper(records) if not differences else f"\n## Beside the paper\n\n{withheld_line(differences)}\n"
-    return write_page(out, report(rows, settings, folder, not differences) + paper + f"\n![interdependence]({plot.name})\n")
+    return write_page(
+        out, report(rows, settings, folder, not differences) + paper + f"\n![interdependence]({plot.name})\n"
+    )
 
 
 def not_the_papers(settings: Settings, partners: list[str]) -> list[str]:
@@ -229,12 +231,21 @@ def report(rows: list[dict], settings: Settings, folder: Path, quote: bool = Tru
         "could use (Def. 4.2: mostly onions put on counters, also onions put in a pot and soups started); "
         "rejected by partner %: the passer's triggers the partner never acted upon.\n\n"
     )
-    return ours if not quote else ours + (
-        "## The paper's Table 1 (ZSC agents with the scripted passer), quoted\n\n"
-        + paper_markdown()
-        + "\nThe paper's column headers were lost in its text; Sec. 6 says the columns are the constructive and "
-        "non-constructive interdependencies, then the initiation/acceptance sub-analysis. We read col 5 as the share "
-        "of the passer's initiated interdependencies the agent rejected (100 % for HSP and FCP, whose scores are 0), "
-        "which corresponds to our `rejected by partner %`; col 4 we cannot identify with certainty. The paper's rounds "
-        "were short (a user-study round served one soup in 60 s), ours are 400 steps, so absolute counts scale differently.\n"
+    return (
+        ours
+        if not quote
+        else ours
+        + (
+            "## The paper's Table 1 (ZSC agents with the scripted passer), quoted\n\n"
+            + paper_markdown()
+            + "\nThe paper's column headers were lost in its text; Sec. 6 says the columns are the constructive and "
+            "non-constructive interdependencies, then the initiation/acceptance sub-analysis. We read col 5 as the "
+            "share "
+            "of the passer's initiated interdependencies the agent rejected (100 % for HSP and FCP, whose scores are "
+            "0), "
+            "which corresponds to our `rejected by partner %`; col 4 we cannot identify with certainty. The paper's "
+            "rounds "
+            "were short (a user-study round served one soup in 60 s), ours are 400 steps, so absolute counts scale "
+            "differently.\n"
+        )
     )

@@ -3,8 +3,8 @@ feedback in the leader's messages (EmCoop's RQ3), ProAgent in every seat.
 
 Cells: world (by default EmCoop's: ``emcoop_3a`` and ``emcoop_6a``, its 64x64 world with teams of
 3 and 6, ``emcoop:<seed>`` worlds; also our smaller maps, easy: 2 agents, target coal; medium: 3,
-iron; hard: 4, diamond, ``random:<difficulty>:<seed>``; ``episodes`` worlds of each) x topology (individual, debate, centralized,
-decentralized) x feedback (off; on for the topologies that send messages: individual sends none,
+iron; hard: 4, diamond, ``random:<difficulty>:<seed>``; ``episodes`` worlds of each) x topology (individual, debate,
+centralized, decentralized) x feedback (off; on for the topologies that send messages: individual sends none,
 so nothing carries the snapshot there). One episode per world from seat 0. It plays two evaluation
 grids, without and with feedback (two run folders with every record, report and plot), and writes
 ``<out>.md`` with the table and ``<out>_score.png``, ``<out>_failures.png``, ``<out>_dz.png``,
@@ -93,7 +93,8 @@ def grid(settings: Settings, specs: list[str], feedback: bool) -> dict:
     data = {
         "name": f"macrafter-{'feedback' if feedback else 'plain'}", "domain": "macrafter",
         "agents": [proagent_agent(settings)], "partners": ["proagent"], "layouts": specs, "seats": [0],
-        "topologies": [t for t in settings.topologies if not feedback or t in TALKING], "episodes": 1, "trace": settings.trace,
+        "topologies": [t for t in settings.topologies if not feedback or t in TALKING], "episodes": 1,
+        "trace": settings.trace,
     }  # fmt: skip
     return data | ({"feedback": True} if feedback else {}) | ({"horizon": settings.horizon} if settings.horizon else {})
 
@@ -108,12 +109,14 @@ def run(settings: Settings, console: Console) -> Path:
     out, drawn = page_out(settings, [] if settings.from_runs else folders), labelled(rows)
     out.parent.mkdir(parents=True, exist_ok=True)
     plain = [r for r in rows if not r["feedback"]]
+    kinds = ("score", "failures", "dz", "radar")
+    score, failures, dz, radar = (out.with_name(f"{out.name}_{kind}.png") for kind in kinds)
     plots = [
-        bars_by_difficulty(drawn, out.with_name(out.name + "_score.png"), "score", title="MA-Crafter: team score, feedback off / on"),
-        failure_bars(drawn, out.with_name(out.name + "_failures.png"), title="MA-Crafter: failed collections' violations per constraint (EmCoop)"),
-        bars_by_difficulty(drawn, out.with_name(out.name + "_dz.png"), "dz_tools_gained", title="MA-Crafter: tools gained (dZ)"),
-        radar_by_topology(plain, out.with_name(out.name + "_radar.png"), RADAR, title="MA-Crafter: the cooperation process by topology (no feedback)"),
-    ]  # fmt: skip
+        bars_by_difficulty(drawn, score, "score", title="MA-Crafter: team score, feedback off / on"),
+        failure_bars(drawn, failures, title="MA-Crafter: failed collections' violations per constraint (EmCoop)"),
+        bars_by_difficulty(drawn, dz, "dz_tools_gained", title="MA-Crafter: tools gained (dZ)"),
+        radar_by_topology(plain, radar, RADAR, title="MA-Crafter: the cooperation process by topology (no feedback)"),
+    ]
     return write_page(out, page(settings, folders, rows, plots))
 
 

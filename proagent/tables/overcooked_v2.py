@@ -147,7 +147,8 @@ def _sd(pair: list | None) -> str:
 
 def rl_table(rows: list[dict], paper: dict) -> str:
     lines = [
-        "| layout | partner | SP (ours) | XP vs other partners | XP same method | gap | paper SP | paper XP | paper gap |",
+        "| layout | partner | SP (ours) | XP vs other partners | XP same method | gap | paper SP | paper XP | "
+        + "paper gap |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
@@ -202,7 +203,8 @@ def seed_table(rows: list[dict], paper: dict) -> str:
     best seed's share of it, and the seeds' cross-play with each other (mean of each seed's "XP
     same method" mean) next to the paper's XP, which pairs seeds of one method the same way."""
     lines = [
-        f"| layout | method | seeds shipped | seeds >= {REACH}x paper SP | best SP / paper SP | XP among seeds | paper XP |",
+        f"| layout | method | seeds shipped | seeds >= {REACH}x paper SP | best SP / paper SP | XP among seeds | "
+        + "paper XP |",
         "|---|---|---|---|---|---|---|",
     ]
     for (layout, method), seeds in by_method(rows).items():

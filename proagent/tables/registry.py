@@ -23,6 +23,7 @@ TABLES = MappingProxyType({
     "macrafter_topologies": "proagent.tables.macrafter_topologies",
     "coop2": "proagent.tables.coop2",
     "yokai": "proagent.tables.yokai",
+    "realtime": "proagent.tables.realtime",
 })  # fmt: skip
 
 

@@ -239,7 +239,9 @@ def paper_gaps(records: Sequence[EvalRecord], names: Sequence[str], layout: str)
             theirs = paper_r(rows[row][side][0])
             ours = stat(games[setting], "score", False)
             if theirs is not None and ours.n:
-                cells.append(Gap(label=f"{name} {setting} vs {row}", ours=ours, paper_mean=theirs[0], paper_se=theirs[1]))
+                cells.append(
+                    Gap(label=f"{name} {setting} vs {row}", ours=ours, paper_mean=theirs[0], paper_se=theirs[1])
+                )
     return cells
 
 

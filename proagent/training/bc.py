@@ -139,7 +139,10 @@ def train_bc(
         raise ValueError(f"bc: {config.world} has no recorded play to clone (its RL spec's demonstrations)")
     env = spec.make_env(config.layout)
     train, val = spec.demonstrations.split(env, config.layout, config.max_stay_run, config.val_fraction)
-    log(f"bc on {config.layout}: {len(train)} train / {len(val)} validation samples (max_stay_run={config.max_stay_run})")
+    log(
+        f"bc on {config.layout}: {len(train)} train / {len(val)} validation samples "
+        f"(max_stay_run={config.max_stay_run})"
+    )
     result = fit(config, train, val, env.num_actions)
     h, e = result.history, result.best_epoch
     log(

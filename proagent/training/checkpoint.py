@@ -129,7 +129,9 @@ class Manifest(BaseModel):
     encoder: str
     network: Network
     obs_shape: tuple[int, ...]
-    seat_groups: int = Field(0, ge=0, description="0: one parameter tree for every seat; G: leaves stacked over G seat groups")
+    seat_groups: int = Field(
+        0, ge=0, description="0: one parameter tree for every seat; G: leaves stacked over G seat groups"
+    )
     self_play: SelfPlayScore | None = None
     git_commit: str = ""
     created: str = Field(default_factory=now)
@@ -141,7 +143,9 @@ class Manifest(BaseModel):
     dynamics: dict[str, Any] = Field(
         default_factory=dict, description="the env's settings it trained in (RLEnv.record); partners observe with them"
     )
-    history: HistorySummary | None = Field(None, description="the training curve's summary (history.jsonl in the run folder)")
+    history: HistorySummary | None = Field(
+        None, description="the training curve's summary (history.jsonl in the run folder)"
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -1,7 +1,7 @@
 """`proagent train`: train a partner policy of any world with an RL spec, into a run folder.
 
-    proagent train --layout cramped_room --algo sp|ippo|pbt|fcp|mep|cole|op|state_aug|human_proxy|hsp [--seed 0] [--steps 1e7]
-    proagent train --domain cube --layout easy_2a --algo sp|ippo --steps 1507328
+    proagent train --layout cramped_room --algo sp|ippo|pbt|fcp|mep|cole|op|state_aug|human_proxy|hsp [--seed 0]
+    [--steps 1e7] proagent train --domain cube --layout easy_2a --algo sp|ippo --steps 1507328
     proagent train --algo bc --layout cramped_room [--set epochs=100]   (recorded play; --steps unused)
 
 ``--domain`` picks the world (default overcooked); its RL spec (``Domain.capabilities.rl``) builds the env, the
@@ -36,9 +36,10 @@ from typing import NoReturn
 
 from proagent.bounded import NumberError, read_float, shown
 from proagent.limits import MAX_EPISODES, MAX_SEED, MAX_SEEDS, MAX_TRAIN_STEPS
+from proagent.request import RequestError
+from proagent.training.request import ALGOS, TrainRequest
 from proagent.training.run_config import build_algo_config, build_algo_settings, build_config, key_values
 
-ALGOS = ("sp", "ippo", "pbt", "fcp", "mep", "cole", "bc", "human_proxy", "hsp", "op", "state_aug")
 SIDE_BY_SIDE = ("sp", "op")  # the algorithms --seeds trains side by side (algorithms/side_by_side.py)
 
 
@@ -59,7 +60,9 @@ def domain_help() -> str:
     from proagent.domains import builtin_domain_names
 
     others = [w for w in builtin_domain_names() if w not in TRAINABLE]
-    untrained = f"; {', '.join(others)} {'has' if len(others) == 1 else 'have'} none, so cannot be trained" if others else ""
+    untrained = (
+        f"; {', '.join(others)} {'has' if len(others) == 1 else 'have'} none, so cannot be trained" if others else ""
+    )
     return f"the world: {', '.join(TRAINABLE)} (those with an RL spec{untrained}), or module:attribute"
 
 
@@ -246,63 +249,55 @@ def _bounded(kind: type, low: float, high: float) -> Callable[[str], float]:
 STEPS = _bounded(float, 1, MAX_TRAIN_STEPS)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("train", help="train an RL partner of any world (SP, IPPO, PBT, FCP, MEP, COLE, OP, BC, ...)")
-    add_arguments(p)
-    p.set_defaults(run=run)
-
-
-def refuse_flags(args: argparse.Namespace) -> str | None:
+def refuse_flags(request: TrainRequest) -> str | None:
     """The first flag combination that cannot run, as one line; None if all can."""
-    if args.sweep is not None:
-        return refuse_with_sweep(args)
-    if args.executor != "local" or args.ray_address is not None:
+    if request.sweep is not None:
+        return refuse_with_sweep(request)
+    if request.executor != "local" or request.ray_address is not None:
         return "--executor and --ray-address are for --sweep; a single run trains in this process"
-    if args.resume and args.algo == "bc":
+    if request.resume and request.algo == "bc":
         return "--resume: bc trains in seconds and keeps no resume state; run it again"
-    if args.keep_best and args.algo != "sp":
-        return f"--keep-best is for sp runs; {args.algo} ships its own final agent"
-    if args.init_from is not None and args.algo != "sp":
-        return f"--init-from is for sp runs; {args.algo} starts from SP with --warm-start sp"
-    if args.ship is not None and (args.out is not None or args.runs_dir is not None):
-        flag = "--out" if args.out is not None else "--runs-dir"
+    if request.keep_best and request.algo != "sp":
+        return f"--keep-best is for sp runs; {request.algo} ships its own final agent"
+    if request.init_from is not None and request.algo != "sp":
+        return f"--init-from is for sp runs; {request.algo} starts from SP with --warm-start sp"
+    if request.ship is not None and (request.out is not None or request.runs_dir is not None):
+        flag = "--out" if request.out is not None else "--runs-dir"
         return f"--ship writes to partners/<world>/<layout>/<name>/ and {flag} names another folder: give one of them"
-    if args.out is not None and args.runs_dir is not None:
+    if request.out is not None and request.runs_dir is not None:
         return "--out names the run folder itself and --runs-dir where a new one goes: give one of them"
-    if args.ship and not _is_folder_name(args.ship):
-        return f"--ship {args.ship!r}: a partner name is letters, digits, '_', '-' and '.' (e.g. sp_s3)"
-    if args.keep_best < 0:
-        return f"--keep-best must be 0 (off) or a number of calls, got {args.keep_best}"
-    return refuse_seeds(args) if args.seeds > 1 else None
+    if request.ship and not _is_folder_name(request.ship):
+        return f"--ship {request.ship!r}: a partner name is letters, digits, '_', '-' and '.' (e.g. sp_s3)"
+    if request.keep_best < 0:
+        return f"--keep-best must be 0 (off) or a number of calls, got {request.keep_best}"
+    return refuse_seeds(request) if request.seeds > 1 else None
 
 
-def refuse_seeds(args: argparse.Namespace) -> str | None:
+def refuse_seeds(request: TrainRequest) -> str | None:
     """What ``--seeds N`` (N > 1, one program for all seeds) cannot run with, as one line."""
-    if args.algo not in SIDE_BY_SIDE:
-        return f"--seeds trains {' or '.join(SIDE_BY_SIDE)} seeds side by side; {args.algo} trains one seed a run"
-    if args.keep_best:
+    if request.algo not in SIDE_BY_SIDE:
+        return f"--seeds trains {' or '.join(SIDE_BY_SIDE)} seeds side by side; {request.algo} trains one seed a run"
+    if request.keep_best:
         return "--keep-best keeps one run's best window; with --seeds each seed ships its final params"
-    if args.init_from is not None:
+    if request.init_from is not None:
         return "--init-from fine-tunes one checkpoint; it cannot be combined with --seeds"
-    if args.warm_start != "none":
+    if request.warm_start != "none":
         return "--warm-start is for population methods; --seeds starts every seed from the program's key"
-    if args.eval_episodes < 1:
+    if request.eval_episodes < 1:
         return "--seeds scores every seed in self-play: give --eval-episodes 1 or more"
-    if args.seed + args.seeds - 1 > MAX_SEED:
-        return f"--seed {args.seed} --seeds {args.seeds}: the last seed would pass {MAX_SEED}"
+    if request.seed + request.seeds - 1 > MAX_SEED:
+        return f"--seed {request.seed} --seeds {request.seeds}: the last seed would pass {MAX_SEED}"
     return None
 
 
 SWEEP_FLAGS = frozenset({"sweep", "executor", "ray_address", "resume"})  # what a sweep run takes from the command line
 
 
-def refuse_with_sweep(args: argparse.Namespace) -> str | None:
+def refuse_with_sweep(request: TrainRequest) -> str | None:
     """What ``--sweep`` cannot run with: any run setting given on the command line, since the sweep
     file names every run's layout, folder and settings (one given here would be silently ignored)."""
-    parser = argparse.ArgumentParser(add_help=False)
-    add_arguments(parser)
-    defaults = vars(parser.parse_args([]))
-    given = [d for d, default in defaults.items() if d not in SWEEP_FLAGS and vars(args).get(d, default) != default]
+    defaults = TrainRequest().model_dump()
+    given = [d for d, value in request.model_dump().items() if d not in SWEEP_FLAGS and value != defaults[d]]
     if given:
         flags = ", ".join("--" + d.replace("_", "-") for d in given)
         return f"--sweep takes every run's layout, folder and settings from its file; drop {flags}"
@@ -317,37 +312,45 @@ def _is_folder_name(name: str) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="proagent train", description=__doc__.splitlines()[0])
     add_arguments(parser)
-    return run(parser.parse_args(argv))
+    try:
+        request = TrainRequest.from_args(parser.parse_args(argv))
+    except RequestError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return run(request)
 
 
-def run(args: argparse.Namespace, say: Callable[[str], None] | None = None) -> int:
+def run(request: TrainRequest, say: Callable[[str], None] | None = None) -> int:
     """Refuse what cannot run, else train (a run, or a sweep's runs); progress lines go to ``say``
     (default: stdout)."""
     from proagent.training.train_run import run_training
 
-    refused = refuse_flags(args)
+    refused = refuse_flags(request)
     if refused is not None:
         print(f"error: {refused}", file=sys.stderr)
         return 2
-    if args.sweep is not None:
-        return _run_sweep(args, say or _say)
-    if args.layout is None:
+    if request.sweep is not None:
+        return _run_sweep(request, say or _say)
+    if request.layout is None:
         from proagent.domains import get_domain
 
         try:
-            args.layout = get_domain(args.domain).default_layout()  # recorded as if given
+            layout = get_domain(request.domain).default_layout()
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-    return run_training(args, say)
+        request = request.model_copy(update={"layout": layout})  # recorded as if given
+    return run_training(request, say)
 
 
-def _run_sweep(args: argparse.Namespace, say: Callable[[str], None]) -> int:
+def _run_sweep(request: TrainRequest, say: Callable[[str], None]) -> int:
     from proagent.cluster import ClusterError
     from proagent.training.sweep_run import run_sweep
 
     try:
-        return run_sweep(args.sweep, args.executor, args.ray_address, args.resume, run_argv, argv_refusal, say)
+        return run_sweep(
+            request.sweep, request.executor, request.ray_address, request.resume, run_argv, argv_refusal, say
+        )
     except (ValueError, ClusterError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -365,10 +368,11 @@ class _RaisingParser(argparse.ArgumentParser):
         raise ValueError(message)
 
 
-def parse_argv(argv: list[str]) -> argparse.Namespace:
+def parse_argv(argv: list[str]) -> TrainRequest:
+    """The request of an argument list; a ValueError (one line) for a bad one."""
     parser = _RaisingParser(prog="proagent train")
     add_arguments(parser)
-    return parser.parse_args(argv)
+    return TrainRequest.from_args(parser.parse_args(argv))
 
 
 def run_argv(argv: list[str], say: Callable[[str], None]) -> int:
@@ -381,10 +385,10 @@ def argv_refusal(argv: list[str]) -> str | None:
     from proagent.training.train_run import refusal
 
     try:
-        args = parse_argv(argv)
+        request = parse_argv(argv)
     except ValueError as exc:
         return str(exc)
-    return refuse_flags(args) or refusal(args)
+    return refuse_flags(request) or refusal(request)
 
 
 __all__ = ["ALGOS", "add_arguments", "build_algo_config", "build_algo_settings", "build_config", "key_values", "main"]

@@ -31,7 +31,9 @@ class PPOHyperparameters(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     seed: int = Field(0, ge=0, le=MAX_SEED)
-    total_steps: int = Field(10_000_000, ge=1, le=MAX_TRAIN_STEPS, description="environment steps (every agent acts in each)")
+    total_steps: int = Field(
+        10_000_000, ge=1, le=MAX_TRAIN_STEPS, description="environment steps (every agent acts in each)"
+    )
     num_envs: int = Field(32, ge=1, le=MAX_NUM_ENVS)
     num_steps: int = Field(128, ge=1, le=MAX_HORIZON, description="rollout length per update")
     update_epochs: int = Field(4, ge=1, le=1_000)
@@ -78,7 +80,9 @@ class PPOConfig(PPOHyperparameters):
 
     world: str = Field("overcooked", description="the world whose RL spec builds the env")
     layout: str = Field(description="the layout trained on: required, since no layout is every world's")
-    shaping_horizon: int = Field(5_000_000, ge=0, le=MAX_TRAIN_STEPS, description="env steps over which shaping goes 1 -> 0")
+    shaping_horizon: int = Field(
+        5_000_000, ge=0, le=MAX_TRAIN_STEPS, description="env steps over which shaping goes 1 -> 0"
+    )
     network: Network = NetworkConfig()
 
 

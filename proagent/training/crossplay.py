@@ -1,7 +1,7 @@
 """Cross-play of every trained partner of a two-seat layout with every other, both seats, in one
-vmapped JAX program per pair of network families (``make_pair_scores``, ``make_grid_scores``): 10 policies x 10 policies x 10 episodes of 400 steps
-run in a couple of minutes on 2 cores, where stepping RL partners one action at a time through
-the eval harness would take hours. Each ordered pair's key comes from its names, so adding a
+vmapped JAX program per pair of network families (``make_pair_scores``, ``make_grid_scores``): 10 policies x 10
+policies x 10 episodes of 400 steps run in a couple of minutes on 2 cores, where stepping RL partners one action at a
+time through the eval harness would take hours. Each ordered pair's key comes from its names, so adding a
 partner to the zoo leaves the existing cells as they were. Partners are grouped by network: each
 pair of groups is one program (its parameters stacked per group), so a zoo may mix network
 families. Partners with a network per seat (IPPO's seat groups) are skipped and named.

@@ -2,8 +2,8 @@
 
 Self-play is the team (pi, pi, ...); cross-play is (pi_i, pi_j). Each episode runs exactly the
 env's horizon from a fresh reset (an ended episode stays frozen), actions sampled as trained (or
-argmax when ``stochastic`` is False) among the legal actions where the world has masks; its score is the sum of the world's score deltas. Needs
-flax/jax/numpy only, like the partner that loads a checkpoint.
+argmax when ``stochastic`` is False) among the legal actions where the world has masks; its score is the sum of the
+world's score deltas. Needs flax/jax/numpy only, like the partner that loads a checkpoint.
 """
 
 from __future__ import annotations

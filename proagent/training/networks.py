@@ -114,7 +114,9 @@ class FastEncoder(nn.Module):
 
 
 # The OvercookedV2 paper's network for its coordination layouts (App. C.1.1, Tables 7-11).
-V2_PAPER_NETWORK = NetworkConfig(encoder="pointwise", pointwise=(128, 128, 8), spatial=(16, 32, 32), fc_dim=128, memory=128)
+V2_PAPER_NETWORK = NetworkConfig(
+    encoder="pointwise", pointwise=(128, 128, 8), spatial=(16, 32, 32), fc_dim=128, memory=128
+)
 # Its CPU-sized sibling (same structure, no 3x3 convs: a 5x5 view is small enough for the dense
 # layer to see whole): ~2.5x the paper network's env-steps/s on 2 cores (benchmarks/train_speed.py).
 V2_CPU_NETWORK = NetworkConfig(encoder="pointwise", pointwise=(32, 8), spatial=(), fc_dim=64, memory=64)
@@ -320,7 +322,9 @@ class PolicyFns(NamedTuple):
 def policy_fns(config: NetworkConfig | MlpConfig | PointerConfig, num_actions: int = NUM_ACTIONS) -> PolicyFns:
     if isinstance(config, PointerConfig):
         if config.num_actions != num_actions:
-            raise ValueError(f"the pointer network's action blocks make {config.num_actions} actions; the env has {num_actions}")
+            raise ValueError(
+                f"the pointer network's action blocks make {config.num_actions} actions; the env has {num_actions}"
+            )
         pointer = PointerActorCritic(config)
         step = lambda params, hidden, obs: (hidden, *pointer.apply(params, obs))
         return PolicyFns(pointer.init, step, lambda batch: None, pointer.apply)
@@ -359,7 +363,10 @@ def reset_hidden(hidden: Hidden, done: jax.Array) -> Hidden:
 
 
 def init_params(
-    config: NetworkConfig | MlpConfig | PointerConfig, obs_shape: tuple[int, ...], key: jax.Array, num_actions: int = NUM_ACTIONS
+    config: NetworkConfig | MlpConfig | PointerConfig,
+    obs_shape: tuple[int, ...],
+    key: jax.Array,
+    num_actions: int = NUM_ACTIONS,
 ):
     """Fresh parameters for one observation of ``obs_shape``."""
     return policy_fns(config, num_actions).init(key, jnp.zeros(obs_shape, jnp.float32))

@@ -105,7 +105,9 @@ class RLPartner(ImmediateAgent):
 
     def _refuse_recurrent(self, what: str) -> None:
         if self.manifest.network.recurrent:
-            raise ValueError(f"partner {self.name!r} is recurrent: {what} has no memory; score it with training.evaluate")
+            raise ValueError(
+                f"partner {self.name!r} is recurrent: {what} has no memory; score it with training.evaluate"
+            )
 
     # ---- jitted internals ----
 
@@ -184,7 +186,8 @@ def load_rl_partner(
         elsewhere = trained_names(world, root).get(name, [])
         raise UnknownAgentError(
             f"no RL partner {name!r} for {world} layout {layout!r}; available: {have or 'none'}; layouts with one: "
-            f"{', '.join(elsewhere) or 'none'} (train one: proagent train --algo {name} --layout {layout} --domain {world})"
+            f"{', '.join(elsewhere) or 'none'} (train one: proagent train --algo {name} --layout {layout} --domain "
+            f"{world})"
         )
     return RLPartner(directory, observer, layout, name=name, stochastic=stochastic)
 

@@ -308,13 +308,16 @@ def check_population(config: PPOConfig, pairing: Pairing) -> None:
     if config.network.recurrent:
         if actors % config.num_minibatches:
             raise ValueError(
-                f"a recurrent learner's {actors} actor sequences are not divisible by num_minibatches={config.num_minibatches}"
+                f"a recurrent learner's {actors} actor sequences are not divisible by "
+                f"num_minibatches={config.num_minibatches}"
             )
         if pairing.pop_entropy_coef > 0:
             raise ValueError("the population-entropy bonus (MEP) needs a feedforward network (network.memory=0)")
     per_learner = config.num_steps * actors
     if per_learner % config.num_minibatches:
-        raise ValueError(f"per-learner batch {per_learner} is not divisible by num_minibatches={config.num_minibatches}")
+        raise ValueError(
+            f"per-learner batch {per_learner} is not divisible by num_minibatches={config.num_minibatches}"
+        )
 
 
 def make_population_train(

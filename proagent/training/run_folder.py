@@ -5,8 +5,8 @@ The default is ``runs/train/<timestamp>-<world>-<layout>-<algo>/`` in the curren
 names another parent): a run never lands
 in ``partners/`` by default, so no shipped checkpoint is overwritten by accident; shipping one is a
 deliberate act: ``--ship`` writes into ``partners/<world>/<layout>/<name>/`` and, like an ``--out``
-there, replaces a checkpoint only with ``--overwrite``. ``--resume`` without ``--out`` continues the newest interrupted run of the same world,
-layout and algorithm.
+there, replaces a checkpoint only with ``--overwrite``. ``--resume`` without ``--out`` continues the newest interrupted
+run of the same world, layout and algorithm.
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ a killed one continues from its resume state, a missing one starts. That rule al
 retry of a run whose worker died: the retry resumes from the dead worker's last checkpoint.
 
 Executors: ``local`` trains the runs one after another in this process (a later run reuses
-what JAX compiled for an earlier one of the same shape); ``ray`` submits one Ray task per run with the sweep's ``num_cpus``/``num_gpus``
-request, on a cluster joined by `proagent.cluster` (or a local one it starts and stops).
+what JAX compiled for an earlier one of the same shape); ``ray`` submits one Ray task per run with the sweep's
+``num_cpus``/``num_gpus`` request, on a cluster joined by `proagent.cluster` (or a local one it starts and stops).
 """
 
 from __future__ import annotations

@@ -40,11 +40,15 @@ class ActionBody(BaseModel):
     action: str = Field(max_length=32)
 
 
-def human_routes(game: HumanGame, info: dict, questionnaire: Questionnaire | None, folder: RunFolder) -> dict[tuple[str, str], Handler]:
+def human_routes(
+    game: HumanGame, info: dict, questionnaire: Questionnaire | None, folder: RunFolder
+) -> dict[tuple[str, str], Handler]:
     saving = threading.Lock()
 
     def get_info(query: dict, body: dict | None) -> Response:
-        return json_response({**info, "questionnaire": questionnaire.model_dump() if questionnaire else None, "run": str(folder.path)})
+        return json_response(
+            {**info, "questionnaire": questionnaire.model_dump() if questionnaire else None, "run": str(folder.path)}
+        )
 
     def get_state(query: dict, body: dict | None) -> Response:
         return json_response({**game.snapshot(), "questionnaire_saved": (folder.path / QUESTIONNAIRE_RESULT).exists()})

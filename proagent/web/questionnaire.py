@@ -45,7 +45,9 @@ class Questionnaire(BaseModel):
         if task is None:
             return self
         said = lambda text: text.replace("{task}", task.task).replace("{success}", task.success)
-        return self.model_copy(update={"questions": [q.model_copy(update={"text": said(q.text)}) for q in self.questions]})
+        return self.model_copy(
+            update={"questions": [q.model_copy(update={"text": said(q.text)}) for q in self.questions]}
+        )
 
     @model_validator(mode="after")
     def _unique_ids(self) -> Questionnaire:
@@ -103,8 +105,13 @@ def answers_record(questionnaire: Questionnaire, payload: dict) -> dict:
     unknown = sorted(set(submission.answers) - known)
     bad = [k for k, v in submission.answers.items() if not 1 <= v <= len(questionnaire.scale)]
     if missing or unknown or bad:
-        raise AnswerError(f"answer every question with 1..{len(questionnaire.scale)} (missing {missing}, unknown {unknown}, out of range {bad})")
+        raise AnswerError(
+            f"answer every question with 1..{len(questionnaire.scale)} (missing {missing}, unknown {unknown}, out of "
+            f"range {bad})"
+        )
     for q in questionnaire.questions:
         value = submission.answers[q.id]
-        record["answers"].append({"id": q.id, "group": q.group, "text": q.text, "value": value, "label": questionnaire.scale[value - 1]})
+        record["answers"].append(
+            {"id": q.id, "group": q.group, "text": q.text, "value": value, "label": questionnaire.scale[value - 1]}
+        )
     return record

@@ -34,6 +34,7 @@ from proagent.jsonl import episode_id, finished_attempt, read_jsonl
 from proagent.numbers import episode_label, format_score
 from proagent.run_lines import MAX_SEATS, MAX_STEPS, NAME, check_plain, episode_line, trace_line
 from proagent.runner.run_world import RunFolderError, world_of
+from proagent.web.replay_clock import clock_marks
 from proagent.web.replay_lanes import episode_lanes
 from proagent.world.replay import ReplayDrawing
 from proagent.world.types import DomainInputError
@@ -104,7 +105,9 @@ def load_run(path: Path) -> RunTrace:
     for record in read_jsonl(trace, parse=trace_line).records:
         attempt = str(record.get("attempt", ""))
         key = f"{record.get('key', '')}#{attempt}#{record.get('episode', 0)}"
-        groups.setdefault((episode_id(record), attempt), EpisodeTrace(key, int(record.get("episode", 0)))).records.append(record)
+        groups.setdefault(
+            (episode_id(record), attempt), EpisodeTrace(key, int(record.get("episode", 0)))
+        ).records.append(record)
     if not groups:
         raise ReplayError(f"{trace} is empty")
     episodes = _in_episode_order(list(groups.values()))
@@ -223,7 +226,11 @@ def episode_payload(run: RunTrace, index: int = 0, drawing: ReplayDrawing | None
         "frames": frames,
         "score_span": _score_span(frames),
         "metrics": episode_metrics(trace.outcome, drawing.legacy_metrics),
-        "config": {k: run.config.get(k) for k in ("command", "layout", "partner", "llm", "seed", "horizon", "created") if k in run.config},
+        "config": {
+            k: run.config.get(k)
+            for k in ("command", "layout", "partner", "llm", "seed", "horizon", "created")
+            if k in run.config
+        },
         "extra": run.extra,
     }
     lanes = episode_lanes(records)
@@ -260,6 +267,7 @@ def episode_metrics(record: dict | None, legacy: tuple[str, ...] = ()) -> dict[s
 
 def _frames(records: list[dict], drawing: ReplayDrawing) -> list[dict]:
     frames: list[dict] = []
+    marks = clock_marks(records)
     analysis = intention = None
     team: dict[str, dict] = {}  # seat -> the teammate's last analysis and intention, carried forward
     for record in records:
@@ -267,15 +275,19 @@ def _frames(records: list[dict], drawing: ReplayDrawing) -> list[dict]:
         if decision is not None:
             analysis, intention = decision.get("analysis"), decision.get("intention")
         decided = _team_decisions(record)
-        team = {**team, **{seat: {"analysis": d.get("analysis"), "intention": d.get("intention")} for seat, d in decided.items()}}
+        team = {
+            **team,
+            **{seat: {"analysis": d.get("analysis"), "intention": d.get("intention")} for seat, d in decided.items()},
+        }
         frame = _frame(record, drawing.frame(record), decision, analysis, intention)
         frame["team"] = team
         frame["team_decisions"] = {seat: _decision_summary(d) for seat, d in decided.items()}
+        frame["clock"] = marks.get(record.get("step", 0), [])
         frames.append(frame)
     end = drawing.end(records[-1])
     if end is not None:
         frames.append({**frames[-1], **end.drawn, "step": end.step, "actions": None, "events": [], "reward": 0.0,
-                       "decision": None, "team_decisions": {}, "belief": None, "final": True})  # fmt: skip
+                       "decision": None, "team_decisions": {}, "belief": None, "clock": [], "final": True})  # fmt: skip
     return frames
 
 
@@ -309,7 +321,12 @@ def _team_decisions(record: dict) -> dict[str, dict]:
 def _decision_summary(decision: dict) -> dict:
     """A decision without its prompts: what was tried, why the Verificator rejected it."""
     attempts = [
-        {"plan": a.get("plan"), "failures": a.get("failures") or [], "explanation": a.get("explanation"), "parse_error": a.get("parse_error")}
+        {
+            "plan": a.get("plan"),
+            "failures": a.get("failures") or [],
+            "explanation": a.get("explanation"),
+            "parse_error": a.get("parse_error"),
+        }
         for a in decision.get("attempts", [])
     ]
     return {
@@ -334,7 +351,9 @@ def decision_loops(decision: dict) -> list[dict]:
         skill, since, undone = loop.get("skill"), loop.get("since_step"), loop.get("undone_by")
         if isinstance(skill, str) and isinstance(since, int) and isinstance(undone, list):
             undone_by = [u for u in undone if isinstance(u, str)]
-            found.append({"skill": skill, "since_step": since, "undone_by": undone_by, "blocked": loop.get("blocked") is True})
+            found.append(
+                {"skill": skill, "since_step": since, "undone_by": undone_by, "blocked": loop.get("blocked") is True}
+            )
     return found
 
 

@@ -41,7 +41,9 @@ def episode_entries(run: RunTrace) -> list[EpisodeEntry]:
                 pair=_printable(trace.group),
                 partner=_printable(str(outcome.get("partner") or run.config.get("partner") or "")),
                 seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
-                score=format_score(float(score)) if isinstance(score, int | float) and not isinstance(score, bool) else "–",
+                score=format_score(float(score))
+                if isinstance(score, int | float) and not isinstance(score, bool)
+                else "–",
                 steps=len(trace.records),
             )
         )
@@ -67,7 +69,9 @@ def select_episode(run: RunTrace, number: int | None, pair: str | None = None) -
     chosen = [e for e in entries if e.number == number]
     if not chosen:
         numbers = sorted({e.number for e in entries})
-        raise ReplayError(f"{episode_label(number - 1)} is not in this run; it has episode(s) {_ranges(numbers)} (see --list)")
+        raise ReplayError(
+            f"{episode_label(number - 1)} is not in this run; it has episode(s) {_ranges(numbers)} (see --list)"
+        )
     if len(chosen) > 1:
         raise ReplayError(
             f"{episode_label(number - 1)} was played by {len(chosen)} pairs in this run: add --pair with one of "

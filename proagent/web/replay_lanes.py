@@ -126,7 +126,9 @@ def _cognitive_phase(cognition: list[dict], seats: list[str], before: dict[str, 
             if kind == "message":  # {"kind": "message", "type": "ack"}; earlier traces: {"kind": "ack"}
                 kind = c.get("type") or kind
             message = {"from": c.get("from"), "to": to, "kind": kind, "text": c.get("text"), "at": at(c, i)}
-            if c.get("feedback"):  # environment feedback the framework attached (``--feedback``), kept apart from the text
+            if c.get(
+                "feedback"
+            ):  # environment feedback the framework attached (``--feedback``), kept apart from the text
                 message["feedback"] = c["feedback"]
             messages.append(message)
     stages: dict[str, list[list]] = {}

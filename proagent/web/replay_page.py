@@ -19,10 +19,15 @@ from proagent.web.server import STATIC_DIR, Handler, Response, error, file_respo
 
 PAGE = "replay.html"
 DOMAIN_SCRIPT = "/replay/domain.js"  # where replay.html loads the domain's drawing script from
-_ASSET = re.compile(r'<script src="(/static/[\w.-]+\.js|/replay/domain\.js)"></script>|<link rel="stylesheet" href="/static/([\w.-]+\.css)">')
+_ASSET = re.compile(
+    r'<script src="(/static/[\w.-]+\.js|/replay/domain\.js)"></script>'
+    r'|<link rel="stylesheet" href="/static/([\w.-]+\.css)">'
+)
 
 
-def replay_routes(run: RunTrace, default_episode: int = 0, drawing: ReplayDrawing | None = None) -> dict[tuple[str, str], Handler]:
+def replay_routes(
+    run: RunTrace, default_episode: int = 0, drawing: ReplayDrawing | None = None
+) -> dict[tuple[str, str], Handler]:
     """The page's JSON and its domain's script; ``drawing`` defaults to that of the run's domain
     (resolved now, so an unknown domain is a ReplayError before anything is served)."""
     drawing = drawing or drawing_of(run)

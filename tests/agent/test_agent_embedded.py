@@ -31,7 +31,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.mark.slow  # ~10 s or more: the slow CI step runs it (default suite < ~5 min)
 def test_embedded_model_plays_a_few_legal_decisions(tmp_path):
-    env = envs.make("counter_circuit", envs.Dynamics(horizon=6))
+    env = envs.make("counter_circuit", envs.Dynamics(horizon=3))  # the first decision is at step 0
     model = make_model("embedded", cache_dir=tmp_path / "cache")
     first = env.symbolic(env.jit_reset(jax.random.PRNGKey(0)))
     agent = ProAgent(AgentConfig(legal_only=True), model, DOMAIN, env)
@@ -39,7 +39,7 @@ def test_embedded_model_plays_a_few_legal_decisions(tmp_path):
     trace: list[dict] = []
     record = asyncio.run(run_episode(env, DOMAIN, seat_team(agent, 0, [make_partner("greedy", env.layout)]), 0, 0, 0, trace=trace.append))
     decisions = [r["decision"] for r in trace if r["decision"]]
-    assert record.steps == 6 and record.decisions == len(decisions) >= 1
+    assert record.steps == 3 and record.decisions == len(decisions) >= 1
     assert record.llm_calls >= record.decisions and record.prompt_tokens > 0 and record.completion_tokens > 0
     book = agent.book
     for decision in decisions:

@@ -4,17 +4,17 @@ prompt holds the Error Conclusion, and ``code`` mode keeps its one explanation c
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
 
 from proagent.agent.config import AgentConfig
-from proagent.builder import LLMFlags, agent_config
-from proagent.cli import main
-from proagent.cli.agent_options import add_agent_options
-from proagent.cli.eval_run import add_agent_flags, apply_flags
+from proagent.builder import agent_config
+from proagent.cli import build_parser, main
+from proagent.cli.eval_request import EvalRequest
+from proagent.cli.eval_run import apply_flags
+from proagent.cli.requests import PlayRequest
 from tests.support.fake_server import FakeChatServer
 from tests.support.loopback import LOOPBACK_SPEC
 from tests.support.responders.overcooked import EXPLANATION, hasty_answer
@@ -96,11 +96,8 @@ def test_no_verificator_is_off_and_old_switches_read_as_modes():
 )
 def test_eval_and_play_flags_set_the_same_fields(flags, mode, retrieval):
     """One definition of the flags (`add_pipeline_options`): eval's agent spec and play's config agree."""
-    play_args = argparse.ArgumentParser()
-    add_agent_options(play_args)
-    config = agent_config(LLMFlags.from_args(play_args.parse_args(flags)), embedded=False)
-    eval_args = argparse.ArgumentParser()
-    add_agent_flags(eval_args)
-    (spec,) = apply_flags({}, eval_args.parse_args(flags))["agents"]
+    config = agent_config(PlayRequest.from_args(build_parser().parse_args(["play", *flags])).llm, embedded=False)
+    request = EvalRequest.from_args(build_parser().parse_args(["eval", *flags]), None, None)
+    (spec,) = apply_flags({}, request)["agents"]
     assert (config.verificator, config.memory_retrieval) == (mode, retrieval)
     assert (spec.get("verificator"), spec.get("memory_retrieval")) == (mode, retrieval)

@@ -71,3 +71,23 @@ def test_bad_clocks_are_one_clear_line(argv: list[str], message: str, capsys: py
     assert code == 2
     err = [line for line in capsys.readouterr().err.strip().splitlines() if line.strip()]
     assert message in err[-1]
+
+
+def test_a_token_clock_run_replays_bit_for_bit_from_the_cache(tmp_path) -> None:
+    """The second run asks the model nothing (every answer from the cache) and plays the same
+    steps: the same actions, and each decision the same tokens, steps and landing."""
+    from proagent.llm.cache import CachedModel
+
+    def run() -> tuple[list, list, ScriptedModel]:
+        env = DOMAIN.make_env("cramped_room", 60)
+        inner = ScriptedModel(respond=answering(overcooked_answer))
+        agent = llm_agent(DOMAIN, env, AgentConfig(clock="tokens:50"), CachedModel(inner, tmp_path / "cache"))
+        lines: list[dict] = []
+        asyncio.run(run_episode(env, DOMAIN, [agent, DOMAIN.make_partner("greedy", env)], 0, 3, 0, trace=lines.append))
+        timings = [{k: v for k, v in line["clock"].items() if k != "wall_s"} for line in lines if "clock" in line]
+        return [line["actions"] for line in lines], timings, inner
+
+    actions, timings, first = run()
+    again, timings_again, second = run()
+    assert first.calls and not second.calls, "the second run is answered from the cache alone"
+    assert again == actions and timings_again == timings and any(t["steps"] > 0 for t in timings)

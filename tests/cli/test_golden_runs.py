@@ -41,11 +41,11 @@ def test_differences_name_every_changed_episode():
 
 @pytest.mark.slow
 def test_the_published_zoo_crossplay_reproduces_exactly_on_cramped_room():
-    """docs/zoo_crossplay_trained.json is the golden cross-play table: one layout replayed bit for bit."""
+    """docs/results/zoo_crossplay_trained.json is the golden cross-play table: one layout replayed bit for bit."""
     from proagent.paths import PROJECT_ROOT
     from proagent.training.crossplay import zoo_crossplay
 
-    tables = json.loads((PROJECT_ROOT / "docs" / "zoo_crossplay_trained.json").read_text())["tables"]
+    tables = json.loads((PROJECT_ROOT / "docs" / "results" / "zoo_crossplay_trained.json").read_text())["tables"]
     golden = next(t for t in tables if t["layout"] == "cramped_room")
     table = zoo_crossplay("cramped_room", episodes=golden["episodes"], seed=golden["seed"])
     assert table.names == golden["names"]

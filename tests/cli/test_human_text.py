@@ -15,6 +15,8 @@ import pytest
 
 from proagent.cli import build_parser, human_cmd, main
 from proagent.cli.human_text import run_text
+from proagent.cli.requests import human_request
+from proagent.web.human_request import HumanRequest
 from tests.support.fake_server import FakeChatServer
 from tests.support.loopback import loopback_args
 from tests.support.responders.yokai import plan_for, yokai_answer
@@ -57,10 +59,11 @@ class ScriptedPerson:
         return plan
 
 
-def _args(tmp_path: Path, *extra: str):
+def _args(tmp_path: Path, *extra: str) -> HumanRequest:
     args = build_parser().parse_args(["human", "--domain", "yokai", "--runs-dir", str(tmp_path), "--layout", "9c_2p", *extra])
-    assert human_cmd._settle(args)  # Yōkai has a text view: auto picks the text interface
-    return args
+    request = human_cmd.settle(human_request(args))
+    assert request.interface == "text"  # Yōkai has a text view: auto picks the text interface
+    return request
 
 
 def _check_honest(person: ScriptedPerson, run: Path) -> int:

@@ -16,7 +16,7 @@ BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "main_job.py"
 @pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
 def test_the_main_job_benchmark_reports_tokens_reuse_and_memory():
-    cmd = [sys.executable, str(BENCHMARK), "--horizon", "16", "--baseline-horizon", "8"]
+    cmd = [sys.executable, str(BENCHMARK), "--horizon", "12", "--baseline-horizon", "3"]  # compact: two decisions or more (prefix reuse)
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=True).stdout
     rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     assert [r["label"] for r in rows] == ["compact (default)", "full proagent prompt"]

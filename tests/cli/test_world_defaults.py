@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 
 from proagent.cli import build_parser, human_cmd, main
+from proagent.cli.requests import human_request
 from proagent.domains import builtin_domain_names, get_domain
+from proagent.web.human_request import HumanRequest
 from tests.support.fake_server import FakeChatServer
 from tests.support.http_calls import call
 from tests.support.loopback import loopback_args
@@ -95,14 +97,13 @@ def test_human_without_a_layout_plays_the_worlds_default(world: str, tmp_path: P
     agent = _default_partner(world)
     argv = ["human", "--domain", world, "--agent", agent, "--horizon", HORIZON, "--fps", "60", "--runs-dir", str(tmp_path)]
     argv += ["--port", "0", "--no-browser", "--no-questionnaire"]
-    args = build_parser().parse_args(argv)
-    text = human_cmd._settle(args)
-    if text:
+    request = human_cmd.settle(human_request(build_parser().parse_args(argv)))
+    if request.interface == "text":
         from proagent.cli.human_text import run_text
 
-        assert run_text(args, _Person(world)) == 0
+        assert run_text(request, _Person(world)) == 0
     else:
-        _play_web(args)
+        _play_web(request)
     config = _config(tmp_path)
     assert config["command"] == shlex.join(["proagent", *argv])
     # a world that sizes its teams plays its default with a pair (emcoop@2)
@@ -111,11 +112,11 @@ def test_human_without_a_layout_plays_the_worlds_default(world: str, tmp_path: P
     assert (run / "episodes.jsonl").read_text().strip()
 
 
-def _play_web(args) -> None:
+def _play_web(request: HumanRequest) -> None:
     """The page's part: start the game and let it tick to its horizon with the person idle."""
     from proagent.web.human_session import build_human_session
 
-    session = build_human_session(args)
+    session = build_human_session(request)
     with session.serve(0) as server:
         call(server.url, "/api/start", {})
         deadline = time.monotonic() + 60

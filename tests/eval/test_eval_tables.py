@@ -40,7 +40,7 @@ def test_pivot_rows_layout_seat_columns_agent_partner():
     assert [c.mean for c in p0.cells] == [100.0, 40.0] and p0.cells[1].se == pytest.approx(20 / math.sqrt(3))
     assert p1.cells[0].n == 0 and p1.cells[1].mean == 10.0  # sp never played seat 1
     md = pivot_markdown(table)
-    assert "| cramped_room / P0 | **100.0 ± 0.0 (n=2)** | 40.0 ± 11.5 (n=3) |" in md
+    assert "| cramped_room / P0 | **100.0 (n=2, identical)** | 40.0 ± 11.5 (n=3) |" in md  # alike episodes: one result
     assert "| cramped_room / P1 | n/a (n=0) | 10.0 ± 10.0 (n=2) |" in md
     assert "cramped_room,0,pro,greedy,score,3,40,11.547" in pivot_csv(table)
 

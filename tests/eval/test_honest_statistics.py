@@ -92,3 +92,17 @@ def test_the_radar_draws_equal_values_at_equal_radius_on_fixed_scales():
     assert lines["centralized"] == pytest.approx([0.8, 0.505, 0.5])
     labels = [t.get_text() for t in ax.get_xticklabels()]
     assert labels == ["plan coherence\n0–1", "decision latency (ms)\n0–200", "resumption rate\n0–1"]
+
+
+def test_identical_episodes_show_one_result_not_a_zero_standard_error():
+    """Five episodes that played out exactly alike (a fixed scenario, deterministic agents) are one
+    result repeated: the cell says so, with no ± 0.0 and no interval; equal scores of episodes that
+    differed otherwise keep their (zero) spread."""
+    alike = [rec("a", "greedy", 0, i, 20.0) for i in range(5)]
+    table = pivot(alike, "score", ["layout", "seat"], ["agent"])
+    (cell,) = table.rows[0].cells
+    assert cell.identical and cell.se is None and cell.interval() is None
+    assert "20.0 (n=5, identical)" in pivot_markdown(table) and "± 0.0" not in pivot_markdown(table)
+    differed = [rec("a", "greedy", 0, i, 20.0, decisions=i) for i in range(5)]
+    (cell,) = pivot(differed, "score", ["layout", "seat"], ["agent"]).rows[0].cells
+    assert not cell.identical and cell.se == 0.0 and cell.text() == "20.0 ± 0.0 (n=5)"

@@ -58,6 +58,13 @@ TINY: dict[str, tuple[Responder, list[str], list[str]]] = {
         ["| 3 | individual | off | 1 | ", "| 3 | broadcast_chain | on | 1 | ", "repair on − off"],
     ),
     "yokai-table2": (yokai_answer, ["--set", "agents=careful,proagent"], ["| LLM | proagent | ", "| H | real |"]),
+    "realtime": (
+        lambda g: cube_answer(g) if g is not None and any(s.startswith("push") for s in g.skills) else overcooked_answer(g),
+        ["--set", "grids=classic,cube", "--set", "budgets=100", "--set", "classic_partners=sp", "--set", "cube_partners=pusher",
+         "--horizon", "5"],
+        ["| Overcooked | counter_circuit | sp | turns | 1 | ", "| CUBE | easy_2a | pusher | tokens-100 | 1 | ",
+         "## Beside the published findings"],
+    ),
 }
 
 

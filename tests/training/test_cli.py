@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
-
 import pytest
 
+from proagent.cli import build_parser
 from proagent.training import cli
+from proagent.training.request import TrainRequest
 
 
-def _parse(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    sub = parser.add_subparsers()
-    cli.register(sub)
-    return parser.parse_args(["train", *argv])
+def _parse(*argv: str) -> TrainRequest:
+    """The request `proagent train` makes of these flags."""
+    return TrainRequest.from_args(build_parser().parse_args(["train", *argv]))
 
 
 def test_arguments_build_the_config():
@@ -22,7 +20,6 @@ def test_arguments_build_the_config():
     cfg = cli.build_config(args)
     assert (cfg.layout, cfg.seed, cfg.total_steps, cfg.network.encoder) == ("forced_coordination", 3, 2_000_000, "cnn")
     assert cfg.shaping_horizon == 1_000_000 and cfg.ent_coef == 0.02 and cfg.num_steps == 64
-    assert args.run is cli.run
 
 
 def test_auto_encoder_is_cnn_on_gpu_only():

@@ -5,7 +5,6 @@ before any folder is made, and a killed run resumes to the uninterrupted result.
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import numpy as np
@@ -17,6 +16,7 @@ from proagent.training.algorithms import side_by_side
 from proagent.training.algorithms.common import Stage
 from proagent.training.population import Pairing
 from proagent.training.ppo import lr_schedule, shaping_coef
+from proagent.training.request import TrainRequest
 from proagent.training.trainer import rounded_config
 
 SEEDS_2 = [*TINY_CUBE, "--seeds", "2"]  # 2 learners x 4 envs x 16 steps, 4 calls of one update
@@ -60,10 +60,8 @@ def test_two_sp_seeds_ship_as_two_partners_and_a_killed_run_resumes_to_them(fold
     assert not (tmp_path / "partners" / "cube" / "easy_2a" / "again" / "resume").exists()
 
 
-def _args(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    cli.add_arguments(parser)
-    return parser.parse_args(argv)
+def _args(*argv: str) -> TrainRequest:
+    return cli.parse_argv(list(argv))
 
 
 @pytest.mark.parametrize("algo", ["sp", "op"])

@@ -116,8 +116,8 @@ def test_llm_agent_plays_in_real_time_through_an_openai_compatible_server(tmp_pa
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key-0000000000")
     with FakeChatServer(delay_s=0.3, responder=overcooked_answer) as llm:
-        args = human_args(tmp_path, "--agent", "proagent", *loopback_args(llm.url), "--fps", "20", "--no-questionnaire")
-        session = build_human_session(args, cramped_env)
+        request = human_args(tmp_path, "--agent", "proagent", *loopback_args(llm.url), "--fps", "20", "--no-questionnaire")
+        session = build_human_session(request, cramped_env)
         with session.serve(0) as server:
             started = time.monotonic()
             call(server.url, "/api/start", {})

@@ -80,9 +80,9 @@ def test_the_replay_of_a_real_run_has_the_map_each_bag_and_their_changes(env, pl
 def test_the_human_page_serves_the_worlds_facts_script_and_keys(env, tmp_path):
     from proagent.web.human_session import build_human_session
 
-    args = human_args(tmp_path, "--mode", "turns", "--no-questionnaire")
-    args.domain, args.layout, args.agent, args.horizon = "macrafter", LAYOUT, "tech", HORIZON
-    session = build_human_session(args, env)
+    request = human_args(tmp_path, "--mode", "turns", "--no-questionnaire")
+    request = request.model_copy(update={"domain": "macrafter", "layout": LAYOUT, "agent": "tech", "horizon": HORIZON})
+    session = build_human_session(request, env)
     with session.serve(0) as server:
         status, info = call(server.url, "/api/info")
         assert status == 200 and (info["width"], info["height"]) == (env.settings.width, env.settings.height)
@@ -102,9 +102,9 @@ def test_a_person_plays_macrafter_in_the_browser_with_crafters_keys(browser, env
 
     from proagent.web.human_session import build_human_session
 
-    args = human_args(tmp_path, "--mode", "turns", "--no-questionnaire")
-    args.domain, args.layout, args.agent, args.horizon = "macrafter", LAYOUT, "tech", HORIZON
-    session = build_human_session(args, env)
+    request = human_args(tmp_path, "--mode", "turns", "--no-questionnaire")
+    request = request.model_copy(update={"domain": "macrafter", "layout": LAYOUT, "agent": "tech", "horizon": HORIZON})
+    session = build_human_session(request, env)
     browser.get_log("browser")  # drop what earlier pages logged
     with session.serve(0) as server:
         browser.get(server.url)

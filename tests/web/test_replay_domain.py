@@ -29,7 +29,8 @@ WEB = Path(__file__).resolve().parents[2] / "proagent" / "web"
 GENERIC_FILES = ("replay_data.py", "replay_lanes.py", "replay_page.py", "server.py", "static/replay.js", "static/replay.html")
 OVERCOOKED_NAMES = re.compile(r"KitchenState|onion|soup|\bpot|envs\.overcooked|from envs|tomato|dish", re.IGNORECASE)
 ADDED = ("domain", "metrics", "score_span")  # what the seam and the score formatting added to the payload
-FRAME_ADDED = ("score_text", "team", "team_decisions")  # the score as people read it; the teammates' reasoning
+# the score as people read it; the teammates' reasoning; a clocked run's decision marks (none in an old trace)
+FRAME_ADDED = ("score_text", "team", "team_decisions", "clock")
 DECISION_ADDED = ("loops",)  # the undo loops caught at a decision (none in an old trace)
 
 
@@ -47,6 +48,7 @@ def _write_lines(run: Path, lines: list[dict]) -> None:
 
 def _without_added(payload: dict) -> dict:
     plain = {k: v for k, v in json.loads(json.dumps(payload, default=str)).items() if k not in ADDED}
+    assert all(f["clock"] == [] for f in plain["frames"])  # an old trace has no clock records
     frames = [{k: v for k, v in f.items() if k not in FRAME_ADDED} for f in plain["frames"]]
     for frame in frames:
         if frame.get("decision"):

@@ -14,7 +14,9 @@ CHROMIUM_FLAGS = (
 
 
 def human_args(tmp_path: Path, *extra: str):
+    """The `HumanRequest` a `proagent human` command line with these flags makes (greedy on cramped_room)."""
     from proagent.cli import build_parser
+    from proagent.cli.requests import human_request
 
     base = [
         "human",
@@ -27,7 +29,9 @@ def human_args(tmp_path: Path, *extra: str):
         "--fps",
         "40",
     ]  # horizon: conftest.HORIZON
-    return build_parser().parse_args([*base, "--runs-dir", str(tmp_path), "--port", "0", "--no-browser", *extra])
+    return human_request(
+        build_parser().parse_args([*base, "--runs-dir", str(tmp_path), "--port", "0", "--no-browser", *extra])
+    )
 
 
 def heuristic_model(reject_first: bool = True):

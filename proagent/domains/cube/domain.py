@@ -132,7 +132,9 @@ class CubeDomain(WorldBase):
     def controller(self, book: TableSkillBook, seat: int, seed: int) -> CubeController:
         return CubeController(book, seat, seed)
 
-    def ground(self, state: CubeView, seat: int, book: TableSkillBook, teammates: Sequence[TeammateView], score: float) -> dict:
+    def ground(
+        self, state: CubeView, seat: int, book: TableSkillBook, teammates: Sequence[TeammateView], score: float
+    ) -> dict:
         return ground_facts(state, seat, teammates, score)
 
     def knowledge_facts(self, env: CubeEnv) -> dict:

@@ -98,7 +98,10 @@ def snapshot(view: CrafterView) -> str:
     rule = settings.resources[resource]
     holders = [a.seat for a in view.agents if a.alive and holds_tool(a, rule.tool)]
     tool = "no tool" if rule.tool == "none" else rule.tool
-    task = f"next task: collect {resource} ({_count(rule.quorum, 'agent')} with {tool} within {settings.collect_distance} acting in the same step)"
+    task = (
+        f"next task: collect {resource} ({_count(rule.quorum, 'agent')} with {tool} within "
+        f"{settings.collect_distance} acting in the same step)"
+    )
     if rule.quorum > len(view.agents):
         task += f"; out of reach: the team has {_count(len(view.agents), 'agent')}"
     held = f"{len(holders)} of {rule.quorum} hold {tool}" + (

@@ -94,7 +94,15 @@ def _canonical(name: str, words: list[str], numbers: list[int]) -> str | int | N
         return words[0] if words else ""
     if name == "share":
         items = [w for w in words if w != "agent"]
-        item = "wood" if items and items[0] == "tree" else "drink" if items and items[0] == "water" else items[0] if items else ""
+        item = (
+            "wood"
+            if items and items[0] == "tree"
+            else "drink"
+            if items and items[0] == "water"
+            else items[0]
+            if items
+            else ""
+        )
         qty = numbers[1] if len(numbers) > 1 else 1
         return f"{numbers[0] if numbers else '?'}, {item}, {qty}"
     word = words[0] if words else ""

@@ -72,7 +72,8 @@ def env_settings(env: OvercookedEnv) -> dict:
 def page_facts(env: OvercookedEnv, first: KitchenState) -> dict:
     help_text = (
         "Interact picks up, puts down, fills the pot, takes the soup and serves. Serve soups: "
-        f"3 ingredients in a pot, wait {env.dynamics.cook_time} steps for it to cook, take it with a dish, bring it to SERVE."
+        f"3 ingredients in a pot, wait {env.dynamics.cook_time} steps for it to cook, take it with a dish, bring it to "
+        "SERVE."
     )
     return {"terrain": terrain_rows(env.layout.tiles), "cook_time": env.dynamics.cook_time, "help": help_text}
 

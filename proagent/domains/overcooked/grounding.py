@@ -33,7 +33,9 @@ def _distance_to(kitchen: KitchenState, dist: dict, targets: tuple[Pos, ...]) ->
     return best
 
 
-def ground(kitchen: KitchenState | KitchenView, agent: int, book: SkillBook, teammate: TeammateView, score: float) -> dict:
+def ground(
+    kitchen: KitchenState | KitchenView, agent: int, book: SkillBook, teammate: TeammateView, score: float
+) -> dict:
     """Facts for one agent's prompt; every value is JSON-serialisable. A ``KitchenView`` (partial
     observation, perception.py) gives only what that agent may know: see `ground_view`."""
     if isinstance(kitchen, KitchenView):
@@ -49,7 +51,9 @@ def ground(kitchen: KitchenState | KitchenView, agent: int, book: SkillBook, tea
         "me": _player_facts(me),
         "teammate": {**_player_facts(other), "last_skill": teammate.last_skill, "last_action": teammate.last_action},
         "pots": [_pot_facts(p) for p in kitchen.pots],
-        "counters": [{"position": list(pos), "item": item.describe()} for pos, item in sorted(kitchen.counter_items.items())],
+        "counters": [
+            {"position": list(pos), "item": item.describe()} for pos, item in sorted(kitchen.counter_items.items())
+        ],
         "distances": _key_distances(kitchen, me, book),
     }
 
@@ -103,7 +107,13 @@ def ground_view(view: KitchenView, book: SkillBook, teammate: TeammateView, scor
     for pos in kitchen.map.pots:
         seen = view.pots.get(pos)
         if seen is None:
-            facts = {"position": list(pos), "ingredients": [], "num_ingredients": 0, "status": "unknown", "ticks_left": 0}
+            facts = {
+                "position": list(pos),
+                "ingredients": [],
+                "num_ingredients": 0,
+                "status": "unknown",
+                "ticks_left": 0,
+            }
         else:
             facts = _pot_facts(seen.what)
         pots.append({**facts, "in_view": view.in_view(pos), "seen_step": None if seen is None else seen.step})

@@ -68,7 +68,9 @@ def load_trials(layout: str | None = None, path: Path = HUMAN_DATA) -> list[Tria
     def close() -> None:
         if header is not None:
             if len(steps) != header["steps"]:
-                raise ValueError(f"{path}: trial {header['trial_id']} has {len(steps)} steps, header says {header['steps']}")
+                raise ValueError(
+                    f"{path}: trial {header['trial_id']} has {len(steps)} steps, header says {header['steps']}"
+                )
             trials.append(
                 Trial(
                     layout=header["layout"],

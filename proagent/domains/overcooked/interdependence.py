@@ -125,9 +125,13 @@ class _Grounder:
         self.operators: list[GroundedOperator] = []
         self.places: dict[str, str] = {}
 
-    def op(self, name: str, binding: dict[str, str], step: int, agent: int, members: Sequence[dict[str, str]] = ()) -> None:
+    def op(
+        self, name: str, binding: dict[str, str], step: int, agent: int, members: Sequence[dict[str, str]] = ()
+    ) -> None:
         full = {"?a": agent_name(agent), **binding}
-        self.operators.append(ground(self.domain, name, full, index=len(self.operators), step=step, agent=agent, members=members))
+        self.operators.append(
+            ground(self.domain, name, full, index=len(self.operators), step=step, agent=agent, members=members)
+        )
 
     def place(self, kind: str, pos: Pos) -> str:
         name = place_name(kind, pos)

@@ -38,10 +38,17 @@ def spots(kitchen: KitchenMap, target: Pos) -> list[tuple[Pos, Direction]]:
 
 
 def _opposite(d: Direction) -> Direction:
-    return {Direction.UP: Direction.DOWN, Direction.DOWN: Direction.UP, Direction.LEFT: Direction.RIGHT, Direction.RIGHT: Direction.LEFT}[d]
+    return {
+        Direction.UP: Direction.DOWN,
+        Direction.DOWN: Direction.UP,
+        Direction.LEFT: Direction.RIGHT,
+        Direction.RIGHT: Direction.LEFT,
+    }[d]
 
 
-def distances(kitchen: KitchenMap, start: Pos, blocked: frozenset[Pos] = frozenset()) -> dict[Pos, tuple[int, Action | None]]:
+def distances(
+    kitchen: KitchenMap, start: Pos, blocked: frozenset[Pos] = frozenset()
+) -> dict[Pos, tuple[int, Action | None]]:
     """BFS over floor cells: distance and first move from ``start`` to every reachable cell."""
     out: dict[Pos, tuple[int, Action | None]] = {start: (0, None)}
     queue = deque([start])

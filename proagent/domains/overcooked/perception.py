@@ -58,7 +58,8 @@ class KitchenView:
     ``kitchen`` is the true state with what is out of view replaced by memory: its ``players`` are
     only the chefs in view (the agent itself always), its ``counter_items`` and ``pots`` are those
     in view now plus those remembered (``pots`` / ``counters`` say when each was seen), a button
-    indicator out of view reads as off, and its ``recipe`` is empty (read ``recipe`` instead). Skill targets and distances computed on it are beliefs.
+    indicator out of view reads as off, and its ``recipe`` is empty (read ``recipe`` instead). Skill targets and
+    distances computed on it are beliefs.
     """
 
     kitchen: KitchenState

@@ -205,7 +205,8 @@ def recipe_fit(pot_ingredients: tuple[str, ...], held_ingredient: str, recipe: t
     if have[held_ingredient] + 1 > need[held_ingredient]:
         if need[held_ingredient] == 0:
             return f"the recipe ({', '.join(recipe)}) has no {held_ingredient}"
-        return f"the recipe ({', '.join(recipe)}) takes {need[held_ingredient]} {held_ingredient} and the pot already has them"
+        takes = f"{need[held_ingredient]} {held_ingredient}"
+        return f"the recipe ({', '.join(recipe)}) takes {takes} and the pot already has them"
     return None
 
 
@@ -232,7 +233,9 @@ def _spec(record: dict, onion_only: bool) -> SkillSpec:
     if words is not None:
         fails = words.get("fails", [r.fail for r in requires])
         if len(fails) != len(requires):
-            raise ValueError(f"skill {record['name']!r}: onion_only.fails must reword each of its {len(requires)} requirements")
+            raise ValueError(
+                f"skill {record['name']!r}: onion_only.fails must reword each of its {len(requires)} requirements"
+            )
         requires = tuple(Requirement(r.check, fail) for r, fail in zip(requires, fails))
     words = words or {}
     return SkillSpec(
@@ -259,11 +262,23 @@ def _failures(requires: tuple[Requirement, ...]) -> Failures:
 
 def _row(spec: SkillSpec) -> SkillDef:
     """A skills.toml record (as this kitchen words it) as a row of the world kit's table."""
-    unknown = {r.check for r in spec.requires} - CHECKS.keys() | ({spec.targets} - TARGETS.keys()) | ({spec.done} - DONE.keys())
+    unknown = (
+        {r.check for r in spec.requires} - CHECKS.keys()
+        | ({spec.targets} - TARGETS.keys())
+        | ({spec.done} - DONE.keys())
+    )
     if unknown:
         raise ValueError(f"skill {spec.name!r} names unknown checks/targets/done-tests: {sorted(unknown)}")
     targets = None if spec.targets == "none" else TARGETS[spec.targets]
-    return SkillDef(spec.name, spec.signature, spec.description, spec.args, _failures(spec.requires), DONE[spec.done], targets=targets)
+    return SkillDef(
+        spec.name,
+        spec.signature,
+        spec.description,
+        spec.args,
+        _failures(spec.requires),
+        DONE[spec.done],
+        targets=targets,
+    )
 
 
 def event_skill(event: Event, put_skill: Skill | None = None) -> Skill | None:
@@ -302,7 +317,9 @@ class SkillBook(TableSkillBook):
     still finds that row (`spec`: code written for the classic kitchens, like the scripted
     partners, keeps working); the name is still not listed nor parsed there."""
 
-    def __init__(self, kitchen_items: tuple[str, ...], path: Path | None = None, features: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self, kitchen_items: tuple[str, ...], path: Path | None = None, features: frozenset[str] = frozenset()
+    ) -> None:
         data = tomllib.loads((path or KNOWLEDGE_DIR / "overcooked" / "skills.toml").read_text())
         ingredients = tuple(i for i in kitchen_items if i not in ("dish", "soup"))
         self.onion_only = ingredients == ("onion",)

@@ -153,7 +153,12 @@ class YokaiDomain(WorldBase):
         return YokaiController(book, seat, seed)
 
     def ground(
-        self, state: SeatBelief | YokaiTable, seat: int, book: TableSkillBook, teammates: Sequence[TeammateView], score: float
+        self,
+        state: SeatBelief | YokaiTable,
+        seat: int,
+        book: TableSkillBook,
+        teammates: Sequence[TeammateView],
+        score: float,
     ) -> dict:
         """The seat's belief (the perceiver's view); a full table, as the prompt check passes, is
         first cut down to the seat's own view."""

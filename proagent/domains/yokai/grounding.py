@@ -40,7 +40,12 @@ def ground_facts(b: SeatBelief, teammates: Sequence[TeammateView], score: float)
         for c in view.cards
     ]
     hints = [
-        {"index": h.index, "status": h.status.name.lower(), "colours": list(h.colours) if h.colours else None, "card": h.card}
+        {
+            "index": h.index,
+            "status": h.status.name.lower(),
+            "colours": list(h.colours) if h.colours else None,
+            "card": h.card,
+        }
         for h in view.hints
     ]
     return {

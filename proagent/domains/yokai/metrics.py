@@ -31,7 +31,8 @@ from proagent.domains.yokai.table import Outcome, TableEvent
 WEE = "win_if_early"  # the one metric a game may lack (undefined unless it ended early)
 # The paper's column order after R (the record's score): a console table showing only the first shows SEE.
 METRIC_NAMES = (
-    "early_win", "early_end", WEE, "length", "win", "reward", "game_score", "hints_used", "hints_correct", "hints_wrong",
+    "early_win", "early_end", WEE, "length", "win", "reward", "game_score", "hints_used", "hints_correct",
+    "hints_wrong",
 )  # fmt: skip
 # The paper's column names (Table 2) for the metrics above that it reports.
 PAPER_COLUMNS = {"reward": "R", "early_win": "SEE", "early_end": "EE", WEE: "WEE", "length": "LEN"}

@@ -52,7 +52,8 @@ def card_id_channel(config: YokaiConfig) -> int:
 
 
 def hint_id_channel(config: YokaiConfig) -> int:
-    """The first channel of a hint's id one-hot (the last block of ``hint_channels``), set in its row of the hint column."""
+    """The first channel of a hint's id one-hot (the last block of ``hint_channels``), set in its row of the hint
+    column."""
     return card_channels(config) + hint_channels(config) - config.num_hints
 
 
@@ -64,7 +65,9 @@ def obs_shape(config: YokaiConfig) -> tuple[int, int, int]:
 def check_fits(config: YokaiConfig) -> None:
     """The hint column holds one hint per row: a layout with more hints than rows cannot be encoded."""
     if config.num_hints > config.grid_size:
-        raise ValueError(f"yokai {config.name}: {config.num_hints} hints do not fit a {config.grid_size}-row hint column")
+        raise ValueError(
+            f"yokai {config.name}: {config.num_hints} hints do not fit a {config.grid_size}-row hint column"
+        )
 
 
 def rotated_cells(grid_size: int) -> np.ndarray:

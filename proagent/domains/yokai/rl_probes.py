@@ -139,7 +139,9 @@ def probe_report(sp: ProbeSamples, xp: ProbeSamples, num_colours: int, test_frac
         raise ValueError(f"test_fraction must lie in (0, 1), got {test_fraction}")
     cut = round(len(sp.hidden) * (1.0 - test_fraction))
     if cut < 1 or cut >= len(sp.hidden):
-        raise ValueError(f"{len(sp.hidden)} self-play episodes cannot be split {1 - test_fraction:.0%} / {test_fraction:.0%}")
+        raise ValueError(
+            f"{len(sp.hidden)} self-play episodes cannot be split {1 - test_fraction:.0%} / {test_fraction:.0%}"
+        )
     fit_part = ProbeSamples(*(a[:cut] for a in sp))
     test_part = ProbeSamples(*(a[cut:] for a in sp))
     x, y = _flat(fit_part)

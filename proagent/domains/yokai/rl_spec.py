@@ -41,7 +41,12 @@ from proagent.world.rl_spec import RLEnv, StepOut
 # The paper's CNN-GRU shape (App. D: 3x3 convolutions of 64 filters, a projection, a GRU, 256 wide),
 # as the grid family builds it; and its CPU-sized sibling (no 3x3 convolutions, 64 wide: a shipped
 # checkpoint stays under 1 MB, most of it the 1,068-action head)
-PAPER_NETWORK_FIELDS: dict[str, Any] = {"pointwise": (64, 16), "spatial": (64, 64, 64, 64), "fc_dim": 256, "memory": 256}
+PAPER_NETWORK_FIELDS: dict[str, Any] = {
+    "pointwise": (64, 16),
+    "spatial": (64, 64, 64, 64),
+    "fc_dim": 256,
+    "memory": 256,
+}
 CPU_RECURRENT_FIELDS: dict[str, Any] = {"pointwise": (32, 8), "spatial": (), "fc_dim": 64, "memory": 64}
 
 SymmetryGroup = Literal["colour_rotation", "colour", "rotation"]

@@ -1,12 +1,13 @@
-"""The Yōkai scripted planner (`--llm scripted`): a careful player's answer from the seat's grounding (its own facts only).
+"""The Yōkai scripted planner (`--llm scripted`): a careful player's answer from the seat's grounding (its own
+facts only).
 
 Off turn it waits for its turn. On its turn it ends the game once every card's colour it knows or
 remembers (the last one follows from the counts) forms one cluster per colour; otherwise it looks
 at cards it has not seen, moves a known card next to a known card of its colour (from the legal
 moves the grounding lists; ``pass()`` when there are none), and in the hint phase places a revealed
 hint on a known matching card, else reveals one, else places one anywhere free. It predicts its
-teammates wait. The answer takes the format the prompt asked for (`proagent.llm.scripted.format_answer`). Asked for its beliefs
-(a probe), it gives the colours it knows or remembers, reads a one-colour hint placed on a card it
+teammates wait. The answer takes the format the prompt asked for (`proagent.llm.scripted.format_answer`). Asked for its
+beliefs (a probe), it gives the colours it knows or remembers, reads a one-colour hint placed on a card it
 never saw, and answers "unknown" for the rest.
 """
 
@@ -103,7 +104,9 @@ def plan_for(facts: Facts) -> str:
 
 def belief_answer(g: Grounding) -> str:
     """A probe's answer: seen colours, a placed one-colour hint's colour, else "unknown"."""
-    hinted = {h["card"]: h["colours"][0] for h in g.facts["hints"] if h["card"] is not None and len(h["colours"] or []) == 1}
+    hinted = {
+        h["card"]: h["colours"][0] for h in g.facts["hints"] if h["card"] is not None and len(h["colours"] or []) == 1
+    }
     cards = {str(c["index"]): c for c in g.facts["cards"]}
     return json.dumps({i: colour_of(cards[i]) or hinted.get(cards[i]["index"], "unknown") for i in g.probe_items})
 

@@ -186,7 +186,8 @@ class YokaiWorldEnv(JittedEntryPoints):
         """The acting player's event, and ``game_over`` with the outcome on the step that ends it."""
         played = extract_events(before.game, actions, after.game, self.config)
         events = [
-            TableEvent(e.step, e.player, str(e.kind), e.card, e.origin, e.target, e.hint, e.hint_colours) for e in played
+            TableEvent(e.step, e.player, str(e.kind), e.card, e.origin, e.target, e.hint, e.hint_colours)
+            for e in played
         ]
         was_over = before.game.done or before.step >= before.horizon
         now_over = after.game.done or after.step >= after.horizon
@@ -195,6 +196,8 @@ class YokaiWorldEnv(JittedEntryPoints):
         return events
 
 
-def make_world_env(config: YokaiConfig, horizon: int, perfect_memory: bool = True, end_from_turn: int = 0) -> YokaiWorldEnv:
+def make_world_env(
+    config: YokaiConfig, horizon: int, perfect_memory: bool = True, end_from_turn: int = 0
+) -> YokaiWorldEnv:
     """``config``'s game bounded by ``horizon`` runner steps, with the paper's rules by default."""
     return YokaiWorldEnv(make(config, perfect_memory=perfect_memory, end_from_turn=end_from_turn), horizon)

@@ -47,7 +47,8 @@ class FCPSettings(BaseModel):
     )
     br_init: Literal["random", "best_member"] = Field(
         "best_member",
-        description="the best response starts from random weights or the best-scoring final member (--warm-start sp wins)",
+        description="the best response starts from random weights or the best-scoring final member (--warm-start sp "
+        "wins)",
     )
 
 

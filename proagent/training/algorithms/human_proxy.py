@@ -1,8 +1,8 @@
 """Human proxies: a pool of PPO agents with different play styles (in the spirit of ZSC-Eval).
 
 Each style of the world's RL spec (``styles``; Overcooked: ``knowledge/overcooked/human_proxy_styles.toml``)
-weighs per-agent events (fetch onions, plate soup, put things on counters, ...). The styles train side by side in one population
-program, each member in self-play in its own envs, on the team score + the usual annealed shaped
+weighs per-agent events (fetch onions, plate soup, put things on counters, ...). The styles train side by side in one
+population program, each member in self-play in its own envs, on the team score + the usual annealed shaped
 reward + its style reward, which is never annealed: the bias must survive to the end of training.
 Each member ships as its own partner, ``<out>_<style>/`` beside ``--out``.
 

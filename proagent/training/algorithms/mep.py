@@ -50,7 +50,8 @@ class MEPSettings(BaseModel):
     )
     br_init: Literal["random", "best_member"] = Field(
         "best_member",
-        description="the best response starts from random weights or the best-scoring final member (--warm-start sp wins)",
+        description="the best response starts from random weights or the best-scoring final member (--warm-start sp "
+        "wins)",
     )
 
 

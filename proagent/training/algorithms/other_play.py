@@ -42,11 +42,14 @@ class OtherPlaySettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     permute: tuple[int, ...] | None = Field(
-        None, description="the world's items permuted among themselves (Overcooked: ingredient indices; default: the world's)"
+        None,
+        description="the world's items permuted among themselves (Overcooked: ingredient indices; default: the "
+        "world's)",
     )
     group: str | None = Field(
         None,
-        description="the world's symmetry family by name (Yōkai: colour_rotation, colour, rotation); default: the world's",
+        description="the world's symmetry family by name (Yōkai: colour_rotation, colour, rotation); default: the "
+        "world's",
     )
     plain_episodes: int = Field(
         64,

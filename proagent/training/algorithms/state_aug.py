@@ -6,10 +6,10 @@ program). Training is cut into ``iterations``; at the start of each, every order
 members (self-pairs included) plays ``rollouts`` whole episodes together and every ``every``-th
 state of those episodes goes into a buffer. For the rest of the iteration each reset starts from a
 state drawn from that buffer (step counter 0: a whole episode from it), which JaxMARL's engine
-does for Overcooked (the world's RL spec's ``start_states`` hook; a world without one cannot train it). The learning-rate and shaping schedules run over the
-whole budget; only the env changes between iterations (one compile each). The member with the
-best score in the last iteration's self-play ships. A killed run resumes (``--resume``) after its
-last saved call with the runner and the buffer it then trained on, so it ends with the parameters
+does for Overcooked (the world's RL spec's ``start_states`` hook; a world without one cannot train it). The
+learning-rate and shaping schedules run over the whole budget; only the env changes between iterations (one compile
+each). The member with the best score in the last iteration's self-play ships. A killed run resumes (``--resume``)
+after its last saved call with the runner and the buffer it then trained on, so it ends with the parameters
 an uninterrupted run would have.
 """
 
@@ -48,7 +48,9 @@ def train_state_aug(
     settings = settings or StateAugSettings()
     hook = algo.spec.start_states
     if hook is None:
-        raise ValueError(f"state_aug: {algo.world} cannot start episodes from given states (its RL spec's start_states)")
+        raise ValueError(
+            f"state_aug: {algo.world} cannot start episodes from given states (its RL spec's start_states)"
+        )
     saves = open_saves(out_dir, "state_aug", algo, settings, policy)
     env = algo.make_env()
     config = algo.stage_config(algo.total_steps)

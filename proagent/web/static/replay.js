@@ -129,6 +129,13 @@
     return ReplayDomain.eventFailed ? !!ReplayDomain.eventFailed(e) : /_failed$/.test(String(e.kind));
   }
 
+  // A clocked run's decisions (payload frames' clock marks): when each was asked and when it landed.
+  function clockText(step, m) {
+    const cost = `${m.tokens_in + m.tokens_out} tokens` + (m.wall_s != null ? `, ${m.wall_s.toFixed(2)} s` : "");
+    if (m.mark === "asked") return `step ${step}: ⏱ decision asked, lands at step ${m.lands} (${m.steps} steps; ${cost})`;
+    return `step ${step}: ⏱ decision landed${m.skill ? `: ${m.skill}` : ""}, read the world of step ${m.based_on} (${m.steps} steps stale; ${cost})`;
+  }
+
   function timeline() {
     const items = [];
     state.data.frames.forEach((f, i) => {
@@ -140,6 +147,7 @@
         if (bad) items.push([i, `step ${f.step}: player ${seat}: ${bad} rejected plan(s), chose ${dec.skill}`, "reject"]);
         for (const l of dec.loops || []) items.push([i, `step ${f.step}: player ${seat}: ⟲ ${loopText(l)}`, "reject loop"]);
       }
+      for (const m of f.clock || []) items.push([i, clockText(f.step, m), m.mark === "landed" && m.steps ? "reject" : "ok"]);
       if (f.belief) items.push([i, `step ${f.step}: belief ${f.belief.correct ? "confirmed" : "corrected"} (${f.belief.actual})`, f.belief.correct ? "ok" : "reject"]);
       for (const e of f.events) {
         const note = ReplayDomain.eventNote(e);

@@ -158,7 +158,9 @@ class GifRecorder:
         frames = self.rendering.frames(self.env, [state for state, _ in batch])
         for (_, score), frame in zip(batch, frames, strict=True):
             if self.seats:
-                frame = captioned(scaled(np.asarray(frame, np.uint8)), self.stream.count, self.score_text(score), self.seats)
+                frame = captioned(
+                    scaled(np.asarray(frame, np.uint8)), self.stream.count, self.score_text(score), self.seats
+                )
             self.stream.add(frame)
 
     def save(self) -> Path:

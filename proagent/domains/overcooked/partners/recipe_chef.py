@@ -178,7 +178,9 @@ class RecipeChef(SkillPartner):
     kitchen it believes. Epsilon noise is a random move or stay, never a random interaction (it
     could drop a wrong ingredient in a pot)."""
 
-    def __init__(self, dynamics: Dynamics, name: str = "recipe_greedy", epsilon: float = 0.0, stuck_patience: int = 3) -> None:
+    def __init__(
+        self, dynamics: Dynamics, name: str = "recipe_greedy", epsilon: float = 0.0, stuck_patience: int = 3
+    ) -> None:
         super().__init__(name, recipe_greedy, epsilon=epsilon, stuck_patience=stuck_patience)
         self.dynamics = dynamics
         self._perceiver: Perceiver | None = None

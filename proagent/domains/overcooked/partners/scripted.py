@@ -165,12 +165,16 @@ class TeamView:
 
     def passed(self, name: str) -> int:
         """Items of this kind lying where a teammate can take them (already passed, in effect)."""
-        return sum(1 for pos, item in self.kitchen.counter_items.items() if item.name == name and self.reaches(self.mates, pos))
+        return sum(
+            1 for pos, item in self.kitchen.counter_items.items() if item.name == name and self.reaches(self.mates, pos)
+        )
 
     @cached_property
     def pass_counters(self) -> frozenset[Pos]:
         """Counters both I and a teammate can reach; the middle ones only, when there are any."""
-        shared = frozenset(c for c in self.kitchen.map.counters if self.reaches(self.mine, c) and self.reaches(self.mates, c))
+        shared = frozenset(
+            c for c in self.kitchen.map.counters if self.reaches(self.mine, c) and self.reaches(self.mates, c)
+        )
         middle = shared & middle_counters(self.kitchen.map)
         return middle or shared
 

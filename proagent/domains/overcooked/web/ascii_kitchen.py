@@ -46,7 +46,15 @@ def _item(name: str) -> dict:
 def parse_ascii(text: str) -> dict:
     """A kitchen record (as `KitchenState.to_record`) from `render_ascii` output."""
     grid, legend = _split(text)
-    record: dict = {"step": 0, "horizon": 0, "players": [], "pots": [], "counters": [], "recipe": [], "approximate": True}
+    record: dict = {
+        "step": 0,
+        "horizon": 0,
+        "players": [],
+        "pots": [],
+        "counters": [],
+        "recipe": [],
+        "approximate": True,
+    }
     for line in legend:
         if m := _STEP.match(line):
             record["step"], record["horizon"] = int(m.group(1)), int(m.group(2))
@@ -67,4 +75,10 @@ def parse_ascii(text: str) -> dict:
 
 def _pot(position: list[int], mark: str) -> dict:
     count = int(mark) if mark in "0123456789" else 3 if mark in "~!" else 0  # never '²', which int() refuses
-    return {"position": position, "ingredients": ["onion"] * count, "cooking": mark == "~", "ready": mark == "!", "ticks_left": 0}
+    return {
+        "position": position,
+        "ingredients": ["onion"] * count,
+        "cooking": mark == "~",
+        "ready": mark == "!",
+        "ticks_left": 0,
+    }
