@@ -50,4 +50,36 @@ def when(pred: jax.Array, fn: Callable[[C, A], C], carry: C, args: A) -> C:
     return run(pred, carry, args)
 
 
-__all__ = ["when"]
+def batch_max(n: jax.Array) -> jax.Array:
+    """``n`` (an int scalar) for one env; under ``vmap``, the largest ``n`` of the batch, unbatched.
+    A loop bound taken from it stays one loop for the whole batch (a batched bound would turn the
+    loop into a run-until-all-done with a select over its whole carry on every round); each env's
+    own rounds past its ``n`` must then leave it unchanged."""
+
+    @custom_vmap
+    def bound(n: jax.Array) -> jax.Array:
+        return n
+
+    @bound.def_vmap
+    def _batched(axis_size: int, in_batched: list, n: jax.Array) -> tuple[jax.Array, bool]:
+        return (jnp.max(n) if in_batched[0] else n), False
+
+    return bound(n)
+
+
+def batch_all(pred: jax.Array) -> jax.Array:
+    """``pred`` (a bool scalar) for one env; under ``vmap``, whether it holds for every env of the
+    batch, unbatched: a ``lax.cond`` on it stays one real branch for the whole batch."""
+
+    @custom_vmap
+    def every(pred: jax.Array) -> jax.Array:
+        return pred
+
+    @every.def_vmap
+    def _batched(axis_size: int, in_batched: list, pred: jax.Array) -> tuple[jax.Array, bool]:
+        return (jnp.all(pred) if in_batched[0] else pred), False
+
+    return every(pred)
+
+
+__all__ = ["batch_all", "batch_max", "when"]

@@ -31,7 +31,7 @@ from envs.macrafter.rules import (
     Vital,
 )
 from envs.macrafter.settings import RESOURCE_GIVES, CrafterSettings
-from envs.macrafter.state import COW_CODE, RESOURCE_MATERIALS, RESOURCES, reach_offsets
+from envs.macrafter.state import COW_CODE, COW_MARK, RESOURCE_MATERIALS, RESOURCES, reach_offsets
 
 TOOL_SLOT = {item.name.lower(): slot for slot, item in enumerate(PICKAXES)}  # do_tools / tool columns
 _ACHIEVE = {
@@ -165,17 +165,18 @@ def collect(
     cow_alive: jax.Array,
 ) -> Collected:
     """Every collection of one step (EmCoop's ``_process_cooperative_collections``), ``do`` (A,) the
-    seats doing DO (in the world). A cell reached by several seats is counted once, by its lowest."""
+    seats doing DO (in the world), on the grid with the live cows marked (`state.COW_MARK`): one read
+    of a cell tells its material and its cow. A cell reached by several seats is counted once, by
+    its lowest."""
     n = pos.shape[0]
     h, w = grid.shape
     off = jnp.asarray(reach_offsets(cfg.collect_distance))
     cells = pos[:, None, :] + off[None, :, :]  # (A, K, 2)
     x, y = cells[..., 0], cells[..., 1]
     inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
-    mat = grid[jnp.clip(y, 0, h - 1), jnp.clip(x, 0, w - 1)]
-    code = jnp.asarray(t.code_of)[mat]
-    cow_here = jnp.any(cow_alive[None, None, :] & jnp.all(cells[:, :, None, :] == cow_pos[None, None], -1), -1)
-    code = jnp.where(cow_here, COW_CODE, code)
+    raw = grid[jnp.clip(y, 0, h - 1), jnp.clip(x, 0, w - 1)]
+    mat = raw % COW_MARK
+    code = jnp.where(raw >= COW_MARK, COW_CODE, jnp.asarray(t.code_of)[mat])
     tgt = jnp.where(do[:, None] & inside & (code >= 0), code, -1)
     safe = jnp.maximum(tgt, 0)
     dist = jnp.abs(cells[:, :, None, :] - pos[None, None, :, :]).sum(-1)  # (A, K, A)
@@ -201,13 +202,12 @@ def collect(
     bag = bag + jnp.einsum("ikj,ikg->jg", got, col * amount[..., None])
     ach = jax.nn.one_hot(jnp.asarray(t.achievement)[safe], achievements.shape[1], dtype=jnp.int32)
     achievements = achievements + jnp.einsum("ikj,ika->ja", got, ach)
-    mined = ok & (tgt >= 0) & (tgt < COW_CODE) & inside
-    # write only the collected cells (a cell reached twice gets the same value twice): no pass over the map
-    left = jnp.asarray(t.leaves_of, jnp.int8)[mat]
-    grid = grid.at[jnp.where(mined, y, h), x].set(left.astype(grid.dtype), mode="drop")
-    eaten = jnp.any(
-        (taken & (tgt == COW_CODE))[..., None] & jnp.all(cells[:, :, None, :] == cow_pos[None, None], -1), (0, 1)
-    )
+    # write only the collected cells (a cell reached twice gets the same value twice): no pass over the
+    # map; a mined cell becomes what it leaves, an eaten cow's cell loses its mark
+    left = jnp.where(tgt == COW_CODE, mat, jnp.asarray(t.leaves_of, jnp.int8)[mat])
+    grid = grid.at[jnp.where(ok & inside, y, h), x].set(left.astype(grid.dtype), mode="drop")
+    cy, cx = jnp.clip(cow_pos[:, 1], 0, h - 1), jnp.clip(cow_pos[:, 0], 0, w - 1)
+    eaten = cow_alive & (grid[cy, cx] < COW_MARK)
     cow_alive = cow_alive & ~eaten
     cow_pos = jnp.where(eaten[:, None], -1, cow_pos)
     return Collected(

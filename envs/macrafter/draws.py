@@ -33,14 +33,41 @@ def threshold(probability: float) -> int:
 
 
 def step_draws(key: jax.Array, cow_capacity: int, num_chunks: int) -> StepDraws:
-    """Every random number of one step, from its key (pure; jit/vmap freely)."""
-    k1, k2, k3, k4 = jax.random.split(key, 4)
-    return StepDraws(
-        cow_move=jax.random.bits(k1, (cow_capacity,), jnp.uint32),
-        cow_dir=jax.random.bits(k2, (cow_capacity,), jnp.uint32),
-        chunk_roll=jax.random.bits(k3, (num_chunks,), jnp.uint32),
-        chunk_pick=jax.random.bits(k4, (num_chunks,), jnp.uint32),
-    )
+    """Every random number of one step, from its key (pure; jit/vmap freely): the bits of
+    ``jax.random.bits`` on the four keys of ``jax.random.split(key, 4)``, one stream each."""
+    sizes = (cow_capacity, cow_capacity, num_chunks, num_chunks)
+    key = jnp.asarray(key)
+    if not jax.config.jax_threefry_partitionable or key.dtype != jnp.uint32 or key.shape != (2,):
+        keys = jax.random.split(key, 4)
+        return StepDraws(*(jax.random.bits(k, (n,), jnp.uint32) for k, n in zip(keys, sizes, strict=True)))
+    # The same bits, computed here: partitionable threefry hashes each index with the key, so the
+    # four streams are one (4, n) hash, unrolled (JAX's CPU lowering loops over the rounds, which
+    # costs more than the hash at these sizes).
+    split = _threefry(key[0], key[1], jnp.zeros(4, jnp.uint32), jnp.arange(4, dtype=jnp.uint32))
+    n = max(sizes)
+    hi, lo = _threefry(split[0][:, None], split[1][:, None], jnp.zeros((1, n), jnp.uint32), _iota(n)[None, :])
+    bits = hi ^ lo
+    return StepDraws(*(bits[i, :k] for i, k in enumerate(sizes)))
+
+
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+
+
+def _iota(n: int) -> jax.Array:
+    return jnp.arange(n, dtype=jnp.uint32)
+
+
+def _threefry(k1: jax.Array, k2: jax.Array, x1: jax.Array, x2: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """Threefry-2x32 with 20 rounds (Salmon et al., 2011), as JAX's generator computes it."""
+    ks = (k1, k2, k1 ^ k2 ^ np_uint32(0x1BD11BDA))
+    x1, x2 = x1 + ks[0], x2 + ks[1]
+    for group in range(5):
+        for r in _ROTATIONS[group % 2]:
+            x1 = x1 + x2
+            x2 = x1 ^ ((x2 << np_uint32(r)) | (x2 >> np_uint32(32 - r)))
+        x1 = x1 + ks[(group + 1) % 3]
+        x2 = x2 + ks[(group + 2) % 3] + np_uint32(group + 1)
+    return x1, x2
 
 
 def meets(bits: Array, probability: float) -> Array:

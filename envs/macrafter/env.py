@@ -102,7 +102,9 @@ class CrafterEnv(JittedEntryPoints):
         draws = step_draws(key, cfg.cow_capacity, self.rules.num_chunks)
         nxt = self.rules.advance(state, actions, draws)
         frozen = state.done
-        next_state = hold_when_done(frozen, state, nxt)
+        # the map needs no pass: a done state's grid comes out of `advance` unchanged (its seats all wait)
+        held = hold_when_done(frozen, state._replace(grid=None), nxt._replace(grid=None))
+        next_state = held._replace(grid=nxt.grid)
         gain = jnp.where(frozen, jnp.float32(0), nxt.score - state.score)
         shaped = jnp.broadcast_to(gain, state.active.shape)  # per seat: the team's gain
         return Transition(state=next_state, reward=gain, shaped_reward=shaped, done=next_state.done)

@@ -49,6 +49,9 @@ RESOURCE_MATERIALS: tuple[Material, ...] = (
     Material.WATER,
 )
 SCORED_ITEMS: tuple[str, ...] = ("wood", "stone", "coal", "iron", "diamond")
+# Inside the JAX step a live cow's cell holds this bit over its material (materials stay below it),
+# so one read of a cell tells its material and whether a cow stands there; no state holds it.
+COW_MARK = 64
 COUNTERS: tuple[str, ...] = ("hunger", "thirst", "fatigue", "recover")  # stored as twice the value
 
 
@@ -173,6 +176,7 @@ def populate(
 __all__ = [
     "COUNTERS",
     "COW_CODE",
+    "COW_MARK",
     "RESOURCES",
     "RESOURCE_MATERIALS",
     "RESULT",

@@ -20,7 +20,7 @@ from envs.macrafter.draws import StepDraws
 from envs.macrafter.rules import NUM_ACTIONS, PICKAXES, SHARE_BASE, Action, Vital
 from envs.macrafter.settings import CrafterSettings
 from envs.macrafter.state import RESULT, CrafterState
-from envs.macrafter.update import DIRS, World, act_tables, update_objects
+from envs.macrafter.update import DIRS, World, act_tables, marked, update_objects
 
 _SHARE_RESULT = jnp.asarray([RESULT["none"], RESULT["ok"], RESULT["receiver_down"], RESULT["nothing"]], jnp.int32)
 _DO_RESULT = jnp.asarray(
@@ -48,11 +48,13 @@ class CrafterStep:
         state = jax.tree.map(jnp.asarray, state)
         acts = jnp.asarray(actions, jnp.int32)
         in_world = state.active & ~state.removed
-        acts = jnp.where(in_world & (acts >= 0) & (acts < NUM_ACTIONS), acts, int(Action.NOOP))
+        # a done state's seats all wait, so its grid comes back as it was (`CrafterEnv.step` holds the rest)
+        acts = jnp.where(in_world & ~state.done & (acts >= 0) & (acts < NUM_ACTIONS), acts, int(Action.NOOP))
         shares = run_shares(acts, in_world, bag_of(state.inventory, state.vitals))
         do = in_world & (acts == Action.DO)
+        grid = marked(state.grid, state.cow_pos, state.cow_alive, 1)  # unmarked by update_objects
         got = collect(
-            self.res, cfg, state.grid, state.pos, do, shares.bag, state.achievements, state.cow_pos, state.cow_alive
+            self.res, cfg, grid, state.pos, do, shares.bag, state.achievements, state.cow_pos, state.cow_alive
         )
         inventory, vitals = split_bag(got.bag, state.vitals)
         dies = in_world & ~do & (vitals[:, Vital.HEALTH] <= 0)
@@ -113,10 +115,9 @@ def _crafters(acts: jax.Array, in_world: jax.Array, sleeping: jax.Array, vitals:
 
 
 def touch(cfg: CrafterSettings, touched: jax.Array, pos: jax.Array, live: jax.Array) -> jax.Array:
-    """Mark the chunks holding each live object (compared with every chunk: no scatter)."""
-    idx = jnp.where(live, chunk_of(cfg, jnp.maximum(pos, 0)), -1)
-    hit = jnp.any(idx[:, None] == jnp.arange(touched.size)[None, :], 0)
-    return touched | hit.reshape(touched.shape)
+    """Mark the chunks holding each live object (one write per object, not a compare with every chunk)."""
+    idx = jnp.where(live, chunk_of(cfg, jnp.maximum(pos, 0)), touched.size)  # out of range: dropped
+    return touched.reshape(-1).at[idx].set(True, mode="drop").reshape(touched.shape)
 
 
 __all__ = ["CrafterStep", "touch"]

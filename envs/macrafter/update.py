@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from envs.macrafter.batched import batch_all, batch_max, when
 from envs.macrafter.draws import StepDraws, meets
 from envs.macrafter.rules import (
     AGENT_WALKABLE,
@@ -30,7 +31,7 @@ from envs.macrafter.rules import (
     Vital,
 )
 from envs.macrafter.settings import CrafterSettings
-from envs.macrafter.state import RESULT
+from envs.macrafter.state import COW_MARK, RESULT
 
 DIRS = jnp.asarray([VECTORS[m] for m in MOVES], jnp.int32)  # (4, 2) by facing index
 PLACES = (Action.PLACE_STONE, Action.PLACE_TABLE, Action.PLACE_FURNACE, Action.PLACE_PLANT)
@@ -135,27 +136,33 @@ class World(NamedTuple):
     placed_mat: jax.Array | None = None  # (A,) what it placed there, -1 nothing
 
 
-def occupied(wd: World, cell: jax.Array) -> jax.Array:
-    """Whether an object (a seat in the world, a live cow) stands on ``cell``."""
-    seat = jnp.any(wd.in_world & jnp.all(wd.pos == cell, -1))
-    cow = jnp.any(wd.cow_alive & jnp.all(wd.cow_pos == cell, -1))
-    return seat | cow
+class Seen(NamedTuple):
+    """A cell as the seats' loop sees it."""
+
+    mat: jax.Array  # its material, this step's earlier placements laid over the grid; -1 outside
+    inside: jax.Array
+    taken: jax.Array  # an object (a seat in the world, a live cow) stands on it
 
 
-def seen_material(wd: World, cell: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """(material, inside) of a cell as the seats' loop sees it: the grid, with this step's earlier
-    placements laid over it (the loop does not write the grid, which keeps a batched step cheap)."""
-    mat, inside = material_at(wd.grid, cell)
-    hit = (wd.placed_mat >= 0) & jnp.all(wd.placed_cell == cell, -1)
-    return jnp.where(jnp.any(hit), jnp.max(jnp.where(hit, wd.placed_mat, -1)), mat), inside
-
-
-def material_at(grid: jax.Array, cell: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """(material, inside) of a cell; outside the map the material is -1."""
-    h, w = grid.shape
+def seen(wd: World, cell: jax.Array) -> Seen:
+    """One read of the grid (cows marked, `marked`) plus this step's earlier placements and the seats
+    (the loop does not write the grid, which keeps a batched step cheap)."""
+    h, w = wd.grid.shape
     inside = (cell[0] >= 0) & (cell[0] < w) & (cell[1] >= 0) & (cell[1] < h)
-    mat = grid[jnp.clip(cell[1], 0, h - 1), jnp.clip(cell[0], 0, w - 1)]
-    return jnp.where(inside, mat, -1), inside
+    raw = wd.grid[jnp.clip(cell[1], 0, h - 1), jnp.clip(cell[0], 0, w - 1)]
+    hit = (wd.placed_mat >= 0) & jnp.all(wd.placed_cell == cell, -1)
+    mat = jnp.where(jnp.any(hit), jnp.max(jnp.where(hit, wd.placed_mat, -1)), raw % COW_MARK)
+    seat = jnp.any(wd.in_world & jnp.all(wd.pos == cell, -1))
+    return Seen(jnp.where(inside, mat, -1), inside, inside & (seat | (raw >= COW_MARK)))
+
+
+def marked(grid: jax.Array, cow_pos: jax.Array, live: jax.Array, sign: int) -> jax.Array:
+    """The grid with each live cow's cell marked (``sign`` 1) or unmarked (-1): during the updates
+    one read of a cell tells both its material and whether a cow stands there (cows never share a
+    cell), so no step compares a cell with every cow."""
+    h = grid.shape[0]
+    rows = jnp.where(live, cow_pos[:, 1], h)  # out of range: dropped
+    return grid.at[rows, cow_pos[:, 0]].add(jnp.int8(sign * COW_MARK), mode="drop")
 
 
 def update_objects(
@@ -169,14 +176,14 @@ def update_objects(
 ) -> World:
     """Every object's update in creation order. The seats are created together after the world's
     first cows (EmCoop's reset) and every later cow after them, so the order is: the cows older than
-    the seats (by creation number), the seats in seat order, then the younger cows. Each group of
-    cows walks at once (`walk_cows`); no loop carries the grid."""
+    the seats (by creation number), the seats in seat order, then the younger cows (`walk_cows`;
+    skipped when no env of a batch has one). ``wd.grid`` comes with the live cows marked (`marked`)
+    and leaves unmarked. No loop carries the grid: the seats only read it."""
     n = wd.pos.shape[0]
     big = jnp.iinfo(jnp.int32).max
     first_seat = jnp.min(jnp.where(order[:n] >= 0, order[:n], big))
     cow_order = order[n:]
     older = cow_order < first_seat
-    grid = wd.grid
 
     def seat(i: jax.Array, carry: World) -> World:
         """One seat's update; the grid stays out of the loop's carry (the seats only read it: their
@@ -185,10 +192,14 @@ def update_objects(
         done = jax.lax.cond(full.in_world[i], lambda w: _player(cfg, at, w, i, acts[i], crafters), lambda w: w, full)
         return done._replace(grid=None)
 
-    wd, herd = walk_cows(at, wd, cow_order, draws, older, cow_map(wd))
+    wd = walk_cows(at, wd, cow_order, draws, older)
+    grid = wd.grid
     wd = wd._replace(placed_cell=jnp.full((n, 2), -1, jnp.int32), placed_mat=jnp.full((n,), -1, jnp.int32))
     wd = jax.lax.fori_loop(0, n, seat, wd._replace(grid=None))._replace(grid=grid)
-    return walk_cows(at, _lay_placements(wd), cow_order, draws, ~older, herd)[0]
+    wd = _lay_placements(wd)
+    young = ~older & wd.cow_alive & (cow_order >= 0)
+    wd = when(jnp.any(young), lambda w, x: walk_cows(at, w, x[0], x[1], x[2]), wd, (cow_order, draws, ~older))
+    return wd._replace(grid=marked(wd.grid, wd.cow_pos, wd.cow_alive, -1))
 
 
 def _lay_placements(wd: World) -> World:
@@ -200,73 +211,89 @@ def _lay_placements(wd: World) -> World:
     return wd._replace(grid=grid, placed_cell=None, placed_mat=None)
 
 
-def cow_map(wd: World) -> jax.Array:
-    """(H + 2, W + 2) slot + 1 of the live cow on each cell of the map with a border of one cell (0:
-    none), in as narrow a type as the slots allow: built once a step, then moved along with the cows."""
-    h, w = wd.grid.shape
-    c = wd.cow_alive.shape[0]
-    kind = jnp.int8 if c < 127 else jnp.int16
-    rows = jnp.where(wd.cow_alive, wd.cow_pos[:, 1] + 1, h + 2)
-    slots = jnp.arange(1, c + 1, dtype=kind)
-    return jnp.zeros((h + 2, w + 2), kind).at[rows, wd.cow_pos[:, 0] + 1].set(slots, mode="drop")
-
-
-def walk_cows(
-    at: ActTables, wd: World, cow_order: jax.Array, draws: StepDraws, group: jax.Array, occ: jax.Array
-) -> tuple[World, jax.Array]:
-    """``Cow.update`` of every live cow in ``group``, one after the other in creation order, computed
-    at once. A cow moves (with the move probability, one step in a random direction) when its
-    target is inside, walkable, free of seats and free of every other cow as it stands at that
-    moment: a cow updated before it stands where its own move left it, any other where it stood.
-    Only two kinds of cow can be in the way, both found on a map of who stands where: the cow on
-    the target, and a cow beside the target heading there (``occ``, `cow_map`). Whether a cow moves depends only on cows
-    updated before it, so iterating the rule from any guess settles, within as many rounds as the
-    longest chain of cows waiting on each other (two or three here, never more than the cows), on
-    the one answer the sequential updates give."""
+def walk_cows(at: ActTables, wd: World, cow_order: jax.Array, draws: StepDraws, group: jax.Array) -> World:
+    """``Cow.update`` of every live cow in ``group``, one after the other in creation order, on the
+    grid with the cows marked (`marked`). A cow moves (with the move probability, one step in a
+    random direction) when its target is inside, walkable, free of seats and free of every other
+    cow as it stands at that moment. Everything but the last condition is fixed for the group and
+    worked out for all its cows at once; the loop then takes the cows in creation order, each
+    reading its target's mark and moving its own, which is exactly the one-by-one update."""
     pos, live = wd.cow_pos, wd.cow_alive
     c = pos.shape[0]
     h, w = wd.grid.shape
     due = live & (cow_order >= 0) & group
     heading = (draws.cow_dir % 4).astype(jnp.int32)
-    target = pos + DIRS[heading]  # (C, 2)
+    target = pos + _step_of(heading)  # (C, 2)
     x, y = target[:, 0], target[:, 1]
     inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
-    walkable = jnp.asarray(at.cow_walk)[jnp.maximum(wd.grid[jnp.clip(y, 0, h - 1), jnp.clip(x, 0, w - 1)], 0)]
+    cell = wd.grid[jnp.clip(y, 0, h - 1), jnp.clip(x, 0, w - 1)]
+    walkable = _in_set(at.cow_walk, (cell % COW_MARK).astype(jnp.int32))
     seat_there = jnp.any(wd.in_world[None, :] & jnp.all(wd.pos[None, :, :] == target[:, None, :], -1), -1)
     wants = due & meets(draws.cow_move, at.cow_move_probability) & inside & walkable & ~seat_there
+    src = pos[:, 1] * w + pos[:, 0]
+    dst = jnp.where(inside, y * w + x, 0)
+    place = _queue_places(wants, cow_order)  # each wanting cow's place in the queue, c for the rest
+    moves = Moves(
+        src=jnp.zeros(c, jnp.int32).at[place].set(src, mode="drop"),
+        dst=jnp.zeros(c, jnp.int32).at[place].set(dst, mode="drop"),
+        count=jnp.sum(wants, dtype=jnp.int32),
+    )
 
-    def cow_on(cell: jax.Array) -> jax.Array:
-        return occ[jnp.clip(cell[..., 1] + 1, 0, h + 1), jnp.clip(cell[..., 0] + 1, 0, w + 1)].astype(jnp.int32) - 1
+    def one(r: jax.Array, carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
+        """The queue's cow ``r``: it moves when no cow is marked on its target now."""
+        flat, moved = carry
+        move = (r < moves.count) & (flat[moves.dst[r]] < COW_MARK)
+        flat = flat.at[jnp.where(move, moves.src[r], h * w)].add(jnp.int8(-COW_MARK), mode="drop")
+        flat = flat.at[jnp.where(move, moves.dst[r], h * w)].add(jnp.int8(COW_MARK), mode="drop")
+        return flat, moved.at[r].set(move)
 
-    def first(j: jax.Array) -> jax.Array:
-        """Whether cow ``j`` (-1: none) updates before the cow of its row."""
-        k = jnp.maximum(j, 0)
-        order_i = cow_order.reshape((c,) + (1,) * (j.ndim - 1))
-        return (j >= 0) & due[k] & (cow_order[k] < order_i)
+    start = (wd.grid.reshape(-1), jnp.zeros(c, bool))
+    flat, moved = jax.lax.fori_loop(0, batch_max(moves.count), one, start)  # the batch's longest queue
+    moved = moved[jnp.minimum(place, c - 1)] & wants
+    return wd._replace(grid=flat.reshape(h, w), cow_pos=jnp.where(moved[:, None], target, pos))
 
-    holder = cow_on(target)  # (C,) the cow standing on each cow's target
-    wants = wants & ~((holder >= 0) & ~first(holder))  # it has not moved yet, or will not this pass
-    leaves = first(holder)  # it updates first: the cell is free if it moves away
-    beside = cow_on(target[:, None, :] - DIRS[None, :, :])  # (C, 4) a cow there heading d aims at the target
-    aims = first(beside) & (heading[jnp.maximum(beside, 0)] == jnp.arange(4)[None, :]) & wants[jnp.maximum(beside, 0)]
-    holder, beside = jnp.maximum(holder, 0), jnp.maximum(beside, 0)
 
-    def rule(moved: jax.Array) -> jax.Array:
-        return wants & ~(leaves & ~moved[holder]) & ~jnp.any(aims & moved[beside], -1)
+def _step_of(facing: jax.Array) -> jax.Array:
+    """``DIRS[facing]`` by arithmetic (a lookup per element in a small table is a slow gather on CPU)."""
+    dx = jnp.where(facing == 0, -1, jnp.where(facing == 1, 1, 0))
+    dy = jnp.where(facing == 2, -1, jnp.where(facing == 3, 1, 0))
+    return jnp.stack([dx, dy], -1).astype(jnp.int32)
 
-    def unsettled(carry: tuple[jax.Array, jax.Array]) -> jax.Array:
-        return carry[1]
 
-    def again(carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
-        nxt = rule(carry[0])
-        return nxt, jnp.any(nxt != carry[0])
+def _in_set(members: np.ndarray, mat: jax.Array) -> jax.Array:
+    """``members[mat]`` for a bool table of materials, as a shift of one constant bit set (no gather)."""
+    if len(members) > 31:  # more materials than bits: the table itself
+        return jnp.asarray(members)[jnp.clip(mat, 0, len(members) - 1)] & (mat >= 0)
+    bits = sum(1 << i for i in np.flatnonzero(members).tolist())
+    return ((jnp.int32(bits) >> jnp.clip(mat, 0, 31)) & 1).astype(bool) & (mat >= 0) & (mat < 32)
 
-    moved = jax.lax.while_loop(unsettled, again, (wants, jnp.bool_(True)))[0]
-    # the map follows: clear the cells left, then mark the cells taken (never the same cell twice)
-    occ = occ.at[jnp.where(moved, pos[:, 1] + 1, h + 2), pos[:, 0] + 1].set(0, mode="drop")
-    slots = jnp.arange(1, c + 1, dtype=occ.dtype)
-    occ = occ.at[jnp.where(moved, y + 1, h + 2), x + 1].set(slots, mode="drop")
-    return wd._replace(cow_pos=jnp.where(moved[:, None], target, pos)), occ
+
+class Moves(NamedTuple):
+    """The queue of cows that would move, in creation order: their flat cells from and to."""
+
+    src: jax.Array
+    dst: jax.Array
+    count: jax.Array
+
+
+def _queue_places(wants: jax.Array, cow_order: jax.Array) -> jax.Array:
+    """Each wanting cow's place in creation order among the wanting cows (``c`` for the others).
+    Slot order is creation order for the world's first cows (and mostly for later ones): then the
+    place is the count of wanting cows in lower slots (a prefix sum). A spawn into a
+    freed lower slot breaks that; then (for the whole batch, only when some env needs it) the
+    place counts the wanting cows with smaller creation numbers."""
+    c = wants.shape[0]
+    big = jnp.iinfo(jnp.int32).max
+    below = jax.lax.associative_scan(jnp.add, wants.astype(jnp.int32)) - wants  # wanting cows in lower slots
+    key = jnp.where(wants, cow_order, -1)
+    listed = jnp.full(c, big).at[jnp.where(wants, below, c)].set(cow_order, mode="drop")
+    in_order = jnp.all((listed[1:] > listed[:-1]) | (listed[1:] == big))
+
+    def by_order(key: jax.Array) -> jax.Array:
+        return jnp.sum((key[None, :] >= 0) & (key[None, :] < key[:, None]), -1, dtype=jnp.int32)
+
+    place = jax.lax.cond(batch_all(in_order), lambda _: below, by_order, key)
+    return jnp.where(wants, place, c)
 
 
 def _player(cfg: CrafterSettings, at: ActTables, wd: World, i: jax.Array, act: jax.Array, crafters: jax.Array) -> World:
@@ -300,10 +327,10 @@ def _move(at: ActTables, wd: World, i: jax.Array, a: jax.Array) -> tuple[World, 
     is_move = (a >= Action.LEFT) & (a <= Action.DOWN)
     facing = jnp.where(is_move, a - Action.LEFT, wd.facing[i])
     target = wd.pos[i] + DIRS[facing]
-    mat, inside = seen_material(wd, target)
-    free = inside & jnp.asarray(at.agent_walk)[jnp.maximum(mat, 0)] & ~occupied(wd, target)
+    there = seen(wd, target)
+    free = there.inside & jnp.asarray(at.agent_walk)[jnp.maximum(there.mat, 0)] & ~there.taken
     pos = jnp.where(is_move & free, target, wd.pos[i])
-    lava = is_move & (seen_material(wd, pos)[0] == Material.LAVA)
+    lava = is_move & (seen(wd, pos).mat == Material.LAVA)
     vitals = wd.vitals.at[i, Vital.HEALTH].set(jnp.where(lava, 0, wd.vitals[i, Vital.HEALTH]))
     result = jnp.where(lava, RESULT["died"], jnp.where(free, RESULT["ok"], RESULT["blocked"]))
     return wd._replace(pos=wd.pos.at[i].set(pos), facing=wd.facing.at[i].set(facing), vitals=vitals), result
@@ -314,8 +341,8 @@ def _place(at: ActTables, wd: World, i: jax.Array, a: jax.Array) -> tuple[World,
     is_place = (a >= Action.PLACE_STONE) & (a <= Action.PLACE_PLANT)
     p = jnp.clip(a - Action.PLACE_STONE, 0, 3)
     target = wd.pos[i] + DIRS[wd.facing[i]]
-    mat, inside = seen_material(wd, target)
-    fits = inside & ~occupied(wd, target) & jnp.asarray(at.place_on)[p, jnp.maximum(mat, 0)]
+    there = seen(wd, target)
+    fits = there.inside & ~there.taken & jnp.asarray(at.place_on)[p, jnp.maximum(there.mat, 0)]
     cost = jnp.asarray(at.place_cost)[p]
     paid = jnp.all(wd.inventory[i] >= cost)
     ok = is_place & fits & paid
@@ -335,7 +362,7 @@ def _stations_near(wd: World, pos: jax.Array) -> jax.Array:
     dx = jnp.arange(-1, 2)
     xs, ys = x + dx[None, :], y + dx[:, None]
     inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h) & (x >= 1) & (y >= 1)
-    cells = wd.grid[jnp.clip(ys, 0, h - 1), jnp.clip(xs, 0, w - 1)]
+    cells = wd.grid[jnp.clip(ys, 0, h - 1), jnp.clip(xs, 0, w - 1)] % COW_MARK
     # this step's earlier placements, laid over the grid
     hit = (
         (wd.placed_mat[:, None, None] >= 0)
