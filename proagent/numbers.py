@@ -30,11 +30,14 @@ def _fixed(value: float, digits: int) -> str:
     return text[1:] if text.startswith("-") and not text.strip("-0.") else text
 
 
-def format_mean(mean: float, se: float, n: int, digits: int = 1) -> str:
+def format_mean(mean: float, se: float, n: int, digits: int = 1, identical: bool = False) -> str:
     """``mean ± se (n=…)``; below two samples there is no standard error to show, so only the value
-    and ``n=1`` (or ``n=0`` with no value)."""
+    and ``n=1`` (or ``n=0`` with no value). ``identical``: the n samples are one result repeated (episodes
+    that played out exactly alike), so no ± either: ``mean (n=5, identical)``."""
     if n <= 0:
         return "n/a (n=0)"
+    if identical:
+        return f"{_fixed(mean, digits)} (n={n}, identical)"
     if n < 2 or not math.isfinite(se):
         return f"{_fixed(mean, digits)} (n={n})"
     return f"{_fixed(mean, digits)} ± {_fixed(se, digits)} (n={n})"

@@ -122,9 +122,7 @@ class MeanSE(BaseModel):
         nor for identical episodes (``mean (n=5, identical)``)."""
         if self.mean is None:
             return format_mean(0.0, math.nan, 0, digits)
-        if self.identical:
-            return format_mean(self.mean, math.nan, 1, digits).replace("(n=1)", f"(n={self.n}, identical)")
-        return format_mean(self.mean, math.nan if self.se is None else self.se, self.n, digits)
+        return format_mean(self.mean, math.nan if self.se is None else self.se, self.n, digits, self.identical)
 
     def interval(self, rate: bool = False) -> tuple[float, float] | None:
         """The 95% t interval of the mean (``rate``: the Wilson score interval, within [0, 1]); None
