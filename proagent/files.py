@@ -1,8 +1,10 @@
-"""File writes that never leave a half-written file behind (LLM cache entries, resumable training state)."""
+"""File writes that never leave a half-written file behind (LLM cache entries, resumable training state),
+and a file's identity (its sha256, for manifests and run records)."""
 
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import tempfile
 from pathlib import Path
@@ -56,3 +58,12 @@ def disk_problem(exc: OSError) -> str:
         errno.EPERM: "choose a folder you may write",
     }.get(exc.errno or 0, "check the disk")
     return f"cannot write{where}: {reason}; {remedy} and try again (what was finished before is kept intact)"
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file, streamed (a model's or an adapter's identity in a manifest or a run record)."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()

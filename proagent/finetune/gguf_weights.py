@@ -7,12 +7,13 @@ starts from exactly the weights llama.cpp runs, not from a different upstream ch
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
+
+from proagent.files import file_sha256
 
 __all__ = ["LlamaHParams", "LlamaWeights", "file_sha256", "open_gguf", "read_llama_gguf", "write_float32_gguf"]
 
@@ -64,15 +65,6 @@ class LlamaWeights(BaseModel):
     hparams: LlamaHParams
     tensors: dict[str, np.ndarray]
     source_sha256: str
-
-
-def file_sha256(path: Path) -> str:
-    """sha256 of a file, streamed (the base model's identity in a manifest)."""
-    digest = hashlib.sha256()
-    with Path(path).open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _scalar(reader: Any, key: str) -> Any:

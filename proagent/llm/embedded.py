@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
@@ -42,6 +41,7 @@ from types import ModuleType
 from typing import Any
 
 from proagent.bounded import small_whole
+from proagent.files import file_sha256
 from proagent.llm.types import Completion, Grounding, LLMConfigError, LLMError, Message, StructuredOutput
 
 __all__ = [
@@ -271,7 +271,7 @@ class EmbeddedModel:
     def adapter_sha256(self) -> str | None:
         """sha256 of the LoRA adapter file (None without one): what a run records about it."""
         if self._adapter is not None and self._adapter_sha is None:
-            self._adapter_sha = hashlib.sha256(self._adapter.read_bytes()).hexdigest()
+            self._adapter_sha = file_sha256(self._adapter)
         return self._adapter_sha
 
     @property

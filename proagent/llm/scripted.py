@@ -17,7 +17,6 @@ and the run's model record (`describe_model`) says the model is scripted and how
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import time
@@ -28,6 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from proagent.files import file_sha256
 from proagent.llm.types import Completion, Grounding, LLMRequestError, Message, StructuredOutput
 
 __all__ = [
@@ -93,8 +93,7 @@ def describe_with_adapter(spec: str, adapter: Path | None) -> ModelRecord:
     record = describe_model(spec)
     if adapter is None:
         return record
-    digest = hashlib.sha256(Path(adapter).read_bytes()).hexdigest()
-    return record.model_copy(update={"adapter": str(adapter), "adapter_sha256": digest})
+    return record.model_copy(update={"adapter": str(adapter), "adapter_sha256": file_sha256(Path(adapter))})
 
 
 def describe_model(spec: str) -> ModelRecord:
