@@ -101,8 +101,10 @@ def balance(
     taken = taken | jnp.any(seats[None] & jnp.all(seat_pos[None] == spot[:, None], -1), -1)
     taken = taken | (grid[jnp.clip(spot[:, 1], 0, h - 1), jnp.clip(spot[:, 0], 0, w - 1)] == Material.PLANT)
     spawn = spawn_try & (n_grass > 0) & far & ~taken
-    herd = _leave(cfg, herd, in_chunk, n_cows, leave_try, draws, seat_pos, seats)
-    return _spawn(herd, spawn, spot)
+    left = _leave(cfg, herd, in_chunk, n_cows, leave_try, draws, seat_pos, seats)
+    # when each slot becomes free in the pass's chunk walk: -1 free before it, a despawn's chunk, nc never
+    freed_at = jnp.where(herd.cow_alive, jnp.where(left.cow_alive, nc, cow_chunk), -1)
+    return _spawn(left, spawn, spot, freed_at)
 
 
 def _away(seat_pos: jax.Array, seats: jax.Array, cells: jax.Array, distance: int) -> jax.Array:
@@ -141,25 +143,33 @@ def _leave(
     )
 
 
-def _spawn(herd: Herd, spawn: jax.Array, spot: jax.Array) -> Herd:
-    """New cows into the first free slots, in chunk order, with the next creation numbers."""
+def _spawn(herd: Herd, spawn: jax.Array, spot: jax.Array, freed_at: jax.Array) -> Herd:
+    """New cows, chunk by chunk in walk order, each into the first slot free when the walk reaches
+    its chunk (free before the pass, or freed by a despawn in an earlier chunk: a later chunk's
+    despawn does not free a slot for an earlier chunk's cow), with the next creation number.
+
+    A loop over the pass's spawns (usually none or one; vmap runs the batch's longest), since the
+    slot a cow takes depends on the cows placed before it."""
     c = herd.cow_alive.shape[0]
     n = herd.order.shape[0] - c
-    free = ~herd.cow_alive
-    free_rank = jnp.cumsum(free, dtype=jnp.int32) - 1  # rank of each free slot
-    want = jnp.cumsum(spawn, dtype=jnp.int32) - 1  # rank of each spawning chunk
-    fits = spawn & (want < free.sum())
-    # slot s takes the chunk whose rank equals its free rank (at most one: sums pick it, no gather)
-    match = free[None, :] & (free_rank[None, :] == want[:, None]) & fits[:, None]  # (NC, C)
-    filled = jnp.any(match, 0)
-    cell = jnp.sum(jnp.where(match[:, :, None], spot[:, None, :], 0), 0)
-    new_order = herd.next_order + jnp.sum(jnp.where(match, want[:, None], 0), 0)
-    return Herd(
-        cow_pos=jnp.where(filled[:, None], cell, herd.cow_pos),
-        cow_alive=herd.cow_alive | filled,
-        order=herd.order.at[n:].set(jnp.where(filled, new_order, herd.order[n:])),
-        next_order=herd.next_order + fits.sum().astype(jnp.int32),
-    )
+    slots = jnp.arange(c)
+
+    def place(carry: tuple[jax.Array, Herd]) -> tuple[jax.Array, Herd]:
+        waiting, h = carry
+        chunk = jnp.argmax(waiting)  # the first chunk still to spawn
+        open_ = ~h.cow_alive & (freed_at < chunk)
+        slot = jnp.argmax(open_)
+        hit = (slots == slot) & open_[slot]
+        cows = h.order[n:]
+        return waiting & (jnp.arange(waiting.shape[0]) != chunk), Herd(
+            cow_pos=jnp.where(hit[:, None], spot[chunk], h.cow_pos),
+            cow_alive=h.cow_alive | hit,
+            order=h.order.at[n:].set(jnp.where(hit, h.next_order, cows)),
+            next_order=h.next_order + open_[slot].astype(jnp.int32),
+        )
+
+    _, herd = jax.lax.while_loop(lambda carry: jnp.any(carry[0]), place, (spawn, herd))
+    return herd
 
 
 __all__ = ["Herd", "balance", "chunk_of", "cow_ceiling", "daylight_table", "grass_spots"]
