@@ -14,10 +14,9 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from pydantic import BaseModel
 
+from proagent.eval.plots import new_figure
 from proagent.eval.stats import MeanSE
 
 CLEAR = 2.0  # |z| above this: a gap larger than the noise (about the 95% level)
@@ -98,8 +97,7 @@ def gap_plot(cells: Sequence[Gap], path: Path, title: str) -> Path | None:
     both = gaps(cells)
     if not both:
         return None
-    fig = Figure(figsize=(5.2, 5.0))
-    FigureCanvasAgg(fig)
+    fig = new_figure(5.2, 5.0)
     ax = fig.add_subplot()
     xs = [c.paper_mean for c in both]
     ys = [c.paper_mean + c.difference for c in both]  # ours

@@ -6,17 +6,29 @@ the Agg canvas, so no global backend is switched and no display is needed."""
 from __future__ import annotations
 
 from pathlib import Path
-
-from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING
 
 from proagent.eval.render import label_text
 from proagent.eval.stats import MeanSE
 from proagent.eval.tables import Pivot, Summary
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
 HATCH = ("", "//")  # by seat: the agent as player 1 is hatched, as in ProAgent's Fig. 2
 
+
+
+def new_figure(width: float, height: float) -> Figure:
+    """A figure drawn by Agg (no GUI backend). matplotlib is imported here, on the first plot, not
+    when a module that can plot is imported: about 0.5 s of every process start otherwise."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height))
+    FigureCanvasAgg(fig)
+    return fig
 
 def draw_bar(
     ax: Axes, x: float, width: float, stat: MeanSE, color: str, hatch: str = "", label: str | None = None
@@ -47,8 +59,7 @@ def score_figure(table: Pivot, title: str) -> Figure:
     cells = {(row.labels["layout"], int(row.labels["seat"])): row.cells for row in table.rows}
     n_bars = len(table.columns) * len(seats)
     width = 0.8 / max(n_bars, 1)
-    fig = Figure(figsize=(max(6.0, 1.2 + len(layouts) * n_bars * 0.35), 4.0))
-    FigureCanvasAgg(fig)
+    fig = new_figure(max(6.0, 1.2 + len(layouts) * n_bars * 0.35), 4.0)
     ax = fig.add_subplot()
     colors = [f"C{i % 10}" for i in range(len(table.columns))]
     for li, layout in enumerate(layouts):
@@ -74,8 +85,7 @@ def comparison_chart(table: Summary, path: Path, title: str) -> Path:
 def comparison_figure(table: Summary, title: str) -> Figure:
     """One panel per metric, one bar per row of ``table`` (e.g. per ablation variant)."""
     metrics = table.metrics
-    fig = Figure(figsize=(max(4.0, 3.2 * len(metrics)), 3.6))
-    FigureCanvasAgg(fig)
+    fig = new_figure(max(4.0, 3.2 * len(metrics)), 3.6)
     labels = [label_text(row.labels) for row in table.rows]
     for mi, metric in enumerate(metrics):
         ax = fig.add_subplot(1, len(metrics), mi + 1)

@@ -15,12 +15,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-
-from proagent.eval.plots import draw_bar
+from proagent.eval.plots import draw_bar, new_figure
 from proagent.eval.stats import MeanSE, mean_se
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 CONSTRAINTS: tuple[str, ...] = (
     "spatial",
@@ -157,8 +158,7 @@ def _label(metric: str) -> str:
 
 
 def _figure(width: float, height: float, **subplot) -> tuple[Figure, object]:
-    fig = Figure(figsize=(width, height))
-    FigureCanvasAgg(fig)
+    fig = new_figure(width, height)
     return fig, fig.add_subplot(**subplot)
 
 

@@ -26,12 +26,14 @@ SDK's telemetry headers (``User-Agent``, ``X-Stainless-*``) are not sent.
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import httpx
-from openai import AsyncOpenAI
 
 from proagent.llm.wire import WireError, WirePool, WireResponse
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
 
 __all__ = ["DirectRoute", "PlainAnswer"]
 
@@ -155,6 +157,8 @@ class DirectRoute:
     def _client(self, kwargs: dict[str, Any], transport: httpx.AsyncBaseTransport) -> AsyncOpenAI:
         """The SDK client litellm would make for this server (no SDK retries: ours are the only ones)."""
         http = httpx.AsyncClient(transport=transport)
+        from openai import AsyncOpenAI  # ~1 s to import: only a process that calls a server pays it
+
         return AsyncOpenAI(api_key=kwargs["api_key"], base_url=self._api_base, http_client=http, max_retries=0)
 
 
