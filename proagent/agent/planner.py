@@ -179,10 +179,7 @@ class Planner:
         return StructuredOutput(name="proagent_plan", json_schema=schema)
 
     def parse(self, raw: str) -> PlannerOutput:
-        fields = _json_fields(raw) or _labelled_fields(raw)
-        # the one cleaning point of what the model wrote; what is carried into later prompts (a message
-        # to teammates, the intention the agent's memory keeps) is one line
-        fields = {name: clean_field(value, one_line=name in ONE_LINE_FIELDS) for name, value in fields.items()}
+        fields = answer_fields(raw)
         plan_text = fields.get("plan")
         if not plan_text:
             raise PlanParseError("the answer has no plan (expected a 'plan' field or a 'Plan:' line)", raw)
@@ -214,17 +211,37 @@ class Planner:
         """Each teammate's predicted skill from ``{"player 2": "press()", ...}`` or ``player 2: press(); ...``
         (a teammate the answer skips or names an unreadable skill for gets None: no prediction)."""
         out: dict[int, Skill | None] = {}
-        for seat_text, skill_text in _PLAYER_SKILL.findall(text.lower()):
-            try:
-                seat = read_int(seat_text, "player", 0, MAX_SEAT)
-            except NumberError:  # "player 99999...": no teammate of this team
-                continue
-            if seat in self.teammates and seat not in out:
+        for seat, skill_text in teammate_skill_texts(text).items():
+            if seat in self.teammates:
                 try:
                     out[seat] = self.book.parse(skill_text)
                 except SkillParseError:
                     out[seat] = None
         return out
+
+
+def answer_fields(raw: str) -> dict[str, str]:
+    """The fields of an answer (analysis, intention, plan, message), read from JSON or labelled lines
+    and cleaned: the one reading of what a model wrote, which the planner and the fine-tuner's
+    rendering of a teacher's answer (`proagent.finetune.answers`) share, so the two cannot disagree."""
+    fields = _json_fields(raw) or _labelled_fields(raw)
+    # the one cleaning point of what the model wrote; what is carried into later prompts (a message
+    # to teammates, the intention the agent's memory keeps) is one line
+    return {name: clean_field(value, one_line=name in ONE_LINE_FIELDS) for name, value in fields.items()}
+
+
+def teammate_skill_texts(text: str) -> dict[int, str]:
+    """Each teammate's skill text in a per-teammate intention (``{"player 2": "press()", ...}`` or
+    ``player 2: press(); ...``), by seat, the first one named for a seat; a seat beyond any team
+    (``player 99999...``) is skipped."""
+    out: dict[int, str] = {}
+    for seat_text, skill_text in _PLAYER_SKILL.findall(text.lower()):
+        try:
+            seat = read_int(seat_text, "player", 0, MAX_SEAT)
+        except NumberError:
+            continue
+        out.setdefault(seat, skill_text)
+    return out
 
 
 def _json_fields(raw: str) -> dict[str, str] | None:

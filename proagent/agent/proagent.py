@@ -327,9 +327,9 @@ class ProAgent:
         try:
             completion = await self._generate(messages, structured, self.config.max_tokens, grounding)
         except LLMResponseError as exc:  # a broken answer envelope: an unreadable answer, not the end of the run
-            attempts.append(self._malformed(messages, exc))
+            attempts.append(self._malformed(messages, structured, exc))
             return None
-        attempt = Attempt(messages=[m.model_dump() for m in messages], response=completion.text)
+        attempt = Attempt(messages=[m.model_dump() for m in messages], structured=structured, response=completion.text)
         attempts.append(attempt)
         try:
             output = self._bounded(self.planner.parse(completion.text))
@@ -371,12 +371,13 @@ class ProAgent:
         """A free-text model call (no structured output), metered like every other."""
         return await self._generate(messages, None, max_tokens, grounding)
 
-    def _malformed(self, messages: list, exc: LLMResponseError) -> Attempt:
+    def _malformed(self, messages: list, structured: StructuredOutput | None, exc: LLMResponseError) -> Attempt:
         """The record of an attempt whose answer could not be read at all (after the backend's retries)."""
         self._count_failed(exc)
         self.stats.parse_failures += 1
         error = clip(f"the answer was malformed: {exc}", self.config.carried_text_max_chars)
-        return Attempt(messages=[m.model_dump() for m in messages], response=exc.excerpt or "", parse_error=error)
+        dumped = [m.model_dump() for m in messages]
+        return Attempt(messages=dumped, structured=structured, response=exc.excerpt or "", parse_error=error)
 
     def _count_failed(self, exc: LLMResponseError) -> None:
         """A call whose answer could not be read still cost a call (and its retries)."""

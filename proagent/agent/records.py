@@ -9,11 +9,14 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field
 
 from proagent.agent.verificator import VerifyRound
-from proagent.llm.types import Completion
+from proagent.llm.types import Completion, StructuredOutput
 
 
 class Attempt(BaseModel):
     messages: list[dict]
+    # the answer's schema the request carried (None: free text), so a student can be taught this
+    # answer in the format its grammar lets it write (`proagent.finetune.answers`)
+    structured: StructuredOutput | None
     response: str
     plan: str | None = None
     failures: list[str] = []

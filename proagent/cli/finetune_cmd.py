@@ -1,5 +1,6 @@
 """`proagent finetune RUN... --out DIR`: a LoRA adapter for the embedded model, taught by the
-decisions traced in run folders (`proagent.finetune`)."""
+decisions traced in run folders (`proagent.finetune`). The flags are read once into a
+`FinetuneRequest` (`cli/finetune_request.py`), which is what everything below is given."""
 
 from __future__ import annotations
 
@@ -11,15 +12,15 @@ from typing import TYPE_CHECKING
 
 from proagent.bounded import NumberError, read_float
 from proagent.cli.arg_types import bounded_int, positive_float, positive_int, writable_folder
-from proagent.cli.finetune_eval import add_eval_flags, flags_without_eval
+from proagent.cli.finetune_eval import add_eval_flags
+from proagent.cli.finetune_request import MAX_SCORE, TARGETS
 
 if TYPE_CHECKING:
+    from proagent.cli.finetune_request import FinetuneRequest
     from proagent.eval.config import EvalConfig
     from proagent.eval.world import World
     from proagent.finetune.dataset import DataSelection, PlayedEpisode, SupervisedPair
     from proagent.finetune.train import FinetuneManifest
-
-TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
 
 
 def _targets(text: str) -> tuple[str, ...]:
@@ -33,7 +34,7 @@ def _targets(text: str) -> tuple[str, ...]:
 def _score(text: str) -> float:
     """An episode score threshold: any finite number (scores may be negative in some worlds)."""
     try:
-        return read_float(text, "value", -1e12, 1e12)
+        return read_float(text, "value", -MAX_SCORE, MAX_SCORE)
     except NumberError as exc:
         raise argparse.ArgumentTypeError(exc.problem) from None
 
@@ -74,13 +75,13 @@ def _error(message: str) -> int:
     return 2
 
 
-def _base_model(args: argparse.Namespace) -> Path:
+def _base_model(request: FinetuneRequest) -> Path:
     """The GGUF to train on: ``--model``, else the bundled one (ValueError: one line)."""
     from proagent.llm.embedded import find_bundled_gguf
     from proagent.llm.types import LLMConfigError
 
     try:
-        base = args.model if args.model is not None else find_bundled_gguf()
+        base = request.model if request.model is not None else find_bundled_gguf()
     except LLMConfigError as exc:
         raise ValueError(str(exc)) from None
     if not base.is_file():
@@ -89,55 +90,63 @@ def _base_model(args: argparse.Namespace) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Read and filter the runs, check the base model and the `--eval` request, all before ``--out``
-    is made; then train, and play the student if asked."""
-    from proagent.finetune.dataset import (
-        DataFilter,
-        DataSelection,
-        RunFolderError,
-        played_episodes,
-        read_run_folder,
-        select_pairs,
-        world_counts,
-    )
+    """The command: its flags read once into the request, then `finetune_runs`."""
+    from proagent.cli.finetune_request import FinetuneRequest
+    from proagent.request import RequestError
+
+    try:
+        request = FinetuneRequest.from_args(args)
+    except RequestError as exc:
+        return _error(str(exc))
+    return finetune_runs(request)
+
+
+def finetune_runs(request: FinetuneRequest) -> int:
+    """Read and filter the runs, render their answers, check the base model and the `--eval`
+    request, all before ``--out`` is made; then train, and play the student if asked."""
+    from proagent.finetune.dataset import DataFilter, RunFolderError, played_episodes, read_run_folder, selection_of
 
     data_filter = DataFilter(
-        min_score=args.min_score,
-        accepted_only=not args.include_rejected,
-        dedup=not args.keep_duplicates,
-        max_per_world=args.max_per_world,
-        max_tokens=args.max_tokens,
-        balance=args.balance,
-        seed=args.seed,
+        min_score=request.min_score,
+        accepted_only=not request.include_rejected,
+        dedup=not request.keep_duplicates,
+        max_per_world=request.max_per_world,
+        max_tokens=request.max_tokens,
+        balance=request.balance,
+        seed=request.seed,
     )
-    if flags_without_eval(args):
-        return _error(f"{', '.join(flags_without_eval(args))} only apply with --eval; add --eval or drop them")
-    if args.out.exists() and any(args.out.iterdir()) and not args.resume:
-        return _error(f"--out {args.out} is not empty; give a new folder, or --resume to continue its checkpoint")
+    out = request.out
+    if out.exists() and any(out.iterdir()) and not request.resume:
+        return _error(f"--out {out} is not empty; give a new folder, or --resume to continue its checkpoint")
     try:
-        pairs = [pair for folder in args.runs for pair in read_run_folder(folder)]
-        played = [episode for folder in args.runs for episode in played_episodes(folder)] if args.eval else []
-        base = _base_model(args)
+        pairs = [pair for folder in request.runs for pair in read_run_folder(folder)]
+        played = [episode for folder in request.runs for episode in played_episodes(folder)] if request.eval else []
+        base = _base_model(request)
     except (RunFolderError, ValueError) as exc:
         return _error(str(exc))
-    kept = select_pairs(pairs, data_filter)
+    kept, selection = selection_of(request.runs, pairs, data_filter)
     if not kept:
-        return _error(f"none of the {len(pairs)} traced answers passes the filters; loosen --min-score or the others")
-    selection = DataSelection(
-        runs=[str(folder) for folder in args.runs],
-        data_filter=data_filter,
-        pairs_read=len(pairs),
-        worlds_read=world_counts(pairs),
-        worlds_kept=world_counts(kept),
-    )
-    evaluation = _eval_request(args, kept, played, base) if args.eval else None
+        return _error(_nothing_kept(len(pairs), selection))
+    evaluation = _eval_request(request, kept, played, base) if request.eval else None
     if isinstance(evaluation, str):
         return _error(evaluation)
-    return _train(args, kept, selection, base, evaluation)
+    return _train(request, kept, selection, base, evaluation)
+
+
+def _nothing_kept(read: int, selection: DataSelection) -> str:
+    """Why no pair is left: the filters, or answers the student's format cannot hold (the first reason)."""
+    dropped = selection.answers.dropped if selection.answers is not None else {}
+    if dropped:
+        reason, n = max(dropped.items(), key=lambda item: item[1])
+        return (
+            f"none of the {read} traced answers can be taught: {sum(dropped.values())} cannot be written in the "
+            f"student's answer format (most: {reason}, {n}), the rest do not pass the filters"
+        )
+    return f"none of the {read} traced answers passes the filters; loosen --min-score or the others"
 
 
 def _eval_request(
-    args: argparse.Namespace, kept: list[SupervisedPair], played: list[PlayedEpisode], base: Path
+    request: FinetuneRequest, kept: list[SupervisedPair], played: list[PlayedEpisode], base: Path
 ) -> tuple[EvalConfig, World] | str:
     """The checked `--eval` request and the world it plays in, or the one-line problem."""
     from proagent.cli.finetune_eval import check_request, eval_request
@@ -145,17 +154,17 @@ def _eval_request(
     from proagent.eval.world import World
 
     world = World()
-    llm = "embedded" if args.model is None else f"embedded:{base.absolute()}"
+    llm = "embedded" if request.model is None else f"embedded:{base.absolute()}"
     try:
-        request = eval_request(args, kept, played, llm)
-        check_request(request, world)
+        config = eval_request(request, kept, played, llm)
+        check_request(config, world)
     except ConfigError as exc:
         return str(exc)
-    return request, world
+    return config, world
 
 
 def _train(
-    args: argparse.Namespace,
+    request: FinetuneRequest,
     kept: list[SupervisedPair],
     selection: DataSelection,
     base: Path,
@@ -166,14 +175,16 @@ def _train(
     from proagent.finetune.lora import LoraConfig
     from proagent.finetune.train import TrainConfig, finetune
 
-    examples = to_examples(kept, ChatTokenizer(base), args.max_tokens)
+    examples = to_examples(kept, ChatTokenizer(base), request.max_tokens)
     if not examples:
-        return _error(f"every kept answer is longer than --max-tokens {args.max_tokens}")
-    lora = LoraConfig(rank=args.rank, alpha=args.alpha, targets=args.targets, learning_rate=args.lr, seed=args.seed)
-    config = TrainConfig(lora=lora, steps=args.steps, batch_size=args.batch_size)
+        return _error(f"every kept answer is longer than --max-tokens {request.max_tokens}")
+    lora = LoraConfig(
+        rank=request.rank, alpha=request.alpha, targets=request.targets, learning_rate=request.lr, seed=request.seed
+    )
+    config = TrainConfig(lora=lora, steps=request.steps, batch_size=request.batch_size)
     worlds = sorted(selection.worlds_kept)
-    folders = ", ".join(p.name for p in args.runs)
-    source = f"{len(args.runs)} run folder(s): {folders}; filter {selection.data_filter!r}; worlds {worlds}"
+    folders = ", ".join(p.name for p in request.runs)
+    source = f"{len(request.runs)} run folder(s): {folders}; filter {selection.data_filter!r}; worlds {worlds}"
     handler = logging.StreamHandler(sys.stdout)
     handler.setFormatter(logging.Formatter("%(message)s"))
     log = logging.getLogger("proagent.finetune")
@@ -182,39 +193,52 @@ def _train(
     try:
         print(
             f"{len(examples)} examples from {len(kept)} kept answers ({len(worlds)} world(s): "
-            f"{_counts(selection.worlds_kept)}); training {args.steps} steps"
+            f"{_counts(selection.worlds_kept)}); answers taught as {_rendered(selection)}; "
+            f"training {request.steps} steps"
         )
-        manifest = finetune(examples, base, args.out, config, source=source, resume=args.resume, selection=selection)
+        manifest = finetune(
+            examples, base, request.out, config, source=source, resume=request.resume, selection=selection
+        )
     except ValueError as exc:
         return _error(str(exc))
     finally:
         log.removeHandler(handler)
     print(
-        f"adapter: {args.out / manifest.adapter_file} (sha256 {manifest.adapter_sha256[:12]}); "
+        f"adapter: {request.out / manifest.adapter_file} (sha256 {manifest.adapter_sha256[:12]}); "
         f"final loss {manifest.losses[-1].loss:.4f}; {manifest.examples_per_s:.2f} examples/s"
     )
     if evaluation is None:
         return 0
-    return _evaluate(args, *evaluation, manifest)
+    return _evaluate(request, *evaluation, manifest)
 
 
 def _counts(per_world: dict[str, int]) -> str:
     return ", ".join(f"{world} {n}" for world, n in per_world.items())
 
 
-def _evaluate(args: argparse.Namespace, request: EvalConfig, world: World, manifest: FinetuneManifest) -> int:
+def _rendered(selection: DataSelection) -> str:
+    """The answer formats of the set and what was dropped, for the command's first line."""
+    answers = selection.answers
+    if answers is None:
+        return "written"
+    formats = ", ".join(f"{fmt} {n}" for fmt, n in answers.formats.items()) or "none"
+    dropped = sum(answers.dropped.values())
+    return f"{formats}" + (f" ({dropped} that the student's format cannot hold dropped)" if dropped else "")
+
+
+def _evaluate(request: FinetuneRequest, config: EvalConfig, world: World, manifest: FinetuneManifest) -> int:
     """Play the student and the raw model, record the summary in the manifest, print it."""
     from proagent.cli.finetune_eval import play_student, with_adapter
     from proagent.finetune.scores import RAW, STUDENT
     from proagent.finetune.train import record_evaluation
 
-    config = with_adapter(request, args.out / manifest.adapter_file)
-    result = play_student(config, args.out, world, args, manifest.adapter_sha256)
-    record_evaluation(args.out, result)
+    config = with_adapter(config, request.out / manifest.adapter_file)
+    result = play_student(config, request.out, world, request, manifest.adapter_sha256)
+    record_evaluation(request.out, result)
     seeds = f"seeds {result.seeds[0]}-{result.seeds[-1]}"
     print(f"evaluation on {', '.join(result.layouts)} with {', '.join(result.partners)}, {seeds}:")
     for arm in (STUDENT, RAW):
         print(f"  {arm}: score {result.score[arm].text()}; undo loops an episode {result.oscillations[arm].text()}")
     print(f"  student - raw, paired by episode: {result.score_difference.text()}")
-    print(f"  tables in {args.out / result.run_folder}; summary in {args.out / 'manifest.json'}")
+    print(f"  tables in {request.out / result.run_folder}; summary in {request.out / 'manifest.json'}")
     return 1 if result.episodes_failed else 0

@@ -18,7 +18,6 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from proagent.cli.arg_types import (
@@ -31,6 +30,7 @@ from proagent.cli.arg_types import (
 )
 
 if TYPE_CHECKING:
+    from proagent.cli.finetune_request import FinetuneRequest
     from proagent.eval.config import EvalConfig
     from proagent.eval.records import EvalRecord
     from proagent.eval.stats import MeanSE
@@ -43,14 +43,6 @@ EVAL_FOLDER = "eval"  # under --out: the evaluation's run folder(s)
 # silences output while a model loads by swapping sys.stdout/sys.stderr, which two loads in two
 # threads at once can leave swapped (the command's own lines then vanish).
 DEFAULT_EPISODES, DEFAULT_SEED, DEFAULT_CONCURRENCY = 5, 0, 1
-# the flags that only mean something with --eval (dest -> flag)
-EVAL_ONLY = MappingProxyType(
-    {
-        **{f"eval_{name}": f"--eval-{name}" for name in ("domain", "layouts", "partners", "seats", "episodes", "seed")},
-        **{f"eval_{name}": f"--eval-{name}" for name in ("horizon", "prompt", "concurrency")},
-        "cache_dir": "--cache-dir",
-    }
-)
 
 
 def add_eval_flags(p: argparse.ArgumentParser) -> None:
@@ -72,11 +64,6 @@ def add_eval_flags(p: argparse.ArgumentParser) -> None:
     add_progress_options(p, "LLM calls of the evaluation")
 
 
-def flags_without_eval(args: argparse.Namespace) -> list[str]:
-    """The `--eval-*` flags given without ``--eval`` (they would be ignored silently)."""
-    return [] if args.eval else [flag for dest, flag in EVAL_ONLY.items() if getattr(args, dest) is not None]
-
-
 def _names(text: str) -> list[str]:
     return [item.strip() for item in text.split(",") if item.strip()]
 
@@ -92,11 +79,11 @@ def _given(value: int | None, default: int) -> int:
     return default if value is None else value
 
 
-def _domain(args: argparse.Namespace, worlds: set[str]) -> str:
+def _domain(request: FinetuneRequest, worlds: set[str]) -> str:
     from proagent.eval.config import ConfigError
 
-    if args.eval_domain is not None:
-        return args.eval_domain
+    if request.eval_domain is not None:
+        return request.eval_domain
     domains = sorted({world.split("/", 1)[0] for world in worlds})
     if len(domains) != 1:
         raise ConfigError(f"the training set covers {', '.join(domains)}; name the world to play with --eval-domain")
@@ -118,7 +105,7 @@ def _held_out(layouts: Sequence[str], seeds: range, taught: Sequence[PlayedEpiso
 
 
 def eval_request(
-    args: argparse.Namespace, kept: Sequence[SupervisedPair], played: Sequence[PlayedEpisode], llm: str
+    request: FinetuneRequest, kept: Sequence[SupervisedPair], played: Sequence[PlayedEpisode], llm: str
 ) -> EvalConfig:
     """The evaluation `--eval` plays, checked as a config (the student's adapter is added once it
     exists: `with_adapter`). ``played``: the episodes of the teaching runs; those that gave a kept
@@ -128,16 +115,16 @@ def eval_request(
 
     taught_keys = {(pair.run, pair.episode) for pair in kept}
     taught = [p for p in played if (p.run, p.episode) in taught_keys]
-    domain = _domain(args, {pair.world for pair in kept})
+    domain = _domain(request, {pair.world for pair in kept})
     in_domain = [p for p in taught if p.domain == domain]
-    layouts = _names(args.eval_layouts) if args.eval_layouts else sorted({p.layout for p in in_domain})
+    layouts = _names(request.eval_layouts) if request.eval_layouts else sorted({p.layout for p in in_domain})
     if not layouts:
         raise ConfigError(f"the training set played no layout of {domain!r}; name the layouts with --eval-layouts")
-    partners = _names(args.eval_partners) if args.eval_partners else sorted({p.partner for p in in_domain})
-    seats = _seats(args.eval_seats) if args.eval_seats else sorted({p.seat for p in in_domain})
+    partners = _names(request.eval_partners) if request.eval_partners else sorted({p.partner for p in in_domain})
+    seats = _seats(request.eval_seats) if request.eval_seats else sorted({p.seat for p in in_domain})
     prompts = {p.prompt for p in in_domain}
-    prompt = args.eval_prompt or (prompts.pop() if len(prompts) == 1 else None)
-    first, episodes = _given(args.eval_seed, DEFAULT_SEED), _given(args.eval_episodes, DEFAULT_EPISODES)
+    prompt = request.eval_prompt or (prompts.pop() if len(prompts) == 1 else None)
+    first, episodes = _given(request.eval_seed, DEFAULT_SEED), _given(request.eval_episodes, DEFAULT_EPISODES)
     seeds = range(first, first + episodes)
     _held_out(layouts, seeds, in_domain)
     arm = {"kind": PROAGENT, "llm": llm, "prompt": prompt}
@@ -150,9 +137,9 @@ def eval_request(
         "seats": seats or [0],
         "episodes": episodes,
         "seed": first,
-        "horizon": args.eval_horizon,
-        "concurrency": _given(args.eval_concurrency, DEFAULT_CONCURRENCY),
-        **({"cache_dir": args.cache_dir.absolute()} if args.cache_dir is not None else {}),
+        "horizon": request.eval_horizon,
+        "concurrency": _given(request.eval_concurrency, DEFAULT_CONCURRENCY),
+        **({"cache_dir": request.cache_dir.absolute()} if request.cache_dir is not None else {}),
     }
     config = validate_config(data, "--eval flags", EvalConfig)
     assert isinstance(config, EvalConfig)
@@ -179,7 +166,7 @@ def check_request(config: EvalConfig, world: World) -> None:
 
 
 def play_student(
-    config: EvalConfig, out_dir: Path, world: World, args: argparse.Namespace, adapter_sha256: str
+    config: EvalConfig, out_dir: Path, world: World, request: FinetuneRequest, adapter_sha256: str
 ) -> StudentEvaluation:
     """Play both arms into ``out_dir/eval/``, write the run's tables, and summarise it."""
     from rich.console import Console
@@ -187,10 +174,10 @@ def play_student(
     from proagent.eval.progress import ProgressLines
     from proagent.eval.session import play_run, report_run, start_run
 
-    handle = start_run(config, world, shlex.join(args.command_line), out_dir / EVAL_FOLDER)
+    handle = start_run(config, world, shlex.join(request.command_line), out_dir / EVAL_FOLDER)
     print(f"evaluation run folder: {handle.folder.path}", file=sys.stderr)
-    lines = ProgressLines(args.progress_every, args.progress_seconds)
-    outcome = asyncio.run(play_run(handle, world, args.progress, Console(stderr=True), lines))
+    lines = ProgressLines(request.progress_every, request.progress_seconds)
+    outcome = asyncio.run(play_run(handle, world, request.progress, Console(stderr=True), lines))
     report_run(handle.folder.path)
     return summarise(
         config, outcome.records, str(handle.folder.path.relative_to(out_dir)), len(outcome.failures), adapter_sha256

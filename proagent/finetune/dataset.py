@@ -1,13 +1,15 @@
 """A supervised set from run folders: (the prompt the agent sent, the answer it acted on).
 
 Any agent that writes traces is a teacher: a hosted model, the scripted planner, a person. Each
-decision in ``trace.jsonl`` keeps its attempts with the messages sent and the answer received;
-the answer the agent acted on is the last attempt of a decision that did not fall back, with no
-Verificator failure and no parse error. Filters: the episode's final score (``episodes.jsonl``),
-accepted answers only, duplicates dropped (same messages, same answer), at most N pairs per world,
-and balance: an equal, seeded draw from every world, so a world that needs many decisions an
-episode does not swamp one that needs few. Which pairs are kept is a pure function of the folders
-and the filter, so a manifest's data hash identifies the set.
+decision in ``trace.jsonl`` keeps its attempts with the messages sent, the answer's schema the
+request carried and the answer received; the answer the agent acted on is the last attempt of a
+decision that did not fall back, with no Verificator failure and no parse error. Each answer is
+taught in the student's answer format (`proagent.finetune.answers`: the JSON its grammar lets it
+write), and one that cannot be is dropped and counted. Filters: the episode's final score
+(``episodes.jsonl``), accepted answers only, duplicates dropped (same messages, same answer as
+taught), at most N pairs per world, and balance: an equal, seeded draw from every world, so a
+world that needs many decisions an episode does not swamp one that needs few. Which pairs are kept
+is a pure function of the folders and the filter, so a manifest's data hash identifies the set.
 """
 
 from __future__ import annotations
@@ -22,11 +24,13 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from proagent.finetune.answers import JSON_STYLE, Unrendered, answer_format, student_answer
 from proagent.finetune.batches import Example
 from proagent.finetune.chat_tokens import ChatTokenizer
-from proagent.llm.types import Message
+from proagent.llm.types import Message, StructuredOutput
 
 __all__ = [
+    "AnswerRendering",
     "DataFilter",
     "DataSelection",
     "PlayedEpisode",
@@ -34,7 +38,9 @@ __all__ = [
     "SupervisedPair",
     "played_episodes",
     "read_run_folder",
+    "render_answers",
     "select_pairs",
+    "selection_of",
     "to_examples",
     "world_counts",
 ]
@@ -61,10 +67,29 @@ class DataFilter(BaseModel):
     balance: Balance = "none"
     seed: int = 0
 
+    def admits(self, pair: SupervisedPair) -> bool:
+        """Whether ``pair`` passes the per-pair filters (acted on, episode score), before its answer is
+        rendered and the set-wide ones (dedup, caps, balance) apply."""
+        if self.accepted_only and not pair.accepted:
+            return False
+        return self.min_score is None or pair.score >= self.min_score
+
+
+class AnswerRendering(BaseModel):
+    """The format the teacher's answers were taught in (`proagent.finetune.answers`), for the
+    manifest: of the answers that passed the per-pair filters, how many were written in each format
+    and how many could not be, by reason."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    formats: dict[str, int]  # "json": the request's schema, as its grammar emits it; "text": no schema, as written
+    dropped: dict[str, int]  # answers the student's format cannot hold, by reason
+    json_style: str = JSON_STYLE
+
 
 class DataSelection(BaseModel):
-    """How a training set was chosen, for the manifest: the filter (with the balance's seed) and the
-    pairs per world before and after it."""
+    """How a training set was chosen, for the manifest: the filter (with the balance's seed), the
+    pairs per world before and after it, and the answer format they were taught in."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -73,6 +98,7 @@ class DataSelection(BaseModel):
     pairs_read: int
     worlds_read: dict[str, int]  # answered attempts per world, before the filters
     worlds_kept: dict[str, int]  # pairs per world that passed them
+    answers: AnswerRendering | None = None  # None: a set from before answers were rendered
 
 
 class SupervisedPair(BaseModel):
@@ -81,7 +107,9 @@ class SupervisedPair(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     messages: tuple[Message, ...]
-    answer: str
+    answer: str  # as the teacher wrote it, or, once rendered (`render_answers`), as the student writes it
+    structured: StructuredOutput | None = None  # the answer's schema the request carried (None: free text)
+    plan: str | None = None  # the skill the agent read from the answer while playing (None: none read)
     world: str
     run: str
     episode: int
@@ -101,9 +129,17 @@ def _lines(path: Path) -> Iterable[dict]:
 
 
 def _pair(record: dict, attempt: dict, world: str, run: str, score: float, accepted: bool) -> SupervisedPair:
+    messages = tuple(Message(role=m["role"], content=m["content"]) for m in attempt["messages"])
+    if "structured" not in attempt:
+        raise RunFolderError(
+            f"{run} was recorded without each request's answer schema (by an older proagent), so its answers "
+            "cannot be taught in the student's format; play it again to teach from it"
+        )
     return SupervisedPair(
-        messages=tuple(Message(role=m["role"], content=m["content"]) for m in attempt["messages"]),
+        messages=messages,
         answer=str(attempt["response"]),
+        structured=attempt["structured"],
+        plan=attempt.get("plan"),
         world=world,
         run=run,
         episode=int(record.get("episode", 0)),
@@ -206,9 +242,7 @@ def select_pairs(pairs: Sequence[SupervisedPair], data_filter: DataFilter) -> li
     kept, seen, per_world = [], set(), Counter()
     cap = data_filter.max_per_world if data_filter.balance == "none" else None
     for pair in pairs:
-        if data_filter.accepted_only and not pair.accepted:
-            continue
-        if data_filter.min_score is not None and pair.score < data_filter.min_score:
+        if not data_filter.admits(pair):
             continue
         key = (pair.messages, pair.answer)
         if data_filter.dedup and key in seen:
@@ -243,6 +277,39 @@ def _balanced(pairs: Sequence[SupervisedPair], data_filter: DataFilter) -> list[
         picks = _world_rng(data_filter.seed, world).choice(len(indices), size=n, replace=False)
         chosen.update(indices[int(i)] for i in picks)
     return [pair for index, pair in enumerate(pairs) if index in chosen]
+
+
+def render_answers(pairs: Iterable[SupervisedPair]) -> tuple[list[SupervisedPair], AnswerRendering]:
+    """Each pair with its answer as the student writes it (`student_answer`); those that cannot be
+    written so are dropped and counted by reason."""
+    kept, formats, dropped = [], Counter(), Counter()
+    for pair in pairs:
+        try:
+            answer = student_answer(pair.answer, pair.structured, pair.plan)
+        except Unrendered as exc:
+            dropped[exc.reason] += 1
+            continue
+        formats[answer_format(pair.structured)] += 1
+        kept.append(pair.model_copy(update={"answer": answer}))
+    return kept, AnswerRendering(formats=dict(sorted(formats.items())), dropped=dict(sorted(dropped.items())))
+
+
+def selection_of(
+    runs: Sequence[Path], pairs: Sequence[SupervisedPair], data_filter: DataFilter
+) -> tuple[list[SupervisedPair], DataSelection]:
+    """The training set of ``pairs`` (every answered attempt of ``runs``): the per-pair filters, the
+    answers rendered in the student's format, then dedup, caps and balance; and its record."""
+    rendered, rendering = render_answers(pair for pair in pairs if data_filter.admits(pair))
+    kept = select_pairs(rendered, data_filter)
+    selection = DataSelection(
+        runs=[str(folder) for folder in runs],
+        data_filter=data_filter,
+        pairs_read=len(pairs),
+        worlds_read=world_counts(pairs),
+        worlds_kept=world_counts(kept),
+        answers=rendering,
+    )
+    return kept, selection
 
 
 def world_counts(pairs: Iterable[SupervisedPair]) -> dict[str, int]:

@@ -48,6 +48,7 @@ __all__ = [
     "INSTALL_HINT",
     "EmbeddedModel",
     "find_bundled_gguf",
+    "grammar_schema",
     "grammar_text",
     "import_llama_cpp",
     "without_extra_buffer_types",
@@ -76,12 +77,19 @@ def import_llama_cpp() -> ModuleType:
         ) from exc
 
 
+def grammar_schema(structured: StructuredOutput) -> str:
+    """The schema's text the grammar is compiled from (and keyed by): its keys sorted, so an object's
+    properties are emitted in sorted order. A teacher's answer rendered for the student follows the
+    same text (`proagent.finetune.answers`), so it is written in the order the grammar allows."""
+    return json.dumps(structured.json_schema, sort_keys=True, separators=(",", ":"))
+
+
 def grammar_text(structured: StructuredOutput) -> str:
     """The GBNF grammar the embedded model decodes ``structured`` with: an ``enum`` becomes one
     alternative per value, so a schema that lists only the legal skills (``legal_only``) lets the
     model write nothing else. LLMError when the schema cannot be turned into a grammar."""
     lib = import_llama_cpp()
-    key = json.dumps(structured.json_schema, sort_keys=True, separators=(",", ":"))
+    key = grammar_schema(structured)
     try:
         return str(lib.llama_grammar.json_schema_to_gbnf(key))
     except Exception as exc:  # a bad schema is the caller's error
@@ -337,7 +345,7 @@ class EmbeddedModel:
     def _grammar_locked(self, structured: StructuredOutput | None) -> Any:
         if structured is None:
             return None
-        key = json.dumps(structured.json_schema, sort_keys=True, separators=(",", ":"))
+        key = grammar_schema(structured)
         if key not in self._grammars:
             text = grammar_text(structured)
             try:
