@@ -40,7 +40,7 @@ class FrontEndRequest(BaseModel):
         """``exc``'s first error as one line naming the flag, the value and what it must be."""
         first = exc.errors()[0]
         loc = [str(part) for part in first["loc"]]
-        field = loc[-1] if loc else ""
+        field = next((part for part in reversed(loc) if not part.isdigit()), "")  # an item's index is no flag
         flag = cls.FLAGS.get(field, "--" + field.replace("_", "-"))
         if first["type"] == "extra_forbidden":
             return f"{cls.__name__} has no {field!r}; it takes {', '.join(cls.model_fields)}"

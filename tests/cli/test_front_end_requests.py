@@ -14,6 +14,7 @@ from proagent.builder import LLMFlags
 from proagent.cli import build_parser, main
 from proagent.cli.eval_request import EvalRequest
 from proagent.cli.eval_run import AGENT_FLAGS, GRID_FLAGS, RUN_FLAGS
+from proagent.cli.finetune_request import FinetuneRequest
 from proagent.cli.requests import PlayRequest, human_request, llm_flags
 from proagent.request import RequestError
 from proagent.study.runner import DemographicsBody, StudyRunner
@@ -43,6 +44,11 @@ def _one_line(make) -> str:
         (lambda: EvalRequest.checked(llm_timeout_s=0), "--llm-timeout 0: input should be greater than 0"),
         (lambda: TrainRequest.checked(steps=0), "--steps 0: input should be greater than or equal to 1"),
         (lambda: TrainRequest.checked(algo="dqn"), "--algo 'dqn': input should be 'sp'"),
+        (lambda: FinetuneRequest.checked(runs=(), out="a"), "RUN (): tuple should have at least 1 item"),
+        (lambda: FinetuneRequest.checked(runs=("r",), out="a", rank=0), "--rank 0: input should be greater than"),
+        (lambda: FinetuneRequest.checked(runs=("r",), out="a", targets=("q", "x")), "--targets 'x': input should be"),
+        (lambda: FinetuneRequest.checked(runs=("r",), out="a", min_score=float("nan")), "--min-score nan: input"),
+        (lambda: FinetuneRequest.checked(runs=("r",), out="a", eval_seed=3), "--eval-seed only apply with --eval"),
     ],
 )
 def test_a_request_refuses_a_bad_value_in_one_line_naming_the_flag(make, expected: str) -> None:
@@ -117,3 +123,25 @@ def test_the_study_runner_builds_each_rounds_human_request(tmp_path: Path) -> No
     config = json.loads((live.session.folder.path / "config.json").read_text())
     assert config["command"] == "proagent study run here" and config["horizon"] == 3 and config["partner"] == "human"
     runner.close()
+
+
+def test_every_finetune_flag_has_its_field_and_the_defaults_are_the_flags_defaults(tmp_path: Path) -> None:
+    args = build_parser().parse_args(["finetune", "run", "--out", str(tmp_path / "a")])
+    assert set(vars(args)) - {"command", "run"} == set(FinetuneRequest.model_fields)
+    assert FinetuneRequest.from_args(args) == FinetuneRequest(
+        runs=(Path("run"),), out=tmp_path / "a", command_line=("proagent", "finetune", "run", "--out", str(tmp_path / "a"))
+    )
+    argv = ["finetune", "r1", "r2", "--out", "o", "--targets", "q,v", "--min-score", "-3", "--balance", "worlds"]
+    request = FinetuneRequest.from_args(build_parser().parse_args([*argv, "--eval", "--eval-seed", "7"]))
+    assert (request.runs, request.targets, request.min_score, request.balance) == ((Path("r1"), Path("r2")), ("q", "v"), -3.0, "worlds")
+    assert request.eval and request.eval_seed == 7 and request.command_line[:2] == ("proagent", "finetune")
+
+
+def test_a_bad_finetune_request_from_the_command_line_exits_2_before_the_out_folder(tmp_path: Path, capsys) -> None:
+    """argparse takes each flag alone; the request refuses --eval-* flags given without --eval."""
+    out = tmp_path / "adapter"
+    code = main(["finetune", str(tmp_path), "--out", str(out), "--eval-episodes", "3", "--eval-prompt", "compact"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.count("\n") == 0, err
+    assert err.endswith("--eval-episodes, --eval-prompt only apply with --eval; add --eval or drop them")
+    assert not out.exists()

@@ -117,7 +117,13 @@ def _write_run(folder: Path, seed: int) -> Path:
     config = {"domain": "overcooked", "layout": "counter_circuit", "partner": "cole", "seat": 0,
               "agent": {"prompt": "compact"}}  # fmt: skip
     episode = {"episode": 0, "seed": seed, "layout": "counter_circuit", "partner": "cole", "seat": 0, "score": 0.0}
-    attempt = {"messages": [{"role": "user", "content": "state"}], "response": '{"plan": "wait(1)"}'}
+    schema = {"type": "object", "properties": {"plan": {"type": "string", "enum": ["wait(1)"]}}, "required": ["plan"]}
+    attempt = {
+        "messages": [{"role": "user", "content": "state"}],
+        "structured": {"name": "proagent_plan", "json_schema": schema},
+        "response": '{"plan": "wait(1)"}',
+        "plan": "wait(1)",
+    }
     (folder / "config.json").write_text(json.dumps(config))
     (folder / "episodes.jsonl").write_text(json.dumps(episode) + "\n")
     trace = {"episode": 0, "step": 0, "decision": {"attempts": [attempt]}}
