@@ -133,7 +133,7 @@ def test_the_set_drops_and_counts_what_it_cannot_render_and_records_the_format()
     schema = _schema(_planner("overcooked", "compact"))
     pairs = [
         _pair("Analysis: a\nIntention: pickup(dish)\nPlan: pickup(onion)", schema),
-        _pair("Analysis: b\nIntention: pickup(dish)\nPlan: pickup(onion)", schema),  # the same answer as taught: a duplicate
+        _pair("Analysis: b\nIntention: pickup(dish)\nPlan: pickup(onion)", schema),  # taught the same: a duplicate
         _pair("Intention: pickup(dish)\nPlan: chop(onion)", schema),
         _pair("no idea", schema),
         _pair("no idea either", schema, accepted=False),  # filtered before rendering: not counted

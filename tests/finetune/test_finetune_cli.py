@@ -57,6 +57,8 @@ def test_a_run_folder_gives_the_prompts_sent_and_the_answers_acted_on(run_folder
     first = decisions[0]["attempts"][-1]
     assert pairs[0].messages[0].role == "system" and pairs[0].messages[0].content == first["messages"][0]["content"]
     assert pairs[0].answer == first["response"] and pairs[0].world == "overcooked/cramped_room"
+    assert pairs[0].structured is not None and pairs[0].structured.model_dump() == first["structured"]
+    assert pairs[0].plan == first["plan"]
     score = json.loads((run_folder / "episodes.jsonl").read_text().splitlines()[0])["score"]
     assert {p.score for p in pairs} == {score}
 

@@ -177,6 +177,9 @@ def test_finetune_eval_plays_the_student_and_the_raw_model_end_to_end(
     manifest = FinetuneManifest.model_validate_json((out / MANIFEST_FILE).read_text())
     assert manifest.selection is not None and manifest.selection.data_filter.balance == "worlds"
     assert manifest.selection.worlds_kept == {"overcooked/counter_circuit": 3} and manifest.data.n_examples == 3
+    answers = manifest.selection.answers  # the scripted planner's lines, taught as the compact request's JSON
+    assert answers is not None and set(answers.formats) == {"json"} and answers.dropped == {}
+    assert "answers taught as json" in printed
     result = manifest.evaluation
     assert result is not None and result.adapter_sha256 == manifest.adapter_sha256
     assert (result.layouts, result.partners, result.seats, result.seeds, result.horizon) == (
