@@ -52,10 +52,14 @@ def answer_format(structured: StructuredOutput | None) -> AnswerFormat:
     return "text" if structured is None else "json"
 
 
-def student_answer(answer: str, structured: StructuredOutput | None, plan: str | None = None) -> str:
+def student_answer(
+    answer: str, structured: StructuredOutput | None, plan: str | None = None, analysis_max_chars: int | None = None
+) -> str:
     """``answer`` as the student would write it to a request carrying ``structured``. ``plan``: the
     skill the agent read from the answer while playing (None: read here from the answer's plan field).
-    Unrendered when the answer cannot be written in that format."""
+    ``analysis_max_chars``: the analysis bound of the student's own request, where it plays with
+    another than the teacher's (the embedded model's default is shorter than a capable model's; None:
+    the request's). Unrendered when the answer cannot be written in that format."""
     fields = answer_fields(answer)
     if not fields.get("plan") and plan is None:
         raise Unrendered("no plan the agent can read")
@@ -71,6 +75,8 @@ def student_answer(answer: str, structured: StructuredOutput | None, plan: str |
         text = plan if key == "plan" and plan is not None else fields.get(key)
         if text is None and key not in required:
             continue
+        if key == "analysis" and analysis_max_chars is not None and "maxLength" in prop:
+            prop = {**prop, "maxLength": analysis_max_chars}
         out[key] = _value(key, prop, text)
     return json.dumps(out, ensure_ascii=False).replace("\x7f", "\\u007f")  # the grammar refuses a raw DEL
 

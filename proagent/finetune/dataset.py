@@ -24,6 +24,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from proagent.agent.presets import EMBEDDED_ANALYSIS_CHARS
 from proagent.finetune.answers import JSON_STYLE, Unrendered, answer_format, student_answer
 from proagent.finetune.batches import Example
 from proagent.finetune.chat_tokens import ChatTokenizer
@@ -84,6 +85,7 @@ class AnswerRendering(BaseModel):
 
     formats: dict[str, int]  # "json": the request's schema, as its grammar emits it; "text": no schema, as written
     dropped: dict[str, int]  # answers the student's format cannot hold, by reason
+    analysis_max_chars: int | None = None  # the student's analysis bound (None: each request's own)
     json_style: str = JSON_STYLE
 
 
@@ -279,19 +281,27 @@ def _balanced(pairs: Sequence[SupervisedPair], data_filter: DataFilter) -> list[
     return [pair for index, pair in enumerate(pairs) if index in chosen]
 
 
-def render_answers(pairs: Iterable[SupervisedPair]) -> tuple[list[SupervisedPair], AnswerRendering]:
+def render_answers(
+    pairs: Iterable[SupervisedPair], analysis_max_chars: int | None = EMBEDDED_ANALYSIS_CHARS
+) -> tuple[list[SupervisedPair], AnswerRendering]:
     """Each pair with its answer as the student writes it (`student_answer`); those that cannot be
-    written so are dropped and counted by reason."""
+    written so are dropped and counted by reason. ``analysis_max_chars``: the student's analysis
+    bound (default: the embedded model's, as every front end plays it; None: each request's own)."""
     kept, formats, dropped = [], Counter(), Counter()
     for pair in pairs:
         try:
-            answer = student_answer(pair.answer, pair.structured, pair.plan)
+            answer = student_answer(pair.answer, pair.structured, pair.plan, analysis_max_chars)
         except Unrendered as exc:
             dropped[exc.reason] += 1
             continue
         formats[answer_format(pair.structured)] += 1
         kept.append(pair.model_copy(update={"answer": answer}))
-    return kept, AnswerRendering(formats=dict(sorted(formats.items())), dropped=dict(sorted(dropped.items())))
+    rendering = AnswerRendering(
+        formats=dict(sorted(formats.items())),
+        dropped=dict(sorted(dropped.items())),
+        analysis_max_chars=analysis_max_chars,
+    )
+    return kept, rendering
 
 
 def selection_of(

@@ -160,3 +160,15 @@ def test_a_run_recorded_without_answer_schemas_is_one_line_and_exit_2(tmp_path: 
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "without each request's answer schema" in err and "play it again" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_the_analysis_is_held_to_the_students_own_bound():
+    """A capable teacher's request allows 240 characters of analysis; the embedded student's allows 80."""
+    schema = _schema(_planner("overcooked", "proagent"))
+    long = f"Analysis: {'x' * 100}\nIntention: pickup(dish)\nPlan: pickup(onion)"
+    assert json.loads(student_answer(long, schema))["analysis"] == "x" * 100
+    with pytest.raises(Unrendered, match="analysis longer than the schema's 80 characters"):
+        student_answer(long, schema, analysis_max_chars=80)
+    _, rendering = render_answers([_pair(long, schema)])
+    assert rendering.dropped == {"analysis longer than the schema's 80 characters": 1}
+    assert rendering.analysis_max_chars == 80
