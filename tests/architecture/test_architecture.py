@@ -77,8 +77,9 @@ LAYERS = (
     ("proagent", "proagent.world", "proagent.paths", "proagent.files", "proagent.jsonl", "proagent.tables_out", "proagent.limits",
      "proagent.numbers", "proagent.run_lines", "proagent.text_values", "proagent.topologies", "proagent.request"),
     ("proagent.domains", "proagent.llm", "proagent.contract", "proagent.interdependence", "proagent.checkout", "proagent.cluster"),
-    ("proagent.maeil", "proagent.training", "proagent.finetune"),
+    ("proagent.maeil", "proagent.training"),
     ("proagent.agent",),
+    ("proagent.finetune",),  # teaches from the agent's traces, read with the agent's own reader
     ("world",),
     ("proagent.runner", "proagent.builder"),
     ("proagent.eval", "proagent.web"),
