@@ -60,8 +60,8 @@ def clock_problem(domain: Domain, config: AgentConfig, topology: bool = False) -
         )
     if topology and kind != "turns":
         return (
-            f"--clock {config.clock}: MAEIL's conversation (--topology) waits for every round, "
-            "so only --clock turns applies"
+            f"--clock {config.clock}: MAEIL's conversation (a topology or --repair) waits for every speaker, so it "
+            "plays only under --clock turns; without a topology and repair each agent of the team plays on this clock"
         )
     if fallback != "idle" and kind == "turns":
         return (

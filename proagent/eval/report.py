@@ -3,7 +3,8 @@ ablation info) only, so `proagent report` reproduces it at any time without play
 
 Files: table.{md,csv,json} (score: rows layout x seat, columns agent x partner, plus the
 columns pooled over partners as in ProAgent's Table 1), metrics.{md,csv,json} (every metric per
-agent x partner x layout x seat), scores.png (Fig. 2 style), and for ablations
+agent x partner x layout x seat), scores.png (Fig. 2 style), clock.png (the clock's metrics per
+agent x partner, when some agent played under a clock other than turns), and for ablations
 ablation.{md,csv,json,png}.
 """
 
@@ -24,6 +25,7 @@ from proagent.eval.ablation_table import (
     ablation_rows,
     ablation_table,
 )
+from proagent.eval.clock_plots import CLOCK_FIGURE, clock_chart, clock_summary, clocks_short
 from proagent.eval.manifest import EvalManifest
 from proagent.eval.model_names import models_caption, models_short
 from proagent.eval.plots import comparison_chart, score_chart
@@ -77,6 +79,8 @@ class Report:
     )
     process_rows: list[dict] | None = None  # one per episode played under a topology, for EmCoop's plots
     ablation: AblationTable | None = None
+    clock: Summary | None = None  # the clock's metrics per agent x partner, where some episode was clocked
+    clocks: str = ""  # which clock each clocked agent played under, under the clock figure's title
     world: str = ""  # the world the run played (`world_of`), named in every table's heading
     models: str = ""  # which model and prompt set each LLM agent played with, a line under every heading
     models_short: str = ""  # the same in a few words, under every plot's title
@@ -154,6 +158,8 @@ def build_report(records: list[EvalRecord], manifest: EvalManifest | None, title
         if any(r.process_metrics for r in records)
         else None,
         process_rows=process_rows(records),
+        clock=clock_summary(records, order),
+        clocks=clocks_short(config),
     )
     if manifest is not None and manifest.ablation is not None:
         report.ablation = ablation_table(records, manifest, order)
@@ -179,7 +185,7 @@ def write_report(report: Report, folder: Path) -> list[Path]:
             folder / "table.json",
             json.dumps({"by_partner": report.by_partner.model_dump(), "pooled": report.pooled.model_dump()}, indent=1),
         ),
-        md("metrics.md", f"# {report.title}: metrics (mean ± se over episodes)\n\n" + summary_markdown(report.metrics)),
+        md("metrics.md", _metrics_markdown(report)),
         _write(folder / "metrics.csv", summary_csv(report.metrics)),
         _write(folder / "metrics.json", report.metrics.model_dump_json(indent=1)),
     ]
@@ -195,6 +201,9 @@ def write_report(report: Report, folder: Path) -> list[Path]:
     if report.by_partner.rows:
         title = f"{report.title}: score (mean ± se)\n{report.models_short}"
         written.append(score_chart(report.by_partner, folder / "scores.png", title))
+    if report.clock is not None and report.clock.rows:
+        title = f"{report.title}: the clock per agent / partner (mean ± se)\n{report.models_short}; {report.clocks}"
+        written.append(clock_chart(report.clock, folder / CLOCK_FIGURE, title))
     if report.ablation is not None and report.ablation.rows:
         written += [
             md("ablation.md", ablation_markdown(report.ablation)),
@@ -216,6 +225,17 @@ def _table_markdown(report: Report) -> str:
         + pivot_markdown(report.by_partner)
         + "\n## Pooled over partners (each agent with all partners, as in ProAgent's Table 1)\n\n"
         + pivot_markdown(report.pooled)
+    )
+
+
+def _metrics_markdown(report: Report) -> str:
+    """metrics.md, with a pointer to the clock's figure where the run has one (`write_report` draws it)."""
+    text = f"# {report.title}: metrics (mean ± se over episodes)\n\n" + summary_markdown(report.metrics)
+    if report.clock is None or not report.clock.rows:
+        return text
+    return (
+        text + f"\nThe clock's columns per agent / partner, pooled over layouts and seats ({report.clocks}):\n\n"
+        f"![the clock per agent / partner]({CLOCK_FIGURE})\n"
     )
 
 

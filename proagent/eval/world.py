@@ -252,7 +252,9 @@ def _check_agents(
             if problem:
                 problems.append(f"agents[{i}].kind: {problem.replace('partner', 'agent kind', 1)}")
             continue
-        problem = clock_problem(domain, spec.agent_config(), topology=bool(config.topologies))
+        # repair without topologies plays MAEIL's individual topology (`proagent.eval.plan`): MAEIL all the same
+        maeil = bool(config.topologies) or config.repair != "off"
+        problem = clock_problem(domain, spec.agent_config(), topology=maeil)
         if problem is not None:
             problems.append(f"agents[{i}]: {problem}")
         try:
