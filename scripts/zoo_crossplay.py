@@ -1,7 +1,7 @@
 """Cross-play table of the trained zoo (every partner with every other, both seats) per layout.
 
     python scripts/zoo_crossplay.py [--episodes 10] [--seed 0] [--out docs/results/zoo_crossplay_trained] [--root partners]
-    python scripts/zoo_crossplay.py --world yokai --layouts 9c_2p --episodes 200 --out docs/results/yokai_zoo_crossplay
+    python scripts/zoo_crossplay.py --world yokai --layouts 9c_2p --episodes 200 --out docs/results/zoo_crossplay_yokai
 
 ``--root`` scores another zoo laid out like partners/ (<root>/overcooked/<layout>/<name>/), e.g. candidate
 checkpoints next to the shipped ones before they replace them. ``--heldout a,b`` names partners
