@@ -100,19 +100,32 @@ def heldout_detail(t: CrossPlay, heldout: set[str]) -> list[str]:
     return lines + [""]
 
 
+def default_out(world: str) -> Path:
+    """The shipped page of ``world``'s zoo, as docs/results/README.md names it: another world's
+    table never lands on the Overcooked page."""
+    return Path("docs/results") / ("zoo_crossplay_trained" if world == "overcooked" else f"zoo_crossplay_{world}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--world", default="overcooked", help="the world whose partners/<world>/ zoo plays")
     parser.add_argument("--layouts", default=None, help=f"comma-separated (overcooked's default: {','.join(LAYOUTS)})")
-    parser.add_argument("--out", type=Path, default=Path("docs/results/zoo_crossplay_trained"))
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="the page without suffix (default: docs/results/zoo_crossplay_trained for overcooked, "
+        "docs/results/zoo_crossplay_<world> otherwise, the shipped pages' names)",
+    )
     parser.add_argument("--root", type=Path, default=PARTNERS_DIR, help="zoo folder laid out like partners/")
     parser.add_argument("--heldout", default="", help="comma-separated partner names summarised apart")
     args = parser.parse_args()
     heldout = {name for name in args.heldout.split(",") if name}
     if args.layouts is None and args.world != "overcooked":
         parser.error(f"--layouts is required for --world {args.world}")
+    args.out = args.out or default_out(args.world)
     tables, walls = [], {}
     for layout in (args.layouts or ",".join(LAYOUTS)).split(","):
         t0 = time.perf_counter()
