@@ -1,6 +1,8 @@
 """Run a `proagent reproduce` target against the loopback test double: to measure its LLM use per
 episode for `--dry-run` (``--measure``: the ``[targets.measured]`` block of
-data/reproduce_targets.toml) and to write the shipped reference pages (``--results DIR``).
+data/reproduce_targets.toml) and to write the shipped reference pages (``--results DIR``:
+``DIR/<target>_loopback.md``, or ``DIR/<target>.md`` for a target no LLM plays in, the names
+docs/results/README.md gives every page).
 
     PYTHONPATH=. python scripts/reproduce_loopback.py proagent-table1 --measure --partners sp --episodes 1
     PYTHONPATH=. python scripts/reproduce_loopback.py yokai-table2 --results docs/results --episodes 2
@@ -45,7 +47,14 @@ RESPONDERS = {
     "coop2-macrafter": macrafter_answer,
 }
 NO_LLM = frozenset({"interdependence-table1"})  # targets no LLM plays: no double to serve, no --llm to pass
+
 DOUBLE = "made with the loopback test double (the worlds' scripted planners, `proagent/domains/<world>/scripted.py`, behind a test server), not an LLM"
+
+
+def page_name(target: str) -> str:
+    """The name (no suffix) of ``target``'s page made here: the target, then the model that played
+    (``_loopback``), or the bare target where no LLM plays (the rule of docs/results/README.md)."""
+    return target if target in NO_LLM else f"{target}_loopback"
 
 
 @dataclass
@@ -142,7 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("target")
     p.add_argument("--tokenizer", default="gpt-4o-mini", help="the model whose tokenizer counts the tokens")
     p.add_argument("--measure", action="store_true", help="print the [targets.measured] block")
-    p.add_argument("--results", type=Path, help="also write the page to DIR/<target>.md, headed as the double's")
+    p.add_argument(
+        "--results", type=Path, help="also write the page to DIR/<target>_loopback.md, headed as the double's"
+    )
     p.add_argument(
         "--out", type=Path, help="where the table page goes (as reproduce's --out; default: a temporary folder)"
     )
@@ -153,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
     responder = RESPONDERS.get(args.target, overcooked_answer)
     with tempfile.TemporaryDirectory() as tmp, CountingServer(responder=responder, tokenizer=args.tokenizer) as server:
-        runs, out = args.runs_dir or Path(tmp) / "runs", args.out or Path(tmp) / "page" / args.target
+        runs, out = args.runs_dir or Path(tmp) / "runs", args.out or Path(tmp) / "page" / page_name(args.target)
         runs.mkdir(parents=True, exist_ok=True)
         earlier = episode_files(runs)
         double = [] if args.target in NO_LLM else loopback_args(server.url)
@@ -173,12 +184,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def write_results(folder: Path, out: Path, target: str, regenerate: str, url: str, tmp: str, flags: list[str]) -> None:
-    """The page and the figures beside it, into ``folder`` (figures keep their names)."""
+    """The page and the figures beside it, into ``folder``; figures keep their names, which begin
+    with the page's (``out`` is named after the page unless the user gave ``--out``)."""
     folder.mkdir(parents=True, exist_ok=True)
     for figure in out.parent.glob(f"{out.name}*"):
         if figure.suffix != ".md":
             (folder / figure.name).write_bytes(figure.read_bytes())
-    (folder / f"{target}.md").write_text(
+    (folder / f"{page_name(target)}.md").write_text(
         results_page(out.with_suffix(".md"), regenerate, url, tmp, target not in NO_LLM, flags), encoding="utf-8"
     )
 

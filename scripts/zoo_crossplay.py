@@ -1,7 +1,7 @@
 """Cross-play table of the trained zoo (every partner with every other, both seats) per layout.
 
     python scripts/zoo_crossplay.py [--episodes 10] [--seed 0] [--out docs/results/zoo_crossplay_trained] [--root partners]
-    python scripts/zoo_crossplay.py --world yokai --layouts 9c_2p --episodes 200 --out docs/results/yokai_zoo_crossplay
+    python scripts/zoo_crossplay.py --world yokai --layouts 9c_2p --episodes 200 --out docs/results/zoo_crossplay_yokai
 
 ``--root`` scores another zoo laid out like partners/ (<root>/overcooked/<layout>/<name>/), e.g. candidate
 checkpoints next to the shipped ones before they replace them. ``--heldout a,b`` names partners
@@ -100,19 +100,32 @@ def heldout_detail(t: CrossPlay, heldout: set[str]) -> list[str]:
     return lines + [""]
 
 
+def default_out(world: str) -> Path:
+    """The shipped page of ``world``'s zoo, as docs/results/README.md names it: another world's
+    table never lands on the Overcooked page."""
+    return Path("docs/results") / ("zoo_crossplay_trained" if world == "overcooked" else f"zoo_crossplay_{world}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--world", default="overcooked", help="the world whose partners/<world>/ zoo plays")
     parser.add_argument("--layouts", default=None, help=f"comma-separated (overcooked's default: {','.join(LAYOUTS)})")
-    parser.add_argument("--out", type=Path, default=Path("docs/results/zoo_crossplay_trained"))
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="the page without suffix (default: docs/results/zoo_crossplay_trained for overcooked, "
+        "docs/results/zoo_crossplay_<world> otherwise, the shipped pages' names)",
+    )
     parser.add_argument("--root", type=Path, default=PARTNERS_DIR, help="zoo folder laid out like partners/")
     parser.add_argument("--heldout", default="", help="comma-separated partner names summarised apart")
     args = parser.parse_args()
     heldout = {name for name in args.heldout.split(",") if name}
     if args.layouts is None and args.world != "overcooked":
         parser.error(f"--layouts is required for --world {args.world}")
+    args.out = args.out or default_out(args.world)
     tables, walls = [], {}
     for layout in (args.layouts or ",".join(LAYOUTS)).split(","):
         t0 = time.perf_counter()

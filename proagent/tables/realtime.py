@@ -159,7 +159,7 @@ def other_model(settings: Settings) -> str:
             "`proagent reproduce realtime --runs-dir runs --out docs/results/realtime_embedded` "
             "(`realtime_embedded.md` beside this page, where it was made).\n"
         )
-    command = "proagent reproduce realtime --llm scripted --runs-dir runs --out docs/results/realtime"
+    command = "proagent reproduce realtime --llm scripted --runs-dir runs --out docs/results/realtime_scripted"
     return f"\nThe scripted planner's version: `{command}`.\n"
 
 

@@ -24,19 +24,19 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from proagent import checkout
 from proagent.training import checkpoint
 from proagent.training.evaluate import self_play_score
 from proagent.training.networks import Network, NetworkConfig, encoder_name, init_params, policy_fns
-from proagent.training.worlds import rl_spec
+from proagent.training.worlds import rl_spec, with_world_layout
 from proagent.world.rl_spec import Demonstrations
 
 Log = Callable[[str], None]
@@ -46,7 +46,7 @@ class BCConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     world: str = "overcooked"
-    layout: str = "cramped_room"
+    layout: str = Field(description="the layout whose recorded play is cloned (none given: the world's default)")
     seed: int = 0
     epochs: int = Field(100, ge=1)
     batch_size: int = Field(64, ge=1)
@@ -55,6 +55,12 @@ class BCConfig(BaseModel):
     max_stay_run: int | None = Field(0, ge=0, description="STAYs kept per idle run (None: all, 0: none)")
     val_fraction: float = Field(0.2, gt=0.0, lt=1.0, description="held-out tail of each trial")
     network: Network = NetworkConfig(encoder="fast")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _world_layout(cls, data: Any) -> Any:
+        """No layout is every world's: a config that names none clones its world's default's play."""
+        return with_world_layout(data)
 
 
 class EpochMetrics(NamedTuple):

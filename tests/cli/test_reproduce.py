@@ -304,11 +304,11 @@ def test_a_table_target_run_from_the_checkout_leaves_docs_untouched(
     monkeypatch.chdir(tmp_path)
     shipped = tmp_path / "docs" / "results"
     shipped.mkdir(parents=True)
-    (shipped / "yokai_table.md").write_text("shipped page\n")
+    (shipped / "yokai-table2.md").write_text("shipped page\n")
     argv = ["reproduce", "yokai-table2", "--episodes", "1", "--set", "agents=careful,random", "--progress", "off"]
     assert main(argv) == 0
-    assert [p.name for p in (tmp_path / "docs").rglob("*")] == ["results", "yokai_table.md"]
-    assert (shipped / "yokai_table.md").read_text() == "shipped page\n"
+    assert [p.name for p in (tmp_path / "docs").rglob("*")] == ["results", "yokai-table2.md"]
+    assert (shipped / "yokai-table2.md").read_text() == "shipped page\n"
     (table,) = (tmp_path / "runs").iterdir()
     page = table / "yokai-table2.md"
     assert page.is_file() and str(page.relative_to(tmp_path)) in capsys.readouterr().err.replace("\n", "")

@@ -39,6 +39,7 @@ def script(loaded: object, monkeypatch: pytest.MonkeyPatch) -> tuple[object, lis
         page.parent.mkdir(parents=True, exist_ok=True)
         line = shlex.join(["proagent", *argv])
         page.write_text(f"# Table\n\nRegenerate: `{line}` (run folder `{run.name}`).\n", encoding="utf-8")
+        page.with_name(f"{page.stem}_score.png").write_bytes(b"png")  # a figure, named after the page as tables do
         return 0
 
     monkeypatch.setattr(module, "proagent_main", reproduce)
@@ -71,3 +72,13 @@ def test_the_pages_regenerate_lines_are_the_command_run_with_each_flag_once(scri
     inner = shlex.split(page.split("\nRegenerate: `")[1].split("`")[0])
     flags = [a for a in inner if a.startswith("--")]
     assert len(flags) == len(set(flags)), inner
+
+
+def test_results_names_the_page_and_its_figures_by_the_target_and_the_model(script, tmp_path: Path) -> None:
+    """docs/results/README.md's rule: ``<target>_loopback`` for the double's page, the bare target where no
+    LLM plays; the figures carry the page's name."""
+    module, _ = script
+    for target, name in (("yokai-table2", "yokai-table2_loopback"), (TARGET, TARGET)):
+        results, runs = tmp_path / target / "results", tmp_path / target / "runs"
+        assert module.main([target, "--episodes", "1", "--runs-dir", str(runs), "--results", str(results)]) == 0
+        assert sorted(p.name for p in results.iterdir()) == [f"{name}.md", f"{name}_score.png"]

@@ -19,7 +19,7 @@ V2 = COORDINATION_LAYOUTS
 @pytest.mark.slow  # ~30 s: 6 episodes of 200 steps; the slow CI step runs it
 def test_proagent_pairs_cook_correct_soups_on_every_v2_layout(tmp_path):
     # Both chefs are ProAgent, so the agent's seat 1 is the same pair mirrored: seat 0 covers both
-    # roles of every layout (docs/results/overcooked_v2_table.md shows equal scores from both seats).
+    # roles of every layout (docs/results/overcooked-v2-table2_loopback.md shows equal scores from both seats).
     args = ["eval", "--layouts", ",".join(V2), "--partners", "proagent", "--seats", "0", "--episodes", "1"]
     args += ["--horizon", "200", "--runs-dir", str(tmp_path), "--progress", "off"]
     assert main([*args, "--llm", "scripted"]) == 0

@@ -20,7 +20,7 @@ from proagent.training.partner import available_rl_partners
 
 pytestmark = pytest.mark.slow  # trains behaviour cloning per module (~25 s on 2 cores); the slow CI step runs it
 
-TINY = {"epochs": 8, "batch_size": 64}
+TINY = {"layout": "cramped_room", "epochs": 8, "batch_size": 64}
 
 
 @pytest.fixture(scope="module")

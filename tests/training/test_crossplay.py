@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -197,3 +198,10 @@ def test_the_script_asks_for_layouts_outside_overcooked(monkeypatch, capsys):
     with pytest.raises(SystemExit) as exit_:
         script.main()
     assert exit_.value.code == 2 and "--layouts is required for --world yokai" in capsys.readouterr().err
+
+
+def test_each_worlds_table_goes_to_its_own_shipped_page_by_default():
+    script = load_script()
+    assert script.default_out("overcooked") == Path("docs/results/zoo_crossplay_trained")
+    assert script.default_out("yokai") == Path("docs/results/zoo_crossplay_yokai")
+    assert all((PROJECT_ROOT / script.default_out(w)).with_suffix(".md").is_file() for w in ("overcooked", "yokai"))

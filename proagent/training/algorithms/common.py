@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import jax
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from proagent import checkout
 from proagent.paths import partner_dir
@@ -27,7 +27,7 @@ from proagent.training.evaluate import self_play_score
 from proagent.training.networks import Network, NetworkConfig, encoder_name
 from proagent.training.population import Pairing, PopMetrics, PopRunner, make_population_train, with_learner_params
 from proagent.training.resume import RESUME_DIR, ResumePolicy, StageSaves, TrainedFor
-from proagent.training.worlds import rl_spec
+from proagent.training.worlds import rl_spec, with_world_layout
 from proagent.world.rl_spec import EventIndicators, RLEnv, RLSpec
 
 Log = Callable[[str], None]
@@ -40,7 +40,7 @@ class AlgoConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     world: str = Field("overcooked", description="the world whose RL spec builds the env")
-    layout: str = "cramped_room"
+    layout: str = Field(description="the layout trained on (none given: the world's default, as `proagent train`)")
     seed: int = 0
     total_steps: int = Field(6_000_000, ge=1, description="env steps of all stages together")
     network: Network = NetworkConfig()
@@ -51,6 +51,12 @@ class AlgoConfig(BaseModel):
     warm_start: Literal["none", "sp"] = Field(
         "none", description="sp: the agent that ships starts from the layout's shipped self-play checkpoint"
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _world_layout(cls, data: Any) -> Any:
+        """No layout is every world's: a config that names none trains on its world's default."""
+        return with_world_layout(data)
 
     @property
     def spec(self) -> RLSpec:
