@@ -39,8 +39,8 @@ class FrontEndRequest(BaseModel):
     def problem(cls, exc: ValidationError) -> str:
         """``exc``'s first error as one line naming the flag, the value and what it must be."""
         first = exc.errors()[0]
-        loc = [str(part) for part in first["loc"]]
-        field = next((part for part in reversed(loc) if not part.isdigit()), "")  # an item's index is no flag
+        # a list item's index is no flag: the field is the last name in the location
+        field = next((str(part) for part in reversed(first["loc"]) if not isinstance(part, int)), "")
         flag = cls.FLAGS.get(field, "--" + field.replace("_", "-"))
         if first["type"] == "extra_forbidden":
             return f"{cls.__name__} has no {field!r}; it takes {', '.join(cls.model_fields)}"

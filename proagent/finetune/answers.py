@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from proagent.agent.planner import answer_fields, teammate_skill_texts
+from proagent.bounded import small_whole
 from proagent.llm.embedded import grammar_schema
 from proagent.llm.types import StructuredOutput
 
@@ -101,10 +102,10 @@ def _per_teammate(key: str, properties: Mapping[str, Any], text: str) -> dict[st
     named = teammate_skill_texts(text)
     out = {}
     for player, prop in properties.items():
-        seat = player.removeprefix("player ").strip()
-        if not seat.isdigit() or "enum" not in prop:
+        seat = small_whole(player.removeprefix("player ").strip())
+        if seat is None or "enum" not in prop:
             raise Unrendered(f"{key}: a property of a kind the agent never asks for")
-        out[player] = _skill(f"{key} of {player}", named.get(int(seat), ""), prop["enum"])
+        out[player] = _skill(f"{key} of {player}", named.get(seat, ""), prop["enum"])
     return out
 
 
