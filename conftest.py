@@ -109,6 +109,10 @@ _LONG_FIRST = (
     "tests/cli/test_play_e2e.py",
     "tests/training/test_side_by_side.py",
     "tests/training/test_sweep.py",
+    "tests/training/test_train_benchmark.py",
+    "tests/eval/test_table_resume.py",
+    "tests/cli/test_world_defaults.py",
+    "tests/envs/test_macrafter_equivalence.py",
 )
 
 
