@@ -124,6 +124,20 @@ def cleaned(text: str, url: str, tmp: str) -> str:
     return text.replace(url, "<the double's url>").replace(tmp, "<temporary folder>")
 
 
+def with_outer_command(text: str, regenerate: str, llm: bool) -> str:
+    """A kept page with the command that makes it again: this script's (the inner `proagent
+    reproduce` line names the double's address, which only this script serves), under its model line."""
+    if not llm:
+        return text
+    line = (
+        f"Regenerate this page: `{regenerate}` (it serves the loopback double and runs the `proagent reproduce` line "
+        "below)."
+    )
+    lines = text.split("\n")
+    at = next((i + 1 for i, ln in enumerate(lines) if ln.startswith("Model:")), 1)
+    return "\n".join([*lines[:at], "", line, *lines[at:]])
+
+
 def results_page(page: Path, regenerate: str, url: str, tmp: str, llm: bool, flags: list[str]) -> str:
     """The table page made on the double, headed so that nobody reads it as a model's result (the
     double's address and the temporary folders, which differ every run, left out)."""
@@ -171,14 +185,15 @@ def main(argv: list[str] | None = None) -> int:
         code = proagent_main(["reproduce", args.target, *inner_flags(rest, runs, out, double)])
         if code != 0:
             return code
+        regenerate = "PYTHONPATH=. " + shlex.join(["python", "scripts/reproduce_loopback.py", *given])
         if args.out is not None:  # a page kept: the double's address and the temporary folders left out
             page = args.out.with_suffix(".md")
-            page.write_text(cleaned(page.read_text(encoding="utf-8"), server.url, tmp), encoding="utf-8")
+            text = cleaned(page.read_text(encoding="utf-8"), server.url, tmp)
+            page.write_text(with_outer_command(text, regenerate, args.target not in NO_LLM), encoding="utf-8")
         if args.measure:
             command = shlex.join(["proagent", "reproduce", args.target, *rest])
             print(measured_block(runs, args.tokenizer, command, earlier))
         if args.results is not None:
-            regenerate = "PYTHONPATH=. " + shlex.join(["python", "scripts/reproduce_loopback.py", *given])
             write_results(args.results, out, args.target, regenerate, server.url, tmp, rest)
     return 0
 

@@ -82,3 +82,15 @@ def test_results_names_the_page_and_its_figures_by_the_target_and_the_model(scri
         results, runs = tmp_path / target / "results", tmp_path / target / "runs"
         assert module.main([target, "--episodes", "1", "--runs-dir", str(runs), "--results", str(results)]) == 0
         assert sorted(p.name for p in results.iterdir()) == [f"{name}.md", f"{name}_score.png"]
+
+
+def test_a_kept_page_of_a_target_a_model_plays_names_this_scripts_command(script, tmp_path: Path) -> None:
+    """The inner `proagent reproduce` line names the double's address, which only this script
+    serves: a page kept with ``--out`` says how to make it again with this script, under its model line."""
+    module, _ = script
+    given = ["emcoop-macrafter", "--episodes", "1", "--out", str(tmp_path / "page"), "--runs-dir", str(tmp_path / "r")]
+    assert module.main(given) == 0
+    lines = (tmp_path / "page.md").read_text(encoding="utf-8").splitlines()
+    outer = f"Regenerate this page: `PYTHONPATH=. {shlex.join(['python', 'scripts/reproduce_loopback.py', *given])}`"
+    assert lines[0] == "# Table" and lines[2].startswith(outer)  # the stand-in's page has no model line: under the title
+    assert sum(line.startswith("Regenerate: `proagent reproduce") for line in lines) == 1
