@@ -25,9 +25,9 @@ imported), so the child processes some tests start compile the same way and shar
 
 The suite runs in one process per core plus one (pytest-xdist, ``-n auto`` in pyproject.toml): most
 tests keep one core busy (XLA compiles on one thread), but many also wait (on a child process, a
-served model, a Ray runtime, a double that answers late), and one process per core left a core idle
-then: on 2 cores, 3 processes ran the default suite on a cold compilation cache in 1,108 s with the
-cores 99 % busy, where 2 processes took 1,392 s. The processes share the compilation cache (an entry
+served model, a Ray runtime, a double that answers late), and one process per core leaves that core
+idle meanwhile: on 2 cores, 3 processes ran the default suite on a cold compilation cache with the
+cores 99 % busy (whole-machine CPU time over wall time). The processes share the compilation cache (an entry
 read while another process writes it is a miss, not an error: JAX compiles again). More than
 ``_MAX_WORKERS`` processes would each hold JAX, a served model or a Ray runtime for little gain, so
 ``auto`` stops there; ``-n 0`` runs in one process.
@@ -109,6 +109,10 @@ _LONG_FIRST = (
     "tests/cli/test_play_e2e.py",
     "tests/training/test_side_by_side.py",
     "tests/training/test_sweep.py",
+    "tests/training/test_train_benchmark.py",
+    "tests/eval/test_table_resume.py",
+    "tests/cli/test_world_defaults.py",
+    "tests/envs/test_macrafter_equivalence.py",
 )
 
 

@@ -201,7 +201,7 @@ def made_by(commands: list[str]) -> str:
 def write_comparison(target: Target, folder: Path, out: Path | None) -> None:
     """Our numbers from the run's records beside the paper's, with the commands that made them."""
     from proagent.eval.manifest import load_manifest
-    from proagent.eval.model_names import models_caption, models_short
+    from proagent.eval.model_names import eval_llm_seats, models_caption, models_short
     from proagent.eval.paper_gap import gap_plot
     from proagent.eval.paper_setting import withheld_line
     from proagent.eval.records import read_records
@@ -227,14 +227,15 @@ def write_comparison(target: Target, folder: Path, out: Path | None) -> None:
             f"Regenerate: {made_by([s.command for s in manifest.sessions if s.pending != 0])} (run folder "
             f"`{folder.name}`)."
         ),
-        models_caption(config),
+        models_caption(eval_llm_seats(config)),
         *([withheld_line(differences)] if differences else []),
     ]
     title = f"{target.name}: {target.table}"
     rows = compare(records, paper)
     path = out.with_suffix(".md") if out is not None else folder / "reproduce.md"
     path.parent.mkdir(parents=True, exist_ok=True)
-    plot = gap_plot(cell_gaps(rows), path.with_name(path.stem + "_vs_paper.png"), f"{title}\n{models_short(config)}")
+    caption = f"{title}\n{models_short(eval_llm_seats(config))}"
+    plot = gap_plot(cell_gaps(rows), path.with_name(path.stem + "_vs_paper.png"), caption)
     if plot is None and (folder / "scores.png").exists():  # nothing to set beside the paper: our scores alone
         plot = Path(shutil.copyfile(folder / "scores.png", path.with_name(path.stem + "_scores.png")))
     text = comparison_markdown(title, rows, paper, notes, plot)

@@ -8,6 +8,9 @@ settled it), so a table can only name what played.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
 from proagent.eval.config import PROAGENT, EvalConfig
 from proagent.llm.scripted import SCRIPTED_CAPTION, SCRIPTED_SPEC, is_scripted
 
@@ -37,20 +40,40 @@ def model_short(llm: str) -> str:
     return llm
 
 
-def _llm_agents(config: EvalConfig) -> list[tuple[str, str, str]]:
-    """(agent name, --llm, prompt set) of each LLM agent of the run."""
-    return [(a.name, a.llm, a.agent_config().prompt) for a in config.agents if a.kind == PROAGENT]
+class LlmSeat(NamedTuple):
+    """An LLM agent of a run: its name, its ``--llm`` and the prompt set it played with."""
+
+    agent: str
+    llm: str
+    prompt: str
 
 
-def models_caption(config: EvalConfig | None) -> str:
-    """One line naming each LLM agent's model and prompt set (or that none played)."""
+def eval_llm_seats(config: EvalConfig | None) -> list[LlmSeat] | None:
+    """Each LLM agent of an evaluation run (None: its config is not recorded)."""
     if config is None:
+        return None
+    return [LlmSeat(a.name, a.llm, a.agent_config().prompt) for a in config.agents if a.kind == PROAGENT]
+
+
+def play_llm_seats(config: Mapping[str, Any]) -> list[LlmSeat]:
+    """The LLM agent of a ``play`` or ``human`` run, from its config.json (``llm`` "none": a person
+    played with a scripted or trained partner, no model)."""
+    llm = config.get("llm")
+    if not isinstance(llm, str) or llm in ("", "none"):
+        return []
+    agent = config.get("agent")
+    prompt = agent.get("prompt") if isinstance(agent, Mapping) else None
+    return [LlmSeat(PROAGENT, llm, prompt if isinstance(prompt, str) else "not recorded")]
+
+
+def models_caption(seats: list[LlmSeat] | None) -> str:
+    """One line naming each LLM agent's model and prompt set (or that none played)."""
+    if seats is None:
         return "Model: not recorded (the run folder has no config.json)."
-    agents = _llm_agents(config)
-    if not agents:
+    if not seats:
         return "Model: none (no LLM agent played; every agent is scripted or trained)."
     groups: dict[tuple[str, str], list[str]] = {}  # agents that share a model and prompt set are named together
-    for name, llm, prompt in agents:
+    for name, llm, prompt in seats:
         groups.setdefault((llm, prompt), []).append(f"`{name}`")
     named = "; ".join(
         f"{', '.join(names)}: {model_label(llm)}, prompt set `{prompt}`" for (llm, prompt), names in groups.items()
@@ -58,12 +81,11 @@ def models_caption(config: EvalConfig | None) -> str:
     return f"Model{'s' if len(groups) > 1 else ''} (--llm, from config.json): {named}."
 
 
-def models_short(config: EvalConfig | None) -> str:
+def models_short(seats: list[LlmSeat] | None) -> str:
     """The same, in a few words, for a plot's caption."""
-    if config is None:
+    if seats is None:
         return "model not recorded"
-    agents = _llm_agents(config)
-    if not agents:
+    if not seats:
         return "no LLM agent"
-    kinds = sorted({f"{model_short(llm)}, prompts {prompt}" for _, llm, prompt in agents})
+    kinds = sorted({f"{model_short(llm)}, prompts {prompt}" for _, llm, prompt in seats})
     return "model: " + "; ".join(kinds)

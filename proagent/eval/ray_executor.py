@@ -47,6 +47,9 @@ EXECUTORS = ("local", "ray")
 MAX_RESTARTS = 3  # a worker process that dies is started again this often
 MAX_RETRIES = 3  # an episode whose worker died is played again this often
 PROGRESS_EVERY_S = 1.0  # how often the driver asks the workers how their episodes are going
+# how long the driver waits for the workers' progress reports: a restarting worker's report waits for its new
+# process (minutes on a busy machine), and the run's lease must be renewed meanwhile (request_slots.LEASE_S)
+REPORT_WAIT_S = 5.0
 MAX_EPISODES_PER_WORKER = MAX_CONCURRENCY  # calls Ray lets into a worker at once; the lanes send fewer
 
 log = logging.getLogger(__name__)
@@ -282,16 +285,19 @@ class RayExecutor:
     async def _poll(self, actors: list[Any]) -> None:
         """Ask the workers what their episodes have done, every ``PROGRESS_EVERY_S``, so the
         progress view moves between records as in a local run; and keep the run's lease on its
-        request caps."""
+        request caps. The reports are waited for ``REPORT_WAIT_S`` at most: a worker whose process
+        is being replaced answers only when its new process is up, and waiting for it would stop the
+        renewals until the lease ran out (the run's waiting requests then refused)."""
         from ray.exceptions import RayError
 
         while True:
             await asyncio.sleep(PROGRESS_EVERY_S)
             for actor in self.request_slots.values():
                 actor.renew.remote(self._run)
+            asked = asyncio.gather(*(actor.progress.remote() for actor in actors))
             try:
-                reports = await asyncio.gather(*(actor.progress.remote() for actor in actors))
-            except RayError:  # a worker restarting: it reports again when it is back
+                reports = await asyncio.wait_for(asked, REPORT_WAIT_S)
+            except (RayError, TimeoutError):  # a worker restarting: it reports again when it is back
                 continue
             self._live = {key: done for report in reports for key, done in report.items()}
 

@@ -27,7 +27,7 @@ from proagent.eval.ablation_table import (
 )
 from proagent.eval.clock_plots import CLOCK_FIGURE, clock_chart, clock_summary, clocks_short
 from proagent.eval.manifest import EvalManifest
-from proagent.eval.model_names import models_caption, models_short
+from proagent.eval.model_names import LlmSeat, eval_llm_seats, models_caption, models_short
 from proagent.eval.plots import comparison_chart, score_chart
 from proagent.eval.process_plots import failure_bars, radar_by_topology
 from proagent.eval.records import EvalRecord
@@ -134,14 +134,24 @@ def run_order(manifest: EvalManifest | None) -> dict[str, list]:
     }
 
 
-def build_report(records: list[EvalRecord], manifest: EvalManifest | None, title: str, world: str = "") -> Report:
+def build_report(
+    records: list[EvalRecord],
+    manifest: EvalManifest | None,
+    title: str,
+    world: str = "",
+    seats: list[LlmSeat] | None = None,
+) -> Report:
+    """The tables and figures' data. ``seats``: the LLM agents of a run without an evaluation
+    manifest (a play or human run, from its config.json); an evaluation's come from its manifest."""
     order = run_order(manifest)
     config = manifest.config if manifest is not None else None
+    if manifest is not None:
+        seats = eval_llm_seats(config)
     report = Report(
         title=f"{title} ({world})" if world else title,
         world=world,
-        models=models_caption(config),
-        models_short=models_short(config),
+        models=models_caption(seats),
+        models_short=models_short(seats),
         by_partner=pivot(records, "score", ["layout", "seat"], ["agent", "partner"], order),
         pooled=pivot(records, "score", ["layout", "seat"], ["agent"], order),
         metrics=summarize(records, ["agent", "partner", "layout", "seat"], _all_metrics(records, world), order),

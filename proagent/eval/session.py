@@ -8,6 +8,7 @@ resumed run takes its config from the folder's config.json; only execution setti
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from proagent.eval.manifest import (
     new_manifest,
     save_manifest,
 )
+from proagent.eval.model_names import LlmSeat, play_llm_seats
 from proagent.eval.plan import EpisodeJob, plan_jobs
 from proagent.eval.progress import ProgressLines, ProgressView
 from proagent.eval.records import EPISODES_FILE, read_records
@@ -152,6 +154,17 @@ async def play_run(
         return await evaluator.run(jobs, on_record=view.episode_done)
 
 
+def _play_seats(config_file: Path) -> list[LlmSeat]:
+    """The LLM agent a play or human run's config.json names (ConfigError: unreadable)."""
+    try:
+        config = json.loads(config_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{config_file}: cannot read it ({type(exc).__name__})") from None
+    if not isinstance(config, dict):
+        raise ConfigError(f"{config_file}: not a run's config (a JSON object)")
+    return play_llm_seats(config)
+
+
 def report_run(path: Path) -> tuple[Report, list[Path]]:
     """Rebuild and rewrite the run's tables and charts from its saved records: an evaluation's, or
     a play or human run's (one agent, one partner); the report names the world the run played."""
@@ -161,9 +174,11 @@ def report_run(path: Path) -> tuple[Report, list[Path]]:
     except RunFolderError as exc:
         raise ConfigError(str(exc)) from None
     manifest = load_manifest(folder) if evaluation else None
-    records = read_records(path / EPISODES_FILE, single_runs=not evaluation and (path / "config.json").exists())
+    single = not evaluation and (path / "config.json").exists()  # a play or human run
+    records = read_records(path / EPISODES_FILE, single_runs=single)
     title = manifest.config.name if manifest is not None else path.name
-    report = build_report(records, manifest, title, world)
+    seats = _play_seats(path / "config.json") if single else None
+    report = build_report(records, manifest, title, world, seats)
     return report, write_report(report, path)
 
 

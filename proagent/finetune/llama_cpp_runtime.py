@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from proagent.llm.embedded import import_llama_cpp, usable_cores, without_extra_buffer_types
+from proagent.llm.embedded import import_llama_cpp, one_llama_load, usable_cores, without_extra_buffer_types
 
 __all__ = ["GGML_TYPE_F32", "llama_cpp_logits", "load_llama"]
 
@@ -32,7 +32,7 @@ def load_llama(
     lib = import_llama_cpp()
     cores = usable_cores()
     kv = {"type_k": GGML_TYPE_F32, "type_v": GGML_TYPE_F32} if float32_kv_cache else {}
-    with without_extra_buffer_types(lib):
+    with one_llama_load(), without_extra_buffer_types(lib):
         return lib.Llama(
             model_path=str(model_path),
             lora_path=None if adapter_path is None else str(adapter_path),

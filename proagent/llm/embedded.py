@@ -116,6 +116,20 @@ def find_bundled_gguf(distribution: str = SMOLLM2_DISTRIBUTION) -> Path:
     )
 
 
+# llama-cpp-python swaps the process's stdout and stderr (both the file descriptors and ``sys``'s
+# objects) while a model loads, and the load guard below swaps a module attribute: two loads at once in
+# two threads restore each other's swapped values, leaving the process's output silenced for good.
+_ONE_LOAD_AT_A_TIME = threading.Lock()
+
+
+@contextlib.contextmanager
+def one_llama_load() -> Iterator[None]:
+    """Hold while constructing a ``llama_cpp.Llama`` (and its load guard): loads in this process
+    take turns, so each restores the streams it found."""
+    with _ONE_LOAD_AT_A_TIME:
+        yield
+
+
 @contextlib.contextmanager
 def without_extra_buffer_types(lib: ModuleType) -> Iterator[bool]:
     """While loading, make llama.cpp skip "extra" CPU buffer types (AMX / weight repacking).
@@ -314,7 +328,7 @@ class EmbeddedModel:
         path = self.model_path
         guard = without_extra_buffer_types(lib) if self._no_extra_bufts else contextlib.nullcontext(False)
         try:
-            with guard:
+            with one_llama_load(), guard:
                 self._llama = lib.Llama(
                     model_path=str(path),
                     n_ctx=self._n_ctx,

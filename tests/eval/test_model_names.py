@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from eval_helpers import config, run_eval
 
+from proagent.cli import main
 from proagent.eval import report as report_module
-from proagent.eval.model_names import models_caption, models_short
+from proagent.eval.model_names import eval_llm_seats, models_caption, models_short
 
 
 @pytest.mark.parametrize(
@@ -22,13 +23,13 @@ from proagent.eval.model_names import models_caption, models_short
     ],
 )  # fmt: skip
 def test_the_caption_names_each_model_and_prompt_set(llm: str, said: str, short: str) -> None:
-    cfg = config(agents=[{"kind": "proagent", "llm": llm}, {"kind": "greedy"}])
+    cfg = eval_llm_seats(config(agents=[{"kind": "proagent", "llm": llm}, {"kind": "greedy"}]))
     assert said in models_caption(cfg) and models_caption(cfg).startswith("Model (--llm, from config.json): `proagent`: ")
     assert models_short(cfg) == f"model: {short}"
 
 
 def test_a_run_without_an_llm_agent_says_so() -> None:
-    cfg = config(agents=[{"kind": "greedy"}])
+    cfg = eval_llm_seats(config(agents=[{"kind": "greedy"}]))
     assert models_caption(cfg).startswith("Model: none (no LLM agent played") and models_short(cfg) == "no LLM agent"
 
 
@@ -47,8 +48,27 @@ def test_every_markdown_table_and_plot_of_a_run_names_its_model(world, tmp_path,
 
 
 def test_agents_that_share_a_model_are_named_together() -> None:
-    cfg = config(agents=[{"kind": "proagent", "label": "a"}, {"kind": "proagent", "label": "b", "llm": "openai/x"},
-                         {"kind": "proagent", "label": "c"}])  # fmt: skip
+    cfg = eval_llm_seats(config(agents=[{"kind": "proagent", "label": "a"}, {"kind": "proagent", "label": "b", "llm": "openai/x"},
+                         {"kind": "proagent", "label": "c"}]))  # fmt: skip
     caption = models_caption(cfg)
     assert caption.startswith("Models (--llm, from config.json): `a`, `c`: the embedded model")
     assert "; `b`: `openai/x`, prompt set `proagent`." in caption
+
+
+def test_a_play_runs_report_names_the_model_its_config_records(tmp_path) -> None:
+    """`proagent report` on a play run folder reads the model and prompt set from its config.json
+    (a play run has no evaluation manifest: its caption once said the folder had no config.json)."""
+    argv = ["play", "--layout", "cramped_room", "--partner", "greedy", "--llm", "scripted", "--prompt", "compact"]
+    assert main([*argv, "--horizon", "3", "--runs-dir", str(tmp_path)]) == 0
+    (run,) = tmp_path.iterdir()
+    assert main(["report", str(run), "--quiet"]) == 0
+    caption = "Model (--llm, from config.json): `proagent`: `scripted`: the world's scripted planner (not a language model)"
+    line = (run / "table.md").read_text().splitlines()[2]
+    assert line.startswith(caption) and "prompt set `compact`" in line
+
+
+def test_a_human_run_without_a_model_says_none_played() -> None:
+    from proagent.eval.model_names import play_llm_seats
+
+    assert models_caption(play_llm_seats({"llm": "none", "agent": {}})).startswith("Model: none")
+    assert play_llm_seats({"llm": "embedded", "agent": {"prompt": "compact"}})[0].prompt == "compact"

@@ -184,6 +184,8 @@ def test_two_runs_against_one_endpoint_share_its_cap_on_the_cluster(ray_session,
         # workers import the project on start: on 2 busy cores both runs may take minutes to queue
         holding, deadline = True, time.monotonic() + 300
         while not runs.done():
+            if holding:  # the test's own run keeps its lease like a driver (else it is dropped after LEASE_S)
+                slots.renew.remote("test")
             seen.append(await slots.state.remote())
             if holding and (seen[-1]["runs"] == 3 and seen[-1]["waiting"] == 2 or time.monotonic() > deadline):
                 slots.leave.remote("test")
@@ -370,3 +372,39 @@ def test_the_command_starts_and_stops_its_own_local_runtime(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     (run,) = tmp_path.iterdir()
     assert len(read_records(run / "episodes.jsonl")) == 8
+
+
+def test_the_lease_is_renewed_while_a_restarting_worker_owes_its_report(monkeypatch):
+    """A worker whose process is being replaced answers its progress call only when the new process
+    is up (a minute or more on a busy machine). The driver keeps renewing its run's lease on the
+    request caps meanwhile; waiting for that report stopped the renewals, the lease ran out and the
+    run's waiting requests were refused ("its run has left this endpoint")."""
+    from proagent.eval import ray_executor
+
+    monkeypatch.setattr(ray_executor, "PROGRESS_EVERY_S", 0.01)
+    monkeypatch.setattr(ray_executor, "REPORT_WAIT_S", 0.05)
+    renewed: list[str] = []
+
+    class RequestCap:  # an endpoint's request-cap actor: renew.remote(run)
+        class renew:  # the shape of a Ray actor method
+            @staticmethod
+            def remote(run: str) -> None:
+                renewed.append(run)
+
+    class RestartingWorker:  # its progress report never comes while the test watches
+        class progress:
+            @staticmethod
+            def remote() -> asyncio.Future:
+                return asyncio.get_running_loop().create_future()
+
+    executor = RayExecutor(None, World())
+    executor.request_slots = {("model", None): RequestCap}
+    executor._run = "the-run"
+
+    async def poll_for_a_second() -> None:
+        task = asyncio.create_task(executor._poll([RestartingWorker]))
+        await asyncio.sleep(1.0)
+        task.cancel()
+
+    asyncio.run(poll_for_a_second())
+    assert len(renewed) >= 5 and set(renewed) == {"the-run"}

@@ -61,9 +61,10 @@ def macrafter_answer(grounding: Grounding | None) -> str:
         return EXPLANATION
     facts = g.facts
     own = plan_for(facts)
-    if g.feedback:  # the plan was refused: the convention's fallback is to look around
-        own = _explore(facts) if not own.startswith("move") else "noop(1)"
-    plan = _directed(g, facts["me"]["seat"]) or _joined(g, facts) or own
+    refused = {f["skill"] for f in g.feedback}
+    # A refused plan is never proposed again in the same decision: the convention's fallback is to look around.
+    candidates = (_directed(g, facts["me"]["seat"]), _joined(g, facts), own, _explore(facts), "noop(1)")
+    plan = next((c for c in candidates if c is not None and c not in refused), "noop(1)")
     mates = [t["seat"] for t in facts["teammates"]]
     message = _message(g, plan, mates) if "message" in g.fields else None
     intention = {f"player {s}": own for s in mates} if len(mates) > 1 else own
@@ -72,7 +73,9 @@ def macrafter_answer(grounding: Grounding | None) -> str:
 
 
 def _directed(g: Grounding, me: int) -> str | None:
-    """A leader's directive for this player (``player k: skill``), in the message's own words."""
+    """A leader's directive for this player (``player k: skill``), in the message's own words. One the
+    Verificator refused in this decision is skipped by the caller: a directive it cannot carry out now
+    gives way to its own plan (as the follower's prompt says) instead of being proposed until the retries run out."""
     messages = g.talk["messages"] if g.talk is not None else []
     for m in messages:
         if m["kind"] == "directive":
