@@ -82,4 +82,23 @@ def batch_all(pred: jax.Array) -> jax.Array:
     return every(pred)
 
 
-__all__ = ["batch_all", "batch_max", "when"]
+def fence(bits: jax.Array) -> jax.Array:
+    """``bits`` (unsigned ints), computed once into a buffer of their own. XLA fuses a cheap
+    elementwise producer into each of its consumers, recomputing it in each; for a hash of many
+    rounds (the step's draws) that costs more than the reads it saves. A conditional is a fusion
+    boundary XLA keeps (``optimization_barrier`` is dropped on CPU before fusion); its predicate is
+    always true but not a constant, and under ``vmap`` it stays one unbatched branch."""
+
+    @custom_vmap
+    def boundary(bits: jax.Array) -> jax.Array:
+        first = bits.reshape(-1)[0]
+        return jax.lax.cond((first | 1) != 0, lambda b: b, jnp.zeros_like, bits)
+
+    @boundary.def_vmap
+    def _batched(axis_size: int, in_batched: list, bits: jax.Array) -> tuple[jax.Array, bool]:
+        return boundary(bits), in_batched[0]
+
+    return boundary(bits)
+
+
+__all__ = ["batch_all", "batch_max", "fence", "when"]

@@ -15,6 +15,8 @@ import jax
 import jax.numpy as jnp
 from numpy import uint32 as np_uint32
 
+from envs.macrafter.batched import fence
+
 Array = Any
 
 
@@ -43,10 +45,11 @@ def step_draws(key: jax.Array, cow_capacity: int, num_chunks: int) -> StepDraws:
     # The same bits, computed here: partitionable threefry hashes each index with the key, so the
     # four streams are one (4, n) hash, unrolled (JAX's CPU lowering loops over the rounds, which
     # costs more than the hash at these sizes).
-    split = _threefry(key[0], key[1], jnp.zeros(4, jnp.uint32), jnp.arange(4, dtype=jnp.uint32))
+    split = jnp.stack(_threefry(key[0], key[1], jnp.zeros(4, jnp.uint32), jnp.arange(4, dtype=jnp.uint32)))
+    split = fence(split)  # once, not once per element of the streams
     n = max(sizes)
     hi, lo = _threefry(split[0][:, None], split[1][:, None], jnp.zeros((1, n), jnp.uint32), _iota(n)[None, :])
-    bits = hi ^ lo
+    bits = fence(hi ^ lo)  # computed once: left fusable, XLA copies the hash into every consumer of a stream
     return StepDraws(*(bits[i, :k] for i, k in enumerate(sizes)))
 
 

@@ -140,3 +140,13 @@ def test_benchmark_refuses_a_bad_rule_in_one_line(speed, capsys, env_args, said)
     assert speed.main(["--quick", *env_args]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and said in err and len(err.splitlines()) == 1
+
+
+def test_fence_passes_its_bits_through_alone_and_in_a_batch():
+    """The draws' fusion boundary changes no bit: one array, a batch of them, a zero first word."""
+    from envs.macrafter.batched import fence
+
+    bits = jnp.asarray([[0, 1, 2**32 - 1], [7, 0, 5]], jnp.uint32)
+    assert np.array_equal(np.asarray(jax.jit(fence)(bits)), np.asarray(bits))
+    assert np.array_equal(np.asarray(jax.jit(jax.vmap(fence))(bits)), np.asarray(bits))
+    assert np.array_equal(np.asarray(jax.vmap(jax.vmap(fence))(bits)), np.asarray(bits))
