@@ -17,12 +17,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from pydantic import Field
 from rich.console import Console
 
 from proagent.agent.clock import ClockFallback
+from proagent.eval.plots import new_figure
 from proagent.eval.records import EvalRecord, read_records
 from proagent.eval.stats import MeanSE, mean_se, metric_value
 from proagent.tables.common import LLMSettings, Plan, page_out, play_grids, proagent_agent, write_page
@@ -212,8 +211,7 @@ def score_figure(records: dict[str, list[EvalRecord]], labels: list[str], path: 
     panels: dict[str, dict[str, dict[str, float]]] = {}
     for world, layout, partner, label, cell in cells(records, labels):
         panels.setdefault(f"{world}: {layout}", {}).setdefault(partner, {})[label] = cell_stat(cell, "score").mean
-    figure = Figure(figsize=(3.6 * max(1, len(panels)), 3.8))
-    FigureCanvasAgg(figure)
+    figure = new_figure(3.6 * max(1, len(panels)), 3.8)
     axes = figure.subplots(1, max(1, len(panels)), squeeze=False)[0]
     for ax, (title, series) in zip(axes, panels.items()):
         for partner, points in series.items():
