@@ -17,6 +17,7 @@ import numpy as np
 
 from envs.macrafter.batched import batch_all, batch_max, when
 from envs.macrafter.draws import StepDraws, meets
+from envs.macrafter.reduce import count
 from envs.macrafter.rules import (
     AGENT_WALKABLE,
     CRAFTS,
@@ -290,7 +291,7 @@ def _queue_places(wants: jax.Array, cow_order: jax.Array) -> jax.Array:
     in_order = jnp.all((listed[1:] > listed[:-1]) | (listed[1:] == big))
 
     def by_order(key: jax.Array) -> jax.Array:
-        return jnp.sum((key[None, :] >= 0) & (key[None, :] < key[:, None]), -1, dtype=jnp.int32)
+        return count((key[None, :] >= 0) & (key[None, :] < key[:, None]))
 
     place = jax.lax.cond(batch_all(in_order), lambda _: below, by_order, key)
     return jnp.where(wants, place, c)
