@@ -9,6 +9,7 @@ acts first: a table placed by an earlier seat blocks a later seat's move in the 
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import jax
@@ -160,10 +161,12 @@ def seen(wd: World, cell: jax.Array) -> Seen:
 def marked(grid: jax.Array, cow_pos: jax.Array, live: jax.Array, sign: int) -> jax.Array:
     """The grid with each live cow's cell marked (``sign`` 1) or unmarked (-1): during the updates
     one read of a cell tells both its material and whether a cow stands there (cows never share a
-    cell), so no step compares a cell with every cow."""
-    h = grid.shape[0]
-    rows = jnp.where(live, cow_pos[:, 1], h)  # out of range: dropped
-    return grid.at[rows, cow_pos[:, 0]].add(jnp.int8(sign * COW_MARK), mode="drop")
+    cell), so no step compares a cell with every cow. One scatter on the flat map; an empty slot
+    adds 0 to cell 0 (an index always in range: XLA's CPU scatter skips its bounds checks)."""
+    h, w = grid.shape
+    cell = jnp.where(live, jnp.clip(cow_pos[:, 1], 0, h - 1) * w + jnp.clip(cow_pos[:, 0], 0, w - 1), 0)
+    mark = jnp.where(live, jnp.int8(sign * COW_MARK), jnp.int8(0))
+    return grid.reshape(-1).at[cell].add(mark, mode="promise_in_bounds").reshape(h, w)
 
 
 def update_objects(
@@ -227,12 +230,13 @@ def walk_cows(at: ActTables, wd: World, cow_order: jax.Array, draws: StepDraws, 
     target = pos + _step_of(heading)  # (C, 2)
     x, y = target[:, 0], target[:, 1]
     inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
-    cell = wd.grid[jnp.clip(y, 0, h - 1), jnp.clip(x, 0, w - 1)]
-    walkable = _in_set(at.cow_walk, (cell % COW_MARK).astype(jnp.int32))
-    seat_there = jnp.any(wd.in_world[None, :] & jnp.all(wd.pos[None, :, :] == target[:, None, :], -1), -1)
-    wants = due & meets(draws.cow_move, at.cow_move_probability) & inside & walkable & ~seat_there
     src = pos[:, 1] * w + pos[:, 0]
     dst = jnp.where(inside, y * w + x, 0)
+    flat = wd.grid.reshape(-1)
+    cell = flat.at[dst].get(mode="promise_in_bounds") & (COW_MARK - 1)  # its material (the mark masked off)
+    seats = jnp.where(wd.in_world, wd.pos[:, 1] * w + wd.pos[:, 0], -1)
+    seat_there = functools.reduce(jnp.logical_or, [dst == seats[a] for a in range(seats.shape[0])])
+    wants = due & meets(draws.cow_move, at.cow_move_probability) & inside & _in_set(at.cow_walk, cell) & ~seat_there
     place = _queue_places(wants, cow_order)  # each wanting cow's place in the queue, c for the rest
     moves = Moves(
         src=jnp.zeros(c, jnp.int32).at[place].set(src, mode="drop"),
@@ -241,15 +245,16 @@ def walk_cows(at: ActTables, wd: World, cow_order: jax.Array, draws: StepDraws, 
     )
 
     def one(r: jax.Array, carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
-        """The queue's cow ``r``: it moves when no cow is marked on its target now."""
+        """The queue's cow ``r``: it moves when no cow is marked on its target now (a cow past the
+        queue's end, or one that stays, adds 0 to its cells)."""
         flat, moved = carry
         move = (r < moves.count) & (flat[moves.dst[r]] < COW_MARK)
-        flat = flat.at[jnp.where(move, moves.src[r], h * w)].add(jnp.int8(-COW_MARK), mode="drop")
-        flat = flat.at[jnp.where(move, moves.dst[r], h * w)].add(jnp.int8(COW_MARK), mode="drop")
+        step = jnp.where(move, jnp.int8(COW_MARK), jnp.int8(0))
+        cells = jnp.stack([moves.src[r], moves.dst[r]])
+        flat = flat.at[cells].add(jnp.stack([-step, step]), mode="promise_in_bounds")
         return flat, moved.at[r].set(move)
 
-    start = (wd.grid.reshape(-1), jnp.zeros(c, bool))
-    flat, moved = jax.lax.fori_loop(0, batch_max(moves.count), one, start)  # the batch's longest queue
+    flat, moved = jax.lax.fori_loop(0, batch_max(moves.count), one, (flat, jnp.zeros(c, bool)))  # the longest queue
     moved = moved[jnp.minimum(place, c - 1)] & wants
     return wd._replace(grid=flat.reshape(h, w), cow_pos=jnp.where(moved[:, None], target, pos))
 
