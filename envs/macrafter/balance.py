@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from envs.macrafter.draws import StepDraws, meets
+from envs.macrafter.reduce import any_of, count
 from envs.macrafter.rules import Material
 from envs.macrafter.settings import CrafterSettings
 
@@ -52,18 +53,30 @@ def grass_spots(cfg: CrafterSettings, grid: jax.Array, pick: jax.Array) -> tuple
     # EmCoop's plant is an object standing on grass: its cell counts as grass but holds an object
     grass = (grid == Material.GRASS) | (grid == Material.PLANT)
     blocks = jnp.pad(grass, ((0, rows * cs - h), (0, cols * cs - w))).reshape(rows, cs, cols, cs)
-    per_column = blocks.sum(1, dtype=jnp.int32)  # (row, col, x)
-    n = per_column.sum(-1)  # (row, col)
+    narrow = jnp.int8 if cs < 128 else jnp.int32  # a column's count fits int8: XLA's CPU sums those fastest
+    per_column = blocks.sum(1, dtype=narrow).astype(jnp.int32)  # (row, col, x)
+    upto = _running_sum(per_column, -1)
+    n = upto[..., -1]  # (row, col)
     k = (pick.reshape(rows, cols) % jnp.maximum(n, 1).astype(jnp.uint32)).astype(jnp.int32)
-    upto = jnp.cumsum(per_column, -1, dtype=jnp.int32)
-    lx = jnp.minimum(jnp.sum(upto <= k[..., None], -1), cs - 1)  # the column holding the k-th cell
+    lx = jnp.minimum(count(upto <= k[..., None]), cs - 1)  # the column holding the k-th cell
     chosen = jnp.arange(cs) == lx[..., None]  # (row, col, x)
     rest = k - jnp.sum(jnp.where(chosen, upto - per_column, 0), -1)  # its rank inside that column
-    column = jnp.any(blocks & chosen[:, None, :, :], -1)  # (row, y, col)
-    ly = jnp.minimum(jnp.sum(jnp.cumsum(column, 1, dtype=jnp.int32) <= rest[:, None, :], 1), cs - 1)
+    column = any_of(blocks & chosen[:, None, :, :])  # (row, y, col)
+    below = _running_sum(column.astype(jnp.int32), 1) <= rest[:, None, :]
+    ly = jnp.minimum(jnp.sum(below, 1, dtype=narrow).astype(jnp.int32), cs - 1)
     x = jnp.arange(cols)[None, :] * cs + lx
     y = jnp.arange(rows)[:, None] * cs + ly
     return n.reshape(-1), jnp.stack([x, y], -1).reshape(-1, 2)
+
+
+def _running_sum(x: jax.Array, axis: int) -> jax.Array:
+    """``jnp.cumsum`` along a short ``axis`` (a chunk's side) as unrolled adds: XLA's CPU cumsum is
+    a windowed reduction that re-adds the whole prefix for every element and fuses with nothing."""
+    parts = jnp.split(x, x.shape[axis], axis)
+    out = [parts[0]]
+    for part in parts[1:]:
+        out.append(out[-1] + part)
+    return jnp.concatenate(out, axis)
 
 
 def chunk_of(cfg: CrafterSettings, pos: jax.Array) -> jax.Array:
@@ -89,34 +102,40 @@ def balance(
     h, w = grid.shape
     n_grass, spot = grass_spots(cfg, grid, draws.chunk_pick)
     cow_chunk = jnp.where(herd.cow_alive, chunk_of(cfg, herd.cow_pos), -1)
-    in_chunk = cow_chunk[None, :] == jnp.arange(nc)[:, None]  # (NC, C)
-    n_cows = in_chunk.sum(-1)
+    n_cows = count(cow_chunk[None, :] == jnp.arange(nc)[:, None])  # (NC,)
     floor_ = jnp.where(n_grass < cfg.chunk_min_grass, 0, 1)
     ceil_ = jnp.asarray(ceiling)[jnp.clip(step, 0, len(ceiling) - 1)]
     live = touched.reshape(-1)
     spawn_try = live & (n_cows < floor_) & meets(draws.chunk_roll, cfg.cow_spawn_probability)
     leave_try = live & ~(n_cows < floor_) & (n_cows > ceil_) & meets(draws.chunk_roll, cfg.cow_despawn_probability)
     far = _away(seat_pos, seats, spot, cfg.cow_spawn_distance)
-    taken = jnp.any(herd.cow_alive[None] & jnp.all(herd.cow_pos[None] == spot[:, None], -1), -1)
-    taken = taken | jnp.any(seats[None] & jnp.all(seat_pos[None] == spot[:, None], -1), -1)
+    spot_cell = spot[:, 1] * w + spot[:, 0]  # a real cell where the chunk has grass (else no spawn)
+    cow_cell = jnp.where(herd.cow_alive, herd.cow_pos[:, 1] * w + herd.cow_pos[:, 0], -1)
+    taken = any_of(cow_cell[None, :] == spot_cell[:, None])
+    for a in range(seat_pos.shape[0]):  # unrolled: a reduction over the few seats is a scalar loop
+        taken = taken | (seats[a] & (seat_pos[a, 1] * w + seat_pos[a, 0] == spot_cell))
     taken = taken | (grid[jnp.clip(spot[:, 1], 0, h - 1), jnp.clip(spot[:, 0], 0, w - 1)] == Material.PLANT)
     spawn = spawn_try & (n_grass > 0) & far & ~taken
-    left = _leave(cfg, herd, in_chunk, n_cows, leave_try, draws, seat_pos, seats)
+    left = _leave(cfg, herd, cow_chunk, n_cows, leave_try, draws, seat_pos, seats)
     # when each slot becomes free in the pass's chunk walk: -1 free before it, a despawn's chunk, nc never
     freed_at = jnp.where(herd.cow_alive, jnp.where(left.cow_alive, nc, cow_chunk), -1)
     return _spawn(left, spawn, spot, freed_at)
 
 
 def _away(seat_pos: jax.Array, seats: jax.Array, cells: jax.Array, distance: int) -> jax.Array:
-    """Whether every seat is at Manhattan ``distance`` or more from each of ``cells`` (N, 2)."""
-    d = jnp.abs(cells[:, None, :] - seat_pos[None, :, :]).sum(-1)
-    return jnp.all(~seats[None] | (d >= distance), -1)
+    """Whether every seat is at Manhattan ``distance`` or more from each of ``cells`` (N, 2)
+    (unrolled over the few seats and the two axes: reductions that small are scalar loops)."""
+    far = jnp.ones(cells.shape[:1], bool)
+    for a in range(seat_pos.shape[0]):
+        d = jnp.abs(cells[:, 0] - seat_pos[a, 0]) + jnp.abs(cells[:, 1] - seat_pos[a, 1])
+        far = far & (~seats[a] | (d >= distance))
+    return far
 
 
 def _leave(
     cfg: CrafterSettings,
     herd: Herd,
-    in_chunk: jax.Array,
+    cow_chunk: jax.Array,
     n_cows: jax.Array,
     leave_try: jax.Array,
     draws: StepDraws,
@@ -124,15 +143,15 @@ def _leave(
     seats: jax.Array,
 ) -> Herd:
     """Despawns: the (pick % n)-th cow of the chunk in slot order leaves if every agent is far.
-    Worked out per cow (its rank among its chunk's cows), so nothing is gathered by chunk."""
+    Worked out per cow (its rank among its chunk's cows; ``cow_chunk`` -1 for an empty slot)."""
     c = herd.cow_alive.shape[0]
     k = (draws.chunk_pick % jnp.maximum(n_cows, 1).astype(jnp.uint32)).astype(jnp.int32)
     slot = jnp.arange(c)
-    chunk = jnp.sum(jnp.where(in_chunk, jnp.arange(in_chunk.shape[0])[:, None] + 1, 0), 0) - 1  # (C,), -1 dead
-    mates = (chunk[None, :] == chunk[:, None]) & (chunk[:, None] >= 0)  # (C, C): alive in the same chunk
-    rank = jnp.sum(mates & (slot[None, :] < slot[:, None]), -1)
-    mine_k = jnp.sum(jnp.where(in_chunk, k[:, None], 0), 0)  # (C,) the pick of each cow's chunk
-    tries = jnp.any(in_chunk & leave_try[:, None], 0)
+    mates = (cow_chunk[None, :] == cow_chunk[:, None]) & (cow_chunk[:, None] >= 0)  # (C, C): alive, same chunk
+    rank = count(mates & (slot[None, :] < slot[:, None]))
+    mine = jnp.maximum(cow_chunk, 0)
+    mine_k = k[mine]  # (C,) the pick of each cow's chunk
+    tries = leave_try[mine] & (cow_chunk >= 0)
     far = _away(seat_pos, seats, herd.cow_pos, cfg.cow_despawn_distance)
     gone = tries & (rank == mine_k) & far
     n = herd.order.shape[0] - c
