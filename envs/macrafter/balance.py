@@ -58,10 +58,10 @@ def grass_spots(cfg: CrafterSettings, grid: jax.Array, pick: jax.Array) -> tuple
     upto = _running_sum(per_column, -1)
     n = upto[..., -1]  # (row, col)
     k = (pick.reshape(rows, cols) % jnp.maximum(n, 1).astype(jnp.uint32)).astype(jnp.int32)
-    lx = jnp.minimum(count(upto <= k[..., None]), cs - 1)  # the column holding the k-th cell
-    chosen = jnp.arange(cs) == lx[..., None]  # (row, col, x)
+    lx = jnp.minimum(jnp.sum(upto <= k[..., None], -1, dtype=narrow).astype(jnp.int32), cs - 1)
+    chosen = jnp.arange(cs) == lx[..., None]  # (row, col, x): the column holding the k-th cell
     rest = k - jnp.sum(jnp.where(chosen, upto - per_column, 0), -1)  # its rank inside that column
-    column = any_of(blocks & chosen[:, None, :, :])  # (row, y, col)
+    column = jnp.any(blocks & chosen[:, None, :, :], -1)  # (row, y, col)
     below = _running_sum(column.astype(jnp.int32), 1) <= rest[:, None, :]
     ly = jnp.minimum(jnp.sum(below, 1, dtype=narrow).astype(jnp.int32), cs - 1)
     x = jnp.arange(cols)[None, :] * cs + lx
