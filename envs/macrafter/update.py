@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from envs.macrafter.batched import batch_all, batch_max, when
+from envs.macrafter.batched import batch_all, batch_max
 from envs.macrafter.draws import StepDraws, meets
 from envs.macrafter.reduce import count
 from envs.macrafter.rules import (
@@ -102,6 +102,8 @@ def act_tables(cfg: CrafterSettings) -> ActTables:
     walk[[int(x) for x in AGENT_WALKABLE]] = True
     cow_walk = np.zeros(m, bool)
     cow_walk[[int(x) for x in WALKABLE]] = True
+    if any(cow_walk[int(_PLACED[a])] for a in PLACES):  # `plan_walk` queues cows before the seats place
+        raise ValueError("a placed material is walkable for cows")
     return ActTables(
         place_on=place_on,
         place_cost=place_cost,
@@ -180,14 +182,13 @@ def update_objects(
 ) -> World:
     """Every object's update in creation order. The seats are created together after the world's
     first cows (EmCoop's reset) and every later cow after them, so the order is: the cows older than
-    the seats (by creation number), the seats in seat order, then the younger cows (`walk_cows`;
-    skipped when no env of a batch has one). ``wd.grid`` comes with the live cows marked (`marked`)
-    and leaves unmarked. No loop carries the grid: the seats only read it."""
+    the seats (by creation number), the seats in seat order, then the younger cows. Both groups of
+    cows walk from one queue (`plan_walk`, `walk_cows`). ``wd.grid`` comes with the live cows
+    marked (`marked`) and leaves unmarked. No loop carries the grid: the seats only read it."""
     n = wd.pos.shape[0]
     big = jnp.iinfo(jnp.int32).max
     first_seat = jnp.min(jnp.where(order[:n] >= 0, order[:n], big))
     cow_order = order[n:]
-    older = cow_order < first_seat
 
     def seat(i: jax.Array, carry: World) -> World:
         """One seat's update; the grid stays out of the loop's carry (the seats only read it: their
@@ -196,13 +197,18 @@ def update_objects(
         done = jax.lax.cond(full.in_world[i], lambda w: _player(cfg, at, w, i, acts[i], crafters), lambda w: w, full)
         return done._replace(grid=None)
 
-    wd = walk_cows(at, wd, cow_order, draws, older)
-    grid = wd.grid
+    h, w = wd.grid.shape
+    plan = plan_walk(at, wd, cow_order, draws, cow_order < first_seat)
+    moved = jnp.zeros(cow_order.shape, bool)
+    flat, moved = walk_cows(at, plan, wd, wd.grid.reshape(-1), moved, 0, plan.older)
+    grid = flat.reshape(h, w)
     wd = wd._replace(placed_cell=jnp.full((n, 2), -1, jnp.int32), placed_mat=jnp.full((n,), -1, jnp.int32))
     wd = jax.lax.fori_loop(0, n, seat, wd._replace(grid=None))._replace(grid=grid)
     wd = _lay_placements(wd)
-    young = ~older & wd.cow_alive & (cow_order >= 0)
-    wd = when(jnp.any(young), lambda w, x: walk_cows(at, w, x[0], x[1], x[2]), wd, (cow_order, draws, ~older))
+    flat, moved = walk_cows(at, plan, wd, wd.grid.reshape(-1), moved, plan.older, plan.count - plan.older)
+    c = moved.shape[0]
+    went = moved[jnp.minimum(plan.place, c - 1)] & (plan.place < c)
+    wd = wd._replace(grid=flat.reshape(h, w), cow_pos=jnp.where(went[:, None], plan.target, wd.cow_pos))
     return wd._replace(grid=marked(wd.grid, wd.cow_pos, wd.cow_alive, -1))
 
 
@@ -215,48 +221,72 @@ def _lay_placements(wd: World) -> World:
     return wd._replace(grid=grid, placed_cell=None, placed_mat=None)
 
 
-def walk_cows(at: ActTables, wd: World, cow_order: jax.Array, draws: StepDraws, group: jax.Array) -> World:
-    """``Cow.update`` of every live cow in ``group``, one after the other in creation order, on the
-    grid with the cows marked (`marked`). A cow moves (with the move probability, one step in a
-    random direction) when its target is inside, walkable, free of seats and free of every other
-    cow as it stands at that moment. Everything but the last condition is fixed for the group and
-    worked out for all its cows at once; the loop then takes the cows in creation order, each
-    reading its target's mark and moving its own, which is exactly the one-by-one update."""
+class Walk(NamedTuple):
+    """The step's cows that may move, queued in creation order: the older than the seats first."""
+
+    src: jax.Array  # (C,) by queue place: the flat cell a cow leaves
+    dst: jax.Array  # (C,) the flat cell it would enter
+    older: jax.Array  # () how many queued cows are older than the seats (the queue's head)
+    count: jax.Array  # () how many are queued
+    place: jax.Array  # (C,) by slot: the cow's queue place, C for a cow not queued
+    target: jax.Array  # (C, 2) by slot: the cell it would enter
+
+
+def plan_walk(at: ActTables, wd: World, cow_order: jax.Array, draws: StepDraws, older: jax.Array) -> Walk:
+    """``Cow.update`` decides a move from its coin, its direction and its target cell: inside,
+    walkable, free of seats and of every other cow as things stand when the cow's turn comes. The
+    coin, the direction and the inside test are fixed for the step; a target's material changes
+    only by a seat's placement (never to a walkable one), so a cow whose target is not walkable now
+    never moves. The others are queued once, for both groups: the rest is read at each cow's turn
+    (`walk_cows`)."""
     pos, live = wd.cow_pos, wd.cow_alive
     c = pos.shape[0]
     h, w = wd.grid.shape
-    due = live & (cow_order >= 0) & group
     heading = (draws.cow_dir % 4).astype(jnp.int32)
     target = pos + _step_of(heading)  # (C, 2)
     x, y = target[:, 0], target[:, 1]
     inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
     src = pos[:, 1] * w + pos[:, 0]
     dst = jnp.where(inside, y * w + x, 0)
-    flat = wd.grid.reshape(-1)
-    cell = flat.at[dst].get(mode="promise_in_bounds") & (COW_MARK - 1)  # its material (the mark masked off)
-    seats = jnp.where(wd.in_world, wd.pos[:, 1] * w + wd.pos[:, 0], -1)
-    seat_there = functools.reduce(jnp.logical_or, [dst == seats[a] for a in range(seats.shape[0])])
-    wants = due & meets(draws.cow_move, at.cow_move_probability) & inside & _in_set(at.cow_walk, cell) & ~seat_there
-    place = _queue_places(wants, cow_order)  # each wanting cow's place in the queue, c for the rest
-    moves = Moves(
+    cell = wd.grid.reshape(-1).at[dst].get(mode="promise_in_bounds") & (COW_MARK - 1)  # the mark masked off
+    due = live & (cow_order >= 0) & meets(draws.cow_move, at.cow_move_probability)
+    queued = due & inside & _in_set(at.cow_walk, cell)
+    place = _queue_places(queued, cow_order)  # each queued cow's place, c for the rest
+    return Walk(
         src=jnp.zeros(c, jnp.int32).at[place].set(src, mode="drop"),
         dst=jnp.zeros(c, jnp.int32).at[place].set(dst, mode="drop"),
-        count=jnp.sum(wants, dtype=jnp.int32),
+        older=jnp.sum(queued & older, dtype=jnp.int32),
+        count=jnp.sum(queued, dtype=jnp.int32),
+        place=place,
+        target=target,
     )
 
-    def one(r: jax.Array, carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
-        """The queue's cow ``r``: it moves when no cow is marked on its target now (a cow past the
-        queue's end, or one that stays, adds 0 to its cells)."""
-        flat, moved = carry
-        move = (r < moves.count) & (flat[moves.dst[r]] < COW_MARK)
-        step = jnp.where(move, jnp.int8(COW_MARK), jnp.int8(0))
-        cells = jnp.stack([moves.src[r], moves.dst[r]])
-        flat = flat.at[cells].add(jnp.stack([-step, step]), mode="promise_in_bounds")
-        return flat, moved.at[r].set(move)
 
-    flat, moved = jax.lax.fori_loop(0, batch_max(moves.count), one, (flat, jnp.zeros(c, bool)))  # the longest queue
-    moved = moved[jnp.minimum(place, c - 1)] & wants
-    return wd._replace(grid=flat.reshape(h, w), cow_pos=jnp.where(moved[:, None], target, pos))
+def walk_cows(
+    at: ActTables, plan: Walk, wd: World, flat: jax.Array, moved: jax.Array, first: jax.Array | int, count: jax.Array
+) -> tuple[jax.Array, jax.Array]:
+    """The ``count`` queued cows from place ``first`` on, one after the other on the flat grid with
+    the cows marked (`marked`): each moves when its target is still walkable (a seat may have placed
+    something there), no seat of ``wd`` stands there and no cow is marked there now; it moves its
+    own mark. That is exactly the one-by-one update. ``moved`` (by queue place) records who moved."""
+    c = moved.shape[0]
+    w = wd.grid.shape[1]
+    seats = jnp.where(wd.in_world, wd.pos[:, 1] * w + wd.pos[:, 0], -1)
+
+    def one(r: jax.Array, carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
+        """The cow at place ``first + r`` (a round past this env's ``count`` adds 0 to two cells)."""
+        flat, moved = carry
+        q = first + r
+        at_q = jnp.minimum(q, c - 1)
+        src, dst = plan.src[at_q], plan.dst[at_q]
+        now = flat[dst]
+        seat_there = functools.reduce(jnp.logical_or, [dst == seats[a] for a in range(seats.shape[0])])
+        move = (r < count) & (now < COW_MARK) & _in_set(at.cow_walk, now.astype(jnp.int32)) & ~seat_there
+        step = jnp.where(move, jnp.int8(COW_MARK), jnp.int8(0))
+        flat = flat.at[jnp.stack([src, dst])].add(jnp.stack([-step, step]), mode="promise_in_bounds")
+        return flat, moved.at[q].set(move, mode="drop")
+
+    return jax.lax.fori_loop(0, batch_max(count), one, (flat, moved))  # the batch's longest stretch
 
 
 def _step_of(facing: jax.Array) -> jax.Array:
@@ -272,14 +302,6 @@ def _in_set(members: np.ndarray, mat: jax.Array) -> jax.Array:
         return jnp.asarray(members)[jnp.clip(mat, 0, len(members) - 1)] & (mat >= 0)
     bits = sum(1 << i for i in np.flatnonzero(members).tolist())
     return ((jnp.int32(bits) >> jnp.clip(mat, 0, 31)) & 1).astype(bool) & (mat >= 0) & (mat < 32)
-
-
-class Moves(NamedTuple):
-    """The queue of cows that would move, in creation order: their flat cells from and to."""
-
-    src: jax.Array
-    dst: jax.Array
-    count: jax.Array
 
 
 def _queue_places(wants: jax.Array, cow_order: jax.Array) -> jax.Array:
