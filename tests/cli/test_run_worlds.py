@@ -233,3 +233,26 @@ def test_an_evaluation_records_its_model_as_the_scripted_planner(runs, world):
     lines = [json.loads(line) for line in (run / "episodes.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [(e["model"], e["cached_calls"]) for e in lines] == [("scripted", 0)] * 2
     assert all(e["llm_calls"] > 0 for e in lines)
+
+
+def test_report_of_a_play_run_reads_its_config_once(runs, monkeypatch):
+    """The world and the LLM agent of a play run come from one read of its config.json: two readers
+    of one file could each see a different file (one rewritten between them), and each read is the
+    untrusted checks again."""
+    run = runs["overcooked", "play"]
+    reads: list[str] = []
+    read_bytes, read_text = Path.read_bytes, Path.read_text
+
+    def counted_bytes(self: Path) -> bytes:
+        reads.extend(["read_bytes"] if self.name == "config.json" else [])
+        return read_bytes(self)
+
+    def counted_text(self: Path, encoding: str | None = None, errors: str | None = None) -> str:
+        reads.extend(["read_text"] if self.name == "config.json" else [])
+        return read_text(self, encoding, errors)
+
+    monkeypatch.setattr(Path, "read_bytes", counted_bytes)
+    monkeypatch.setattr(Path, "read_text", counted_text)
+    assert main(["report", str(run), "--quiet"]) == 0
+    assert len(reads) == 1, reads
+    assert "scripted" in (run / "table.md").read_text(encoding="utf-8"), "the model the play run named is reported"
