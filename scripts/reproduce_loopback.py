@@ -138,10 +138,11 @@ def with_outer_command(text: str, regenerate: str, llm: bool) -> str:
     return "\n".join([*lines[:at], "", line, *lines[at:]])
 
 
-def results_page(page: Path, regenerate: str, url: str, tmp: str, llm: bool, flags: list[str]) -> str:
-    """The table page made on the double, headed so that nobody reads it as a model's result (the
-    double's address and the temporary folders, which differ every run, left out)."""
-    body = cleaned(page.read_text(encoding="utf-8"), url, tmp)
+def results_page(body: str, regenerate: str, llm: bool, flags: list[str]) -> str:
+    """The table page made on the double (``body``, `cleaned`), headed so that nobody reads it as a
+    model's result. Not `with_outer_command`'s heading: a page kept with ``--out`` is the table's own
+    page, whose model line already names the double, plus this script's command; a results page is a
+    reference page, so it also carries the banner and the (tiny) settings it was made at."""
     title, _, rest = body.partition("\n")
     settings = f"`{shlex.join(flags)}`" if flags else "the target's own"
     if not llm:
@@ -186,28 +187,29 @@ def main(argv: list[str] | None = None) -> int:
         if code != 0:
             return code
         regenerate = "PYTHONPATH=. " + shlex.join(["python", "scripts/reproduce_loopback.py", *given])
+        llm, page = args.target not in NO_LLM, out.with_suffix(".md")
+        # The table's page as `proagent reproduce` wrote it, read and cleaned once: the kept page and the
+        # results page are each headed from it (the results page never carries the kept page's heading too).
+        kept = args.out is not None or args.results is not None
+        body = cleaned(page.read_text(encoding="utf-8"), server.url, tmp) if kept else ""
         if args.out is not None:  # a page kept: the double's address and the temporary folders left out
-            page = args.out.with_suffix(".md")
-            text = cleaned(page.read_text(encoding="utf-8"), server.url, tmp)
-            page.write_text(with_outer_command(text, regenerate, args.target not in NO_LLM), encoding="utf-8")
+            page.write_text(with_outer_command(body, regenerate, llm), encoding="utf-8")
         if args.measure:
             command = shlex.join(["proagent", "reproduce", args.target, *rest])
             print(measured_block(runs, args.tokenizer, command, earlier))
         if args.results is not None:
-            write_results(args.results, out, args.target, regenerate, server.url, tmp, rest)
+            write_results(args.results, out, args.target, results_page(body, regenerate, llm, rest))
     return 0
 
 
-def write_results(folder: Path, out: Path, target: str, regenerate: str, url: str, tmp: str, flags: list[str]) -> None:
-    """The page and the figures beside it, into ``folder``; figures keep their names, which begin
-    with the page's (``out`` is named after the page unless the user gave ``--out``)."""
+def write_results(folder: Path, out: Path, target: str, text: str) -> None:
+    """The page (``text``) and the figures beside it, into ``folder``; figures keep their names, which
+    begin with the page's (``out`` is named after the page unless the user gave ``--out``)."""
     folder.mkdir(parents=True, exist_ok=True)
     for figure in out.parent.glob(f"{out.name}*"):
         if figure.suffix != ".md":
             (folder / figure.name).write_bytes(figure.read_bytes())
-    (folder / f"{page_name(target)}.md").write_text(
-        results_page(out.with_suffix(".md"), regenerate, url, tmp, target not in NO_LLM, flags), encoding="utf-8"
-    )
+    (folder / f"{page_name(target)}.md").write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from envs.overcooked.actions import Direction
 from envs.overcooked.engine import StaticObject
 from envs.overcooked.layouts import ingredient_name
 from envs.overcooked.symbolic import Item, KitchenState, Pos
+from envs.seat_colours import SEAT_COLOURS
 
 _TERRAIN = {
     StaticObject.EMPTY: " ",
@@ -100,19 +101,6 @@ def render_ascii(kitchen: KitchenState, visible: Callable[[Pos], bool] | None = 
     return "\n".join(lines + legend)
 
 
-# The players' colours in our pictures: player 0 blue, player 1 green, ... (the web pages' and every
-# world's GIF's; proagent.world.kit.pictures.SEAT_COLOURS, which a test keeps equal). JaxMARL draws
-# agents red, blue, ...: the reverse of the pages for a two-seat kitchen.
-SEAT_RGB = (
-    (0x2F, 0x6F, 0xD6),
-    (0x25, 0xA3, 0x5A),
-    (0xD9, 0x82, 0x2B),
-    (0x8E, 0x44, 0xAD),
-    (0xC0, 0x39, 0x2B),
-    (0x16, 0xA0, 0x85),
-)
-
-
 @cache
 def _visualizer():
     """JaxMARL's visualizer, its agent colours set to ours before anything is traced (it reads the
@@ -120,7 +108,8 @@ def _visualizer():
     import jax.numpy as jnp
     from jaxmarl.viz import overcooked_v2_visualizer as viz
 
-    viz.AGENT_COLORS = jnp.array(SEAT_RGB, dtype=viz.AGENT_COLORS.dtype)
+    # JaxMARL draws agents red, blue, ...: the reverse of our pages for a two-seat kitchen.
+    viz.AGENT_COLORS = jnp.array(SEAT_COLOURS, dtype=viz.AGENT_COLORS.dtype)
     return viz.OvercookedV2Visualizer()
 
 

@@ -64,16 +64,26 @@ class Clock(BaseModel):
         return math.floor((prompt_tokens * self.prompt_token_weight + completion_tokens) / self.tokens_per_step)
 
 
-def tick_pace(seconds: float, clock: Callable[[], float] = time.monotonic) -> Callable[[], Awaitable[None]]:
-    """The episode runner's ``pace`` for a seconds clock: each step starts one tick after the last
-    (at once when the step before ran over its tick, so a slow step is not made up for by a burst)."""
+def tick_pace(
+    seconds: float,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> Callable[[], Awaitable[None]]:
+    """The episode runner's ``pace`` for a seconds clock (an LLM agent's ``--clock seconds:S``, a
+    person's real-time game): each step starts on its tick, one tick after the last. The ticks are
+    counted from the last one, not from when the sleep woke, so a sleep that wakes late does not push
+    every later step back (``1/S`` steps a second, not fewer). A step whose tick has passed (the step
+    before ran over) starts at once and the ticks go on from there: a slow step is not made up for
+    by a burst."""
     due = [clock()]
 
     async def pace() -> None:
-        delay = due[0] - clock()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        due[0] = max(due[0], clock()) + seconds
+        now = clock()
+        if now < due[0]:
+            await sleep(due[0] - now)
+        else:
+            due[0] = now
+        due[0] += seconds
 
     return pace
 

@@ -11,6 +11,8 @@ from proagent.agent.memory import MemoryRetrieval
 from proagent.agent.prompts import PromptSet
 from proagent.agent.verificator_modes import VerificatorMode, from_switch
 
+DEFAULT_SKILL_TIMEOUT = 60  # steps; a world that reasons about how long a skill runs reads this one number
+
 
 class AgentConfig(BaseModel):
     """Everything that changes the agent's behaviour; recorded with every run."""
@@ -41,7 +43,7 @@ class AgentConfig(BaseModel):
         160, ge=8, description="tokens of each llm3 Verificator round before the conclusion (explain_max_tokens)"
     )
     temperature: float = Field(0.0, ge=0.0, le=2.0)
-    skill_timeout: int = Field(60, ge=1, description="steps before a running skill is abandoned")
+    skill_timeout: int = Field(DEFAULT_SKILL_TIMEOUT, ge=1, description="steps before a running skill is abandoned")
     clock: str = Field("turns", max_length=60, description=CLOCK_HELP)
     clock_fallback: ClockFallback = Field("idle", description=FALLBACK_HELP)
     loop_check: bool = Field(

@@ -8,7 +8,6 @@ resumed run takes its config from the folder's config.json; only execution setti
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ from proagent.eval.manifest import (
     new_manifest,
     save_manifest,
 )
-from proagent.eval.model_names import LlmSeat, play_llm_seats
+from proagent.eval.model_names import play_llm_seats
 from proagent.eval.plan import EpisodeJob, plan_jobs
 from proagent.eval.progress import ProgressLines, ProgressView
 from proagent.eval.records import EPISODES_FILE, read_records
@@ -39,7 +38,7 @@ from proagent.eval.runner import EvalOutcome, Evaluator, Executor
 from proagent.eval.world import Resolved, World, resolve
 from proagent.paths import RUNS_DIR
 from proagent.runner.run_folder import RunFolder, RunFolderBusy
-from proagent.runner.run_world import RunFolderError, is_evaluation_run, world_of
+from proagent.runner.run_world import RunFolderError, read_run_config
 
 RESUMABLE_FIELDS = EXECUTION_FIELDS | {"episodes"}
 
@@ -154,31 +153,20 @@ async def play_run(
         return await evaluator.run(jobs, on_record=view.episode_done)
 
 
-def _play_seats(config_file: Path) -> list[LlmSeat]:
-    """The LLM agent a play or human run's config.json names (ConfigError: unreadable)."""
-    try:
-        config = json.loads(config_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{config_file}: cannot read it ({type(exc).__name__})") from None
-    if not isinstance(config, dict):
-        raise ConfigError(f"{config_file}: not a run's config (a JSON object)")
-    return play_llm_seats(config)
-
-
 def report_run(path: Path) -> tuple[Report, list[Path]]:
     """Rebuild and rewrite the run's tables and charts from its saved records: an evaluation's, or
     a play or human run's (one agent, one partner); the report names the world the run played."""
     folder = RunFolder(path)
     try:
-        world, evaluation = world_of(path), is_evaluation_run(path)
+        run = read_run_config(path)  # config.json read once: the world, and a play run's LLM agent
     except RunFolderError as exc:
         raise ConfigError(str(exc)) from None
-    manifest = load_manifest(folder) if evaluation else None
-    single = not evaluation and (path / "config.json").exists()  # a play or human run
-    records = read_records(path / EPISODES_FILE, single_runs=single)
+    manifest = load_manifest(folder) if run.evaluation else None
+    played = None if run.evaluation else run.data  # a play or human run's config
+    records = read_records(path / EPISODES_FILE, single_runs=played is not None)
     title = manifest.config.name if manifest is not None else path.name
-    seats = _play_seats(path / "config.json") if single else None
-    report = build_report(records, manifest, title, world, seats)
+    seats = play_llm_seats(played) if played is not None else None
+    report = build_report(records, manifest, title, run.world, seats)
     return report, write_report(report, path)
 
 

@@ -14,7 +14,7 @@ types, and a name that is a world name or ``module:attribute``; anything else is
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -54,13 +54,40 @@ class _Checkpoint(BaseModel):
     world: str | None = Field(None, pattern=WORLD_NAME)
 
 
+class RunConfigFile(BaseModel):
+    """What a run folder's config.json says, read once: the world, whether the run is an evaluation,
+    and the JSON object itself, so a reader that needs more of it (the LLM agent a play run names)
+    does not read the file a second time."""
+
+    model_config = ConfigDict(frozen=True)
+
+    world: str  # `world_of`
+    evaluation: bool  # a manifest with a ``config``: an evaluation run, not a play or human run
+    data: dict[str, Any] | None  # config.json as read (checked as untrusted); None: the folder has none
+
+
+def read_run_config(folder: Path) -> RunConfigFile:
+    """``folder``'s config.json, read once (a bounded size, strict world name); `RunFolderError` as
+    `world_of`."""
+    folder = Path(folder)
+    path = folder / CONFIG_FILE
+    data = _load(path)
+    config = _validate(path, data, _RunConfig) if data is not None else None
+    return RunConfigFile(
+        world=_world(folder, config), evaluation=config is not None and config.config is not None, data=data
+    )
+
+
 def world_of(folder: Path) -> str:
     """The world ``folder`` played (a registered name or ``module:attribute``): config.json's
     ``domain`` (``config.domain`` in evaluation manifests written before it was top-level), else a
     training run's manifest.json ``world``, else the default world (runs from before worlds).
     `RunFolderError` when a file holds something that is not a world's name."""
-    folder = Path(folder)
-    config = _read(folder / CONFIG_FILE, _RunConfig)
+    return read_run_config(folder).world
+
+
+def _world(folder: Path, config: _RunConfig | None) -> str:
+    """The world named by ``config`` (config.json, validated), else by the checkpoint manifest."""
     if config is not None:
         name = config.domain or (config.config.domain if config.config is not None else None)
         if name:
@@ -71,16 +98,15 @@ def world_of(folder: Path) -> str:
     return DEFAULT_DOMAIN
 
 
-def is_evaluation_run(folder: Path) -> bool:
-    """Whether ``folder`` is an evaluation run (its config.json is a manifest with a ``config``),
-    not a play or human run; RunFolderError as `world_of`."""
-    config = _read(Path(folder) / CONFIG_FILE, _RunConfig)
-    return config is not None and config.config is not None
-
-
 def _read(path: Path, model: type[_M]) -> _M | None:
-    """``path`` as ``model``; None when the file is absent; RunFolderError when it is too big, not
-    JSON, not an object, or its world name is not a string of a name's shape."""
+    """``path`` as ``model``; None when the file is absent; RunFolderError as `_load` and `_validate`."""
+    data = _load(path)
+    return _validate(path, data, model) if data is not None else None
+
+
+def _load(path: Path) -> dict[str, Any] | None:
+    """The JSON object in ``path``; None when the file is absent; RunFolderError when it is too big,
+    not JSON or not an object."""
     if not path.is_file():
         return None
     if path.stat().st_size > MAX_CONFIG_BYTES:
@@ -95,6 +121,12 @@ def _read(path: Path, model: type[_M]) -> _M | None:
         raise RunFolderError(str(exc)) from None
     if not isinstance(data, dict):
         raise RunFolderError(f"{path} holds a JSON {type(data).__name__}, not an object")
+    return data
+
+
+def _validate(path: Path, data: dict[str, Any], model: type[_M]) -> _M:
+    """``data`` (read from ``path``) as ``model``; RunFolderError when its world name is not a string
+    of a name's shape."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:

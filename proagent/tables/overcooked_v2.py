@@ -103,8 +103,10 @@ def run(settings: Settings, console: Console) -> Path:
     folders = [] if settings.skip_proagent else run_proagent(settings, console)
     out = page_out(settings, folders)
     reused = " (this page's run finished an earlier run folder with `--resume`)" if settings.resume else ""
+    # ProAgent's model under the title, as every table names it, before any number can be read.
+    model = "" if settings.skip_proagent else f"Model: {settings.model_label()}.\n\n"
     text = (
-        f"# OvercookedV2: shipped partners{'' if settings.skip_proagent else ' and ProAgent'}\n\n"
+        f"# OvercookedV2: shipped partners{'' if settings.skip_proagent else ' and ProAgent'}\n\n{model}"
         f"Regenerate: `{settings.command}`{reused}.\n\n"
         f"## RL partners ({settings.rl_episodes} episodes of 400 steps per ordered pair, mean ± standard error; "
         "paper: 10 seeds, mean ± standard deviation)\n\n"

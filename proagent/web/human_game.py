@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from collections.abc import Callable, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from proagent.agent.clock import tick_pace
 from proagent.contract import Agent, ImmediateAgent
 from proagent.runner.episode import StepView, run_episode
 from proagent.runner.records import EpisodeRecord
@@ -119,7 +119,8 @@ class HumanGame:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._next_tick = 0.0
+        # Real time: one step a tick, as an LLM agent's seconds clock (a late step is not caught up on).
+        self._tick = tick_pace(1.0 / settings.fps)
         self._status: Status = "ready"
         self._error: str | None = None
         self._busy = False
@@ -214,7 +215,6 @@ class HumanGame:
         self._agent = agent = self.make_agent(seed)
         human = HumanPlayer(self.keys)
         team = [agent if s == seat else human for s in range(self.env.num_agents)]
-        self._next_tick = time.monotonic()
         try:
             record = await run_episode(
                 self.env, self.domain, team, seat, seed, 0,
@@ -237,12 +237,10 @@ class HumanGame:
 
     async def _pace(self) -> None:
         """Wait for the next tick (real time) or the person's next key (turn-based)."""
+        if self._stop.is_set():
+            raise GameStopped()
         if self.settings.mode == "realtime":
-            self._next_tick += 1.0 / self.settings.fps
-            delay = self._next_tick - time.monotonic()
-            if delay < 0:  # the step ran late (slow machine): do not rush to catch up
-                self._next_tick, delay = time.monotonic(), 0.0
-            await self._sleep(delay)
+            await self._tick()
         else:
             while not self.keys.pending:
                 await self._sleep(0.01)

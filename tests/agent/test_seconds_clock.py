@@ -113,3 +113,25 @@ def test_play_under_a_seconds_clock_records_the_clock(tmp_path) -> None:
     (episode,) = [json.loads(line) for line in (run / "episodes.jsonl").read_text().splitlines()]
     assert episode["clock_idle_steps"] is not None and episode["decisions_per_100_steps"] > 0
     assert parse_clock("seconds:0.001").seconds_per_step == 0.001
+
+
+def test_the_ticks_keep_their_period_when_a_sleep_wakes_late_and_restart_after_a_late_step() -> None:
+    """A fake clock: each sleep wakes 0.1 s late, and one step runs 2.5 s. The steps start on ticks a
+    second apart (1.1, 2.1, 3.1: a late wake-up does not move the next tick), the step after the slow
+    one at once, and the ticks go on a second after it."""
+    now = [0.0]
+
+    async def late_sleep(seconds: float) -> None:
+        now[0] += seconds + 0.1
+
+    pace = tick_pace(1.0, clock=lambda: now[0], sleep=late_sleep)
+    starts = []
+
+    async def steps() -> None:
+        for work in (0.0, 0.0, 0.0, 0.0, 2.5, 0.0, 0.0):
+            await pace()
+            starts.append(round(now[0], 6))
+            now[0] += work
+
+    asyncio.run(steps())
+    assert starts == [0.0, 1.1, 2.1, 3.1, 4.1, 6.6, 7.7]

@@ -26,6 +26,10 @@ REPRODUCE = re.compile(r"`((?:PYTHONPATH=\S+ )?python scripts/reproduce_loopback
 MODELS = frozenset({"loopback", "scripted", "embedded"})
 PARTNER_FAMILIES = frozenset({"rl", "pointer"})
 INDEX_HEADER = "| page | target | model |"
+# Pages of a stand-in for the model (the loopback double, the scripted planner) say so at their top: the loopback
+# script's banner (scripts/reproduce_loopback.py `results_page`), or a table's model line (`model_label`).
+STAND_INS = frozenset({"loopback", "scripted"})
+NOT_A_MODEL = re.compile(r"^(> \*\*Not an LLM result\.\*\*|Model: .*\bnot a language model\b)")
 
 
 def markdown_pages(root: Path) -> list[Path]:
@@ -217,6 +221,17 @@ def index_disagreements(root: Path) -> list[str]:
     return problems
 
 
+def unmarked_stand_in_pages(root: Path) -> list[str]:
+    """``<target>_loopback.md`` and ``<target>_scripted.md`` pages whose top does not say that no language model
+    answered (a reader who sees only the table must not take the stand-in's numbers for a model's)."""
+    return [
+        page.name
+        for page in results_pages(root)
+        if page.stem.partition("_")[2] in STAND_INS
+        and not any(NOT_A_MODEL.match(line) for line in page.read_text(encoding="utf-8").splitlines()[:HEAD_LINES])
+    ]
+
+
 def test_results_pages_live_under_docs_results_only() -> None:
     assert results_pages_elsewhere(ROOT) == []
 
@@ -264,6 +279,25 @@ def test_every_figure_and_data_file_belongs_to_a_page() -> None:
 
 def test_the_index_gives_each_target_page_its_target_and_model() -> None:
     assert index_disagreements(ROOT) == []
+
+
+def test_every_loopback_and_scripted_page_says_no_language_model_answered() -> None:
+    assert unmarked_stand_in_pages(ROOT) == []
+
+
+def test_the_stand_in_check_fails_on_a_page_that_does_not_say_it(tmp_path: Path) -> None:
+    results = tmp_path / "docs" / "results"
+    results.mkdir(parents=True)
+    pages = {
+        "a_loopback.md": "# A (made with the loopback test double)\n\n> **Not an LLM result.** This page was made...\n",
+        "b_scripted.md": "# B\n\nModel: `scripted`: the world's scripted planner (not a language model).\n",
+        "c_loopback.md": "# C\n\nRegenerate: `proagent reproduce c --out docs/results/c_loopback`\n",
+        "d_scripted.md": "# D\n\nModel: `scripted`.\n\nThe planner is not a language model.\n",  # not the model line
+        "e_embedded.md": "# E\n\nModel: the embedded model (the default `--llm`).\n",
+    }
+    for name, text in pages.items():
+        (results / name).write_text(text)
+    assert unmarked_stand_in_pages(tmp_path) == ["c_loopback.md", "d_scripted.md"]
 
 
 def write_tree(root: Path, pages: dict[str, str], index_rows: list[str]) -> None:

@@ -94,3 +94,18 @@ def test_a_kept_page_of_a_target_a_model_plays_names_this_scripts_command(script
     outer = f"Regenerate this page: `PYTHONPATH=. {shlex.join(['python', 'scripts/reproduce_loopback.py', *given])}`"
     assert lines[0] == "# Table" and lines[2].startswith(outer)  # the stand-in's page has no model line: under the title
     assert sum(line.startswith("Regenerate: `proagent reproduce") for line in lines) == 1
+
+
+def test_a_page_kept_and_written_to_results_is_headed_once_each(script, tmp_path: Path) -> None:
+    """With ``--out`` and ``--results`` both, each page is headed from the table's own page: the kept
+    page names this script's command once under the title, the results page once in its banner (not
+    the kept page's line again below it)."""
+    module, _ = script
+    given = ["emcoop-macrafter", "--out", str(tmp_path / "page"), "--runs-dir", str(tmp_path / "r"), "--results", str(tmp_path / "results")]
+    assert module.main(given) == 0
+    outer = f"`PYTHONPATH=. {shlex.join(['python', 'scripts/reproduce_loopback.py', *given])}`"
+    kept = (tmp_path / "page.md").read_text(encoding="utf-8")
+    results = (tmp_path / "results" / "emcoop-macrafter_loopback.md").read_text(encoding="utf-8")
+    assert kept.count(outer) == 1 and f"Regenerate this page: {outer}" in kept
+    assert results.count(outer) == 1 and f"> Regenerate: {outer}" in results and "Regenerate this page" not in results
+    assert results.startswith("# Table (made with the loopback test double") and "> **Not an LLM result.**" in results

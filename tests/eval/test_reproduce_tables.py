@@ -5,6 +5,7 @@ and a dry run of a table target counts its episodes and prices them from its mea
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -86,8 +87,9 @@ def test_a_table_target_runs_on_the_double(target: str, tmp_path: Path) -> None:
     (table,) = runs.iterdir()  # the table's one run folder
     grids = [p.name for p in table.iterdir() if p.is_dir()]
     assert grids and all(f"`{name}`" in text for name in grids)  # ours come from these runs
-    if target != NO_LLM:
-        assert "a test double (scripted answers), not a language model" in text
+    if target != NO_LLM:  # said at the top, before the first section or table: no number is read without it
+        head = re.split(r"\n[#|]", text, maxsplit=1)[0]
+        assert "a test double (scripted answers), not a language model" in head, head
     else:  # 10 steps, one seat, one partner: not the paper's setting, so nothing of the paper's beside ours
         assert "| COLE |" not in text and "## The paper's Table 1" not in text
 

@@ -19,12 +19,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from envs.cube import FACES, CubeAction, CubeView
+from proagent.agent.config import DEFAULT_SKILL_TIMEOUT
 from proagent.domains.cube.constraints import CONSTRAINTS, destination_free, evaluate_step
 from proagent.domains.cube.skills import PUSH_DIRECTIONS, bfs_first_step, free_face_cells, skill_book_for
 from proagent.world.plan_effects import PlanEffects, Requirement
 from proagent.world.types import SkillParseError
 
-ARRIVAL_SPREAD = 60  # steps: ProAgent's default skill timeout (`AgentConfig.skill_timeout`), how long a pusher waits
+ARRIVAL_SPREAD = DEFAULT_SKILL_TIMEOUT  # steps: how long a pusher waits at the face (ProAgent's default skill timeout)
 UNREACHABLE = 10_000
 
 

@@ -8,19 +8,13 @@ from typing import Any
 
 import numpy as np
 
+from envs.seat_colours import SEAT_COLOURS
 from proagent.world.capabilities import Rendering
 
+# SEAT_COLOURS: one colour per seat everywhere, kept with the environments (the kitchen's frames use it
+# too): every world's GIF and the web pages (the replay and human pages' scripts list the same colours;
+# a test keeps them equal). Player 0 blue, player 1 green, ...
 Colour = tuple[int, int, int]
-# One colour per seat everywhere: every world's GIF and its web pages (the replay and human pages'
-# scripts list the same colours; a test keeps them equal). Player 0 blue, player 1 green, ...
-SEAT_COLOURS: tuple[Colour, ...] = (
-    (0x2F, 0x6F, 0xD6),
-    (0x25, 0xA3, 0x5A),
-    (0xD9, 0x82, 0x2B),
-    (0x8E, 0x44, 0xAD),
-    (0xC0, 0x39, 0x2B),
-    (0x16, 0xA0, 0x85),
-)
 CAPTION_PX = 22  # the strip under each GIF frame: step, score and the seats' colours
 MIN_WIDTH = 480  # a GIF narrower than this is scaled up by a whole factor (pixels stay sharp)
 
