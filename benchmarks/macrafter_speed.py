@@ -25,7 +25,11 @@ JAX row's ratio to EmCoop's env is its ratio to the reference row of the same ru
 so a busy or a fast machine moves both alike.
 
 Everything is compiled before it is timed; each figure is the median of ``--repeats``; the last
-lines give each JAX row's ratio to the reference row of its scenario.
+lines give each JAX row's ratio to the reference row of its scenario. The rows are timed one after the
+other, so a machine whose speed drifts between them moves the ratio (the reference row alone has
+spread 2x over six runs in a row on a quiet 2-core box); the very last line times the vmap+scan row
+and the reference back to back in pairs and gives the median of the pairs' ratios: the figure to
+quote.
 """
 
 from __future__ import annotations
@@ -77,8 +81,9 @@ def random_actions(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
     return np.random.default_rng(seed).choice(NUM_ACTIONS, size=shape, p=p / p.sum()).astype(np.int32)
 
 
-def median_time(fn: Callable[[], object], repeats: int) -> float:
-    jax.block_until_ready(fn())  # warm up (compile, caches)
+def median_time(fn: Callable[[], object], repeats: int, warm: bool = True) -> float:
+    if warm:
+        jax.block_until_ready(fn())  # warm up (compile, caches)
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -110,13 +115,21 @@ def scan_rollout(env: CrafterEnv, batched: bool) -> Callable:
     return jax.jit(rollout)
 
 
+def batch_scan(env: CrafterEnv, actions: np.ndarray) -> Callable[[], object]:
+    """The vmap+scan rollout of the whole batch, ready to call (not yet compiled)."""
+    steps, batch = actions.shape[:2]
+    states = env.reset_batch(jax.random.split(jax.random.PRNGKey(0), batch))
+    acts, keys = jnp.asarray(actions), step_keys(steps, batch)
+    rollout = scan_rollout(env, batched=True)
+    return lambda: rollout(states, acts, keys)
+
+
 def bench_batch(env: CrafterEnv, actions: np.ndarray, repeats: int, scan: bool) -> tuple[float, float]:
     """(scan env-steps/s or 0 when not ``scan``, step_batch-per-step env-steps/s) over the batch."""
     steps, batch = actions.shape[:2]
     states = env.reset_batch(jax.random.split(jax.random.PRNGKey(0), batch))
     acts, keys = jnp.asarray(actions), step_keys(steps, batch)
-    rollout = scan_rollout(env, batched=True)
-    scan_s = median_time(lambda: rollout(states, acts, keys), repeats) if scan else float("inf")
+    scan_s = median_time(batch_scan(env, actions), repeats) if scan else float("inf")
     per_step = [(acts[t], keys[t]) for t in range(steps)]  # sliced before timing
 
     def loop():
@@ -160,6 +173,25 @@ def bench_single(env: CrafterEnv, actions: np.ndarray, repeats: int, scan: bool)
 
 def bench_reference(env: CrafterEnv, actions: np.ndarray, repeats: int) -> float:
     """Env-steps/s of the NumPy reference on env 0's actions and the JAX env's draws."""
+    return len(actions) / median_time(reference_loop(env, actions), repeats)
+
+
+def paired_scan_ratios(env: CrafterEnv, actions: np.ndarray, pairs: int) -> list[float]:
+    """The vmap+scan row's env-steps/s over the reference row's, once per pair, the two timed back to
+    back: on a machine whose speed drifts between the rows (the reference row alone, timed six
+    times in a row, has spread 2x on a quiet 2-core box) both sides of a pair see the same machine."""
+    steps, batch = actions.shape[:2]
+    scan, reference = batch_scan(env, actions), reference_loop(env, actions)
+    jax.block_until_ready(scan())  # compile and warm both before any pair
+    reference()
+    out = []
+    for _ in range(pairs):
+        out.append((steps * batch / median_time(scan, 1, warm=False)) / (steps / median_time(reference, 1, warm=False)))
+    return out
+
+
+def reference_loop(env: CrafterEnv, actions: np.ndarray) -> Callable[[], object]:
+    """The NumPy reference's rollout of env 0's actions on the JAX env's draws, ready to call."""
     start = jax.tree.map(np.asarray, env.jit_reset(jax.random.PRNGKey(0)))
     env0 = actions[:, 0]
     keys = step_keys(len(env0), None)
@@ -171,7 +203,7 @@ def bench_reference(env: CrafterEnv, actions: np.ndarray, repeats: int) -> float
             s = reference_step(env.settings, s, a, d)[0]
         return s
 
-    return len(env0) / median_time(loop, repeats)
+    return loop
 
 
 def run(
@@ -235,12 +267,25 @@ def main(argv: list[str] | None = None) -> int:
     except ScenarioError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    rows = run(list(scenarios), args.batch, args.steps, args.repeats)
+    envs = [make(sc) for sc in scenarios]
+    rows = run(list(envs), args.batch, args.steps, args.repeats)
     device = f"{jax.devices()[0].device_kind}, {os.cpu_count()} CPU cores visible, jax {jax.__version__}"
     rules = f"; {', '.join(args.env)}" if args.env else ""
     print(format_table(rows, header=f"MA-Crafter env-steps/s ({device}{rules})"))
     print("\n".join(ratios(rows)))
+    for env in envs:
+        actions = random_actions((args.steps, args.batch, env.scenario.agent_capacity))
+        print(paired_line(env.name, paired_scan_ratios(env, actions, pairs=max(5, args.repeats))))
     return 0
+
+
+def paired_line(scenario: str, pairs: list[float]) -> str:
+    """The vmap+scan row over the reference, timed in pairs: the figure to read on a machine whose speed drifts."""
+    mid = statistics.median(pairs)
+    return (
+        f"{scenario}: jax vmap+scan / reference, timed back to back in {len(pairs)} pairs: median {mid:,.1f}x"
+        f" (pairs {min(pairs):,.1f}x to {max(pairs):,.1f}x) = {mid * EMCOOP_ENV_SLOWER:,.0f}x EmCoop's Env.step"
+    )
 
 
 if __name__ == "__main__":

@@ -150,3 +150,10 @@ def test_fence_passes_its_bits_through_alone_and_in_a_batch():
     assert np.array_equal(np.asarray(jax.jit(fence)(bits)), np.asarray(bits))
     assert np.array_equal(np.asarray(jax.jit(jax.vmap(fence))(bits)), np.asarray(bits))
     assert np.array_equal(np.asarray(jax.vmap(jax.vmap(fence))(bits)), np.asarray(bits))
+
+
+def test_the_paired_figure_is_the_median_of_its_pairs_times_emcoops_factor(speed):
+    line = speed.paired_line("emcoop", [40.0, 80.0, 50.0])
+    factor = speed.EMCOOP_ENV_SLOWER
+    assert "3 pairs: median 50.0x (pairs 40.0x to 80.0x)" in line
+    assert line.endswith(f"= {50.0 * factor:,.0f}x EmCoop's Env.step")
