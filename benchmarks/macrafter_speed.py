@@ -35,6 +35,7 @@ quote.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import sys
@@ -51,6 +52,7 @@ from envs.macrafter.draws import step_draws
 from envs.macrafter.reference import reference_step
 from envs.macrafter.rules import NUM_ACTIONS, SHARE_BASE
 from envs.macrafter.scenario import ScenarioError, load_scenario, with_settings
+from envs.macrafter.state import CrafterState
 
 MOVES_P, DO_P, SHARE_P = 0.4, 0.4, 0.05  # the rest is spread over sleeping, placing and crafting
 REFERENCE = "numpy reference, 1 env"
@@ -81,15 +83,16 @@ def random_actions(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
     return np.random.default_rng(seed).choice(NUM_ACTIONS, size=shape, p=p / p.sum()).astype(np.int32)
 
 
-def median_time(fn: Callable[[], object], repeats: int, warm: bool = True) -> float:
-    if warm:
-        jax.block_until_ready(fn())  # warm up (compile, caches)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        jax.block_until_ready(fn())
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def once(fn: Callable[[], object]) -> float:
+    """Seconds of one call, its results ready."""
+    start = time.perf_counter()
+    jax.block_until_ready(fn())
+    return time.perf_counter() - start
+
+
+def median_time(fn: Callable[[], object], repeats: int) -> float:
+    jax.block_until_ready(fn())  # warm up (compile, caches)
+    return statistics.median(once(fn) for _ in range(repeats))
 
 
 def step_keys(steps: int, batch: int | None) -> jax.Array:
@@ -98,6 +101,7 @@ def step_keys(steps: int, batch: int | None) -> jax.Array:
     return keys.reshape((steps, batch, -1) if batch else (steps, -1))
 
 
+@functools.cache  # one compile per env and form: the paired figure reuses the row's scan
 def scan_rollout(env: CrafterEnv, batched: bool) -> Callable:
     """jit(states, actions (T, [N,] A), keys (T, [N,] 2)) -> (final states, summed rewards)."""
     step = jax.vmap(env.step) if batched else env.step
@@ -115,21 +119,19 @@ def scan_rollout(env: CrafterEnv, batched: bool) -> Callable:
     return jax.jit(rollout)
 
 
-def batch_scan(env: CrafterEnv, actions: np.ndarray) -> Callable[[], object]:
-    """The vmap+scan rollout of the whole batch, ready to call (not yet compiled)."""
+def batch_inputs(env: CrafterEnv, actions: np.ndarray) -> tuple[CrafterState, jax.Array, jax.Array]:
+    """The batch's first states, actions and keys (T, N, ...), made before any timing."""
     steps, batch = actions.shape[:2]
     states = env.reset_batch(jax.random.split(jax.random.PRNGKey(0), batch))
-    acts, keys = jnp.asarray(actions), step_keys(steps, batch)
-    rollout = scan_rollout(env, batched=True)
-    return lambda: rollout(states, acts, keys)
+    return states, jnp.asarray(actions), step_keys(steps, batch)
 
 
 def bench_batch(env: CrafterEnv, actions: np.ndarray, repeats: int, scan: bool) -> tuple[float, float]:
     """(scan env-steps/s or 0 when not ``scan``, step_batch-per-step env-steps/s) over the batch."""
     steps, batch = actions.shape[:2]
-    states = env.reset_batch(jax.random.split(jax.random.PRNGKey(0), batch))
-    acts, keys = jnp.asarray(actions), step_keys(steps, batch)
-    scan_s = median_time(batch_scan(env, actions), repeats) if scan else float("inf")
+    states, acts, keys = batch_inputs(env, actions)
+    rollout = scan_rollout(env, batched=True)
+    scan_s = median_time(lambda: rollout(states, acts, keys), repeats) if scan else float("inf")
     per_step = [(acts[t], keys[t]) for t in range(steps)]  # sliced before timing
 
     def loop():
@@ -181,13 +183,10 @@ def paired_scan_ratios(env: CrafterEnv, actions: np.ndarray, pairs: int) -> list
     back: on a machine whose speed drifts between the rows (the reference row alone, timed six
     times in a row, has spread 2x on a quiet 2-core box) both sides of a pair see the same machine."""
     steps, batch = actions.shape[:2]
-    scan, reference = batch_scan(env, actions), reference_loop(env, actions)
-    jax.block_until_ready(scan())  # compile and warm both before any pair
-    reference()
-    out = []
-    for _ in range(pairs):
-        out.append((steps * batch / median_time(scan, 1, warm=False)) / (steps / median_time(reference, 1, warm=False)))
-    return out
+    rollout, (states, acts, keys) = scan_rollout(env, batched=True), batch_inputs(env, actions)
+    scan, reference = lambda: rollout(states, acts, keys), reference_loop(env, actions)
+    once(scan), once(reference)  # compiled and warm before any pair
+    return [(steps * batch / once(scan)) / (steps / once(reference)) for _ in range(pairs)]
 
 
 def reference_loop(env: CrafterEnv, actions: np.ndarray) -> Callable[[], object]:
@@ -268,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     envs = [make(sc) for sc in scenarios]
-    rows = run(list(envs), args.batch, args.steps, args.repeats)
+    rows = run(envs, args.batch, args.steps, args.repeats)
     device = f"{jax.devices()[0].device_kind}, {os.cpu_count()} CPU cores visible, jax {jax.__version__}"
     rules = f"; {', '.join(args.env)}" if args.env else ""
     print(format_table(rows, header=f"MA-Crafter env-steps/s ({device}{rules})"))
