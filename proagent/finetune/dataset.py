@@ -41,6 +41,7 @@ __all__ = [
     "read_run_folder",
     "render_answers",
     "select_pairs",
+    "system_prompt_group",
     "selection_of",
     "to_examples",
     "world_counts",
@@ -327,11 +328,19 @@ def world_counts(pairs: Iterable[SupervisedPair]) -> dict[str, int]:
     return dict(sorted(Counter(pair.world for pair in pairs).items()))
 
 
+def system_prompt_group(messages: Sequence[Message]) -> str:
+    """The batching group of a prompt: a digest of its system message (every seat and world has its
+    own), so a batch shares its whole system prompt (`proagent.finetune.batches.batch_plan`)."""
+    system = messages[0].content if messages and messages[0].role == "system" else ""
+    return hashlib.sha256(str(system).encode("utf-8")).hexdigest()[:16]
+
+
 def to_examples(pairs: Sequence[SupervisedPair], tokenizer: ChatTokenizer, max_tokens: int | None) -> list[Example]:
     """Token ids of each pair as llama.cpp builds them; pairs longer than ``max_tokens`` are dropped."""
     out = []
     for pair in pairs:
-        example = Example(prompt=tuple(tokenizer.prompt(pair.messages)), answer=tuple(tokenizer.answer(pair.answer)))
+        prompt, answer = tuple(tokenizer.prompt(pair.messages)), tuple(tokenizer.answer(pair.answer))
+        example = Example(prompt=prompt, answer=answer, group=system_prompt_group(pair.messages))
         if max_tokens is None or len(example.prompt) + len(example.answer) <= max_tokens:
             out.append(example)
     return out
