@@ -47,7 +47,7 @@ __all__ = [
     "world_counts",
 ]
 
-Balance = Literal["none", "worlds"]
+Balance = Literal["none", "worlds", "capped"]
 
 
 class RunFolderError(ValueError):
@@ -65,7 +65,8 @@ class DataFilter(BaseModel):
     max_per_world: int | None = Field(default=None, ge=1)
     max_tokens: int | None = Field(default=None, ge=2)  # prompt + answer, in the student's tokens
     # "worlds": draw the same number of pairs from every world (the smallest world's count, or
-    # max_per_world if that is fewer), at random with ``seed``; "none": keep each world's first N
+    # max_per_world if that is fewer), at random with ``seed``; "capped": draw at most max_per_world
+    # from each world (all of a smaller world's), at random with ``seed``; "none": keep each world's first N
     balance: Balance = "none"
     seed: int = 0
 
@@ -255,7 +256,7 @@ def select_pairs(pairs: Sequence[SupervisedPair], data_filter: DataFilter) -> li
         seen.add(key)
         per_world[pair.world] += 1
         kept.append(pair)
-    return _balanced(kept, data_filter) if data_filter.balance == "worlds" else kept
+    return kept if data_filter.balance == "none" else _balanced(kept, data_filter)
 
 
 def _world_rng(seed: int, world: str) -> np.random.Generator:
@@ -264,9 +265,11 @@ def _world_rng(seed: int, world: str) -> np.random.Generator:
 
 
 def _balanced(pairs: Sequence[SupervisedPair], data_filter: DataFilter) -> list[SupervisedPair]:
-    """The same number from every world: the smallest world's count, or ``max_per_world`` if fewer,
-    each world's drawn at random (``data_filter.seed``) and kept in the order given. Why a draw and
-    not each world's first N: the first N decisions of a run are its first episode's opening."""
+    """``worlds``: the same number from every world, the smallest world's count, or ``max_per_world``
+    if fewer; ``capped``: each world's count up to ``max_per_world`` (a world with fewer gives all
+    it has, so a world whose scenario is fixed and gives few distinct decisions does not shrink the
+    others). Each world's drawn at random (``data_filter.seed``) and kept in the order given. Why a
+    draw and not each world's first N: the first N decisions of a run are its first episode's opening."""
     by_world: dict[str, list[int]] = {}
     for index, pair in enumerate(pairs):
         by_world.setdefault(pair.world, []).append(index)
@@ -277,7 +280,8 @@ def _balanced(pairs: Sequence[SupervisedPair], data_filter: DataFilter) -> list[
         n = min(n, data_filter.max_per_world)
     chosen: set[int] = set()
     for world, indices in by_world.items():
-        picks = _world_rng(data_filter.seed, world).choice(len(indices), size=n, replace=False)
+        size = n if data_filter.balance == "worlds" else min(len(indices), data_filter.max_per_world or len(indices))
+        picks = _world_rng(data_filter.seed, world).choice(len(indices), size=size, replace=False)
         chosen.update(indices[int(i)] for i in picks)
     return [pair for index, pair in enumerate(pairs) if index in chosen]
 
