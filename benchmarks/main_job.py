@@ -11,8 +11,10 @@ undo loops detected per episode and the agent's own useful events; then the rati
 decision (compact / full prompt) and the targets of the main job (≤ 300 s an episode on an idle
 2-core machine, < 2 GiB, < 200 decisions). ``--check`` exits 1 when a target is missed.
 
-The adapter arm: ``--adapter PATH`` plays the same command with ``--adapter PATH`` and without it
-(the raw model) in the same invocation, instead of the full-prompt baseline, on seeds 0..N-1
+The main job plays README command 1 as it is, so with its default adapter (the shipped one,
+`proagent.llm.adapters`). The adapter arm: ``--adapter PATH`` plays the same command with
+``--adapter PATH`` and with ``--adapter none`` (the raw model) in the same invocation, instead of
+the main job and the full-prompt baseline, on seeds 0..N-1
 (``--episodes N``, 5 for the targets), and checks the adapter's targets as well: ≤ 300 s an
 episode, < 2 GiB, a mean score of at least greedy + cole's (148) over seeds 0-4, at most 10 undo
 loops in any episode, and a mean above the raw model's.
@@ -117,19 +119,21 @@ def main() -> int:
     if args.adapter is not None and not args.adapter.is_file():
         parser.error(f"--adapter {args.adapter}: no such file")
     print(f"cpu_count={os.cpu_count()} loadavg_before={os.getloadavg()[0]:.2f}")
-    main_job = run_job("compact (default)", [], args.horizon, args.layout, args.partner, args.episodes)
     if args.adapter is None:
+        main_job = run_job("compact (default)", [], args.horizon, args.layout, args.partner, args.episodes)
         other = run_job(
             "full proagent prompt", ["--prompt", "proagent"], args.baseline_horizon, args.layout, args.partner
         )
-    else:
+    else:  # the raw model against the adapter, on the same seeds
+        raw = ["--adapter", "none"]
+        main_job = run_job("raw model (--adapter none)", raw, args.horizon, args.layout, args.partner, args.episodes)
         extra = ["--adapter", str(args.adapter)]
         other = run_job(f"adapter {args.adapter.name}", extra, args.horizon, args.layout, args.partner, args.episodes)
     for result in (main_job, other):
         print(result.model_dump_json())
     ratio = main_job.llm_s_per_decision / max(other.llm_s_per_decision, 1e-9)
     print(f"seconds per decision, compact / {'adapter' if args.adapter else 'full prompt'}: {ratio:.2f}")
-    misses = _misses(main_job) if args.horizon == 400 else []
+    misses = _misses(main_job) if args.horizon == 400 and args.adapter is None else []
     if args.adapter is not None:
         misses += _adapter_misses(other, main_job, args.horizon, args.layout, args.partner)
     print(f"loadavg_after={os.getloadavg()[0]:.2f}")

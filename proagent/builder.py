@@ -29,6 +29,7 @@ from proagent.agent.token_clock import TokenClockProAgent
 from proagent.agent.verificator_modes import VerificatorMode
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import domain_for
+from proagent.llm.adapters import AdapterChoice, adapter_to_play
 from proagent.llm.factory import EMBEDDED_SPEC, make_model
 from proagent.llm.scripted import ScriptedPlanner, is_scripted
 from proagent.llm.types import LLMError, Model
@@ -167,7 +168,14 @@ class LLMFlags(BaseModel):
     belief_probe: bool = False
     probe_forced: bool = False
     threads: int | None = Field(None, ge=1)
-    adapter: Path | None = None  # the embedded model's LoRA adapter (--adapter; none: the raw model)
+    # the embedded model's LoRA adapter (--adapter): a file, "none" (the raw model), or None (not given:
+    # the shipped adapter for the bundled embedded model, `proagent.llm.adapters`)
+    adapter: AdapterChoice = None
+
+    @property
+    def adapter_file(self) -> Path | None:
+        """The adapter file the model plays with (None: none), the default resolved."""
+        return adapter_to_play(self.llm, self.adapter)
     clock: str = "turns"
     clock_fallback: ClockFallback = "idle"
 
@@ -324,7 +332,7 @@ def prepare_llm(
         planner = scripted_planner(domain, flags.llm)
         model = make_model(
             flags.llm, api_base=flags.api_base, cache_dir=cache_dir, timeout_s=flags.llm_timeout, planner=planner,
-            threads=flags.threads, adapter=flags.adapter,
+            threads=flags.threads, adapter=flags.adapter_file,
         )
     except (PromptSetError, LLMError) as exc:
         raise SetupError(str(exc)) from exc

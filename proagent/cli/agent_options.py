@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Literal
 
 from proagent.agent.clock import CLOCK_FALLBACKS, FALLBACK_HELP
 from proagent.agent.clock import HELP as CLOCK_HELP
@@ -18,6 +19,7 @@ from proagent.cli.arg_types import (
     writable_folder,
 )
 from proagent.limits import MAX_MESSAGE_BUDGET
+from proagent.llm.adapters import NO_ADAPTER
 from proagent.paths import CACHE_DIR
 
 EMBEDDED_NOTICE = (
@@ -95,8 +97,8 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         type=adapter_file,
         default=None,
         metavar="PATH|none",
-        help="the embedded model's LoRA adapter GGUF (from proagent finetune), recorded with its sha256 (default: "
-        "none, the raw model)",
+        help="the embedded model's LoRA adapter GGUF (from proagent finetune), recorded with its sha256; none: the "
+        "raw model (default: the shipped adapter, taught by the scripted planners, for the bundled model)",
     )
     p.add_argument(
         "--threads",
@@ -107,9 +109,9 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def adapter_file(text: str) -> Path | None:
+def adapter_file(text: str) -> Path | Literal["none"]:
     """An argparse type: ``none`` (the raw model) or a path, checked to be a file when the model is made."""
-    return None if text.strip().lower() == "none" else Path(text)
+    return NO_ADAPTER if text.strip().lower() == NO_ADAPTER else Path(text)
 
 
 def add_pipeline_options(p: argparse.ArgumentParser) -> None:

@@ -43,7 +43,7 @@ class EvalRequest(FrontEndRequest):
     wall_clock: float | None = Field(None, ge=0)
     env: tuple[str, ...] = ()  # --env KEY=VALUE items, as given
     # every proagent agent (AGENT_FLAGS)
-    adapter: Path | None = None
+    adapter: Path | Literal["none"] | None = None  # none: every proagent agent plays the raw model
     clock: str | None = None
     clock_fallback: Literal["idle", "continue", "scripted"] | None = None
     llm: str | None = None

@@ -110,7 +110,14 @@ def add_agent_flags(p: argparse.ArgumentParser) -> None:
         help="seconds to wait for one LLM answer (default 60)",
     )
     p.add_argument("--prompt", help="prompt set (a folder in prompts/)")
-    p.add_argument("--adapter", type=adapter_file, metavar="PATH|none", help="the embedded model's LoRA adapter GGUF")
+    p.add_argument(
+        "--adapter",
+        type=adapter_file,
+        metavar="PATH|none",
+        help="the embedded model's LoRA adapter GGUF for every proagent agent, none: the raw model (default: each "
+        "agent's own, the raw model unless its config names one; play's default, the shipped adapter, is "
+        "data/adapters/smollm2-135m-scripted/adapter.gguf)",
+    )
     p.add_argument("--clock", type=clock_spec, metavar="turns|tokens:N|seconds:S", help=CLOCK_HELP)
     p.add_argument("--clock-fallback", choices=CLOCK_FALLBACKS, help=FALLBACK_HELP)
     p.add_argument("--belief", choices=("replace", "annotate", "off"))

@@ -134,7 +134,7 @@ def _run_config(
         horizon=settled_horizon(domain, request.layout or env.name, request.horizon),
         wall_clock_s=request.wall_clock_s or None,
         llm=request.llm.llm,
-        model=describe_with_adapter(request.llm.llm, request.llm.adapter),
+        model=describe_with_adapter(request.llm.llm, request.llm.adapter_file),
         api_base=request.llm.api_base,
         llm_timeout_s=request.llm.llm_timeout,
         agent=llm.config.model_dump(),

@@ -63,12 +63,18 @@ class AgentSpec(AgentConfig):
     kind: str = PROAGENT
     label: str | None = Field(None, pattern=r"^[A-Za-z0-9_.+=-]+$", description="column name; default: kind")
     llm: str = EMBEDDED
-    adapter: Path | None = Field(None, description="the embedded model's LoRA adapter GGUF (None: the raw model)")
+    adapter: Path | None = Field(None, description="the embedded model's LoRA adapter GGUF (None or 'none': the raw model)")
     api_base: str | None = None
     llm_timeout_s: float = Field(60.0, gt=0, description="seconds to wait for one LLM answer before retrying")
     prompt: str | None = Field(None, description="None: compact for the embedded model, as in `play`, else proagent")
     legal_only: bool | Literal["auto"] = Field("auto", description="auto: on for the embedded model only")
     analysis_max_chars: int | None = Field(None, ge=0, description="None: short for the embedded model, as in `play`")
+
+    @field_validator("adapter", mode="before")
+    @classmethod
+    def _none_is_the_raw_model(cls, value: object) -> object:
+        """``--adapter none`` (or ``adapter = "none"`` in a config): the raw model, as an absent adapter."""
+        return None if isinstance(value, str) and value.strip().lower() == "none" else value
 
     @model_validator(mode="after")
     def _llm_fields_only_for_proagent(self) -> AgentSpec:

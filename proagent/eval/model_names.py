@@ -9,6 +9,7 @@ settled it), so a table can only name what played.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from proagent.eval.config import PROAGENT, EvalConfig
@@ -41,18 +42,32 @@ def model_short(llm: str) -> str:
 
 
 class LlmSeat(NamedTuple):
-    """An LLM agent of a run: its name, its ``--llm`` and the prompt set it played with."""
+    """An LLM agent of a run: its name, its ``--llm``, the prompt set it played with and the
+    embedded model's LoRA adapter, in words (None: no adapter, the raw model)."""
 
     agent: str
     llm: str
     prompt: str
+    adapter: str | None = None
+
+
+def adapter_words(path: str | Path | None, sha256: str | None = None) -> str | None:
+    """An adapter as a caption names it: its folder and file (and sha256 prefix when known)."""
+    if path is None:
+        return None
+    named = f"{Path(path).parent.name}/{Path(path).name}"
+    return f"{named}, sha256 {sha256[:12]}" if sha256 else named
 
 
 def eval_llm_seats(config: EvalConfig | None) -> list[LlmSeat] | None:
     """Each LLM agent of an evaluation run (None: its config is not recorded)."""
     if config is None:
         return None
-    return [LlmSeat(a.name, a.llm, a.agent_config().prompt) for a in config.agents if a.kind == PROAGENT]
+    return [
+        LlmSeat(a.name, a.llm, a.agent_config().prompt, adapter_words(a.adapter))
+        for a in config.agents
+        if a.kind == PROAGENT
+    ]
 
 
 def play_llm_seats(config: Mapping[str, Any]) -> list[LlmSeat]:
@@ -63,7 +78,11 @@ def play_llm_seats(config: Mapping[str, Any]) -> list[LlmSeat]:
         return []
     agent = config.get("agent")
     prompt = agent.get("prompt") if isinstance(agent, Mapping) else None
-    return [LlmSeat(PROAGENT, llm, prompt if isinstance(prompt, str) else "not recorded")]
+    model = config.get("model")
+    adapter = model.get("adapter") if isinstance(model, Mapping) else None
+    sha = model.get("adapter_sha256") if isinstance(model, Mapping) else None
+    words = adapter_words(adapter, sha) if isinstance(adapter, str) else None
+    return [LlmSeat(PROAGENT, llm, prompt if isinstance(prompt, str) else "not recorded", words)]
 
 
 def models_caption(seats: list[LlmSeat] | None) -> str:
@@ -72,13 +91,18 @@ def models_caption(seats: list[LlmSeat] | None) -> str:
         return "Model: not recorded (the run folder has no config.json)."
     if not seats:
         return "Model: none (no LLM agent played; every agent is scripted or trained)."
-    groups: dict[tuple[str, str], list[str]] = {}  # agents that share a model and prompt set are named together
-    for name, llm, prompt in seats:
-        groups.setdefault((llm, prompt), []).append(f"`{name}`")
+    groups: dict[tuple[str, str, str | None], list[str]] = {}  # agents alike in all three are named together
+    for name, llm, prompt, adapter in seats:
+        groups.setdefault((llm, prompt, adapter), []).append(f"`{name}`")
     named = "; ".join(
-        f"{', '.join(names)}: {model_label(llm)}, prompt set `{prompt}`" for (llm, prompt), names in groups.items()
+        f"{', '.join(names)}: {model_label(llm)}{_with_adapter(adapter)}, prompt set `{prompt}`"
+        for (llm, prompt, adapter), names in groups.items()
     )
     return f"Model{'s' if len(groups) > 1 else ''} (--llm, from config.json): {named}."
+
+
+def _with_adapter(adapter: str | None) -> str:
+    return f" with LoRA adapter `{adapter}`" if adapter else ""
 
 
 def models_short(seats: list[LlmSeat] | None) -> str:
@@ -87,5 +111,7 @@ def models_short(seats: list[LlmSeat] | None) -> str:
         return "model not recorded"
     if not seats:
         return "no LLM agent"
-    kinds = sorted({f"{model_short(llm)}, prompts {prompt}" for _, llm, prompt in seats})
+    kinds = sorted(
+        {f"{model_short(llm)}{' + LoRA adapter' if adapter else ''}, prompts {prompt}" for _, llm, prompt, adapter in seats}
+    )
     return "model: " + "; ".join(kinds)
