@@ -57,7 +57,7 @@ class JittedEntryPoints:
 
     @cached_property
     def jit_step(self):
-        return partial(jax.jit(self.step_with), self.run_params)
+        return partial(jax.jit(self.step_with), self._device_params)
 
     @cached_property
     def reset_batch(self):
@@ -65,7 +65,12 @@ class JittedEntryPoints:
 
     @cached_property
     def step_batch(self):
-        return partial(jax.jit(jax.vmap(self.step_with, in_axes=(None, 0, 0, 0))), self.run_params)
+        return partial(jax.jit(jax.vmap(self.step_with, in_axes=(None, 0, 0, 0))), self._device_params)
+
+    @cached_property
+    def _device_params(self) -> Any:
+        """``run_params`` placed on the device once (not copied there at every call)."""
+        return jax.device_put(self.run_params)
 
 
 class Transition(NamedTuple):

@@ -57,6 +57,7 @@ class LockstepEnv:
     def __init__(self, env: DomainEnv, capacity: int) -> None:
         self.env = env
         self.capacity = capacity
+        self._params = jax.device_put(env.run_params)  # the step's per-run numbers, an input of its program
         self._states = env.reset_batch(jnp.zeros((capacity, 2), jnp.uint32))
         self._keys = np.zeros((capacity, 2), np.uint32)
         self._free = list(range(capacity - 1, -1, -1))
@@ -70,7 +71,7 @@ class LockstepEnv:
         ts = np.zeros(self.capacity, np.int32)
         actions = np.zeros((self.capacity, self.env.num_agents), np.int32)
         jax.block_until_ready(
-            _masked_step(self.env, self.env.run_params, self._states, self._keys, ts, actions, mask)
+            _masked_step(self.env, self._params, self._states, self._keys, ts, actions, mask)
         )
         jax.block_until_ready(_reset_slot(self.env, self._states, np.int32(0), self._keys[0]))
 
@@ -109,7 +110,7 @@ class LockstepEnv:
         for slot, (t, acts, _) in pending.items():
             ts[slot], actions[slot], mask[slot] = t, acts, True
         try:
-            tr = _masked_step(self.env, self.env.run_params, self._states, self._keys, ts, actions, mask)
+            tr = _masked_step(self.env, self._params, self._states, self._keys, ts, actions, mask)
             self._states = tr.state
             host = jax.device_get(tr)
         except Exception as exc:  # noqa: BLE001 - hand the failure to every waiting episode
