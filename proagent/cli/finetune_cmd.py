@@ -59,10 +59,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-per-world", type=positive_int, default=None, help="at most N pairs from each world")
     p.add_argument(
         "--balance",
-        choices=("none", "worlds"),
+        choices=("none", "worlds", "capped"),
         default="none",
         help="worlds: draw the same number of pairs from every world (the smallest world's, or --max-per-world), "
-        "at random with --seed; none (default): keep each world's first --max-per-world",
+        "at random with --seed; capped: draw up to --max-per-world from each world (all of a smaller one's), at "
+        "random with --seed; none (default): keep each world's first --max-per-world",
     )
     p.add_argument("--max-tokens", type=bounded_int(2), default=2048, help="drop pairs longer than N tokens")
     p.add_argument("--model", type=Path, default=None, help="base GGUF (default: the bundled SmolLM2-135M)")

@@ -55,7 +55,7 @@ class FinetuneRequest(FrontEndRequest):
     include_rejected: bool = False
     keep_duplicates: bool = False
     max_per_world: int | None = Field(None, ge=1)
-    balance: Literal["none", "worlds"] = "none"
+    balance: Literal["none", "worlds", "capped"] = "none"
     max_tokens: int = Field(2048, ge=2)
     # --eval: what the student and the raw model play after training
     eval: bool = False
@@ -82,6 +82,8 @@ class FinetuneRequest(FrontEndRequest):
             given = [flag for name, flag in EVAL_ONLY.items() if values[name] is not None]
             if given:
                 raise ValueError(f"{', '.join(given)} only apply with --eval; add --eval or drop them")
+        if self.balance == "capped" and self.max_per_world is None:
+            raise ValueError("--balance capped draws up to --max-per-world pairs from each world: give --max-per-world")
         return self
 
     @classmethod

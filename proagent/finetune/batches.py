@@ -1,10 +1,16 @@
 """Supervised examples as token ids, and the fixed-shape batches the jitted train step reads.
 
 Why fixed shapes: every new shape recompiles the step (tens of seconds on a CPU), so rows are
-padded to a multiple of ``bucket`` tokens and answers to a multiple of 16, and the prefix shared
-by the whole set (the static system prompt) has one length for the whole run. Why the shared
+padded to a multiple of ``bucket`` tokens and answers to a multiple of 16, and the prefix a batch
+shares (the static system prompt) is cut to a multiple of `PREFIX_BUCKET` tokens. Why the shared
 prefix: its keys and values are computed once a batch instead of once a row, which is exact (see
 `proagent.finetune.llama`) and saves most of the work when prompts are long and alike.
+
+Why prefix groups: a set taught on several worlds (or seats, whose system prompts differ) shares
+almost nothing across the whole set, only the chat template's first tokens, so one set-wide prefix
+would make every row carry its whole system prompt. Each example therefore names its group (the
+system prompt it starts with), and a batch is drawn from one group only (`batch_plan`): its
+prefix is that group's system prompt. A set of one group is batched as before (`batch_indices`).
 """
 
 from __future__ import annotations
@@ -16,9 +22,19 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Example", "batch_indices", "examples_sha256", "make_batch", "shared_prefix_length"]
+__all__ = [
+    "Example",
+    "batch_indices",
+    "batch_plan",
+    "batch_prefix_length",
+    "examples_sha256",
+    "make_batch",
+    "prefix_groups",
+    "shared_prefix_length",
+]
 
 ANSWER_BUCKET = 16
+PREFIX_BUCKET = 64  # a batch's prefix is cut to a multiple of this: few distinct shapes, few compiles
 
 
 class Example(BaseModel):
@@ -28,13 +44,15 @@ class Example(BaseModel):
 
     prompt: tuple[int, ...] = Field(min_length=1)
     answer: tuple[int, ...] = Field(min_length=1)
+    group: str = ""  # the prompts that share a system prompt share a group; batches never mix groups
 
 
 def examples_sha256(examples: Sequence[Example]) -> str:
     """Identity of a training set (order included): recorded in the manifest, checked on resume."""
     digest = hashlib.sha256()
     for example in examples:
-        digest.update(json.dumps([example.prompt, example.answer], separators=(",", ":")).encode())
+        row = [example.prompt, example.answer, example.group] if example.group else [example.prompt, example.answer]
+        digest.update(json.dumps(row, separators=(",", ":")).encode())
         digest.update(b"\n")
     return digest.hexdigest()
 
@@ -60,6 +78,44 @@ def batch_indices(n_examples: int, batch_size: int, step: int, seed: int) -> lis
         epoch, offset = divmod(position, n_examples)
         out.append(int(np.random.default_rng([seed, epoch]).permutation(n_examples)[offset]))
     return out
+
+
+def prefix_groups(examples: Sequence[Example]) -> list[list[int]]:
+    """Indices of the examples of each group, groups in the order of their names."""
+    by_group: dict[str, list[int]] = {}
+    for index, example in enumerate(examples):
+        by_group.setdefault(example.group, []).append(index)
+    return [by_group[name] for name in sorted(by_group)]
+
+
+def _epoch_batches(groups: Sequence[Sequence[int]], batch_size: int, epoch: int, seed: int) -> list[list[int]]:
+    """One epoch: each group shuffled and cut into full batches (the last one topped up from the
+    group's own shuffled start, so a batch never mixes groups), then the batches shuffled."""
+    batches = []
+    for number, members in enumerate(groups):
+        order = [members[i] for i in np.random.default_rng([seed, epoch, number]).permutation(len(members))]
+        for start in range(0, len(order), batch_size):
+            batches.append([order[(start + k) % len(order)] for k in range(batch_size)])
+    return [batches[i] for i in np.random.default_rng([seed, epoch]).permutation(len(batches))]
+
+
+def batch_plan(examples: Sequence[Example], batch_size: int, step: int, seed: int) -> list[int]:
+    """The examples of step ``step``: `batch_indices` for a set of one group; else a batch of one
+    group at a time (`_epoch_batches`). Deterministic in (set, step, seed), so a resumed run sees
+    what an unbroken one would have seen."""
+    groups = prefix_groups(examples)
+    if len(groups) == 1:
+        return batch_indices(len(examples), batch_size, step, seed)
+    per_epoch = sum(-(-len(members) // batch_size) for members in groups)
+    epoch, offset = divmod(step, per_epoch)
+    return _epoch_batches(groups, batch_size, epoch, seed)[offset]
+
+
+def batch_prefix_length(picked: Sequence[Example], set_prefix: int) -> int:
+    """The prefix one batch computes once: what its rows share, cut to a multiple of
+    `PREFIX_BUCKET`, and never less than the whole set's (``set_prefix``, 0 when not sharing)."""
+    shared = shared_prefix_length(picked)
+    return max(set_prefix, shared - shared % PREFIX_BUCKET)
 
 
 def _round_up(n: int, multiple: int) -> int:

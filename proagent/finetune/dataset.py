@@ -42,11 +42,12 @@ __all__ = [
     "render_answers",
     "select_pairs",
     "selection_of",
+    "system_prompt_group",
     "to_examples",
     "world_counts",
 ]
 
-Balance = Literal["none", "worlds"]
+Balance = Literal["none", "worlds", "capped"]
 
 
 class RunFolderError(ValueError):
@@ -64,7 +65,8 @@ class DataFilter(BaseModel):
     max_per_world: int | None = Field(default=None, ge=1)
     max_tokens: int | None = Field(default=None, ge=2)  # prompt + answer, in the student's tokens
     # "worlds": draw the same number of pairs from every world (the smallest world's count, or
-    # max_per_world if that is fewer), at random with ``seed``; "none": keep each world's first N
+    # max_per_world if that is fewer), at random with ``seed``; "capped": draw at most max_per_world
+    # from each world (all of a smaller world's), at random with ``seed``; "none": keep each world's first N
     balance: Balance = "none"
     seed: int = 0
 
@@ -254,7 +256,7 @@ def select_pairs(pairs: Sequence[SupervisedPair], data_filter: DataFilter) -> li
         seen.add(key)
         per_world[pair.world] += 1
         kept.append(pair)
-    return _balanced(kept, data_filter) if data_filter.balance == "worlds" else kept
+    return kept if data_filter.balance == "none" else _balanced(kept, data_filter)
 
 
 def _world_rng(seed: int, world: str) -> np.random.Generator:
@@ -263,9 +265,11 @@ def _world_rng(seed: int, world: str) -> np.random.Generator:
 
 
 def _balanced(pairs: Sequence[SupervisedPair], data_filter: DataFilter) -> list[SupervisedPair]:
-    """The same number from every world: the smallest world's count, or ``max_per_world`` if fewer,
-    each world's drawn at random (``data_filter.seed``) and kept in the order given. Why a draw and
-    not each world's first N: the first N decisions of a run are its first episode's opening."""
+    """``worlds``: the same number from every world, the smallest world's count, or ``max_per_world``
+    if fewer; ``capped``: each world's count up to ``max_per_world`` (a world with fewer gives all
+    it has, so a world whose scenario is fixed and gives few distinct decisions does not shrink the
+    others). Each world's drawn at random (``data_filter.seed``) and kept in the order given. Why a
+    draw and not each world's first N: the first N decisions of a run are its first episode's opening."""
     by_world: dict[str, list[int]] = {}
     for index, pair in enumerate(pairs):
         by_world.setdefault(pair.world, []).append(index)
@@ -276,7 +280,8 @@ def _balanced(pairs: Sequence[SupervisedPair], data_filter: DataFilter) -> list[
         n = min(n, data_filter.max_per_world)
     chosen: set[int] = set()
     for world, indices in by_world.items():
-        picks = _world_rng(data_filter.seed, world).choice(len(indices), size=n, replace=False)
+        size = n if data_filter.balance == "worlds" else min(len(indices), data_filter.max_per_world or len(indices))
+        picks = _world_rng(data_filter.seed, world).choice(len(indices), size=size, replace=False)
         chosen.update(indices[int(i)] for i in picks)
     return [pair for index, pair in enumerate(pairs) if index in chosen]
 
@@ -327,11 +332,19 @@ def world_counts(pairs: Iterable[SupervisedPair]) -> dict[str, int]:
     return dict(sorted(Counter(pair.world for pair in pairs).items()))
 
 
+def system_prompt_group(messages: Sequence[Message]) -> str:
+    """The batching group of a prompt: a digest of its system message (every seat and world has its
+    own), so a batch shares its whole system prompt (`proagent.finetune.batches.batch_plan`)."""
+    system = messages[0].content if messages and messages[0].role == "system" else ""
+    return hashlib.sha256(str(system).encode("utf-8")).hexdigest()[:16]
+
+
 def to_examples(pairs: Sequence[SupervisedPair], tokenizer: ChatTokenizer, max_tokens: int | None) -> list[Example]:
     """Token ids of each pair as llama.cpp builds them; pairs longer than ``max_tokens`` are dropped."""
     out = []
     for pair in pairs:
-        example = Example(prompt=tuple(tokenizer.prompt(pair.messages)), answer=tuple(tokenizer.answer(pair.answer)))
+        prompt, answer = tuple(tokenizer.prompt(pair.messages)), tuple(tokenizer.answer(pair.answer))
+        example = Example(prompt=prompt, answer=answer, group=system_prompt_group(pair.messages))
         if max_tokens is None or len(example.prompt) + len(example.answer) <= max_tokens:
             out.append(example)
     return out

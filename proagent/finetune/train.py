@@ -27,7 +27,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from proagent.checkout import git_commit
 from proagent.files import write_atomic
-from proagent.finetune.batches import Example, batch_indices, examples_sha256, make_batch, shared_prefix_length
+from proagent.finetune.batches import (
+    Example,
+    batch_plan,
+    batch_prefix_length,
+    examples_sha256,
+    make_batch,
+    prefix_groups,
+    shared_prefix_length,
+)
 from proagent.finetune.dataset import DataSelection
 from proagent.finetune.gguf_adapter import write_lora_gguf
 from proagent.finetune.gguf_weights import LlamaHParams, LlamaWeights, file_sha256, read_llama_gguf
@@ -79,6 +87,7 @@ class TrainingData(BaseModel):
     n_answer_tokens: int
     max_tokens: int
     shared_prefix_tokens: int
+    prefix_groups: int = 1  # batches never mix groups (examples that start with different system prompts)
     sha256: str
 
 
@@ -143,6 +152,7 @@ def describe_data(examples: Sequence[Example], source: str, share_prefix: bool) 
         n_answer_tokens=sum(len(e.answer) for e in examples),
         max_tokens=max(len(e.prompt) + len(e.answer) for e in examples),
         shared_prefix_tokens=shared_prefix_length(examples) if share_prefix else 0,
+        prefix_groups=len(prefix_groups(examples)),
         sha256=examples_sha256(examples),
     )
 
@@ -158,14 +168,18 @@ def _start(
             _LOG.info("no checkpoint in %s: starting from step 0", out_dir)
         return fresh, 0, []
     state, record = found
-    if (record.config_json, record.data_sha256, record.base_sha256) != (
-        config.model_dump_json(),
-        data.sha256,
-        base_sha,
-    ):
+    # --steps may differ: the batches and the optimiser depend on the step, never on the total, so a
+    # run resumed with more steps is the longer unbroken run, and one resumed at its checkpoint's
+    # step with --steps equal to it ends there (a long run stopped at a checkpoint)
+    saved = TrainConfig.model_validate_json(record.config_json).model_copy(update={"steps": config.steps})
+    if (saved, record.data_sha256, record.base_sha256) != (config, data.sha256, base_sha):
         raise ValueError(
             f"the checkpoint in {out_dir} was made with another config, data set or base model; "
-            "resume with the same ones or use a new --out"
+            "resume with the same ones (--steps may change) or use a new --out"
+        )
+    if record.step > config.steps:
+        raise ValueError(
+            f"the checkpoint in {out_dir} is at step {record.step}: resume with --steps {record.step} or more"
         )
     _LOG.info("resuming %s at step %d of %d", out_dir, record.step, config.steps)
     return state, record.step, list(record.losses)
@@ -186,12 +200,14 @@ def _run(
     not 0)."""
     state, step, losses = begin
     prefix_len = shared_prefix_length(examples) if config.share_prefix else 0
+    grouped = config.share_prefix and len(prefix_groups(examples)) > 1  # else the set's one prefix, as always
     window: list[float] = []
     window_start, timed_s, timed_examples = time.perf_counter(), 0.0, 0
     first = True
     while step < config.steps:
-        picked = [examples[i] for i in batch_indices(len(examples), config.batch_size, step, config.lora.seed)]
-        batch = jax.tree_util.tree_map(jnp.asarray, make_batch(picked, prefix_len, config.bucket))
+        picked = [examples[i] for i in batch_plan(examples, config.batch_size, step, config.lora.seed)]
+        batch_prefix = batch_prefix_length(picked, prefix_len) if grouped else prefix_len
+        batch = jax.tree_util.tree_map(jnp.asarray, make_batch(picked, batch_prefix, config.bucket))
         began = time.perf_counter()
         state, loss = _train_step(params, state, batch, hp, config)
         window.append(float(loss))

@@ -74,3 +74,18 @@ def test_an_unknown_balance_is_refused_in_one_line(tmp_path: Path, capsys: pytes
     err = capsys.readouterr().err.strip()
     assert exit_info.value.code == 2 and "--balance" in err and err.count("\n") == 0
     assert not (tmp_path / "a").exists()
+
+
+def test_capped_draws_up_to_the_cap_from_each_world_and_all_of_a_smaller_one():
+    kept = select_pairs(MANY + FEW, DataFilter(balance="capped", max_per_world=12, seed=4))
+    assert world_counts(kept) == {"cube/medium_3a": 7, "overcooked/counter_circuit": 12}
+    drawn = [p.step for p in kept if p.world.startswith("overcooked")]
+    assert drawn != list(range(12)) and drawn == sorted(drawn)  # a draw over the whole run, kept in order
+    assert kept == select_pairs(MANY + FEW, DataFilter(balance="capped", max_per_world=12, seed=4))
+
+
+def test_capped_without_a_cap_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture):
+    code = main(["finetune", str(tmp_path), "--out", str(tmp_path / "a"), "--balance", "capped"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "--max-per-world" in err and err.count("\n") == 0
+    assert not (tmp_path / "a").exists()
