@@ -40,7 +40,7 @@ from envs.cube.rules import NO_BLOCK, NUM_DIRECTIONS, VECTORS, CubeAction, PushO
 from envs.cube.scenario import Scenario, ScenarioError, load_scenario
 from envs.cube.state import CubeEnvState, initial_state
 from envs.cube.symbolic import CubeView, decode
-from envs.jitted import JittedEntryPoints
+from envs.jitted import JittedEntryPoints, RunParams
 
 
 class Transition(NamedTuple):
@@ -126,15 +126,23 @@ class CubeEnv(JittedEntryPoints):
         del key
         return jax.tree.map(jnp.asarray, self._start)
 
+    @property
+    def run_params(self) -> RunParams:
+        return RunParams.of(self.scenario.horizon)
+
     def step(self, key: jax.Array, state: CubeEnvState, actions: jax.Array) -> Transition:
         """Advance one step; ``actions`` (A,) ints in CubeAction (padding agents' are ignored)."""
+        return self.step_with(self.run_params, key, state, actions)
+
+    def step_with(self, params: RunParams, key: jax.Array, state: CubeEnvState, actions: jax.Array) -> Transition:
+        """`step` under ``params`` (the horizon: the jitted steps take it as an input)."""
         del key
         actions = jnp.asarray(actions, jnp.int32)
         work = self._pushes(state, actions)
         ax, ay = self._moves(state, actions, work)
         score = state.score + work.gain
         step = state.step + 1
-        done = (step >= self.scenario.horizon) | ~jnp.any(work.active)
+        done = (step >= params.horizon) | ~jnp.any(work.active)
         moved = CubeEnvState(
             agent_pos=jnp.stack([ax, ay], axis=-1),
             agent_active=state.agent_active,

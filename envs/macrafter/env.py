@@ -31,7 +31,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from envs.jitted import JittedEntryPoints, Transition, hold_when_done
+from envs.jitted import JittedEntryPoints, RunParams, Transition, hold_when_done
 from envs.macrafter.draws import StepDraws, step_draws
 from envs.macrafter.events import CrafterEvent, extract_events
 from envs.macrafter.scenario import Scenario, ScenarioError, load_scenario, with_settings
@@ -96,11 +96,19 @@ class CrafterEnv(JittedEntryPoints):
         """The step under given draws (what `step` runs; the equivalence tests call it directly)."""
         return self.rules.advance(state, actions, draws)
 
+    @property
+    def run_params(self) -> RunParams:
+        return RunParams.of(self.settings.horizon)
+
     def step(self, key: jax.Array, state: CrafterState, actions: jax.Array) -> Transition:
         """Advance one step; ``actions`` (A,) primitive action ids (padding seats' are ignored)."""
+        return self.step_with(self.run_params, key, state, actions)
+
+    def step_with(self, params: RunParams, key: jax.Array, state: CrafterState, actions: jax.Array) -> Transition:
+        """`step` under ``params`` (the horizon: the jitted steps take it as an input)."""
         cfg = self.settings
         draws = step_draws(key, cfg.cow_capacity, self.rules.num_chunks)
-        nxt = self.rules.advance(state, actions, draws)
+        nxt = self.rules.advance_with(params, state, actions, draws)
         frozen = state.done
         # the map needs no pass: a done state's grid comes out of `advance` unchanged (its seats all wait)
         held = hold_when_done(frozen, state._replace(grid=None), nxt._replace(grid=None))

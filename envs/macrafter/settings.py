@@ -37,6 +37,7 @@ RESOURCE_GIVES: dict[str, str] = {
     "cow": "food",
 }
 SCORED: tuple[str, ...] = ("tree", "stone", "coal", "iron", "diamond")  # the team score's resources
+MAX_HORIZON = 10_000  # the longest episode the settings allow (the compiled step's daylight table covers it)
 
 
 class _Frozen(BaseModel):
@@ -102,7 +103,7 @@ class CrafterSettings(_Frozen):
     num_agents: int = Field(default=3, ge=MIN_AGENTS, le=MAX_AGENTS)
     width: int = Field(default=64, ge=9, le=64)
     height: int = Field(default=64, ge=9, le=64)
-    horizon: int = Field(default=200, ge=1, le=10_000)
+    horizon: int = Field(default=200, ge=1, le=MAX_HORIZON)
     collect_distance: int = Field(default=1, ge=1, le=8)  # paper_config distance_threshold (Manhattan)
     resources: dict[ResourceName, ResourceRule] = Field(default_factory=_default_resources)
     tool_tier_bonus: float = Field(default=0.5, ge=0, allow_inf_nan=False)
@@ -161,6 +162,7 @@ class CrafterSettings(_Frozen):
 
 
 __all__ = [
+    "MAX_HORIZON",
     "RESOURCE_GIVES",
     "RESOURCE_ORDER",
     "SCORED",

@@ -13,12 +13,13 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from envs.jitted import RunParams
 from envs.macrafter.balance import Herd, balance, chunk_of, cow_ceiling
 from envs.macrafter.batched import when
 from envs.macrafter.collect import bag_of, collect, resource_tables, run_shares, split_bag
 from envs.macrafter.draws import StepDraws
 from envs.macrafter.rules import NUM_ACTIONS, PICKAXES, SHARE_BASE, Action, Vital
-from envs.macrafter.settings import CrafterSettings
+from envs.macrafter.settings import MAX_HORIZON, CrafterSettings
 from envs.macrafter.state import RESULT, CrafterState
 from envs.macrafter.update import DIRS, World, act_tables, marked, update_objects
 
@@ -35,7 +36,9 @@ class CrafterStep:
         self.settings = settings
         self.res = resource_tables(settings)
         self.acts = act_tables(settings)
-        self.ceiling = cow_ceiling(settings.horizon)
+        # sized for every horizon the settings allow (its first entries are the table of any
+        # shorter one), so the horizon is an input of the compiled step, not a table size
+        self.ceiling = cow_ceiling(MAX_HORIZON)
 
     @property
     def num_chunks(self) -> int:
@@ -44,6 +47,12 @@ class CrafterStep:
 
     def advance(self, state: CrafterState, actions: jax.Array, draws: StepDraws) -> CrafterState:
         """The step under given draws (what `step` runs; the equivalence tests call it directly)."""
+        return self.advance_with(RunParams.of(self.settings.horizon), state, actions, draws)
+
+    def advance_with(
+        self, params: RunParams, state: CrafterState, actions: jax.Array, draws: StepDraws
+    ) -> CrafterState:
+        """`advance` under ``params`` (the horizon, which `CrafterEnv`'s jitted steps take as an input)."""
         cfg = self.settings
         state = jax.tree.map(jnp.asarray, state)
         acts = jnp.asarray(actions, jnp.int32)
@@ -70,7 +79,7 @@ class CrafterStep:
         order = state.order.at[a:].set(jnp.where(got.cow_alive, state.order[a:], -1))  # eaten cows leave
         wd = update_objects(cfg, self.acts, wd, acts, order, draws, crafters)
         step = state.step + 1
-        herd, touched = self._balance(state._replace(order=order), wd, acts, step, draws)
+        herd, touched = self._balance(state._replace(order=order), wd, acts, step, params.horizon, draws)
         result = jnp.where(acts >= SHARE_BASE, _SHARE_RESULT[shares.result], wd.result)
         result = jnp.where(do, _DO_RESULT[got.result], result)
         result = jnp.where(dies, RESULT["died"], result)
@@ -79,17 +88,19 @@ class CrafterStep:
             inventory=wd.inventory, vitals=wd.vitals, counters=wd.counters, last_health=wd.last_health,
             achievements=wd.achievements, cow_pos=herd.cow_pos, cow_alive=herd.cow_alive, order=herd.order,
             next_order=herd.next_order, touched=touched, score=state.score + got.gain,
-            score_units=state.score_units + got.units, step=step, done=jnp.any(dies) | (step >= cfg.horizon),
+            score_units=state.score_units + got.units, step=step, done=jnp.any(dies) | (step >= params.horizon),
             last_action=acts, result=result.astype(jnp.int32), do_pos=state.pos,
             do_tools=shares.bag[:, jnp.asarray([int(p) for p in PICKAXES])] > 0, tgt_res=got.tgt_res,
             share_to=shares.to, share_good=shares.good, share_qty=shares.qty,
         )  # fmt: skip
 
     def _balance(
-        self, state: CrafterState, wd: World, acts: jax.Array, step: jax.Array, draws: StepDraws
+        self, state: CrafterState, wd: World, acts: jax.Array, step: jax.Array, horizon: jax.Array, draws: StepDraws
     ) -> tuple[Herd, jax.Array]:
         """Mark the chunks objects stand in (a placed plant is an object in EmCoop), then balance
-        the cows on balancing steps (skipped otherwise, in a batch too, unless some env balances)."""
+        the cows on balancing steps (skipped otherwise, in a batch too, unless some env balances).
+        The daylight's cow ceiling is read at the step, or at the horizon past it (as a table of
+        the horizon's length was)."""
         cfg = self.settings
         touched = touch(cfg, state.touched, wd.pos, wd.in_world)
         touched = touch(cfg, touched, wd.cow_pos, wd.cow_alive)
@@ -102,7 +113,7 @@ class CrafterStep:
             grid, touched, pos, active, step, draws = x
             return balance(cfg, ceiling, herd, grid, touched, pos, active, step, draws)
 
-        args = (wd.grid, touched, wd.pos, state.active, step, draws)
+        args = (wd.grid, touched, wd.pos, state.active, jnp.minimum(step, horizon), draws)
         herd = when(step % cfg.balance_every == 0, run, herd, args)
         return herd, touched
 

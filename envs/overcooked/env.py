@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 from pydantic import BaseModel, ConfigDict, Field
 
-from envs.jitted import JittedEntryPoints
+from envs.jitted import JittedEntryPoints, RunParams
 from envs.overcooked import engine
 from envs.overcooked.actions import TO_ENGINE
 from envs.overcooked.engine import DynamicObject, StaticObject
@@ -101,13 +101,21 @@ class OvercookedEnv(JittedEntryPoints):
         _, state = self.engine.reset(key)
         return state
 
+    @property
+    def run_params(self) -> RunParams:
+        return RunParams.of(self.dynamics.horizon)
+
     def step(self, key: jax.Array, state: EnvState, actions: jax.Array) -> Transition:
         """Advance one step; a finished episode stays finished (no reward, no change)."""
+        return self.step_with(self.run_params, key, state, actions)
+
+    def step_with(self, params: RunParams, key: jax.Array, state: EnvState, actions: jax.Array) -> Transition:
+        """`step` under ``params`` (the horizon: the jitted steps take it as an input)."""
         moved, reward, shaped = self.engine.step_agents(key, state, TO_ENGINE[actions])
         moved = self._apply_cook_time(state, moved)
         reward = reward + self._soup_reward_adjustment(state, actions, moved)
         step = state.step + 1
-        moved = moved.replace(step=step, done=step >= self.dynamics.horizon)
+        moved = moved.replace(step=step, done=step >= params.horizon)
         frozen = state.done
         next_state = jax.tree.map(lambda old, new: jnp.where(frozen, old, new), state, moved)
         zero = jnp.zeros_like(shaped)

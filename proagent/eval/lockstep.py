@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from functools import partial
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -25,11 +26,18 @@ from proagent.world.types import EngineState as EnvState
 
 @partial(jax.jit, static_argnums=0)
 def _masked_step(
-    env: DomainEnv, states: EnvState, keys: jax.Array, ts: jax.Array, actions: jax.Array, mask: jax.Array
+    env: DomainEnv,
+    params: Any,
+    states: EnvState,
+    keys: jax.Array,
+    ts: jax.Array,
+    actions: jax.Array,
+    mask: jax.Array,
 ) -> Transition:
-    """Step the masked slots (key ``fold_in(keys[i], ts[i])``); the others keep their state."""
+    """Step the masked slots (key ``fold_in(keys[i], ts[i])``); the others keep their state. The
+    env's ``run_params`` (its horizon) come in as an input: one program serves every horizon."""
     step_keys = jax.vmap(jax.random.fold_in)(keys, ts)
-    tr = jax.vmap(env.step)(step_keys, states, actions)
+    tr = jax.vmap(partial(env.step_with, params))(step_keys, states, actions)
 
     def keep(new: jax.Array, old: jax.Array) -> jax.Array:
         return jnp.where(mask.reshape(mask.shape + (1,) * (new.ndim - 1)), new, old)
@@ -49,6 +57,7 @@ class LockstepEnv:
     def __init__(self, env: DomainEnv, capacity: int) -> None:
         self.env = env
         self.capacity = capacity
+        self._params = jax.device_put(env.run_params)  # the step's per-run numbers, an input of its program
         self._states = env.reset_batch(jnp.zeros((capacity, 2), jnp.uint32))
         self._keys = np.zeros((capacity, 2), np.uint32)
         self._free = list(range(capacity - 1, -1, -1))
@@ -60,10 +69,9 @@ class LockstepEnv:
         """Compile the batched step and reset now (seconds), e.g. before timing; no state changes."""
         mask = np.zeros(self.capacity, bool)
         ts = np.zeros(self.capacity, np.int32)
+        actions = np.zeros((self.capacity, self.env.num_agents), np.int32)
         jax.block_until_ready(
-            _masked_step(
-                self.env, self._states, self._keys, ts, np.zeros((self.capacity, self.env.num_agents), np.int32), mask
-            )
+            _masked_step(self.env, self._params, self._states, self._keys, ts, actions, mask)
         )
         jax.block_until_ready(_reset_slot(self.env, self._states, np.int32(0), self._keys[0]))
 
@@ -102,7 +110,7 @@ class LockstepEnv:
         for slot, (t, acts, _) in pending.items():
             ts[slot], actions[slot], mask[slot] = t, acts, True
         try:
-            tr = _masked_step(self.env, self._states, self._keys, ts, actions, mask)
+            tr = _masked_step(self.env, self._params, self._states, self._keys, ts, actions, mask)
             self._states = tr.state
             host = jax.device_get(tr)
         except Exception as exc:  # noqa: BLE001 - hand the failure to every waiting episode

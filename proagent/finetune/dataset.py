@@ -41,8 +41,8 @@ __all__ = [
     "read_run_folder",
     "render_answers",
     "select_pairs",
-    "system_prompt_group",
     "selection_of",
+    "system_prompt_group",
     "to_examples",
     "world_counts",
 ]

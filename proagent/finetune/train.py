@@ -168,14 +168,18 @@ def _start(
             _LOG.info("no checkpoint in %s: starting from step 0", out_dir)
         return fresh, 0, []
     state, record = found
-    if (record.config_json, record.data_sha256, record.base_sha256) != (
-        config.model_dump_json(),
-        data.sha256,
-        base_sha,
-    ):
+    # --steps may differ: the batches and the optimiser depend on the step, never on the total, so a
+    # run resumed with more steps is the longer unbroken run, and one resumed at its checkpoint's
+    # step with --steps equal to it ends there (a long run stopped at a checkpoint)
+    saved = TrainConfig.model_validate_json(record.config_json).model_copy(update={"steps": config.steps})
+    if (saved, record.data_sha256, record.base_sha256) != (config, data.sha256, base_sha):
         raise ValueError(
             f"the checkpoint in {out_dir} was made with another config, data set or base model; "
-            "resume with the same ones or use a new --out"
+            "resume with the same ones (--steps may change) or use a new --out"
+        )
+    if record.step > config.steps:
+        raise ValueError(
+            f"the checkpoint in {out_dir} is at step {record.step}: resume with --steps {record.step} or more"
         )
     _LOG.info("resuming %s at step %d of %d", out_dir, record.step, config.steps)
     return state, record.step, list(record.losses)

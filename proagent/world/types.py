@@ -76,6 +76,14 @@ class DomainEnv(Protocol):
     def step(self, key: Any, state: EngineState, actions: Any) -> Transition: ...
 
     @property
+    def run_params(self) -> Any:
+        """The per-run numbers (the horizon) ``step_with`` reads: an input of the compiled steps,
+        so envs differing only in them share one program (`envs.jitted.JittedEntryPoints`)."""
+
+    def step_with(self, params: Any, key: Any, state: EngineState, actions: Any) -> Transition:
+        """``step`` under ``params`` (``step`` is ``step_with`` under the env's own ``run_params``)."""
+
+    @property
     def jit_reset(self) -> Any: ...
 
     @property

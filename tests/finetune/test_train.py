@@ -129,3 +129,19 @@ def test_a_killed_run_resumes_to_the_adapter_an_unbroken_run_makes_and_only_with
     other = CONFIG.model_copy(update={"batch_size": 1})
     with pytest.raises(ValueError, match="another config"):
         finetune(examples, gguf_path, tmp_path / "broken", other, resume=True, weights=two_layers)
+
+
+def test_a_run_stopped_at_its_checkpoint_ends_there_and_a_longer_one_goes_on(
+    examples, two_layers, gguf_path, tmp_path: Path
+):
+    """--steps may change on resume: the batches and the optimiser depend on the step, not the total."""
+    config = CONFIG.model_copy(update={"steps": 4, "checkpoint_every": 2})
+    whole = finetune(examples, gguf_path, tmp_path / "whole", config, source="two plans", weights=two_layers)
+    short = config.model_copy(update={"steps": 2})
+    finetune(examples, gguf_path, tmp_path / "grown", short, source="two plans", weights=two_layers)
+    stopped = finetune(examples, gguf_path, tmp_path / "grown", short, resume=True, weights=two_layers, source="two plans")
+    assert stopped.steps_done == 2 and stopped.config.steps == 2
+    grown = finetune(examples, gguf_path, tmp_path / "grown", config, resume=True, weights=two_layers, source="two plans")
+    assert [p.loss for p in grown.losses] == pytest.approx([p.loss for p in whole.losses], rel=1e-5)
+    with pytest.raises(ValueError, match="at step 4: resume with --steps 4 or more"):
+        finetune(examples, gguf_path, tmp_path / "grown", short, resume=True, weights=two_layers, source="two plans")

@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from envs.jitted import JittedEntryPoints, Transition, hold_when_done
+from envs.jitted import JittedEntryPoints, RunParams, Transition, hold_when_done
 from envs.yokai import YokaiConfig, YokaiEnv, YokaiState, YokaiView, extract_events, final_outcome, make
 from envs.yokai.rules import ActionLayout, HintStatus
 from envs.yokai.symbolic import Cell, decode, decode_player
@@ -156,12 +156,20 @@ class YokaiWorldEnv(JittedEntryPoints):
     def reset(self, key: jax.Array) -> WorldState:
         return WorldState(self.game.reset(key), jnp.int32(0))
 
+    @property
+    def run_params(self) -> RunParams:
+        return RunParams.of(self.horizon)
+
     def step(self, key: jax.Array, state: WorldState, actions: jax.Array) -> Transition:
         """The game's step; at the horizon an unfinished game ends scored as it stands (eq. 4)."""
-        over = state.game.done | (state.clock >= self.horizon)
+        return self.step_with(self.run_params, key, state, actions)
+
+    def step_with(self, params: RunParams, key: jax.Array, state: WorldState, actions: jax.Array) -> Transition:
+        """`step` under ``params`` (the horizon: the jitted steps take it as an input)."""
+        over = state.game.done | (state.clock >= params.horizon)
         tr = self.game.step(key, state.game, actions)
         clock = state.clock + 1
-        timeout = ~tr.done & (clock >= self.horizon)
+        timeout = ~tr.done & (clock >= params.horizon)
         _, _, final = final_outcome(tr.state, self.config.num_colours)
         reward = jnp.where(timeout, final, tr.reward)
         after = WorldState(tr.state, clock.astype(jnp.int32))
