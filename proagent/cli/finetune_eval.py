@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shlex
 import sys
 from collections.abc import Sequence
@@ -179,9 +180,14 @@ def play_student(
     lines = ProgressLines(request.progress_every, request.progress_seconds)
     outcome = asyncio.run(play_run(handle, world, request.progress, Console(stderr=True), lines))
     report_run(handle.folder.path)
-    return summarise(
-        config, outcome.records, str(handle.folder.path.relative_to(out_dir)), len(outcome.failures), adapter_sha256
-    )
+    folder = folder_in(handle.folder.path, out_dir)
+    return summarise(config, outcome.records, folder, len(outcome.failures), adapter_sha256)
+
+
+def folder_in(folder: Path, out_dir: Path) -> str:
+    """``folder`` as the manifest names it, relative to ``out_dir`` whether ``--out`` was given
+    relative (the run folder's path is absolute) or absolute."""
+    return Path(os.path.relpath(folder.absolute(), out_dir.absolute())).as_posix()
 
 
 def _arm(stat: MeanSE) -> ArmScore:

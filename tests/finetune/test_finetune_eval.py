@@ -193,3 +193,14 @@ def test_finetune_eval_plays_the_student_and_the_raw_model_end_to_end(
     asked = {json.loads(p.read_text())["request"]["model"] for p in cache.rglob("*.json")}
     sha = manifest.adapter_sha256[:12]
     assert asked == {f"embedded/{two_layer_gguf.stem}", f"embedded/{two_layer_gguf.stem}+lora-{sha}"}
+
+
+def test_the_manifest_names_the_evaluation_folder_inside_out_given_relative_or_absolute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from proagent.cli.finetune_eval import folder_in
+
+    monkeypatch.chdir(tmp_path)
+    run = (tmp_path / "adapter" / "eval" / "20261130-000000-finetune-eval").absolute()
+    assert folder_in(run, Path("adapter")) == "eval/20261130-000000-finetune-eval"  # --out adapter
+    assert folder_in(run, tmp_path / "adapter") == "eval/20261130-000000-finetune-eval"

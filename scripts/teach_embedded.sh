@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Makes the shipped adapter (data/adapters/smollm2-135m-scripted/) again: the worlds' scripted
+# planners play as teachers (the student's prompt set and grammar: --prompt compact --legal-only on;
+# seeds from 100, so the evaluation's seeds 0-4 stay unseen), then `proagent finetune` teaches the
+# bundled SmolLM2-135M their decisions and plays it against the raw model on counter_circuit with cole.
+#
+#   scripts/teach_embedded.sh OUT_FOLDER
+#
+# Left out as teachers: the scripted planner's seat 1 of forced_coordination and both seats of
+# grounded_coord_simple, and cramped_room_v2's seat 0 (it scores 0 or less there: nothing to teach).
+# About 10 minutes of play, 45-60 minutes of training and 20-30 minutes of evaluation on 2 CPU cores.
+set -euo pipefail
+out=${1:?usage: scripts/teach_embedded.sh OUT_FOLDER}
+runs="$out/runs"
+mkdir -p "$runs"
+teach=(--llm scripted --prompt compact --legal-only on --episodes 1 --no-gif --live off --runs-dir "$runs")
+for layout in counter_circuit cramped_room asymmetric_advantages coordination_ring forced_coordination; do
+  for partner in cole sp greedy; do
+    for seat in 0 1; do
+      if [ "$layout" = forced_coordination ] && [ "$seat" = 1 ]; then continue; fi
+      proagent play --layout "$layout" --partner "$partner" --seat "$seat" --seed 100 --horizon 400 "${teach[@]}"
+    done
+  done
+done
+proagent play --layout cramped_room_v2 --seat 1 --seed 100 "${teach[@]}"
+for seed in 100 101 102 103; do
+  for layout in easy_2a medium_3a; do
+    proagent play --domain cube --layout "$layout" --seed "$seed" "${teach[@]}"
+  done
+done
+for layout in easy_2a medium_3a; do
+  proagent play --domain macrafter --layout "$layout" --seed 100 "${teach[@]}"
+done
+for seed in 100 101 102 103; do
+  for layout in 9c_2p 9c_3p; do
+    proagent play --domain yokai --layout "$layout" --seed "$seed" "${teach[@]}"
+  done
+done
+(cd "$out" && proagent finetune runs/* --out adapter --steps 50 --batch-size 4 --lr 1e-3 --rank 8 \
+  --balance capped --max-per-world 40 --max-tokens 1600 --seed 0 \
+  --eval --eval-domain overcooked --eval-layouts counter_circuit --eval-partners cole --eval-seats 0 \
+  --eval-episodes 5 --eval-horizon 400 --eval-concurrency 2 --progress off)
