@@ -11,10 +11,9 @@ undo loops detected per episode and the agent's own useful events; then the rati
 decision (compact / full prompt) and the targets of the main job (≤ 300 s an episode on an idle
 2-core machine, < 2 GiB, < 200 decisions). ``--check`` exits 1 when a target is missed.
 
-The main job plays README command 1 as it is, so with its default adapter (the shipped one,
-`proagent.llm.adapters`). The adapter arm: ``--adapter PATH`` plays the same command with
-``--adapter PATH`` and with ``--adapter none`` (the raw model) in the same invocation, instead of
-the main job and the full-prompt baseline, on seeds 0..N-1
+The adapter arm: ``--adapter PATH`` plays the same command with ``--adapter PATH`` and with
+``--adapter none`` (the raw model, named, so the arm stays the raw model whatever the default) in
+the same invocation, instead of the main job and the full-prompt baseline, on seeds 0..N-1
 (``--episodes N``, 5 for the targets), and checks the adapter's targets as well: ≤ 300 s an
 episode, < 2 GiB, a mean score of at least greedy + cole's (148) over seeds 0-4, at most 10 undo
 loops in any episode, and a mean above the raw model's.

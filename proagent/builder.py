@@ -168,14 +168,13 @@ class LLMFlags(BaseModel):
     belief_probe: bool = False
     probe_forced: bool = False
     threads: int | None = Field(None, ge=1)
-    # the embedded model's LoRA adapter (--adapter): a file, "none" (the raw model), or None (not given:
-    # the shipped adapter for the bundled embedded model, `proagent.llm.adapters`)
+    # the embedded model's LoRA adapter (--adapter): a file, or "none"/None (the raw model)
     adapter: AdapterChoice = None
 
     @property
     def adapter_file(self) -> Path | None:
-        """The adapter file the model plays with (None: none), the default resolved."""
-        return adapter_to_play(self.llm, self.adapter)
+        """The adapter file the model plays with (None: none)."""
+        return adapter_to_play(self.adapter)
     clock: str = "turns"
     clock_fallback: ClockFallback = "idle"
 

@@ -97,8 +97,8 @@ def add_agent_options(p: argparse.ArgumentParser) -> None:
         type=adapter_file,
         default=None,
         metavar="PATH|none",
-        help="the embedded model's LoRA adapter GGUF (from proagent finetune), recorded with its sha256; none: the "
-        "raw model (default: the shipped adapter, taught by the scripted planners, for the bundled model)",
+        help="the embedded model's LoRA adapter GGUF (from proagent finetune), recorded with its sha256 (default: "
+        "none, the raw model)",
     )
     p.add_argument(
         "--threads",

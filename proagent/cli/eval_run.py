@@ -114,9 +114,8 @@ def add_agent_flags(p: argparse.ArgumentParser) -> None:
         "--adapter",
         type=adapter_file,
         metavar="PATH|none",
-        help="the embedded model's LoRA adapter GGUF for every proagent agent, none: the raw model (default: each "
-        "agent's own, the raw model unless its config names one; play's default, the shipped adapter, is "
-        "data/adapters/smollm2-135m-scripted/adapter.gguf)",
+        help="the embedded model's LoRA adapter GGUF for every proagent agent, none: the raw model for every one "
+        "(default: each agent's own, the raw model unless its config names one)",
     )
     p.add_argument("--clock", type=clock_spec, metavar="turns|tokens:N|seconds:S", help=CLOCK_HELP)
     p.add_argument("--clock-fallback", choices=CLOCK_FALLBACKS, help=FALLBACK_HELP)

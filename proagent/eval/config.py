@@ -63,7 +63,9 @@ class AgentSpec(AgentConfig):
     kind: str = PROAGENT
     label: str | None = Field(None, pattern=r"^[A-Za-z0-9_.+=-]+$", description="column name; default: kind")
     llm: str = EMBEDDED
-    adapter: Path | None = Field(None, description="the embedded model's LoRA adapter GGUF (None or 'none': the raw model)")
+    adapter: Path | None = Field(
+        None, description="the embedded model's LoRA adapter GGUF (None or 'none': the raw model)"
+    )
     api_base: str | None = None
     llm_timeout_s: float = Field(60.0, gt=0, description="seconds to wait for one LLM answer before retrying")
     prompt: str | None = Field(None, description="None: compact for the embedded model, as in `play`, else proagent")

@@ -101,6 +101,10 @@ def models_caption(seats: list[LlmSeat] | None) -> str:
     return f"Model{'s' if len(groups) > 1 else ''} (--llm, from config.json): {named}."
 
 
+def _short(llm: str, prompt: str, adapter: str | None) -> str:
+    return f"{model_short(llm)}{' + LoRA adapter' if adapter else ''}, prompts {prompt}"
+
+
 def _with_adapter(adapter: str | None) -> str:
     return f" with LoRA adapter `{adapter}`" if adapter else ""
 
@@ -112,6 +116,6 @@ def models_short(seats: list[LlmSeat] | None) -> str:
     if not seats:
         return "no LLM agent"
     kinds = sorted(
-        {f"{model_short(llm)}{' + LoRA adapter' if adapter else ''}, prompts {prompt}" for _, llm, prompt, adapter in seats}
+        {_short(llm, prompt, adapter) for _, llm, prompt, adapter in seats}
     )
     return "model: " + "; ".join(kinds)

@@ -36,41 +36,15 @@ def test_the_model_record_names_the_adapter_and_its_sha256(tmp_path: Path) -> No
     assert describe_with_adapter("embedded", None).adapter_sha256 is None
 
 
-@pytest.fixture
-def shipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A stand-in for the shipped adapter file (only its path and bytes are read here)."""
-    import proagent.llm.adapters as adapters
 
-    path = tmp_path / "shipped" / "adapter.gguf"
-    path.parent.mkdir()
-    path.write_bytes(b"stand-in adapter bytes")
-    monkeypatch.setattr(adapters, "SHIPPED_ADAPTER", path)
-    return path
-
-
-def test_the_bundled_model_plays_the_shipped_adapter_unless_told_otherwise(shipped: Path, tmp_path: Path) -> None:
-    from proagent.llm.adapters import adapter_to_play
-
-    own = tmp_path / "own.gguf"
-    assert adapter_to_play("embedded", None) == shipped  # not given: the shipped one
-    assert adapter_to_play("embedded", "none") is None  # --adapter none: the raw model
-    assert adapter_to_play("embedded", own) == own
-    # another GGUF or another model: the shipped adapter was trained on the bundled model only
-    assert adapter_to_play("embedded:other.gguf", None) is None
-    assert adapter_to_play("openai/gpt-4o-mini", None) is None
-
-
-def test_play_flags_read_none_as_the_raw_model_and_record_the_default(shipped: Path) -> None:
+def test_play_flags_read_none_as_the_raw_model(tmp_path: Path) -> None:
     from proagent.builder import LLMFlags
     from proagent.cli.agent_options import adapter_file
 
     assert adapter_file("none") == "none" and adapter_file("None ") == "none" and adapter_file("a.gguf") == Path("a.gguf")
-    assert LLMFlags().adapter_file == shipped
-    assert LLMFlags(adapter="none").adapter_file is None
-    assert LLMFlags(llm="scripted").adapter_file is None
-    record = describe_with_adapter("embedded", LLMFlags().adapter_file)
-    assert record.adapter_sha256 == hashlib.sha256(shipped.read_bytes()).hexdigest()
-
+    assert LLMFlags().adapter_file is None and LLMFlags(adapter="none").adapter_file is None
+    own = tmp_path / "own.gguf"
+    assert LLMFlags(adapter=own).adapter_file == own
 
 def test_eval_reads_none_as_the_raw_model() -> None:
     from proagent.eval.config import AgentSpec
