@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from proagent.adapter_choice import AdapterChoice, adapter_to_play
 from proagent.agent.background import BackgroundProAgent
 from proagent.agent.belief import BeliefMode
 from proagent.agent.clock import ClockFallback
@@ -29,7 +30,6 @@ from proagent.agent.token_clock import TokenClockProAgent
 from proagent.agent.verificator_modes import VerificatorMode
 from proagent.contract import Agent, UnknownAgentError
 from proagent.domains import domain_for
-from proagent.llm.adapters import AdapterChoice, adapter_to_play
 from proagent.llm.factory import EMBEDDED_SPEC, make_model
 from proagent.llm.scripted import ScriptedPlanner, is_scripted
 from proagent.llm.types import LLMError, Model

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Literal
 
+from proagent.adapter_choice import NO_ADAPTER
 from proagent.agent.clock import CLOCK_FALLBACKS, FALLBACK_HELP
 from proagent.agent.clock import HELP as CLOCK_HELP
 from proagent.agent.memory import MEMORY_RETRIEVALS
@@ -19,7 +20,6 @@ from proagent.cli.arg_types import (
     writable_folder,
 )
 from proagent.limits import MAX_MESSAGE_BUDGET
-from proagent.llm.adapters import NO_ADAPTER
 from proagent.paths import CACHE_DIR
 
 EMBEDDED_NOTICE = (
