@@ -170,13 +170,13 @@ class LLMFlags(BaseModel):
     threads: int | None = Field(None, ge=1)
     # the embedded model's LoRA adapter (--adapter): a file, or "none"/None (the raw model)
     adapter: AdapterChoice = None
+    clock: str = "turns"
+    clock_fallback: ClockFallback = "idle"
 
     @property
     def adapter_file(self) -> Path | None:
         """The adapter file the model plays with (None: none)."""
         return adapter_to_play(self.adapter)
-    clock: str = "turns"
-    clock_fallback: ClockFallback = "idle"
 
 
 def agent_config(flags: LLMFlags, embedded: bool, prompts_root: Path | None = None) -> AgentConfig:

@@ -19,6 +19,7 @@ from pydantic import (
     model_validator,
 )
 
+from proagent.adapter_choice import NO_ADAPTER
 from proagent.agent.config import AgentConfig
 from proagent.agent.presets import model_defaults
 from proagent.bounded import NumberError, bounded_float
@@ -76,7 +77,7 @@ class AgentSpec(AgentConfig):
     @classmethod
     def _none_is_the_raw_model(cls, value: object) -> object:
         """``--adapter none`` (or ``adapter = "none"`` in a config): the raw model, as an absent adapter."""
-        return None if isinstance(value, str) and value.strip().lower() == "none" else value
+        return None if isinstance(value, str) and value.strip().lower() == NO_ADAPTER else value
 
     @model_validator(mode="after")
     def _llm_fields_only_for_proagent(self) -> AgentSpec:

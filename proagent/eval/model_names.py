@@ -115,7 +115,5 @@ def models_short(seats: list[LlmSeat] | None) -> str:
         return "model not recorded"
     if not seats:
         return "no LLM agent"
-    kinds = sorted(
-        {_short(llm, prompt, adapter) for _, llm, prompt, adapter in seats}
-    )
+    kinds = sorted({_short(llm, prompt, adapter) for _, llm, prompt, adapter in seats})
     return "model: " + "; ".join(kinds)
