@@ -199,15 +199,14 @@ def update_objects(
 
     h, w = wd.grid.shape
     plan = plan_walk(at, wd, cow_order, draws, cow_order < first_seat)
-    moved = jnp.zeros(cow_order.shape, bool)
+    moved = jnp.zeros(_words(cow_order.shape[0]), jnp.uint32)
     flat, moved = walk_cows(at, plan, wd, wd.grid.reshape(-1), moved, 0, plan.older)
     grid = flat.reshape(h, w)
     wd = wd._replace(placed_cell=jnp.full((n, 2), -1, jnp.int32), placed_mat=jnp.full((n,), -1, jnp.int32))
     wd = jax.lax.fori_loop(0, n, seat, wd._replace(grid=None))._replace(grid=grid)
     wd = _lay_placements(wd)
     flat, moved = walk_cows(at, plan, wd, wd.grid.reshape(-1), moved, plan.older, plan.count - plan.older)
-    c = moved.shape[0]
-    went = moved[jnp.minimum(plan.place, c - 1)] & (plan.place < c)
+    went = _bit(moved, plan.place)  # a cow not queued has place C: past every recorded bit
     wd = wd._replace(grid=flat.reshape(h, w), cow_pos=jnp.where(went[:, None], plan.target, wd.cow_pos))
     return wd._replace(grid=marked(wd.grid, wd.cow_pos, wd.cow_alive, -1))
 
@@ -268,10 +267,13 @@ def walk_cows(
     """The ``count`` queued cows from place ``first`` on, one after the other on the flat grid with
     the cows marked (`marked`): each moves when its target is still walkable (a seat may have placed
     something there), no seat of ``wd`` stands there and no cow is marked there now; it moves its
-    own mark. That is exactly the one-by-one update. ``moved`` (by queue place) records who moved."""
-    c = moved.shape[0]
+    own mark. That is exactly the one-by-one update. ``moved`` records who moved: bit ``q`` of its
+    uint32 words for the cow at queue place ``q`` (`_bit`). A bit set by arithmetic fuses with the
+    round's decision; a write into a bool array per round was a scatter of its own."""
+    c = plan.src.shape[0]
     w = wd.grid.shape[1]
     seats = jnp.where(wd.in_world, wd.pos[:, 1] * w + wd.pos[:, 0], -1)
+    word = jnp.arange(moved.shape[0], dtype=jnp.uint32)
 
     def one(r: jax.Array, carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
         """The cow at place ``first + r`` (a round past this env's ``count`` adds 0 to two cells)."""
@@ -283,10 +285,28 @@ def walk_cows(
         seat_there = functools.reduce(jnp.logical_or, [dst == seats[a] for a in range(seats.shape[0])])
         move = (r < count) & (now < COW_MARK) & _in_set(at.cow_walk, now.astype(jnp.int32)) & ~seat_there
         step = jnp.where(move, jnp.int8(COW_MARK), jnp.int8(0))
-        flat = flat.at[jnp.stack([src, dst])].add(jnp.stack([-step, step]), mode="promise_in_bounds")
-        return flat, moved.at[q].set(move, mode="drop")
+        # two one-cell writes: a stacked pair of cells and marks cost a transpose and a stack per round
+        flat = flat.at[src].add(-step, mode="promise_in_bounds").at[dst].add(step, mode="promise_in_bounds")
+        q32 = q.astype(jnp.uint32)
+        bit = jnp.where(word == q32 >> 5, move.astype(jnp.uint32) << (q32 & 31), jnp.uint32(0))
+        return flat, moved | bit
 
     return jax.lax.fori_loop(0, batch_max(count), one, (flat, moved))  # the batch's longest stretch
+
+
+def _words(c: int) -> int:
+    """How many uint32 words hold one bit per cow slot."""
+    return -(-c // 32)
+
+
+def _bit(words: jax.Array, place: jax.Array) -> jax.Array:
+    """Bit ``place`` of ``words`` for each entry of ``place`` (False past the words' bits), by a select
+    over the few words (no gather)."""
+    out = jnp.zeros(place.shape, jnp.uint32)
+    for k in range(words.shape[0]):
+        shifted = words[k] >> (place.astype(jnp.uint32) & 31)
+        out = jnp.where(place >> 5 == k, shifted, out)
+    return (out & 1).astype(bool)
 
 
 def _step_of(facing: jax.Array) -> jax.Array:
