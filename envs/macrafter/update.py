@@ -207,7 +207,9 @@ def update_objects(
     wd = _lay_placements(wd)
     flat, moved = walk_cows(at, plan, wd, wd.grid.reshape(-1), moved, plan.older, plan.count - plan.older)
     went = _bit(moved, plan.place)  # a cow not queued has place C: past every recorded bit
-    wd = wd._replace(grid=flat.reshape(h, w), cow_pos=jnp.where(went[:, None], plan.target, wd.cow_pos))
+    x = jnp.where(went, plan.to_x, wd.cow_pos[:, 0])
+    y = jnp.where(went, plan.to_y, wd.cow_pos[:, 1])
+    wd = wd._replace(grid=flat.reshape(h, w), cow_pos=jnp.stack([x, y], -1))
     return wd._replace(grid=marked(wd.grid, wd.cow_pos, wd.cow_alive, -1))
 
 
@@ -223,12 +225,15 @@ def _lay_placements(wd: World) -> World:
 class Walk(NamedTuple):
     """The step's cows that may move, queued in creation order: the older than the seats first."""
 
-    src: jax.Array  # (C,) by queue place: the flat cell a cow leaves
-    dst: jax.Array  # (C,) the flat cell it would enter
+    cells: jax.Array  # (C,) by queue place: the flat cell a cow leaves, shifted by `CELL_BITS`, | the one it enters
     older: jax.Array  # () how many queued cows are older than the seats (the queue's head)
     count: jax.Array  # () how many are queued
     place: jax.Array  # (C,) by slot: the cow's queue place, C for a cow not queued
-    target: jax.Array  # (C, 2) by slot: the cell it would enter
+    to_x: jax.Array  # (C,) by slot: the column it would enter
+    to_y: jax.Array  # (C,) the row
+
+
+CELL_BITS = 12  # a flat cell of the largest map (64 x 64) fits 12 bits: a queued move's two cells fit one int32
 
 
 def plan_walk(at: ActTables, wd: World, cow_order: jax.Array, draws: StepDraws, older: jax.Array) -> Walk:
@@ -237,27 +242,30 @@ def plan_walk(at: ActTables, wd: World, cow_order: jax.Array, draws: StepDraws, 
     coin, the direction and the inside test are fixed for the step; a target's material changes
     only by a seat's placement (never to a walkable one), so a cow whose target is not walkable now
     never moves. The others are queued once, for both groups: the rest is read at each cow's turn
-    (`walk_cows`)."""
-    pos, live = wd.cow_pos, wd.cow_alive
-    c = pos.shape[0]
+    (`walk_cows`). Columns and rows are worked on apart (a minor axis of 2 is slow on CPU) and a
+    move's two cells are queued packed in one int32 (one scatter, one read per round)."""
+    live = wd.cow_alive
+    c = live.shape[0]
     h, w = wd.grid.shape
+    assert h * w <= 1 << CELL_BITS, "a flat cell must fit CELL_BITS"
     heading = (draws.cow_dir % 4).astype(jnp.int32)
-    target = pos + _step_of(heading)  # (C, 2)
-    x, y = target[:, 0], target[:, 1]
+    from_x, from_y = wd.cow_pos[:, 0], wd.cow_pos[:, 1]
+    x = from_x + jnp.where(heading == 0, -1, jnp.where(heading == 1, 1, 0))
+    y = from_y + jnp.where(heading == 2, -1, jnp.where(heading == 3, 1, 0))
     inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
-    src = pos[:, 1] * w + pos[:, 0]
     dst = jnp.where(inside, y * w + x, 0)
     cell = wd.grid.reshape(-1).at[dst].get(mode="promise_in_bounds") & (COW_MARK - 1)  # the mark masked off
     due = live & (cow_order >= 0) & meets(draws.cow_move, at.cow_move_probability)
     queued = due & inside & _in_set(at.cow_walk, cell)
     place = _queue_places(queued, cow_order)  # each queued cow's place, c for the rest
+    packed = ((from_y * w + from_x) << CELL_BITS) | dst  # only queued cows' are kept: their cells are real
     return Walk(
-        src=jnp.zeros(c, jnp.int32).at[place].set(src, mode="drop"),
-        dst=jnp.zeros(c, jnp.int32).at[place].set(dst, mode="drop"),
+        cells=jnp.zeros(c, jnp.int32).at[place].set(packed, mode="drop"),
         older=jnp.sum(queued & older, dtype=jnp.int32),
         count=jnp.sum(queued, dtype=jnp.int32),
         place=place,
-        target=target,
+        to_x=x,
+        to_y=y,
     )
 
 
@@ -270,7 +278,7 @@ def walk_cows(
     own mark. That is exactly the one-by-one update. ``moved`` records who moved: bit ``q`` of its
     uint32 words for the cow at queue place ``q`` (`_bit`). A bit set by arithmetic fuses with the
     round's decision; a write into a bool array per round was a scatter of its own."""
-    c = plan.src.shape[0]
+    c = plan.cells.shape[0]
     w = wd.grid.shape[1]
     seats = jnp.where(wd.in_world, wd.pos[:, 1] * w + wd.pos[:, 0], -1)
     word = jnp.arange(moved.shape[0], dtype=jnp.uint32)
@@ -279,8 +287,8 @@ def walk_cows(
         """The cow at place ``first + r`` (a round past this env's ``count`` adds 0 to two cells)."""
         flat, moved = carry
         q = first + r
-        at_q = jnp.minimum(q, c - 1)
-        src, dst = plan.src[at_q], plan.dst[at_q]
+        packed = plan.cells[jnp.minimum(q, c - 1)]
+        src, dst = packed >> CELL_BITS, packed & ((1 << CELL_BITS) - 1)
         now = flat[dst]
         seat_there = functools.reduce(jnp.logical_or, [dst == seats[a] for a in range(seats.shape[0])])
         move = (r < count) & (now < COW_MARK) & _in_set(at.cow_walk, now.astype(jnp.int32)) & ~seat_there
@@ -309,13 +317,6 @@ def _bit(words: jax.Array, place: jax.Array) -> jax.Array:
     return (out & 1).astype(bool)
 
 
-def _step_of(facing: jax.Array) -> jax.Array:
-    """``DIRS[facing]`` by arithmetic (a lookup per element in a small table is a slow gather on CPU)."""
-    dx = jnp.where(facing == 0, -1, jnp.where(facing == 1, 1, 0))
-    dy = jnp.where(facing == 2, -1, jnp.where(facing == 3, 1, 0))
-    return jnp.stack([dx, dy], -1).astype(jnp.int32)
-
-
 def _in_set(members: np.ndarray, mat: jax.Array) -> jax.Array:
     """``members[mat]`` for a bool table of materials, as a shift of one constant bit set (no gather)."""
     if len(members) > 31:  # more materials than bits: the table itself
@@ -331,11 +332,11 @@ def _queue_places(wants: jax.Array, cow_order: jax.Array) -> jax.Array:
     freed lower slot breaks that; then (for the whole batch, only when some env needs it) the
     place counts the wanting cows with smaller creation numbers."""
     c = wants.shape[0]
-    big = jnp.iinfo(jnp.int32).max
     below = jax.lax.associative_scan(jnp.add, wants.astype(jnp.int32)) - wants  # wanting cows in lower slots
     key = jnp.where(wants, cow_order, -1)
-    listed = jnp.full(c, big).at[jnp.where(wants, below, c)].set(cow_order, mode="drop")
-    in_order = jnp.all((listed[1:] > listed[:-1]) | (listed[1:] == big))
+    # in order: each wanting cow is younger than every wanting cow in a lower slot (a running max, no scatter)
+    newest = jax.lax.associative_scan(jnp.maximum, key)
+    in_order = jnp.all(~wants[1:] | (key[1:] > newest[:-1]))
 
     def by_order(key: jax.Array) -> jax.Array:
         return count((key[None, :] >= 0) & (key[None, :] < key[:, None]))
