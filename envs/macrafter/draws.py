@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 from numpy import uint32 as np_uint32
 
-from envs.macrafter.batched import fence
+from envs.macrafter.batched import fence, when
 
 Array = Any
 
@@ -34,23 +34,37 @@ def threshold(probability: float) -> int:
     return int(probability * 2**32)
 
 
-def step_draws(key: jax.Array, cow_capacity: int, num_chunks: int) -> StepDraws:
+def step_draws(
+    key: jax.Array, cow_capacity: int, num_chunks: int, balancing: jax.Array | None = None
+) -> StepDraws:
     """Every random number of one step, from its key (pure; jit/vmap freely): the bits of
-    ``jax.random.bits`` on the four keys of ``jax.random.split(key, 4)``, one stream each."""
-    sizes = (cow_capacity, cow_capacity, num_chunks, num_chunks)
+    ``jax.random.bits`` on the four keys of ``jax.random.split(key, 4)``, one stream each. Given
+    ``balancing`` (whether the step balances the cows), the chunks' two streams are computed only
+    where it holds (in a batch: on the steps some env balances) and are zeros elsewhere: only a
+    balancing pass reads them, and most steps do not balance."""
     key = jnp.asarray(key)
     if not jax.config.jax_threefry_partitionable or key.dtype != jnp.uint32 or key.shape != (2,):
         keys = jax.random.split(key, 4)
+        sizes = (cow_capacity, cow_capacity, num_chunks, num_chunks)
         return StepDraws(*(jax.random.bits(k, (n,), jnp.uint32) for k, n in zip(keys, sizes, strict=True)))
     # The same bits, computed here: partitionable threefry hashes each index with the key, so the
-    # four streams are one (4, n) hash, unrolled (JAX's CPU lowering loops over the rounds, which
-    # costs more than the hash at these sizes).
+    # streams are (2, n) hashes, unrolled (JAX's CPU lowering loops over the rounds, which costs
+    # more than the hash at these sizes).
     split = jnp.stack(_threefry(key[0], key[1], jnp.zeros(4, jnp.uint32), jnp.arange(4, dtype=jnp.uint32)))
     split = fence(split)  # once, not once per element of the streams
-    n = max(sizes)
-    hi, lo = _threefry(split[0][:, None], split[1][:, None], jnp.zeros((1, n), jnp.uint32), _iota(n)[None, :])
-    bits = fence(hi ^ lo)  # computed once: left fusable, XLA copies the hash into every consumer of a stream
-    return StepDraws(*(bits[i, :k] for i, k in enumerate(sizes)))
+    cows = _streams(split[:, :2], cow_capacity)
+    if balancing is None:
+        chunks = _streams(split[:, 2:], num_chunks)
+    else:
+        blank = jnp.zeros((2, num_chunks), jnp.uint32)
+        chunks = when(balancing, lambda _, keys: _streams(keys, num_chunks), blank, split[:, 2:])
+    return StepDraws(cows[0], cows[1], chunks[0], chunks[1])
+
+
+def _streams(keys: jax.Array, n: int) -> jax.Array:
+    """(S, n) the first ``n`` bits of each stream keyed by the columns of ``keys`` (2, S)."""
+    hi, lo = _threefry(keys[0][:, None], keys[1][:, None], jnp.zeros((1, n), jnp.uint32), _iota(n)[None, :])
+    return fence(hi ^ lo)  # computed once: left fusable, XLA copies the hash into every consumer of a stream
 
 
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))

@@ -107,7 +107,8 @@ class CrafterEnv(JittedEntryPoints):
     def step_with(self, params: RunParams, key: jax.Array, state: CrafterState, actions: jax.Array) -> Transition:
         """`step` under ``params`` (the horizon: the jitted steps take it as an input)."""
         cfg = self.settings
-        draws = step_draws(key, cfg.cow_capacity, self.rules.num_chunks)
+        balancing = (state.step + 1) % cfg.balance_every == 0  # as `CrafterStep` balances
+        draws = step_draws(key, cfg.cow_capacity, self.rules.num_chunks, balancing)
         nxt = self.rules.advance_with(params, state, actions, draws)
         frozen = state.done
         # the map needs no pass: a done state's grid comes out of `advance` unchanged (its seats all wait)
