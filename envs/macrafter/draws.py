@@ -34,9 +34,7 @@ def threshold(probability: float) -> int:
     return int(probability * 2**32)
 
 
-def step_draws(
-    key: jax.Array, cow_capacity: int, num_chunks: int, balancing: jax.Array | None = None
-) -> StepDraws:
+def step_draws(key: jax.Array, cow_capacity: int, num_chunks: int, balancing: jax.Array | None = None) -> StepDraws:
     """Every random number of one step, from its key (pure; jit/vmap freely): the bits of
     ``jax.random.bits`` on the four keys of ``jax.random.split(key, 4)``, one stream each. Given
     ``balancing`` (whether the step balances the cows), the chunks' two streams are computed only
