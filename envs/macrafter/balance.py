@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from envs.macrafter.batched import grid_at
 from envs.macrafter.draws import StepDraws, meets
 from envs.macrafter.reduce import any_of, count
 from envs.macrafter.rules import Material
@@ -99,7 +100,7 @@ def balance(
     """One balancing pass (call it on steps divisible by ``balance_every``). ``seats`` marks every
     seat of the team (removed ones too: EmCoop measures from all its players)."""
     nc = touched.size
-    h, w = grid.shape
+    w = grid.shape[1]
     n_grass, spot = grass_spots(cfg, grid, draws.chunk_pick)
     cow_chunk = jnp.where(herd.cow_alive, chunk_of(cfg, herd.cow_pos), -1)
     n_cows = count(cow_chunk[None, :] == jnp.arange(nc)[:, None])  # (NC,)
@@ -114,7 +115,7 @@ def balance(
     taken = any_of(cow_cell[None, :] == spot_cell[:, None])
     for a in range(seat_pos.shape[0]):  # unrolled: a reduction over the few seats is a scalar loop
         taken = taken | (seats[a] & (seat_pos[a, 1] * w + seat_pos[a, 0] == spot_cell))
-    taken = taken | (grid[jnp.clip(spot[:, 1], 0, h - 1), jnp.clip(spot[:, 0], 0, w - 1)] == Material.PLANT)
+    taken = taken | (grid_at(grid, spot[:, 0], spot[:, 1]) == Material.PLANT)
     spawn = spawn_try & (n_grass > 0) & far & ~taken
     left = _leave(cfg, herd, cow_chunk, n_cows, leave_try, draws, seat_pos, seats)
     # when each slot becomes free in the pass's chunk walk: -1 free before it, a despawn's chunk, nc never

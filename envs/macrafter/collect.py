@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from envs.macrafter.batched import fence
+from envs.macrafter.batched import fence, grid_at
 from envs.macrafter.reduce import count
 from envs.macrafter.rules import (
     LEAVES,
@@ -177,7 +177,7 @@ def collect(
     cells = pos[:, None, :] + off[None, :, :]  # (A, K, 2)
     x, y = cells[..., 0], cells[..., 1]
     inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
-    raw = grid[jnp.clip(y, 0, h - 1), jnp.clip(x, 0, w - 1)]
+    raw = grid_at(grid, x, y)
     mat = raw % COW_MARK
     code = jnp.where(raw >= COW_MARK, COW_CODE, lookup(t.code_of, mat))
     tgt = jnp.where(do[:, None] & inside & (code >= 0), code, -1)
@@ -203,8 +203,7 @@ def collect(
     # map; a mined cell becomes what it leaves, an eaten cow's cell loses its mark
     left = jnp.where(tgt == COW_CODE, mat, relabel(t.leaves_of, mat))
     grid = grid.at[jnp.where(ok & inside, y, h), x].set(left.astype(grid.dtype), mode="drop")
-    cy, cx = jnp.clip(cow_pos[:, 1], 0, h - 1), jnp.clip(cow_pos[:, 0], 0, w - 1)
-    eaten = cow_alive & (grid[cy, cx] < COW_MARK)
+    eaten = cow_alive & (grid_at(grid, cow_pos[:, 0], cow_pos[:, 1]) < COW_MARK)
     return Collected(
         grid=grid,
         bag=bag,

@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from envs.macrafter.batched import batch_all, batch_max
+from envs.macrafter.batched import batch_all, batch_max, cells_add, cells_get, grid_at
 from envs.macrafter.draws import StepDraws, meets
 from envs.macrafter.reduce import count
 from envs.macrafter.rules import (
@@ -153,7 +153,7 @@ def seen(wd: World, cell: jax.Array) -> Seen:
     (the loop does not write the grid, which keeps a batched step cheap)."""
     h, w = wd.grid.shape
     inside = (cell[0] >= 0) & (cell[0] < w) & (cell[1] >= 0) & (cell[1] < h)
-    raw = wd.grid[jnp.clip(cell[1], 0, h - 1), jnp.clip(cell[0], 0, w - 1)]
+    raw = grid_at(wd.grid, cell[0], cell[1])
     hit = (wd.placed_mat >= 0) & jnp.all(wd.placed_cell == cell, -1)
     mat = jnp.where(jnp.any(hit), jnp.max(jnp.where(hit, wd.placed_mat, -1)), raw % COW_MARK)
     seat = jnp.any(wd.in_world & jnp.all(wd.pos == cell, -1))
@@ -168,7 +168,7 @@ def marked(grid: jax.Array, cow_pos: jax.Array, live: jax.Array, sign: int) -> j
     h, w = grid.shape
     cell = jnp.where(live, jnp.clip(cow_pos[:, 1], 0, h - 1) * w + jnp.clip(cow_pos[:, 0], 0, w - 1), 0)
     mark = jnp.where(live, jnp.int8(sign * COW_MARK), jnp.int8(0))
-    return grid.reshape(-1).at[cell].add(mark, mode="promise_in_bounds").reshape(h, w)
+    return cells_add(grid.reshape(-1), cell, mark).reshape(h, w)
 
 
 def update_objects(
@@ -254,7 +254,7 @@ def plan_walk(at: ActTables, wd: World, cow_order: jax.Array, draws: StepDraws, 
     y = from_y + jnp.where(heading == 2, -1, jnp.where(heading == 3, 1, 0))
     inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
     dst = jnp.where(inside, y * w + x, 0)
-    cell = wd.grid.reshape(-1).at[dst].get(mode="promise_in_bounds") & (COW_MARK - 1)  # the mark masked off
+    cell = cells_get(wd.grid.reshape(-1), dst) & (COW_MARK - 1)  # the mark masked off
     due = live & (cow_order >= 0) & meets(draws.cow_move, at.cow_move_probability)
     queued = due & inside & _in_set(at.cow_walk, cell)
     place = _queue_places(queued, cow_order)  # each queued cow's place, c for the rest
@@ -289,12 +289,12 @@ def walk_cows(
         q = first + r
         packed = plan.cells[jnp.minimum(q, c - 1)]
         src, dst = packed >> CELL_BITS, packed & ((1 << CELL_BITS) - 1)
-        now = flat[dst]
+        now = cells_get(flat, dst)
         seat_there = functools.reduce(jnp.logical_or, [dst == seats[a] for a in range(seats.shape[0])])
         move = (r < count) & (now < COW_MARK) & _in_set(at.cow_walk, now.astype(jnp.int32)) & ~seat_there
         step = jnp.where(move, jnp.int8(COW_MARK), jnp.int8(0))
         # two one-cell writes: a stacked pair of cells and marks cost a transpose and a stack per round
-        flat = flat.at[src].add(-step, mode="promise_in_bounds").at[dst].add(step, mode="promise_in_bounds")
+        flat = cells_add(cells_add(flat, src, -step), dst, step)
         q32 = q.astype(jnp.uint32)
         bit = jnp.where(word == q32 >> 5, move.astype(jnp.uint32) << (q32 & 31), jnp.uint32(0))
         return flat, moved | bit
@@ -411,7 +411,7 @@ def _stations_near(wd: World, pos: jax.Array) -> jax.Array:
     dx = jnp.arange(-1, 2)
     xs, ys = x + dx[None, :], y + dx[:, None]
     inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h) & (x >= 1) & (y >= 1)
-    cells = wd.grid[jnp.clip(ys, 0, h - 1), jnp.clip(xs, 0, w - 1)] % COW_MARK
+    cells = grid_at(wd.grid, jnp.broadcast_to(xs, (3, 3)), jnp.broadcast_to(ys, (3, 3))) % COW_MARK
     # this step's earlier placements, laid over the grid
     hit = (
         (wd.placed_mat[:, None, None] >= 0)
