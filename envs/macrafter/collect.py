@@ -11,15 +11,13 @@ in reach of each seat (K = the cells of the reach diamond).
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from envs.macrafter.batched import fence, grid_at
-from envs.macrafter.reduce import count
+from envs.macrafter.batched import grid_at
 from envs.macrafter.rules import (
     LEAVES,
     MAX_SHARE,
@@ -170,7 +168,7 @@ def collect(
     """Every collection of one step (EmCoop's ``_process_cooperative_collections``), ``do`` (A,) the
     seats doing DO (in the world), on the grid with the live cows marked (`state.COW_MARK`): one read
     of a cell tells its material and its cow. A cell reached by several seats is counted once, by
-    its lowest. The rule tables are read by `lookup` (no gathers from small tables)."""
+    its lowest."""
     n = pos.shape[0]
     h, w = grid.shape
     off = jnp.asarray(reach_offsets(cfg.collect_distance))
@@ -179,37 +177,45 @@ def collect(
     inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
     raw = grid_at(grid, x, y)
     mat = raw % COW_MARK
-    code = jnp.where(raw >= COW_MARK, COW_CODE, lookup(t.code_of, mat))
+    code = jnp.where(raw >= COW_MARK, COW_CODE, jnp.asarray(t.code_of)[mat])
     tgt = jnp.where(do[:, None] & inside & (code >= 0), code, -1)
     safe = jnp.maximum(tgt, 0)
     dist = jnp.abs(cells[:, :, None, :] - pos[None, None, :, :]).sum(-1)  # (A, K, A)
     nearby = do[None, None, :] & (dist <= cfg.collect_distance)
-    part = nearby & _holds(lookup(t.tool, safe), pickaxes_held(bag))
+    slot = jnp.asarray(t.tool)[safe]
+    pickaxes = bag[:, jnp.asarray([int(p) for p in PICKAXES])] > 0  # (A, 3)
+    holds = (slot[..., None] < 0) | pickaxes[jnp.arange(n)[None, None, :], jnp.maximum(slot, 0)[..., None]]
+    part = nearby & holds
     count = part.sum(-1)
-    ok = (tgt >= 0) & (count >= lookup(t.quorum, safe))
+    ok = (tgt >= 0) & (count >= jnp.asarray(t.quorum)[safe])
     seat = jnp.arange(n)
     first = ~jnp.any(nearby & (seat[None, None, :] < seat[:, None, None]), -1)
     taken = ok & first  # (A, K): each collected cell once
     mult = count if cfg.score_per_participant else jnp.ones_like(count)
-    value = lookup(t.value, safe)
+    value = jnp.asarray(t.value)[safe]
     gain = jnp.sum(jnp.where(taken, value * mult, 0.0)).astype(jnp.float32)
-    unit_idx = lookup(t.scored_unit, safe)
+    unit_idx = jnp.asarray(t.scored_unit)[safe]
     counted = taken & (unit_idx >= 0) & (value > 0)
-    units = jnp.stack([jnp.sum(jnp.where(counted & (unit_idx == u), mult, 0)) for u in range(5)]).astype(jnp.int32)
-    per_code = _gets_per_code(taken[..., None] & part, tgt)  # (A, R): cells of each resource seat j got
-    bag = bag + _spread(per_code, t.column, t.amount, bag.shape[1])
-    achievements = achievements + _spread(per_code, t.achievement, np.ones_like(t.amount), achievements.shape[1])
+    units = jnp.zeros(5, jnp.int32).at[jnp.maximum(unit_idx, 0)].add(jnp.where(counted, mult, 0))
+    got = (taken[..., None] & part).astype(jnp.int32)  # (A, K, A): seat j got this cell's item
+    col = jax.nn.one_hot(jnp.asarray(t.column)[safe], bag.shape[1], dtype=jnp.int32)  # (A, K, G)
+    amount = jnp.asarray(t.amount)[safe]
+    bag = bag + jnp.einsum("ikj,ikg->jg", got, col * amount[..., None])
+    ach = jax.nn.one_hot(jnp.asarray(t.achievement)[safe], achievements.shape[1], dtype=jnp.int32)
+    achievements = achievements + jnp.einsum("ikj,ika->ja", got, ach)
     # write only the collected cells (a cell reached twice gets the same value twice): no pass over the
     # map; a mined cell becomes what it leaves, an eaten cow's cell loses its mark
-    left = jnp.where(tgt == COW_CODE, mat, relabel(t.leaves_of, mat))
+    left = jnp.where(tgt == COW_CODE, mat, jnp.asarray(t.leaves_of, jnp.int8)[mat])
     grid = grid.at[jnp.where(ok & inside, y, h), x].set(left.astype(grid.dtype), mode="drop")
     eaten = cow_alive & (grid_at(grid, cow_pos[:, 0], cow_pos[:, 1]) < COW_MARK)
+    cow_alive = cow_alive & ~eaten
+    cow_pos = jnp.where(eaten[:, None], -1, cow_pos)
     return Collected(
         grid=grid,
         bag=bag,
         achievements=achievements,
-        cow_alive=cow_alive & ~eaten,
-        cow_pos=jnp.where(eaten[:, None], -1, cow_pos),
+        cow_alive=cow_alive,
+        cow_pos=cow_pos,
         gain=gain,
         units=units,
         tgt_res=tgt.astype(jnp.int32),
@@ -217,73 +223,17 @@ def collect(
     )
 
 
-def pickaxes_held(bag: jax.Array) -> jax.Array:
-    """(A, 3) whether each seat holds each pickaxe (static columns: no gather)."""
-    return jnp.stack([bag[:, int(p)] > 0 for p in PICKAXES], -1)
-
-
-def _holds(slot: jax.Array, pickaxes: jax.Array) -> jax.Array:
-    """(A, K, A) whether seat j holds the tool of seat i's k-th cell (``slot`` -1: none needed)."""
-    holds = slot[..., None] < 0
-    for s in range(pickaxes.shape[1]):
-        holds = holds | ((slot[..., None] == s) & pickaxes[None, None, :, s])
-    return holds
-
-
-def _gets_per_code(gets: jax.Array, tgt: jax.Array) -> jax.Array:
-    """(A, R) for each seat j, how many collected cells of each resource code it shares in
-    (``gets`` (A, K, A): seat j gets cell (i, k)'s item). Both masks are computed once into buffers
-    (`fence`), the summed axis last: XLA would recompute their whole chains for every term of every
-    sum, and a sum over a leading axis is a strided loop on CPU."""
-    n = gets.shape[0]
-    mine = fence(gets.astype(jnp.uint8)) > 0
-    mine = jnp.moveaxis(mine, 2, 0).reshape(n, 1, -1)  # (A, 1, A*K)
-    codes = fence(tgt).reshape(1, 1, -1) == jnp.arange(len(RESOURCES))[None, :, None]  # (1, R, A*K)
-    return count(mine & codes)
-
-
-def _spread(per_code: jax.Array, column: np.ndarray, amount: np.ndarray, width: int) -> jax.Array:
-    """(A, width) each column's gain: the codes filling it (static), each times its amount."""
-    cols = []
-    for g in range(width):
-        parts = [per_code[:, r] * int(amount[r]) for r in np.flatnonzero(column == g).tolist()]
-        cols.append(sum(parts[1:], parts[0]) if parts else jnp.zeros(per_code.shape[:1], jnp.int32))
-    return jnp.stack(cols, -1)
-
-
-def lookup(table: np.ndarray, idx: jax.Array) -> jax.Array:
-    """``table[idx]`` for a small static table and ``idx`` within it, as a few selects (one per
-    distinct value besides the most common): a gather from a small table is a scalar loop on CPU,
-    selects vectorise and fuse with what reads them."""
-    values, counts = np.unique(table, return_counts=True)
-    common = values[np.argmax(counts)]
-    out = jnp.full(idx.shape, common, table.dtype)
-    for v in values:
-        if v != common:
-            hit = functools.reduce(jnp.logical_or, [idx == i for i in np.flatnonzero(table == v).tolist()])
-            out = jnp.where(hit, jnp.asarray(v, table.dtype), out)
-    return out
-
-
-def relabel(table: np.ndarray, idx: jax.Array) -> jax.Array:
-    """``table[idx]`` for a static table that maps most entries to themselves (`lookup` otherwise)."""
-    out = idx
-    for i in np.flatnonzero(table != np.arange(len(table))).tolist():
-        out = jnp.where(idx == i, jnp.asarray(table[i], idx.dtype), out)
-    return out
-
-
 def _do_results(
     do: jax.Array, tgt: jax.Array, ok: jax.Array, part: jax.Array, nearby: jax.Array, t: ResourceTables
 ) -> jax.Array:
     """Each DO seat's outcome: ok if it shared in a collection, else the first failure in reach
     (too_few: fewer agents doing DO than the quorum; no_tool: the tool was what lacked), else nothing."""
-    n, k = tgt.shape
-    mine = jnp.stack([part[i, :, i] for i in range(n)])  # (A, K) seat i participates in its own target k
+    n = do.shape[0]
+    mine = part[jnp.arange(n), :, jnp.arange(n)]  # (A, K) seat i participates in its own target k
     got_any = jnp.any(ok & mine, -1)
-    reason = jnp.where(nearby.sum(-1) < lookup(t.quorum, jnp.maximum(tgt, 0)), 2, 3)
+    quorum = jnp.asarray(t.quorum)[jnp.maximum(tgt, 0)]
+    reason = jnp.where(nearby.sum(-1) < quorum, 2, 3)
     failed = (tgt >= 0) & ~(ok & mine)
-    fail_reason = jnp.full(n, 4, reason.dtype)
-    for j in reversed(range(k)):  # the first failure in reach order wins
-        fail_reason = jnp.where(failed[:, j], reason[:, j], fail_reason)
+    first_fail = jnp.argmax(failed, -1)
+    fail_reason = jnp.where(jnp.any(failed, -1), reason[jnp.arange(n), first_fail], 4)
     return jnp.where(~do, 0, jnp.where(got_any, 1, fail_reason)).astype(jnp.int32)

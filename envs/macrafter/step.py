@@ -16,9 +16,9 @@ import jax.numpy as jnp
 from envs.jitted import RunParams
 from envs.macrafter.balance import Herd, balance, chunk_of, cow_ceiling
 from envs.macrafter.batched import when
-from envs.macrafter.collect import bag_of, collect, pickaxes_held, resource_tables, run_shares, split_bag
+from envs.macrafter.collect import bag_of, collect, resource_tables, run_shares, split_bag
 from envs.macrafter.draws import StepDraws
-from envs.macrafter.rules import NUM_ACTIONS, SHARE_BASE, Action, Vital
+from envs.macrafter.rules import NUM_ACTIONS, PICKAXES, SHARE_BASE, Action, Vital
 from envs.macrafter.settings import MAX_HORIZON, CrafterSettings
 from envs.macrafter.state import RESULT, CrafterState
 from envs.macrafter.update import DIRS, World, act_tables, marked, update_objects
@@ -90,7 +90,7 @@ class CrafterStep:
             next_order=herd.next_order, touched=touched, score=state.score + got.gain,
             score_units=state.score_units + got.units, step=step, done=jnp.any(dies) | (step >= params.horizon),
             last_action=acts, result=result.astype(jnp.int32), do_pos=state.pos,
-            do_tools=pickaxes_held(shares.bag), tgt_res=got.tgt_res,
+            do_tools=shares.bag[:, jnp.asarray([int(p) for p in PICKAXES])] > 0, tgt_res=got.tgt_res,
             share_to=shares.to, share_good=shares.good, share_qty=shares.qty,
         )  # fmt: skip
 

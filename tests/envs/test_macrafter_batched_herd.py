@@ -3,7 +3,7 @@ env, on crowded herds balanced on every step: the paths a batch takes differentl
 (the cows' queue as long as the batch's longest, the creation-order queue when a spawn left the
 slots out of order in some env, balancing only when some env balances) give each env exactly its
 own one-by-one result; and a pass that despawns and spawns gives a new cow only the slots freed by
-chunks walked before its own (as the reference walks them). Also: the step's draws are ``jax.random``'s bits for its key."""
+chunks walked before its own (as the reference walks them). Also: the step's draws are ``jax.random``'s bits for its key (the chunks' only on balancing steps)."""
 
 from __future__ import annotations
 
@@ -33,6 +33,23 @@ def test_step_draws_are_the_keys_random_bits(cows: int, chunks: int) -> None:
         want = by_jax(key)
         assert all(np.array_equal(got, w) for got, w in zip(step_draws(key, cows, chunks), want, strict=True))
         assert all(np.array_equal(got[i], w) for got, w in zip(batched, want, strict=True))
+
+
+@pytest.mark.parametrize("balancing", [(True, False, True), (False, False, False), (True, True, True)])
+def test_the_chunk_draws_are_computed_only_where_the_step_balances(balancing: tuple[bool, ...]) -> None:
+    """With ``balancing`` given, the cows' streams are the key's bits as always, the chunks' are the
+    key's bits where the step balances and zeros elsewhere (nothing reads them there), in a batch too."""
+    keys = jax.random.split(jax.random.PRNGKey(5), len(balancing))
+    flags = jnp.asarray(balancing)
+    batched = jax.jit(jax.vmap(lambda k, b: step_draws(k, 64, 36, b)))(keys, flags)
+    for i, key in enumerate(keys):
+        want = step_draws(key, 64, 36)
+        alone = step_draws(key, 64, 36, flags[i])
+        for got in (alone, jax.tree.map(lambda x, i=i: x[i], batched)):
+            assert np.array_equal(got.cow_move, want.cow_move) and np.array_equal(got.cow_dir, want.cow_dir)
+            for field in ("chunk_roll", "chunk_pick"):
+                expected = getattr(want, field) if balancing[i] else np.zeros(36, np.uint32)
+                assert np.array_equal(getattr(got, field), expected)
 
 
 def _young_out_of_slot_order(state: CrafterState) -> CrafterState:
