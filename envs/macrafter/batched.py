@@ -144,6 +144,7 @@ def grid_at(grid: jax.Array, x: jax.Array, y: jax.Array) -> jax.Array:
 
 
 def _full(x: jax.Array, batched: bool, axis_size: int) -> jax.Array:
+    """``x`` with the batch axis in front (an operand shared by the batch is broadcast to it)."""
     return x if batched else jnp.broadcast_to(x, (axis_size, *jnp.shape(x)))
 
 
