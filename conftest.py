@@ -92,7 +92,6 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 _LONG_FIRST = (
     "tests/eval/test_ray_executor.py",
     "tests/cli/test_main_job_benchmark.py",
-    "tests/eval/test_scale_out_benchmark.py",
     "tests/cli/test_golden_runs.py",
     "tests/agent/test_agent_embedded.py",
     "tests/training/test_resume.py",

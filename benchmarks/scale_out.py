@@ -1,7 +1,7 @@
 """Does `proagent eval --executor ray` pay off? Two grids, both measured in the same process run.
 
     python benchmarks/scale_out.py            # 16 API-bound episodes x 400 steps, 8 CPU-bound decisions, 3 repeats
-    python benchmarks/scale_out.py --quick    # 4 episodes x 5 steps, API grid only, 1 repeat, no warm-up (what the test runs)
+    python benchmarks/scale_out.py --quick    # 4 episodes x 5 steps, API grid only, 1 repeat, no warm-up
 
 (1) API-bound: ProAgent through the real HTTP path (litellm to the tests' loopback `FakeChatServer`,
     answering after ``--delay`` seconds) with the greedy partner on cramped_room, ``--episodes``
@@ -76,14 +76,20 @@ class Ratio:
         return f"| {self.name:<34} | {self.median:6.2f}x | {spread:>11} | {len(self.values):>7} | {self.target:<7} |"
 
 
-def eval_wall(url: str, episodes: int, horizon: int, ray_address: str | None) -> float:
-    """Wall time of one `proagent eval` of the API-bound grid, a process of its own from start to
-    exit (run folder in a temporary dir); on the cluster at ``ray_address`` when given."""
+def eval_argv(url: str, episodes: int, horizon: int, ray_address: str | None, runs: str) -> list[str]:
+    """The `proagent eval` command line of the API-bound grid (a test parses it, so a renamed flag
+    fails there and not first in a benchmark run)."""
     grid = ["--agents", "proagent", "--partners", "greedy", "--layouts", "cramped_room", "--seats", "0"]
     sizes = ["--episodes", str(episodes), "--horizon", str(horizon), "--concurrency", str(episodes)]
     executor = ["--executor", "ray", "--ray-address", ray_address] if ray_address else []
+    return ["eval", *grid, *sizes, *loopback_args(url), *executor, "--progress", "off", "--runs-dir", runs]
+
+
+def eval_wall(url: str, episodes: int, horizon: int, ray_address: str | None) -> float:
+    """Wall time of one `proagent eval` of the API-bound grid, a process of its own from start to
+    exit (run folder in a temporary dir); on the cluster at ``ray_address`` when given."""
     with tempfile.TemporaryDirectory() as runs:
-        argv = ["eval", *grid, *sizes, *loopback_args(url), *executor, "--progress", "off", "--runs-dir", runs]
+        argv = eval_argv(url, episodes, horizon, ray_address, runs)
         command = [sys.executable, "-c", "import sys; from proagent.cli import main; sys.exit(main())", *argv]
         started = time.perf_counter()
         done = subprocess.run(command, capture_output=True, text=True, check=False)  # its tables are not ours
