@@ -75,6 +75,14 @@ for _name, _value in _SETTINGS.items():
     os.environ[_name.upper()] = str(int(_value)) if isinstance(_value, bool) else str(_value)
 
 
+# Ray starts its worker processes at niceness 15 (its `worker_niceness` default), so that a driver
+# stays responsive. Beside the suite's other processes (XLA compiling at niceness 0) that starves
+# every Ray actor: tests/eval/test_ray_executor.py took 447 s beside two busy processes (72 s alone)
+# for the same CPU time, the driver waiting on its actors. At 0 it took 112 s under the same load.
+# The suite's Ray runtimes (and the commands tests start) read it from the environment.
+os.environ.setdefault("RAY_worker_niceness", "0")
+
+
 _MAX_WORKERS = 6
 
 

@@ -408,3 +408,10 @@ def test_the_lease_is_renewed_while_a_restarting_worker_owes_its_report(monkeypa
 
     asyncio.run(poll_for_a_second())
     assert len(renewed) >= 5 and set(renewed) == {"the-run"}
+
+
+def test_the_suites_ray_workers_run_at_the_suites_priority(ray_session):
+    """Ray's default worker niceness (15) starves its actors beside the suite's other processes (the
+    root conftest.py sets it to 0): a worker's niceness is the test process's own."""
+    niceness = ray.remote(num_cpus=0)(lambda: os.nice(0))
+    assert ray.get(niceness.remote(), timeout=120) == os.nice(0)
