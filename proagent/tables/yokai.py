@@ -299,13 +299,14 @@ def page(
 ) -> str:
     names, layout = settings.agents, settings.layout
     kinds = ", ".join(f"{n} ({kind_of(n, layout).lower()})" for n in names)
-    model = "" if LLM not in names else f" ProAgent's model: {settings.model_label()}."
+    # ProAgent's model under the title, as every table names it, before any number can be read.
+    model = "" if LLM not in names else f"Model: {settings.model_label()}.\n\n"
     return (
-        f"# Yōkai {layout}: self-play and cross-play with the paper's metrics\n\n"
+        f"# Yōkai {layout}: self-play and cross-play with the paper's metrics\n\n{model}"
         f"Regenerate: `{settings.command}` (run folder `{folder.name}`, "
         f"{len(records)} games: every agent with every agent, both seats, {settings.episodes} per ordered pair and "
         f"seat, seeds {settings.seed} on, perfect memory as in the paper).\n\n"
-        f"Agents: {kinds}.{model} SP is an agent with itself; XP its games with every other agent here "
+        f"Agents: {kinds}. SP is an agent with itself; XP its games with every other agent here "
         "(cross-play between different conventions); XP seeds, where an agent's method has other seeds here, its "
         "games with those (the paper's inter-seed XP of one method). "
         "R is eq. 4 (the record's score); SEE, EE, WEE and win are percentages; WEE = P(win | EE) counts "
