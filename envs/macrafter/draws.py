@@ -9,6 +9,7 @@ when ``bits < threshold(p)`` and an index among n candidates is ``bits % n``.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, NamedTuple
 
 import jax
@@ -34,6 +35,9 @@ def threshold(probability: float) -> int:
     return int(probability * 2**32)
 
 
+# Jitted: called eagerly (a reference replay, a benchmark's draws), the fences' custom batching rules would
+# compile every operation anew on every call (about 0.1 s a step); inside a traced step the jit is inlined.
+@partial(jax.jit, static_argnames=("cow_capacity", "num_chunks"))
 def step_draws(key: jax.Array, cow_capacity: int, num_chunks: int, balancing: jax.Array | None = None) -> StepDraws:
     """Every random number of one step, from its key (pure; jit/vmap freely): the bits of
     ``jax.random.bits`` on the four keys of ``jax.random.split(key, 4)``, one stream each. Given

@@ -14,6 +14,7 @@ from proagent.bounded import NumberError, read_float
 from proagent.cli.arg_types import bounded_int, positive_float, positive_int, writable_folder
 from proagent.cli.finetune_eval import add_eval_flags
 from proagent.cli.finetune_request import MAX_SCORE, TARGETS
+from proagent.limits import MAX_EPISODES
 
 if TYPE_CHECKING:
     from proagent.cli.finetune_request import FinetuneRequest
@@ -66,6 +67,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "random with --seed; none (default): keep each world's first --max-per-world",
     )
     p.add_argument("--max-tokens", type=bounded_int(2), default=2048, help="drop pairs longer than N tokens")
+    p.add_argument(
+        "--holdout",
+        type=bounded_int(0, MAX_EPISODES),
+        default=0,
+        metavar="N",
+        help="hold out the last N episodes of each world: never taught, scored (answer loss, answers greedy "
+        "decoding writes as taught) with the raw model and at every checkpoint (default 0)",
+    )
     p.add_argument("--model", type=Path, default=None, help="base GGUF (default: the bundled SmolLM2-135M)")
     add_eval_flags(p)
     p.set_defaults(run=run)
@@ -105,7 +114,16 @@ def run(args: argparse.Namespace) -> int:
 def finetune_runs(request: FinetuneRequest) -> int:
     """Read and filter the runs, render their answers, check the base model and the `--eval`
     request, all before ``--out`` is made; then train, and play the student if asked."""
-    from proagent.finetune.dataset import DataFilter, RunFolderError, played_episodes, read_run_folder, selection_of
+    from proagent.finetune.dataset import (
+        DataFilter,
+        RunFolderError,
+        heldout_pairs,
+        hold_out,
+        played_episodes,
+        read_run_folder,
+        selection_of,
+        world_counts,
+    )
 
     data_filter = DataFilter(
         min_score=request.min_score,
@@ -125,13 +143,17 @@ def finetune_runs(request: FinetuneRequest) -> int:
         base = _base_model(request)
     except (RunFolderError, ValueError) as exc:
         return _error(str(exc))
-    kept, selection = selection_of(request.runs, pairs, data_filter)
+    taught, held = hold_out(pairs, request.holdout)
+    kept, selection = selection_of(request.runs, taught, data_filter)
+    heldout = heldout_pairs(held, kept, data_filter)
+    update = {"pairs_read": len(pairs), "worlds_read": world_counts(pairs), "holdout_episodes": request.holdout}
+    selection = selection.model_copy(update=update | {"worlds_heldout": world_counts(heldout)})
     if not kept:
         return _error(_nothing_kept(len(pairs), selection))
     evaluation = _eval_request(request, kept, played, base) if request.eval else None
     if isinstance(evaluation, str):
         return _error(evaluation)
-    return _train(request, kept, selection, base, evaluation)
+    return _train(request, (kept, heldout), selection, base, evaluation)
 
 
 def _nothing_kept(read: int, selection: DataSelection) -> str:
@@ -166,7 +188,7 @@ def _eval_request(
 
 def _train(
     request: FinetuneRequest,
-    kept: list[SupervisedPair],
+    pairs: tuple[list[SupervisedPair], list[SupervisedPair]],
     selection: DataSelection,
     base: Path,
     evaluation: tuple[EvalConfig, World] | None,
@@ -176,7 +198,10 @@ def _train(
     from proagent.finetune.lora import LoraConfig
     from proagent.finetune.train import TrainConfig, finetune
 
-    examples = to_examples(kept, ChatTokenizer(base), request.max_tokens)
+    kept, held = pairs
+    tokenizer = ChatTokenizer(base)
+    examples = to_examples(kept, tokenizer, request.max_tokens)
+    heldout = to_examples(held, tokenizer, request.max_tokens)
     if not examples:
         return _error(f"every kept answer is longer than --max-tokens {request.max_tokens}")
     lora = LoraConfig(
@@ -196,9 +221,17 @@ def _train(
             f"{len(examples)} examples from {len(kept)} kept answers ({len(worlds)} world(s): "
             f"{_counts(selection.worlds_kept)}); answers taught as {_rendered(selection)}; "
             f"training {request.steps} steps"
+            + (f"; {len(heldout)} held-out answers ({_counts(selection.worlds_heldout)}) scored" if heldout else "")
         )
         manifest = finetune(
-            examples, base, request.out, config, source=source, resume=request.resume, selection=selection
+            examples,
+            base,
+            request.out,
+            config,
+            source=source,
+            resume=request.resume,
+            selection=selection,
+            heldout=heldout,
         )
     except ValueError as exc:
         return _error(str(exc))
@@ -207,6 +240,7 @@ def _train(
     print(
         f"adapter: {request.out / manifest.adapter_file} (sha256 {manifest.adapter_sha256[:12]}); "
         f"final loss {manifest.losses[-1].loss:.4f}; {manifest.examples_per_s:.2f} examples/s"
+        + (f"; {manifest.heldout[0].text()} at step 0, {manifest.heldout[-1].text()}" if manifest.heldout else "")
     )
     if evaluation is None:
         return 0

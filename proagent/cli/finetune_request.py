@@ -57,6 +57,7 @@ class FinetuneRequest(FrontEndRequest):
     max_per_world: int | None = Field(None, ge=1)
     balance: Literal["none", "worlds", "capped"] = "none"
     max_tokens: int = Field(2048, ge=2)
+    holdout: int = Field(0, ge=0, le=MAX_EPISODES)  # the last N episodes of each world: scored, never taught
     # --eval: what the student and the raw model play after training
     eval: bool = False
     eval_domain: str | None = None

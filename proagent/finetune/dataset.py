@@ -37,6 +37,8 @@ __all__ = [
     "PlayedEpisode",
     "RunFolderError",
     "SupervisedPair",
+    "heldout_pairs",
+    "hold_out",
     "played_episodes",
     "read_run_folder",
     "render_answers",
@@ -103,6 +105,8 @@ class DataSelection(BaseModel):
     worlds_read: dict[str, int]  # answered attempts per world, before the filters
     worlds_kept: dict[str, int]  # pairs per world that passed them
     answers: AnswerRendering | None = None  # None: a set from before answers were rendered
+    holdout_episodes: int = 0  # `--holdout N`: the last N episodes of each world are scored, never taught
+    worlds_heldout: dict[str, int] = {}  # held-out pairs per world (none of them a taught prompt)
 
 
 class SupervisedPair(BaseModel):
@@ -257,6 +261,41 @@ def select_pairs(pairs: Sequence[SupervisedPair], data_filter: DataFilter) -> li
         per_world[pair.world] += 1
         kept.append(pair)
     return kept if data_filter.balance == "none" else _balanced(kept, data_filter)
+
+
+def hold_out(pairs: Sequence[SupervisedPair], episodes: int) -> tuple[list[SupervisedPair], list[SupervisedPair]]:
+    """(taught, held out): the pairs of the last ``episodes`` episodes of each world, by run folder
+    name and episode number (a run folder's name starts with its time, so the last are the latest
+    played), are held out; a world with no more episodes than that is taught whole. Why whole
+    episodes: a decision's neighbours in its own episode share most of its state, so a held-out
+    decision from a taught episode would measure memory, not play."""
+    by_world: dict[str, set[tuple[str, int]]] = {}
+    for pair in pairs:
+        by_world.setdefault(pair.world, set()).add((pair.run, pair.episode))
+    held = {
+        (world, key)
+        for world, keys in by_world.items()
+        if 0 < episodes < len(keys)
+        for key in sorted(keys)[len(keys) - episodes :]
+    }
+    taught = [pair for pair in pairs if (pair.world, (pair.run, pair.episode)) not in held]
+    return taught, [pair for pair in pairs if (pair.world, (pair.run, pair.episode)) in held]
+
+
+def heldout_pairs(
+    held: Sequence[SupervisedPair], taught: Sequence[SupervisedPair], data_filter: DataFilter
+) -> list[SupervisedPair]:
+    """The held-out set to score: ``held``'s pairs that pass the per-pair filters, rendered in the
+    student's format (those that cannot be are dropped), duplicates dropped, and none whose prompt
+    is also taught (``taught``, rendered): a prompt seen in training is not held out."""
+    seen = {pair.messages for pair in taught}
+    rendered, _ = render_answers(pair for pair in held if data_filter.admits(pair))
+    out = []
+    for pair in rendered:
+        if pair.messages not in seen:
+            seen.add(pair.messages)
+            out.append(pair)
+    return out
 
 
 def _world_rng(seed: int, world: str) -> np.random.Generator:

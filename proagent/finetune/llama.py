@@ -29,7 +29,7 @@ import numpy as np
 
 from proagent.finetune.gguf_weights import LlamaHParams, LlamaWeights
 
-__all__ = ["PROJECTIONS", "answer_loss", "forward_hidden", "full_logits", "params_from_weights"]
+__all__ = ["PROJECTIONS", "answer_loss", "answer_scores", "forward_hidden", "full_logits", "params_from_weights"]
 
 Params = dict[str, Any]
 LoraParams = dict[str, dict[str, jax.Array]]
@@ -190,3 +190,25 @@ def answer_loss(
     token_logp = jnp.take_along_axis(logp, batch["pred_tok"][..., None], axis=-1)[..., 0]
     mask = batch["pred_mask"]
     return -jnp.sum(token_logp * mask) / jnp.maximum(jnp.sum(mask), 1.0)
+
+
+def answer_scores(
+    params: Params,
+    hp: LlamaHParams,
+    lora: LoraParams | None,
+    lora_scale: float,
+    batch: dict[str, jax.Array],
+) -> tuple[jax.Array, jax.Array]:
+    """Per row of ``batch`` (as `answer_loss` reads it): the summed log-probability of its answer
+    tokens, and whether every answer token is the model's most likely next token given the tokens
+    before it. Why the second: when it holds, greedy decoding writes the answer token for token
+    (a grammar that admits the answer only narrows the choice), so it is a lower bound on how often
+    the student, playing at temperature 0, would answer as its teacher did."""
+    hidden = forward_hidden(params, hp, batch["prefix"], batch["rows"], lora, lora_scale)
+    picked = jnp.take_along_axis(hidden, batch["pred_pos"][..., None], axis=1)
+    logits = picked @ params["output"].T
+    logp = jax.nn.log_softmax(logits, axis=-1)
+    token_logp = jnp.take_along_axis(logp, batch["pred_tok"][..., None], axis=-1)[..., 0]
+    mask = batch["pred_mask"]
+    hits = (jnp.argmax(logits, axis=-1) == batch["pred_tok"]) | (mask == 0)
+    return jnp.sum(token_logp * mask, axis=1), jnp.all(hits, axis=1)

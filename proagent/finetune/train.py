@@ -14,7 +14,7 @@ import functools
 import importlib.metadata
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -39,10 +39,11 @@ from proagent.finetune.batches import (
 from proagent.finetune.dataset import DataSelection
 from proagent.finetune.gguf_adapter import write_lora_gguf
 from proagent.finetune.gguf_weights import LlamaHParams, LlamaWeights, file_sha256, read_llama_gguf
+from proagent.finetune.heldout import score_heldout
 from proagent.finetune.llama import answer_loss, params_from_weights
 from proagent.finetune.lora import LoraConfig, init_lora
 from proagent.finetune.scores import StudentEvaluation
-from proagent.finetune.train_state import CheckpointRecord, StepLoss, load_state, save_state
+from proagent.finetune.train_state import CheckpointRecord, HeldOutScore, StepLoss, load_state, save_state
 
 __all__ = [
     "ADAPTER_FILE",
@@ -89,6 +90,8 @@ class TrainingData(BaseModel):
     shared_prefix_tokens: int
     prefix_groups: int = 1  # batches never mix groups (examples that start with different system prompts)
     sha256: str
+    heldout_examples: int = 0  # answers of held-out episodes, scored and never taught (`--holdout`)
+    heldout_sha256: str | None = None
 
 
 class FinetuneManifest(BaseModel):
@@ -105,6 +108,7 @@ class FinetuneManifest(BaseModel):
     config: TrainConfig
     steps_done: int
     losses: list[StepLoss]
+    heldout: list[HeldOutScore] = []  # the held-out answers' scores: step 0 (the raw model), each checkpoint
     examples_per_s: float
     adapter_file: str
     adapter_sha256: str
@@ -144,8 +148,11 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def describe_data(examples: Sequence[Example], source: str, share_prefix: bool) -> TrainingData:
-    """What the manifest says of a training set; its sha256 is what a resume is checked against."""
+def describe_data(
+    examples: Sequence[Example], source: str, share_prefix: bool, heldout: Sequence[Example] = ()
+) -> TrainingData:
+    """What the manifest says of a training set; its sha256 (and the held-out set's) is what a resume
+    is checked against."""
     return TrainingData(
         source=source,
         n_examples=len(examples),
@@ -154,25 +161,32 @@ def describe_data(examples: Sequence[Example], source: str, share_prefix: bool) 
         shared_prefix_tokens=shared_prefix_length(examples) if share_prefix else 0,
         prefix_groups=len(prefix_groups(examples)),
         sha256=examples_sha256(examples),
+        heldout_examples=len(heldout),
+        heldout_sha256=examples_sha256(heldout) if heldout else None,
     )
+
+
+def _data_identity(data: TrainingData) -> str:
+    """What a checkpoint's data must be to resume it: the training set's digest, and the held-out set's."""
+    return data.sha256 if data.heldout_sha256 is None else f"{data.sha256}+heldout:{data.heldout_sha256}"
 
 
 def _start(
     out_dir: Path, config: TrainConfig, data: TrainingData, base_sha: str, params: Any, resume: bool
-) -> tuple[Any, int, list[StepLoss]]:
+) -> tuple[Any, int, list[StepLoss], list[HeldOutScore]]:
     lora = init_lora(config.lora, params)
     fresh = (lora, _optimizer(config).init(lora))
     found = load_state(out_dir, fresh) if resume else None
     if found is None:
         if resume:
             _LOG.info("no checkpoint in %s: starting from step 0", out_dir)
-        return fresh, 0, []
+        return fresh, 0, [], []
     state, record = found
     # --steps may differ: the batches and the optimiser depend on the step, never on the total, so a
     # run resumed with more steps is the longer unbroken run, and one resumed at its checkpoint's
     # step with --steps equal to it ends there (a long run stopped at a checkpoint)
     saved = TrainConfig.model_validate_json(record.config_json).model_copy(update={"steps": config.steps})
-    if (saved, record.data_sha256, record.base_sha256) != (config, data.sha256, base_sha):
+    if (saved, record.data_sha256, record.base_sha256) != (config, _data_identity(data), base_sha):
         raise ValueError(
             f"the checkpoint in {out_dir} was made with another config, data set or base model; "
             "resume with the same ones (--steps may change) or use a new --out"
@@ -182,7 +196,10 @@ def _start(
             f"the checkpoint in {out_dir} is at step {record.step}: resume with --steps {record.step} or more"
         )
     _LOG.info("resuming %s at step %d of %d", out_dir, record.step, config.steps)
-    return state, record.step, list(record.losses)
+    return state, record.step, list(record.losses), list(record.heldout)
+
+
+Scorer = Callable[[Any, int], HeldOutScore]  # (the LoRA deltas, the step) -> the held-out score
 
 
 def _run(
@@ -191,14 +208,18 @@ def _run(
     params: Any,
     config: TrainConfig,
     out_dir: Path,
-    begin: tuple[Any, int, list[StepLoss]],
+    begin: tuple[Any, int, list[StepLoss], list[HeldOutScore]],
     record_base: CheckpointRecord,
-) -> tuple[Any, list[StepLoss], float]:
-    """The loop: steps, progress lines, checkpoints. Returns the state, the losses and the mean
-    examples/s over the timed steps (the first step of a process compiles and is not timed; a
-    resumed run with no step timed in this process gives the mean of its progress points' speeds,
-    not 0)."""
-    state, step, losses = begin
+    score: Scorer | None = None,
+) -> tuple[Any, list[StepLoss], list[HeldOutScore], float]:
+    """The loop: steps, progress lines, checkpoints (each with the held-out score when ``score`` is
+    given, and one before the first step: the raw model). Returns the state, the losses, the
+    held-out scores and the mean examples/s over the timed steps (the first step of a process
+    compiles and is not timed; a resumed run with no step timed in this process gives the mean of
+    its progress points' speeds, not 0)."""
+    state, step, losses, heldout = begin
+    if score is not None and not heldout:
+        heldout.append(_scored(score, state, step))
     prefix_len = shared_prefix_length(examples) if config.share_prefix else 0
     grouped = config.share_prefix and len(prefix_groups(examples)) > 1  # else the set's one prefix, as always
     window: list[float] = []
@@ -223,10 +244,21 @@ def _run(
             _LOG.info("step %d/%d loss %.4f examples/s %.2f", step, config.steps, losses[-1].loss, speed)
             window, window_start = [], time.perf_counter()
         if step % config.checkpoint_every == 0 or step == config.steps:
-            save_state(out_dir, state, record_base.model_copy(update={"step": step, "losses": list(losses)}))
+            if score is not None:
+                heldout.append(_scored(score, state, step))
+                window_start = time.perf_counter()  # the next speed point times training only
+            update = {"step": step, "losses": list(losses), "heldout": list(heldout)}
+            save_state(out_dir, state, record_base.model_copy(update=update))
     if timed_s > 0:
-        return state, losses, timed_examples / timed_s
-    return state, losses, float(np.mean([point.examples_per_s for point in losses])) if losses else 0.0
+        return state, losses, heldout, timed_examples / timed_s
+    speed = float(np.mean([point.examples_per_s for point in losses])) if losses else 0.0
+    return state, losses, heldout, speed
+
+
+def _scored(score: Scorer, state: Any, step: int) -> HeldOutScore:
+    result = score(state[0], step)
+    _LOG.info("step %d %s", step, result.text())
+    return result
 
 
 def finetune(
@@ -239,23 +271,32 @@ def finetune(
     resume: bool = False,
     weights: LlamaWeights | None = None,
     selection: DataSelection | None = None,
+    heldout: Sequence[Example] = (),
 ) -> FinetuneManifest:
-    """Train ``config.steps`` steps (fewer when resuming), write the adapter and the manifest into ``out_dir``."""
+    """Train ``config.steps`` steps (fewer when resuming), write the adapter and the manifest into
+    ``out_dir``; ``heldout`` (never taught) is scored before the first step and at every checkpoint."""
     if not examples:
         raise ValueError("no training examples")
     weights = read_llama_gguf(base_path) if weights is None else weights
     out_dir.mkdir(parents=True, exist_ok=True)
-    data = describe_data(examples, source, config.share_prefix)
+    data = describe_data(examples, source, config.share_prefix, heldout)
     params = params_from_weights(weights)
     begin = _start(out_dir, config, data, weights.source_sha256, params, resume)
     record = CheckpointRecord(
         step=0,
         config_json=config.model_dump_json(),
-        data_sha256=data.sha256,
+        data_sha256=_data_identity(data),
         base_sha256=weights.source_sha256,
         losses=[],
     )
-    (lora, _), losses, speed = _run(examples, weights.hparams, params, config, out_dir, begin, record)
+    hp = weights.hparams
+
+    def score(lora: Any, step: int) -> HeldOutScore:
+        return score_heldout(heldout, params, hp, lora, config.lora.scale, step, config.batch_size, config.bucket)
+
+    (lora, _), losses, scores, speed = _run(
+        examples, hp, params, config, out_dir, begin, record, score if heldout else None
+    )
     adapter = write_lora_gguf(out_dir / ADAPTER_FILE, lora, config.lora.alpha, name=f"lora of {base_path.stem}")
     manifest = FinetuneManifest(
         base_model=base_path.name,
@@ -266,6 +307,7 @@ def finetune(
         config=config,
         steps_done=config.steps,
         losses=losses,
+        heldout=scores,
         examples_per_s=speed,
         adapter_file=ADAPTER_FILE,
         adapter_sha256=file_sha256(adapter),

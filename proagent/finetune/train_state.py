@@ -18,7 +18,15 @@ from pydantic import BaseModel, ConfigDict
 
 from proagent.files import write_atomic
 
-__all__ = ["CHECKPOINT_ARRAYS", "CHECKPOINT_RECORD", "CheckpointRecord", "StepLoss", "load_state", "save_state"]
+__all__ = [
+    "CHECKPOINT_ARRAYS",
+    "CHECKPOINT_RECORD",
+    "CheckpointRecord",
+    "HeldOutScore",
+    "StepLoss",
+    "load_state",
+    "save_state",
+]
 
 CHECKPOINT_ARRAYS = "checkpoint.npz"
 CHECKPOINT_RECORD = "checkpoint.json"
@@ -34,6 +42,21 @@ class StepLoss(BaseModel):
     examples_per_s: float
 
 
+class HeldOutScore(BaseModel):
+    """The adapter at one step, scored on the held-out answers (never taught): their mean answer-token
+    loss, and how many of them greedy decoding would write token for token (`answer_scores`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    step: int
+    n: int  # held-out answers scored
+    loss: float
+    greedy_matches: int
+
+    def text(self) -> str:
+        return f"held out (n={self.n}): loss {self.loss:.4f}, greedy answers as taught {self.greedy_matches}/{self.n}"
+
+
 class CheckpointRecord(BaseModel):
     """What a checkpoint was made from (checked on resume) and how far it got."""
 
@@ -44,6 +67,7 @@ class CheckpointRecord(BaseModel):
     data_sha256: str
     base_sha256: str
     losses: list[StepLoss]
+    heldout: list[HeldOutScore] = []  # the step-0 score (the raw model) and one at each checkpoint
 
 
 def save_state(out_dir: Path, state: Any, record: CheckpointRecord) -> None:

@@ -91,7 +91,8 @@ def test_filters_that_keep_nothing_are_refused_before_out_is_made(run_folder: Pa
 
 
 @pytest.mark.parametrize(
-    ("flag", "value"), [("--rank", "0"), ("--min-score", "nan"), ("--lr", "-1"), ("--targets", "q,x")]
+    ("flag", "value"),
+    [("--rank", "0"), ("--min-score", "nan"), ("--lr", "-1"), ("--targets", "q,x"), ("--holdout", "-1")],
 )
 def test_bad_numbers_are_refused(tmp_path: Path, capsys, flag: str, value: str):
     with pytest.raises(SystemExit) as exit_info:
