@@ -50,36 +50,32 @@ def when(pred: jax.Array, fn: Callable[[C, A], C], carry: C, args: A) -> C:
     return run(pred, carry, args)
 
 
+def _unbatched(value: jax.Array, reduce: Callable[[jax.Array], jax.Array]) -> jax.Array:
+    """``value`` (a scalar) for one env; under ``vmap``, ``reduce`` over the batch, unbatched."""
+
+    @custom_vmap
+    def same(value: jax.Array) -> jax.Array:
+        return value
+
+    @same.def_vmap
+    def _batched(axis_size: int, in_batched: list, value: jax.Array) -> tuple[jax.Array, bool]:
+        return (reduce(value) if in_batched[0] else value), False
+
+    return same(value)
+
+
 def batch_max(n: jax.Array) -> jax.Array:
     """``n`` (an int scalar) for one env; under ``vmap``, the largest ``n`` of the batch, unbatched.
     A loop bound taken from it stays one loop for the whole batch (a batched bound would turn the
     loop into a run-until-all-done with a select over its whole carry on every round); each env's
     own rounds past its ``n`` must then leave it unchanged."""
-
-    @custom_vmap
-    def bound(n: jax.Array) -> jax.Array:
-        return n
-
-    @bound.def_vmap
-    def _batched(axis_size: int, in_batched: list, n: jax.Array) -> tuple[jax.Array, bool]:
-        return (jnp.max(n) if in_batched[0] else n), False
-
-    return bound(n)
+    return _unbatched(n, jnp.max)
 
 
 def batch_all(pred: jax.Array) -> jax.Array:
     """``pred`` (a bool scalar) for one env; under ``vmap``, whether it holds for every env of the
     batch, unbatched: a ``lax.cond`` on it stays one real branch for the whole batch."""
-
-    @custom_vmap
-    def every(pred: jax.Array) -> jax.Array:
-        return pred
-
-    @every.def_vmap
-    def _batched(axis_size: int, in_batched: list, pred: jax.Array) -> tuple[jax.Array, bool]:
-        return (jnp.all(pred) if in_batched[0] else pred), False
-
-    return every(pred)
+    return _unbatched(pred, jnp.all)
 
 
 def fence(bits: jax.Array) -> jax.Array:
@@ -136,10 +132,15 @@ def cells_get(flat: jax.Array, idx: jax.Array) -> jax.Array:
     return get(flat, idx)
 
 
+def flat_cell(shape: tuple[int, int], x: jax.Array, y: jax.Array) -> jax.Array:
+    """The index of cell ``(x, y)``, both clipped into a map of ``shape`` (h, w), in the flat map."""
+    h, w = shape
+    return jnp.clip(y, 0, h - 1) * w + jnp.clip(x, 0, w - 1)
+
+
 def grid_at(grid: jax.Array, x: jax.Array, y: jax.Array) -> jax.Array:
     """``grid[y, x]`` with both clipped into the map (shaped as ``x``), one flat read (`cells_get`)."""
-    h, w = grid.shape
-    cell = jnp.clip(y, 0, h - 1) * w + jnp.clip(x, 0, w - 1)
+    cell = flat_cell(grid.shape, x, y)
     return cells_get(grid.reshape(-1), cell.reshape(-1)).reshape(jnp.shape(x))
 
 
@@ -154,4 +155,4 @@ def _offset(idx: jax.Array, size: int) -> jax.Array:
     return (idx + env * size).reshape(-1)
 
 
-__all__ = ["batch_all", "batch_max", "cells_add", "cells_get", "fence", "grid_at", "when"]
+__all__ = ["batch_all", "batch_max", "cells_add", "cells_get", "fence", "flat_cell", "grid_at", "when"]

@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from envs.macrafter.batched import batch_all, batch_max, cells_add, cells_get, grid_at
+from envs.macrafter.batched import batch_all, batch_max, cells_add, cells_get, flat_cell, grid_at
 from envs.macrafter.draws import StepDraws, meets
 from envs.macrafter.reduce import count
 from envs.macrafter.rules import (
@@ -166,7 +166,7 @@ def marked(grid: jax.Array, cow_pos: jax.Array, live: jax.Array, sign: int) -> j
     cell), so no step compares a cell with every cow. One scatter on the flat map; an empty slot
     adds 0 to cell 0 (an index always in range: XLA's CPU scatter skips its bounds checks)."""
     h, w = grid.shape
-    cell = jnp.where(live, jnp.clip(cow_pos[:, 1], 0, h - 1) * w + jnp.clip(cow_pos[:, 0], 0, w - 1), 0)
+    cell = jnp.where(live, flat_cell((h, w), cow_pos[:, 0], cow_pos[:, 1]), 0)
     mark = jnp.where(live, jnp.int8(sign * COW_MARK), jnp.int8(0))
     return cells_add(grid.reshape(-1), cell, mark).reshape(h, w)
 
