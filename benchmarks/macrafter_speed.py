@@ -19,10 +19,11 @@ collect and fail quorums; the rest spread over sleeping, placing, crafting and s
   (`envs.macrafter.reference`), one env, on the same actions and the same draws: the baseline.
 
 EmCoop's own env cannot run here (its code is not part of this project), so its speed is a stated,
-measured constant: `EMCOOP_ENV_SLOWER` says how many times slower than this reference EmCoop's
-``Env.step`` ran when both were measured back to back on the same machine (see the constant). Each
-JAX row's ratio to EmCoop's env is its ratio to the reference row of the same run times that factor,
-so a busy or a fast machine moves both alike.
+measured constant: `EMCOOP_ENV_SLOWER` says how many times slower than this reference EmCoop's base
+``Env.step`` ran when both were timed alternately on the same machine, `EMCOOP_COOP_ENV_SLOWER` the
+same for its ``CooperativeEnv.step`` (see the constants). Each JAX row's ratio to EmCoop's env is its
+ratio to the reference row of the same run times that factor, so a busy or a fast machine moves both
+alike.
 
 Everything is compiled before it is timed; each figure is the median of ``--repeats``; the last
 lines give each JAX row's ratio to the reference row of its scenario. The rows are timed one after the
@@ -57,13 +58,19 @@ from envs.macrafter.state import CrafterState
 MOVES_P, DO_P, SHARE_P = 0.4, 0.4, 0.05  # the rest is spread over sleeping, placing and crafting
 REFERENCE = "numpy reference, 1 env"
 # EmCoop's env, measured outside this project: the public repository HappyEureka/coop2-llm-mas,
-# ma_crafter/macrafter (env.py, engine.py, objects.py, worldgen.py), its base ``Env.step`` (object
-# updates, chunk balancing, each player's view rendered) at 64x64, 3 players, random actions of this
-# benchmark's mix, NumPy 2, numba 0.68; alternated with this file's reference row, same machine:
-# two back-to-back pairs: EmCoop 48.1 vs reference 513 steps/s (10.7x), 32.6 vs 429 (13.2x); the smaller is kept.
-# ``CooperativeEnv.step`` runs that base step plus the shares, collections, task tracker and symbolic
-# view, so it is slower still: ratios to this constant understate the speed-up over it.
-EMCOOP_ENV_SLOWER = 10.7
+# ma_crafter/macrafter (env.py, engine.py, objects.py, worldgen.py, coop_env.py, with Crafter's
+# textures), at 64x64 with 3 players on this benchmark's actions (`random_actions((100, 1, 3))`, env 0),
+# NumPy 2.4, numba 0.68, each side in its own process (one warm-up, median of 3 runs of 100 steps),
+# alternated with this file's reference row on the same 2-core machine:
+# - its base ``Env.step`` (object updates, chunk balancing, every player's view rendered), 7 pairs on
+#   a quiet machine: the reference 14.4x to 15.8x faster, median 15.45x (7 pairs at load 6-7: 10.7x
+#   to 20.1x, median 16.9x);
+# - ``CooperativeEnv.step``, the env EmCoop's experiments step (that base step plus shares, quorum
+#   collections, the task tracker and the symbolic world state, twice a step): 5 quiet pairs, 231x
+#   to 246x, median 238x (with EmCoop's A* navigation importable, as its experiments run, slower
+#   again: 367x at load 6-7).
+EMCOOP_ENV_SLOWER = 15.45
+EMCOOP_COOP_ENV_SLOWER = 238.0
 
 
 @dataclass(frozen=True)
@@ -284,6 +291,7 @@ def paired_line(scenario: str, pairs: list[float]) -> str:
     return (
         f"{scenario}: jax vmap+scan / reference, timed back to back in {len(pairs)} pairs: median {mid:,.1f}x"
         f" (pairs {min(pairs):,.1f}x to {max(pairs):,.1f}x) = {mid * EMCOOP_ENV_SLOWER:,.0f}x EmCoop's Env.step"
+        f" = {mid * EMCOOP_COOP_ENV_SLOWER:,.0f}x its CooperativeEnv.step"
     )
 
 

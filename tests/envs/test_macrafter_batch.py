@@ -154,6 +154,6 @@ def test_fence_passes_its_bits_through_alone_and_in_a_batch():
 
 def test_the_paired_figure_is_the_median_of_its_pairs_times_emcoops_factor(speed):
     line = speed.paired_line("emcoop", [40.0, 80.0, 50.0])
-    factor = speed.EMCOOP_ENV_SLOWER
+    base, coop = speed.EMCOOP_ENV_SLOWER, speed.EMCOOP_COOP_ENV_SLOWER
     assert "3 pairs: median 50.0x (pairs 40.0x to 80.0x)" in line
-    assert line.endswith(f"= {50.0 * factor:,.0f}x EmCoop's Env.step")
+    assert line.endswith(f"= {50.0 * base:,.0f}x EmCoop's Env.step = {50.0 * coop:,.0f}x its CooperativeEnv.step")
