@@ -6,8 +6,8 @@
 #
 #   scripts/teach_embedded.sh OUT_FOLDER
 #
-# Left out as teachers: the scripted planner's seat 1 of forced_coordination and both seats of
-# grounded_coord_simple, and cramped_room_v2's seat 0 (it scores 0 or less there: nothing to teach).
+# Left out as teachers: both seats of grounded_coord_simple, and cramped_room_v2's seat 0 (the
+# scripted planner scores 0 or less there: nothing to teach).
 # About 10 minutes of play, 45-60 minutes of training and 20-30 minutes of evaluation on 2 CPU cores.
 set -euo pipefail
 out=${1:?usage: scripts/teach_embedded.sh OUT_FOLDER}
@@ -17,7 +17,6 @@ teach=(--llm scripted --prompt compact --legal-only on --episodes 1 --no-gif --l
 for layout in counter_circuit cramped_room asymmetric_advantages coordination_ring forced_coordination; do
   for partner in cole sp greedy; do
     for seat in 0 1; do
-      if [ "$layout" = forced_coordination ] && [ "$seat" = 1 ]; then continue; fi
       proagent play --layout "$layout" --partner "$partner" --seat "$seat" --seed 100 --horizon 400 "${teach[@]}"
     done
   done

@@ -32,7 +32,8 @@ def overcooked_answer(grounding: Grounding | None) -> str:
     if is_v2(g):
         return v2_answer(g)
     held = g.facts["me"]["held"] or "nothing"
-    plan = classic_plan(held, g.facts["pots"])
+    rejected = frozenset(a["skill"] for a in g.feedback)
+    plan = classic_plan(held, g.facts["pots"], g.facts["distances"], rejected, _on_counters(g.facts))
     return f"Analysis: I hold {held}.\nIntention: pickup(onion)\nPlan: {plan}"
 
 
@@ -46,24 +47,57 @@ def verify_answer(g: Grounding) -> str:
         return f"Step by step: I hold {held}; the pots are {pots}. A precondition of {g.skill} does not hold."
     if g.verify_round == "double_check":
         return f"Agreed: {g.reasons[0] if g.reasons else 'a precondition fails'}."
-    better = classic_plan(held, g.facts["pots"]) if not is_v2(g) else "wait(1)"
+    rejected = frozenset({g.skill})
+    better = classic_plan(held, g.facts["pots"], g.facts["distances"], rejected) if not is_v2(g) else "wait(1)"
     because = "; ".join(g.reasons)
     return f"Conclusion: {g.skill} fails because {because}; holding {held}, {better} makes progress instead."
 
 
-def classic_plan(held: str, pots: list[dict[str, Any]]) -> str:
-    """A three-onion cook: deliver, fill, put onions in, fetch a dish while a soup cooks."""
+def classic_plan(
+    held: str,
+    pots: list[dict[str, Any]],
+    distances: dict[str, int | None] | None = None,
+    rejected: frozenset[str] = frozenset(),
+    on_counters: tuple[str, ...] = (),
+) -> str:
+    """A three-onion cook: deliver, fill, put onions in, fetch a dish while a soup cooks. A cook the
+    prompt says cannot reach the pot (``distances``: "pot unreachable", forced_coordination's split
+    kitchen) supplies its teammate instead: onions, and a dish while a soup cooks, set on a counter
+    between them, one of each waiting there at most (``on_counters``: the items on counters).
+    A skill the Verificator refused this decision (``rejected``) is not proposed again: the next
+    choice is."""
+    choices = _cook_choices(held, pots, distances or {}, on_counters)
+    return next((plan for plan in choices if plan not in rejected), "wait(1)")
+
+
+def _cook_choices(
+    held: str, pots: list[dict[str, Any]], distances: dict[str, int | None], on_counters: tuple[str, ...]
+) -> list[str]:
+    """The cook's choices for what it holds, best first."""
+
+    def reach(place: str) -> bool:
+        return distances.get(place, 0) is not None  # a place with no distance given: try it
+
     soup_coming = any(p["status"] in ("cooking", "ready") for p in pots)
     pot_accepts = any(p["status"] == "empty" or (p["status"] == "filling" and p["num_ingredients"] < 3) for p in pots)
     if held.startswith("soup"):
-        return "deliver_soup()"
+        return ["deliver_soup()"] * reach("serving spot") + ["place_obj_on_counter()"]
     if held == "dish":
-        return "fill_dish_with_soup()" if soup_coming else "place_obj_on_counter()"
+        return ["fill_dish_with_soup()"] * (soup_coming and reach("pot")) + ["place_obj_on_counter()"]
     if held == "onion":
-        return "put_onion_in_pot()" if pot_accepts else "place_obj_on_counter()"
+        return ["put_onion_in_pot()"] * (pot_accepts and reach("pot")) + ["place_obj_on_counter()"]
+    if not reach("pot"):  # a supplier: keep one dish and one onion waiting for the teammate
+        wanted = [("dish", soup_coming), ("onion", pot_accepts)]
+        return [f"pickup({item})" for item, needed in wanted if needed and item not in on_counters] + ["wait(3)"]
+    wait = "wait(3)" if reach("onion") else "wait(1)"  # waiting on the teammate's supply: look again soon
     if soup_coming:
-        return "pickup(dish)"
-    return "pickup(onion)" if pot_accepts else "wait(3)"
+        return ["pickup(dish)"] * reach("dish") + ["pickup(onion)"] * (pot_accepts and reach("onion")) + [wait]
+    return ["pickup(onion)"] * (pot_accepts and reach("onion")) + [wait]
+
+
+def _on_counters(facts: dict[str, Any]) -> tuple[str, ...]:
+    """The items on the kitchen's counters, as the prompt lists them."""
+    return tuple(str(counter["item"]) for counter in facts["counters"])
 
 
 SCRIPTED = ScriptedPlanning(answer=overcooked_answer, source=__name__)
