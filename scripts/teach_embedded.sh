@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Makes the shipped adapter (data/adapters/smollm2-135m-scripted/) again: the worlds' scripted
+# Makes a distilled adapter for the embedded model (none ships yet; docs/finetune.md): the worlds' scripted
 # planners play as teachers (the student's prompt set and grammar: --prompt compact --legal-only on;
 # seeds from 100, so the evaluation's seeds 0-4 stay unseen), then `proagent finetune` teaches the
-# bundled SmolLM2-135M their decisions and plays it against the raw model on counter_circuit with cole.
+# bundled SmolLM2-135M their decisions (the last run of each world held out and scored at every
+# checkpoint) and plays it against the raw model on counter_circuit with cole.
 #
 #   scripts/teach_embedded.sh OUT_FOLDER
 #
@@ -36,6 +37,6 @@ for seed in 100 101 102 103; do
   done
 done
 (cd "$out" && proagent finetune runs/* --out adapter --steps 50 --batch-size 4 --lr 1e-3 --rank 8 \
-  --balance capped --max-per-world 40 --max-tokens 1600 --seed 0 \
+  --balance capped --max-per-world 40 --max-tokens 1600 --holdout 1 --seed 0 \
   --eval --eval-domain overcooked --eval-layouts counter_circuit --eval-partners cole --eval-seats 0 \
   --eval-episodes 5 --eval-horizon 400 --eval-concurrency 2 --progress off)
