@@ -82,6 +82,11 @@ class LLMSettings(TableSettings):
         """How the page names ProAgent's model, so that a test double's number is never read as a model's."""
         return model_label(self.llm)
 
+    def model_line(self, extra: str = "") -> str:
+        """The ``Model: ...`` line a table page writes under its title (the docs' check for stand-in
+        pages reads it there), ``extra`` after it, then a blank line."""
+        return f"Model: {self.model_label()}.{' ' + extra if extra else ''}\n\n"
+
 
 class Plan(BaseModel):
     """What a table would play: every episode, and those an LLM agent plays (the ones that cost)."""

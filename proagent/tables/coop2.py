@@ -213,8 +213,8 @@ def page(settings: Settings, folder: Path, rows: list[dict], plots: list[Path]) 
     mapping = "; ".join(f"{title}: {theirs or 'none in COOP²'}" for _, title, theirs in COLUMNS)
     return (
         f"# COOP² on {_name(settings)}: structure x team size x repair\n\n"
-        f"Model: {settings.model_label()}.\n\n"
-        f"Regenerate: `{settings.command}`; run folder `{folder.name}` ({len(rows)} episodes: "
+        + settings.model_line()
+        + f"Regenerate: `{settings.command}`; run folder `{folder.name}` ({len(rows)} episodes: "
         f"{settings.episodes} world(s) per team size from seed {SEED}, {horizon(settings)} steps, ProAgent in every "
         "seat, one episode each from seat 0, every episode played without and with COOP²-Repair on the same world; "
         "mean ± standard error over worlds, n = worlds). "

@@ -93,8 +93,9 @@ def run(settings: Settings, console: Console) -> Path:
         rows, out.with_name(out.name + "_failures.png"), title="CUBE: failed pushes by the constraint they broke"
     )
     text = (
-        f"# CUBE: topology x difficulty\n\nModel: {settings.model_label()}.\n\n"
-        f"Regenerate: `{settings.command}`"
+        "# CUBE: topology x difficulty\n\n"
+        + settings.model_line()
+        + f"Regenerate: `{settings.command}`"
         f"{' (this page finished an earlier run folder with `--resume`)' if settings.resume else ''}; "
         f"run folder `{folder.name}` ({len(rows)} episodes: {settings.episodes} random scenario(s) per team, ProAgent "
         "in every seat, mean ± standard error over scenarios, n = scenarios). "

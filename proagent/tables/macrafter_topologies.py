@@ -191,8 +191,8 @@ def page(settings: Settings, folders: list[Path], rows: list[dict], plots: list[
     scripted = settings.llm is not None and (settings.llm.startswith(TEST_DOUBLES) or is_scripted(settings.llm))
     return (
         "# MA-Crafter: topology x world, with and without environment feedback\n\n"
-        f"Model: {settings.model_label()}.\n\n"
-        f"Regenerate: `{settings.command}`"
+        + settings.model_line()
+        + f"Regenerate: `{settings.command}`"
         + (" (this page was rebuilt from earlier run folders with `--set from_runs=...`)" if settings.from_runs else "")
         + "; run folders "
         + ", ".join(f"`{f.name}`" for f in folders)

@@ -104,7 +104,7 @@ def run(settings: Settings, console: Console) -> Path:
     out = page_out(settings, folders)
     reused = " (this page's run finished an earlier run folder with `--resume`)" if settings.resume else ""
     # ProAgent's model under the title, as every table names it, before any number can be read.
-    model = "" if settings.skip_proagent else f"Model: {settings.model_label()}.\n\n"
+    model = "" if settings.skip_proagent else settings.model_line()
     text = (
         f"# OvercookedV2: shipped partners{'' if settings.skip_proagent else ' and ProAgent'}\n\n{model}"
         f"Regenerate: `{settings.command}`{reused}.\n\n"

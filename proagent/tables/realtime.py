@@ -131,8 +131,8 @@ def run(settings: Settings, console: Console) -> Path:
     )
     text = (
         "# Score against the thinking budget: the world does not wait\n\n"
-        f"Model: {settings.model_label()}. Token counts: {token_note(settings.llm)}.\n\n"
-        f"Regenerate: `{settings.command}`"
+        + settings.model_line(f"Token counts: {token_note(settings.llm)}.")
+        + f"Regenerate: `{settings.command}`"
         f"{' (this page finished an earlier run folder with `--resume`)' if settings.resume else ''}; "
         f"run folders {', '.join(f'`{f.name}`' for f in folders)}. Seat 0, {steps} steps per episode, "
         f"{settings.episodes} episode(s) per cell from seed {settings.seed}; mean ± standard error over "

@@ -288,10 +288,7 @@ def seeds_section(records: Sequence[EvalRecord], names: Sequence[str], layout: s
     table = seeds_table(records, names, layout)
     if not table:
         return ""
-    return (
-        "### XP seeds: each trained agent with the other seeds of its method (the paper's XP)\n\n"
-        f"{table}\n\n"
-    )
+    return f"### XP seeds: each trained agent with the other seeds of its method (the paper's XP)\n\n{table}\n\n"
 
 
 def page(
@@ -300,7 +297,7 @@ def page(
     names, layout = settings.agents, settings.layout
     kinds = ", ".join(f"{n} ({kind_of(n, layout).lower()})" for n in names)
     # ProAgent's model under the title, as every table names it, before any number can be read.
-    model = "" if LLM not in names else f"Model: {settings.model_label()}.\n\n"
+    model = "" if LLM not in names else settings.model_line()
     return (
         f"# Yōkai {layout}: self-play and cross-play with the paper's metrics\n\n{model}"
         f"Regenerate: `{settings.command}` (run folder `{folder.name}`, "
