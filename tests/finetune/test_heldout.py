@@ -10,6 +10,8 @@ import jax
 import numpy as np
 import pytest
 from finetune_helpers import jax_logits
+from test_train import CONFIG as TRAIN_CONFIG
+from test_train import _Killed
 
 import proagent.finetune.train as train_module
 from proagent.finetune.batches import Example
@@ -17,7 +19,7 @@ from proagent.finetune.dataset import DataFilter, SupervisedPair, heldout_pairs,
 from proagent.finetune.heldout import score_heldout
 from proagent.finetune.llama import params_from_weights
 from proagent.finetune.lora import LoraConfig, init_lora
-from proagent.finetune.train import TrainConfig, finetune
+from proagent.finetune.train import finetune
 from proagent.llm.types import Message, StructuredOutput
 
 SCHEMA = StructuredOutput(
@@ -101,17 +103,7 @@ def test_the_held_out_score_is_the_models_own(scored_set, two_layers, two_layer_
     assert got.loss == pytest.approx(-np.mean(logp), rel=1e-4)
 
 
-CONFIG = TrainConfig(
-    lora=LoraConfig(rank=4, alpha=8.0, targets=("q", "v", "up"), learning_rate=1e-2),
-    steps=4,
-    batch_size=2,
-    log_every=1,
-    checkpoint_every=2,
-)
-
-
-class _Killed(Exception):
-    pass
+CONFIG = TRAIN_CONFIG.model_copy(update={"steps": 4, "checkpoint_every": 2})
 
 
 def test_held_out_scores_come_at_step_0_and_each_checkpoint_and_survive_a_resume(
