@@ -33,7 +33,7 @@ def overcooked_answer(grounding: Grounding | None) -> str:
         return v2_answer(g)
     held = g.facts["me"]["held"] or "nothing"
     rejected = frozenset(a["skill"] for a in g.feedback)
-    plan = classic_plan(held, g.facts["pots"], g.facts["distances"], rejected, _on_counters(g.facts))
+    plan = classic_plan(held, g.facts["pots"], g.facts.get("distances", {}), rejected, _on_counters(g.facts))
     return f"Analysis: I hold {held}.\nIntention: pickup(onion)\nPlan: {plan}"
 
 
@@ -48,7 +48,7 @@ def verify_answer(g: Grounding) -> str:
     if g.verify_round == "double_check":
         return f"Agreed: {g.reasons[0] if g.reasons else 'a precondition fails'}."
     rejected = frozenset({g.skill})
-    better = classic_plan(held, g.facts["pots"], g.facts["distances"], rejected) if not is_v2(g) else "wait(1)"
+    better = classic_plan(held, g.facts["pots"], g.facts.get("distances", {}), rejected) if not is_v2(g) else "wait(1)"
     because = "; ".join(g.reasons)
     return f"Conclusion: {g.skill} fails because {because}; holding {held}, {better} makes progress instead."
 
@@ -97,7 +97,7 @@ def _cook_choices(
 
 def _on_counters(facts: dict[str, Any]) -> tuple[str, ...]:
     """The items on the kitchen's counters, as the prompt lists them."""
-    return tuple(str(counter["item"]) for counter in facts["counters"])
+    return tuple(str(counter["item"]) for counter in facts.get("counters", []))
 
 
 SCRIPTED = ScriptedPlanning(answer=overcooked_answer, source=__name__)
