@@ -73,6 +73,11 @@ def connect(address: str | None) -> bool:
     if ray.is_initialized():
         return False
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    if address is None:
+        # Ray starts its workers at niceness 15 (its default, to keep a driver responsive); the
+        # episodes run in those workers while this driver mostly waits, so on a busy machine they
+        # would starve beside any other process. A local cluster's workers run at our priority.
+        os.environ.setdefault("RAY_worker_niceness", "0")
     try:
         ray.init(address=address or "local", include_dashboard=False, log_to_driver=True, logging_level="WARNING")
     except (ConnectionError, RuntimeError, ValueError) as exc:

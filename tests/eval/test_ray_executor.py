@@ -415,3 +415,22 @@ def test_the_suites_ray_workers_run_at_the_suites_priority(ray_session):
     root conftest.py sets it to 0): a worker's niceness is the test process's own."""
     niceness = ray.remote(num_cpus=0)(lambda: os.nice(0))
     assert ray.get(niceness.remote(), timeout=120) == os.nice(0)
+
+
+def test_a_local_cluster_the_product_starts_runs_its_workers_at_its_own_priority():
+    """Outside the suite (no ``RAY_worker_niceness`` in the environment) `connect` starting a local
+    cluster sets Ray's worker niceness to 0, so a local `--executor ray` run's episodes do not starve
+    at Ray's default 15 beside other processes; a fresh process, since this one already holds Ray."""
+    script = (
+        "import os, ray\n"
+        "from proagent.cluster import connect\n"
+        "connect(None)\n"
+        "print(ray.get(ray.remote(num_cpus=0)(lambda: os.nice(0)).remote(), timeout=120), os.nice(0))\n"
+        "ray.shutdown()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "RAY_worker_niceness"}
+    command = [sys.executable, "-c", script]
+    done = subprocess.run(command, check=False, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    worker, driver = done.stdout.split()[-2:]
+    assert worker == driver
