@@ -197,12 +197,9 @@ def collect(
     unit_idx = jnp.asarray(t.scored_unit)[safe]
     counted = taken & (unit_idx >= 0) & (value > 0)
     units = jnp.zeros(5, jnp.int32).at[jnp.maximum(unit_idx, 0)].add(jnp.where(counted, mult, 0))
-    got = (taken[..., None] & part).astype(jnp.int32)  # (A, K, A): seat j got this cell's item
-    col = jax.nn.one_hot(jnp.asarray(t.column)[safe], bag.shape[1], dtype=jnp.int32)  # (A, K, G)
-    amount = jnp.asarray(t.amount)[safe]
-    bag = bag + jnp.einsum("ikj,ikg->jg", got, col * amount[..., None])
-    ach = jax.nn.one_hot(jnp.asarray(t.achievement)[safe], achievements.shape[1], dtype=jnp.int32)
-    achievements = achievements + jnp.einsum("ikj,ika->ja", got, ach)
+    per_code = _gets_per_code(taken[..., None] & part, tgt)  # (A, R): cells of each resource seat j got
+    bag = bag + _spread(per_code, t.column, t.amount, bag.shape[1])
+    achievements = achievements + _spread(per_code, t.achievement, np.ones_like(t.amount), achievements.shape[1])
     # write only the collected cells (a cell reached twice gets the same value twice): no pass over the
     # map; a mined cell becomes what it leaves, an eaten cow's cell loses its mark
     left = jnp.where(tgt == COW_CODE, mat, jnp.asarray(t.leaves_of, jnp.int8)[mat])
@@ -221,6 +218,24 @@ def collect(
         tgt_res=tgt.astype(jnp.int32),
         result=_do_results(do, tgt, ok, part, nearby, t),
     )
+
+
+def _gets_per_code(gets: jax.Array, tgt: jax.Array) -> jax.Array:
+    """(A, R) for each seat j, how many collected cells of each resource code it shares in
+    (``gets`` (A, K, A): seat j gets cell (i, k)'s item). A few small sums: batched dots of such
+    tiny integer matrices are a scalar loop per env on CPU."""
+    codes = [(tgt == r)[..., None] & gets for r in range(len(RESOURCES))]
+    return jnp.stack([jnp.sum(c, (0, 1), dtype=jnp.int32) for c in codes], -1)
+
+
+def _spread(per_code: jax.Array, column: np.ndarray, amount: np.ndarray, width: int) -> jax.Array:
+    """(A, width) each column's gain: the codes filling it (static), each times its amount."""
+    zero = jnp.zeros(per_code.shape[:1], jnp.int32)
+    cols = []
+    for g in range(width):
+        parts = [per_code[:, r] * int(amount[r]) for r in np.flatnonzero(column == g).tolist()]
+        cols.append(sum(parts[1:], parts[0]) if parts else zero)
+    return jnp.stack(cols, -1)
 
 
 def _do_results(
