@@ -222,10 +222,23 @@ def collect(
 
 def _gets_per_code(gets: jax.Array, tgt: jax.Array) -> jax.Array:
     """(A, R) for each seat j, how many collected cells of each resource code it shares in
-    (``gets`` (A, K, A): seat j gets cell (i, k)'s item). A few small sums: batched dots of such
-    tiny integer matrices are a scalar loop per env on CPU."""
-    codes = [(tgt == r)[..., None] & gets for r in range(len(RESOURCES))]
-    return jnp.stack([jnp.sum(c, (0, 1), dtype=jnp.int32) for c in codes], -1)
+    (``gets`` (A, K, A): seat j gets cell (i, k)'s item). Each cell adds ``1 << (bits * code)``: the
+    codes' counts in fields of ``bits`` (wide enough for every cell at once) of one uint32 sum per
+    seat and group of codes (a batched dot of such tiny integer matrices, or a sum per code over
+    leading axes, is a scalar loop per env on CPU)."""
+    a, k = tgt.shape
+    bits = (a * k).bit_length()
+    per_word = max(1, 32 // bits)
+    mine = jnp.moveaxis(gets, 2, 0).reshape(a, a * k)  # (A, A*K): the summed axis last
+    code = tgt.reshape(-1)
+    counts = []
+    for first in range(0, len(RESOURCES), per_word):
+        shift = (jnp.clip(code - first, 0, per_word - 1) * bits).astype(jnp.uint32)
+        one = jnp.where((code >= first) & (code < first + per_word), jnp.uint32(1) << shift, jnp.uint32(0))
+        packed = jnp.sum(jnp.where(mine, one[None, :], jnp.uint32(0)), -1, dtype=jnp.uint32)
+        for r in range(first, min(first + per_word, len(RESOURCES))):
+            counts.append(((packed >> np.uint32(bits * (r - first))) & np.uint32((1 << bits) - 1)).astype(jnp.int32))
+    return jnp.stack(counts, -1)
 
 
 def _spread(per_code: jax.Array, column: np.ndarray, amount: np.ndarray, width: int) -> jax.Array:
