@@ -269,6 +269,9 @@ def plan_walk(at: ActTables, wd: World, cow_order: jax.Array, draws: StepDraws, 
     )
 
 
+WALK_BLOCK = 4  # queued cows decided per round of `walk_cows`
+
+
 def walk_cows(
     at: ActTables, plan: Walk, wd: World, flat: jax.Array, moved: jax.Array, first: jax.Array | int, count: jax.Array
 ) -> tuple[jax.Array, jax.Array]:
@@ -276,30 +279,45 @@ def walk_cows(
     the cows marked (`marked`): each moves when its target is still walkable (a seat may have placed
     something there), no seat of ``wd`` stands there and no cow is marked there now; it moves its
     own mark. That is exactly the one-by-one update. ``moved`` records who moved: bit ``q`` of its
-    uint32 words for the cow at queue place ``q`` (`_bit`). A bit set by arithmetic fuses with the
-    round's decision; a write into a bool array per round was a scatter of its own."""
-    c = plan.cells.shape[0]
+    uint32 words for the cow at queue place ``q`` (`_bit`).
+
+    A round takes `WALK_BLOCK` cows: one read of their targets and one write of their marks (a round's
+    cost is mostly the latency of its one read and its one write). Within the round each cow sees
+    the map as the earlier cows of its block left it: an earlier cow that moved took its mark from
+    its own cell and put it on its target, and a cell's material never changes during the walk."""
+    c, b = plan.cells.shape[0], WALK_BLOCK
     w = wd.grid.shape[1]
     seats = jnp.where(wd.in_world, wd.pos[:, 1] * w + wd.pos[:, 0], -1)
     word = jnp.arange(moved.shape[0], dtype=jnp.uint32)
+    queue = jnp.concatenate([plan.cells, jnp.zeros(b, plan.cells.dtype)])  # a block past the end reads zeros
 
     def one(r: jax.Array, carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
-        """The cow at place ``first + r`` (a round past this env's ``count`` adds 0 to two cells)."""
+        """The cows at places ``first + b r`` on (a place past this env's ``count`` adds 0 to cell 0)."""
         flat, moved = carry
-        q = first + r
-        packed = plan.cells[jnp.minimum(q, c - 1)]
+        q = first + b * r
+        packed = jax.lax.dynamic_slice(queue, (jnp.minimum(q, c),), (b,))
         src, dst = packed >> CELL_BITS, packed & ((1 << CELL_BITS) - 1)
-        now = cells_get(flat, dst)
-        seat_there = functools.reduce(jnp.logical_or, [dst == seats[a] for a in range(seats.shape[0])])
-        move = (r < count) & (now < COW_MARK) & _in_set(at.cow_walk, now.astype(jnp.int32)) & ~seat_there
+        now = cells_get(flat, dst).astype(jnp.int32)
+        moves = []
+        for j in range(b):
+            cow = now[j] >= COW_MARK
+            for i in range(j):  # the block's earlier cows, in their order
+                cow = jnp.where(moves[i] & (dst[j] == src[i]), False, cow)
+                cow = jnp.where(moves[i] & (dst[j] == dst[i]), True, cow)
+            seat_there = functools.reduce(jnp.logical_or, [dst[j] == seats[a] for a in range(seats.shape[0])])
+            walkable = _in_set(at.cow_walk, now[j] & (COW_MARK - 1))
+            moves.append((b * r + j < count) & ~cow & walkable & ~seat_there)
+        move = jnp.stack(moves)
         step = jnp.where(move, jnp.int8(COW_MARK), jnp.int8(0))
-        # two one-cell writes: a stacked pair of cells and marks cost a transpose and a stack per round
-        flat = cells_add(cells_add(flat, src, -step), dst, step)
+        flat = cells_add(flat, jnp.concatenate([src, dst]), jnp.concatenate([-step, step]))
         q32 = q.astype(jnp.uint32)
-        bit = jnp.where(word == q32 >> 5, move.astype(jnp.uint32) << (q32 & 31), jnp.uint32(0))
-        return flat, moved | bit
+        for j in range(b):
+            qj = q32 + j
+            moved = moved | jnp.where(word == qj >> 5, moves[j].astype(jnp.uint32) << (qj & 31), jnp.uint32(0))
+        return flat, moved
 
-    return jax.lax.fori_loop(0, batch_max(count), one, (flat, moved))  # the batch's longest stretch
+    rounds = (batch_max(count) + b - 1) // b  # the batch's longest stretch
+    return jax.lax.fori_loop(0, rounds, one, (flat, moved))
 
 
 def _words(c: int) -> int:
