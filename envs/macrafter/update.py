@@ -291,10 +291,9 @@ def walk_cows(
     word = jnp.arange(moved.shape[0], dtype=jnp.uint32)
     queue = jnp.concatenate([plan.cells, jnp.zeros(b, plan.cells.dtype)])  # a block past the end reads zeros
 
-    def one(r: jax.Array, carry: tuple[jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array]:
-        """The cows at places ``first + b r`` on (a place past this env's ``count`` adds 0 to cell 0)."""
-        flat, moved = carry
-        q = first + b * r
+    def decide(r: jax.Array, q: jax.Array, flat: jax.Array) -> tuple[jax.Array, jax.Array]:
+        """(the block's packed cells, whether each of its cows moves) for the cows at places ``q`` on
+        (a place past this env's ``count`` does not move)."""
         packed = jax.lax.dynamic_slice(queue, (jnp.minimum(q, c),), (b,))
         src, dst = packed >> CELL_BITS, packed & ((1 << CELL_BITS) - 1)
         now = cells_get(flat, dst).astype(jnp.int32)
@@ -307,17 +306,33 @@ def walk_cows(
             seat_there = functools.reduce(jnp.logical_or, [dst[j] == seats[a] for a in range(seats.shape[0])])
             walkable = _in_set(at.cow_walk, now[j] & (COW_MARK - 1))
             moves.append((b * r + j < count) & ~cow & walkable & ~seat_there)
-        move = jnp.stack(moves)
-        step = jnp.where(move, jnp.int8(COW_MARK), jnp.int8(0))
-        flat = cells_add(flat, jnp.concatenate([src, dst]), jnp.concatenate([-step, step]))
+        # one int of bits, not a stack: each element of a stack would recompute the chain before it
+        return packed, functools.reduce(jnp.bitwise_or, [m.astype(jnp.int32) << j for j, m in enumerate(moves)])
+
+    def settle(flat: jax.Array, moved: jax.Array, q: jax.Array, packed: jax.Array, bits: jax.Array) -> tuple:
+        """Write a decided block's marks and record its moves (``bits``: bit j for its j-th cow)."""
+        step = jnp.where((bits >> jnp.arange(b)) & 1 == 1, jnp.int8(COW_MARK), jnp.int8(0))
+        cells = jnp.concatenate([packed >> CELL_BITS, packed & ((1 << CELL_BITS) - 1)])
+        flat = cells_add(flat, cells, jnp.concatenate([-step, step]))
         q32 = q.astype(jnp.uint32)
         for j in range(b):
-            qj = q32 + j
-            moved = moved | jnp.where(word == qj >> 5, moves[j].astype(jnp.uint32) << (qj & 31), jnp.uint32(0))
+            qj, bit = q32 + j, ((bits >> j) & 1).astype(jnp.uint32)
+            moved = moved | jnp.where(word == qj >> 5, bit << (qj & 31), jnp.uint32(0))
         return flat, moved
 
+    def one(r: jax.Array, carry: tuple) -> tuple:
+        """Settle the last round's block, then decide this round's: each decision is computed once,
+        into the loop's carry (read by both the marks' write and the record, XLA would recompute the
+        whole chain of decisions in each)."""
+        flat, moved, last_q, last_packed, last_move = carry
+        flat, moved = settle(flat, moved, last_q, last_packed, last_move)
+        q = first + b * r
+        return (flat, moved, q, *decide(r, q, flat))
+
     rounds = (batch_max(count) + b - 1) // b  # the batch's longest stretch
-    return jax.lax.fori_loop(0, rounds, one, (flat, moved))
+    none = (jnp.asarray(first, jnp.int32), jnp.zeros(b, jnp.int32), jnp.int32(0))
+    flat, moved, *last = jax.lax.fori_loop(0, rounds, one, (flat, moved, *none))
+    return settle(flat, moved, *last)
 
 
 def _words(c: int) -> int:
