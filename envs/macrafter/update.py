@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from envs.macrafter.batched import batch_all, batch_max, cells_add, cells_get, flat_cell, grid_at
+from envs.macrafter.batched import batch_all, batch_max, cells_add, cells_get, fence, flat_cell, grid_at
 from envs.macrafter.draws import StepDraws, meets
 from envs.macrafter.reduce import count
 from envs.macrafter.rules import (
@@ -296,7 +296,7 @@ def walk_cows(
         (a place past this env's ``count`` does not move)."""
         packed = jax.lax.dynamic_slice(queue, (jnp.minimum(q, c),), (b,))
         src, dst = packed >> CELL_BITS, packed & ((1 << CELL_BITS) - 1)
-        now = cells_get(flat, dst).astype(jnp.int32)
+        now = fence(cells_get(flat, dst)).astype(jnp.int32)  # the reads apart, all in flight at once
         moves = []
         for j in range(b):
             cow = now[j] >= COW_MARK
