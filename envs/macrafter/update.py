@@ -199,7 +199,7 @@ def update_objects(
 
     h, w = wd.grid.shape
     plan = plan_walk(at, wd, cow_order, draws, cow_order < first_seat)
-    moved = jnp.zeros(_words(cow_order.shape[0]), jnp.uint32)
+    moved = tuple(jnp.uint32(0) for _ in range(_words(cow_order.shape[0])))  # apart: a minor axis of 2 is slow
     flat, moved = walk_cows(at, plan, wd, wd.grid.reshape(-1), moved, 0, plan.older)
     grid = flat.reshape(h, w)
     wd = wd._replace(placed_cell=jnp.full((n, 2), -1, jnp.int32), placed_mat=jnp.full((n,), -1, jnp.int32))
@@ -233,6 +233,7 @@ class Walk(NamedTuple):
     to_y: jax.Array  # (C,) the row
 
 
+Words = tuple[jax.Array, ...]  # uint32 words of one bit per cow slot (`_bit`)
 CELL_BITS = 12  # a flat cell of the largest map (64 x 64) fits 12 bits: a queued move's two cells fit one int32
 
 
@@ -273,8 +274,8 @@ WALK_BLOCK = 4  # queued cows decided per round of `walk_cows`
 
 
 def walk_cows(
-    at: ActTables, plan: Walk, wd: World, flat: jax.Array, moved: jax.Array, first: jax.Array | int, count: jax.Array
-) -> tuple[jax.Array, jax.Array]:
+    at: ActTables, plan: Walk, wd: World, flat: jax.Array, moved: Words, first: jax.Array | int, count: jax.Array
+) -> tuple[jax.Array, Words]:
     """The ``count`` queued cows from place ``first`` on, one after the other on the flat grid with
     the cows marked (`marked`): each moves when its target is still walkable (a seat may have placed
     something there), no seat of ``wd`` stands there and no cow is marked there now; it moves its
@@ -288,7 +289,6 @@ def walk_cows(
     c, b = plan.cells.shape[0], WALK_BLOCK
     w = wd.grid.shape[1]
     seats = jnp.where(wd.in_world, wd.pos[:, 1] * w + wd.pos[:, 0], -1)
-    word = jnp.arange(moved.shape[0], dtype=jnp.uint32)
     queue = jnp.concatenate([plan.cells, jnp.zeros(b, plan.cells.dtype)])  # a block past the end reads zeros
 
     def decide(r: jax.Array, q: jax.Array, flat: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -309,7 +309,7 @@ def walk_cows(
         # one int of bits, not a stack: each element of a stack would recompute the chain before it
         return packed, functools.reduce(jnp.bitwise_or, [m.astype(jnp.int32) << j for j, m in enumerate(moves)])
 
-    def settle(flat: jax.Array, moved: jax.Array, q: jax.Array, packed: jax.Array, bits: jax.Array) -> tuple:
+    def settle(flat: jax.Array, moved: Words, q: jax.Array, packed: jax.Array, bits: jax.Array) -> tuple:
         """Write a decided block's marks and record its moves (``bits``: bit j for its j-th cow)."""
         step = jnp.where((bits >> jnp.arange(b)) & 1 == 1, jnp.int8(COW_MARK), jnp.int8(0))
         cells = jnp.concatenate([packed >> CELL_BITS, packed & ((1 << CELL_BITS) - 1)])
@@ -317,7 +317,7 @@ def walk_cows(
         q32 = q.astype(jnp.uint32)
         for j in range(b):
             qj, bit = q32 + j, ((bits >> j) & 1).astype(jnp.uint32)
-            moved = moved | jnp.where(word == qj >> 5, bit << (qj & 31), jnp.uint32(0))
+            moved = tuple(m | jnp.where(qj >> 5 == k, bit << (qj & 31), jnp.uint32(0)) for k, m in enumerate(moved))
         return flat, moved
 
     def one(r: jax.Array, carry: tuple) -> tuple:
@@ -340,11 +340,11 @@ def _words(c: int) -> int:
     return -(-c // 32)
 
 
-def _bit(words: jax.Array, place: jax.Array) -> jax.Array:
+def _bit(words: Words, place: jax.Array) -> jax.Array:
     """Bit ``place`` of ``words`` for each entry of ``place`` (False past the words' bits), by a select
     over the few words (no gather)."""
     out = jnp.zeros(place.shape, jnp.uint32)
-    for k in range(words.shape[0]):
+    for k in range(len(words)):
         shifted = words[k] >> (place.astype(jnp.uint32) & 31)
         out = jnp.where(place >> 5 == k, shifted, out)
     return (out & 1).astype(bool)
