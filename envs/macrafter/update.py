@@ -436,23 +436,28 @@ def _place(at: ActTables, wd: World, i: jax.Array, a: jax.Array) -> tuple[World,
     return wd._replace(placed_cell=placed_cell, placed_mat=placed_mat, inventory=inventory, achievements=ach), result
 
 
-def _stations_near(wd: World, pos: jax.Array) -> jax.Array:
+def _stations_near(wd: World, pos: jax.Array) -> tuple[jax.Array, jax.Array]:
     """(table, furnace) among the 3x3 cells around ``pos`` as ``engine.World.nearby`` slices them:
-    clipped at the far edges, and empty when the slice would start at -1 (column or row 0)."""
+    clipped at the far edges, and empty when the slice would start at -1 (column or row 0). This
+    step's earlier placements are laid over the grid. Unrolled over the nine cells and the few
+    seats: reductions over axes of 3 are scalar loops on CPU, and each would recompute the cells."""
     h, w = wd.grid.shape
     x, y = pos[0], pos[1]
     dx = jnp.arange(-1, 2)
-    xs, ys = x + dx[None, :], y + dx[:, None]
-    inside = (xs >= 0) & (xs < w) & (ys >= 0) & (ys < h) & (x >= 1) & (y >= 1)
-    cells = grid_at(wd.grid, jnp.broadcast_to(xs, (3, 3)), jnp.broadcast_to(ys, (3, 3))) % COW_MARK
-    # this step's earlier placements, laid over the grid
-    hit = (
-        (wd.placed_mat[:, None, None] >= 0)
-        & (wd.placed_cell[:, 0, None, None] == xs)
-        & (wd.placed_cell[:, 1, None, None] == ys)
-    )
-    cells = jnp.where(jnp.any(hit, 0), jnp.max(jnp.where(hit, wd.placed_mat[:, None, None], -1), 0), cells)
-    return jnp.stack([jnp.any(inside & (cells == Material.TABLE)), jnp.any(inside & (cells == Material.FURNACE))])
+    raw = grid_at(wd.grid, jnp.broadcast_to(x + dx[None, :], (3, 3)), jnp.broadcast_to(y + dx[:, None], (3, 3)))
+    table = furnace = jnp.asarray(False)
+    for r in range(3):
+        for c in range(3):
+            cx, cy = x + c - 1, y + r - 1
+            inside = (cx >= 0) & (cx < w) & (cy >= 0) & (cy < h) & (x >= 1) & (y >= 1)
+            hit, top = jnp.asarray(False), jnp.int32(-1)
+            for j in range(wd.placed_mat.shape[0]):
+                hit_j = (wd.placed_mat[j] >= 0) & (wd.placed_cell[j, 0] == cx) & (wd.placed_cell[j, 1] == cy)
+                hit, top = hit | hit_j, jnp.where(hit_j, jnp.maximum(top, wd.placed_mat[j]), top)
+            cell = jnp.where(hit, top, raw[r, c].astype(jnp.int32) % COW_MARK)
+            table = table | (inside & (cell == Material.TABLE))
+            furnace = furnace | (inside & (cell == Material.FURNACE))
+    return table, furnace
 
 
 def _make(at: ActTables, wd: World, i: jax.Array, a: jax.Array, crafters: jax.Array) -> tuple[World, jax.Array]:
@@ -460,8 +465,8 @@ def _make(at: ActTables, wd: World, i: jax.Array, a: jax.Array, crafters: jax.Ar
     is_make = (a >= Action.MAKE_WOOD_PICKAXE) & (a <= Action.MAKE_IRON_SWORD)
     m = jnp.clip(a - Action.MAKE_WOOD_PICKAXE, 0, 5)
     need_station = jnp.asarray(at.make_station)[m]
-    near = _stations_near(wd, wd.pos[i])
-    station_ok = jnp.all(~need_station | near)
+    table, furnace = _stations_near(wd, wd.pos[i])
+    station_ok = (~need_station[0] | table) & (~need_station[1] | furnace)
     needs = jnp.asarray(at.make_needs)[m]
     items_ok = jnp.all(wd.inventory[i] >= needs)
     quorum_ok = crafters[m] >= jnp.asarray(at.make_quorum)[m]
