@@ -46,12 +46,44 @@ class Herd(NamedTuple):
 def grass_spots(cfg: CrafterSettings, grid: jax.Array, pick: jax.Array) -> tuple[jax.Array, jax.Array]:
     """(NC,) grass cells per chunk and (NC, 2) the spawn cell of each chunk: its ``pick % n``-th
     grass cell in EmCoop's x-major order (column by column, each from the top), meaningful where the
-    chunk has grass. The map is padded to whole chunks and viewed as (row, y, column, x) blocks, so
-    counting a chunk's columns and then the chosen column's cells needs no transpose and no gather."""
+    chunk has grass. Each chunk's column is one word of bits, one per row (bit y for the chunk's y-th
+    row): its grass count is the word's popcount and the chosen cell's row a count of prefixes, so
+    the map is read once, row band by row band, with no transpose and no gather."""
     cs = cfg.chunk_size
     rows, cols = cfg.chunks
     h, w = grid.shape
+    if cs > 32:  # a column of a chunk does not fit one word
+        return _grass_spots_by_counts(cfg, grid, pick)
     # EmCoop's plant is an object standing on grass: its cell counts as grass but holds an object
+    grass = (grid == Material.GRASS) | (grid == Material.PLANT)
+    bit = jnp.asarray(np.uint32(1) << (np.arange(h, dtype=np.uint32) % cs))  # each row's bit in its band
+    marks = jnp.where(grass, bit[:, None], jnp.uint32(0))
+    bands = jnp.stack([jnp.sum(marks[r * cs : (r + 1) * cs], 0, dtype=jnp.uint32) for r in range(rows)])
+    words = jnp.pad(bands, ((0, 0), (0, cols * cs - w))).reshape(rows, cols, cs)  # (row, col, x)
+    per_column = jax.lax.population_count(words).astype(jnp.int32)
+    upto = _running_sum(per_column, -1)
+    n = upto[..., -1]  # (row, col)
+    k = (pick.reshape(rows, cols) % jnp.maximum(n, 1).astype(jnp.uint32)).astype(jnp.int32)
+    lx = jnp.minimum(jnp.sum(upto <= k[..., None], -1, dtype=jnp.int8).astype(jnp.int32), cs - 1)
+    chosen = jnp.arange(cs) == lx[..., None]  # (row, col, x): the column holding the k-th cell
+    rest = k - jnp.sum(jnp.where(chosen, upto - per_column, 0), -1)  # its rank inside that column
+    column = jnp.sum(jnp.where(chosen, words, jnp.uint32(0)), -1, dtype=jnp.uint32)  # (row, col)
+    ly = jnp.zeros_like(rest)
+    for y in range(cs):  # rows whose prefix of the column holds at most ``rest`` grass cells
+        prefix = jax.lax.population_count(column & np.uint32((2 << y) - 1)).astype(jnp.int32)
+        ly = ly + (prefix <= rest)
+    ly = jnp.minimum(ly, cs - 1)
+    x = jnp.arange(cols)[None, :] * cs + lx
+    y = jnp.arange(rows)[:, None] * cs + ly
+    return n.reshape(-1), jnp.stack([x, y], -1).reshape(-1, 2)
+
+
+def _grass_spots_by_counts(cfg: CrafterSettings, grid: jax.Array, pick: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """`grass_spots` for chunks wider than a word: the map padded to whole chunks and viewed as
+    (row, y, column, x) blocks."""
+    cs = cfg.chunk_size
+    rows, cols = cfg.chunks
+    h, w = grid.shape
     grass = (grid == Material.GRASS) | (grid == Material.PLANT)
     blocks = jnp.pad(grass, ((0, rows * cs - h), (0, cols * cs - w))).reshape(rows, cs, cols, cs)
     narrow = jnp.int8 if cs < 128 else jnp.int32  # a column's count fits int8: XLA's CPU sums those fastest
