@@ -2,7 +2,7 @@
 placements decide those cows' moves, stepped alone and in a batch whose envs split their queues
 differently, against the NumPy reference.
 
-The step queues both groups of cows once, before the seats act (`envs.macrafter.update.plan_walk`),
+The step queues both groups of cows once, before the seats act (`envs.macrafter.walk.plan_walk`),
 and reads what the seats changed only at each younger cow's turn; this is where that could go
 wrong: a cow walking onto a stone a seat just placed, into a cell a seat just entered, or kept out
 of a cell a seat just left, or an env reading another env's stretch of the queue.
