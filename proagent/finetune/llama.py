@@ -183,13 +183,27 @@ def answer_loss(
     answer token ``pred_pos (B,A)``, those tokens ``pred_tok (B,A)`` and a 0/1 ``pred_mask (B,A)``.
     Logits are formed only at those positions, so the vocabulary-sized product is paid for the
     answer, not for the prompt."""
+    _, token_logp = _answer_logits(params, hp, lora, lora_scale, batch, remat)
+    mask = batch["pred_mask"]
+    return -jnp.sum(token_logp * mask) / jnp.maximum(jnp.sum(mask), 1.0)
+
+
+def _answer_logits(
+    params: Params,
+    hp: LlamaHParams,
+    lora: LoraParams | None,
+    lora_scale: float,
+    batch: dict[str, jax.Array],
+    remat: bool,
+) -> tuple[jax.Array, jax.Array]:
+    """The logits ``(B,A,V)`` at the positions that predict answer tokens, and each answer token's
+    log-probability ``(B,A)``: logits are formed only there, so the vocabulary-sized product is paid
+    for the answer, not for the prompt."""
     hidden = forward_hidden(params, hp, batch["prefix"], batch["rows"], lora, lora_scale, remat)
     picked = jnp.take_along_axis(hidden, batch["pred_pos"][..., None], axis=1)  # (B,A,D)
     logits = picked @ params["output"].T
     logp = jax.nn.log_softmax(logits, axis=-1)
-    token_logp = jnp.take_along_axis(logp, batch["pred_tok"][..., None], axis=-1)[..., 0]
-    mask = batch["pred_mask"]
-    return -jnp.sum(token_logp * mask) / jnp.maximum(jnp.sum(mask), 1.0)
+    return logits, jnp.take_along_axis(logp, batch["pred_tok"][..., None], axis=-1)[..., 0]
 
 
 def answer_scores(
@@ -204,11 +218,7 @@ def answer_scores(
     before it. Why the second: when it holds, greedy decoding writes the answer token for token
     (a grammar that admits the answer only narrows the choice), so it is a lower bound on how often
     the student, playing at temperature 0, would answer as its teacher did."""
-    hidden = forward_hidden(params, hp, batch["prefix"], batch["rows"], lora, lora_scale)
-    picked = jnp.take_along_axis(hidden, batch["pred_pos"][..., None], axis=1)
-    logits = picked @ params["output"].T
-    logp = jax.nn.log_softmax(logits, axis=-1)
-    token_logp = jnp.take_along_axis(logp, batch["pred_tok"][..., None], axis=-1)[..., 0]
+    logits, token_logp = _answer_logits(params, hp, lora, lora_scale, batch, remat=False)
     mask = batch["pred_mask"]
     hits = (jnp.argmax(logits, axis=-1) == batch["pred_tok"]) | (mask == 0)
     return jnp.sum(token_logp * mask, axis=1), jnp.all(hits, axis=1)
