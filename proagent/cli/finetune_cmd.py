@@ -144,10 +144,10 @@ def finetune_runs(request: FinetuneRequest) -> int:
     except (RunFolderError, ValueError) as exc:
         return _error(str(exc))
     taught, held = hold_out(pairs, request.holdout)
-    kept, selection = selection_of(request.runs, taught, data_filter)
+    kept, selection = selection_of(request.runs, pairs, data_filter, taught)
     heldout = heldout_pairs(held, kept, data_filter)
-    update = {"pairs_read": len(pairs), "worlds_read": world_counts(pairs), "holdout_episodes": request.holdout}
-    selection = selection.model_copy(update=update | {"worlds_heldout": world_counts(heldout)})
+    update = {"holdout_episodes": request.holdout, "worlds_heldout": world_counts(heldout)}
+    selection = selection.model_copy(update=update)
     if not kept:
         return _error(_nothing_kept(len(pairs), selection))
     evaluation = _eval_request(request, kept, played, base) if request.eval else None

@@ -349,11 +349,16 @@ def render_answers(
 
 
 def selection_of(
-    runs: Sequence[Path], pairs: Sequence[SupervisedPair], data_filter: DataFilter
+    runs: Sequence[Path],
+    pairs: Sequence[SupervisedPair],
+    data_filter: DataFilter,
+    taught: Sequence[SupervisedPair] | None = None,
 ) -> tuple[list[SupervisedPair], DataSelection]:
-    """The training set of ``pairs`` (every answered attempt of ``runs``): the per-pair filters, the
-    answers rendered in the student's format, then dedup, caps and balance; and its record."""
-    rendered, rendering = render_answers(pair for pair in pairs if data_filter.admits(pair))
+    """The training set drawn from ``taught`` (``pairs``, every answered attempt of ``runs``, less any
+    held-out episodes; all of ``pairs`` when None): the per-pair filters, the answers rendered in the
+    student's format, then dedup, caps and balance; and its record, which counts what was read."""
+    taught = pairs if taught is None else taught
+    rendered, rendering = render_answers(pair for pair in taught if data_filter.admits(pair))
     kept = select_pairs(rendered, data_filter)
     selection = DataSelection(
         runs=[str(folder) for folder in runs],
