@@ -49,3 +49,23 @@ def test_both_seats_of_the_split_kitchen_score_with_the_greedy_partner(tmp_path:
         printed = capsys.readouterr()
         line = next(x for x in (printed.out + printed.err).splitlines() if x.startswith("episode 1:"))
         assert "score 0 " not in line and " 0 rejected plans" in line and " 0 fallbacks" in line, line
+
+
+def test_the_verificators_conclusion_reads_the_counters_as_the_plan_does() -> None:
+    """A supplier whose onion already waits on a counter: the llm3 conclusion names the next
+    useful skill (wait), not a second onion."""
+    from proagent.domains.overcooked.scripted import verify_answer
+    from proagent.llm.types import Grounding
+
+    facts = {"me": {"held": None}, "pots": EMPTY, "distances": SPLIT, "counters": [{"item": "onion"}]}
+    g = Grounding(
+        purpose="verify",
+        seat=1,
+        facts=facts,
+        output_format="text",
+        skill="put_onion_in_pot()",
+        reasons=("the pot is unreachable",),
+        verify_round="conclusion",
+    )
+    conclusion = verify_answer(g)
+    assert "wait(3) makes progress" in conclusion and "pickup(onion)" not in conclusion, conclusion

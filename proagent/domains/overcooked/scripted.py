@@ -48,7 +48,8 @@ def verify_answer(g: Grounding) -> str:
     if g.verify_round == "double_check":
         return f"Agreed: {g.reasons[0] if g.reasons else 'a precondition fails'}."
     rejected = frozenset({g.skill})
-    better = classic_plan(held, g.facts["pots"], g.facts.get("distances", {}), rejected) if not is_v2(g) else "wait(1)"
+    distances = g.facts.get("distances", {})
+    better = "wait(1)" if is_v2(g) else classic_plan(held, g.facts["pots"], distances, rejected, _on_counters(g.facts))
     because = "; ".join(g.reasons)
     return f"Conclusion: {g.skill} fails because {because}; holding {held}, {better} makes progress instead."
 
