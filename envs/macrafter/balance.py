@@ -52,10 +52,9 @@ def grass_spots(cfg: CrafterSettings, grid: jax.Array, pick: jax.Array) -> tuple
     cs = cfg.chunk_size
     rows, cols = cfg.chunks
     h, w = grid.shape
+    grass = grass_mask(grid)
     if cs > 32:  # a column of a chunk does not fit one word
-        return _grass_spots_by_counts(cfg, grid, pick)
-    # EmCoop's plant is an object standing on grass: its cell counts as grass but holds an object
-    grass = (grid == Material.GRASS) | (grid == Material.PLANT)
+        return _grass_spots_by_counts(cfg, grass, pick)
     bit = jnp.asarray(np.uint32(1) << (np.arange(h, dtype=np.uint32) % cs))  # each row's bit in its band
     marks = jnp.where(grass, bit[:, None], jnp.uint32(0))
     bands = jnp.stack([jnp.sum(marks[r * cs : (r + 1) * cs], 0, dtype=jnp.uint32) for r in range(rows)])
@@ -78,13 +77,18 @@ def grass_spots(cfg: CrafterSettings, grid: jax.Array, pick: jax.Array) -> tuple
     return n.reshape(-1), jnp.stack([x, y], -1).reshape(-1, 2)
 
 
-def _grass_spots_by_counts(cfg: CrafterSettings, grid: jax.Array, pick: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """`grass_spots` for chunks wider than a word: the map padded to whole chunks and viewed as
-    (row, y, column, x) blocks."""
+def grass_mask(grid: jax.Array) -> jax.Array:
+    """The cells a cow may spawn on. EmCoop's plant is an object standing on grass: its cell counts
+    as grass but holds an object."""
+    return (grid == Material.GRASS) | (grid == Material.PLANT)
+
+
+def _grass_spots_by_counts(cfg: CrafterSettings, grass: jax.Array, pick: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """`grass_spots` for chunks wider than a word, from the (H, W) grass mask: the map padded to
+    whole chunks and viewed as (row, y, column, x) blocks."""
     cs = cfg.chunk_size
     rows, cols = cfg.chunks
-    h, w = grid.shape
-    grass = (grid == Material.GRASS) | (grid == Material.PLANT)
+    h, w = grass.shape
     blocks = jnp.pad(grass, ((0, rows * cs - h), (0, cols * cs - w))).reshape(rows, cs, cols, cs)
     narrow = jnp.int8 if cs < 128 else jnp.int32  # a column's count fits int8: XLA's CPU sums those fastest
     per_column = blocks.sum(1, dtype=narrow).astype(jnp.int32)  # (row, col, x)

@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from envs.macrafter.balance import _grass_spots_by_counts, grass_spots
+from envs.macrafter.balance import _grass_spots_by_counts, grass_mask, grass_spots
 from envs.macrafter.rules import Material
 from envs.macrafter.settings import CrafterSettings
 
@@ -23,7 +23,7 @@ def test_grass_words_match_the_counted_blocks(chunk_size: int, height: int, widt
     rows, cols = cfg.chunks
     rng = np.random.default_rng(chunk_size * 1000 + height)
     by_words = jax.jit(lambda g, p: grass_spots(cfg, g, p))
-    by_counts = jax.jit(lambda g, p: _grass_spots_by_counts(cfg, g, p))
+    by_counts = jax.jit(lambda g, p: _grass_spots_by_counts(cfg, grass_mask(g), p))
     for _ in range(3):
         grid = jnp.asarray(rng.choice([int(m) for m in MATERIALS], size=(height, width)).astype(np.int8))
         pick = jnp.asarray(rng.integers(0, 2**32, rows * cols, dtype=np.uint64).astype(np.uint32))
