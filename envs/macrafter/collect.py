@@ -170,15 +170,9 @@ def collect(
     of a cell tells its material and its cow. A cell reached by several seats is counted once, by
     its lowest."""
     n = pos.shape[0]
-    h, w = grid.shape
-    off = jnp.asarray(reach_offsets(cfg.collect_distance))
-    cells = pos[:, None, :] + off[None, :, :]  # (A, K, 2)
+    h = grid.shape[0]
+    cells, inside, mat, tgt = _reached(t, cfg, grid, pos, do)
     x, y = cells[..., 0], cells[..., 1]
-    inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
-    raw = grid_at(grid, x, y)
-    mat = raw % COW_MARK
-    code = jnp.where(raw >= COW_MARK, COW_CODE, jnp.asarray(t.code_of)[mat])
-    tgt = jnp.where(do[:, None] & inside & (code >= 0), code, -1)
     safe = jnp.maximum(tgt, 0)
     dist = jnp.abs(cells[:, :, None, :] - pos[None, None, :, :]).sum(-1)  # (A, K, A)
     nearby = do[None, None, :] & (dist <= cfg.collect_distance)
@@ -218,6 +212,22 @@ def collect(
         tgt_res=tgt.astype(jnp.int32),
         result=_do_results(do, tgt, ok, part, nearby, t),
     )
+
+
+def _reached(
+    t: ResourceTables, cfg: CrafterSettings, grid: jax.Array, pos: jax.Array, do: jax.Array
+) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+    """The cells within collection reach of each seat (A, K, 2), whether each is on the map, its
+    material (the cow mark taken off) and the resource code a seat doing DO targets there (-1: none)."""
+    h, w = grid.shape
+    off = jnp.asarray(reach_offsets(cfg.collect_distance))
+    cells = pos[:, None, :] + off[None, :, :]  # (A, K, 2)
+    x, y = cells[..., 0], cells[..., 1]
+    inside = (x >= 0) & (x < w) & (y >= 0) & (y < h)
+    raw = grid_at(grid, x, y)
+    mat = raw % COW_MARK
+    code = jnp.where(raw >= COW_MARK, COW_CODE, jnp.asarray(t.code_of)[mat])
+    return cells, inside, mat, jnp.where(do[:, None] & inside & (code >= 0), code, -1)
 
 
 def _gets_per_code(gets: jax.Array, tgt: jax.Array) -> jax.Array:
