@@ -49,6 +49,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--resume", action="store_true", help="continue the checkpoint in --out (same data and settings)")
     p.add_argument("--steps", type=positive_int, default=200, help="optimizer steps (default 200)")
     p.add_argument("--batch-size", type=bounded_int(1, 256), default=4, help="examples a step (default 4)")
+    p.add_argument(
+        "--checkpoint-every",
+        type=positive_int,
+        default=50,
+        help="steps between checkpoints, each also scoring the held-out answers (default 50)",
+    )
     p.add_argument("--rank", type=bounded_int(1, 256), default=8, help="LoRA rank (default 8)")
     p.add_argument("--alpha", type=positive_float, default=16.0, help="LoRA alpha; the delta is scaled alpha/rank")
     p.add_argument("--lr", type=positive_float, default=2e-4, help="AdamW learning rate (default 2e-4)")
@@ -207,7 +213,9 @@ def _train(
     lora = LoraConfig(
         rank=request.rank, alpha=request.alpha, targets=request.targets, learning_rate=request.lr, seed=request.seed
     )
-    config = TrainConfig(lora=lora, steps=request.steps, batch_size=request.batch_size)
+    config = TrainConfig(
+        lora=lora, steps=request.steps, batch_size=request.batch_size, checkpoint_every=request.checkpoint_every
+    )
     worlds = sorted(selection.worlds_kept)
     folders = ", ".join(p.name for p in request.runs)
     source = f"{len(request.runs)} run folder(s): {folders}; filter {selection.data_filter!r}; worlds {worlds}"

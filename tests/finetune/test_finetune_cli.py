@@ -92,7 +92,14 @@ def test_filters_that_keep_nothing_are_refused_before_out_is_made(run_folder: Pa
 
 @pytest.mark.parametrize(
     ("flag", "value"),
-    [("--rank", "0"), ("--min-score", "nan"), ("--lr", "-1"), ("--targets", "q,x"), ("--holdout", "-1")],
+    [
+        ("--rank", "0"),
+        ("--min-score", "nan"),
+        ("--lr", "-1"),
+        ("--targets", "q,x"),
+        ("--holdout", "-1"),
+        ("--checkpoint-every", "0"),
+    ],
 )
 def test_bad_numbers_are_refused(tmp_path: Path, capsys, flag: str, value: str):
     with pytest.raises(SystemExit) as exit_info:
@@ -104,12 +111,13 @@ def test_bad_numbers_are_refused(tmp_path: Path, capsys, flag: str, value: str):
 def test_finetune_trains_exports_and_resumes_end_to_end(run_folder: Path, two_layer_gguf: Path, tmp_path: Path, capsys):
     out = tmp_path / "adapter"
     args = ["finetune", str(run_folder), "--out", str(out), "--steps", "2", "--batch-size", "1", "--rank", "2"]
-    args += ["--targets", "q,v", "--max-per-world", "3", "--model", str(two_layer_gguf)]
+    args += ["--targets", "q,v", "--max-per-world", "3", "--model", str(two_layer_gguf), "--checkpoint-every", "1"]
     assert main(args) == 0
     printed = capsys.readouterr().out
     assert "step 2/2 loss" in printed and "examples/s" in printed
     manifest = FinetuneManifest.model_validate_json((out / MANIFEST_FILE).read_text())
     assert manifest.data.n_examples == 3 and manifest.steps_done == 2 and (out / "adapter.gguf").is_file()
+    assert manifest.config.checkpoint_every == 1
     assert main(args) == 2  # --out holds a run: refused without --resume
     assert main([*args, "--resume"]) == 0  # nothing left to do, same adapter
     again = FinetuneManifest.model_validate_json((out / MANIFEST_FILE).read_text())
