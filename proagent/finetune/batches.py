@@ -45,6 +45,7 @@ class Example(BaseModel):
     prompt: tuple[int, ...] = Field(min_length=1)
     answer: tuple[int, ...] = Field(min_length=1)
     group: str = ""  # the prompts that share a system prompt share a group; batches never mix groups
+    world: str = ""  # the world it was played in (held-out scores per world); not part of the set's identity
 
 
 def examples_sha256(examples: Sequence[Example]) -> str:

@@ -388,7 +388,7 @@ def to_examples(pairs: Sequence[SupervisedPair], tokenizer: ChatTokenizer, max_t
     out = []
     for pair in pairs:
         prompt, answer = tuple(tokenizer.prompt(pair.messages)), tuple(tokenizer.answer(pair.answer))
-        example = Example(prompt=prompt, answer=answer, group=system_prompt_group(pair.messages))
+        example = Example(prompt=prompt, answer=answer, group=system_prompt_group(pair.messages), world=pair.world)
         if max_tokens is None or len(example.prompt) + len(example.answer) <= max_tokens:
             out.append(example)
     return out

@@ -24,6 +24,7 @@ __all__ = [
     "CheckpointRecord",
     "HeldOutScore",
     "StepLoss",
+    "WorldHeldOut",
     "load_state",
     "save_state",
 ]
@@ -42,9 +43,20 @@ class StepLoss(BaseModel):
     examples_per_s: float
 
 
+class WorldHeldOut(BaseModel):
+    """One world's part of a held-out score."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    n: int
+    loss: float
+    greedy_matches: int
+
+
 class HeldOutScore(BaseModel):
     """The adapter at one step, scored on the held-out answers (never taught): their mean answer-token
-    loss, and how many of them greedy decoding would write token for token (`answer_scores`)."""
+    loss, and how many of them greedy decoding would write token for token (`answer_scores`); the
+    same per world, since a set taught on many worlds can learn one and not another."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -52,9 +64,14 @@ class HeldOutScore(BaseModel):
     n: int  # held-out answers scored
     loss: float
     greedy_matches: int
+    by_world: dict[str, WorldHeldOut] = {}
 
     def text(self) -> str:
-        return f"held out (n={self.n}): loss {self.loss:.4f}, greedy answers as taught {self.greedy_matches}/{self.n}"
+        whole = f"held out (n={self.n}): loss {self.loss:.4f}, greedy answers as taught {self.greedy_matches}/{self.n}"
+        if len(self.by_world) < 2:
+            return whole
+        worlds = ", ".join(f"{name} {w.greedy_matches}/{w.n}" for name, w in self.by_world.items())
+        return f"{whole} ({worlds})"
 
 
 class CheckpointRecord(BaseModel):

@@ -103,6 +103,22 @@ def test_the_held_out_score_is_the_models_own(scored_set, two_layers, two_layer_
     assert got.loss == pytest.approx(-np.mean(logp), rel=1e-4)
 
 
+def test_the_held_out_score_is_told_per_world(scored_set, two_layers, two_layer_params) -> None:
+    """The greedy continuation in one world, its altered twin in another: each world's own count and
+    loss, and the whole the sum of its parts."""
+    lora = init_lora(LoraConfig(rank=2, targets=("q",)), two_layer_params)
+    own, other = (e.model_copy(update={"world": w}) for e, w in zip(scored_set, ("w/own", "w/other"), strict=True))
+    whole = score_heldout([own, other], two_layer_params, two_layers.hparams, lora, 2.0, 0, batch_size=4, bucket=32)
+    alone = score_heldout([own], two_layer_params, two_layers.hparams, lora, 2.0, 0, batch_size=4, bucket=32)
+    assert list(whole.by_world) == ["w/other", "w/own"]
+    assert (whole.by_world["w/own"].n, whole.by_world["w/own"].greedy_matches) == (1, 1)
+    assert (whole.by_world["w/other"].n, whole.by_world["w/other"].greedy_matches) == (1, 0)
+    assert whole.by_world["w/own"].loss == pytest.approx(alone.loss, rel=1e-6)
+    assert whole.by_world["w/other"].loss > whole.by_world["w/own"].loss
+    assert "w/own 1/1" in whole.text() and "w/other 0/1" in whole.text()
+    assert whole.n == 2 and whole.greedy_matches == 1
+
+
 CONFIG = TRAIN_CONFIG.model_copy(update={"steps": 4, "checkpoint_every": 2})
 
 
