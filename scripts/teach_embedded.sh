@@ -37,6 +37,6 @@ for seed in 100 101 102 103; do
   done
 done
 (cd "$out" && proagent finetune runs/* --out adapter --steps 50 --batch-size 4 --lr 1e-3 --rank 8 \
-  --balance capped --max-per-world 40 --max-tokens 1600 --holdout 1 --seed 0 \
+  --balance capped --max-per-world 40 --max-tokens 2800 --holdout 1 --seed 0 \
   --eval --eval-domain overcooked --eval-layouts counter_circuit --eval-partners cole --eval-seats 0 \
   --eval-episodes 5 --eval-horizon 400 --eval-concurrency 2 --progress off)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from proagent.cli.finetune_request import FinetuneRequest
     from proagent.eval.config import EvalConfig
     from proagent.eval.world import World
+    from proagent.finetune.batches import Example
     from proagent.finetune.dataset import DataSelection, PlayedEpisode, SupervisedPair
     from proagent.finetune.train import FinetuneManifest
 
@@ -210,13 +212,16 @@ def _train(
     heldout = to_examples(held, tokenizer, request.max_tokens)
     if not examples:
         return _error(f"every kept answer is longer than --max-tokens {request.max_tokens}")
+    selection = selection.model_copy(
+        update={"worlds_taught": _per_world(examples), "worlds_heldout": _per_world(heldout)}
+    )
     lora = LoraConfig(
         rank=request.rank, alpha=request.alpha, targets=request.targets, learning_rate=request.lr, seed=request.seed
     )
     config = TrainConfig(
         lora=lora, steps=request.steps, batch_size=request.batch_size, checkpoint_every=request.checkpoint_every
     )
-    worlds = sorted(selection.worlds_kept)
+    worlds = sorted(selection.worlds_taught)
     folders = ", ".join(p.name for p in request.runs)
     source = f"{len(request.runs)} run folder(s): {folders}; filter {selection.data_filter!r}; worlds {worlds}"
     handler = logging.StreamHandler(sys.stdout)
@@ -225,12 +230,7 @@ def _train(
     log.addHandler(handler)
     log.setLevel(logging.INFO)
     try:
-        print(
-            f"{len(examples)} examples from {len(kept)} kept answers ({len(worlds)} world(s): "
-            f"{_counts(selection.worlds_kept)}); answers taught as {_rendered(selection)}; "
-            f"training {request.steps} steps"
-            + (f"; {len(heldout)} held-out answers ({_counts(selection.worlds_heldout)}) scored" if heldout else "")
-        )
+        print(_set_line(selection, request, len(kept), len(heldout)))
         manifest = finetune(
             examples,
             base,
@@ -257,6 +257,24 @@ def _train(
 
 def _counts(per_world: dict[str, int]) -> str:
     return ", ".join(f"{world} {n}" for world, n in per_world.items())
+
+
+def _per_world(examples: list[Example]) -> dict[str, int]:
+    return dict(sorted(Counter(example.world for example in examples).items()))
+
+
+def _set_line(selection: DataSelection, request: FinetuneRequest, kept: int, heldout: int) -> str:
+    """The command's first line: what is taught per world once --max-tokens has dropped the long
+    answers (naming a world that lost them all), the answer format, the steps, the held-out set."""
+    taught = selection.worlds_taught
+    n = sum(taught.values())
+    line = f"{n} examples ({len(taught)} world(s): {_counts(taught)}) from {kept} kept answers"
+    if n < kept:
+        lost = [world for world in selection.worlds_kept if world not in taught]
+        line += f" ({kept - n} longer than --max-tokens {request.max_tokens} dropped"
+        line += f"; every answer of {', '.join(lost)})" if lost else ")"
+    line += f"; answers taught as {_rendered(selection)}; training {request.steps} steps"
+    return line + (f"; {heldout} held-out answers ({_counts(selection.worlds_heldout)}) scored" if heldout else "")
 
 
 def _rendered(selection: DataSelection) -> str:

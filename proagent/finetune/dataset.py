@@ -95,7 +95,8 @@ class AnswerRendering(BaseModel):
 
 class DataSelection(BaseModel):
     """How a training set was chosen, for the manifest: the filter (with the balance's seed), the
-    pairs per world before and after it, and the answer format they were taught in."""
+    pairs per world before and after it, the examples per world left once ``max_tokens`` drops the
+    long ones (a world's prompts can all be longer), and the answer format they were taught in."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -106,7 +107,8 @@ class DataSelection(BaseModel):
     worlds_kept: dict[str, int]  # pairs per world that passed them
     answers: AnswerRendering | None = None  # None: a set from before answers were rendered
     holdout_episodes: int = 0  # `--holdout N`: the last N episodes of each world are scored, never taught
-    worlds_heldout: dict[str, int] = {}  # held-out pairs per world (none of them a taught prompt)
+    worlds_heldout: dict[str, int] = {}  # held-out answers scored per world (none a taught prompt; within max_tokens)
+    worlds_taught: dict[str, int] = {}  # examples per world: the kept pairs within max_tokens (what is taught)
 
 
 class SupervisedPair(BaseModel):

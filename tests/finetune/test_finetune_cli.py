@@ -118,6 +118,8 @@ def test_finetune_trains_exports_and_resumes_end_to_end(run_folder: Path, two_la
     manifest = FinetuneManifest.model_validate_json((out / MANIFEST_FILE).read_text())
     assert manifest.data.n_examples == 3 and manifest.steps_done == 2 and (out / "adapter.gguf").is_file()
     assert manifest.config.checkpoint_every == 1
+    assert manifest.selection is not None and manifest.selection.worlds_taught == {"overcooked/cramped_room": 3}
+    assert "3 examples (1 world(s): overcooked/cramped_room 3) from 3 kept answers;" in printed
     assert main(args) == 2  # --out holds a run: refused without --resume
     assert main([*args, "--resume"]) == 0  # nothing left to do, same adapter
     again = FinetuneManifest.model_validate_json((out / MANIFEST_FILE).read_text())
@@ -145,3 +147,22 @@ def test_a_broken_run_folder_is_one_line_and_exit_2(tmp_path: Path, capsys, name
     assert main(["finetune", str(run), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and problem in err and not (tmp_path / "out").exists()
+
+
+def test_the_first_line_counts_what_is_taught_after_max_tokens_and_names_a_world_it_empties() -> None:
+    from proagent.cli.finetune_cmd import _set_line
+    from proagent.cli.finetune_request import FinetuneRequest
+    from proagent.finetune.dataset import DataSelection
+
+    selection = DataSelection(
+        runs=["r"],
+        data_filter=DataFilter(),
+        pairs_read=9,
+        worlds_read={"w/long": 4, "w/short": 5},
+        worlds_kept={"w/long": 4, "w/short": 5},
+        worlds_taught={"w/short": 5},
+    )
+    request = FinetuneRequest(runs=(Path("r"),), out=Path("o"), max_tokens=1600)
+    line = _set_line(selection, request, kept=9, heldout=0)
+    assert line.startswith("5 examples (1 world(s): w/short 5) from 9 kept answers")
+    assert "(4 longer than --max-tokens 1600 dropped; every answer of w/long)" in line
