@@ -143,7 +143,9 @@ def add_agent_flags(p: argparse.ArgumentParser) -> None:
 
 
 def add_run_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--resume", type=Path, help="continue runs/<run>: skip its finished episodes")
+    p.add_argument(
+        "--resume", type=Path, help="continue the run folder at this path (e.g. runs/<run>): skip its finished episodes"
+    )
     p.add_argument("--concurrency", type=concurrency_count, help="episodes in flight (default 8)")
     p.add_argument(
         "--llm-concurrency",
