@@ -2,20 +2,28 @@
 # Makes a distilled adapter for the embedded model (none ships yet; docs/finetune.md): the worlds' scripted
 # planners play as teachers (the student's prompt set and grammar: --prompt compact --legal-only on;
 # seeds from 100, so the evaluation's seeds 0-4 stay unseen), then `proagent finetune` teaches the
-# bundled SmolLM2-135M their decisions (the last run of each world held out and scored at every
+# bundled SmolLM2-135M their decisions (the last episode of each world held out and scored at every
 # checkpoint) and plays it against the raw model on counter_circuit with cole.
 #
 #   scripts/teach_embedded.sh OUT_FOLDER
 #
 # Left out as teachers: both seats of grounded_coord_simple, and cramped_room_v2's seat 0 (the
 # scripted planner scores 0 or less there: nothing to teach).
-# About 10 minutes of play, 45-60 minutes of training and 20-30 minutes of evaluation on 2 CPU cores.
+# About 4 minutes of play, 2.5 hours of training (600 steps at about 0.27 examples/s, a checkpoint every
+# 100; a stopped run continues with the same finetune line plus --resume) and 5-10 minutes of evaluation
+# on 2 CPU cores.
 set -euo pipefail
 out=${1:?usage: scripts/teach_embedded.sh OUT_FOLDER}
 runs="$out/runs"
 mkdir -p "$runs"
 teach=(--llm scripted --prompt compact --legal-only on --episodes 1 --no-gif --live off --runs-dir "$runs")
-for layout in counter_circuit cramped_room asymmetric_advantages coordination_ring forced_coordination; do
+for partner in cole greedy sp; do  # the README's kitchen: five episodes each (seeds 100-104)
+  for seat in 0 1; do
+    proagent play --layout counter_circuit --partner "$partner" --seat "$seat" --seed 100 --horizon 400 \
+      "${teach[@]}" --episodes 5
+  done
+done
+for layout in cramped_room asymmetric_advantages coordination_ring forced_coordination; do
   for partner in cole sp greedy; do
     for seat in 0 1; do
       proagent play --layout "$layout" --partner "$partner" --seat "$seat" --seed 100 --horizon 400 "${teach[@]}"
@@ -36,7 +44,7 @@ for seed in 100 101 102 103; do
     proagent play --domain yokai --layout "$layout" --seed "$seed" "${teach[@]}"
   done
 done
-(cd "$out" && proagent finetune runs/* --out adapter --steps 50 --batch-size 4 --lr 1e-3 --rank 8 \
-  --balance capped --max-per-world 40 --max-tokens 2800 --holdout 1 --seed 0 \
+(cd "$out" && proagent finetune runs/* --out adapter --steps 600 --checkpoint-every 100 --batch-size 4 --lr 1e-3 \
+  --rank 8 --balance capped --max-per-world 600 --max-tokens 2800 --holdout 1 --seed 0 \
   --eval --eval-domain overcooked --eval-layouts counter_circuit --eval-partners cole --eval-seats 0 \
   --eval-episodes 5 --eval-horizon 400 --eval-concurrency 2 --progress off)
