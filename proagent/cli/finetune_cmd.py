@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,7 +20,6 @@ if TYPE_CHECKING:
     from proagent.cli.finetune_request import FinetuneRequest
     from proagent.eval.config import EvalConfig
     from proagent.eval.world import World
-    from proagent.finetune.batches import Example
     from proagent.finetune.dataset import DataSelection, PlayedEpisode, SupervisedPair
     from proagent.finetune.train import FinetuneManifest
 
@@ -130,7 +128,6 @@ def finetune_runs(request: FinetuneRequest) -> int:
         played_episodes,
         read_run_folder,
         selection_of,
-        world_counts,
     )
 
     data_filter = DataFilter(
@@ -154,8 +151,7 @@ def finetune_runs(request: FinetuneRequest) -> int:
     taught, held = hold_out(pairs, request.holdout)
     kept, selection = selection_of(request.runs, pairs, data_filter, taught)
     heldout = heldout_pairs(held, kept, data_filter)
-    update = {"holdout_episodes": request.holdout, "worlds_heldout": world_counts(heldout)}
-    selection = selection.model_copy(update=update)
+    selection = selection.model_copy(update={"holdout_episodes": request.holdout})
     if not kept:
         return _error(_nothing_kept(len(pairs), selection))
     evaluation = _eval_request(request, kept, played, base) if request.eval else None
@@ -202,7 +198,7 @@ def _train(
     evaluation: tuple[EvalConfig, World] | None,
 ) -> int:
     from proagent.finetune.chat_tokens import ChatTokenizer
-    from proagent.finetune.dataset import to_examples
+    from proagent.finetune.dataset import to_examples, world_counts
     from proagent.finetune.lora import LoraConfig
     from proagent.finetune.train import TrainConfig, finetune
 
@@ -213,7 +209,7 @@ def _train(
     if not examples:
         return _error(f"every kept answer is longer than --max-tokens {request.max_tokens}")
     selection = selection.model_copy(
-        update={"worlds_taught": _per_world(examples), "worlds_heldout": _per_world(heldout)}
+        update={"worlds_taught": world_counts(examples), "worlds_heldout": world_counts(heldout)}
     )
     lora = LoraConfig(
         rank=request.rank, alpha=request.alpha, targets=request.targets, learning_rate=request.lr, seed=request.seed
@@ -257,10 +253,6 @@ def _train(
 
 def _counts(per_world: dict[str, int]) -> str:
     return ", ".join(f"{world} {n}" for world, n in per_world.items())
-
-
-def _per_world(examples: list[Example]) -> dict[str, int]:
-    return dict(sorted(Counter(example.world for example in examples).items()))
 
 
 def _set_line(selection: DataSelection, request: FinetuneRequest, kept: int, heldout: int) -> str:

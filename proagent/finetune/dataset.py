@@ -373,8 +373,9 @@ def selection_of(
     return kept, selection
 
 
-def world_counts(pairs: Iterable[SupervisedPair]) -> dict[str, int]:
-    """Pairs per world, by world name: what the manifest records of a set before and after the filters."""
+def world_counts(pairs: Iterable[SupervisedPair | Example]) -> dict[str, int]:
+    """Pairs (or their examples) per world, by world name: what the manifest records of a set before
+    and after the filters and the token cut."""
     return dict(sorted(Counter(pair.world for pair in pairs).items()))
 
 
