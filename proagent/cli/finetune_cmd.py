@@ -82,6 +82,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "decoding writes as taught) with the raw model and at every checkpoint (default 0)",
     )
     p.add_argument("--model", type=Path, default=None, help="base GGUF (default: the bundled SmolLM2-135M)")
+    p.add_argument(
+        "--init-adapter",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="start from this adapter's deltas instead of fresh ones (an adapter.gguf `proagent finetune` wrote "
+        "for the same base model, with the same --rank, --alpha and --targets)",
+    )
     add_eval_flags(p)
     p.set_defaults(run=run)
 
@@ -146,6 +154,8 @@ def finetune_runs(request: FinetuneRequest) -> int:
         pairs = [pair for folder in request.runs for pair in read_run_folder(folder)]
         played = [episode for folder in request.runs for episode in played_episodes(folder)] if request.eval else []
         base = _base_model(request)
+        if request.init_adapter is not None and not request.init_adapter.is_file():
+            raise ValueError(f"--init-adapter {request.init_adapter} is not a file")
     except (RunFolderError, ValueError) as exc:
         return _error(str(exc))
     taught, held = hold_out(pairs, request.holdout)
@@ -236,6 +246,7 @@ def _train(
             resume=request.resume,
             selection=selection,
             heldout=heldout,
+            init_adapter=request.init_adapter,
         )
     except ValueError as exc:
         return _error(str(exc))

@@ -51,6 +51,7 @@ class FinetuneRequest(FrontEndRequest):
     targets: tuple[Target, ...] = Field(TARGETS, min_length=1)
     seed: int = Field(0, ge=0, le=2**31 - 1)
     model: Path | None = None  # the base GGUF (None: the bundled SmolLM2-135M)
+    init_adapter: Path | None = None  # start from this adapter's deltas (None: fresh ones)
     # the data filter
     min_score: float | None = Field(None, ge=-MAX_SCORE, le=MAX_SCORE)
     include_rejected: bool = False

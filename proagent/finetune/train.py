@@ -37,7 +37,7 @@ from proagent.finetune.batches import (
     shared_prefix_length,
 )
 from proagent.finetune.dataset import DataSelection
-from proagent.finetune.gguf_adapter import write_lora_gguf
+from proagent.finetune.gguf_adapter import read_lora_gguf, write_lora_gguf
 from proagent.finetune.gguf_weights import LlamaHParams, LlamaWeights, file_sha256, read_llama_gguf
 from proagent.finetune.heldout import score_heldout
 from proagent.finetune.llama import answer_loss, params_from_weights
@@ -76,6 +76,7 @@ class TrainConfig(BaseModel):
     bucket: int = Field(default=32, ge=1)
     log_every: int = Field(default=10, ge=1)
     checkpoint_every: int = Field(default=50, ge=1)
+    init_adapter_sha256: str | None = None  # the adapter training started from (None: fresh deltas)
 
 
 class TrainingData(BaseModel):
@@ -171,10 +172,40 @@ def _data_identity(data: TrainingData) -> str:
     return data.sha256 if data.heldout_sha256 is None else f"{data.sha256}+heldout:{data.heldout_sha256}"
 
 
+def starting_lora(path: Path, config: LoraConfig, params: Any) -> Any:
+    """The deltas of an adapter `write_lora_gguf` wrote, to train on from there (``--init-adapter``):
+    continuing an adapter on more worlds costs the steps the new worlds need, not the old ones again.
+    It must fit the run exactly (alpha, targets, every shape), else ValueError in one line."""
+    try:
+        alpha, lora = read_lora_gguf(path)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"--init-adapter {path} cannot be read as a LoRA adapter: {exc}") from None
+    fresh = init_lora(config, params)
+    if alpha != config.alpha or tuple(lora) != tuple(fresh):
+        raise ValueError(
+            f"--init-adapter {path} has alpha {alpha:g} and targets {','.join(lora)}; this run has alpha "
+            f"{config.alpha:g} and targets {','.join(fresh)}: give the same --alpha and --targets"
+        )
+    for target, deltas in fresh.items():
+        for part in ("a", "b"):
+            if lora[target][part].shape != deltas[part].shape:
+                raise ValueError(
+                    f"--init-adapter {path}: {target}.{part} is {lora[target][part].shape}, this run's is "
+                    f"{deltas[part].shape} (another --rank or another base model)"
+                )
+    return lora
+
+
 def _start(
-    out_dir: Path, config: TrainConfig, data: TrainingData, base_sha: str, params: Any, resume: bool
+    out_dir: Path,
+    config: TrainConfig,
+    data: TrainingData,
+    base_sha: str,
+    params: Any,
+    resume: bool,
+    initial: Any | None = None,
 ) -> tuple[Any, int, list[StepLoss], list[HeldOutScore]]:
-    lora = init_lora(config.lora, params)
+    lora = init_lora(config.lora, params) if initial is None else initial
     fresh = (lora, _optimizer(config).init(lora))
     found = load_state(out_dir, fresh) if resume else None
     if found is None:
@@ -272,16 +303,21 @@ def finetune(
     weights: LlamaWeights | None = None,
     selection: DataSelection | None = None,
     heldout: Sequence[Example] = (),
+    init_adapter: Path | None = None,
 ) -> FinetuneManifest:
     """Train ``config.steps`` steps (fewer when resuming), write the adapter and the manifest into
-    ``out_dir``; ``heldout`` (never taught) is scored before the first step and at every checkpoint."""
+    ``out_dir``; ``heldout`` (never taught) is scored before the first step and at every checkpoint.
+    ``init_adapter``: start from that adapter's deltas (its sha256 joins the recorded config)."""
     if not examples:
         raise ValueError("no training examples")
     weights = read_llama_gguf(base_path) if weights is None else weights
+    params = params_from_weights(weights)
+    initial = None if init_adapter is None else starting_lora(init_adapter, config.lora, params)
+    if init_adapter is not None:
+        config = config.model_copy(update={"init_adapter_sha256": file_sha256(init_adapter)})
     out_dir.mkdir(parents=True, exist_ok=True)
     data = describe_data(examples, source, config.share_prefix, heldout)
-    params = params_from_weights(weights)
-    begin = _start(out_dir, config, data, weights.source_sha256, params, resume)
+    begin = _start(out_dir, config, data, weights.source_sha256, params, resume, initial)
     record = CheckpointRecord(
         step=0,
         config_json=config.model_dump_json(),

@@ -126,6 +126,15 @@ def test_finetune_trains_exports_and_resumes_end_to_end(run_folder: Path, two_la
     assert again.adapter_sha256 == manifest.adapter_sha256
     assert again.examples_per_s > 0  # the speed of the steps that made it, not 0 for a resume with none left
 
+    onward = [*args[:3], str(tmp_path / "onward"), *args[4:], "--init-adapter"]
+    capsys.readouterr()
+    assert main([*onward, str(tmp_path / "missing.gguf")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--init-adapter" in err and not (tmp_path / "onward").exists()
+    assert main([*onward, str(out / "adapter.gguf")]) == 0
+    continued = FinetuneManifest.model_validate_json((tmp_path / "onward" / MANIFEST_FILE).read_text())
+    assert continued.config.init_adapter_sha256 == manifest.adapter_sha256
+
 
 @pytest.mark.parametrize(
     ("name", "text", "problem"),

@@ -145,3 +145,27 @@ def test_a_run_stopped_at_its_checkpoint_ends_there_and_a_longer_one_goes_on(
     assert [p.loss for p in grown.losses] == pytest.approx([p.loss for p in whole.losses], rel=1e-5)
     with pytest.raises(ValueError, match="at step 4: resume with --steps 4 or more"):
         finetune(examples, gguf_path, tmp_path / "grown", short, resume=True, weights=two_layers, source="two plans")
+
+
+def test_a_run_started_from_an_adapter_begins_where_that_adapter_ended_and_refuses_one_that_does_not_fit(
+    examples, two_layers, gguf_path, tmp_path: Path
+):
+    """``--init-adapter``: the held-out loss before the first step is the loss the given adapter
+    ends with (its deltas, read back exactly), the config records its sha256, and an adapter of
+    another alpha or rank is refused before the output folder exists."""
+    first = finetune(examples, gguf_path, tmp_path / "first", CONFIG, weights=two_layers, heldout=examples)
+    adapter = tmp_path / "first" / "adapter.gguf"
+    second = finetune(
+        examples, gguf_path, tmp_path / "second", CONFIG, weights=two_layers, heldout=examples, init_adapter=adapter
+    )
+    assert second.heldout[0].step == 0
+    assert second.heldout[0].loss == pytest.approx(first.heldout[-1].loss, rel=1e-6)
+    assert second.heldout[0].loss < first.heldout[0].loss  # not a fresh start
+    assert second.config.init_adapter_sha256 == file_sha256(adapter)
+    assert first.config.init_adapter_sha256 is None
+
+    for change, words in (({"alpha": 4.0}, "give the same --alpha"), ({"rank": 2}, "another --rank")):
+        other = CONFIG.model_copy(update={"lora": CONFIG.lora.model_copy(update=change)})
+        with pytest.raises(ValueError, match=words):
+            finetune(examples, gguf_path, tmp_path / "refused", other, weights=two_layers, init_adapter=adapter)
+        assert not (tmp_path / "refused").exists()
