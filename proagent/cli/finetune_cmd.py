@@ -53,7 +53,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--checkpoint-every",
         type=positive_int,
         default=50,
-        help="steps between checkpoints, each also scoring the held-out answers (default 50)",
+        help="steps between checkpoints (default 50; a resume may change it)",
+    )
+    p.add_argument(
+        "--heldout-every",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="steps between held-out scores, which take minutes on a large held-out set (default: at every "
+        "checkpoint; a resume may change it)",
     )
     p.add_argument("--rank", type=bounded_int(1, 256), default=8, help="LoRA rank (default 8)")
     p.add_argument("--alpha", type=positive_float, default=16.0, help="LoRA alpha; the delta is scaled alpha/rank")
@@ -225,7 +233,11 @@ def _train(
         rank=request.rank, alpha=request.alpha, targets=request.targets, learning_rate=request.lr, seed=request.seed
     )
     config = TrainConfig(
-        lora=lora, steps=request.steps, batch_size=request.batch_size, checkpoint_every=request.checkpoint_every
+        lora=lora,
+        steps=request.steps,
+        batch_size=request.batch_size,
+        checkpoint_every=request.checkpoint_every,
+        heldout_every=request.heldout_every,
     )
     worlds = sorted(selection.worlds_taught)
     folders = ", ".join(p.name for p in request.runs)

@@ -45,6 +45,7 @@ class FinetuneRequest(FrontEndRequest):
     steps: int = Field(200, ge=1)
     batch_size: int = Field(4, ge=1, le=256)
     checkpoint_every: int = Field(50, ge=1)  # steps; the held-out answers are scored at each checkpoint
+    heldout_every: int | None = Field(None, ge=1)  # steps between held-out scores (None: at each checkpoint)
     rank: int = Field(8, ge=1, le=256)
     alpha: float = Field(16.0, gt=0)
     lr: float = Field(2e-4, gt=0)

@@ -76,7 +76,11 @@ class TrainConfig(BaseModel):
     bucket: int = Field(default=32, ge=1)
     log_every: int = Field(default=10, ge=1)
     checkpoint_every: int = Field(default=50, ge=1)
+    heldout_every: int | None = Field(default=None, ge=1)  # steps between held-out scores; None: every checkpoint
     init_adapter_sha256: str | None = None  # the adapter training started from (None: fresh deltas)
+
+
+_CADENCE = {"steps", "log_every", "checkpoint_every", "heldout_every"}  # what a resume may change
 
 
 class TrainingData(BaseModel):
@@ -216,7 +220,10 @@ def _start(
     # --steps may differ: the batches and the optimiser depend on the step, never on the total, so a
     # run resumed with more steps is the longer unbroken run, and one resumed at its checkpoint's
     # step with --steps equal to it ends there (a long run stopped at a checkpoint)
-    saved = TrainConfig.model_validate_json(record.config_json).model_copy(update={"steps": config.steps})
+    # nor do the cadences of logs, checkpoints and held-out scores: a resume may change them (a
+    # stopped run continued with a checkpoint every few steps, so the next stop loses less)
+    cadence = config.model_dump(include=_CADENCE)
+    saved = TrainConfig.model_validate_json(record.config_json).model_copy(update=cadence)
     if (saved, record.data_sha256, record.base_sha256) != (config, _data_identity(data), base_sha):
         raise ValueError(
             f"the checkpoint in {out_dir} was made with another config, data set or base model; "
@@ -249,7 +256,8 @@ def _run(
     compiles and is not timed; a resumed run with no step timed in this process gives the mean of
     its progress points' speeds, not 0)."""
     state, step, losses, heldout = begin
-    if score is not None and not heldout:
+    if score is not None and (not heldout or (heldout[-1].step < step and _scores_at(config, step))):
+        # before the first step (the raw model), or the score a run stopped while scoring never saved
         heldout.append(_scored(score, state, step))
     prefix_len = shared_prefix_length(examples) if config.share_prefix else 0
     grouped = config.share_prefix and len(prefix_groups(examples)) > 1  # else the set's one prefix, as always
@@ -275,15 +283,25 @@ def _run(
             _LOG.info("step %d/%d loss %.4f examples/s %.2f", step, config.steps, losses[-1].loss, speed)
             window, window_start = [], time.perf_counter()
         if step % config.checkpoint_every == 0 or step == config.steps:
-            if score is not None:
-                heldout.append(_scored(score, state, step))
-                window_start = time.perf_counter()  # the next speed point times training only
+            # saved before the held-out score, which takes minutes: a run stopped while scoring keeps its steps
             update = {"step": step, "losses": list(losses), "heldout": list(heldout)}
             save_state(out_dir, state, record_base.model_copy(update=update))
+        if score is not None and _scores_at(config, step):
+            heldout.append(_scored(score, state, step))
+            update = {"step": step, "losses": list(losses), "heldout": list(heldout)}
+            save_state(out_dir, state, record_base.model_copy(update=update))
+            window_start = time.perf_counter()  # the next speed point times training only
     if timed_s > 0:
         return state, losses, heldout, timed_examples / timed_s
     speed = float(np.mean([point.examples_per_s for point in losses])) if losses else 0.0
     return state, losses, heldout, speed
+
+
+def _scores_at(config: TrainConfig, step: int) -> bool:
+    """Whether the held-out answers are scored after ``step``: every ``heldout_every`` steps (None:
+    at every checkpoint) and after the last step."""
+    every = config.checkpoint_every if config.heldout_every is None else config.heldout_every
+    return step % every == 0 or step == config.steps
 
 
 def _scored(score: Scorer, state: Any, step: int) -> HeldOutScore:

@@ -4,6 +4,7 @@ the first step and at every checkpoint, and a killed run resumes to the same rec
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import jax
@@ -20,6 +21,7 @@ from proagent.finetune.heldout import score_heldout
 from proagent.finetune.llama import params_from_weights
 from proagent.finetune.lora import LoraConfig, init_lora
 from proagent.finetune.train import finetune
+from proagent.finetune.train_state import CHECKPOINT_RECORD
 from proagent.llm.types import Message, StructuredOutput
 
 SCHEMA = StructuredOutput(
@@ -147,3 +149,33 @@ def test_held_out_scores_come_at_step_0_and_each_checkpoint_and_survive_a_resume
     assert [s.loss for s in resumed.heldout] == pytest.approx([s.loss for s in whole.heldout], rel=1e-4)
     with pytest.raises(ValueError, match="another config, data set"):  # another held-out set is another run
         finetune(taught, gguf_path, tmp_path / "broken", CONFIG, resume=True, weights=two_layers, heldout=taught)
+
+
+def test_a_run_stopped_while_scoring_keeps_its_steps_and_a_resume_scores_them(
+    scored_set, two_layers, gguf_path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The checkpoint is saved before the held-out score (minutes on a large set): a run killed while
+    scoring resumes at that step, scores it first, and ends with the scores an unbroken run has; the
+    cadences (checkpoints, held-out scores) may change on resume, the training may not."""
+    taught, held = [scored_set[1]], [scored_set[0]]
+    whole = finetune(taught, gguf_path, tmp_path / "whole", CONFIG, weights=two_layers, heldout=held)
+    real_score, scores = train_module.score_heldout, []
+
+    def dies_scoring_step_two(*args, **kwargs):
+        scores.append(1)
+        if len(scores) == 2:  # step 0 scored; step 2 trained and checkpointed, then killed while scoring
+            raise _Killed
+        return real_score(*args, **kwargs)
+
+    monkeypatch.setattr(train_module, "score_heldout", dies_scoring_step_two)
+    with pytest.raises(_Killed):
+        finetune(taught, gguf_path, tmp_path / "broken", CONFIG, weights=two_layers, heldout=held)
+    monkeypatch.setattr(train_module, "score_heldout", real_score)
+    assert json.loads((tmp_path / "broken" / CHECKPOINT_RECORD).read_text())["step"] == 2
+    cadence = CONFIG.model_copy(update={"checkpoint_every": 1, "heldout_every": 2})
+    resumed = finetune(taught, gguf_path, tmp_path / "broken", cadence, resume=True, weights=two_layers, heldout=held)
+    assert [s.step for s in resumed.heldout] == [0, 2, 4]
+    assert [s.loss for s in resumed.heldout] == pytest.approx([s.loss for s in whole.heldout], rel=1e-4)
+    other = CONFIG.model_copy(update={"batch_size": CONFIG.batch_size + 1})
+    with pytest.raises(ValueError, match="another config"):
+        finetune(taught, gguf_path, tmp_path / "broken", other, resume=True, weights=two_layers, heldout=held)
