@@ -124,6 +124,19 @@ def test_the_held_out_score_is_told_per_world(scored_set, two_layers, two_layer_
 CONFIG = TRAIN_CONFIG.model_copy(update={"steps": 4, "checkpoint_every": 2})
 
 
+def _dies_on_call(monkeypatch: pytest.MonkeyPatch, name: str, call: int) -> None:
+    """``train_module.<name>`` raises `_Killed` on its ``call``-th call (a run killed there)."""
+    real, calls = getattr(train_module, name), []
+
+    def dies(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == call:
+            raise _Killed
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(train_module, name, dies)
+
+
 def test_held_out_scores_come_at_step_0_and_each_checkpoint_and_survive_a_resume(
     scored_set, two_layers, gguf_path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -132,18 +145,10 @@ def test_held_out_scores_come_at_step_0_and_each_checkpoint_and_survive_a_resume
     assert [s.step for s in whole.heldout] == [0, 2, 4] and whole.data.heldout_examples == 1
     assert whole.heldout[0].greedy_matches == 1 and whole.heldout[-1].loss > whole.heldout[0].loss  # taught the twin
 
-    real_step, calls = train_module._train_step, []
-
-    def dies_at_step_three(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 3:
-            raise _Killed
-        return real_step(*args, **kwargs)
-
-    monkeypatch.setattr(train_module, "_train_step", dies_at_step_three)
+    _dies_on_call(monkeypatch, "_train_step", 3)
     with pytest.raises(_Killed):
         finetune(taught, gguf_path, tmp_path / "broken", CONFIG, weights=two_layers, heldout=held)
-    monkeypatch.setattr(train_module, "_train_step", real_step)
+    monkeypatch.undo()
     resumed = finetune(taught, gguf_path, tmp_path / "broken", CONFIG, resume=True, weights=two_layers, heldout=held)
     assert [(s.step, s.greedy_matches) for s in resumed.heldout] == [(s.step, s.greedy_matches) for s in whole.heldout]
     assert [s.loss for s in resumed.heldout] == pytest.approx([s.loss for s in whole.heldout], rel=1e-4)
@@ -159,18 +164,10 @@ def test_a_run_stopped_while_scoring_keeps_its_steps_and_a_resume_scores_them(
     cadences (checkpoints, held-out scores) may change on resume, the training may not."""
     taught, held = [scored_set[1]], [scored_set[0]]
     whole = finetune(taught, gguf_path, tmp_path / "whole", CONFIG, weights=two_layers, heldout=held)
-    real_score, scores = train_module.score_heldout, []
-
-    def dies_scoring_step_two(*args, **kwargs):
-        scores.append(1)
-        if len(scores) == 2:  # step 0 scored; step 2 trained and checkpointed, then killed while scoring
-            raise _Killed
-        return real_score(*args, **kwargs)
-
-    monkeypatch.setattr(train_module, "score_heldout", dies_scoring_step_two)
+    _dies_on_call(monkeypatch, "score_heldout", 2)  # step 0 scored; step 2 trained, checkpointed, killed scoring
     with pytest.raises(_Killed):
         finetune(taught, gguf_path, tmp_path / "broken", CONFIG, weights=two_layers, heldout=held)
-    monkeypatch.setattr(train_module, "score_heldout", real_score)
+    monkeypatch.undo()
     assert json.loads((tmp_path / "broken" / CHECKPOINT_RECORD).read_text())["step"] == 2
     cadence = CONFIG.model_copy(update={"checkpoint_every": 1, "heldout_every": 2})
     resumed = finetune(taught, gguf_path, tmp_path / "broken", cadence, resume=True, weights=two_layers, heldout=held)
