@@ -44,7 +44,7 @@ class FinetuneRequest(FrontEndRequest):
     # training
     steps: int = Field(200, ge=1)
     batch_size: int = Field(4, ge=1, le=256)
-    checkpoint_every: int = Field(50, ge=1)  # steps; the held-out answers are scored at each checkpoint
+    checkpoint_every: int = Field(50, ge=1)  # steps (the held-out answers are scored there too unless heldout_every)
     heldout_every: int | None = Field(None, ge=1)  # steps between held-out scores (None: at each checkpoint)
     rank: int = Field(8, ge=1, le=256)
     alpha: float = Field(16.0, gt=0)

@@ -282,19 +282,24 @@ def _run(
             losses.append(StepLoss(step=step, loss=float(np.mean(window)), examples_per_s=speed))
             _LOG.info("step %d/%d loss %.4f examples/s %.2f", step, config.steps, losses[-1].loss, speed)
             window, window_start = [], time.perf_counter()
-        if step % config.checkpoint_every == 0 or step == config.steps:
+        scoring = score is not None and _scores_at(config, step)
+        if scoring or step % config.checkpoint_every == 0 or step == config.steps:
             # saved before the held-out score, which takes minutes: a run stopped while scoring keeps its steps
-            update = {"step": step, "losses": list(losses), "heldout": list(heldout)}
-            save_state(out_dir, state, record_base.model_copy(update=update))
-        if score is not None and _scores_at(config, step):
+            _save(out_dir, state, record_base, step, losses, heldout)
+        if scoring:
             heldout.append(_scored(score, state, step))
-            update = {"step": step, "losses": list(losses), "heldout": list(heldout)}
-            save_state(out_dir, state, record_base.model_copy(update=update))
+            _save(out_dir, state, record_base, step, losses, heldout)
             window_start = time.perf_counter()  # the next speed point times training only
     if timed_s > 0:
         return state, losses, heldout, timed_examples / timed_s
     speed = float(np.mean([point.examples_per_s for point in losses])) if losses else 0.0
     return state, losses, heldout, speed
+
+
+def _save(
+    out_dir: Path, state: Any, base: CheckpointRecord, step: int, losses: list[StepLoss], heldout: list[HeldOutScore]
+) -> None:
+    save_state(out_dir, state, base.model_copy(update={"step": step, "losses": list(losses), "heldout": list(heldout)}))
 
 
 def _scores_at(config: TrainConfig, step: int) -> bool:
@@ -330,8 +335,9 @@ def finetune(
         raise ValueError("no training examples")
     weights = read_llama_gguf(base_path) if weights is None else weights
     params = params_from_weights(weights)
-    initial = None if init_adapter is None else starting_lora(init_adapter, config.lora, params)
+    initial = None
     if init_adapter is not None:
+        initial = starting_lora(init_adapter, config.lora, params)
         config = config.model_copy(update={"init_adapter_sha256": file_sha256(init_adapter)})
     out_dir.mkdir(parents=True, exist_ok=True)
     data = describe_data(examples, source, config.share_prefix, heldout)
