@@ -1,12 +1,15 @@
-"""Helpers of the fine-tuner's tests: the JAX logits, compiled once per shape, and the stated
-tolerances against llama.cpp (their reasons are in test_logits_match's docstring)."""
+"""Helpers of the fine-tuner's tests: the JAX logits, compiled once per shape, the stated
+tolerances against llama.cpp (their reasons are in test_logits_match's docstring), and a run
+killed at a given call (`dies_on_call`), for the resume tests."""
 
 from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
+import proagent.finetune.train as train_module
 from proagent.finetune.gguf_weights import LlamaWeights
 from proagent.finetune.llama import full_logits
 
@@ -35,3 +38,22 @@ def jax_logits(params, weights: LlamaWeights, tokens: list[int], lora=None, lora
     """The JAX model's next-token logits ``(T, V)`` at every position of ``tokens``."""
     run = _FULL_LOGITS(params, weights.hparams, jnp.asarray(tokens, dtype=jnp.int32), lora, lora_scale=lora_scale)
     return np.asarray(run)
+
+
+class Killed(Exception):
+    """A training run stopped from outside (what a kill or a lost machine does to it)."""
+
+
+def dies_on_call(monkeypatch: pytest.MonkeyPatch, name: str, call: int) -> list[int]:
+    """``proagent.finetune.train.<name>`` raises `Killed` on its ``call``-th call (a run killed there);
+    returns the list that counts the calls made through it."""
+    real, calls = getattr(train_module, name), []
+
+    def dies(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == call:
+            raise Killed
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(train_module, name, dies)
+    return calls

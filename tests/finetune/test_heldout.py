@@ -10,11 +10,9 @@ from pathlib import Path
 import jax
 import numpy as np
 import pytest
-from finetune_helpers import jax_logits
+from finetune_helpers import Killed, dies_on_call, jax_logits
 from test_train import CONFIG as TRAIN_CONFIG
-from test_train import _Killed
 
-import proagent.finetune.train as train_module
 from proagent.finetune.batches import Example
 from proagent.finetune.dataset import DataFilter, SupervisedPair, heldout_pairs, hold_out
 from proagent.finetune.heldout import score_heldout
@@ -124,19 +122,6 @@ def test_the_held_out_score_is_told_per_world(scored_set, two_layers, two_layer_
 CONFIG = TRAIN_CONFIG.model_copy(update={"steps": 4, "checkpoint_every": 2})
 
 
-def _dies_on_call(monkeypatch: pytest.MonkeyPatch, name: str, call: int) -> None:
-    """``train_module.<name>`` raises `_Killed` on its ``call``-th call (a run killed there)."""
-    real, calls = getattr(train_module, name), []
-
-    def dies(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == call:
-            raise _Killed
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(train_module, name, dies)
-
-
 def test_held_out_scores_come_at_step_0_and_each_checkpoint_and_survive_a_resume(
     scored_set, two_layers, gguf_path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -145,8 +130,8 @@ def test_held_out_scores_come_at_step_0_and_each_checkpoint_and_survive_a_resume
     assert [s.step for s in whole.heldout] == [0, 2, 4] and whole.data.heldout_examples == 1
     assert whole.heldout[0].greedy_matches == 1 and whole.heldout[-1].loss > whole.heldout[0].loss  # taught the twin
 
-    _dies_on_call(monkeypatch, "_train_step", 3)
-    with pytest.raises(_Killed):
+    dies_on_call(monkeypatch, "_train_step", 3)
+    with pytest.raises(Killed):
         finetune(taught, gguf_path, tmp_path / "broken", CONFIG, weights=two_layers, heldout=held)
     monkeypatch.undo()
     resumed = finetune(taught, gguf_path, tmp_path / "broken", CONFIG, resume=True, weights=two_layers, heldout=held)
@@ -164,8 +149,8 @@ def test_a_run_stopped_while_scoring_keeps_its_steps_and_a_resume_scores_them(
     cadences (checkpoints, held-out scores) may change on resume, the training may not."""
     taught, held = [scored_set[1]], [scored_set[0]]
     whole = finetune(taught, gguf_path, tmp_path / "whole", CONFIG, weights=two_layers, heldout=held)
-    _dies_on_call(monkeypatch, "score_heldout", 2)  # step 0 scored; step 2 trained, checkpointed, killed scoring
-    with pytest.raises(_Killed):
+    dies_on_call(monkeypatch, "score_heldout", 2)  # step 0 scored; step 2 trained, checkpointed, killed scoring
+    with pytest.raises(Killed):
         finetune(taught, gguf_path, tmp_path / "broken", CONFIG, weights=two_layers, heldout=held)
     monkeypatch.undo()
     assert json.loads((tmp_path / "broken" / CHECKPOINT_RECORD).read_text())["step"] == 2

@@ -11,9 +11,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from finetune_helpers import jax_logits
+from finetune_helpers import Killed, dies_on_call, jax_logits
 
-import proagent.finetune.train as train_module
 from proagent.finetune.batches import Example, make_batch, shared_prefix_length
 from proagent.finetune.gguf_adapter import read_lora_gguf
 from proagent.finetune.gguf_weights import file_sha256
@@ -65,10 +64,6 @@ def test_the_shared_prefix_changes_nothing_but_the_work(examples, two_layers, tw
     assert losses[0] == pytest.approx(-np.mean(manual), rel=1e-5)
 
 
-class _Killed(Exception):
-    pass
-
-
 CONFIG = TrainConfig(
     lora=LoraConfig(rank=4, alpha=8.0, targets=("q", "v", "up"), learning_rate=1e-2),
     steps=3,
@@ -103,18 +98,10 @@ def test_a_killed_run_resumes_to_the_adapter_an_unbroken_run_makes_and_only_with
     examples, two_layers, gguf_path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     whole = finetune(examples, gguf_path, tmp_path / "whole", CONFIG, source="two plans", weights=two_layers)
-    real_step, calls = train_module._train_step, []
-
-    def dies_at_step_three(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 3:  # steps 1 and 2 done and checkpointed
-            raise _Killed
-        return real_step(*args, **kwargs)
-
-    monkeypatch.setattr(train_module, "_train_step", dies_at_step_three)
-    with pytest.raises(_Killed):
+    calls = dies_on_call(monkeypatch, "_train_step", 3)  # steps 1 and 2 done and checkpointed
+    with pytest.raises(Killed):
         finetune(examples, gguf_path, tmp_path / "broken", CONFIG, source="two plans", weights=two_layers)
-    monkeypatch.setattr(train_module, "_train_step", real_step)
+    monkeypatch.undo()
     resumed = finetune(
         examples, gguf_path, tmp_path / "broken", CONFIG, source="two plans", resume=True, weights=two_layers
     )
