@@ -23,6 +23,8 @@ from proagent.cli.eval_run import AGENT_FLAGS, GRID_FLAGS, RUN_FLAGS, add_agent_
 
 if TYPE_CHECKING:
     from proagent.eval.config import EvalConfig
+    from proagent.eval.manifest import EvalManifest
+    from proagent.eval.records import EvalRecord
     from proagent.eval.reproduce import Estimate, Registry, Target
     from proagent.tables.common import Plan
 
@@ -238,10 +240,22 @@ def write_comparison(target: Target, folder: Path, out: Path | None) -> None:
     plot = gap_plot(cell_gaps(rows), path.with_name(path.stem + "_vs_paper.png"), caption)
     if plot is None and (folder / "scores.png").exists():  # nothing to set beside the paper: our scores alone
         plot = Path(shutil.copyfile(folder / "scores.png", path.with_name(path.stem + "_scores.png")))
-    text = comparison_markdown(title, rows, paper, notes, plot)
+    text = comparison_markdown(title, rows, paper, notes, plot) + variants_compared(records, manifest)
     path.write_text(text, encoding="utf-8")
     print(text)
     print(f"table: {path}", file=sys.stderr)
+
+
+def variants_compared(records: list[EvalRecord], manifest: EvalManifest) -> str:
+    """An ablation target's own table under the page's (each variant's values as run, its other
+    metrics, the paired differences from the baseline), as `proagent ablate` writes it; else nothing."""
+    from proagent.eval.ablation_table import ablation_markdown, ablation_table
+    from proagent.eval.report import run_order
+
+    if manifest.ablation is None:
+        return ""
+    table = ablation_table(records, manifest, run_order(manifest))
+    return "\n## The variants compared\n\n" + ablation_markdown(table).split("\n\n", 1)[1] if table.rows else ""
 
 
 def not_the_papers(target: Target, config: EvalConfig, keys: tuple[str, ...]) -> list[str]:

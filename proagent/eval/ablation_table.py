@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from rich.table import Table
 
 from proagent.eval.manifest import EvalManifest
+from proagent.eval.model_names import adapter_words
 from proagent.eval.records import EvalRecord
 from proagent.eval.render import label_text
 from proagent.eval.stats import INTERVAL_NOTE, RATE_NOTE, MeanSE, is_rate, metric_value, paired_difference
@@ -52,6 +53,14 @@ def run_values(manifest: EvalManifest, variants: Sequence[str]) -> dict[str, dic
     """Variant -> its agent fields as run: the effective AgentConfig ('auto' settled) over the spec."""
     specs = {a.name: a.model_dump(exclude={"label"}) for a in manifest.config.agents}
     return {v: {**specs.get(v, {}), **manifest.agent_configs.get(v, {})} for v in variants}
+
+
+def shown_value(field: str, value: object) -> str:
+    """A varied value as the table shows it: an adapter by its folder and file (the path it was run
+    from is the machine's, not the result's), the raw model as ``none``."""
+    if field != "adapter" or value == "–":
+        return str(value)
+    return "none (the raw model)" if value is None else adapter_words(str(value)) or str(value)
 
 
 def varied_fields(manifest: EvalManifest, values: dict[str, dict[str, object]]) -> list[str]:
@@ -95,7 +104,7 @@ def ablation_table(records: Sequence[EvalRecord], manifest: EvalManifest, order:
             if agent == baseline
             else {m: paired_difference(_paired(mine, m), _paired(base, m)) for m in info.metrics}
         )
-        config = {f: str(values.get(agent, {}).get(f, "–")) for f in varied}
+        config = {f: shown_value(f, values.get(agent, {}).get(f, "–")) for f in varied}
         rows.append(AblationRow(labels=row.labels, config=config, stats=row.stats, differences=differences))
     return AblationTable(
         title=info.title, baseline=baseline, varied=varied, group_keys=keys, metrics=info.metrics, rows=rows

@@ -194,6 +194,10 @@ def test_planner_ablation_at_fewer_steps_withholds_the_papers_column(server: Fak
         assert f"| {variant} | cramped_room | {ours.text(1)} |\n" in text
     (why,) = [line for line in text.splitlines() if line.startswith("The paper's column is withheld")]
     assert "steps per episode 20 vs 400; seats 0 vs 0, 1" in why and "204" not in text
+    compared = text.split("\n## The variants compared\n", 1)[1]  # the ablation's own table, under the page's
+    rows = {line.split(" | ")[0].strip("| "): line for line in compared.splitlines() if line.startswith("| ")}
+    assert "baseline" in rows["analysis_intention_belief"]
+    assert "baseline" not in rows["plan_only"] and "Δ score vs analysis_intention_belief" in compared
 
 
 def test_resume_finishes_the_run_and_rewrites_the_table(server: FakeChatServer, tmp_path: Path) -> None:

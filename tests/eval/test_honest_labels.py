@@ -56,3 +56,14 @@ def test_the_ablation_markdown_uses_it_for_rate_columns() -> None:
     low, high = wilson_interval(0.95, 2)
     assert f"[{low:.2f}, {high:.2f}]" in text and "Wilson score interval" in text
     assert MeanSE(n=2, mean=20.0, se=10.0).interval_text(2) in text  # the score keeps its t interval
+
+
+def test_the_ablation_table_names_an_adapter_by_its_folder_and_file_and_the_raw_model_as_none() -> None:
+    """The path an adapter was run from is the machine's: the table (and the pages that quote it)
+    shows where it lives in the project, and a raw model is never printed as Python's None."""
+    from proagent.eval.ablation_table import shown_value
+
+    assert shown_value("adapter", "/home/me/proagent/data/adapters/taught/adapter.gguf") == "taught/adapter.gguf"
+    assert shown_value("adapter", None) == "none (the raw model)"
+    assert shown_value("adapter", "–") == "–"
+    assert shown_value("memory_k", None) == "None"
