@@ -168,7 +168,7 @@ class LLMFlags(BaseModel):
     belief_probe: bool = False
     probe_forced: bool = False
     threads: int | None = Field(None, ge=1)
-    # the embedded model's LoRA adapter (--adapter): a file, or "none"/None (the raw model)
+    # the embedded model's LoRA adapter (--adapter): a file, "none" (the raw model) or None (the default)
     adapter: AdapterChoice = None
     clock: str = "turns"
     clock_fallback: ClockFallback = "idle"
@@ -176,7 +176,7 @@ class LLMFlags(BaseModel):
     @property
     def adapter_file(self) -> Path | None:
         """The adapter file the model plays with (None: none)."""
-        return adapter_to_play(self.adapter)
+        return adapter_to_play(self.adapter, self.llm)
 
 
 def agent_config(flags: LLMFlags, embedded: bool, prompts_root: Path | None = None) -> AgentConfig:

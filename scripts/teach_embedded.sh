@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Makes a distilled adapter for the embedded model (none ships yet; docs/finetune.md): the worlds' scripted
-# planners play as teachers (the student's prompt set and grammar: --prompt compact --legal-only on;
-# seeds from 100, so the evaluation's seeds 0-4 stay unseen), then `proagent finetune` teaches the
-# bundled SmolLM2-135M their decisions (the last episode of each world held out and scored at every
-# checkpoint) and plays it against the raw model on counter_circuit with cole.
+# Makes the embedded model's shipped adapter again (data/adapters/smollm2-135m-taught; docs/finetune.md):
+# the worlds' scripted planners play as teachers (the student's prompt set and grammar: --prompt compact
+# --legal-only on; seeds from 100, so the evaluation's seeds 0-4 stay unseen), then `proagent finetune`
+# teaches the bundled SmolLM2-135M their decisions in two stages: counter_circuit alone (the README's
+# kitchen, 200 steps of 4), then every world, starting from that adapter (--init-adapter; 80 steps of 16,
+# the last episode of each world held out and scored at every checkpoint), and plays the student against
+# the raw model on counter_circuit with cole.
 #
 #   scripts/teach_embedded.sh OUT_FOLDER
 #
 # Left out as teachers: both seats of grounded_coord_simple, and cramped_room_v2's seat 0 (the
 # scripted planner scores 0 or less there: nothing to teach).
-# About 4 minutes of play, 2.5 hours of training (600 steps at about 0.27 examples/s, a checkpoint every
-# 100; a stopped run continues with the same finetune line plus --resume) and 5-10 minutes of evaluation
-# on 2 CPU cores.
+# On 2 CPU cores: about 4 minutes of play, 35 minutes for the first stage, about an hour for the
+# second (a stopped stage continues with the same line plus --resume) and 5-10 minutes of evaluation.
 set -euo pipefail
 out=${1:?usage: scripts/teach_embedded.sh OUT_FOLDER}
 runs="$out/runs"
@@ -44,7 +45,11 @@ for seed in 100 101 102 103; do
     proagent play --domain yokai --layout "$layout" --seed "$seed" "${teach[@]}"
   done
 done
-(cd "$out" && proagent finetune runs/* --out adapter --steps 600 --checkpoint-every 100 --batch-size 4 --lr 1e-3 \
-  --rank 8 --balance capped --max-per-world 600 --max-tokens 2800 --holdout 1 --seed 0 \
-  --eval --eval-domain overcooked --eval-layouts counter_circuit --eval-partners cole --eval-seats 0 \
-  --eval-episodes 5 --eval-horizon 400 --eval-concurrency 2 --progress off)
+cd "$out"
+proagent finetune runs/*-counter_circuit-* --out adapter_counter_circuit --steps 200 --batch-size 4 --lr 1e-3 \
+  --rank 8 --holdout 2 --max-tokens 1600 --seed 0 --progress off
+proagent finetune runs/* --out adapter --init-adapter adapter_counter_circuit/adapter.gguf --steps 80 \
+  --checkpoint-every 5 --heldout-every 40 --batch-size 16 --lr 1e-3 --rank 8 --balance capped --max-per-world 600 \
+  --max-tokens 2800 \
+  --holdout 1 --seed 0 --eval --eval-domain overcooked --eval-layouts counter_circuit --eval-partners cole \
+  --eval-seats 0 --eval-episodes 5 --eval-horizon 400 --eval-concurrency 2 --progress off

@@ -111,6 +111,7 @@ def eval_request(
     """The evaluation `--eval` plays, checked as a config (the student's adapter is added once it
     exists: `with_adapter`). ``played``: the episodes of the teaching runs; those that gave a kept
     pair are what the defaults and the held-out check read. ConfigError: bad input, one line."""
+    from proagent.adapter_choice import NO_ADAPTER
     from proagent.eval.config import DEFAULT_PARTNER, PROAGENT, ConfigError, EvalConfig, validate_config
     from proagent.finetune.scores import RAW, STUDENT
 
@@ -128,7 +129,7 @@ def eval_request(
     first, episodes = _given(request.eval_seed, DEFAULT_SEED), _given(request.eval_episodes, DEFAULT_EPISODES)
     seeds = range(first, first + episodes)
     _held_out(layouts, seeds, in_domain)
-    arm = {"kind": PROAGENT, "llm": llm, "prompt": prompt}
+    arm = {"kind": PROAGENT, "llm": llm, "prompt": prompt, "adapter": NO_ADAPTER}  # the student's is added later
     data = {
         "name": "finetune-eval",
         "domain": domain,

@@ -19,7 +19,7 @@ from pydantic import (
     model_validator,
 )
 
-from proagent.adapter_choice import NO_ADAPTER
+from proagent.adapter_choice import NO_ADAPTER, default_adapter
 from proagent.agent.config import AgentConfig
 from proagent.agent.presets import model_defaults
 from proagent.bounded import NumberError, bounded_float
@@ -65,7 +65,9 @@ class AgentSpec(AgentConfig):
     label: str | None = Field(None, pattern=r"^[A-Za-z0-9_.+=-]+$", description="column name; default: kind")
     llm: str = EMBEDDED
     adapter: Path | None = Field(
-        None, description="the embedded model's LoRA adapter GGUF (None or 'none': the raw model)"
+        None,
+        description="the embedded model's LoRA adapter GGUF ('none' or None: the raw model); left out: the default "
+        "(the shipped adapter for the bundled embedded model, none for another model)",
     )
     api_base: str | None = None
     llm_timeout_s: float = Field(60.0, gt=0, description="seconds to wait for one LLM answer before retrying")
@@ -82,11 +84,14 @@ class AgentSpec(AgentConfig):
     @model_validator(mode="after")
     def _llm_fields_only_for_proagent(self) -> AgentSpec:
         if self.kind == PROAGENT:
+            if "adapter" not in self.model_fields_set:
+                # the default, written out: config.json then says which adapter played, and a resumed
+                # run plays the one it began with whatever the default becomes
+                self.adapter = default_adapter(self.llm)
             return self
-        defaults = AgentSpec()
-        changed = [
-            f for f in type(self).model_fields if f not in _SPEC_ONLY and getattr(self, f) != getattr(defaults, f)
-        ]
+        fields = type(self).model_fields.items()
+        defaults = {name: field.get_default(call_default_factory=True) for name, field in fields}
+        changed = [f for f, default in defaults.items() if f not in _SPEC_ONLY and getattr(self, f) != default]
         if changed:
             raise ValueError(f"{', '.join(changed)} only apply to kind 'proagent', not to partner {self.kind!r}")
         return self

@@ -95,18 +95,27 @@ def models_caption(seats: list[LlmSeat] | None) -> str:
     for name, llm, prompt, adapter in seats:
         groups.setdefault((llm, prompt, adapter), []).append(f"`{name}`")
     named = "; ".join(
-        f"{', '.join(names)}: {model_label(llm)}{_with_adapter(adapter)}, prompt set `{prompt}`"
+        f"{', '.join(names)}: {model_label(llm)}{with_adapter(llm, adapter)}, prompt set `{prompt}`"
         for (llm, prompt, adapter), names in groups.items()
     )
     return f"Model{'s' if len(groups) > 1 else ''} (--llm, from config.json): {named}."
 
 
 def _short(llm: str, prompt: str, adapter: str | None) -> str:
-    return f"{model_short(llm)}{' + LoRA adapter' if adapter else ''}, prompts {prompt}"
+    raw = " (raw)" if _embedded(llm) else ""
+    return f"{model_short(llm)}{' + LoRA adapter' if adapter else raw}, prompts {prompt}"
 
 
-def _with_adapter(adapter: str | None) -> str:
-    return f" with LoRA adapter `{adapter}`" if adapter else ""
+def _embedded(llm: str | None) -> bool:
+    return llm is None or llm.split(":")[0] == EMBEDDED
+
+
+def with_adapter(llm: str | None, adapter: str | None) -> str:
+    """What follows a model's name: its LoRA adapter, or for the embedded model that it played raw
+    (the default is the shipped adapter, so a raw embedded model is said to be one)."""
+    if adapter:
+        return f" with LoRA adapter `{adapter}`"
+    return " with no adapter (the raw model, `--adapter none`)" if _embedded(llm) else ""
 
 
 def models_short(seats: list[LlmSeat] | None) -> str:

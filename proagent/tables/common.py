@@ -12,8 +12,14 @@ from typing import TYPE_CHECKING, Any, Literal, get_origin
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from rich.console import Console
 
+from proagent.adapter_choice import adapter_to_play
 from proagent.eval.config import ConfigError, EvalConfig, validate_config
-from proagent.eval.model_names import TEST_DOUBLES, model_label  # noqa: F401  (TEST_DOUBLES: the tables read it here)
+from proagent.eval.model_names import (  # noqa: F401  (TEST_DOUBLES: the tables read it here)
+    TEST_DOUBLES,
+    adapter_words,
+    model_label,
+    with_adapter,
+)
 from proagent.eval.progress import ProgressLines
 from proagent.eval.session import RunHandle, finish_run, play_run
 from proagent.eval.world import Resolved, World, resolve
@@ -24,8 +30,8 @@ if TYPE_CHECKING:
     from proagent.eval.ray_executor import RayExecutor
 
 COMMON_FLAGS = (
-    "llm", "api_base", "episodes", "horizon", "seed", "layouts", "out", "runs_dir", "resume", "cache", "max_cost",
-    "executor", "ray_address",
+    "llm", "api_base", "adapter", "episodes", "horizon", "seed", "layouts", "out", "runs_dir", "resume", "cache",
+    "max_cost", "executor", "ray_address",
 )  # fmt: skip
 
 
@@ -77,10 +83,15 @@ class LLMSettings(TableSettings):
 
     llm: str | None = None
     api_base: str | None = None
+    adapter: Path | Literal["none"] | None = Field(
+        None, description="the embedded model's LoRA adapter (--adapter): a file, none (the raw model), None: default"
+    )
 
     def model_label(self) -> str:
-        """How the page names ProAgent's model, so that a test double's number is never read as a model's."""
-        return model_label(self.llm)
+        """How the page names ProAgent's model (and the embedded model's adapter), so that a test
+        double's number is never read as a model's, nor the raw model's as the taught one's."""
+        adapter = adapter_to_play(self.adapter, self.llm)
+        return model_label(self.llm) + with_adapter(self.llm, adapter_words(adapter))
 
     def model_line(self, extra: str = "") -> str:
         """The ``Model: ...`` line a table page writes under its title (the docs' check for stand-in
@@ -98,7 +109,8 @@ class Plan(BaseModel):
 
 def agent_fields(settings: LLMSettings) -> dict[str, Any]:
     """The ProAgent config fields the settings set (the model and its server)."""
-    fields = {"llm": settings.llm, "api_base": settings.api_base}
+    adapter = None if settings.adapter is None else str(settings.adapter)
+    fields = {"llm": settings.llm, "api_base": settings.api_base, "adapter": adapter}
     return {k: v for k, v in fields.items() if v is not None}
 
 

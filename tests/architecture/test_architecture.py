@@ -75,9 +75,9 @@ def test_nothing_outside_the_cli_imports_it():
 LAYERS = (
     ("proagent.bounded", "proagent.untrusted"),  # the readers of untrusted text and files: import nothing of the project
     ("proagent", "proagent.world", "proagent.paths", "proagent.files", "proagent.jsonl", "proagent.tables_out", "proagent.limits",
-     "proagent.numbers", "proagent.run_lines", "proagent.text_values", "proagent.topologies", "proagent.request",
+     "proagent.numbers", "proagent.run_lines", "proagent.text_values", "proagent.topologies", "proagent.request"),
+    ("proagent.domains", "proagent.llm", "proagent.contract", "proagent.interdependence", "proagent.checkout", "proagent.cluster",
      "proagent.adapter_choice"),
-    ("proagent.domains", "proagent.llm", "proagent.contract", "proagent.interdependence", "proagent.checkout", "proagent.cluster"),
     ("proagent.maeil", "proagent.training"),
     ("proagent.agent",),
     ("proagent.finetune",),  # teaches from the agent's traces, read with the agent's own reader

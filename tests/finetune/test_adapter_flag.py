@@ -36,20 +36,41 @@ def test_the_model_record_names_the_adapter_and_its_sha256(tmp_path: Path) -> No
     assert describe_with_adapter("embedded", None).adapter_sha256 is None
 
 
-
-def test_play_flags_read_none_as_the_raw_model(tmp_path: Path) -> None:
+def test_play_flags_read_none_as_the_raw_model_and_nothing_as_the_shipped_adapter(tmp_path: Path) -> None:
+    from proagent.adapter_choice import SHIPPED_ADAPTER
     from proagent.builder import LLMFlags
     from proagent.cli.agent_options import adapter_file
 
     assert adapter_file("none") == "none" and adapter_file("None ") == "none" and adapter_file("a.gguf") == Path("a.gguf")
-    assert LLMFlags().adapter_file is None and LLMFlags(adapter="none").adapter_file is None
+    assert LLMFlags().adapter_file == SHIPPED_ADAPTER and LLMFlags(adapter="none").adapter_file is None
     own = tmp_path / "own.gguf"
     assert LLMFlags(adapter=own).adapter_file == own
+    # the shipped adapter was taught on the bundled model's weights: no other model gets it by default
+    assert LLMFlags(llm=f"embedded:{own}").adapter_file is None and LLMFlags(llm="openai/x").adapter_file is None
 
-def test_eval_reads_none_as_the_raw_model() -> None:
+
+def test_eval_reads_none_as_the_raw_model_and_writes_the_default_out() -> None:
+    from proagent.adapter_choice import SHIPPED_ADAPTER
     from proagent.eval.config import AgentSpec
 
     assert AgentSpec(adapter="none").adapter is None and AgentSpec(adapter="x.gguf").adapter == Path("x.gguf")
+    assert AgentSpec().adapter == SHIPPED_ADAPTER and AgentSpec(llm="openai/x").adapter is None
+    assert AgentSpec(kind="greedy").adapter is None  # a partner has no model
+    # config.json holds the adapter that played: a run made with the raw model resumes raw
+    assert AgentSpec.model_validate(AgentSpec(adapter="none").model_dump()).adapter is None
+    assert AgentSpec.model_validate(AgentSpec().model_dump()).adapter == SHIPPED_ADAPTER
+
+
+def test_the_shipped_adapter_was_taught_on_the_bundled_model() -> None:
+    """Its manifest (what `proagent finetune` wrote) names the bundled GGUF's sha256 and the adapter's own."""
+    from proagent.adapter_choice import SHIPPED_ADAPTER
+    from proagent.files import file_sha256
+    from proagent.finetune.train import MANIFEST_FILE, FinetuneManifest
+    from proagent.llm.embedded import find_bundled_gguf
+
+    manifest = FinetuneManifest.model_validate_json((SHIPPED_ADAPTER.parent / MANIFEST_FILE).read_text())
+    assert manifest.base_sha256 == file_sha256(find_bundled_gguf())
+    assert manifest.adapter_sha256 == file_sha256(SHIPPED_ADAPTER)
 
 
 def test_captions_name_the_adapter_a_run_played_with() -> None:
@@ -60,4 +81,7 @@ def test_captions_name_the_adapter_a_run_played_with() -> None:
     assert "with LoRA adapter `taught/adapter.gguf, sha256 abababababab`" in models_caption(seats)
     assert "+ LoRA adapter" in models_short(seats)
     raw = play_llm_seats({"llm": "embedded", "agent": {"prompt": "compact"}, "model": {"adapter": None}})
-    assert "adapter" not in models_caption(raw) and "adapter" not in models_short(raw)
+    assert "with no adapter (the raw model, `--adapter none`)" in models_caption(raw)
+    assert "embedded model (raw)" in models_short(raw)
+    hosted = play_llm_seats({"llm": "openai/x", "agent": {"prompt": "proagent"}, "model": {"adapter": None}})
+    assert "adapter" not in models_caption(hosted) and "raw" not in models_short(hosted)

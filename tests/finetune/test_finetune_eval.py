@@ -106,7 +106,7 @@ class _Named:
 def test_the_pool_gives_each_adapter_its_own_model():
     """Two agents of one embedded endpoint, one with an adapter: two models, not the first one built."""
     pool = ModelPool(_Named, None, semaphore_per_endpoint(2))
-    student, raw = AgentSpec(label=STUDENT, adapter=Path("a.gguf")), AgentSpec(label=RAW)
+    student, raw = AgentSpec(label=STUDENT, adapter=Path("a.gguf")), AgentSpec(label=RAW, adapter="none")
     assert pool.get(student).name == "model+a.gguf" and pool.get(raw).name == "model+None"
     assert pool.get(AgentSpec(label="again", adapter=Path("a.gguf"))) is pool.get(student)
 
