@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Literal
 
-from proagent.adapter_choice import NO_ADAPTER
+from proagent.adapter_choice import NO_ADAPTER, SHIPPED_ADAPTER
 from proagent.agent.clock import CLOCK_FALLBACKS, FALLBACK_HELP
 from proagent.agent.clock import HELP as CLOCK_HELP
 from proagent.agent.memory import MEMORY_RETRIEVALS
@@ -22,11 +22,28 @@ from proagent.cli.arg_types import (
 from proagent.limits import MAX_MESSAGE_BUDGET
 from proagent.paths import CACHE_DIR
 
-EMBEDDED_NOTICE = (
-    "Using the embedded SmolLM2-135M model (no API key needed). It runs the real pipeline but "
-    "plays weakly; pass --llm openai/<model> (or --llm openai/<name> --api-base URL for a local "
-    "server) for a capable model."
-)
+_CAPABLE = "pass --llm openai/<model> (or --llm openai/<name> --api-base URL for a local server) for a capable model."
+
+
+def embedded_notice(adapter: Path | None) -> str:
+    """What a user is told before the embedded model plays: which model it is (the shipped adapter,
+    the raw model or another adapter), so that nobody mistakes the 135M model for a capable one."""
+    if adapter is None:
+        return (
+            "Using the embedded SmolLM2-135M model with no adapter (the raw model; no API key needed). It runs "
+            f"the real pipeline but plays weakly; {_CAPABLE}"
+        )
+    if adapter.resolve() == SHIPPED_ADAPTER.resolve():
+        return (
+            "Using the embedded SmolLM2-135M model with its shipped adapter (no API key needed): a 135M model "
+            "taught by the worlds' scripted planners, to show the pipeline at work (--adapter none: the raw "
+            f"model); {_CAPABLE}"
+        )
+    return (
+        f"Using the embedded SmolLM2-135M model with the LoRA adapter {adapter.parent.name}/{adapter.name} "
+        f"(no API key needed); {_CAPABLE}"
+    )
+
 SCRIPTED_NOTICE = (
     "Using the world's scripted planner (--llm scripted): code that answers from the agent's grounding, not a "
     "language model; the run records it as such."

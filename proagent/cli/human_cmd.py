@@ -15,7 +15,7 @@ import webbrowser
 from typing import TYPE_CHECKING
 
 from proagent.bounded import shown, small_whole
-from proagent.cli.agent_options import EMBEDDED_NOTICE, add_agent_options
+from proagent.cli.agent_options import add_agent_options, embedded_notice
 from proagent.cli.arg_types import (
     horizon_steps,
     non_negative_int,
@@ -163,7 +163,7 @@ def _run_web(request: HumanRequest) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if session.embedded:
-        print(EMBEDDED_NOTICE, file=sys.stderr)
+        print(embedded_notice(request.llm.adapter_file), file=sys.stderr)
         if request.mode == "realtime":
             print(EMBEDDED_REALTIME_NOTICE, file=sys.stderr)
     try:

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from proagent.cli.agent_options import EMBEDDED_NOTICE, SCRIPTED_NOTICE, add_agent_options, add_topology_options
+from proagent.cli.agent_options import SCRIPTED_NOTICE, add_agent_options, add_topology_options, embedded_notice
 from proagent.cli.arg_types import (
     WALL_CLOCK_HELP,
     add_progress_options,
@@ -90,12 +90,13 @@ def run(args: argparse.Namespace) -> int:
     from proagent.llm.scripted import is_scripted
 
     try:
-        session = build_session(PlayRequest.from_args(args))
+        request = PlayRequest.from_args(args)
+        session = build_session(request)
     except SetupError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if session.embedded:
-        print(EMBEDDED_NOTICE, file=sys.stderr)
+        print(embedded_notice(request.llm.adapter_file), file=sys.stderr)
     elif is_scripted(args.llm):
         print(SCRIPTED_NOTICE, file=sys.stderr)
     print(f"run folder: {session.folder.path}", file=sys.stderr)

@@ -85,3 +85,16 @@ def test_captions_name_the_adapter_a_run_played_with() -> None:
     assert "embedded model (raw)" in models_short(raw)
     hosted = play_llm_seats({"llm": "openai/x", "agent": {"prompt": "proagent"}, "model": {"adapter": None}})
     assert "adapter" not in models_caption(hosted) and "raw" not in models_short(hosted)
+
+
+def test_the_notice_before_play_names_the_embedded_model_that_plays() -> None:
+    """`play` and `human` say which embedded model is about to play: the shipped adapter is called
+    taught, not capable; the raw model is called weak; another adapter is named by its file."""
+    from proagent.adapter_choice import SHIPPED_ADAPTER
+    from proagent.cli.agent_options import embedded_notice
+
+    shipped, raw = embedded_notice(SHIPPED_ADAPTER), embedded_notice(None)
+    assert "shipped adapter" in shipped and "scripted planners" in shipped and "--adapter none" in shipped
+    assert "no adapter (the raw model" in raw and "plays weakly" in raw and "shipped" not in raw
+    other = embedded_notice(Path("/elsewhere/mine/adapter.gguf"))
+    assert "mine/adapter.gguf" in other and "/elsewhere" not in other and "shipped" not in other
