@@ -28,6 +28,8 @@ _CAPABLE = "pass --llm openai/<model> (or --llm openai/<name> --api-base URL for
 def embedded_notice(adapter: Path | None) -> str:
     """What a user is told before the embedded model plays: which model it is (the shipped adapter,
     the raw model or another adapter), so that nobody mistakes the 135M model for a capable one."""
+    from proagent.eval.model_names import adapter_words  # named as the captions name it; not at start-up
+
     if adapter is None:
         return (
             "Using the embedded SmolLM2-135M model with no adapter (the raw model; no API key needed). It runs "
@@ -40,7 +42,7 @@ def embedded_notice(adapter: Path | None) -> str:
             f"model); {_CAPABLE}"
         )
     return (
-        f"Using the embedded SmolLM2-135M model with the LoRA adapter {adapter.parent.name}/{adapter.name} "
+        f"Using the embedded SmolLM2-135M model with the LoRA adapter {adapter_words(adapter)} "
         f"(no API key needed); {_CAPABLE}"
     )
 

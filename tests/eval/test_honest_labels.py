@@ -63,7 +63,7 @@ def test_the_ablation_table_names_an_adapter_by_its_folder_and_file_and_the_raw_
     shows where it lives in the project, and a raw model is never printed as Python's None."""
     from proagent.eval.ablation_table import shown_value
 
-    assert shown_value("adapter", "/home/me/proagent/data/adapters/taught/adapter.gguf") == "taught/adapter.gguf"
+    assert shown_value("adapter", "~/proagent/data/adapters/taught/adapter.gguf") == "taught/adapter.gguf"
     assert shown_value("adapter", None) == "none (the raw model)"
     assert shown_value("adapter", "–") == "–"
     assert shown_value("memory_k", None) == "None"
