@@ -4,6 +4,7 @@ package versions) and a log of the sessions that resumed it."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 from pydantic import BaseModel, Field, ValidationError
@@ -118,11 +119,28 @@ def load_manifest(folder: RunFolder) -> EvalManifest:
             f"{path}: {path.stat().st_size} bytes, more than an evaluation config ({MAX_MANIFEST_BYTES}); not read"
         )
     try:  # strict: a run folder may come from anywhere, and a "2" is not two episodes
-        return EvalManifest.model_validate_json(path.read_bytes(), strict=True)
+        return EvalManifest.model_validate_json(raw_model_where_unrecorded(path.read_bytes()), strict=True)
     except ValidationError as exc:
         raise ConfigError(
             f"{path} is not an evaluation config ({exc.error_count()} problems, e.g. {exc.errors()[0]['msg']})"
         ) from None
+
+
+def raw_model_where_unrecorded(text: bytes) -> bytes:
+    """config.json with ``"adapter": null`` written into every agent that records none: runs older
+    than the adapter field played the raw model, and an absent field would otherwise validate to
+    today's default (the shipped adapter), so a resume would mix two models in one grid."""
+    try:
+        data = json.loads(text)
+        agents = data["config"]["agents"]
+    except (ValueError, KeyError, TypeError):
+        return text  # not a config at all: validation says what is wrong
+    if not isinstance(agents, list) or all(not isinstance(a, dict) or "adapter" in a for a in agents):
+        return text
+    for agent in agents:
+        if isinstance(agent, dict) and agent.get("kind", PROAGENT) == PROAGENT:
+            agent.setdefault("adapter", None)
+    return json.dumps(data).encode()
 
 
 def save_manifest(folder: RunFolder, manifest: EvalManifest) -> None:

@@ -17,6 +17,7 @@ from rich.markup import escape
 
 from proagent.eval.config import (
     EXECUTION_FIELDS,
+    PROAGENT,
     ConfigError,
     EvalConfig,
     validate_config,
@@ -29,13 +30,14 @@ from proagent.eval.manifest import (
     new_manifest,
     save_manifest,
 )
-from proagent.eval.model_names import play_llm_seats
+from proagent.eval.model_names import adapter_words, play_llm_seats
 from proagent.eval.plan import EpisodeJob, plan_jobs
 from proagent.eval.progress import ProgressLines, ProgressView
 from proagent.eval.records import EPISODES_FILE, read_records
 from proagent.eval.report import Report, build_report, print_report, write_report
 from proagent.eval.runner import EvalOutcome, Evaluator, Executor
 from proagent.eval.world import Resolved, World, resolve
+from proagent.llm.scripted import describe_with_adapter
 from proagent.paths import RUNS_DIR
 from proagent.runner.run_folder import RunFolder, RunFolderBusy
 from proagent.runner.run_world import RunFolderError, read_run_config
@@ -98,7 +100,7 @@ def resume_run(path: Path, changes: dict[str, Any], world: World, command: str) 
     resolved = resolve(config, world)
     if list(resolved.envs) != manifest.layout_names:
         raise ConfigError(f"--resume: layouts now resolve to {list(resolved.envs)}, not {manifest.layout_names}")
-    refuse_changed_players(path, manifest, resolved)
+    refuse_changed_players(path, manifest, resolved, config)
     # a run older than these records: pinned now
     pinned = {"config": config, "partner_provenance": resolved.partner_provenance, "domain": config.domain}
     finished = {r.key.id for r in read_records(path / EPISODES_FILE)}
@@ -113,10 +115,11 @@ def grid_jobs(config: EvalConfig, resolved: Resolved) -> list[EpisodeJob]:
     return plan_jobs(config, list(resolved.envs), resolved.partners)
 
 
-def refuse_changed_players(path: Path, manifest: EvalManifest, resolved: Resolved) -> None:
+def refuse_changed_players(path: Path, manifest: EvalManifest, resolved: Resolved, config: EvalConfig) -> None:
     """The episodes a resume adds must be played by the agents that played the finished ones: the
-    same prompt templates and knowledge, and the same trained partners (checkpoint sha256)."""
-    changed = []
+    same prompt templates and knowledge, the same adapter files (sha256: a file replaced at the same
+    path is another model) and the same trained partners (checkpoint sha256)."""
+    changed = changed_adapters(manifest, config)
     if manifest.prompt_hashes != resolved.prompt_hashes:
         changed.append("the prompt templates")
     if manifest.knowledge_hash != resolved.knowledge_hash:
@@ -134,6 +137,20 @@ def refuse_changed_players(path: Path, manifest: EvalManifest, resolved: Resolve
             f"--resume: {' and '.join(changed)} changed since {path.name} began, so its episodes would mix two "
             "setups; start a new run (the finished episodes stay in the folder)"
         )
+
+
+def changed_adapters(manifest: EvalManifest, config: EvalConfig) -> list[str]:
+    """The agents whose adapter file now hashes to another sha256 than the one the run recorded
+    (older runs record no models: nothing to compare)."""
+    changed = []
+    for agent in config.agents:
+        recorded = manifest.models.get(agent.name)
+        if recorded is None or agent.kind != PROAGENT:
+            continue
+        now = describe_with_adapter(agent.llm, agent.adapter)  # the file exists: the config's validation says so
+        if (now.adapter, now.adapter_sha256) != (recorded.adapter, recorded.adapter_sha256):
+            changed.append(f"{agent.name}'s adapter ({adapter_words(recorded.adapter) or 'none'})")
+    return changed
 
 
 async def play_run(

@@ -22,6 +22,7 @@ import importlib
 from collections.abc import Callable
 from pathlib import Path
 
+from proagent.llm.adapter_file import adapter_file_problem
 from proagent.llm.cache import CachedModel
 from proagent.llm.embedded import EmbeddedModel
 from proagent.llm.litellm_backend import LiteLLMModel, check_api_base, credential_env_vars, import_litellm
@@ -43,6 +44,8 @@ def _make_embedded(spec: str, threads: int | None = None, adapter: Path | None =
         raise LLMConfigError(
             f"--adapter {str(adapter)[:200]}: no such file (a LoRA adapter GGUF, e.g. from proagent finetune)"
         )
+    if adapter is not None and (problem := adapter_file_problem(Path(adapter))):
+        raise LLMConfigError(f"--adapter {str(adapter)[:200]}: {problem}; give a file `proagent finetune` wrote")
     model = EmbeddedModel(Path(path) if path else None, n_threads=threads, adapter_path=adapter)
     model.check_available()
     return model

@@ -6,10 +6,12 @@ its first resume."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from eval_helpers import lines
 
+from proagent.adapter_choice import SHIPPED_ADAPTER
 from proagent.cli import main
 from proagent.paths import partner_dir
 from proagent.training import checkpoint
@@ -55,3 +57,45 @@ def test_resume_refuses_other_players_and_pins_an_older_run(tmp_path, capsys):
     path.write_text(json.dumps(older))
     assert resume(run) == 0 and len(lines(episodes)) == 4
     assert json.loads(path.read_text())["partner_provenance"] == original["partner_provenance"]
+
+
+def scripted_agent_run(root: Path) -> Path:
+    args = ["eval", "--agents", "proagent", "--llm", "scripted", "--partners", "greedy", "--layouts", "cramped_room"]
+    assert main([*args, "--seats", "0", "--episodes", "1", "--horizon", "5", "--runs-dir", str(root), "--progress", "off"]) == 0
+    (run,) = root.iterdir()
+    return run
+
+
+def test_a_run_older_than_the_adapter_record_resumes_with_the_raw_model_it_played(tmp_path):
+    """Before config.json named the adapter, the embedded model played raw; the field left out must
+    not turn into today's default (the shipped adapter) at a resume."""
+    from proagent.eval.manifest import load_manifest
+    from proagent.runner.run_folder import RunFolder
+
+    run = scripted_agent_run(tmp_path)
+    path = run / "config.json"
+    config = json.loads(path.read_text())
+    (agent,) = config["config"]["agents"]
+    agent["llm"] = "embedded"
+    del agent["adapter"]
+    path.write_text(json.dumps(config))
+    assert load_manifest(RunFolder(run)).config.agents[0].adapter is None
+
+
+def test_resume_refuses_an_adapter_file_replaced_at_the_same_path(tmp_path, capsys):
+    """The same path with other bytes is another model: its episodes would not pool with the finished ones."""
+    run = scripted_agent_run(tmp_path / "runs")
+    adapter = tmp_path / "taught" / "adapter.gguf"
+    adapter.parent.mkdir()
+    shutil.copyfile(SHIPPED_ADAPTER, adapter)  # a real adapter, not the bytes the run recorded
+    path, episodes = run / "config.json", run / "episodes.jsonl"
+    config = json.loads(path.read_text())
+    config["config"]["agents"][0] |= {"llm": "embedded", "adapter": str(adapter)}
+    config["models"]["proagent"] |= {"adapter": str(adapter), "adapter_sha256": "0" * 64}  # the bytes it played with
+    path.write_text(json.dumps(config))
+    for what in ("proagent's adapter (taught/adapter.gguf) changed", "adapter.gguf: no such file"):  # replaced, deleted
+        assert resume(run) == 2
+        (error,) = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+        assert what in error
+        assert len(lines(episodes)) == 1  # nothing played, nothing lost
+        adapter.unlink(missing_ok=True)

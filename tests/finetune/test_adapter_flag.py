@@ -28,6 +28,21 @@ def test_a_bad_adapter_is_one_line_before_any_run_folder(
     assert message in err[-1] and not (tmp_path / "runs").exists()
 
 
+def test_a_file_that_is_not_a_lora_adapter_is_one_line_before_any_run_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """llama.cpp crashes the process on such a file at the first answer; the header is read first."""
+    from proagent.llm.embedded import find_bundled_gguf
+
+    junk = tmp_path / "junk.gguf"
+    junk.write_bytes(b"GGUF but not really")
+    for adapter, message in [(junk, "not a GGUF file"), (find_bundled_gguf(), "general.type is 'model', not 'adapter'")]:
+        argv = ["play", "--layout", "cramped_room", "--adapter", str(adapter), "--runs-dir", str(tmp_path / "runs")]
+        assert main([*argv, "--live", "off"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert message in err[-1] and not (tmp_path / "runs").exists()
+
+
 def test_the_model_record_names_the_adapter_and_its_sha256(tmp_path: Path) -> None:
     adapter = tmp_path / "a.gguf"
     adapter.write_bytes(b"not really a gguf, only its bytes are hashed here")
