@@ -37,12 +37,17 @@ def markdown_rows(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 def without_resume(argv: list[str]) -> list[str]:
     """The command line without its ``--resume FOLDER`` pairs: run folders stay on the machine that
     made them, so the command a results page names must regenerate it from nothing."""
+    return without_flag(argv, "--resume")
+
+
+def without_flag(argv: list[str], flag: str) -> list[str]:
+    """``argv`` without ``flag VALUE`` and ``flag=VALUE``, wherever they stand."""
     out, skip = [], False
     for arg in argv:
         if skip:
             skip = False
-        elif arg == "--resume":
+        elif arg == flag:
             skip = True
-        elif not arg.startswith("--resume="):
+        elif not arg.startswith(f"{flag}="):
             out.append(arg)
     return out

@@ -131,6 +131,7 @@ def play_grids(grids: Sequence[dict[str, Any]], settings: TableSettings, console
             executor.start_workers_for([config for config, _ in configs])
         try:
             table = TableRun.open(settings.target, settings, settings.command, settings.runs_dir, settings.resume)
+            table.grow([config for config, _ in configs])
         except TableRunError as exc:
             raise TableError(str(exc)) from None
         console.print(f"table run folder: {table.path}", highlight=False)

@@ -1,12 +1,14 @@
 """A table target plays all its grids in one run folder, and one ``--resume FOLDER`` finishes the
 whole table: grids a stop cut short are finished (their finished episodes not replayed), grids it
 never began are played, and the page is the one an uninterrupted run writes. A resume keeps the
-table's settings and refuses a folder of another target, or one that is no table run."""
+table's settings (``--episodes`` may grow) and refuses a folder of another target, or one that is no
+table run."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -15,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from proagent.cli import main
-from proagent.tables.table_run import TABLE_FILE
+from proagent.tables.table_run import TABLE_FILE, TableRunError, resumed_settings
 from tests.support.fake_server import FakeChatServer
 from tests.support.loopback import loopback_args
 from tests.support.responders.macrafter import macrafter_answer
@@ -92,10 +94,42 @@ def test_one_resume_finishes_every_grid_of_the_table(stopped: Stopped, tmp_path:
     assert "--resume" not in text.split("`")[1]
 
 
+def test_a_resume_grows_every_grid_to_more_episodes_keeping_the_finished_ones(tmp_path: Path) -> None:
+    """realtime: --episodes counts episodes of each cell, so a resume plays only the ones each cell lacks."""
+    runs, tiny = tmp_path / "runs", ["--set", "grids=classic", "--set", "classic_partners=cole", "--horizon", "4"]
+    argv = ["reproduce", "realtime", "--llm", "scripted", *tiny, "--episodes", "1", "--runs-dir", str(runs)]
+    assert main([*argv, "--out", str(tmp_path / "one"), "--progress", "off"]) == 0
+    folder = table_folder(runs)
+    (grid,) = json.loads((folder / TABLE_FILE).read_text())["grids"].values()
+    kept = (folder / grid / "episodes.jsonl").read_text()
+    assert len(kept.splitlines()) == 4  # turns and three token budgets
+    page = tmp_path / "two"
+    assert main(["reproduce", "realtime", "--resume", str(folder), "--episodes", "2", "--out", str(page), "--progress", "off"]) == 0
+    grown = (folder / grid / "episodes.jsonl").read_text()
+    assert grown.startswith(kept) and len(grown.splitlines()) == 8
+    record = json.loads((folder / TABLE_FILE).read_text())
+    assert record["settings"]["episodes"] == 2 and record["command"].count("--episodes") == 1
+    (regenerate,) = re.findall(r"Regenerate: `([^`]*)`", page.with_suffix(".md").read_text())
+    assert regenerate.endswith("--episodes 2") and "--resume" not in regenerate  # the page's command makes the page
+    record["settings"]["episodes"] = 3  # as if grown to 3 already: fewer is refused
+    (folder / TABLE_FILE).write_text(json.dumps(record))
+    with pytest.raises(TableRunError, match="--episodes can grow, not shrink below 3"):
+        resumed_settings(folder, "realtime", {"episodes": 2})
+
+
+def test_a_resume_refuses_more_episodes_where_they_count_worlds(stopped: Stopped, capsys: pytest.CaptureFixture) -> None:
+    """emcoop-macrafter: --episodes is worlds per difficulty, other layouts, not more episodes of the same cells."""
+    folder = stopped.folder
+    before = sorted((p.name, p.stat().st_size) for p in folder.rglob("*") if p.name != ".lock")
+    assert main(["reproduce", TARGET, "--resume", str(folder), "--episodes", "2", "--progress", "off"]) == 2
+    err = capsys.readouterr().err
+    assert "more episodes change the grid macrafter-plain's layouts" in err and "start a new run" in err
+    assert sorted((p.name, p.stat().st_size) for p in folder.rglob("*") if p.name != ".lock") == before
+
+
 @pytest.mark.parametrize(
     ("flags", "says"),
     [
-        (["--episodes", "2"], "these cannot change: --episodes"),
         (["--set", "difficulties=hard"], "these cannot change: --set"),
     ],
 )
