@@ -73,6 +73,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--keep-duplicates", action="store_true", help="do not drop repeated (prompt, answer) pairs")
     p.add_argument("--max-per-world", type=positive_int, default=None, help="at most N pairs from each world")
     p.add_argument(
+        "--max-per-skill",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="at most N answers of one skill (wait, pickup, ...) from each world, drawn at random with --seed, "
+        "before --max-per-world and --balance: a teacher that mostly waits does not teach only waiting",
+    )
+    p.add_argument(
         "--balance",
         choices=("none", "worlds", "capped"),
         default="none",
@@ -151,6 +159,7 @@ def finetune_runs(request: FinetuneRequest) -> int:
         accepted_only=not request.include_rejected,
         dedup=not request.keep_duplicates,
         max_per_world=request.max_per_world,
+        max_per_skill=request.max_per_skill,
         max_tokens=request.max_tokens,
         balance=request.balance,
         seed=request.seed,

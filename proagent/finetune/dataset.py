@@ -7,8 +7,11 @@ decision that did not fall back, with no Verificator failure and no parse error.
 taught in the student's answer format (`proagent.finetune.answers`: the JSON its grammar lets it
 write), and one that cannot be is dropped and counted. Filters: the episode's final score
 (``episodes.jsonl``), accepted answers only, duplicates dropped (same messages, same answer as
-taught), at most N pairs per world, and balance: an equal, seeded draw from every world, so a
-world that needs many decisions an episode does not swamp one that needs few. Which pairs are kept
+taught), at most N pairs per world, at most N answers of one skill per world (a seeded draw: a
+teacher that mostly waits, as the scripted planner does in forced_coordination while the other
+cook works, would otherwise teach a student that waiting is the answer to every state), and
+balance: an equal, seeded draw from every world, so a world that needs many decisions an episode
+does not swamp one that needs few. Which pairs are kept
 is a pure function of the folders and the filter, so a manifest's data hash identifies the set.
 """
 
@@ -17,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -44,6 +47,7 @@ __all__ = [
     "render_answers",
     "select_pairs",
     "selection_of",
+    "skill_of",
     "system_prompt_group",
     "to_examples",
     "world_counts",
@@ -65,6 +69,7 @@ class DataFilter(BaseModel):
     accepted_only: bool = True  # the answer acted on (no Verificator failure, no parse error, no fallback)
     dedup: bool = True
     max_per_world: int | None = Field(default=None, ge=1)
+    max_per_skill: int | None = Field(default=None, ge=1)  # answers of one skill (wait, pickup...) per world
     max_tokens: int | None = Field(default=None, ge=2)  # prompt + answer, in the student's tokens
     # "worlds": draw the same number of pairs from every world (the smallest world's count, or
     # max_per_world if that is fewer), at random with ``seed``; "capped": draw at most max_per_world
@@ -248,21 +253,39 @@ def read_run_folder(run_dir: Path) -> list[SupervisedPair]:
 
 
 def select_pairs(pairs: Sequence[SupervisedPair], data_filter: DataFilter) -> list[SupervisedPair]:
-    """The pairs ``data_filter`` keeps, in the order given (without balance, a world's cap keeps its first N)."""
-    kept, seen, per_world = [], set(), Counter()
-    cap = data_filter.max_per_world if data_filter.balance == "none" else None
+    """The pairs ``data_filter`` keeps, in the order given: the per-pair filters and dedup, then the
+    cap per skill, then each world's cap (without balance, a world's first N) or the balance."""
+    kept, seen = [], set()
     for pair in pairs:
-        if not data_filter.admits(pair):
-            continue
         key = (pair.messages, pair.answer)
-        if data_filter.dedup and key in seen:
-            continue
-        if cap is not None and per_world[pair.world] >= cap:
+        if not data_filter.admits(pair) or (data_filter.dedup and key in seen):
             continue
         seen.add(key)
-        per_world[pair.world] += 1
         kept.append(pair)
-    return kept if data_filter.balance == "none" else _balanced(kept, data_filter)
+    if data_filter.max_per_skill is not None:
+        kept = _skill_capped(kept, data_filter.max_per_skill, data_filter.seed)
+    if data_filter.balance != "none":
+        return _balanced(kept, data_filter)
+    if data_filter.max_per_world is None:
+        return kept
+    per_world: Counter[str] = Counter()
+    capped = []
+    for pair in kept:
+        if per_world[pair.world] < data_filter.max_per_world:
+            per_world[pair.world] += 1
+            capped.append(pair)
+    return capped
+
+
+def skill_of(pair: SupervisedPair) -> str:
+    """The skill a pair's answer plays, without its arguments (``wait(3)`` -> ``wait``; '' for none)."""
+    return (pair.plan or "").split("(", 1)[0].strip()
+
+
+def _skill_capped(pairs: Sequence[SupervisedPair], cap: int, seed: int) -> list[SupervisedPair]:
+    """At most ``cap`` pairs of each (world, skill), drawn at random with ``seed`` (each group its own
+    stream), kept in the order given."""
+    return _draw_per_group(pairs, lambda pair: f"{pair.world}\0{skill_of(pair)}", lambda size: min(size, cap), seed)
 
 
 def hold_out(pairs: Sequence[SupervisedPair], episodes: int) -> tuple[list[SupervisedPair], list[SupervisedPair]]:
@@ -311,18 +334,32 @@ def _balanced(pairs: Sequence[SupervisedPair], data_filter: DataFilter) -> list[
     it has, so a world whose scenario is fixed and gives few distinct decisions does not shrink the
     others). Each world's drawn at random (``data_filter.seed``) and kept in the order given. Why a
     draw and not each world's first N: the first N decisions of a run are its first episode's opening."""
-    by_world: dict[str, list[int]] = {}
+    counts = Counter(pair.world for pair in pairs)
+    cap = data_filter.max_per_world
+    if data_filter.balance == "worlds":
+        n = min(min(counts.values(), default=0), cap or len(pairs))
+        return _draw_per_group(pairs, lambda pair: pair.world, lambda size: n, data_filter.seed)
+    return _draw_per_group(pairs, lambda pair: pair.world, lambda size: min(size, cap or size), data_filter.seed)
+
+
+def _draw_per_group(
+    pairs: Sequence[SupervisedPair],
+    group_of: Callable[[SupervisedPair], str],
+    size_of: Callable[[int], int],
+    seed: int,
+) -> list[SupervisedPair]:
+    """``size_of(its count)`` pairs of each group, drawn at random from the group's own stream
+    (``seed`` and the group's name: a group's draw does not change when another joins), in the order given."""
+    groups: dict[str, list[int]] = {}
     for index, pair in enumerate(pairs):
-        by_world.setdefault(pair.world, []).append(index)
-    if not by_world:
-        return []
-    n = min(len(indices) for indices in by_world.values())
-    if data_filter.max_per_world is not None:
-        n = min(n, data_filter.max_per_world)
+        groups.setdefault(group_of(pair), []).append(index)
     chosen: set[int] = set()
-    for world, indices in by_world.items():
-        size = n if data_filter.balance == "worlds" else min(len(indices), data_filter.max_per_world or len(indices))
-        picks = _world_rng(data_filter.seed, world).choice(len(indices), size=size, replace=False)
+    for group, indices in groups.items():
+        size = size_of(len(indices))
+        if size >= len(indices):
+            chosen.update(indices)
+            continue
+        picks = _world_rng(seed, group).choice(len(indices), size=size, replace=False)
         chosen.update(indices[int(i)] for i in picks)
     return [pair for index, pair in enumerate(pairs) if index in chosen]
 

@@ -89,3 +89,36 @@ def test_capped_without_a_cap_is_refused_in_one_line(tmp_path: Path, capsys: pyt
     err = capsys.readouterr().err.strip()
     assert code == 2 and "--max-per-world" in err and err.count("\n") == 0
     assert not (tmp_path / "a").exists()
+
+
+def _answers(world: str, plans: list[str]) -> list[SupervisedPair]:
+    return [pair.model_copy(update={"plan": plan}) for pair, plan in zip(_pairs(world, len(plans)), plans, strict=True)]
+
+
+def test_max_per_skill_draws_at_most_n_answers_of_one_skill_from_each_world():
+    """A teacher that waits in 30 of 36 decisions: the waits (any duration) are drawn down to the cap,
+    the rarer skills are all kept, in the order given, each world on its own."""
+    waiting = ["wait(1)", "wait(3)"] * 15 + ["pickup(onion)", "put_onion_in_pot()"] * 3
+    kitchen, other = _answers("overcooked/forced_coordination", waiting), _answers("overcooked/cramped_room", ["wait(1)"] * 9)
+    kept = select_pairs(kitchen + other, DataFilter(max_per_skill=8, seed=3))
+    skills = Counter((p.world, (p.plan or "").split("(")[0]) for p in kept)
+    assert skills == {
+        ("overcooked/forced_coordination", "wait"): 8, ("overcooked/forced_coordination", "pickup"): 3,
+        ("overcooked/forced_coordination", "put_onion_in_pot"): 3, ("overcooked/cramped_room", "wait"): 8,
+    }  # fmt: skip
+    assert [p.step for p in kept if p.world.endswith("coordination")] == sorted(
+        p.step for p in kept if p.world.endswith("coordination")
+    )
+    assert kept == select_pairs(kitchen + other, DataFilter(max_per_skill=8, seed=3))
+    assert kept != select_pairs(kitchen + other, DataFilter(max_per_skill=8, seed=4))
+    # before the world's cap: the cap then counts what the skill cap left
+    assert world_counts(select_pairs(kitchen, DataFilter(max_per_skill=8, max_per_world=12))) == {
+        "overcooked/forced_coordination": 12
+    }
+
+
+def test_without_a_skill_cap_the_selection_is_what_it_was():
+    """The data hash of an existing training set (and so its --resume) does not change."""
+    plans = _answers("overcooked/forced_coordination", ["wait(1)"] * 20 + ["pickup(onion)"] * 5)
+    assert select_pairs(plans + FEW, DataFilter(max_per_world=10)) == plans[:10] + FEW
+    assert len(select_pairs(plans, DataFilter(max_per_skill=25))) == 25
