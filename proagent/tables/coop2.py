@@ -207,6 +207,18 @@ def score_cost_plot(rows: list[dict], path: Path, world: str) -> Path:
     return path
 
 
+def smaller_than_coop2(settings: Settings) -> str:
+    """A sentence naming where the page's grid is not COOP²'s (steps, team sizes, structures), or ''."""
+    world = WORLDS[settings.world]
+    theirs = {
+        "steps per episode": (str(world["horizon"]), str(horizon(settings))),
+        "team sizes": (" and ".join(map(str, world["teams"])), " and ".join(map(str, team_sizes(settings)))),
+        "structures": (", ".join(COOP2_STRUCTURES), ", ".join(settings.structures)),
+    }
+    changed = [f"{what} {ours} (COOP²'s: {paper})" for what, (paper, ours) in theirs.items() if ours != paper]
+    return f"Smaller than COOP²'s grid: {'; '.join(changed)}. " if changed else ""
+
+
 def page(settings: Settings, folder: Path, rows: list[dict], plots: list[Path]) -> str:
     """The page: how it was made, the column mapping to COOP²'s, the table and the figures."""
     double = settings.llm is not None and (settings.llm.startswith(TEST_DOUBLES) or is_scripted(settings.llm))
@@ -218,6 +230,7 @@ def page(settings: Settings, folder: Path, rows: list[dict], plots: list[Path]) 
         f"{settings.episodes} world(s) per team size from seed {SEED}, {horizon(settings)} steps, ProAgent in every "
         "seat, one episode each from seat 0, every episode played without and with COOP²-Repair on the same world; "
         "mean ± standard error over worlds, n = worlds). "
+        + smaller_than_coop2(settings)
         + ("Made with a scripted planner (answers from each seat's state by a fixed convention, not a language "
            "model): it does not read repair guidance, so what repair shows here is its cost in calls; a revision "
            "counted here is the planner choosing again on a later state, not an answer to the guidance. What repair "

@@ -49,3 +49,15 @@ def test_the_page_names_coop2s_columns_and_labels_a_double(tmp_path: Path) -> No
     assert "score: S_team" in text and "tokens / score: S_tokens_per_score" in text and "interruptions: P_int" in text
     assert "est. precision: none in COOP²" in text
     assert "does not read repair guidance" in text and "not a language model" in text
+    assert "Smaller than COOP²'s grid" not in text  # COOP²'s own sizes
+
+
+def test_a_page_at_smaller_sizes_says_where_it_is_not_coop2s_grid() -> None:
+    crafter = coop2.Settings(world="macrafter", out=Path("x"), teams=[3], horizon=20)
+    assert coop2.smaller_than_coop2(crafter) == (
+        "Smaller than COOP²'s grid: steps per episode 20 (COOP²'s: 200); team sizes 3 (COOP²'s: 3 and 6). "
+    )
+    cube = coop2.Settings(world="cube", out=Path("x"), structures=["individual"])
+    assert coop2.smaller_than_coop2(cube) == (
+        "Smaller than COOP²'s grid: structures individual (COOP²'s: individual, centralized, broadcast_chain). "
+    )
