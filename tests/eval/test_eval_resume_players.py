@@ -16,9 +16,12 @@ from proagent.cli import main
 from proagent.paths import partner_dir
 from proagent.training import checkpoint
 
+SCRIPTED_PROAGENT = ("--agents", "proagent", "--llm", "scripted")
 
-def finished_run(root: Path) -> Path:
-    args = ["eval", "--agents", "stay", "--partners", "sp,greedy", "--layouts", "cramped_room", "--seats", "0"]
+
+def finished_run(root: Path, agent: tuple[str, ...] = ("--agents", "stay"), partners: str = "sp,greedy") -> Path:
+    """A finished 5-step run in ``root``: one episode with each partner, seat 0."""
+    args = ["eval", *agent, "--partners", partners, "--layouts", "cramped_room", "--seats", "0"]
     assert main([*args, "--episodes", "1", "--horizon", "5", "--runs-dir", str(root), "--progress", "off"]) == 0
     (run,) = root.iterdir()
     return run
@@ -59,20 +62,13 @@ def test_resume_refuses_other_players_and_pins_an_older_run(tmp_path, capsys):
     assert json.loads(path.read_text())["partner_provenance"] == original["partner_provenance"]
 
 
-def scripted_agent_run(root: Path) -> Path:
-    args = ["eval", "--agents", "proagent", "--llm", "scripted", "--partners", "greedy", "--layouts", "cramped_room"]
-    assert main([*args, "--seats", "0", "--episodes", "1", "--horizon", "5", "--runs-dir", str(root), "--progress", "off"]) == 0
-    (run,) = root.iterdir()
-    return run
-
-
 def test_a_run_older_than_the_adapter_record_resumes_with_the_raw_model_it_played(tmp_path):
     """Before config.json named the adapter, the embedded model played raw; the field left out must
     not turn into today's default (the shipped adapter) at a resume."""
     from proagent.eval.manifest import load_manifest
     from proagent.runner.run_folder import RunFolder
 
-    run = scripted_agent_run(tmp_path)
+    run = finished_run(tmp_path, SCRIPTED_PROAGENT, "greedy")
     path = run / "config.json"
     config = json.loads(path.read_text())
     (agent,) = config["config"]["agents"]
@@ -84,7 +80,7 @@ def test_a_run_older_than_the_adapter_record_resumes_with_the_raw_model_it_playe
 
 def test_resume_refuses_an_adapter_file_replaced_at_the_same_path(tmp_path, capsys):
     """The same path with other bytes is another model: its episodes would not pool with the finished ones."""
-    run = scripted_agent_run(tmp_path / "runs")
+    run = finished_run(tmp_path / "runs", SCRIPTED_PROAGENT, "greedy")
     adapter = tmp_path / "taught" / "adapter.gguf"
     adapter.parent.mkdir()
     shutil.copyfile(SHIPPED_ADAPTER, adapter)  # a real adapter, not the bytes the run recorded
