@@ -334,10 +334,9 @@ def _balanced(pairs: Sequence[SupervisedPair], data_filter: DataFilter) -> list[
     it has, so a world whose scenario is fixed and gives few distinct decisions does not shrink the
     others). Each world's drawn at random (``data_filter.seed``) and kept in the order given. Why a
     draw and not each world's first N: the first N decisions of a run are its first episode's opening."""
-    counts = Counter(pair.world for pair in pairs)
     cap = data_filter.max_per_world
     if data_filter.balance == "worlds":
-        n = min(min(counts.values(), default=0), cap or len(pairs))
+        n = min(min(Counter(pair.world for pair in pairs).values(), default=0), cap or len(pairs))
         return _draw_per_group(pairs, lambda pair: pair.world, lambda size: n, data_filter.seed)
     return _draw_per_group(pairs, lambda pair: pair.world, lambda size: min(size, cap or size), data_filter.seed)
 
