@@ -13,11 +13,14 @@ programs that trace a step into their own (training rollouts) call.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from functools import cached_property, partial
 from typing import Any, NamedTuple
 
 import jax
 import numpy as np
+from pydantic import BaseModel
 
 
 class RunParams(NamedTuple):
@@ -30,16 +33,66 @@ class RunParams(NamedTuple):
         return cls(np.int32(horizon))
 
 
+def value_key(*parts: object) -> str:
+    """The whole content of ``parts`` (dataclasses, pydantic models, NumPy arrays, plain values) as
+    one canonical text: equal texts mean equal values. A part it cannot spell out in full (a JAX
+    array, an arbitrary object) is a TypeError, never a partial text."""
+    return json.dumps(parts, default=_spelled_out, sort_keys=True, separators=(",", ":"), allow_nan=True)
+
+
+def _spelled_out(obj: object) -> object:
+    if isinstance(obj, BaseModel):
+        return [type(obj).__qualname__, obj.model_dump(mode="json")]
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return [type(obj).__qualname__, {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}]
+    if isinstance(obj, np.ndarray):
+        return ["ndarray", obj.dtype.str, list(obj.shape), obj.tolist()]
+    if isinstance(obj, np.generic):
+        return obj.item()
+    raise TypeError(f"{type(obj).__name__} has no value key")
+
+
 class JittedEntryPoints:
     """Mixin: ``jit_reset``, ``jit_step``, ``reset_batch`` (keys (N, 2) -> N states) and
     ``step_batch`` (keys, states, actions (N, agents) -> a batched Transition).
 
     An env whose step reads per-run numbers overrides ``run_params`` (a pytree of NumPy scalars)
     and ``step_with`` (the step under given params), and defines ``step`` as ``step_with`` under
-    its own ``run_params``; an env without any keeps both defaults."""
+    its own ``run_params``; an env without any keeps both defaults.
+
+    Two envs built from the same values (``program_key``) are equal and hash alike, so a function
+    jitted with the env as a static argument (the runners' batched step) is traced once per process
+    for both: a table's grids, a resumed run's second pass and a test suite's many runs each built
+    their env anew, and tracing a world's step costs seconds (MA-Crafter's about ten on 2 cores) that
+    JAX's persistent cache does not save (it caches the compiled program, not the trace)."""
 
     reset: Any
     step: Any
+
+    def program_key(self) -> str | None:
+        """Everything this env's programs are built from (`value_key`), or None: this instance is
+        equal only to itself (the default, and the answer for an env built from arrays)."""
+        return None
+
+    @cached_property
+    def _program_identity(self) -> tuple[str, str] | None:
+        try:
+            key = self.program_key()
+        except TypeError:  # a part with no value key: equal to itself only
+            return None
+        return None if key is None else (f"{type(self).__module__}.{type(self).__qualname__}", key)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not type(self):
+            return False
+        mine = self._program_identity
+        return mine is not None and mine == other._program_identity  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        mine = self._program_identity
+        return id(self) if mine is None else hash(mine)
 
     @property
     def run_params(self) -> Any:

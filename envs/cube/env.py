@@ -40,7 +40,7 @@ from envs.cube.rules import NO_BLOCK, NUM_DIRECTIONS, VECTORS, CubeAction, PushO
 from envs.cube.scenario import Scenario, ScenarioError, load_scenario
 from envs.cube.state import CubeEnvState, initial_state
 from envs.cube.symbolic import CubeView, decode
-from envs.jitted import JittedEntryPoints, RunParams
+from envs.jitted import JittedEntryPoints, RunParams, value_key
 
 
 class Transition(NamedTuple):
@@ -106,6 +106,9 @@ class CubeEnv(JittedEntryPoints):
     @property
     def name(self) -> str:
         return self.scenario.name
+
+    def program_key(self) -> str:
+        return value_key(self.scenario, self.unroll)
 
     def state_for(self, scenario: Scenario) -> CubeEnvState:
         """The start state of another scenario that this env's compiled step can run: same grid

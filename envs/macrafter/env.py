@@ -31,7 +31,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from envs.jitted import JittedEntryPoints, RunParams, Transition, hold_when_done
+from envs.jitted import JittedEntryPoints, RunParams, Transition, hold_when_done, value_key
 from envs.macrafter.draws import StepDraws, step_draws
 from envs.macrafter.events import CrafterEvent, extract_events
 from envs.macrafter.scenario import Scenario, ScenarioError, load_scenario, with_settings
@@ -58,6 +58,9 @@ class CrafterEnv(JittedEntryPoints):
     @property
     def name(self) -> str:
         return self.scenario.name
+
+    def program_key(self) -> str:
+        return value_key(self.scenario)
 
     @property
     def horizon(self) -> int:

@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 from pydantic import BaseModel, ConfigDict, Field
 
-from envs.jitted import JittedEntryPoints, RunParams
+from envs.jitted import JittedEntryPoints, RunParams, value_key
 from envs.overcooked import engine
 from envs.overcooked.actions import TO_ENGINE
 from envs.overcooked.engine import DynamicObject, StaticObject
@@ -76,6 +76,7 @@ class OvercookedEnv(JittedEntryPoints):
         self.layout = layout
         self.dynamics = dynamics or Dynamics()
         self.op_ingredients = tuple(op_ingredients)
+        self.augmented = start_states is not None
         self.num_agents = len(layout.starts)
         self.engine = engine.OvercookedV2(
             layout=engine.Layout(
@@ -94,6 +95,11 @@ class OvercookedEnv(JittedEntryPoints):
             op_ingredient_permutations=list(self.op_ingredients) or None,
             initial_state_buffer=start_states,
         )
+
+    def program_key(self) -> str | None:
+        """The kitchen, its dynamics and the Other-Play ingredients; an env resetting to given start
+        states (training only) is equal only to itself."""
+        return None if self.augmented else value_key(self.layout, self.dynamics, self.op_ingredients)
 
     # ---- pure functions (jit/vmap them freely) ----
 

@@ -37,7 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from envs.jitted import JittedEntryPoints
+from envs.jitted import JittedEntryPoints, value_key
 from envs.yokai import board
 from envs.yokai.events import YokaiEvent, extract_events
 from envs.yokai.observation import YokaiObservation, observe
@@ -101,6 +101,10 @@ class YokaiEnv(JittedEntryPoints):
     @property
     def name(self) -> str:
         return self.config.name
+
+    def program_key(self) -> str:
+        """The configuration and the rule flags (flags given as JAX arrays: this instance only)."""
+        return value_key(self.config, list(self.params))
 
     @property
     def num_actions(self) -> int:

@@ -6,6 +6,7 @@ render instead of silently sending an empty field to the model.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import tomllib
 from dataclasses import dataclass, field
@@ -89,13 +90,22 @@ def load_prompt_set(name: str, root: Path) -> PromptSet:
     fields = _answer_fields(name, settings.get("fields"))
     memory = _choice(name, "memory", settings.get("memory", "outcomes"), MEMORY_RETRIEVALS)
     verificator = _choice(name, "verificator", settings.get("verificator", "code"), VERIFICATOR_MODES)
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(root)),
+    env = _templates(str(root))
+    return PromptSet(name=name, level=level, env=env, answer_fields=fields, memory=memory, verificator=verificator)
+
+
+@functools.cache
+def _templates(root: str) -> jinja2.Environment:
+    """One template environment per prompts folder: every agent of a process shares its compiled
+    templates (compiling them took a run's agents seconds). Jinja checks a file's modification time
+    before it serves a compiled template, so an edited template is read again."""
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(root),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=False,
         autoescape=False,
+        auto_reload=True,
     )
-    return PromptSet(name=name, level=level, env=env, answer_fields=fields, memory=memory, verificator=verificator)
 
 
 def _choice(name: str, key: str, value: object, allowed: tuple[_Option, ...]) -> _Option:

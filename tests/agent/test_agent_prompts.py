@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -297,3 +298,17 @@ def test_a_knowledge_text_naming_an_unknown_setting_fails_loudly(tmp_path):
     (tmp_path / "rules.md").write_text("Rules.")
     with pytest.raises(PromptSetError, match="cook_tiem"):
         load_knowledge(tmp_path, "any", 0, {"cook_time": 20})
+
+
+def test_sets_of_one_folder_share_compiled_templates_and_an_edited_template_is_read_again(prompt_root):
+    """The agents of a process share one template environment per prompts folder (each built its
+    own and compiled every template again); editing a template still changes the next render."""
+    _make_set(prompt_root, "edited", {"explainer.j2": "first {{ x }}"})
+    first, second = load_prompt_set("edited", root=prompt_root), load_prompt_set("edited", root=prompt_root)
+    assert first.env is second.env
+    assert first.render("explainer.j2", {"x": 1}) == "first 1"
+    template = prompt_root / "edited" / "explainer.j2"
+    template.write_text("second {{ x }}")
+    stat = template.stat()
+    os.utime(template, ns=(stat.st_atime_ns, stat.st_mtime_ns + 2_000_000_000))  # a later edit, whatever the clock's grain
+    assert second.render("explainer.j2", {"x": 2}) == "second 2"

@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from envs.jitted import JittedEntryPoints, RunParams, Transition, hold_when_done
+from envs.jitted import JittedEntryPoints, RunParams, Transition, hold_when_done, value_key
 from envs.yokai import YokaiConfig, YokaiEnv, YokaiState, YokaiView, extract_events, final_outcome, make
 from envs.yokai.rules import ActionLayout, HintStatus
 from envs.yokai.symbolic import Cell, decode, decode_player
@@ -144,6 +144,10 @@ class YokaiWorldEnv(JittedEntryPoints):
     def __init__(self, game: YokaiEnv, horizon: int) -> None:
         self.game, self.horizon = game, horizon
         self.name, self.num_agents, self.config = game.name, game.num_agents, game.config
+
+    def program_key(self) -> str | None:
+        game = self.game.program_key()
+        return None if game is None else value_key(game, self.horizon)
 
     @property
     def perfect_memory(self) -> bool:
