@@ -48,19 +48,36 @@ class Stopped:
     page: Path  # the page of the whole run
     requests: int  # the requests the whole run made
     server: FakeChatServer  # the double it talks to (the table's config names its address)
+    served_before: int  # the requests the server had answered when this copy was handed out
 
 
-@pytest.fixture
-def stopped(tmp_path: Path) -> Iterator[Stopped]:
-    """A whole tiny table, then cut back to what a stop in its first grid leaves: that grid with its
-    first episode only, the second grid never begun."""
+@dataclass
+class Whole:
+    folder: Path
+    page: Path
+    requests: int
+    server: FakeChatServer
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Whole]:
+    """A whole tiny table, played once for the module (each test cuts back a copy of it)."""
+    tmp_path = tmp_path_factory.mktemp("whole")
     runs, page = tmp_path / "runs", tmp_path / "full"
     with FakeChatServer(responder=macrafter_answer) as server:
         argv = ["reproduce", TARGET, *TINY, "--out", str(page), "--runs-dir", str(runs), "--progress", "off"]
         assert main([*argv, "--no-cache", *loopback_args(server.url)]) == 0
-        folder = table_folder(runs)
-        cut_back(folder)
-        yield Stopped(folder, page.with_suffix(".md"), len(server.requests), server)
+        yield Whole(table_folder(runs), page.with_suffix(".md"), len(server.requests), server)
+
+
+@pytest.fixture
+def stopped(whole: Whole, tmp_path: Path) -> Stopped:
+    """A copy of the whole table, cut back to what a stop in its first grid leaves: that grid with
+    its first episode only, the second grid never begun."""
+    folder = tmp_path / "runs" / whole.folder.name
+    shutil.copytree(whole.folder, folder)
+    cut_back(folder)
+    return Stopped(folder, whole.page, whole.requests, whole.server, len(whole.server.requests))
 
 
 def cut_back(folder: Path) -> None:
@@ -82,7 +99,7 @@ def test_one_resume_finishes_every_grid_of_the_table(stopped: Stopped, tmp_path:
     kept = (first / "episodes.jsonl").read_text()
     page = tmp_path / "resumed"
     assert main(["reproduce", TARGET, "--resume", str(folder), "--out", str(page), "--progress", "off"]) == 0
-    assert 0 < len(server.requests) - stopped.requests < stopped.requests  # the finished episode was not played again
+    assert 0 < len(server.requests) - stopped.served_before < stopped.requests  # the finished episode was not played again
     assert (first / "episodes.jsonl").read_text().startswith(kept)  # and its record was kept as it was
     grids = json.loads((folder / TABLE_FILE).read_text())["grids"]
     assert list(grids) == ["macrafter-plain", "macrafter-feedback"]
