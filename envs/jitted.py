@@ -63,8 +63,8 @@ class JittedEntryPoints:
     Two envs built from the same values (``program_key``) are equal and hash alike, so a function
     jitted with the env as a static argument (the runners' batched step) is traced once per process
     for both: a table's grids, a resumed run's second pass and a test suite's many runs each built
-    their env anew, and tracing a world's step costs seconds (MA-Crafter's about ten on 2 cores) that
-    JAX's persistent cache does not save (it caches the compiled program, not the trace)."""
+    their env anew, and tracing a world's step costs seconds (MA-Crafter's most) that JAX's
+    persistent cache does not save (it caches the compiled program, not the trace)."""
 
     reset: Any
     step: Any
