@@ -75,12 +75,11 @@ class JittedEntryPoints:
         return None
 
     @cached_property
-    def _program_identity(self) -> tuple[str, str] | None:
+    def _program_identity(self) -> str | None:
         try:
-            key = self.program_key()
+            return self.program_key()
         except TypeError:  # a part with no value key: equal to itself only
             return None
-        return None if key is None else (f"{type(self).__module__}.{type(self).__qualname__}", key)
 
     def __eq__(self, other: object) -> bool:
         if self is other:

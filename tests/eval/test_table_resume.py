@@ -43,20 +43,16 @@ def ours(page: Path) -> str:
 
 
 @dataclass
-class Stopped:
-    folder: Path  # the table's run folder, cut back
+class Whole:
+    folder: Path  # the table's run folder
     page: Path  # the page of the whole run
     requests: int  # the requests the whole run made
     server: FakeChatServer  # the double it talks to (the table's config names its address)
-    served_before: int  # the requests the server had answered when this copy was handed out
 
 
 @dataclass
-class Whole:
-    folder: Path
-    page: Path
-    requests: int
-    server: FakeChatServer
+class Stopped(Whole):  # ``folder``: a copy of the whole run's, cut back
+    served_before: int  # the requests the server had answered when this copy was handed out
 
 
 @pytest.fixture(scope="module")

@@ -145,9 +145,8 @@ class YokaiWorldEnv(JittedEntryPoints):
         self.game, self.horizon = game, horizon
         self.name, self.num_agents, self.config = game.name, game.num_agents, game.config
 
-    def program_key(self) -> str | None:
-        game = self.game.program_key()
-        return None if game is None else value_key(game, self.horizon)
+    def program_key(self) -> str:
+        return value_key(self.game.program_key(), self.horizon)
 
     @property
     def perfect_memory(self) -> bool:
