@@ -150,6 +150,7 @@ def _same(a, b) -> bool:
     return all(np.array_equal(np.ravel(x), np.ravel(y)) for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b)))
 
 
+@pytest.mark.product_compile
 def test_self_play_is_the_single_learner_program_bit_for_bit(short_self_play):
     """Keys, the learner's cut of the rollout, the unbatched population of one and the optimiser's
     learning-rate multiplier keep self-play exactly plain single-learner PPO."""
