@@ -32,6 +32,14 @@ def _targets(text: str) -> tuple[str, ...]:
     return names
 
 
+def _plan_weight(text: str) -> float:
+    """The loss's weight on the plan's skill tokens: above 0, at most 100."""
+    try:
+        return read_float(text, "value", 0.0, 100.0, above_low=True)
+    except NumberError as exc:
+        raise argparse.ArgumentTypeError(exc.problem) from None
+
+
 def _score(text: str) -> float:
     """An episode score threshold: any finite number (scores may be negative in some worlds)."""
     try:
@@ -66,6 +74,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rank", type=bounded_int(1, 256), default=8, help="LoRA rank (default 8)")
     p.add_argument("--alpha", type=positive_float, default=16.0, help="LoRA alpha; the delta is scaled alpha/rank")
     p.add_argument("--lr", type=positive_float, default=2e-4, help="AdamW learning rate (default 2e-4)")
+    p.add_argument(
+        "--plan-weight",
+        type=_plan_weight,
+        default=1.0,
+        metavar="W",
+        help="weigh the answer tokens that name the chosen skill W times the rest in the loss (default 1: all alike)",
+    )
     p.add_argument("--targets", type=_targets, default=TARGETS, help="projections to adapt (default all seven)")
     p.add_argument("--seed", type=bounded_int(0, 2**31 - 1), default=0, help="initialisation and batch order")
     p.add_argument("--min-score", type=_score, default=None, help="keep episodes that scored at least this")
@@ -247,6 +262,7 @@ def _train(
         batch_size=request.batch_size,
         checkpoint_every=request.checkpoint_every,
         heldout_every=request.heldout_every,
+        plan_weight=request.plan_weight,
     )
     worlds = sorted(selection.worlds_taught)
     folders = ", ".join(p.name for p in request.runs)

@@ -49,6 +49,7 @@ class FinetuneRequest(FrontEndRequest):
     rank: int = Field(8, ge=1, le=256)
     alpha: float = Field(16.0, gt=0)
     lr: float = Field(2e-4, gt=0)
+    plan_weight: float = Field(1.0, gt=0, le=100)  # the loss's weight on the tokens of the plan's skill
     targets: tuple[Target, ...] = Field(TARGETS, min_length=1)
     seed: int = Field(0, ge=0, le=2**31 - 1)
     model: Path | None = None  # the base GGUF (None: the bundled SmolLM2-135M)

@@ -28,7 +28,7 @@ from proagent.bounded import small_whole
 from proagent.llm.embedded import grammar_schema
 from proagent.llm.types import StructuredOutput
 
-__all__ = ["JSON_STYLE", "AnswerFormat", "Unrendered", "answer_format", "student_answer"]
+__all__ = ["JSON_STYLE", "AnswerFormat", "Unrendered", "answer_format", "plan_value_bytes", "student_answer"]
 
 AnswerFormat = Literal["json", "text"]
 # How a JSON answer is written, within what the grammar allows (its whitespace rule is `" "?`):
@@ -38,6 +38,7 @@ JSON_STYLE = (
     "items; non-ASCII characters unescaped"
 )
 _CALL = re.compile(r"[a-z_]+\s*\([^)]*\)")
+_PLAN_KEY = '"plan": "'  # as `student_answer` writes it; never inside a JSON string (its quotes are escaped there)
 
 
 class Unrendered(ValueError):
@@ -123,3 +124,16 @@ def _skill(key: str, text: str, allowed: list[str]) -> str:
 
 def _form(text: str) -> str:
     return re.sub(r"[\s'\"]", "", text.lower()).replace("-", "_")
+
+
+def plan_value_bytes(answer: str) -> tuple[int, int] | None:
+    """The UTF-8 byte range of the plan's value (the skill, without its quotes) in a JSON answer as
+    `student_answer` writes it; None for an answer without one (free text, a schema with no plan)."""
+    at = answer.find(_PLAN_KEY)
+    if at < 0:
+        return None
+    start = at + len(_PLAN_KEY)
+    end = answer.find('"', start)
+    if end <= start:
+        return None
+    return len(answer[:start].encode("utf-8")), len(answer[:end].encode("utf-8"))

@@ -46,6 +46,9 @@ class Example(BaseModel):
     answer: tuple[int, ...] = Field(min_length=1)
     group: str = ""  # the prompts that share a system prompt share a group; batches never mix groups
     world: str = ""  # the world it was played in (held-out scores per world); not part of the set's identity
+    # answer tokens [start, end) that spell the chosen skill (the plan's value; None: not found), which
+    # `make_batch` may weigh above the rest; derived from the answer, so not part of the set's identity
+    plan_span: tuple[int, int] | None = None
 
 
 def examples_sha256(examples: Sequence[Example]) -> str:
@@ -123,11 +126,15 @@ def _round_up(n: int, multiple: int) -> int:
     return max(multiple, -(-n // multiple) * multiple)
 
 
-def make_batch(examples: Sequence[Example], prefix_len: int, bucket: int = 32) -> dict[str, np.ndarray]:
+def make_batch(
+    examples: Sequence[Example], prefix_len: int, bucket: int = 32, plan_weight: float = 1.0
+) -> dict[str, np.ndarray]:
     """``prefix``, ``rows`` and the answer positions/tokens/mask `proagent.finetune.llama.answer_loss` reads.
 
     A row is the example's tokens after the prefix, minus the last one (only ever a target); the
-    state at the prompt's last token predicts the first answer token."""
+    state at the prompt's last token predicts the first answer token. ``plan_weight``: the mask's
+    value on each example's `Example.plan_span` (1 elsewhere), so the loss, a weighted mean, counts
+    the tokens that choose the skill that much more than the JSON around them."""
     prefix = np.asarray(examples[0].prompt[:prefix_len], dtype=np.int32)
     inputs, starts = [], []
     for example in examples:
@@ -147,4 +154,6 @@ def make_batch(examples: Sequence[Example], prefix_len: int, bucket: int = 32) -
         pred_pos[i, :n] = start + np.arange(n)
         pred_tok[i, :n] = example.answer
         pred_mask[i, :n] = 1.0
+        if example.plan_span is not None:
+            pred_mask[i, example.plan_span[0] : example.plan_span[1]] = plan_weight
     return {"prefix": prefix, "rows": rows, "pred_pos": pred_pos, "pred_tok": pred_tok, "pred_mask": pred_mask}

@@ -55,3 +55,12 @@ class ChatTokenizer:
 
     def text(self, tokens: Sequence[int]) -> str:
         return self._llm.detokenize(list(tokens), special=True).decode("utf-8", errors="replace")
+
+    def byte_ends(self, tokens: Sequence[int]) -> list[int]:
+        """For each token, the byte length of the text up to and including it (what the ids spell
+        without special tokens): where each token ends in the answer's bytes."""
+        ends, total = [], 0
+        for token in tokens:
+            total += len(self._llm.detokenize([token], special=False))
+            ends.append(total)
+        return ends

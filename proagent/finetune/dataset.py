@@ -28,7 +28,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from proagent.agent.presets import EMBEDDED_ANALYSIS_CHARS
-from proagent.finetune.answers import JSON_STYLE, Unrendered, answer_format, student_answer
+from proagent.finetune.answers import JSON_STYLE, Unrendered, answer_format, plan_value_bytes, student_answer
 from proagent.finetune.batches import Example
 from proagent.finetune.chat_tokens import ChatTokenizer
 from proagent.llm.types import Message, StructuredOutput
@@ -42,6 +42,7 @@ __all__ = [
     "SupervisedPair",
     "heldout_pairs",
     "hold_out",
+    "plan_span",
     "played_episodes",
     "read_run_folder",
     "render_answers",
@@ -427,7 +428,21 @@ def to_examples(pairs: Sequence[SupervisedPair], tokenizer: ChatTokenizer, max_t
     out = []
     for pair in pairs:
         prompt, answer = tuple(tokenizer.prompt(pair.messages)), tuple(tokenizer.answer(pair.answer))
-        example = Example(prompt=prompt, answer=answer, group=system_prompt_group(pair.messages), world=pair.world)
+        example = Example(
+            prompt=prompt, answer=answer, group=system_prompt_group(pair.messages), world=pair.world,
+            plan_span=plan_span(tokenizer.byte_ends(answer), plan_value_bytes(pair.answer)),
+        )  # fmt: skip
         if max_tokens is None or len(example.prompt) + len(example.answer) <= max_tokens:
             out.append(example)
     return out
+
+
+def plan_span(byte_ends: Sequence[int], plan_bytes: tuple[int, int] | None) -> tuple[int, int] | None:
+    """The answer tokens [start, end) that overlap the plan's bytes ``plan_bytes`` (`plan_value_bytes`),
+    given where each token ends (`ChatTokenizer.byte_ends`); None without a plan."""
+    if plan_bytes is None:
+        return None
+    first, last = plan_bytes
+    starts = [0, *byte_ends[:-1]]
+    covering = [i for i, (a, b) in enumerate(zip(starts, byte_ends, strict=True)) if a < last and b > first]
+    return (covering[0], covering[-1] + 1) if covering else None

@@ -78,6 +78,8 @@ class TrainConfig(BaseModel):
     checkpoint_every: int = Field(default=50, ge=1)
     heldout_every: int | None = Field(default=None, ge=1)  # steps between held-out scores; None: every checkpoint
     init_adapter_sha256: str | None = None  # the adapter training started from (None: fresh deltas)
+    # the loss's weight on the tokens that spell the plan's skill (1: every answer token alike; see make_batch)
+    plan_weight: float = Field(default=1.0, gt=0, le=100)
 
 
 _CADENCE = {"steps", "log_every", "checkpoint_every", "heldout_every"}  # what a resume may change
@@ -267,7 +269,7 @@ def _run(
     while step < config.steps:
         picked = [examples[i] for i in batch_plan(examples, config.batch_size, step, config.lora.seed)]
         batch_prefix = batch_prefix_length(picked, prefix_len) if grouped else prefix_len
-        batch = jax.tree_util.tree_map(jnp.asarray, make_batch(picked, batch_prefix, config.bucket))
+        batch = jax.tree_util.tree_map(jnp.asarray, make_batch(picked, batch_prefix, config.bucket, config.plan_weight))
         began = time.perf_counter()
         state, loss = _train_step(params, state, batch, hp, config)
         window.append(float(loss))

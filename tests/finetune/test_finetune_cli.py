@@ -99,6 +99,8 @@ def test_filters_that_keep_nothing_are_refused_before_out_is_made(run_folder: Pa
         ("--targets", "q,x"),
         ("--holdout", "-1"),
         ("--checkpoint-every", "0"),
+        ("--plan-weight", "0"),
+        ("--plan-weight", "101"),
     ],
 )
 def test_bad_numbers_are_refused(tmp_path: Path, capsys, flag: str, value: str):
