@@ -1,8 +1,8 @@
 """The jitted and batched entry points every environment offers, from its pure ``reset``/``step``.
 
-Compiled once per env instance (cached), so reusing an env reuses its compiled functions; the
-batched ones vmap over a leading env axis (lockstep: all envs step together, each handles its own
-``done``).
+Traced once per process for all equal envs (``program_key``), so a rebuilt env reuses the compiled
+functions of an equal one; the batched ones vmap over a leading env axis (lockstep: all envs step
+together, each handles its own ``done``).
 
 An env's per-run numbers (its horizon) reach the compiled steps as an input, ``run_params``, not
 as constants baked into the program (gymnax's env params, passed per call): two envs that differ
@@ -61,10 +61,11 @@ class JittedEntryPoints:
     its own ``run_params``; an env without any keeps both defaults.
 
     Two envs built from the same values (``program_key``) are equal and hash alike, so a function
-    jitted with the env as a static argument (the runners' batched step) is traced once per process
-    for both: a table's grids, a resumed run's second pass and a test suite's many runs each built
-    their env anew, and tracing a world's step costs seconds (MA-Crafter's most) that JAX's
-    persistent cache does not save (it caches the compiled program, not the trace)."""
+    jitted with the env as a static argument (these entry points, the runners' batched step, an RL
+    partner's policy) is traced once per process for both: a table's grids, a resumed run's second
+    pass and a test suite's many runs each build their env anew, and tracing a world's step costs
+    seconds (MA-Crafter's most) that JAX's persistent cache does not save (it caches the compiled
+    program, not the trace)."""
 
     reset: Any
     step: Any
@@ -105,24 +106,48 @@ class JittedEntryPoints:
 
     @cached_property
     def jit_reset(self):
-        return jax.jit(self.reset)
+        return partial(_reset, self)
 
     @cached_property
     def jit_step(self):
-        return partial(jax.jit(self.step_with), self._device_params)
+        return partial(_step, self, self._device_params)
 
     @cached_property
     def reset_batch(self):
-        return jax.jit(jax.vmap(self.reset))
+        return partial(_reset_batch, self)
 
     @cached_property
     def step_batch(self):
-        return partial(jax.jit(jax.vmap(self.step_with, in_axes=(None, 0, 0, 0))), self._device_params)
+        return partial(_step_batch, self, self._device_params)
 
     @cached_property
     def _device_params(self) -> Any:
         """``run_params`` placed on the device once (not copied there at every call)."""
         return jax.device_put(self.run_params)
+
+
+# The entry points are jitted once per process with the env as a static argument (not once per env
+# instance): equal envs (`JittedEntryPoints.program_key`) share one trace, so every run a process
+# builds anew (the runs of an eval or a table, a web session, a test suite's plays) traces a world's
+# reset and step once; an env without a key is equal only to itself and is traced for itself alone.
+@partial(jax.jit, static_argnums=0)
+def _reset(env: JittedEntryPoints, key: Any) -> Any:
+    return env.reset(key)
+
+
+@partial(jax.jit, static_argnums=0)
+def _step(env: JittedEntryPoints, params: Any, key: Any, state: Any, actions: Any) -> Any:
+    return env.step_with(params, key, state, actions)
+
+
+@partial(jax.jit, static_argnums=0)
+def _reset_batch(env: JittedEntryPoints, keys: Any) -> Any:
+    return jax.vmap(env.reset)(keys)
+
+
+@partial(jax.jit, static_argnums=0)
+def _step_batch(env: JittedEntryPoints, params: Any, keys: Any, states: Any, actions: Any) -> Any:
+    return jax.vmap(env.step_with, in_axes=(None, 0, 0, 0))(params, keys, states, actions)
 
 
 class Transition(NamedTuple):

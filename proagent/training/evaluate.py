@@ -96,8 +96,8 @@ def self_play_score(
     """The policy (or per-seat policies, ``seat_params``) as a team, stochastic as trained: the
     ``self_play`` of every manifest."""
     team = seat_params(params, seat_groups, env.num_agents)
-    run = jax.jit(lambda key: _team_scores(env, network, team, key, episodes))
-    return summarize(np.asarray(run(jax.random.PRNGKey(seed))), env.horizon)
+    scores = _jitted_team_scores(env, network, team, jax.random.PRNGKey(seed), episodes)
+    return summarize(np.asarray(scores), env.horizon)
 
 
 def _team_scores(env: RLEnv, network: Network, team: tuple[Any, ...], key: jax.Array, episodes: int) -> jax.Array:
@@ -106,6 +106,12 @@ def _team_scores(env: RLEnv, network: Network, team: tuple[Any, ...], key: jax.A
     acts = tuple(_actor(network, env.num_actions, p) for p in team)
     hidden = policy_fns(network, env.num_actions).initial_hidden(episodes)
     return _episode_scores(env, acts, (hidden,) * len(acts), key, episodes)
+
+
+# The parameters are an input, not constants baked into the program: every training run scores its
+# policy once, and runs of one env and network (a sweep's, a population's, a resumed run's, a test
+# suite's) share one trace and one compiled program (with constants, each call compiled anew).
+_jitted_team_scores = jax.jit(_team_scores, static_argnums=(0, 1, 4))
 
 
 def make_learners_self_play(env: RLEnv, network: Network, episodes: int) -> Callable[[Any, jax.Array], jax.Array]:

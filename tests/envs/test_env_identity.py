@@ -86,3 +86,24 @@ def test_the_value_key_spells_out_every_element_or_refuses() -> None:
         value_key(jnp.zeros(3))
     with pytest.raises(TypeError):
         value_key(object())
+
+
+@pytest.mark.parametrize("spec", ["overcooked:cramped_room", "cube:easy_2a"])
+def test_the_entry_points_of_two_equal_envs_share_one_trace(spec: str) -> None:
+    from envs import jitted
+
+    def sizes() -> list[int]:
+        return [f._cache_size() for f in (jitted._reset, jitted._step, jitted._reset_batch, jitted._step_batch)]
+
+    def use(env) -> None:
+        state = env.jit_reset(jax.random.PRNGKey(0))
+        env.jit_step(jax.random.PRNGKey(1), state, jnp.zeros((env.num_agents,), jnp.int32))
+        states = env.reset_batch(jnp.zeros((2, 2), jnp.uint32))
+        env.step_batch(jnp.zeros((2, 2), jnp.uint32), states, jnp.zeros((2, env.num_agents), jnp.int32))
+
+    use(make_env(spec, 12))
+    once = sizes()
+    use(make_env(spec, 12))  # built anew, equal: nothing traced again
+    assert sizes() == once
+    use(make_env(spec, 13))  # another horizon is another env: traced for itself
+    assert sizes() == [size + 1 for size in once]

@@ -53,6 +53,21 @@ def test_plays_either_seat_and_replays_from_seed(tiny_run):
     assert _play(env, (a, b), seed=6, steps=25) != first
 
 
+def test_a_partner_loaded_again_reuses_the_trace_of_its_policy(tiny_run):
+    """Each run loads its partner anew; its acting function is traced once per process, not per load."""
+    _, out = tiny_run
+    env = envs.make("cramped_room")
+    state = env.jit_reset(jax.random.PRNGKey(0))
+    first = overcooked_partner(out, env.layout)
+    first.reset(0, seed=1)
+    first.policy(env.symbolic(state), state)
+    traced = rl_partner._act_one._cache_size()
+    second = overcooked_partner(out, env.layout)
+    second.reset(1, seed=1)
+    second.policy(env.symbolic(state), state)
+    assert rl_partner._act_one._cache_size() == traced
+
+
 def test_lookup_by_name(tiny_run):
     _, out = tiny_run
     root = out.parents[2]
