@@ -81,7 +81,9 @@ from proagent.paths import PROJECT_ROOT
 
 _SETTINGS: dict[str, str | float | int | bool] = {}
 _where = os.environ.get("PROAGENT_TEST_JAX_CACHE", str(PROJECT_ROOT / ".cache" / "jax-tests"))
-if _where != "off":
+if _where == "off":
+    os.environ["PROAGENT_COMPILE_CACHE"] = "off"  # the commands tests run keep off the user's cache too
+else:
     _SETTINGS["jax_compilation_cache_dir"] = _where
     _SETTINGS["jax_persistent_cache_min_compile_time_secs"] = 0.0  # tiny test programs count too
     _SETTINGS["jax_persistent_cache_min_entry_size_bytes"] = 0

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from types import MappingProxyType
 
 from proagent.cli.arg_types import OneLineParser
+from proagent.compile_cache import enable_compile_cache
 from proagent.files import disk_problem, is_disk_error
 
 # name -> (module of proagent.cli, the one-line help `proagent --help` lists), in the listing's order.
@@ -52,6 +53,7 @@ def chosen_command(argv: Sequence[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
+    enable_compile_cache()  # before a command imports JAX
     args = build_parser(only=chosen_command(given)).parse_args(given)  # its command_line: the words as typed
     try:
         return int(args.run(args) or 0)

@@ -75,6 +75,7 @@ def test_nothing_outside_the_cli_imports_it():
 LAYERS = (
     ("proagent.bounded", "proagent.untrusted"),  # the readers of untrusted text and files: import nothing of the project
     ("proagent", "proagent.world", "proagent.paths", "proagent.files", "proagent.jsonl", "proagent.tables_out", "proagent.limits",
+     "proagent.compile_cache",
      "proagent.numbers", "proagent.run_lines", "proagent.text_values", "proagent.topologies", "proagent.request"),
     ("proagent.domains", "proagent.llm", "proagent.contract", "proagent.interdependence", "proagent.checkout", "proagent.cluster",
      "proagent.adapter_choice"),
