@@ -1,8 +1,8 @@
 """XLA's compiled programs kept on disk between `proagent` commands (JAX's persistent compilation cache).
 
 Every command compiles its world's step and its partners' policies anew: seconds a command
-(MA-Crafter's step about half of a short scripted `play`'s 32 s on 2 cores; with the cache, the
-second such command took 17 s). JAX can keep what it compiled on disk, keyed by the program, the
+(a short scripted MA-Crafter `play` took 21 s on 2 cores, half of it compiling; with the cache, a
+second such command took 11 s). JAX can keep what it compiled on disk, keyed by the program, the
 compile options and the jax/jaxlib versions, so a repeat loads the same executable: results are
 bit for bit those of a fresh compile.
 
