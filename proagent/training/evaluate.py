@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from proagent.training.checkpoint import SelfPlayScore
-from proagent.training.networks import Hidden, Network, mask_logits, policy_fns
+from proagent.training.networks import Hidden, Network, mask_logits, pick_action, policy_fns
 from proagent.world.rl_spec import RLEnv, State
 
 # (hidden, obs (B, ...), key, legal (B, actions) or None) -> (hidden, actions (B,)); a feedforward
@@ -24,16 +24,12 @@ from proagent.world.rl_spec import RLEnv, State
 Act = Callable[[Hidden, jax.Array, jax.Array, jax.Array | None], tuple[Hidden, jax.Array]]
 
 
-def _pick(key: jax.Array, logits: jax.Array, stochastic: bool) -> jax.Array:
-    return jax.random.categorical(key, logits) if stochastic else jnp.argmax(logits, -1)
-
-
 def _actor(network: Network, num_actions: int, params, stochastic: bool = True) -> Act:
     step = policy_fns(network, num_actions).step
 
     def act(hidden: Hidden, obs: jax.Array, key: jax.Array, legal: jax.Array | None) -> tuple[Hidden, jax.Array]:
         hidden, logits, _ = step(params, hidden, obs)
-        return hidden, _pick(key, mask_logits(logits, legal), stochastic)
+        return hidden, pick_action(mask_logits(logits, legal), key, stochastic)
 
     return act
 

@@ -357,6 +357,11 @@ def mask_logits(logits: jax.Array, legal: jax.Array | None) -> jax.Array:
     return logits if legal is None else jnp.where(legal, logits, ILLEGAL_LOGIT)
 
 
+def pick_action(logits: jax.Array, key: jax.Array, stochastic: bool) -> jax.Array:
+    """An action from ``logits``: sampled as trained (``stochastic``), else the most likely one."""
+    return jax.random.categorical(key, logits) if stochastic else jnp.argmax(logits, -1)
+
+
 def reset_hidden(hidden: Hidden, done: jax.Array) -> Hidden:
     """Zero the memory of every actor whose episode just ended (``None`` stays ``None``)."""
     return None if hidden is None else jnp.where(done[:, None], 0.0, hidden)

@@ -33,7 +33,7 @@ import jax.numpy as jnp
 from proagent.contract import ImmediateAgent, Observation, UnknownAgentError
 from proagent.paths import PARTNERS_DIR, method_of, partner_dir
 from proagent.training import checkpoint
-from proagent.training.networks import Hidden, Network, PolicyFns, mask_logits, policy_fns
+from proagent.training.networks import Hidden, Network, PolicyFns, mask_logits, pick_action, policy_fns
 from proagent.world.rl_spec import RLEnv, State
 
 Observer = Callable[[checkpoint.Manifest], RLEnv]  # the env a partner observes with, from its manifest
@@ -124,36 +124,32 @@ class RLPartner(ImmediateAgent):
         return policy_fns(self.manifest.network, self.env.num_actions)
 
     def _act_one(self, params: Any, hidden: Hidden, state: State, seat: int, key: jax.Array):
-        return _act_one(self.env, self.manifest.network, self.stochastic, params, hidden, state, seat, key)
+        return _jitted_act_one(self.env, self.manifest.network, self.stochastic, params, hidden, state, seat, key)
 
     def _act_batch(self, params: Any, obs: jax.Array, key: jax.Array, legal: jax.Array | None) -> jax.Array:
-        return _act_batch(self.env, self.manifest.network, self.stochastic, params, obs, key, legal)
+        return _jitted_act_batch(self.env, self.manifest.network, self.stochastic, params, obs, key, legal)
 
 
 # A partner's acting functions are jitted once per process with what they are built from as static
 # arguments (the env, which equal envs share: `envs.jitted`; the frozen network config; sampling or
 # argmax), not once per loaded partner: every run that loads a partner anew (an eval's runs, a
 # table's grids, a web session) traces its policy once, and partners of one network share it.
-def _pick(stochastic: bool, logits: jax.Array, key: jax.Array) -> jax.Array:
-    return jax.random.categorical(key, logits) if stochastic else jnp.argmax(logits, -1)
-
-
 @partial(jax.jit, static_argnums=(0, 1, 2))
-def _act_one(
+def _jitted_act_one(
     env: RLEnv, network: Network, stochastic: bool, params: Any, hidden: Hidden, state: State, seat: Any, key: Any
 ):
     obs = env.observe_seat(state, seat)
     legal = env.legal_actions(state)
     hidden, logits, _ = policy_fns(network, env.num_actions).step(params, hidden, obs[None])
-    return hidden, _pick(stochastic, mask_logits(logits[0], None if legal is None else legal[seat]), key)
+    return hidden, pick_action(mask_logits(logits[0], None if legal is None else legal[seat]), key, stochastic)
 
 
 @partial(jax.jit, static_argnums=(0, 1, 2))
-def _act_batch(
+def _jitted_act_batch(
     env: RLEnv, network: Network, stochastic: bool, params: Any, obs: jax.Array, key: Any, legal: Any
 ) -> jax.Array:
     logits = mask_logits(policy_fns(network, env.num_actions).step(params, None, obs)[1], legal)
-    return _pick(stochastic, logits, key).astype(jnp.int32)
+    return pick_action(logits, key, stochastic).astype(jnp.int32)
 
 
 def available_rl_partners(world: str, layout: str, root: Path = PARTNERS_DIR) -> list[str]:

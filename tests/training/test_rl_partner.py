@@ -61,11 +61,11 @@ def test_a_partner_loaded_again_reuses_the_trace_of_its_policy(tiny_run):
     first = overcooked_partner(out, env.layout)
     first.reset(0, seed=1)
     first.policy(env.symbolic(state), state)
-    traced = rl_partner._act_one._cache_size()
+    traced = rl_partner._jitted_act_one._cache_size()
     second = overcooked_partner(out, env.layout)
     second.reset(1, seed=1)
     second.policy(env.symbolic(state), state)
-    assert rl_partner._act_one._cache_size() == traced
+    assert rl_partner._jitted_act_one._cache_size() == traced
 
 
 def test_lookup_by_name(tiny_run):
