@@ -24,6 +24,7 @@ outer loops need to rank partners.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, NamedTuple
 
 import jax
@@ -320,6 +321,11 @@ def check_population(config: PPOConfig, pairing: Pairing) -> None:
         )
 
 
+# One program per distinct (config, pairing, env, updates per call, events): the arguments are values
+# (frozen configs, envs equal by their program key), so the runs that build it again with the same
+# values (a resumed run, a population's stages and generations, a sweep's seeds, a test suite) reuse
+# the trace instead of tracing a new closure of the same program.
+@functools.lru_cache(maxsize=16)
 def make_population_train(
     config: PPOConfig,
     pairing: Pairing,

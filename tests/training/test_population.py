@@ -120,3 +120,27 @@ def test_style_weights_follow_each_actors_learner():
     assert Pairing(num_learners=1, slots=((0, 0),)).actor_style_weights() is None
     with pytest.raises(ValueError, match="one row per learner"):
         Pairing(num_learners=2, slots=((0, 1),), style_weights=((1.0, 0.0),))
+
+
+def test_a_run_built_again_from_equal_values_gets_the_programs_already_traced():
+    """A resumed run, a sweep's next cell or a population's next stage builds its env, config and
+    pairing anew: equal values give the same jitted programs (traced once per process), other values
+    their own."""
+    from proagent.training.evaluate import make_learners_self_play, make_pair_states, make_payoff_matrix
+
+    def built(num_envs: int = 4, horizon: int = 10):
+        env = rl_env(envs.make("cramped_room", envs.Dynamics(horizon=horizon)))
+        config = _config(num_envs)
+        network = config.network
+        return (
+            make_population_train(config, Pairing.self_play(num_envs, 2), env),
+            make_payoff_matrix(env, network, 3, 2),
+            make_learners_self_play(env, network, 2),
+            make_pair_states(env, network, 2, 2, 5),
+        )
+
+    first, again = built(), built()
+    assert all(a is b for a, b in zip(first, again, strict=True))
+    assert not any(a is b for a, b in zip(first, built(horizon=12), strict=True))  # another env
+    more_envs = built(num_envs=8)  # another PPO config: its own update; the scorers do not read it
+    assert more_envs[0] is not first[0] and all(a is b for a, b in zip(first[1:], more_envs[1:], strict=True))
