@@ -44,7 +44,7 @@ def _env(layout: str = "9c_2p", horizon: int | None = None) -> YokaiWorldEnv:
 
 
 def _table(env: YokaiWorldEnv, seed: int = 0) -> YokaiTable:
-    return env.symbolic(env.reset(jax.random.PRNGKey(seed)))
+    return env.symbolic(env.jit_reset(jax.random.PRNGKey(seed)))
 
 
 def test_yokai_is_built_in_and_owns_its_layouts() -> None:
@@ -81,7 +81,7 @@ def test_when_the_game_may_end_is_an_env_setting_that_the_rules_text_and_the_che
     rules = load_knowledge(DOMAIN.knowledge_root, "9c_2p", 0, DOMAIN.knowledge_facts(env)).rules
     assert "only once 2 turns have been played" in rules
     assert "only once" not in load_knowledge(DOMAIN.knowledge_root, "9c_2p", 0, DOMAIN.knowledge_facts(_env())).rules
-    table = env.symbolic(env.reset(jax.random.PRNGKey(0)))
+    table = env.symbolic(env.jit_reset(jax.random.PRNGKey(0)))
     (why,) = phase_failures(table, 0, Skill("end_game"))
     assert "may not be ended yet" in why
     for bad in ("-1", "two", "9"):  # 9c_2p has 8 turns at most (8 steps per hint)
@@ -127,24 +127,24 @@ def test_skills_a_phase_does_not_allow_are_refused_with_the_reason() -> None:
     assert "not allowed in this phase" in book.failures(table, 0, Skill("move", "4_to_2_4"))[0]
     assert "not allowed in this phase" in book.failures(table, 0, Skill("reveal_hint", 0))[0]
     assert "your turn" in book.failures(table, 0, Skill("wait", 1))[0] and book.failures(table, 1, Skill("wait", 1)) == []
-    state = env.reset(jax.random.PRNGKey(0))
+    state = env.jit_reset(jax.random.PRNGKey(0))
     lay = env.config.actions
     for action in (lay.observe(4), lay.observe(0)):
-        state = env.step(jax.random.PRNGKey(0), state, jnp.array([action, lay.noop])).state
+        state = env.jit_step(jax.random.PRNGKey(0), state, jnp.array([action, lay.noop])).state
     moving = env.symbolic(state)
     assert "every card must stay one connected group" in book.failures(moving, 0, Skill("move", "4_to_0_0"))[0]
     assert book.failures(moving, 0, Skill("move", "0_to_2_4")) == []
     assert "only for a move phase where no move is legal" in book.failures(moving, 0, Skill("pass"))[0]
     assert "already looked at card 4" in DOMAIN.skill_book(table).failures(
-        env.symbolic(env.step(jax.random.PRNGKey(0), env.reset(jax.random.PRNGKey(0)), jnp.array([lay.observe(4), lay.noop])).state),
+        env.symbolic(env.jit_step(jax.random.PRNGKey(0), env.jit_reset(jax.random.PRNGKey(0)), jnp.array([lay.observe(4), lay.noop])).state),
         0,
         Skill("observe", 4),
     )[0]
     turn0 = (lay.observe(4), lay.observe(0), lay.move(0, 2 * 9 + 4), lay.reveal(0))
     turn1 = (lay.observe(1), lay.observe(2), lay.move(6, 6 * 9 + 4), lay.place(0, 4 * 9 + 4))  # hint 0 on card 4
-    state = env.reset(jax.random.PRNGKey(0))
+    state = env.jit_reset(jax.random.PRNGKey(0))
     for action in turn0 + turn1:  # only the acting seat's entry is read
-        state = env.step(jax.random.PRNGKey(0), state, jnp.array([action, action])).state
+        state = env.jit_step(jax.random.PRNGKey(0), state, jnp.array([action, action])).state
     hinted = env.symbolic(state)
     assert hinted.game.step == 8 and hinted.game.cards[4].hint == 0 and hinted.game.player == 0 and len(hinted.game.turn_cards) == 0
     assert "card 4 carries hint 0" in book.failures(hinted, 0, Skill("observe", 4))[0]
@@ -169,12 +169,12 @@ def test_in_the_real_memory_game_a_moved_card_is_only_remembered() -> None:
     game = make("9c_2p", perfect_memory=False)
     env = YokaiWorldEnv(game, 100)
     lay, key = game.layout, jax.random.PRNGKey(0)
-    state = env.reset(key)
+    state = env.jit_reset(key)
     memory = SeatMemory(0)
     memory.observe(env.symbolic(state), [])
     for action in (lay.observe(4), lay.observe(0), lay.move(0, 2 * 9 + 4)):
         before = env.symbolic(state)
-        state = env.step(key, state, jnp.array([action, lay.noop])).state
+        state = env.jit_step(key, state, jnp.array([action, lay.noop])).state
         belief = memory.observe(env.symbolic(state), env.events(before, [action, lay.noop], env.symbolic(state)))
         facts = ground_facts(belief, [], 0.0)
     truth = env.symbolic(state).game.cards[0].colour
@@ -190,13 +190,13 @@ def test_a_remembered_colour_is_dated_when_the_seat_looked_not_when_it_last_saw_
     game = make("9c_2p", perfect_memory=False)
     env = YokaiWorldEnv(game, 100)
     lay, key = game.layout, jax.random.PRNGKey(0)
-    state = env.reset(key)
+    state = env.jit_reset(key)
     memory = SeatMemory(0)
     memory.observe(env.symbolic(state), [])
     steps = []
     for action in (lay.observe(0), lay.observe(4), lay.move(0, 2 * 9 + 4)):
         before = env.symbolic(state)
-        state = env.step(key, state, jnp.array([action, lay.noop])).state
+        state = env.jit_step(key, state, jnp.array([action, lay.noop])).state
         belief = memory.observe(env.symbolic(state), env.events(before, [action, lay.noop], env.symbolic(state)))
         steps.append(env.symbolic(state).game.step)
     (card0,) = [s for s in belief.remembered if s.card == 0]

@@ -45,9 +45,9 @@ def _grammars(table: YokaiTable, env: YokaiWorldEnv, seat: int, probe: bool = Fa
 
 
 def _play(env: YokaiWorldEnv, actions: list[int]) -> YokaiTable:
-    state, key = env.reset(jax.random.PRNGKey(3)), jax.random.PRNGKey(0)
+    state, key = env.jit_reset(jax.random.PRNGKey(3)), jax.random.PRNGKey(0)
     for action in actions:
-        state = env.step(key, state, jnp.array([action, env.config.actions.noop])).state
+        state = env.jit_step(key, state, jnp.array([action, env.config.actions.noop])).state
     return env.symbolic(state)
 
 

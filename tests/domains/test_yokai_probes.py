@@ -29,7 +29,7 @@ def _episode(run_dir: Path, pattern: str) -> dict:
 
 def test_a_question_asks_every_card_on_the_seats_turn_and_knows_what_it_saw() -> None:
     env: YokaiWorldEnv = DOMAIN.make_env("16c_3p", 200)
-    table = env.symbolic(env.reset(jax.random.PRNGKey(1)))
+    table = env.symbolic(env.jit_reset(jax.random.PRNGKey(1)))
     belief = SeatMemory(0).observe(table, [])
     question = colour_question(env, belief, 0)
     assert question is not None and question.items == tuple(str(i) for i in range(16)) and question.turn == 0

@@ -51,7 +51,7 @@ def _yokai_decision(first_answer: str) -> ProAgent:
     env = YOKAI.make_env("9c_2p", YOKAI.default_horizon("9c_2p"))
     model = ScriptedModel([first_answer], respond=answering(yokai_answer))
     agent = ProAgent(AgentConfig(), model, YOKAI, env)
-    obs = Observation(0, env.symbolic(env.reset(jax.random.PRNGKey(0))), None, None, 0.0)
+    obs = Observation(0, env.symbolic(env.jit_reset(jax.random.PRNGKey(0))), None, None, 0.0)
     agent.reset(0, 0, obs)
     asyncio.run(agent.act(obs, []))
     return agent
@@ -67,7 +67,7 @@ def test_a_yokai_answer_with_5000_nines_is_recorded_as_a_rejection_and_the_decis
 def test_a_teammate_named_with_a_huge_number_is_no_prediction_not_an_error() -> None:
     env = YOKAI.make_env("9c_2p", YOKAI.default_horizon("9c_2p"))
     agent = ProAgent(AgentConfig(), ScriptedModel(), YOKAI, env)
-    agent.reset(0, 0, Observation(0, env.symbolic(env.reset(jax.random.PRNGKey(0))), None, None, 0.0))
+    agent.reset(0, 0, Observation(0, env.symbolic(env.jit_reset(jax.random.PRNGKey(0))), None, None, 0.0))
     planner = agent.planner
     planner.teammates, planner.per_teammate = (1, 2), True
     raw = json.dumps({"intention": f"player {NINES}: observe(1); player ٣: observe(2)", "plan": "observe(3)"})
