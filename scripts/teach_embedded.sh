@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# Makes the embedded model's shipped adapter again (data/adapters/smollm2-135m-taught; docs/finetune.md):
+# Makes the embedded model's adapters again (data/adapters/smollm2-135m-taught, the default, and its third stage,
+# data/adapters/smollm2-135m-plan-weighted; docs/finetune.md):
 # the worlds' scripted planners play as teachers (the student's prompt set and grammar: --prompt compact
 # --legal-only on; seeds from 100, so the evaluation's seeds 0-4 stay unseen), then `proagent finetune`
-# teaches the bundled SmolLM2-135M their decisions in two stages: counter_circuit alone (the README's
-# kitchen, 200 steps of 4), then every world, starting from that adapter (--init-adapter; 80 steps of 16,
-# the last episode of each world held out and scored at every checkpoint), and plays the student against
-# the raw model on counter_circuit with cole.
+# teaches the bundled SmolLM2-135M their decisions in three stages: counter_circuit alone (the README's
+# kitchen, 200 steps of 4); every world, starting from that adapter (--init-adapter; 80 steps of 16, the
+# last episode of each world held out and scored at every checkpoint: the default adapter,
+# data/adapters/smollm2-135m-taught); then every world but Yōkai from the second stage's adapter, each
+# skill capped and the plan's tokens weighed five times (10 steps of 16: data/adapters/
+# smollm2-135m-plan-weighted). The last two stages play their student against the raw model on
+# counter_circuit with cole.
 #
 #   scripts/teach_embedded.sh OUT_FOLDER
 #
 # Left out as teachers: both seats of grounded_coord_simple, and cramped_room_v2's seat 0 (the
 # scripted planner scores 0 or less there: nothing to teach).
-# On 2 CPU cores: about 4 minutes of play, 35 minutes for the first stage, about an hour for the
-# second (a stopped stage continues with the same line plus --resume) and 5-10 minutes of evaluation.
+# On 2 CPU cores: about 4 minutes of play, 35 minutes for the first stage, about an hour and a half for
+# the second, 20-25 minutes for the third (a stopped stage continues with the same line plus --resume) and
+# 20-30 minutes of evaluation a stage (the raw model's episodes are the long ones).
 set -euo pipefail
 out=${1:?usage: scripts/teach_embedded.sh OUT_FOLDER}
 runs="$out/runs"
@@ -52,4 +57,13 @@ proagent finetune runs/* --out adapter --init-adapter adapter_counter_circuit/ad
   --checkpoint-every 5 --heldout-every 40 --batch-size 16 --lr 1e-3 --rank 8 --balance capped --max-per-world 600 \
   --max-tokens 2800 \
   --holdout 1 --seed 0 --eval --eval-domain overcooked --eval-layouts counter_circuit --eval-partners cole \
+  --eval-seats 0 --eval-episodes 5 --eval-horizon 400 --eval-concurrency 2 --progress off
+# Yōkai's prompts (2,000-2,800 tokens) make a batch of them several kitchen batches' work: the third stage
+# leaves them out
+kitchens=()
+for run in runs/*; do [[ $run == *-9c_* ]] || kitchens+=("$run"); done
+proagent finetune "${kitchens[@]}" --out adapter_plan_weighted --init-adapter adapter/adapter.gguf --steps 10 \
+  --checkpoint-every 10 --batch-size 16 --lr 1e-3 --rank 8 --balance capped --max-per-world 300 --max-per-skill 60 \
+  --max-tokens 2800 --holdout 0 --seed 2 --plan-weight 5 \
+  --eval --eval-domain overcooked --eval-layouts counter_circuit --eval-partners cole \
   --eval-seats 0 --eval-episodes 5 --eval-horizon 400 --eval-concurrency 2 --progress off
