@@ -229,14 +229,14 @@ def write_comparison(target: Target, folder: Path, out: Path | None) -> None:
             f"Regenerate: {made_by([s.command for s in manifest.sessions if s.pending != 0])} (run folder "
             f"`{folder.name}`)."
         ),
-        models_caption(eval_llm_seats(config)),
+        models_caption(eval_llm_seats(config, manifest.models)),
         *([withheld_line(differences)] if differences else []),
     ]
     title = f"{target.name}: {target.table}"
     rows = compare(records, paper)
     path = out.with_suffix(".md") if out is not None else folder / "reproduce.md"
     path.parent.mkdir(parents=True, exist_ok=True)
-    caption = f"{title}\n{models_short(eval_llm_seats(config))}"
+    caption = f"{title}\n{models_short(eval_llm_seats(config, manifest.models))}"
     plot = gap_plot(cell_gaps(rows), path.with_name(path.stem + "_vs_paper.png"), caption)
     if plot is None and (folder / "scores.png").exists():  # nothing to set beside the paper: our scores alone
         plot = Path(shutil.copyfile(folder / "scores.png", path.with_name(path.stem + "_scores.png")))

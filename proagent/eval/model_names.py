@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from proagent.eval.config import PROAGENT, EvalConfig
-from proagent.llm.scripted import SCRIPTED_CAPTION, SCRIPTED_SPEC, is_scripted
+from proagent.llm.scripted import SCRIPTED_CAPTION, SCRIPTED_SPEC, ModelRecord, is_scripted
 
 TEST_DOUBLES = "python:tests."  # --llm factories of the test suite: scripted answers, no model
 EMBEDDED = "embedded"
@@ -59,12 +59,22 @@ def adapter_words(path: str | Path | None, sha256: str | None = None) -> str | N
     return f"{named}, sha256 {sha256[:12]}" if sha256 else named
 
 
-def eval_llm_seats(config: EvalConfig | None) -> list[LlmSeat] | None:
-    """Each LLM agent of an evaluation run (None: its config is not recorded)."""
+def eval_llm_seats(
+    config: EvalConfig | None, models: Mapping[str, ModelRecord] | None = None
+) -> list[LlmSeat] | None:
+    """Each LLM agent of an evaluation run (None: its config is not recorded). ``models``: the run's
+    model records (its manifest's), whose adapter sha256 names the adapter that played: a file
+    replaced at the same path is another model, and a page must not read as if it were the same."""
     if config is None:
         return None
+    recorded = models or {}
+
+    def sha(name: str) -> str | None:
+        record = recorded.get(name)
+        return None if record is None else record.adapter_sha256
+
     return [
-        LlmSeat(a.name, a.llm, a.agent_config().prompt, adapter_words(a.adapter))
+        LlmSeat(a.name, a.llm, a.agent_config().prompt, adapter_words(a.adapter, sha(a.name)))
         for a in config.agents
         if a.kind == PROAGENT
     ]

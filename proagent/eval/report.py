@@ -146,7 +146,7 @@ def build_report(
     order = run_order(manifest)
     config = manifest.config if manifest is not None else None
     if manifest is not None:
-        seats = eval_llm_seats(config)
+        seats = eval_llm_seats(config, manifest.models)
     report = Report(
         title=f"{title} ({world})" if world else title,
         world=world,

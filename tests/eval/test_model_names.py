@@ -73,3 +73,19 @@ def test_a_human_run_without_a_model_says_none_played() -> None:
 
     assert models_caption(play_llm_seats({"llm": "none", "agent": {}})).startswith("Model: none")
     assert play_llm_seats({"llm": "embedded", "agent": {"prompt": "compact"}})[0].prompt == "compact"
+
+
+def test_an_evaluations_caption_names_the_sha256_of_the_adapter_that_played(tmp_path) -> None:
+    """An adapter file replaced at the same path is another model: the caption of a page made from
+    the run's records names the sha256 the run recorded, not only the path."""
+    from proagent.llm.scripted import describe_with_adapter
+
+    adapter = tmp_path / "taught" / "adapter.gguf"
+    adapter.parent.mkdir()
+    adapter.write_bytes(b"the adapter that played")
+    cfg = config(agents=[{"kind": "proagent", "label": "student", "adapter": str(adapter)}])
+    played = describe_with_adapter("embedded", adapter)
+    adapter.write_bytes(b"another adapter, later, at the same path")
+    caption = models_caption(eval_llm_seats(cfg, {"student": played}))
+    assert f"with LoRA adapter `taught/adapter.gguf, sha256 {played.adapter_sha256[:12]}`" in caption
+    assert "sha256" not in models_caption(eval_llm_seats(cfg))  # no records (an older run): the path alone
