@@ -140,8 +140,11 @@ class Estimate(BaseModel):
 def token_prices(model: str) -> tuple[float, float] | None:
     """(USD per prompt token, USD per completion token) from litellm's price table, trying the id as
     given and without its provider prefix (``openai/gpt-4o-mini`` is listed as ``gpt-4o-mini``)."""
+    from proagent.llm.factory import is_api_model
     from proagent.llm.litellm_backend import import_litellm
 
+    if not is_api_model(model):
+        return None  # a local model or a double: no price
     prices = import_litellm().model_cost
     for key in (model, model.partition("/")[2]):
         entry = prices.get(key) if key else None

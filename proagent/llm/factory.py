@@ -29,11 +29,20 @@ from proagent.llm.litellm_backend import LiteLLMModel, check_api_base, credentia
 from proagent.llm.scripted import SCRIPTED_SPEC, ScriptedPlanner, ScriptedPlannerModel
 from proagent.llm.types import LLMConfigError, Model
 
-__all__ = ["DEFAULT_TIMEOUT_S", "EMBEDDED_SPEC", "PYTHON_PREFIX", "SCRIPTED_SPEC", "make_model"]
+__all__ = ["DEFAULT_TIMEOUT_S", "EMBEDDED_SPEC", "PYTHON_PREFIX", "SCRIPTED_SPEC", "is_api_model", "make_model"]
 
 EMBEDDED_SPEC = "embedded"
 PYTHON_PREFIX = "python:"  # python:package.module:attribute, a factory of a Model
 DEFAULT_TIMEOUT_S = 60.0
+
+
+def is_api_model(spec: str | None) -> bool:
+    """Whether ``spec`` names a litellm model (an API or a server), not the embedded model, the scripted
+    planner or a ``python:`` factory: only such a model has a price, and asking litellm's price table
+    costs its import (seconds) in a process that may otherwise never need it."""
+    spec = (spec or EMBEDDED_SPEC).strip()
+    local = spec in (EMBEDDED_SPEC, SCRIPTED_SPEC) or spec.startswith((EMBEDDED_SPEC + ":", PYTHON_PREFIX))
+    return not local
 
 
 def _make_embedded(spec: str, threads: int | None = None, adapter: Path | None = None) -> EmbeddedModel:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -61,6 +63,16 @@ def test_dry_run_counts_and_prices_table1_for_gpt_4o_mini(tmp_path: Path, capsys
     assert f"expected LLM calls: {measured.llm_calls * episodes:,.0f};" in out
     assert f"expected cost with openai/gpt-4o-mini: ${cost:,.2f}" in out and "loopback test double" in out
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("model", ["embedded", "embedded:/models/x.gguf", "scripted", "python:pkg.mod:factory"])
+def test_a_local_model_has_no_price_and_its_estimate_never_imports_litellm(model: str) -> None:
+    """litellm's import (seconds) is paid only where a price can exist: an API model's."""
+    code = (
+        "import sys; from proagent.eval.reproduce import token_prices; "
+        f"assert token_prices({model!r}) is None; assert 'litellm' not in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
 
 @pytest.mark.parametrize(
