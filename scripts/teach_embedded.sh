@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
-# Makes the embedded model's adapters again (data/adapters/smollm2-135m-taught, the default, and its third stage,
-# data/adapters/smollm2-135m-plan-weighted; docs/finetune.md):
+# Makes the embedded model's adapters again (data/adapters/smollm2-135m-taught, the second stage, and the default,
+# its third stage, data/adapters/smollm2-135m-plan-weighted; docs/finetune.md):
 # the worlds' scripted planners play as teachers (the student's prompt set and grammar: --prompt compact
 # --legal-only on; seeds from 100, so the evaluation's seeds 0-4 stay unseen), then `proagent finetune`
 # teaches the bundled SmolLM2-135M their decisions in three stages: counter_circuit alone (the README's
 # kitchen, 200 steps of 4); every world, starting from that adapter (--init-adapter; 80 steps of 16, the
-# last episode of each world held out and scored at every checkpoint: the default adapter,
-# data/adapters/smollm2-135m-taught); then every world but Yōkai from the second stage's adapter, each
-# skill capped and the plan's tokens weighed five times (10 steps of 16: data/adapters/
-# smollm2-135m-plan-weighted). The last two stages play their student against the raw model on
-# counter_circuit with cole.
+# last episode of each world held out and scored at every checkpoint: data/adapters/smollm2-135m-taught);
+# then every world but Yōkai from the second stage's adapter, each skill capped and the plan's tokens
+# weighed five times (10 steps of 16: the default adapter, data/adapters/smollm2-135m-plan-weighted). The
+# last two stages play their student against the raw model on counter_circuit with cole.
 #
 #   scripts/teach_embedded.sh OUT_FOLDER
 #
