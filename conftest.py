@@ -70,7 +70,7 @@ def _keep_bytecode() -> None:
     to the usual, git-ignored ``__pycache__`` folders and read back by every later process, even where
     the shell sets ``PYTHONDONTWRITEBYTECODE`` (as CI machines may): otherwise each test process, each
     ``proagent`` command a test starts and each Ray worker compiles every module again. Collecting the
-    suite took ~30 s of one core without it, ~10 s with it (3 processes a step, 2 steps in CI). Python's
+    suite took ~27 s a process without it, ~15 s with it (3 processes a step, 2 steps in CI). Python's
     own setting stays untouched with ``PROAGENT_TEST_PYCACHE=off``."""
     if os.environ.get("PROAGENT_TEST_PYCACHE") == "off":
         return

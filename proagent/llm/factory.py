@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 from proagent.llm.adapter_file import adapter_file_problem
 from proagent.llm.cache import CachedModel
@@ -36,13 +37,24 @@ PYTHON_PREFIX = "python:"  # python:package.module:attribute, a factory of a Mod
 DEFAULT_TIMEOUT_S = 60.0
 
 
+_Backend = Literal["embedded", "scripted", "python", "litellm"]
+
+
+def _backend(spec: str | None) -> _Backend:
+    """Which backend `make_model` builds for ``spec`` (None or blank: the embedded model)."""
+    spec = (spec or EMBEDDED_SPEC).strip()
+    if spec == SCRIPTED_SPEC:
+        return "scripted"
+    if spec == EMBEDDED_SPEC or spec.startswith(EMBEDDED_SPEC + ":"):
+        return "embedded"
+    return "python" if spec.startswith(PYTHON_PREFIX) else "litellm"
+
+
 def is_api_model(spec: str | None) -> bool:
     """Whether ``spec`` names a litellm model (an API or a server), not the embedded model, the scripted
     planner or a ``python:`` factory: only such a model has a price, and asking litellm's price table
     costs its import (seconds) in a process that may otherwise never need it."""
-    spec = (spec or EMBEDDED_SPEC).strip()
-    local = spec in (EMBEDDED_SPEC, SCRIPTED_SPEC) or spec.startswith((EMBEDDED_SPEC + ":", PYTHON_PREFIX))
-    return not local
+    return _backend(spec) == "litellm"
 
 
 def _make_embedded(spec: str, threads: int | None = None, adapter: Path | None = None) -> EmbeddedModel:
@@ -125,18 +137,18 @@ def make_model(
         raise LLMConfigError(f"the request timeout must be a positive number of seconds, not {timeout_s!r}")
     spec = (spec or EMBEDDED_SPEC).strip()
     model: Model
-    embedded = spec == EMBEDDED_SPEC or spec.startswith(EMBEDDED_SPEC + ":")
-    if threads is not None and not embedded:
+    backend = _backend(spec)
+    if threads is not None and backend != "embedded":
         raise LLMConfigError("--threads applies to the embedded model, which runs in this process")
-    if adapter is not None and not embedded:
+    if adapter is not None and backend != "embedded":
         raise LLMConfigError("--adapter applies to the embedded model (a LoRA adapter GGUF for llama.cpp)")
-    if spec == SCRIPTED_SPEC:
+    if backend == "scripted":
         return _make_scripted(api_base, planner)
-    if embedded:
+    if backend == "embedded":
         if api_base is not None:
             raise LLMConfigError("api_base applies to API models, not to the embedded model")
         model = _make_embedded(spec, threads, adapter)
-    elif spec.startswith(PYTHON_PREFIX):
+    elif backend == "python":
         model = _make_python(spec.removeprefix(PYTHON_PREFIX), api_base, timeout_s)
     else:
         model = _make_litellm(spec, api_base, timeout_s)
