@@ -17,6 +17,7 @@ import pytest
 from envs.yokai import make
 from proagent.agent.config import AgentConfig
 from proagent.agent.proagent import ProAgent
+from proagent.agent.planner import Planner
 from proagent.agent.prompt_check import check_prompt_set
 from proagent.agent.prompts import load_knowledge, load_prompt_set
 from proagent.cli import main
@@ -28,13 +29,15 @@ from proagent.domains.yokai.skills import phase_failures, skill_book_for
 from proagent.domains.yokai.table import YokaiTable, YokaiWorldEnv
 from proagent.runner.episode import run_episode
 from proagent.web.replay_data import episode_payload, load_run
-from proagent.world.types import DomainInputError, Skill, SkillParseError
+from proagent.world.types import DomainInputError, Skill, SkillParseError, TeammateView
 from tests.support.responders.yokai import yokai_answer
 from tests.support.scripted import ScriptedCall, ScriptedModel
 
 DOMAIN = get_domain("yokai")
 STATED = re.compile(r"Card (\d+) at \(\d+, \d+\): (red|green|blue|purple)")
-REMEMBERED = re.compile(r"Card (\d+) at \(\d+, \d+\): colour not known now; you remember it (red|green|blue|purple)")
+REMEMBERED = re.compile(
+    r"Card (\d+)(?: at \(\d+, \d+\): colour not known now; you remember it|: you saw it) (red|green|blue|purple)"
+)  # the proagent set's wording, then the compact set's
 BOARD = re.compile(r"(?<![A-Za-z?])([RGBPrgbp])(\d+)")  # R3: known red card 3, r3: remembered
 MEMORY = re.compile(r"(\d+)=(red|green|blue|purple)")  # the memory lines' "colours you know"
 
@@ -165,6 +168,42 @@ def test_the_prompt_sets_render_from_every_seat_of_every_layout() -> None:
         assert facts["num_hints"] == env.config.num_hints and facts["colours"][-1] in ("blue", "purple")
 
 
+def _planner_messages(name: str, facts: dict, env: YokaiWorldEnv, table: YokaiTable) -> tuple[str, str]:
+    """(system, user) of one planner call of the named set, seat 0 with teammate 1."""
+    knowledge = load_knowledge(DOMAIN.knowledge_root, env.name, 0, DOMAIN.knowledge_facts(env))
+    planner = Planner(load_prompt_set(name, DOMAIN.prompts_root), knowledge, DOMAIN.skill_book(table), 0, "json", teammates=(1,))
+    system, user = planner.messages(facts, [], [])
+    return system.content, user.content
+
+
+def test_the_compact_set_states_the_board_once_and_keeps_the_format_in_the_prefix() -> None:
+    """A small model's prompt: the board once, what it cannot show (remembered colours with their step,
+    what the teammate looked at), no card-by-card list and no list of legal moves, the answer format in
+    the system prompt that every decision shares."""
+    game = make("9c_2p", perfect_memory=False)
+    env = YokaiWorldEnv(game, 100)
+    lay, key = game.layout, jax.random.PRNGKey(0)
+    state = env.jit_reset(key)
+    memory = SeatMemory(0)
+    memory.observe(env.symbolic(state), [])
+    for action in (lay.observe(4), lay.observe(0), lay.move(0, 2 * 9 + 4), lay.reveal(1), lay.observe(2), lay.observe(3)):
+        before = env.symbolic(state)
+        state = env.jit_step(key, state, jnp.array([action, action])).state
+        belief = memory.observe(env.symbolic(state), env.events(before, [action, action], env.symbolic(state)))
+    table = env.symbolic(state)
+    facts = ground_facts(belief, [TeammateView(1, "observe(3)", "idle")], 0.0)
+    system, user = _planner_messages("compact", facts, env, table)
+    assert "Answer with one JSON object with the keys intention, plan" in system and "Answer" not in user
+    assert "Player 1's turn (move a card); you are player 0." in user
+    assert "Player 1 has looked at cards 2, 3; its last skill was observe(3)." in user
+    assert re.search(r"Card 0: you saw it (red|green|blue) at \(3, 3\) at game step 2\.", user)  # looked at in the second step
+    assert "Hints: 0 face down; 1 " in user and ", not placed; 2 face down; 3 face down." in user
+    assert "Card 4 at" not in user and "Legal moves" not in user and "Recent history" not in user
+    assert "Last play: player 0 moved card 0 from (3, 3) to (2, 4); player 0 revealed hint 1" in user
+    _, full_user = _planner_messages("proagent", facts, env, table)
+    assert len(user) < 0.6 * len(full_user)  # not the seat's move phase: no legal moves listed in either set
+
+
 def test_in_the_real_memory_game_a_moved_card_is_only_remembered() -> None:
     game = make("9c_2p", perfect_memory=False)
     env = YokaiWorldEnv(game, 100)
@@ -204,7 +243,7 @@ def test_a_remembered_colour_is_dated_when_the_seat_looked_not_when_it_last_saw_
     assert ground_facts(belief, [], 0.0)["cards"][0]["remembered"]["step"] == steps[0]  # what the prompt states
 
 
-def _honest_game(layout: str, perfect_memory: bool) -> tuple[int, Counter, list[str]]:
+def _honest_game(layout: str, perfect_memory: bool, prompt: str) -> tuple[int, Counter, list[str]]:
     """ProAgent in seat 0 with a careful partner; every prompt, its belief probes' included, is checked
     against the true table of the moment it was written: colours stated or drawn only for cards its
     seat has looked at."""
@@ -231,16 +270,17 @@ def _honest_game(layout: str, perfect_memory: bool) -> tuple[int, Counter, list[
                     problems.append(f"step {now[0].step}: moved card {card} stated as known")
         return yokai_answer(call.grounding)
 
-    agent = ProAgent(AgentConfig(belief_probe=True), ScriptedModel(respond=respond), DOMAIN, env)
+    agent = ProAgent(AgentConfig(belief_probe=True, prompt=prompt), ScriptedModel(respond=respond), DOMAIN, env)
     team = [agent, DOMAIN.make_partner("careful", env)]
     record = asyncio.run(run_episode(env, DOMAIN, team, 0, 5, 0, on_step=lambda v: now.__setitem__(0, v.state)))
     assert sum(record.events["game_over"]) == 1
     return agent.stats.llm_calls, checked, problems
 
 
+@pytest.mark.parametrize("prompt", ["proagent", "compact"])
 @pytest.mark.parametrize("perfect_memory", [True, False])
-def test_every_prompt_of_a_game_states_only_colours_its_seat_has_seen(perfect_memory: bool) -> None:
-    calls, checked, problems = _honest_game("9c_2p", perfect_memory)
+def test_every_prompt_of_a_game_states_only_colours_its_seat_has_seen(perfect_memory: bool, prompt: str) -> None:
+    calls, checked, problems = _honest_game("9c_2p", perfect_memory, prompt)
     assert calls > 5 and checked["stated"] > 20 and checked["probes"] > 2 and problems == []
     assert (checked["remembered"] > 0) == (not perfect_memory)
 
