@@ -66,3 +66,13 @@ proagent finetune "${kitchens[@]}" --out adapter_plan_weighted --init-adapter ad
   --max-tokens 2800 --holdout 0 --seed 2 --plan-weight 5 \
   --eval --eval-domain overcooked --eval-layouts counter_circuit --eval-partners cole \
   --eval-seats 0 --eval-episodes 5 --eval-horizon 400 --eval-concurrency 2 --progress off
+# the fourth stage, the default: every world, with more Yōkai games (seeds 104-111 and 104-107; the compact
+# Yōkai prompts are short now), each world capped at 100 answers and each skill at 50, from the third stage's
+# adapter; its --eval plays Yōkai
+proagent play --domain yokai --layout 9c_2p --seed 104 "${teach[@]}" --runs-dir runs --episodes 8
+proagent play --domain yokai --layout 9c_3p --seed 104 "${teach[@]}" --runs-dir runs --episodes 4
+proagent finetune runs/* --out adapter_yokai --init-adapter adapter_plan_weighted/adapter.gguf --steps 40 \
+  --checkpoint-every 10 --batch-size 16 --lr 1e-3 --rank 8 --balance capped --max-per-world 100 --max-per-skill 50 \
+  --max-tokens 2800 --holdout 0 --seed 3 --plan-weight 5 \
+  --eval --eval-domain yokai --eval-layouts 9c_2p --eval-partners careful --eval-seats 0 --eval-episodes 5 \
+  --eval-concurrency 1 --progress off
