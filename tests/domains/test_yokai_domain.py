@@ -51,14 +51,7 @@ def _table(env: YokaiWorldEnv, seed: int = 0) -> YokaiTable:
 
 
 def test_yokai_is_built_in_and_owns_its_layouts() -> None:
-    assert DOMAIN.layout_names() == [
-        "9c_2p",
-        "9c_3p",
-        "9c_4p",
-        "16c_2p",
-        "16c_3p",
-        "16c_4p",
-    ]  # the paper's main one first
+    assert DOMAIN.layout_names() == ["9c_2p", "9c_3p", "9c_4p", "16c_2p", "16c_3p", "16c_4p"]  # the paper's main one first
     assert domain_for("9c_3p", None).name == "yokai" and not DOMAIN.owns("medium_3a")
     with pytest.raises(DomainInputError, match="9c_2p"):
         DOMAIN.make_env("12c_2p", 10)
@@ -136,9 +129,7 @@ def test_skills_a_phase_does_not_allow_are_refused_with_the_reason() -> None:
     assert "player 0's turn" in book.failures(table, 1, Skill("observe", 4))[0]
     assert "not allowed in this phase" in book.failures(table, 0, Skill("move", "4_to_2_4"))[0]
     assert "not allowed in this phase" in book.failures(table, 0, Skill("reveal_hint", 0))[0]
-    assert (
-        "your turn" in book.failures(table, 0, Skill("wait", 1))[0] and book.failures(table, 1, Skill("wait", 1)) == []
-    )
+    assert "your turn" in book.failures(table, 0, Skill("wait", 1))[0] and book.failures(table, 1, Skill("wait", 1)) == []
     state = env.jit_reset(jax.random.PRNGKey(0))
     lay = env.config.actions
     for action in (lay.observe(4), lay.observe(0)):
@@ -147,30 +138,18 @@ def test_skills_a_phase_does_not_allow_are_refused_with_the_reason() -> None:
     assert "every card must stay one connected group" in book.failures(moving, 0, Skill("move", "4_to_0_0"))[0]
     assert book.failures(moving, 0, Skill("move", "0_to_2_4")) == []
     assert "only for a move phase where no move is legal" in book.failures(moving, 0, Skill("pass"))[0]
-    assert (
-        "already looked at card 4"
-        in DOMAIN.skill_book(table).failures(
-            env.symbolic(
-                env.jit_step(
-                    jax.random.PRNGKey(0), env.jit_reset(jax.random.PRNGKey(0)), jnp.array([lay.observe(4), lay.noop])
-                ).state
-            ),
-            0,
-            Skill("observe", 4),
-        )[0]
-    )
+    assert "already looked at card 4" in DOMAIN.skill_book(table).failures(
+        env.symbolic(env.jit_step(jax.random.PRNGKey(0), env.jit_reset(jax.random.PRNGKey(0)), jnp.array([lay.observe(4), lay.noop])).state),
+        0,
+        Skill("observe", 4),
+    )[0]
     turn0 = (lay.observe(4), lay.observe(0), lay.move(0, 2 * 9 + 4), lay.reveal(0))
     turn1 = (lay.observe(1), lay.observe(2), lay.move(6, 6 * 9 + 4), lay.place(0, 4 * 9 + 4))  # hint 0 on card 4
     state = env.jit_reset(jax.random.PRNGKey(0))
     for action in turn0 + turn1:  # only the acting seat's entry is read
         state = env.jit_step(jax.random.PRNGKey(0), state, jnp.array([action, action])).state
     hinted = env.symbolic(state)
-    assert (
-        hinted.game.step == 8
-        and hinted.game.cards[4].hint == 0
-        and hinted.game.player == 0
-        and len(hinted.game.turn_cards) == 0
-    )
+    assert hinted.game.step == 8 and hinted.game.cards[4].hint == 0 and hinted.game.player == 0 and len(hinted.game.turn_cards) == 0
     assert "card 4 carries hint 0" in book.failures(hinted, 0, Skill("observe", 4))[0]
     controller = DOMAIN.controller(book, 0, 0)
     assert controller.act(moving, Skill("move", "0_to_2_4")) == lay.move(0, 2 * 9 + 4)
@@ -192,9 +171,7 @@ def test_the_prompt_sets_render_from_every_seat_of_every_layout() -> None:
 def _planner_messages(name: str, facts: dict, env: YokaiWorldEnv, table: YokaiTable) -> tuple[str, str]:
     """(system, user) of one planner call of the named set, seat 0 with teammate 1."""
     knowledge = load_knowledge(DOMAIN.knowledge_root, env.name, 0, DOMAIN.knowledge_facts(env))
-    planner = Planner(
-        load_prompt_set(name, DOMAIN.prompts_root), knowledge, DOMAIN.skill_book(table), 0, "json", teammates=(1,)
-    )
+    planner = Planner(load_prompt_set(name, DOMAIN.prompts_root), knowledge, DOMAIN.skill_book(table), 0, "json", teammates=(1,))
     system, user = planner.messages(facts, [], [])
     return system.content, user.content
 
@@ -209,14 +186,7 @@ def test_the_compact_set_states_the_board_once_and_keeps_the_format_in_the_prefi
     state = env.jit_reset(key)
     memory = SeatMemory(0)
     memory.observe(env.symbolic(state), [])
-    for action in (
-        lay.observe(4),
-        lay.observe(0),
-        lay.move(0, 2 * 9 + 4),
-        lay.reveal(1),
-        lay.observe(2),
-        lay.observe(3),
-    ):
+    for action in (lay.observe(4), lay.observe(0), lay.move(0, 2 * 9 + 4), lay.reveal(1), lay.observe(2), lay.observe(3)):
         before = env.symbolic(state)
         state = env.jit_step(key, state, jnp.array([action, action])).state
         belief = memory.observe(env.symbolic(state), env.events(before, [action, action], env.symbolic(state)))
@@ -226,9 +196,7 @@ def test_the_compact_set_states_the_board_once_and_keeps_the_format_in_the_prefi
     assert "Answer with one JSON object with the keys intention, plan" in system and "Answer" not in user
     assert "Player 1's turn (move a card); you are player 0." in user
     assert "Player 1 has looked at cards 2, 3; its last skill was observe(3)." in user
-    assert re.search(
-        r"Card 0: you saw it (red|green|blue) at \(3, 3\) at game step 2\.", user
-    )  # looked at in the second step
+    assert re.search(r"Card 0: you saw it (red|green|blue) at \(3, 3\) at game step 2\.", user)  # looked at in the second step
     assert "Hints: 0 face down; 1 " in user and ", not placed; 2 face down; 3 face down." in user
     assert "Card 4 at" not in user and "Legal moves" not in user and "Recent history" not in user
     assert "Last play: player 0 moved card 0 from (3, 3) to (2, 4); player 0 revealed hint 1" in user
@@ -291,9 +259,7 @@ def _honest_game(layout: str, perfect_memory: bool, prompt: str) -> tuple[int, C
         text = "\n".join(m.content for m in call.messages)
         stated = STATED.findall(text) + REMEMBERED.findall(text) + MEMORY.findall(text)
         stated += [(card, letter) for letter, card in BOARD.findall(text)]
-        checked.update(
-            stated=len(stated), remembered=len(REMEMBERED.findall(text)), probes=call.grounding.purpose == "probe"
-        )
+        checked.update(stated=len(stated), remembered=len(REMEMBERED.findall(text)), probes=call.grounding.purpose == "probe")
         for card, colour in stated:
             c = truth[int(card)]
             if seat not in c.seen_by or colour[0].lower() != str(c.colour)[0]:
