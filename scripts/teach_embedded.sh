@@ -12,6 +12,10 @@
 #
 #   scripts/teach_embedded.sh OUT_FOLDER
 #
+# The shipped second stage was taught Yōkai's earlier compact prompts (before their short state; see
+# CHANGELOG): made again now, its Yōkai examples are the shorter prompts, so its bytes differ, and so do the
+# third stage's, which starts from it (the third stage itself teaches no Yōkai).
+#
 # Left out as teachers: both seats of grounded_coord_simple, and cramped_room_v2's seat 0 (the
 # scripted planner scores 0 or less there: nothing to teach).
 # On 2 CPU cores: about 4 minutes of play, 35 minutes for the first stage, about an hour and a half for
@@ -57,8 +61,8 @@ proagent finetune runs/* --out adapter --init-adapter adapter_counter_circuit/ad
   --max-tokens 2800 \
   --holdout 1 --seed 0 --eval --eval-domain overcooked --eval-layouts counter_circuit --eval-partners cole \
   --eval-seats 0 --eval-episodes 5 --eval-horizon 400 --eval-concurrency 2 --progress off
-# Yōkai's prompts (2,000-2,800 tokens) make a batch of them several kitchen batches' work: the third stage
-# leaves them out
+# The third stage leaves Yōkai's runs out (it was made when Yōkai's compact prompts ran 2,000-2,800 tokens, a
+# batch of them several kitchen batches' work; they are about 1,100-1,340 now: docs/finetune.md)
 kitchens=()
 for run in runs/*; do [[ $run == *-9c_* ]] || kitchens+=("$run"); done
 proagent finetune "${kitchens[@]}" --out adapter_plan_weighted --init-adapter adapter/adapter.gguf --steps 10 \
