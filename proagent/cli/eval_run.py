@@ -146,7 +146,11 @@ def add_run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--resume", type=Path, help="continue the run folder at this path (e.g. runs/<run>): skip its finished episodes"
     )
-    p.add_argument("--concurrency", type=concurrency_count, help="episodes in flight (default 8)")
+    p.add_argument(
+        "--concurrency",
+        type=concurrency_count,
+        help="episodes in flight (default 8; 1 where every LLM agent plays the embedded model in this process)",
+    )
     p.add_argument(
         "--llm-concurrency",
         type=positive_int,
@@ -198,6 +202,8 @@ def apply_flags(data: dict[str, Any], request: EvalRequest) -> dict[str, Any]:
     if "legal_only" in agent_flags:
         agent_flags["legal_only"] = {"auto": "auto", "on": True, "off": False}[agent_flags["legal_only"]]
     out["agents"] = [{**a, **agent_flags} if _is_proagent(a) else a for a in out["agents"]]
+    if "concurrency" not in out and _local(request) and _only_embedded(out["agents"]):
+        out["concurrency"] = 1  # one in-process model answers one call at a time: lanes would only take turns
     return out
 
 
@@ -215,6 +221,20 @@ def default_layout(domain: str | None) -> str:
 
 def _is_proagent(agent: Any) -> bool:
     return isinstance(agent, dict) and agent.get("kind", "proagent") == "proagent"
+
+
+def _local(request: EvalRequest) -> bool:
+    """Whether episodes play in this process (no Ray executor, no cluster address)."""
+    return request.executor == "local" and request.ray_address is None
+
+
+def _only_embedded(agents: list[Any]) -> bool:
+    """Whether some agent is an LLM agent and every LLM agent plays the embedded model (each episode's
+    decisions then wait for the one model; in flight together they also pay a state swap at each turn)."""
+    from proagent.llm.factory import is_embedded_model
+
+    llm_agents = [a for a in agents if _is_proagent(a)]
+    return bool(llm_agents) and all(is_embedded_model(a.get("llm")) for a in llm_agents)
 
 
 def _split(value: str, field: str) -> list:
@@ -290,7 +310,7 @@ def connect_executor(request: EvalRequest, world: World) -> RayExecutor | None:
     """The Ray executor, connected and with every node checked, for ``--executor ray``; None for
     the local one. Runs before the run folder exists: a bad flag, a missing Ray or an unreachable
     cluster is one line (ValueError) and no folder."""
-    if request.executor == "local" and request.ray_address is None:
+    if _local(request):
         return None  # no import of the Ray side at all
     from proagent.eval.ray_executor import ExecutorError, open_executor
 

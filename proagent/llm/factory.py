@@ -30,7 +30,10 @@ from proagent.llm.litellm_backend import LiteLLMModel, check_api_base, credentia
 from proagent.llm.scripted import SCRIPTED_SPEC, ScriptedPlanner, ScriptedPlannerModel
 from proagent.llm.types import LLMConfigError, Model
 
-__all__ = ["DEFAULT_TIMEOUT_S", "EMBEDDED_SPEC", "PYTHON_PREFIX", "SCRIPTED_SPEC", "is_api_model", "make_model"]
+__all__ = [
+    "DEFAULT_TIMEOUT_S", "EMBEDDED_SPEC", "PYTHON_PREFIX", "SCRIPTED_SPEC", "is_api_model", "is_embedded_model",
+    "make_model",
+]  # fmt: skip
 
 EMBEDDED_SPEC = "embedded"
 PYTHON_PREFIX = "python:"  # python:package.module:attribute, a factory of a Model
@@ -55,6 +58,12 @@ def is_api_model(spec: str | None) -> bool:
     planner or a ``python:`` factory: only such a model has a price, and asking litellm's price table
     costs its import (seconds) in a process that may otherwise never need it."""
     return _backend(spec) == "litellm"
+
+
+def is_embedded_model(spec: str | None) -> bool:
+    """Whether ``spec`` (None or blank: the default) names the in-process embedded model, which answers
+    one call at a time: episodes in flight only take turns on it."""
+    return _backend(spec) == "embedded"
 
 
 def _make_embedded(spec: str, threads: int | None = None, adapter: Path | None = None) -> EmbeddedModel:
