@@ -71,6 +71,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="steps between held-out scores, which take minutes on a large held-out set (default: at every "
         "checkpoint; a resume may change it)",
     )
+    p.add_argument(
+        "--log-every",
+        type=positive_int,
+        default=10,
+        metavar="N",
+        help="steps between progress lines (mean loss, examples/s) (default 10; a resume may change it)",
+    )
     p.add_argument("--rank", type=bounded_int(1, 256), default=8, help="LoRA rank (default 8)")
     p.add_argument("--alpha", type=positive_float, default=16.0, help="LoRA alpha; the delta is scaled alpha/rank")
     p.add_argument("--lr", type=positive_float, default=2e-4, help="AdamW learning rate (default 2e-4)")
@@ -262,6 +269,7 @@ def _train(
         batch_size=request.batch_size,
         checkpoint_every=request.checkpoint_every,
         heldout_every=request.heldout_every,
+        log_every=request.log_every,
         plan_weight=request.plan_weight,
     )
     worlds = sorted(selection.worlds_taught)

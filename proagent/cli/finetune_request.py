@@ -46,6 +46,7 @@ class FinetuneRequest(FrontEndRequest):
     batch_size: int = Field(4, ge=1, le=256)
     checkpoint_every: int = Field(50, ge=1)  # steps (the held-out answers are scored there too unless heldout_every)
     heldout_every: int | None = Field(None, ge=1)  # steps between held-out scores (None: at each checkpoint)
+    log_every: int = Field(10, ge=1)  # steps between progress lines (their loss is the mean over those steps)
     rank: int = Field(8, ge=1, le=256)
     alpha: float = Field(16.0, gt=0)
     lr: float = Field(2e-4, gt=0)

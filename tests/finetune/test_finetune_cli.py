@@ -99,6 +99,7 @@ def test_filters_that_keep_nothing_are_refused_before_out_is_made(run_folder: Pa
         ("--targets", "q,x"),
         ("--holdout", "-1"),
         ("--checkpoint-every", "0"),
+        ("--log-every", "0"),
         ("--plan-weight", "0"),
         ("--plan-weight", "101"),
     ],
@@ -114,12 +115,12 @@ def test_finetune_trains_exports_and_resumes_end_to_end(run_folder: Path, two_la
     out = tmp_path / "adapter"
     args = ["finetune", str(run_folder), "--out", str(out), "--steps", "2", "--batch-size", "1", "--rank", "2"]
     args += ["--targets", "q,v", "--max-per-world", "3", "--model", str(two_layer_gguf), "--checkpoint-every", "1"]
-    assert main(args) == 0
+    assert main([*args, "--log-every", "1"]) == 0
     printed = capsys.readouterr().out
-    assert "step 2/2 loss" in printed and "examples/s" in printed
+    assert "step 1/2 loss" in printed and "step 2/2 loss" in printed and "examples/s" in printed
     manifest = FinetuneManifest.model_validate_json((out / MANIFEST_FILE).read_text())
     assert manifest.data.n_examples == 3 and manifest.steps_done == 2 and (out / "adapter.gguf").is_file()
-    assert manifest.config.checkpoint_every == 1
+    assert manifest.config.checkpoint_every == 1 and manifest.config.log_every == 1
     assert manifest.selection is not None and manifest.selection.worlds_taught == {"overcooked/cramped_room": 3}
     assert "3 examples (1 world(s): overcooked/cramped_room 3) from 3 kept answers;" in printed
     assert main(args) == 2  # --out holds a run: refused without --resume
