@@ -22,7 +22,7 @@ __all__ = ["BUNDLED_EMBEDDED", "NO_ADAPTER", "SHIPPED_ADAPTER", "AdapterChoice",
 
 NO_ADAPTER = "none"  # --adapter none: the raw model
 BUNDLED_EMBEDDED = "embedded"  # the --llm of the bundled model (``embedded:PATH`` is another GGUF)
-SHIPPED_ADAPTER = DATA_DIR / "adapters" / "smollm2-135m-plan-weighted" / "adapter.gguf"
+SHIPPED_ADAPTER = DATA_DIR / "adapters" / "smollm2-135m-all-worlds" / "adapter.gguf"
 
 # a file, the raw model ("none"), or None: not given (the default: `default_adapter`)
 AdapterChoice = Path | Literal["none"] | None

@@ -14,7 +14,7 @@ from proagent.eval.model_names import eval_llm_seats, models_caption, models_sho
 @pytest.mark.parametrize(
     ("llm", "said", "short"),
     [
-        ("embedded", ("the embedded model (the default `--llm`) with LoRA adapter `smollm2-135m-plan-weighted/adapter.gguf`, "
+        ("embedded", ("the embedded model (the default `--llm`) with LoRA adapter `smollm2-135m-all-worlds/adapter.gguf`, "
                       "prompt set `compact`"), "embedded model + LoRA adapter, prompts compact"),
         ("openai/gpt-4o-mini", "`openai/gpt-4o-mini`, prompt set `proagent`", "openai/gpt-4o-mini, prompts proagent"),
         ("python:tests.support.loopback:loopback_model", "a test double (scripted answers), not a language model",
