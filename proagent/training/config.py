@@ -22,6 +22,9 @@ from proagent.limits import MAX_HORIZON, MAX_SEED, MAX_TRAIN_STEPS
 from proagent.training.networks import Network, NetworkConfig
 
 MAX_NUM_ENVS = 65_536  # as --num-envs bounds it
+# Compiled training and evaluation programs kept per builder (the lru bound of each ``make_*``): enough for
+# a population's or a sweep's distinct programs, few enough that a long test session does not hold them all.
+PROGRAMS_KEPT = 16
 
 
 class PPOHyperparameters(BaseModel):

@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from proagent.training.checkpoint import SelfPlayScore
+from proagent.training.config import PROGRAMS_KEPT
 from proagent.training.networks import Hidden, Network, mask_logits, pick_action, policy_fns
 from proagent.world.rl_spec import RLEnv, State
 
@@ -114,10 +115,7 @@ _jitted_team_scores = jax.jit(_team_scores, static_argnums=(0, 1, 4))
 # arguments are values (equal envs and network configs are equal and hash alike), so a run that
 # builds them again with the same values (a resumed run, the runs of a sweep or a population, a test
 # suite's many runs) gets the program already traced, not a new closure JAX would trace again.
-_PROGRAMS_KEPT = 16
-
-
-@functools.lru_cache(maxsize=_PROGRAMS_KEPT)
+@functools.lru_cache(maxsize=PROGRAMS_KEPT)
 def make_learners_self_play(env: RLEnv, network: Network, episodes: int) -> Callable[[Any, jax.Array], jax.Array]:
     """-> jitted ``scores(stacked, key) -> (K, episodes)``: each of K learners (parameters stacked on
     a leading axis, as a population runner holds them) in self-play, stochastic as trained, all on
@@ -148,7 +146,7 @@ def _two_seats(env: RLEnv) -> None:
         raise ValueError(f"pairwise evaluation needs a two-seat layout, this one has {env.num_agents} agents")
 
 
-@functools.lru_cache(maxsize=_PROGRAMS_KEPT)
+@functools.lru_cache(maxsize=PROGRAMS_KEPT)
 def make_payoff_matrix(env: RLEnv, network: Network, size: int, episodes: int):
     """-> jitted ``payoff(members, key) -> (size, size)``: ``make_pair_scores`` averaged over episodes."""
     scores = make_pair_scores(env, network, size, episodes)
@@ -160,7 +158,7 @@ def make_payoff_matrix(env: RLEnv, network: Network, size: int, episodes: int):
     return jax.jit(payoff)
 
 
-@functools.lru_cache(maxsize=_PROGRAMS_KEPT)
+@functools.lru_cache(maxsize=PROGRAMS_KEPT)
 def make_pair_scores(env: RLEnv, network: Network, size: int, episodes: int):
     """-> jitted ``scores(members, pair_keys) -> (size, size, episodes)``: the score of every episode
     of member i in seat 0 with member j in seat 1, played with ``pair_keys[i, j]``.
@@ -175,7 +173,7 @@ def make_pair_scores(env: RLEnv, network: Network, size: int, episodes: int):
     return jax.jit(lambda members, pair_keys: grid(members, members, pair_keys))
 
 
-@functools.lru_cache(maxsize=_PROGRAMS_KEPT)
+@functools.lru_cache(maxsize=PROGRAMS_KEPT)
 def make_grid_scores(env: RLEnv, network0: Network, network1: Network, size0: int, size1: int, episodes: int):
     """-> jitted ``scores(members0, members1, pair_keys) -> (size0, size1, episodes)``: member i of
     ``members0`` (network0, leaves stacked over size0) in seat 0 with member j of ``members1``
@@ -225,7 +223,7 @@ def pair_traces(env: RLEnv, network: Network, params0: Any, params1: Any, key: j
     return states, memories[0]
 
 
-@functools.lru_cache(maxsize=_PROGRAMS_KEPT)
+@functools.lru_cache(maxsize=PROGRAMS_KEPT)
 def make_pair_states(env: RLEnv, network: Network, size: int, episodes: int, every: int):
     """-> jitted ``collect(members, key)``: every ``every``-th state (steps 0, every, ...) of
     ``episodes`` whole episodes of each ordered pair (i, j) of the ``size`` members (leaves stacked

@@ -33,7 +33,7 @@ import numpy as np
 from flax.training.train_state import TrainState
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from proagent.training.config import PPOConfig
+from proagent.training.config import PROGRAMS_KEPT, PPOConfig
 from proagent.training.networks import Hidden, mask_logits, policy_fns
 from proagent.training.ppo import PPOBatch, gae, optimizer, ppo_epochs, shaping_coef
 from proagent.training.rollout import Bonus, EnvBatch, Trajectory, env_step, legal_actions, reset_envs
@@ -325,7 +325,7 @@ def check_population(config: PPOConfig, pairing: Pairing) -> None:
 # (frozen configs, envs equal by their program key), so the runs that build it again with the same
 # values (a resumed run, a population's stages and generations, a sweep's seeds, a test suite) reuse
 # the trace instead of tracing a new closure of the same program.
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=PROGRAMS_KEPT)
 def make_population_train(
     config: PPOConfig,
     pairing: Pairing,
