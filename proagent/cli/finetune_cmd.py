@@ -103,6 +103,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "before --max-per-world and --balance: a teacher that mostly waits does not teach only waiting",
     )
     p.add_argument(
+        "--max-per-answer",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="at most N answers of one plan with its arguments (pickup(onion), pickup(dish), wait(3), ...) from "
+        "each world, drawn at random with --seed, before --max-per-skill: both objects a skill can take are taught",
+    )
+    p.add_argument(
         "--balance",
         choices=("none", "worlds", "capped"),
         default="none",
@@ -182,6 +190,7 @@ def finetune_runs(request: FinetuneRequest) -> int:
         dedup=not request.keep_duplicates,
         max_per_world=request.max_per_world,
         max_per_skill=request.max_per_skill,
+        max_per_answer=request.max_per_answer,
         max_tokens=request.max_tokens,
         balance=request.balance,
         seed=request.seed,

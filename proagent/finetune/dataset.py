@@ -71,6 +71,7 @@ class DataFilter(BaseModel):
     dedup: bool = True
     max_per_world: int | None = Field(default=None, ge=1)
     max_per_skill: int | None = Field(default=None, ge=1)  # answers of one skill (wait, pickup...) per world
+    max_per_answer: int | None = Field(default=None, ge=1)  # answers of one plan (pickup(onion), wait(3)...) per world
     max_tokens: int | None = Field(default=None, ge=2)  # prompt + answer, in the student's tokens
     # "worlds": draw the same number of pairs from every world (the smallest world's count, or
     # max_per_world if that is fewer), at random with ``seed``; "capped": draw at most max_per_world
@@ -255,7 +256,7 @@ def read_run_folder(run_dir: Path) -> list[SupervisedPair]:
 
 def select_pairs(pairs: Sequence[SupervisedPair], data_filter: DataFilter) -> list[SupervisedPair]:
     """The pairs ``data_filter`` keeps, in the order given: the per-pair filters and dedup, then the
-    cap per skill, then each world's cap (without balance, a world's first N) or the balance."""
+    cap per plan, the cap per skill, then each world's cap (without balance, a world's first N) or the balance."""
     kept, seen = [], set()
     for pair in pairs:
         key = (pair.messages, pair.answer)
@@ -263,6 +264,8 @@ def select_pairs(pairs: Sequence[SupervisedPair], data_filter: DataFilter) -> li
             continue
         seen.add(key)
         kept.append(pair)
+    if data_filter.max_per_answer is not None:
+        kept = _answer_capped(kept, data_filter.max_per_answer, data_filter.seed)
     if data_filter.max_per_skill is not None:
         kept = _skill_capped(kept, data_filter.max_per_skill, data_filter.seed)
     if data_filter.balance != "none":
@@ -287,6 +290,15 @@ def _skill_capped(pairs: Sequence[SupervisedPair], cap: int, seed: int) -> list[
     """At most ``cap`` pairs of each (world, skill), drawn at random with ``seed`` (each group its own
     stream), kept in the order given."""
     return _draw_per_group(pairs, lambda pair: f"{pair.world}\0{skill_of(pair)}", lambda size: min(size, cap), seed)
+
+
+def _answer_capped(pairs: Sequence[SupervisedPair], cap: int, seed: int) -> list[SupervisedPair]:
+    """At most ``cap`` pairs of each (world, plan with its arguments), drawn at random with ``seed``.
+    Why beside the cap per skill: where the right answer is *which* object to take (``pickup(dish)``
+    when an onion already waits on the counter, ``pickup(onion)`` when a dish does), a cap per skill
+    lets the commoner argument outnumber the other and a student learns the majority, not the state."""
+    key = lambda pair: f"{pair.world}\0{(pair.plan or '').strip()}"
+    return _draw_per_group(pairs, key, lambda size: min(size, cap), seed)
 
 
 def hold_out(pairs: Sequence[SupervisedPair], episodes: int) -> tuple[list[SupervisedPair], list[SupervisedPair]]:

@@ -122,3 +122,18 @@ def test_without_a_skill_cap_the_selection_is_what_it_was():
     plans = _answers("overcooked/forced_coordination", ["wait(1)"] * 20 + ["pickup(onion)"] * 5)
     assert select_pairs(plans + FEW, DataFilter(max_per_world=10)) == plans[:10] + FEW
     assert len(select_pairs(plans, DataFilter(max_per_skill=25))) == 25
+
+
+def test_max_per_answer_caps_each_plan_with_its_arguments_so_the_rarer_object_is_taught_as_often():
+    """A supplier that took onions 20 times and dishes 4: a cap per skill (pickup) would keep the
+    onions' majority; a cap per answer keeps as many of each object as the cap allows, and waits of
+    other durations are answers of their own."""
+    plans = ["pickup(onion)"] * 20 + ["pickup(dish)"] * 4 + ["wait(3)"] * 10 + ["wait(1)"] * 2
+    kitchen = _answers("overcooked/forced_coordination", plans)
+    kept = select_pairs(kitchen, DataFilter(max_per_answer=4, seed=1))
+    assert Counter(p.plan for p in kept) == {"pickup(onion)": 4, "pickup(dish)": 4, "wait(3)": 4, "wait(1)": 2}
+    assert [p.step for p in kept] == sorted(p.step for p in kept)
+    assert kept != select_pairs(kitchen, DataFilter(max_per_answer=4, seed=2))
+    by_skill = select_pairs(kitchen, DataFilter(max_per_answer=4, max_per_skill=6, seed=1))
+    assert Counter((p.plan or "").split("(")[0] for p in by_skill) == {"pickup": 6, "wait": 6}
+    assert len(select_pairs(kitchen, DataFilter(max_per_answer=len(plans)))) == len(plans)
