@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,6 +30,14 @@ def _targets(text: str) -> tuple[str, ...]:
     unknown = [t for t in names if t not in TARGETS]
     if not names or unknown:
         raise argparse.ArgumentTypeError(f"{text!r}: give a comma list of {', '.join(TARGETS)}")
+    return names
+
+
+def _skill_names(text: str) -> tuple[str, ...]:
+    """``--skills``: a comma list of skill names, without arguments (``pickup``, not ``pickup(onion)``)."""
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    if not names or any(not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", name) for name in names):
+        raise argparse.ArgumentTypeError(f"expected skill names without arguments, e.g. pickup,wait; got {text[:80]!r}")
     return names
 
 
@@ -111,6 +120,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "each world, drawn at random with --seed, before --max-per-skill: both objects a skill can take are taught",
     )
     p.add_argument(
+        "--skills",
+        type=_skill_names,
+        default=None,
+        metavar="NAMES",
+        help="teach only answers of these skills, a comma list of names without arguments (e.g. pickup,wait): "
+        "a part that corrects some decisions need not reteach the others (default: every skill)",
+    )
+    p.add_argument(
         "--balance",
         choices=("none", "worlds", "capped"),
         default="none",
@@ -191,6 +208,7 @@ def finetune_runs(request: FinetuneRequest) -> int:
         max_per_world=request.max_per_world,
         max_per_skill=request.max_per_skill,
         max_per_answer=request.max_per_answer,
+        skills=request.skills,
         max_tokens=request.max_tokens,
         balance=request.balance,
         seed=request.seed,

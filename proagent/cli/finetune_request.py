@@ -62,6 +62,7 @@ class FinetuneRequest(FrontEndRequest):
     max_per_world: int | None = Field(None, ge=1)
     max_per_skill: int | None = Field(None, ge=1)
     max_per_answer: int | None = Field(None, ge=1)
+    skills: tuple[str, ...] | None = None  # teach only these skills' answers (None: every skill)
     balance: Literal["none", "worlds", "capped"] = "none"
     max_tokens: int = Field(2048, ge=2)
     holdout: int = Field(0, ge=0, le=MAX_EPISODES)  # the last N episodes of each world: scored, never taught

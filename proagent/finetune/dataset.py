@@ -72,6 +72,7 @@ class DataFilter(BaseModel):
     max_per_world: int | None = Field(default=None, ge=1)
     max_per_skill: int | None = Field(default=None, ge=1)  # answers of one skill (wait, pickup...) per world
     max_per_answer: int | None = Field(default=None, ge=1)  # answers of one plan (pickup(onion), wait(3)...) per world
+    skills: tuple[str, ...] | None = None  # teach only answers of these skills (names, no arguments); None: all
     max_tokens: int | None = Field(default=None, ge=2)  # prompt + answer, in the student's tokens
     # "worlds": draw the same number of pairs from every world (the smallest world's count, or
     # max_per_world if that is fewer), at random with ``seed``; "capped": draw at most max_per_world
@@ -80,9 +81,11 @@ class DataFilter(BaseModel):
     seed: int = 0
 
     def admits(self, pair: SupervisedPair) -> bool:
-        """Whether ``pair`` passes the per-pair filters (acted on, episode score), before its answer is
-        rendered and the set-wide ones (dedup, caps, balance) apply."""
+        """Whether ``pair`` passes the per-pair filters (acted on, episode score, skill), before its
+        answer is rendered and the set-wide ones (dedup, caps, balance) apply."""
         if self.accepted_only and not pair.accepted:
+            return False
+        if self.skills is not None and skill_of(pair) not in self.skills:
             return False
         return self.min_score is None or pair.score >= self.min_score
 

@@ -137,3 +137,19 @@ def test_max_per_answer_caps_each_plan_with_its_arguments_so_the_rarer_object_is
     by_skill = select_pairs(kitchen, DataFilter(max_per_answer=4, max_per_skill=6, seed=1))
     assert Counter((p.plan or "").split("(")[0] for p in by_skill) == {"pickup": 6, "wait": 6}
     assert len(select_pairs(kitchen, DataFilter(max_per_answer=len(plans)))) == len(plans)
+
+
+def test_skills_teaches_only_the_named_skills_answers_whatever_their_arguments():
+    plans = ["pickup(onion)", "place_obj_on_counter()", "wait(3)", "pickup(dish)", "put_onion_in_pot()"] * 3
+    kitchen = _answers("overcooked/forced_coordination", plans)
+    kept = select_pairs(kitchen, DataFilter(skills=("pickup", "wait")))
+    assert Counter(p.plan for p in kept) == {"pickup(onion)": 3, "pickup(dish)": 3, "wait(3)": 3}
+    assert select_pairs(kitchen, DataFilter(skills=None)) == kitchen
+
+
+def test_the_skills_flag_takes_names_without_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    with pytest.raises(SystemExit) as exc:
+        main(["finetune", str(tmp_path), "--out", str(tmp_path / "out"), "--skills", "pickup(onion)"])
+    assert exc.value.code == 2
+    assert "skill names without arguments" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
