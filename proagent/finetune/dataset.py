@@ -268,9 +268,9 @@ def select_pairs(pairs: Sequence[SupervisedPair], data_filter: DataFilter) -> li
         seen.add(key)
         kept.append(pair)
     if data_filter.max_per_answer is not None:
-        kept = _answer_capped(kept, data_filter.max_per_answer, data_filter.seed)
+        kept = _capped(kept, data_filter.max_per_answer, data_filter.seed, answer_of)
     if data_filter.max_per_skill is not None:
-        kept = _skill_capped(kept, data_filter.max_per_skill, data_filter.seed)
+        kept = _capped(kept, data_filter.max_per_skill, data_filter.seed, skill_of)
     if data_filter.balance != "none":
         return _balanced(kept, data_filter)
     if data_filter.max_per_world is None:
@@ -289,19 +289,20 @@ def skill_of(pair: SupervisedPair) -> str:
     return (pair.plan or "").split("(", 1)[0].strip()
 
 
-def _skill_capped(pairs: Sequence[SupervisedPair], cap: int, seed: int) -> list[SupervisedPair]:
-    """At most ``cap`` pairs of each (world, skill), drawn at random with ``seed`` (each group its own
-    stream), kept in the order given."""
-    return _draw_per_group(pairs, lambda pair: f"{pair.world}\0{skill_of(pair)}", lambda size: min(size, cap), seed)
+def answer_of(pair: SupervisedPair) -> str:
+    """The plan a pair's answer plays, with its arguments (``pickup(onion)``; '' for none)."""
+    return (pair.plan or "").strip()
 
 
-def _answer_capped(pairs: Sequence[SupervisedPair], cap: int, seed: int) -> list[SupervisedPair]:
-    """At most ``cap`` pairs of each (world, plan with its arguments), drawn at random with ``seed``.
-    Why beside the cap per skill: where the right answer is *which* object to take (``pickup(dish)``
-    when an onion already waits on the counter, ``pickup(onion)`` when a dish does), a cap per skill
-    lets the commoner argument outnumber the other and a student learns the majority, not the state."""
-    key = lambda pair: f"{pair.world}\0{(pair.plan or '').strip()}"
-    return _draw_per_group(pairs, key, lambda size: min(size, cap), seed)
+def _capped(
+    pairs: Sequence[SupervisedPair], cap: int, seed: int, label: Callable[[SupervisedPair], str]
+) -> list[SupervisedPair]:
+    """At most ``cap`` pairs of each (world, ``label``), drawn at random with ``seed`` (each group its
+    own stream), kept in the order given. ``skill_of`` caps per skill; ``answer_of`` per plan with its
+    arguments: where the right answer is *which* object to take (``pickup(dish)`` when an onion already
+    waits on the counter, ``pickup(onion)`` when a dish does), a cap per skill lets the commoner
+    argument outnumber the other and a student learns the majority, not the state."""
+    return _draw_per_group(pairs, lambda pair: f"{pair.world}\0{label(pair)}", lambda size: min(size, cap), seed)
 
 
 def hold_out(pairs: Sequence[SupervisedPair], episodes: int) -> tuple[list[SupervisedPair], list[SupervisedPair]]:
